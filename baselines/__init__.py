@@ -1,0 +1,1 @@
+"""Heuristic and local methods compared with the rigorous solver (installed as ``gpubench.baselines``)."""

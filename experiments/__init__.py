@@ -1,0 +1,1 @@
+"""One declarative experiment per published table (installed as ``gpubench.experiments``)."""

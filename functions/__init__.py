@@ -1,0 +1,85 @@
+"""The library of scalable test functions (installed as ``gpubench.functions``).
+
+Each module in this package defines one function as a
+:class:`gpubench.definition.Definition` named ``DEFINITION``.  Adding a function
+means adding one file here; the registry finds it.  A user's own function,
+defined the same way in their own file, is loaded with :func:`load_file`.
+"""
+import importlib
+import importlib.util
+import pkgutil
+from pathlib import Path
+
+from gpubench.definition import Definition
+from gpubench.forms import InputError, TestFunction
+
+_REGISTRY = {}
+
+
+def _discover():
+    if _REGISTRY:
+        return
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for defn in _definitions_in(module):
+            register(defn)
+
+
+def _definitions_in(module):
+    found = getattr(module, "DEFINITIONS", None)
+    if found is None:
+        found = [getattr(module, "DEFINITION")] if hasattr(module, "DEFINITION") else []
+    return list(found)
+
+
+def register(definition: Definition) -> TestFunction:
+    """Add a definition to the registry and return its :class:`TestFunction`."""
+    if definition.name in _REGISTRY:
+        raise ValueError(f"a function named {definition.name!r} is already registered")
+    fn = TestFunction(definition)
+    _REGISTRY[definition.name] = fn
+    return fn
+
+
+def names():
+    """Names of every registered function, sorted."""
+    _discover()
+    return sorted(_REGISTRY)
+
+
+def get(name) -> TestFunction:
+    """The function called ``name``, or ``path/to/file.py:NAME`` for a user's own."""
+    _discover()
+    if isinstance(name, TestFunction):
+        return name
+    if ":" in str(name) and str(name).split(":", 1)[0].endswith(".py"):
+        path, attr = str(name).split(":", 1)
+        return load_file(path, attr)
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown function {name!r}; `gpubench functions` lists them") from None
+
+
+def load_file(path, attr):
+    """A :class:`TestFunction` from a Definition named ``attr`` in the Python file ``path``."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"cannot read function file {path!r}")
+    spec = importlib.util.spec_from_file_location(f"gpubench_user_{p.stem}", p)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: report, don't crash
+        raise InputError(f"cannot load {path}: {type(exc).__name__}: {exc}") from None
+    defn = getattr(module, attr, None)
+    if isinstance(defn, TestFunction):
+        return defn
+    if not isinstance(defn, Definition):
+        raise InputError(f"{path} has no Definition named {attr!r}")
+    return TestFunction(defn)
+
+
+__all__ = ["get", "names", "register", "load_file", "TestFunction", "Definition"]

@@ -1,0 +1,21 @@
+"""F1 of Qin et al. (2012): shifted sphere."""
+from gpubench.definition import Definition, Sum, param, x, symbols
+
+from ._shift import SEED, shift_vector
+
+S = symbols("S")
+o, _ = param("o")
+LO, HI = -100.0, 100.0
+
+DEFINITION = Definition(
+    name="shifted_sphere",
+    title="Shifted sphere (F1)",
+    source="Qin, Raimondo, Forbes & Ong (GECCO 2012), Section 5.2, F1",
+    terms={S: Sum((x - o) ** 2)},
+    expr=S,
+    params={"o": lambda dim: shift_vector(dim, LO, HI)},
+    domain=(LO, HI),
+    xstar=lambda dim: shift_vector(dim, LO, HI),
+    fstar=lambda dim: 0.0,
+    notes=f"Shift o seeded with {SEED}, see functions/_shift.py; bounds as in CEC 2005.",
+)

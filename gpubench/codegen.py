@@ -1,0 +1,670 @@
+"""Derive every form of a test function from its one symbolic definition.
+
+From a :class:`gpubench.definition.Definition` this module writes Python source
+for, on one backend:
+
+- ``point(x, p)`` and ``interval(lo, hi, p)``;
+- ``gradient(x, p, g, w)`` and ``interval_gradient(lo, hi, p, glo, ghi, wlo, whi)``,
+  where the derivative comes from ``sympy.diff`` applied to the terms and to the
+  outer expression and is assembled by the chain rule over the declared
+  structure (the ``w`` arrays hold the prefix products a product's gradient
+  needs);
+- batched drivers (``points`` ... ) that loop or launch over many points/boxes.
+
+The source is the same for the CPU and the GPU except for the decorator; the
+interval operations it calls (``iadd``, ``isin`` ...) come from
+:func:`gpubench.interval.namespace`.  Generated files are written to a cache
+directory (``GPUBENCH_CACHE``, default ``~/.cache/gpubench``) under a content
+hash, so numba's on-disk cache works and a user can read exactly what runs.
+
+``p`` is a float64 array of shape ``(len(params), n)`` with the definition's
+per-coordinate parameters (possibly zero rows).
+"""
+import hashlib
+import importlib.util
+import os
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
+from .definition import DefinitionError, Prod, Sum, i, n, param, x, x1, xn, y
+
+GENERATOR_VERSION = "1"
+
+
+# ---------------------------------------------------------------- constants
+def _float_dn(q):
+    f = float(q)
+    if Fraction(f) > q:
+        f = _nextafter(f, -1)
+    return f
+
+
+def _float_up(q):
+    f = float(q)
+    if Fraction(f) < q:
+        f = _nextafter(f, 1)
+    return f
+
+
+def _nextafter(f, direction):
+    import math
+    return math.nextafter(f, math.inf if direction > 0 else -math.inf)
+
+
+def enclose_constant(expr):
+    """(lo, hi) doubles with lo <= expr <= hi for a constant sympy expression."""
+    expr = sp.nsimplify(expr) if expr.is_Float else expr
+    if expr.is_Rational:
+        q = Fraction(int(expr.p), int(expr.q))
+        return _float_dn(q), _float_up(q)
+    # 80 significant digits, then a margin far wider than evalf's error
+    v = sp.N(expr, 80)
+    if not v.is_real or v.is_infinite:
+        raise DefinitionError(f"constant {expr} is not a finite real number")
+    q = Fraction(str(v))
+    margin = abs(q) * Fraction(1, 10**60) + Fraction(1, 10**300)
+    return _float_dn(q - margin), _float_up(q + margin)
+
+
+# ---------------------------------------------------------------- emitters
+class _PointPrinter(PythonCodePrinter):
+    def _print_Rational(self, e):
+        return f"({float(e)!r})"
+
+    def _print_Integer(self, e):
+        return f"{float(e)!r}"
+
+    def _print_Pow(self, e, rational=False):
+        b, ex = e.as_base_exp()
+        if ex.is_Integer and 2 <= ex <= 8:
+            base = self.parenthesize(b, 1000)
+            return "(" + "*".join([base] * int(ex)) + ")"
+        if ex == sp.Rational(1, 2):
+            return f"math.sqrt({self._print(b)})"
+        if ex == -1:
+            return f"(1.0/{self.parenthesize(b, 1000)})"
+        return super()._print_Pow(e, rational)
+
+    def _print_NumberSymbol(self, e):
+        return repr(float(e))
+
+    _print_Pi = _print_NumberSymbol
+    _print_Exp1 = _print_NumberSymbol
+
+
+class PointEmitter:
+    """Plain floating-point code (non-rigorous: values, not bounds)."""
+
+    def __init__(self, names):
+        self.names = names  # symbol -> variable name
+        self.printer = _PointPrinter({"fully_qualified_modules": True})
+
+    def __call__(self, expr, lines):
+        subs = {s: sp.Symbol(v) for s, v in self.names.items() if s in expr.free_symbols}
+        return self.printer.doprint(expr.xreplace(subs))
+
+
+class IntervalEmitter:
+    """Outward-rounded interval code, one operation per line."""
+
+    def __init__(self, names, prefix="t"):
+        self.names = names  # symbol -> (lo_name, hi_name)
+        self.prefix = prefix
+        self.count = 0
+
+    def _new(self, lines, call):
+        self.count += 1
+        lo, hi = f"{self.prefix}{self.count}_lo", f"{self.prefix}{self.count}_hi"
+        lines.append(f"{lo}, {hi} = {call}")
+        return lo, hi
+
+    def __call__(self, expr, lines):
+        return self.emit(sp.sympify(expr), lines)
+
+    def emit(self, e, lines):
+        if not e.free_symbols:
+            lo, hi = enclose_constant(e)
+            return repr(lo), repr(hi)
+        if e.is_Symbol:
+            return self.names[e]
+        if e.is_Add:
+            const, rest = e.as_coeff_Add()
+            args = list(rest.args) if rest.is_Add else [rest]
+            acc = self.emit(args[0], lines)
+            for a in args[1:]:
+                acc = self._add(acc, a, lines)
+            if const != 0:
+                c = self.emit(const, lines)
+                acc = self._new(lines, f"iadd({acc[0]}, {acc[1]}, {c[0]}, {c[1]})")
+            return acc
+        if e.is_Mul:
+            return self._mul(e, lines)
+        if e.is_Pow:
+            return self._pow(e, lines)
+        fname = {sp.sin: "isin", sp.cos: "icos", sp.exp: "iexp", sp.log: "ilog",
+                 sp.Abs: "iabs"}.get(e.func)
+        if fname:
+            a = self.emit(e.args[0], lines)
+            return self._new(lines, f"{fname}({a[0]}, {a[1]})")
+        if e.func in (sp.Min, sp.Max):
+            op = "imin" if e.func is sp.Min else "imax"
+            acc = self.emit(e.args[0], lines)
+            for a in e.args[1:]:
+                b = self.emit(a, lines)
+                acc = self._new(lines, f"{op}({acc[0]}, {acc[1]}, {b[0]}, {b[1]})")
+            return acc
+        raise DefinitionError(f"no interval form for {e.func.__name__} (in {e})")
+
+    def _add(self, acc, term, lines):
+        coeff, rest = term.as_coeff_Mul()
+        if coeff == -1:  # a - b: subtract instead of multiplying by -1
+            b = self.emit(rest, lines)
+            return self._new(lines, f"isub({acc[0]}, {acc[1]}, {b[0]}, {b[1]})")
+        b = self.emit(term, lines)
+        return self._new(lines, f"iadd({acc[0]}, {acc[1]}, {b[0]}, {b[1]})")
+
+    def _mul(self, e, lines):
+        num, den = [], []
+        for a in e.args:
+            b, ex = a.as_base_exp()
+            if a.is_Pow and ex.is_negative and ex.is_Rational and b.free_symbols:
+                den.append(b ** (-ex))
+            else:
+                num.append(a)
+        coeff = sp.Mul(*[a for a in num if not a.free_symbols])
+        factors = [a for a in num if a.free_symbols]
+        if not factors:
+            acc = self.emit(coeff, lines)
+            coeff = sp.Integer(1)
+        else:
+            acc = self.emit(factors[0], lines)
+            for a in factors[1:]:
+                b = self.emit(a, lines)
+                acc = self._new(lines, f"imul({acc[0]}, {acc[1]}, {b[0]}, {b[1]})")
+        if den:
+            d = self.emit(sp.Mul(*den), lines)
+            acc = self._new(lines, f"idiv({acc[0]}, {acc[1]}, {d[0]}, {d[1]})")
+        if coeff == -1:
+            acc = self._new(lines, f"ineg({acc[0]}, {acc[1]})")
+        elif coeff != 1:
+            c = self.emit(coeff, lines)
+            acc = self._new(lines, f"imul({c[0]}, {c[1]}, {acc[0]}, {acc[1]})")
+        return acc
+
+    def _pow(self, e, lines):
+        b, ex = e.as_base_exp()
+        if ex.is_Integer:
+            k = int(ex)
+            a = self.emit(b, lines)
+            if k == 1:
+                return a
+            r = self._new(lines, f"ipow({a[0]}, {a[1]}, {abs(k)})") if k != -1 else a
+            if k < 0:
+                r = self._new(lines, f"irecip({r[0]}, {r[1]})")
+            return r
+        if ex == sp.Rational(1, 2) or ex == sp.Rational(-1, 2):
+            a = self.emit(b, lines)
+            r = self._new(lines, f"isqrt({a[0]}, {a[1]})")
+            if ex < 0:
+                r = self._new(lines, f"irecip({r[0]}, {r[1]})")
+            return r
+        if ex.is_Rational and ex.q == 2:  # b**(k/2) = sqrt(b)**k
+            return self.emit(sp.Pow(sp.sqrt(b), ex.p, evaluate=False), lines)
+        # general power b**e = exp(e log b), b > 0
+        return self.emit(sp.exp(ex * sp.log(b)), lines)
+
+
+# ---------------------------------------------------------------- source assembly
+class _Source:
+    def __init__(self):
+        self.lines = []
+
+    def add(self, text, indent=0):
+        for line in text.splitlines() if "\n" in text else [text]:
+            self.lines.append("    " * indent + line)
+
+    def block(self, lines, indent):
+        for line in lines:
+            self.lines.append("    " * indent + line)
+
+    def text(self):
+        return "\n".join(self.lines) + "\n"
+
+
+def _names_point(defn, agg_vars=True):
+    names = {x: "xi", y: "xj", i: "fi", n: "fn", x1: "x_first", xn: "x_last"}
+    for k, pname in enumerate(defn.param_names):
+        a, b = param(pname)
+        names[a], names[b] = f"p{k}_i", f"p{k}_j"
+    if agg_vars:
+        for k, agg in enumerate(defn.terms):
+            names[agg] = f"A{k}"
+    return names
+
+
+def _names_interval(defn):
+    return {s: (f"{v}_lo", f"{v}_hi") for s, v in _names_point(defn).items()}
+
+
+class _Structure:
+    """The parts of a definition's derivative, each a sympy expression."""
+
+    def __init__(self, defn):
+        self.defn = defn
+        self.aggs = list(defn.terms)
+        self.kind = {a: ("prod" if isinstance(defn.terms[a], Prod) else "sum") for a in self.aggs}
+        self.window = {a: defn.window(a) for a in self.aggs}
+        self.term = {a: sp.sympify(defn.terms[a].term) for a in self.aggs}
+        self.dterm_x = {a: sp.diff(self.term[a], x) for a in self.aggs}
+        self.dterm_y = {a: sp.diff(self.term[a], y) for a in self.aggs}
+        self.douter = {a: sp.diff(defn.expr, a) for a in self.aggs}
+        self.dfirst = sp.diff(defn.expr, x1)
+        self.dlast = sp.diff(defn.expr, xn)
+
+
+def _generate(defn, backend):
+    st = _Structure(defn)
+    nparams = len(defn.param_names)
+    src = _Source()
+    src.add(f'"""Generated by gpubench.codegen (v{GENERATOR_VERSION}) from the definition '
+            f'of {defn.name!r}, backend {backend}. Do not edit."""')
+    src.add("import math")
+    src.add("import numpy as np")
+    src.add("from gpubench.interval.backends import namespace as _namespace")
+    src.add("from gpubench.codegen import decorators as _decorators")
+    src.add(f"globals().update(_namespace({backend!r}))")
+    src.add(f"device, kernel = _decorators({backend!r})")
+    src.add("")
+
+    def load_coords(kind, indent, need_next):
+        """Lines binding x_i (and x_{i+1}), i and the parameters inside the loop."""
+        out = []
+        if kind == "point":
+            out.append("xi = x[k]")
+            if need_next:
+                out.append("xj = x[k + 1]")
+            out.append("fi = k + 1.0")
+            for q in range(nparams):
+                out.append(f"p{q}_i = p[{q}, k]")
+                if need_next:
+                    out.append(f"p{q}_j = p[{q}, k + 1]")
+        else:
+            out.append("xi_lo = lo[k]")
+            out.append("xi_hi = hi[k]")
+            if need_next:
+                out.append("xj_lo = lo[k + 1]")
+                out.append("xj_hi = hi[k + 1]")
+            out.append("fi_lo = k + 1.0")
+            out.append("fi_hi = fi_lo")
+            for q in range(nparams):
+                out.append(f"p{q}_i_lo = p[{q}, k]")
+                out.append(f"p{q}_i_hi = p{q}_i_lo")
+                if need_next:
+                    out.append(f"p{q}_j_lo = p[{q}, k + 1]")
+                    out.append(f"p{q}_j_hi = p{q}_j_lo")
+        return out
+
+    def aggregates(kind, emit, args):
+        """Lines computing every aggregate A_k and the outer value."""
+        out = []
+        if kind == "point":
+            out += ["nn = x.shape[0]", "fn = float(nn)", "x_first = x[0]", "x_last = x[nn - 1]"]
+            for k, a in enumerate(st.aggs):
+                out.append(f"A{k} = {'1.0' if st.kind[a] == 'prod' else '0.0'}")
+        else:
+            out += ["nn = lo.shape[0]", "fn_lo = float(nn)", "fn_hi = fn_lo",
+                    "x_first_lo = lo[0]", "x_first_hi = hi[0]",
+                    "x_last_lo = lo[nn - 1]", "x_last_hi = hi[nn - 1]"]
+            for k, a in enumerate(st.aggs):
+                init = "1.0" if st.kind[a] == "prod" else "0.0"
+                out.append(f"A{k}_lo = {init}")
+                out.append(f"A{k}_hi = {init}")
+        if st.aggs:
+            out.append("for k in range(nn):")
+            body = load_coords(kind, 1, need_next=False)
+            for k, a in enumerate(st.aggs):
+                if st.window[a] == 2:
+                    continue
+                body += _accumulate(kind, emit, st, a, k)
+            out += ["    " + ln for ln in body]
+            win2 = [a for a in st.aggs if st.window[a] == 2]
+            if win2:
+                out.append("for k in range(nn - 1):")
+                body = load_coords(kind, 1, need_next=True)
+                for a in win2:
+                    body += _accumulate(kind, emit, st, a, st.aggs.index(a))
+                out += ["    " + ln for ln in body]
+        return out
+
+    # ---- point
+    pe = PointEmitter(_names_point(defn))
+    src.add("@device")
+    src.add("def point_raw(x, p):")
+    body = aggregates("point", pe, None)
+    body.append(f"return {pe(defn.expr, body)}")
+    src.block(body, 1)
+    src.add("")
+
+    # ---- interval
+    ie = IntervalEmitter(_names_interval(defn))
+    src.add("@device")
+    src.add("def interval_raw(lo, hi, p):")
+    body = aggregates("interval", ie, None)
+    r = ie(defn.expr, body)
+    body.append(f"return {r[0]}, {r[1]}")
+    src.block(body, 1)
+    src.add("")
+
+    # ---- gradients
+    for kind in ("point", "interval"):
+        if kind == "point":
+            emit = PointEmitter(_names_point(defn))
+            src.add("@device")
+            src.add("def gradient_raw(x, p, g, w):")
+        else:
+            emit = IntervalEmitter(_names_interval(defn), prefix="u")
+            src.add("@device")
+            src.add("def interval_gradient_raw(lo, hi, p, glo, ghi, wlo, whi):")
+        body = aggregates(kind, emit, None)
+        body += _outer_derivatives(kind, emit, st)
+        body += _gradient_assembly(kind, emit, st, load_coords)
+        src.block(body, 1)
+        src.add("")
+
+    src.add(_WRAPPERS.format(**_spike_constants(defn)))
+    src.add(_DRIVERS[backend])
+    return src.text()
+
+
+def _accumulate(kind, emit, st, a, k):
+    out = []
+    if kind == "point":
+        t = emit(st.term[a], out)
+        op = "*" if st.kind[a] == "prod" else "+"
+        out.append(f"A{k} = A{k} {op} ({t})")
+    else:
+        t = emit(st.term[a], out)
+        op = "imul" if st.kind[a] == "prod" else "iadd"
+        out.append(f"A{k}_lo, A{k}_hi = {op}(A{k}_lo, A{k}_hi, {t[0]}, {t[1]})")
+    return out
+
+
+def _outer_derivatives(kind, emit, st):
+    out = []
+    for k, a in enumerate(st.aggs):
+        v = emit(st.douter[a], out)
+        if kind == "point":
+            out.append(f"D{k} = {v}")
+        else:
+            out.append(f"D{k}_lo, D{k}_hi = {v[0]}, {v[1]}")
+    for name, expr in (("Dfirst", st.dfirst), ("Dlast", st.dlast)):
+        v = emit(expr, out)
+        if kind == "point":
+            out.append(f"{name} = {v}")
+        else:
+            out.append(f"{name}_lo, {name}_hi = {v[0]}, {v[1]}")
+    return out
+
+
+def _gradient_assembly(kind, emit, st, load_coords):
+    out = []
+    point = kind == "point"
+    if point:
+        out += ["for k in range(nn):", "    g[k] = 0.0"]
+    else:
+        out += ["for k in range(nn):", "    glo[k] = 0.0", "    ghi[k] = 0.0"]
+
+    def add_to(idx, dname, dexpr, lines):
+        v = emit(dexpr, lines)
+        if point:
+            lines.append(f"g[{idx}] += {dname} * ({v})")
+        else:
+            lines.append(f"c_lo, c_hi = imul({dname}_lo, {dname}_hi, {v[0]}, {v[1]})")
+            lines.append(f"glo[{idx}], ghi[{idx}] = iadd(glo[{idx}], ghi[{idx}], c_lo, c_hi)")
+
+    # products: d/dx_k prod_j t(x_j) = t'(x_k) * prod_{j != k} t(x_j),
+    # from prefix products stored in w and a running suffix product
+    for k, a in enumerate(st.aggs):
+        if st.kind[a] != "prod":
+            continue
+        if point:
+            out += ["run = 1.0", "for k in range(nn):", "    w[k] = run"]
+            body = load_coords("point", 1, False)
+            t = emit(st.term[a], body)
+            body.append(f"run = run * ({t})")
+            out += ["    " + ln for ln in body]
+            out += ["run = 1.0", "for k in range(nn - 1, -1, -1):"]
+            body = load_coords("point", 1, False)
+            dt = emit(st.dterm_x[a], body)
+            t = emit(st.term[a], body)
+            body.append(f"g[k] += D{k} * ({dt}) * w[k] * run")
+            body.append(f"run = run * ({t})")
+            out += ["    " + ln for ln in body]
+        else:
+            out += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn):",
+                    "    wlo[k] = run_lo", "    whi[k] = run_hi"]
+            body = load_coords("interval", 1, False)
+            t = emit(st.term[a], body)
+            body.append(f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})")
+            out += ["    " + ln for ln in body]
+            out += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn - 1, -1, -1):"]
+            body = load_coords("interval", 1, False)
+            dt = emit(st.dterm_x[a], body)
+            t = emit(st.term[a], body)
+            body.append(f"c_lo, c_hi = imul(wlo[k], whi[k], run_lo, run_hi)")
+            body.append(f"c_lo, c_hi = imul(c_lo, c_hi, {dt[0]}, {dt[1]})")
+            body.append(f"c_lo, c_hi = imul(D{k}_lo, D{k}_hi, c_lo, c_hi)")
+            body.append("glo[k], ghi[k] = iadd(glo[k], ghi[k], c_lo, c_hi)")
+            body.append(f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})")
+            out += ["    " + ln for ln in body]
+
+    sums1 = [(k, a) for k, a in enumerate(st.aggs) if st.kind[a] == "sum" and st.window[a] == 1]
+    sums2 = [(k, a) for k, a in enumerate(st.aggs) if st.kind[a] == "sum" and st.window[a] == 2]
+    if sums1:
+        out.append("for k in range(nn):")
+        body = load_coords(kind, 1, False)
+        for k, a in sums1:
+            add_to("k", f"D{k}", st.dterm_x[a], body)
+        out += ["    " + ln for ln in body]
+    if sums2:
+        out.append("for k in range(nn - 1):")
+        body = load_coords(kind, 1, True)
+        for k, a in sums2:
+            add_to("k", f"D{k}", st.dterm_x[a], body)
+            add_to("k + 1", f"D{k}", st.dterm_y[a], body)
+        out += ["    " + ln for ln in body]
+    if point:
+        out += ["g[0] += Dfirst", "g[nn - 1] += Dlast"]
+    else:
+        out += ["glo[0], ghi[0] = iadd(glo[0], ghi[0], Dfirst_lo, Dfirst_hi)",
+                "glo[nn - 1], ghi[nn - 1] = iadd(glo[nn - 1], ghi[nn - 1], Dlast_lo, Dlast_hi)"]
+    return out
+
+
+def _spike_constants(defn):
+    s = defn.spike
+    if s is None:
+        return {"has_spike": False, "s_lo": 0.0, "s_hi": 0.0, "s_val": 0.0}
+    lo = Fraction(int((s.center - s.halfwidth).p), int((s.center - s.halfwidth).q))
+    hi = Fraction(int((s.center + s.halfwidth).p), int((s.center + s.halfwidth).q))
+    val = Fraction(int(s.value.p), int(s.value.q))
+    if Fraction(float(val)) != val:
+        raise DefinitionError(f"{defn.name}: the spike value must be a double exactly")
+    # For a double v: v >= lo exactly iff v >= the smallest double >= lo, and
+    # v <= hi iff v <= the largest double <= hi.  So these comparisons are exact.
+    return {"has_spike": True, "s_lo": _float_up(lo), "s_hi": _float_dn(hi), "s_val": float(val)}
+
+
+_WRAPPERS = '''
+HAS_SPIKE = {has_spike}
+SPIKE_LO = {s_lo!r}
+SPIKE_HI = {s_hi!r}
+SPIKE_VALUE = {s_val!r}
+
+
+@device
+def _in_spike(x):
+    for k in range(x.shape[0]):
+        if not (x[k] >= SPIKE_LO and x[k] <= SPIKE_HI):
+            return False
+    return True
+
+
+@device
+def _box_meets_spike(lo, hi):
+    for k in range(lo.shape[0]):
+        if hi[k] < SPIKE_LO or lo[k] > SPIKE_HI:
+            return False
+    return True
+
+
+@device
+def _box_in_spike(lo, hi):
+    for k in range(lo.shape[0]):
+        if lo[k] < SPIKE_LO or hi[k] > SPIKE_HI:
+            return False
+    return True
+
+
+@device
+def point(x, p):
+    if HAS_SPIKE and _in_spike(x):
+        return SPIKE_VALUE
+    return point_raw(x, p)
+
+
+@device
+def interval(lo, hi, p):
+    if HAS_SPIKE and _box_meets_spike(lo, hi):
+        if _box_in_spike(lo, hi):
+            return SPIKE_VALUE, SPIKE_VALUE
+        flo, fhi = interval_raw(lo, hi, p)
+        return ihull(flo, fhi, SPIKE_VALUE, SPIKE_VALUE)
+    return interval_raw(lo, hi, p)
+
+
+@device
+def gradient(x, p, g, w):
+    if HAS_SPIKE and _in_spike(x):
+        for k in range(x.shape[0]):
+            g[k] = 0.0
+        return
+    gradient_raw(x, p, g, w)
+
+
+@device
+def interval_gradient(lo, hi, p, glo, ghi, wlo, whi):
+    # where the box meets a discontinuity there is no derivative to bound
+    if HAS_SPIKE and _box_meets_spike(lo, hi):
+        for k in range(lo.shape[0]):
+            glo[k] = -math.inf
+            ghi[k] = math.inf
+        return
+    interval_gradient_raw(lo, hi, p, glo, ghi, wlo, whi)
+'''
+
+_DRIVERS = {
+    "cpu": '''
+
+@kernel
+def points(X, p, out):
+    for r in range(X.shape[0]):
+        out[r] = point(X[r], p)
+
+
+@kernel
+def intervals(LO, HI, p, out_lo, out_hi):
+    for r in range(LO.shape[0]):
+        out_lo[r], out_hi[r] = interval(LO[r], HI[r], p)
+
+
+@kernel
+def gradients(X, p, G, W):
+    for r in range(X.shape[0]):
+        gradient(X[r], p, G[r], W[r])
+
+
+@kernel
+def interval_gradients(LO, HI, p, GLO, GHI, WLO, WHI):
+    for r in range(LO.shape[0]):
+        interval_gradient(LO[r], HI[r], p, GLO[r], GHI[r], WLO[r], WHI[r])
+''',
+    "gpu": '''
+from numba import cuda as _cuda
+
+
+@kernel
+def points(X, p, out):
+    r = _cuda.grid(1)
+    if r < X.shape[0]:
+        out[r] = point(X[r], p)
+
+
+@kernel
+def intervals(LO, HI, p, out_lo, out_hi):
+    r = _cuda.grid(1)
+    if r < LO.shape[0]:
+        out_lo[r], out_hi[r] = interval(LO[r], HI[r], p)
+
+
+@kernel
+def gradients(X, p, G, W):
+    r = _cuda.grid(1)
+    if r < X.shape[0]:
+        gradient(X[r], p, G[r], W[r])
+
+
+@kernel
+def interval_gradients(LO, HI, p, GLO, GHI, WLO, WHI):
+    r = _cuda.grid(1)
+    if r < LO.shape[0]:
+        interval_gradient(LO[r], HI[r], p, GLO[r], GHI[r], WLO[r], WHI[r])
+''',
+}
+
+
+def decorators(backend):
+    """(device, kernel) decorators for generated code on ``backend``."""
+    if backend == "cpu":
+        from numba import njit
+        # error_model="numpy": x/0 gives inf or nan as IEEE 754 says, not an exception
+        return (njit(cache=True, error_model="numpy"),
+                njit(cache=True, error_model="numpy"))
+    from numba import cuda
+    return cuda.jit(device=True), cuda.jit
+
+
+def cache_dir():
+    root = os.environ.get("GPUBENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpubench")
+    path = Path(root) / "generated"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def source(defn, backend):
+    """The generated Python source of every form of ``defn`` on ``backend``."""
+    return _generate(defn, backend)
+
+
+def load(defn, backend):
+    """Generate, write and import the module of ``defn``'s forms on ``backend``."""
+    text = _generate(defn, backend)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    modname = f"gpubench_generated_{defn.name}_{backend}_{digest}"
+    if modname in sys.modules:
+        return sys.modules[modname]
+    path = cache_dir() / f"{modname}.py"
+    if not path.exists() or path.read_text() != text:
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(modname, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    spec.loader.exec_module(module)
+    return module

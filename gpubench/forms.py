@@ -1,0 +1,157 @@
+"""A test function with all its forms: what ``gpubench.functions.get`` returns.
+
+Compiled code is made lazily, on first use of a form, per backend.
+"""
+import math
+
+import numpy as np
+
+from . import codegen
+from .definition import Definition
+
+
+class InputError(ValueError):
+    """Bad input from a user: reported as one line, never a traceback."""
+
+
+def _as_vector(name, v, allow_inf=False):
+    a = np.ascontiguousarray(v, dtype=np.float64)
+    if a.ndim != 1:
+        raise InputError(f"{name} must be a 1-D array, got shape {a.shape}")
+    if a.size < 1:
+        raise InputError(f"{name} must have at least one coordinate")
+    if np.isnan(a).any():
+        raise InputError(f"{name} contains NaN")
+    if not allow_inf and not np.isfinite(a).all():
+        raise InputError(f"{name} contains an infinite value")
+    return a
+
+
+def check_box(lo, hi):
+    lo = _as_vector("lo", lo, allow_inf=True)
+    hi = _as_vector("hi", hi, allow_inf=True)
+    if lo.shape != hi.shape:
+        raise InputError(f"lo and hi differ in length ({lo.size} and {hi.size})")
+    bad = np.nonzero(lo > hi)[0]
+    if bad.size:
+        k = int(bad[0])
+        raise InputError(f"box is empty in coordinate {k + 1}: lo={lo[k]!r} > hi={hi[k]!r}")
+    return lo, hi
+
+
+def check_dim(dim):
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise InputError(f"dimension must be an integer, got {dim!r}")
+    if dim < 1:
+        raise InputError(f"dimension must be at least 1, got {dim}")
+    return int(dim)
+
+
+class TestFunction:
+    """Every form of one scalable test function, derived from its :class:`Definition`.
+
+    Point and interval forms take arrays of any length ``n >= 1``.  Intervals are
+    given and returned as ``(lo, hi)`` pairs; ``interval`` returns floats,
+    ``interval_gradient`` arrays.
+    """
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, definition: Definition):
+        self.definition = definition
+        self._modules = {}
+        self._params = {}
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def name(self):
+        return self.definition.name
+
+    @property
+    def title(self):
+        return self.definition.title
+
+    @property
+    def source(self):
+        return self.definition.source
+
+    @property
+    def sense(self):
+        return self.definition.sense
+
+    @property
+    def continuous(self):
+        return self.definition.continuous
+
+    def bounds(self, n):
+        n = check_dim(n)
+        lo, hi = self.definition.bounds(n)
+        return np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
+
+    def xstar(self, n):
+        return np.asarray(self.definition.xstar(check_dim(n)), dtype=np.float64)
+
+    def fstar(self, n):
+        return float(self.definition.fstar(check_dim(n)))
+
+    def params(self, n):
+        """Per-coordinate parameters as a ``(len(params), n)`` float64 array."""
+        n = check_dim(n)
+        if n not in self._params:
+            rows = [np.asarray(f(n), dtype=np.float64) for f in self.definition.params.values()]
+            p = np.array(rows, dtype=np.float64).reshape(len(rows), n)
+            p.setflags(write=False)
+            self._params[n] = p
+        return self._params[n]
+
+    # ------------------------------------------------------------ compiled code
+    def module(self, backend="cpu"):
+        """The generated module of this function on ``backend`` ('cpu' or 'gpu')."""
+        if backend not in self._modules:
+            self._modules[backend] = codegen.load(self.definition, backend)
+        return self._modules[backend]
+
+    def source_code(self, backend="cpu"):
+        return codegen.source(self.definition, backend)
+
+    # ------------------------------------------------------------ CPU forms
+    def point(self, x):
+        x = _as_vector("x", x)
+        return float(self.module().point(x, self.params(x.size)))
+
+    def points(self, X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] < 1:
+            raise InputError(f"X must have shape (N, n) with n >= 1, got {X.shape}")
+        out = np.empty(X.shape[0])
+        self.module().points(X, self.params(X.shape[1]), out)
+        return out
+
+    def interval(self, lo, hi):
+        lo, hi = check_box(lo, hi)
+        flo, fhi = self.module().interval(lo, hi, self.params(lo.size))
+        return float(flo), float(fhi)
+
+    def gradient(self, x):
+        x = _as_vector("x", x)
+        g = np.empty_like(x)
+        self.module().gradient(x, self.params(x.size), g, np.empty_like(x))
+        return g
+
+    def interval_gradient(self, lo, hi):
+        lo, hi = check_box(lo, hi)
+        glo, ghi = np.empty_like(lo), np.empty_like(lo)
+        self.module().interval_gradient(lo, hi, self.params(lo.size), glo, ghi,
+                                        np.empty_like(lo), np.empty_like(lo))
+        return glo, ghi
+
+    def __repr__(self):
+        return f"<TestFunction {self.name}: {self.title}, {self.sense}imise, {self.source}>"
+
+
+def optimum_value(fn, n):
+    """f(x*) in the definition's sense, computed from the point form."""
+    return fn.point(fn.xstar(n))
+
+
+__all__ = ["TestFunction", "InputError", "check_box", "check_dim", "optimum_value", "math"]

@@ -1,0 +1,57 @@
+"""Compile the one source of the interval operations for each backend.
+
+``namespace("cpu")`` and ``namespace("gpu")`` return dictionaries mapping every
+primitive and interval operation name (``iadd``, ``isin``, ``add_dn`` ...) to its
+compiled form: ``numba.njit`` functions for the CPU, numba-cuda device functions
+for the GPU.  Generated code (see ``gpubench.codegen``) runs with one of these
+dictionaries as its globals, which is how a single definition becomes code for
+both backends.
+"""
+import functools
+import math
+import types
+
+from . import ops
+
+BACKENDS = ("cpu", "gpu")
+
+
+def _rebind(func, globals_dict):
+    """The same code object as ``func``, resolving its globals in ``globals_dict``."""
+    clone = types.FunctionType(func.__code__, globals_dict, func.__name__,
+                               func.__defaults__, func.__closure__)
+    clone.__qualname__ = func.__qualname__
+    clone.__module__ = func.__module__
+    clone.__doc__ = func.__doc__
+    return clone
+
+
+@functools.lru_cache(maxsize=None)
+def namespace(backend):
+    if backend == "cpu":
+        from numba import njit
+
+        from . import rounding_cpu as rounding
+
+        rounding.check_no_flush_to_zero()
+        compile_ = njit(error_model="numpy")
+    elif backend == "gpu":
+        from numba import cuda
+
+        from . import rounding_gpu as rounding
+
+        compile_ = cuda.jit(device=True, inline=True)
+    else:
+        raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
+
+    ns = {"math": math, "__builtins__": __builtins__}
+    ns.update({k: getattr(ops, k) for k in dir(ops) if k.isupper()})
+    ns.update(rounding.PRIMITIVES)
+    for name in ops.COMPOSITE_NAMES:
+        ns[name] = compile_(_rebind(getattr(ops, name), ns))
+    return ns
+
+
+def public_names():
+    """Names a generated module may use: interval ops, primitives and constants."""
+    return [n for n in ops.COMPOSITE_NAMES if not n.startswith("_")] + list(ops.PRIMITIVE_NAMES)

@@ -1,0 +1,277 @@
+"""Interval operations, written once over the directed-rounding primitives.
+
+Every function here takes and returns intervals as ``(lo, hi)`` pairs of
+float64 and calls only the primitives named in ``PRIMITIVE_NAMES`` (``add_dn``,
+``mul_up``, ``sin_dn`` ...).  ``gpubench.interval.backends`` compiles this one
+source twice: with the CPU primitives under ``numba.njit`` and with the GPU
+primitives as numba-cuda device functions.  So both backends run the same case
+analysis, and a fix here fixes both.
+
+Conventions
+- The whole line is ``(-inf, inf)``; the empty set is ``(nan, nan)``.  Every
+  operation returns empty when an argument is empty.
+- A function applied outside its domain is taken on the part of the argument
+  inside the domain (``sqrt([-1, 4]) = [0, 2]``), and is empty when nothing is.
+- ``0 * inf`` counts as 0, since an infinite endpoint is a bound, not a value.
+"""
+import math
+
+PRIMITIVE_NAMES = (
+    "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
+    "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up"
+).split()
+
+INF = math.inf
+NAN = math.nan
+# Enclosures of pi/2 and 1/(2 pi), verified against python-flint in the tests.
+HALF_PI_LO = 1.5707963267948966  # float(pi/2) < pi/2
+HALF_PI_HI = 1.5707963267948968
+PI_LO = 3.141592653589793  # float(pi) < pi
+PI_HI = 3.1415926535897936
+TWO_PI_LO = 6.283185307179586
+TWO_PI_HI = 6.283185307179587
+INV_TWO_PI_LO = 0.15915494309189532  # float(1/(2 pi)) < 1/(2 pi)
+INV_TWO_PI_HI = 0.15915494309189535
+EXACT_INTEGER_LIMIT = 4503599627370496.0  # 2**52: every double beyond is an integer
+
+
+def is_empty(lo, hi):
+    return lo != lo or hi != hi
+
+
+def iadd(alo, ahi, blo, bhi):
+    return add_dn(alo, blo), add_up(ahi, bhi)
+
+
+def isub(alo, ahi, blo, bhi):
+    return add_dn(alo, -bhi), add_up(ahi, -blo)
+
+
+def ineg(alo, ahi):
+    return -ahi, -alo
+
+
+def _zero_if_nan(v):
+    return 0.0 if v != v else v
+
+
+def imul(alo, ahi, blo, bhi):
+    if is_empty(alo, ahi) or is_empty(blo, bhi):
+        return NAN, NAN
+    p1 = _zero_if_nan(mul_dn(alo, blo))
+    p2 = _zero_if_nan(mul_dn(alo, bhi))
+    p3 = _zero_if_nan(mul_dn(ahi, blo))
+    p4 = _zero_if_nan(mul_dn(ahi, bhi))
+    q1 = _zero_if_nan(mul_up(alo, blo))
+    q2 = _zero_if_nan(mul_up(alo, bhi))
+    q3 = _zero_if_nan(mul_up(ahi, blo))
+    q4 = _zero_if_nan(mul_up(ahi, bhi))
+    return min(min(p1, p2), min(p3, p4)), max(max(q1, q2), max(q3, q4))
+
+
+def _min_skip_nan(a, b):
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return min(a, b)
+
+
+def _max_skip_nan(a, b):
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return max(a, b)
+
+
+def idiv(alo, ahi, blo, bhi):
+    if is_empty(alo, ahi) or is_empty(blo, bhi):
+        return NAN, NAN
+    if blo > 0.0 or bhi < 0.0:
+        # inf/inf gives NaN at a corner; the other corners already bound it.
+        lo = _min_skip_nan(_min_skip_nan(div_dn(alo, blo), div_dn(alo, bhi)),
+                           _min_skip_nan(div_dn(ahi, blo), div_dn(ahi, bhi)))
+        hi = _max_skip_nan(_max_skip_nan(div_up(alo, blo), div_up(alo, bhi)),
+                           _max_skip_nan(div_up(ahi, blo), div_up(ahi, bhi)))
+        return lo, hi
+    if blo == 0.0 and bhi == 0.0:
+        return NAN, NAN
+    if alo == 0.0 and ahi == 0.0:
+        return 0.0, 0.0
+    if blo == 0.0:  # b = [0, d], d > 0: only b in (0, d] counts
+        if alo >= 0.0:
+            return div_dn(alo, bhi), INF
+        if ahi <= 0.0:
+            return -INF, div_up(ahi, bhi)
+    if bhi == 0.0:  # b = [-d, 0]
+        if alo >= 0.0:
+            return -INF, div_up(alo, blo)
+        if ahi <= 0.0:
+            return div_dn(ahi, blo), INF
+    return -INF, INF
+
+
+def irecip(alo, ahi):
+    return idiv(1.0, 1.0, alo, ahi)
+
+
+def _pow_nonneg_dn(a, k):
+    # a >= 0 and k >= 1: every partial product is >= 0, so rounding each one
+    # down keeps a lower bound.
+    while k & 1 == 0:
+        a = mul_dn(a, a)
+        k >>= 1
+    r = a
+    k >>= 1
+    while k > 0:
+        a = mul_dn(a, a)
+        if k & 1:
+            r = mul_dn(r, a)
+        k >>= 1
+    return r
+
+
+def _pow_nonneg_up(a, k):
+    # a >= 0 and k >= 1: every partial product is >= 0, so rounding each one
+    # up keeps a upper bound.
+    while k & 1 == 0:
+        a = mul_up(a, a)
+        k >>= 1
+    r = a
+    k >>= 1
+    while k > 0:
+        a = mul_up(a, a)
+        if k & 1:
+            r = mul_up(r, a)
+        k >>= 1
+    return r
+
+
+def ipow(alo, ahi, k):
+    """x**k for an integer k >= 0 (negative powers: irecip(ipow(...)))."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if k == 0:
+        return 1.0, 1.0
+    if k % 2 == 1:
+        lo = _pow_nonneg_dn(alo, k) if alo >= 0.0 else -_pow_nonneg_up(-alo, k)
+        hi = _pow_nonneg_up(ahi, k) if ahi >= 0.0 else -_pow_nonneg_dn(-ahi, k)
+        return lo, hi
+    if alo >= 0.0:
+        return _pow_nonneg_dn(alo, k), _pow_nonneg_up(ahi, k)
+    if ahi <= 0.0:
+        return _pow_nonneg_dn(-ahi, k), _pow_nonneg_up(-alo, k)
+    return 0.0, max(_pow_nonneg_up(-alo, k), _pow_nonneg_up(ahi, k))
+
+
+def isqr(alo, ahi):
+    return ipow(alo, ahi, 2)
+
+
+def isqrt(alo, ahi):
+    if is_empty(alo, ahi) or ahi < 0.0:
+        return NAN, NAN
+    lo = 0.0 if alo <= 0.0 else sqrt_dn(alo)
+    return lo, sqrt_up(ahi)
+
+
+def iexp(alo, ahi):
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    return exp_dn(alo), exp_up(ahi)
+
+
+def ilog(alo, ahi):
+    if is_empty(alo, ahi) or ahi <= 0.0:
+        return NAN, NAN
+    lo = -INF if alo <= 0.0 else log_dn(alo)
+    return lo, log_up(ahi)
+
+
+def iabs(alo, ahi):
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo >= 0.0:
+        return alo, ahi
+    if ahi <= 0.0:
+        return -ahi, -alo
+    return 0.0, max(-alo, ahi)
+
+
+def imin(alo, ahi, blo, bhi):
+    if is_empty(alo, ahi) or is_empty(blo, bhi):
+        return NAN, NAN
+    return min(alo, blo), min(ahi, bhi)
+
+
+def imax(alo, ahi, blo, bhi):
+    if is_empty(alo, ahi) or is_empty(blo, bhi):
+        return NAN, NAN
+    return max(alo, blo), max(ahi, bhi)
+
+
+def ihull(alo, ahi, blo, bhi):
+    if is_empty(alo, ahi):
+        return blo, bhi
+    if is_empty(blo, bhi):
+        return alo, ahi
+    return min(alo, blo), max(ahi, bhi)
+
+
+def _has_integer_between(tlo, thi):
+    # Conservative: may answer True spuriously, never False wrongly.
+    if tlo != tlo or thi != thi:
+        return True
+    if thi - tlo >= 1.0 or abs(tlo) >= EXACT_INTEGER_LIMIT or abs(thi) >= EXACT_INTEGER_LIMIT:
+        return True
+    return math.floor(thi) >= tlo
+
+
+def _scaled_dn(v):
+    # a lower bound of v / (2 pi), for v itself a lower bound
+    return mul_dn(v, INV_TWO_PI_LO) if v >= 0.0 else mul_dn(v, INV_TWO_PI_HI)
+
+
+def _scaled_up(v):
+    return mul_up(v, INV_TWO_PI_HI) if v >= 0.0 else mul_up(v, INV_TWO_PI_LO)
+
+
+def _hits(alo, ahi, off_lo, off_hi):
+    """Could [alo, ahi] contain off + 2 pi k for some integer k and off in [off_lo, off_hi]?
+
+    Uses enclosures of the offset and of 1/(2 pi) instead of a rounded pi/2
+    quadrant test, which misses extrema for large arguments.
+    """
+    return _has_integer_between(_scaled_dn(add_dn(alo, -off_hi)), _scaled_up(add_up(ahi, -off_lo)))
+
+
+def isin(alo, ahi):
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo == ahi:
+        return sin_dn(alo), sin_up(alo)
+    if add_dn(ahi, -alo) >= TWO_PI_HI:
+        return -1.0, 1.0
+    lo = -1.0 if _hits(alo, ahi, -HALF_PI_HI, -HALF_PI_LO) else min(sin_dn(alo), sin_dn(ahi))
+    hi = 1.0 if _hits(alo, ahi, HALF_PI_LO, HALF_PI_HI) else max(sin_up(alo), sin_up(ahi))
+    return lo, hi
+
+
+def icos(alo, ahi):
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo == ahi:
+        return cos_dn(alo), cos_up(alo)
+    if add_dn(ahi, -alo) >= TWO_PI_HI:
+        return -1.0, 1.0
+    lo = -1.0 if _hits(alo, ahi, PI_LO, PI_HI) else min(cos_dn(alo), cos_dn(ahi))
+    hi = 1.0 if _hits(alo, ahi, 0.0, 0.0) else max(cos_up(alo), cos_up(ahi))
+    return lo, hi
+
+
+COMPOSITE_NAMES = (
+    "is_empty iadd isub ineg _zero_if_nan imul _min_skip_nan _max_skip_nan idiv irecip "
+    "_pow_nonneg_dn _pow_nonneg_up ipow isqr isqrt iexp ilog iabs imin imax ihull "
+    "_has_integer_between _scaled_dn _scaled_up _hits isin icos"
+).split()

@@ -1,0 +1,176 @@
+"""Directed-rounding primitives for the CPU (numba ``@njit``).
+
+numba gives no control of the FPU rounding mode, so every primitive computes in
+round-to-nearest and then steps outward.  + - * / and sqrt are correctly rounded
+(IEEE 754), so one ulp outward is enough.  ``math.sin`` and friends lower to the
+platform libm; glibc documents at most 1 ulp for them in double precision and we
+step 3 ulps (see ``shared/notes/interval.md``), so a libm that is a little worse
+than documented is still enclosed.
+
+``fastmath`` must never be enabled here: it permits FMA contraction and folds
+``x != x`` to False, which would silently delete the NaN (empty interval) checks.
+"""
+import math
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+TRANSCENDENTAL_ULPS = 3
+
+
+@intrinsic
+def _f64_bits(typingctx, x):
+    sig = types.int64(types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def _bits_f64(typingctx, b):
+    sig = types.float64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return sig, codegen
+
+
+@njit(error_model="numpy")
+def next_up(x):
+    if x != x or x == math.inf:
+        return x
+    if x == 0.0:
+        return 5e-324
+    b = _f64_bits(x)
+    return _bits_f64(b + 1 if x > 0.0 else b - 1)
+
+
+@njit(error_model="numpy")
+def next_dn(x):
+    return -next_up(-x)
+
+
+@njit(error_model="numpy")
+def up_ulps(x, k):
+    for _ in range(k):
+        x = next_up(x)
+    return x
+
+
+@njit(error_model="numpy")
+def dn_ulps(x, k):
+    for _ in range(k):
+        x = next_dn(x)
+    return x
+
+
+@njit(error_model="numpy")
+def add_dn(a, b):
+    return next_dn(a + b)
+
+
+@njit(error_model="numpy")
+def add_up(a, b):
+    return next_up(a + b)
+
+
+@njit(error_model="numpy")
+def mul_dn(a, b):
+    return next_dn(a * b)
+
+
+@njit(error_model="numpy")
+def mul_up(a, b):
+    return next_up(a * b)
+
+
+@njit(error_model="numpy")
+def div_dn(a, b):
+    return next_dn(a / b)
+
+
+@njit(error_model="numpy")
+def div_up(a, b):
+    return next_up(a / b)
+
+
+@njit(error_model="numpy")
+def sqrt_dn(a):
+    return max(next_dn(math.sqrt(a)), 0.0)
+
+
+@njit(error_model="numpy")
+def sqrt_up(a):
+    return next_up(math.sqrt(a))
+
+
+@njit(error_model="numpy")
+def exp_dn(a):
+    return max(dn_ulps(math.exp(a), TRANSCENDENTAL_ULPS), 0.0)
+
+
+@njit(error_model="numpy")
+def exp_up(a):
+    return up_ulps(math.exp(a), TRANSCENDENTAL_ULPS)
+
+
+@njit(error_model="numpy")
+def log_dn(a):
+    return dn_ulps(math.log(a), TRANSCENDENTAL_ULPS)
+
+
+@njit(error_model="numpy")
+def log_up(a):
+    return up_ulps(math.log(a), TRANSCENDENTAL_ULPS)
+
+
+@njit(error_model="numpy")
+def sin_dn(a):
+    return max(dn_ulps(math.sin(a), TRANSCENDENTAL_ULPS), -1.0)
+
+
+@njit(error_model="numpy")
+def sin_up(a):
+    return min(up_ulps(math.sin(a), TRANSCENDENTAL_ULPS), 1.0)
+
+
+@njit(error_model="numpy")
+def cos_dn(a):
+    return max(dn_ulps(math.cos(a), TRANSCENDENTAL_ULPS), -1.0)
+
+
+@njit(error_model="numpy")
+def cos_up(a):
+    return min(up_ulps(math.cos(a), TRANSCENDENTAL_ULPS), 1.0)
+
+
+@njit
+def _flushes_subnormals(tiny):
+    return tiny / 2.0 == 0.0
+
+
+def check_no_flush_to_zero():
+    """Refuse to run when the process flushes subnormals to zero.
+
+    A library built with ``-ffast-math`` can switch FTZ/DAZ on for the whole
+    process; every one-ulp step near zero would then be wrong.
+    """
+    if _flushes_subnormals(np.finfo(np.float64).tiny):
+        raise RuntimeError(
+            "the CPU flushes subnormal numbers to zero in this process "
+            "(a library built with -ffast-math?); rigorous interval arithmetic is impossible"
+        )
+
+
+PRIMITIVES = {
+    name: globals()[name]
+    for name in (
+        "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
+        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up"
+    ).split()
+}

@@ -1,0 +1,274 @@
+"""Directed-rounding primitives for the GPU (numba-cuda device functions).
+
+The arithmetic uses the hardware's directed-rounding instructions through
+libdevice (``add.rm.f64``/``add.rp.f64`` ...), never plain ``*`` and ``+``:
+numba-cuda contracts ``a*b + c`` into ``fma.rn`` even without fastmath, and a
+contracted product is not "round to nearest, then step".
+
+CUDA's transcendentals are not correctly rounded.  The CUDA programming guide
+documents maximum errors of 2 ulp (sin, cos) and 1 ulp (exp, log) in double; we
+widen by the documented error plus 2 ulps: 4 for sin/cos, 3 for exp/log.
+
+Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) libdevice functions
+are stubs that return None.  There the same names are bound to exact
+pure-Python implementations (``fractions.Fraction`` plus ``math.nextafter``),
+so simulated kernels compute correct enclosures; the simulator cannot check
+ulp margins or FMA behaviour, which ``tests/test_ptx.py`` and the real-GPU check
+cover instead.
+"""
+import math
+from fractions import Fraction
+
+from numba import config, cuda
+
+SIN_COS_ULPS = 4
+EXP_LOG_ULPS = 3
+
+if config.ENABLE_CUDASIM:
+
+    def _round_dn(exact):
+        r = float(exact)
+        if Fraction(r) > exact:
+            r = math.nextafter(r, -math.inf)
+        return r
+
+    def _round_up(exact):
+        r = float(exact)
+        if Fraction(r) < exact:
+            r = math.nextafter(r, math.inf)
+        return r
+
+    def _rounded(exact, down):
+        try:
+            return _round_dn(exact) if down else _round_up(exact)
+        except OverflowError:
+            if exact > 0:
+                return 1.7976931348623157e308 if down else math.inf
+            return -math.inf if down else -1.7976931348623157e308
+
+    def _add(a, b, down):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return a + b
+        return _rounded(Fraction(a) + Fraction(b), down)
+
+    def _mul(a, b, down):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return a * b
+        return _rounded(Fraction(a) * Fraction(b), down)
+
+    def _div(a, b, down):
+        if b == 0.0 or not (math.isfinite(a) and math.isfinite(b)):
+            try:
+                return a / b
+            except ZeroDivisionError:  # Python raises where IEEE 754 gives inf/NaN
+                if a != a or a == 0.0:
+                    return float("nan")
+                return math.copysign(1.0, a) * math.copysign(1.0, b) * math.inf
+        return _rounded(Fraction(a) / Fraction(b), down)
+
+    def _sqrt(a, down):
+        if a != a or a < 0.0:
+            return float("nan")
+        if a == math.inf:
+            return a
+        r = math.sqrt(a)
+        exact_sq = Fraction(a)
+        if down and Fraction(r) ** 2 > exact_sq:
+            r = math.nextafter(r, -math.inf)
+        if not down and Fraction(r) ** 2 < exact_sq:
+            r = math.nextafter(r, math.inf)
+        return r
+
+    def dadd_rd(a, b):
+        return _add(a, b, True)
+
+    def dadd_ru(a, b):
+        return _add(a, b, False)
+
+    def dmul_rd(a, b):
+        return _mul(a, b, True)
+
+    def dmul_ru(a, b):
+        return _mul(a, b, False)
+
+    def ddiv_rd(a, b):
+        return _div(a, b, True)
+
+    def ddiv_ru(a, b):
+        return _div(a, b, False)
+
+    def dsqrt_rd(a):
+        return _sqrt(a, True)
+
+    def dsqrt_ru(a):
+        return _sqrt(a, False)
+
+    def _sin(a):
+        return math.sin(a) if math.isfinite(a) else float("nan")
+
+    def _cos(a):
+        return math.cos(a) if math.isfinite(a) else float("nan")
+
+    def _exp(a):
+        try:
+            return math.exp(a)
+        except OverflowError:
+            return math.inf
+
+    def _log(a):
+        if a != a or a < 0.0:
+            return float("nan")
+        if a == 0.0:
+            return -math.inf
+        return math.log(a)
+
+    def _next_up(x):
+        return math.nextafter(x, math.inf)
+
+    def _next_dn(x):
+        return math.nextafter(x, -math.inf)
+
+else:
+    from numba.cuda import libdevice
+
+    dadd_rd = libdevice.dadd_rd
+    dadd_ru = libdevice.dadd_ru
+    dmul_rd = libdevice.dmul_rd
+    dmul_ru = libdevice.dmul_ru
+    ddiv_rd = libdevice.ddiv_rd
+    ddiv_ru = libdevice.ddiv_ru
+    dsqrt_rd = libdevice.dsqrt_rd
+    dsqrt_ru = libdevice.dsqrt_ru
+    _sin = libdevice.sin
+    _cos = libdevice.cos
+    _exp = libdevice.exp
+    _log = libdevice.log
+
+    @cuda.jit(device=True, inline=True)
+    def _next_up(x):
+        if x != x or x == math.inf:
+            return x
+        if x == 0.0:
+            return 5e-324
+        b = libdevice.double_as_longlong(x)
+        return libdevice.longlong_as_double(b + 1 if x > 0.0 else b - 1)
+
+    @cuda.jit(device=True, inline=True)
+    def _next_dn(x):
+        return -_next_up(-x)
+
+
+_device = cuda.jit(device=True, inline=True)
+
+
+@_device
+def next_up(x):
+    return _next_up(x)
+
+
+@_device
+def next_dn(x):
+    return _next_dn(x)
+
+
+@_device
+def add_dn(a, b):
+    return dadd_rd(a, b)
+
+
+@_device
+def add_up(a, b):
+    return dadd_ru(a, b)
+
+
+@_device
+def mul_dn(a, b):
+    return dmul_rd(a, b)
+
+
+@_device
+def mul_up(a, b):
+    return dmul_ru(a, b)
+
+
+@_device
+def div_dn(a, b):
+    return ddiv_rd(a, b)
+
+
+@_device
+def div_up(a, b):
+    return ddiv_ru(a, b)
+
+
+@_device
+def sqrt_dn(a):
+    return dsqrt_rd(a)
+
+
+@_device
+def sqrt_up(a):
+    return dsqrt_ru(a)
+
+
+@_device
+def _dn(x, k):
+    for _ in range(k):
+        x = _next_dn(x)
+    return x
+
+
+@_device
+def _up(x, k):
+    for _ in range(k):
+        x = _next_up(x)
+    return x
+
+
+@_device
+def exp_dn(a):
+    return max(_dn(_exp(a), EXP_LOG_ULPS), 0.0)
+
+
+@_device
+def exp_up(a):
+    return _up(_exp(a), EXP_LOG_ULPS)
+
+
+@_device
+def log_dn(a):
+    return _dn(_log(a), EXP_LOG_ULPS)
+
+
+@_device
+def log_up(a):
+    return _up(_log(a), EXP_LOG_ULPS)
+
+
+@_device
+def sin_dn(a):
+    return max(_dn(_sin(a), SIN_COS_ULPS), -1.0)
+
+
+@_device
+def sin_up(a):
+    return min(_up(_sin(a), SIN_COS_ULPS), 1.0)
+
+
+@_device
+def cos_dn(a):
+    return max(_dn(_cos(a), SIN_COS_ULPS), -1.0)
+
+
+@_device
+def cos_up(a):
+    return min(_up(_cos(a), SIN_COS_ULPS), 1.0)
+
+
+PRIMITIVES = {
+    name: globals()[name]
+    for name in (
+        "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
+        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up"
+    ).split()
+}
