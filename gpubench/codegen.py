@@ -646,14 +646,19 @@ def cache_dir():
     return path
 
 
-def source(defn, backend):
-    """The generated Python source of every form of ``defn`` on ``backend``."""
-    return _generate(defn, backend)
+def source(defn, backend, extensions=()):
+    """The generated Python source of every form of ``defn`` on ``backend``.
+
+    ``extensions`` are further source texts appended to the module, e.g. a
+    method's kernels, which then call the forms directly (and are cached with
+    them).
+    """
+    return _generate(defn, backend) + "".join("\n\n" + e for e in extensions)
 
 
-def load(defn, backend):
+def load(defn, backend, extensions=()):
     """Generate, write and import the module of ``defn``'s forms on ``backend``."""
-    text = _generate(defn, backend)
+    text = source(defn, backend, extensions)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     modname = f"gpubench_generated_{defn.name}_{backend}_{digest}"
     if modname in sys.modules:

@@ -145,6 +145,15 @@ class Definition:
             _reject_floats(self.name, t)
         _reject_floats(self.name, self.expr)
 
+    def negated(self):
+        """The definition of -f, which a minimiser uses for ``sense="max"``."""
+        from dataclasses import replace
+        spike = None if self.spike is None else Spike(self.spike.center, self.spike.halfwidth,
+                                                      -self.spike.value)
+        return replace(self, name=f"{self.name}__negated", expr=-self.expr, spike=spike,
+                       sense="max" if self.sense == "min" else "min",
+                       fstar=lambda dim: -self.fstar(dim))
+
     def describe_bounds(self, dim):
         lo, hi = self.bounds(dim)
         if np.all(lo == lo[0]) and np.all(hi == hi[0]):

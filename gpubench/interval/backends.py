@@ -26,6 +26,20 @@ def _rebind(func, globals_dict):
     return clone
 
 
+def build_namespace(primitives, compile_):
+    """Compile the interval operations over ``primitives`` with ``compile_``.
+
+    ``namespace`` uses this with the real primitives; tests use it with
+    deliberately broken ones to show that the oracles catch a missing step.
+    """
+    ns = {"math": math, "__builtins__": __builtins__}
+    ns.update({k: getattr(ops, k) for k in dir(ops) if k.isupper()})
+    ns.update(primitives)
+    for name in ops.COMPOSITE_NAMES:
+        ns[name] = compile_(_rebind(getattr(ops, name), ns))
+    return ns
+
+
 @functools.lru_cache(maxsize=None)
 def namespace(backend):
     if backend == "cpu":
@@ -34,6 +48,7 @@ def namespace(backend):
         from . import rounding_cpu as rounding
 
         rounding.check_no_flush_to_zero()
+        # error_model="numpy": x/0 gives inf or nan as IEEE 754 says, not an exception
         compile_ = njit(error_model="numpy")
     elif backend == "gpu":
         from numba import cuda
@@ -43,13 +58,7 @@ def namespace(backend):
         compile_ = cuda.jit(device=True, inline=True)
     else:
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
-
-    ns = {"math": math, "__builtins__": __builtins__}
-    ns.update({k: getattr(ops, k) for k in dir(ops) if k.isupper()})
-    ns.update(rounding.PRIMITIVES)
-    for name in ops.COMPOSITE_NAMES:
-        ns[name] = compile_(_rebind(getattr(ops, name), ns))
-    return ns
+    return build_namespace(rounding.PRIMITIVES, compile_)
 
 
 def public_names():

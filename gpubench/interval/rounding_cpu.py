@@ -149,6 +149,23 @@ def cos_up(a):
     return min(up_ulps(math.cos(a), TRANSCENDENTAL_ULPS), 1.0)
 
 
+# Round-to-nearest arithmetic spelled out, so that code shared with the GPU
+# (where a*b + c would be contracted into an FMA) computes bit-identical values.
+@njit(error_model="numpy")
+def add_rn(a, b):
+    return a + b
+
+
+@njit(error_model="numpy")
+def mul_rn(a, b):
+    return a * b
+
+
+@njit(error_model="numpy")
+def div_rn(a, b):
+    return a / b
+
+
 @njit
 def _flushes_subnormals(tiny):
     return tiny / 2.0 == 0.0
@@ -171,6 +188,6 @@ PRIMITIVES = {
     name: globals()[name]
     for name in (
         "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up"
+        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up add_rn mul_rn div_rn"
     ).split()
 }

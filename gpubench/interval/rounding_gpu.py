@@ -125,6 +125,18 @@ if config.ENABLE_CUDASIM:
     def _next_up(x):
         return math.nextafter(x, math.inf)
 
+    def dadd_rn(a, b):
+        return a + b
+
+    def dmul_rn(a, b):
+        return a * b
+
+    def ddiv_rn(a, b):
+        try:
+            return a / b
+        except ZeroDivisionError:
+            return _div(a, b, True)
+
     def _next_dn(x):
         return math.nextafter(x, -math.inf)
 
@@ -138,6 +150,9 @@ else:
     ddiv_rd = libdevice.ddiv_rd
     ddiv_ru = libdevice.ddiv_ru
     dsqrt_rd = libdevice.dsqrt_rd
+    dadd_rn = libdevice.dadd_rn
+    dmul_rn = libdevice.dmul_rn
+    ddiv_rn = libdevice.ddiv_rn
     dsqrt_ru = libdevice.dsqrt_ru
     _sin = libdevice.sin
     _cos = libdevice.cos
@@ -212,6 +227,21 @@ def sqrt_up(a):
 
 
 @_device
+def add_rn(a, b):
+    return dadd_rn(a, b)
+
+
+@_device
+def mul_rn(a, b):
+    return dmul_rn(a, b)
+
+
+@_device
+def div_rn(a, b):
+    return ddiv_rn(a, b)
+
+
+@_device
 def _dn(x, k):
     for _ in range(k):
         x = _next_dn(x)
@@ -269,6 +299,6 @@ PRIMITIVES = {
     name: globals()[name]
     for name in (
         "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up"
+        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up add_rn mul_rn div_rn"
     ).split()
 }

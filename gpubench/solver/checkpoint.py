@@ -1,0 +1,72 @@
+"""Checkpoints of a running search: written atomically, verified on resume.
+
+A checkpoint is one ``.npz`` file with the region list, the selected region of
+every iteration, GUB, the counters and the history, plus the settings it was
+made with.  It is written to a temporary file in the same directory and moved
+into place with ``os.replace``, so a kill at any moment leaves either the old
+or the new checkpoint, never a partial one.
+"""
+import json
+import os
+
+import numpy as np
+
+from ..forms import InputError
+
+FORMAT = 1
+
+
+def _fingerprint(search):
+    s = search.settings
+    return {"format": FORMAT, "function": search.fn.name, "dim": search.dim,
+            "split_dims": s.split_dims, "parts": s.parts, "tol": s.tol, "samples": s.samples}
+
+
+def save(path, search):
+    st = search.state
+    arrays = {
+        "sidx": st.sidx, "itr": st.itr, "cyc": st.cyc, "lb": st.lb, "open": st.open,
+        "sel_lo": np.array(st.sel_lo).reshape(len(st.sel_lo), search.dim),
+        "sel_hi": np.array(st.sel_hi).reshape(len(st.sel_hi), search.dim),
+        "sel_cyc": np.array(st.sel_cyc, dtype=np.int64),
+        "hist_glb": np.array(st.hist_glb), "hist_gub": np.array(st.hist_gub),
+        "hist_size": np.array(st.hist_size, dtype=np.int64),
+    }
+    scalars = {"gub": st.gub, "best_iteration": st.best_iteration, "best_index": st.best_index,
+               "iteration": st.iteration, "nfev": st.nfev, "njev": st.njev, "seconds": st.seconds}
+    meta = json.dumps({"fingerprint": _fingerprint(search), "scalars": scalars})
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        np.savez(f, meta=np.array(meta), **arrays)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def restore(path, search):
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            arrays = {k: data[k] for k in data.files if k != "meta"}
+    except FileNotFoundError:
+        raise InputError(f"checkpoint {path!r} does not exist") from None
+    except Exception as exc:  # truncated, not an npz, wrong keys ...
+        raise InputError(f"checkpoint {path!r} is unreadable ({type(exc).__name__})") from None
+    want = _fingerprint(search)
+    got = meta.get("fingerprint", {})
+    if got != want:
+        diff = ", ".join(f"{k}={got.get(k)!r} (run has {want[k]!r})" for k in want if got.get(k) != want[k])
+        raise InputError(f"checkpoint {path!r} was made with other settings: {diff}")
+    st = search.state
+    st.sidx, st.itr, st.cyc = arrays["sidx"], arrays["itr"], arrays["cyc"]
+    st.lb, st.open = arrays["lb"], arrays["open"].astype(bool)
+    st.sel_lo = list(arrays["sel_lo"])
+    st.sel_hi = list(arrays["sel_hi"])
+    st.sel_cyc = [int(c) for c in arrays["sel_cyc"]]
+    st.hist_glb = arrays["hist_glb"].tolist()
+    st.hist_gub = arrays["hist_gub"].tolist()
+    st.hist_size = arrays["hist_size"].tolist()
+    for k, v in meta["scalars"].items():
+        setattr(st, k, v)

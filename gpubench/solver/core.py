@@ -1,0 +1,258 @@
+"""The complete and rigorous search of Zhang, Shan & Cagan (2026), paper 000, Section 3.
+
+    G. Zhang, Q. Shan, J. Cagan, "Global optimization tailored for GPUs: complete
+    and rigorous search for large-scale nonlinear minimization", PNAS Nexus 5(4),
+    pgag103 (2026).
+
+Each iteration (Section 3.1):
+
+1. select the open region of L with the smallest lower bound and remove it;
+2. sample: ``samples`` points evenly spaced inside the diagonal of every
+   subregion (t = m/(samples+1)), evaluated as degenerate intervals; the
+   smallest upper bound updates GUB, an upper bound of the global minimum;
+3. prune L: drop every region whose lower bound exceeds GUB;
+4. partition the selected region (variable cycling, :mod:`.partition`) and drop
+   a subregion when its interval lower bound exceeds GUB, or when its interval
+   gradient shows DLB_i > 0 while its lower edge i is not on the domain's lower
+   bound, or DUB_i < 0 while its upper edge i is not on the domain's upper bound
+   (where the function is not differentiable in the box its gradient form
+   returns (-inf, inf), so the test is skipped);
+5. insert the survivors into L.
+
+A region is *open* while some coordinate is at least ``tol`` wide; the search
+stops when no open region is left (converged), or at ``max_iterations`` or
+``time_limit``.  The output regions are all of L; GLB is their smallest lower
+bound, so GLB <= f* <= GUB.
+
+L holds, per region, only (subregion index, iteration index, cycling index,
+lower bound) plus an open flag (Section 3.2); the selected region of each
+iteration is kept so that any region's bounds can be rebuilt exactly.
+"""
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..forms import InputError
+from ..result import OptimizeResult
+from . import checkpoint as ckpt
+from . import sweep as sweeps
+from .partition import PartitionRule, child_box, child_max_width
+
+ROOT = -1
+
+
+@dataclass
+class Settings:
+    split_dims: int = 10
+    parts: int = 4
+    tol: float = 1e-4
+    samples: int = 10
+    max_iterations: int = None
+    time_limit: float = None
+
+    def validate(self):
+        for name in ("split_dims", "parts", "samples"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise InputError(f"{name} must be an integer, got {v!r}")
+        if self.split_dims < 1:
+            raise InputError(f"split_dims must be at least 1, got {self.split_dims}")
+        if self.parts < 2:
+            raise InputError(f"parts must be at least 2, got {self.parts}")
+        if self.samples < 1:
+            raise InputError(f"samples must be at least 1, got {self.samples}")
+        if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and self.tol > 0):
+            raise InputError(f"tol must be a positive number, got {self.tol!r}")
+        if self.max_iterations is not None and self.max_iterations < 0:
+            raise InputError("max_iterations must be >= 0")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise InputError("time_limit must be a positive number of seconds")
+        if self.parts ** self.split_dims > 2**31:
+            raise InputError(f"parts**split_dims = {self.parts ** self.split_dims} subregions per "
+                             f"iteration is too many (at most 2**31)")
+
+
+@dataclass
+class State:
+    """Everything needed to continue a search; what a checkpoint holds."""
+    sidx: np.ndarray
+    itr: np.ndarray
+    cyc: np.ndarray
+    lb: np.ndarray
+    open: np.ndarray
+    sel_lo: list = field(default_factory=list)
+    sel_hi: list = field(default_factory=list)
+    sel_cyc: list = field(default_factory=list)
+    gub: float = math.inf
+    best_iteration: int = -1
+    best_index: int = -1
+    iteration: int = 0
+    nfev: int = 0
+    njev: int = 0
+    seconds: float = 0.0
+    hist_glb: list = field(default_factory=list)
+    hist_gub: list = field(default_factory=list)
+    hist_size: list = field(default_factory=list)
+
+    @classmethod
+    def initial(cls, dom_lo, dom_hi, tol):
+        wide = bool(np.max(dom_hi - dom_lo) >= tol)
+        return cls(sidx=np.array([0], dtype=np.int64), itr=np.array([ROOT], dtype=np.int64),
+                   cyc=np.array([0], dtype=np.int64), lb=np.array([-math.inf]),
+                   open=np.array([wide]))
+
+
+class Search:
+    """One search of one function; ``run`` continues it until a stopping rule holds."""
+
+    def __init__(self, fn, dim, backend="auto", settings=None):
+        self.fn = fn
+        self.dim = dim
+        self.settings = settings or Settings()
+        self.settings.validate()
+        # a maximiser searches -f; results are reported back in f's sense
+        self.maximise = fn.sense == "max"
+        self.definition = fn.definition.negated() if self.maximise else fn.definition
+        self.dom_lo, self.dom_hi = fn.bounds(dim)
+        self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
+        self.sweep = sweeps.make(backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
+        self.backend = self.sweep.name
+        self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
+
+    # -------------------------------------------------------------- locations
+    def region(self, itr, sidx):
+        if itr == ROOT:
+            return self.dom_lo.copy(), self.dom_hi.copy()
+        st = self.state
+        return child_box(st.sel_lo[itr], st.sel_hi[itr], self.rule.plan(st.sel_cyc[itr]), sidx)
+
+    def sample_point(self, itr, sidx, m):
+        lo, hi = self.region(itr, sidx)
+        t = float(m) / float(self.settings.samples + 1)
+        return np.minimum(np.maximum(lo + t * (hi - lo), lo), hi)
+
+    # -------------------------------------------------------------- the loop
+    def run(self, progress=None, checkpoint=None, checkpoint_every=30.0):
+        st, cfg = self.state, self.settings
+        started = time.perf_counter() - st.seconds
+        last_save = time.perf_counter()
+        message = ""
+        while True:
+            if not st.open.any():
+                message = "converged: every region is narrower than tol"
+                break
+            if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
+                message = "stopped at max_iterations"
+                break
+            if cfg.time_limit is not None and time.perf_counter() - started >= cfg.time_limit:
+                message = "stopped at time_limit"
+                break
+            self._iterate()
+            st.seconds = time.perf_counter() - started
+            if progress is not None:
+                progress(st)
+            if checkpoint and time.perf_counter() - last_save >= checkpoint_every:
+                ckpt.save(checkpoint, self)
+                last_save = time.perf_counter()
+        st.seconds = time.perf_counter() - started
+        if checkpoint:
+            ckpt.save(checkpoint, self)
+        return self.result(message)
+
+    def _iterate(self):
+        st, cfg = self.state, self.settings
+        # 1. select the open region with the smallest lower bound (first on ties)
+        candidates = np.flatnonzero(st.open)
+        j = candidates[np.argmin(st.lb[candidates])]
+        sel_lo, sel_hi = self.region(st.itr[j], st.sidx[j])
+        cyc = int(st.cyc[j])
+        keep = np.ones(st.lb.size, dtype=bool)
+        keep[j] = False
+        plan = self.rule.plan(cyc)
+        count = plan.count
+        # 2 + 4. sample and bound every subregion
+        lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, st.gub, count)
+        st.nfev += count * (cfg.samples + 1)
+        st.njev += int(grad.sum(dtype=np.int64))
+        it = st.iteration
+        r_best = int(np.argmin(ub))
+        if ub[r_best] < st.gub:
+            st.gub = float(ub[r_best])
+            st.best_iteration, st.best_index = it, r_best
+        # 3. prune L with the updated GUB
+        keep &= ~(st.lb > st.gub)
+        # 5. survivors, in subregion order so that runs are deterministic
+        survivors = np.flatnonzero(~(lb > st.gub) & (lb != math.inf))
+        child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
+        st.sidx = np.concatenate([st.sidx[keep], survivors.astype(np.int64)])
+        st.itr = np.concatenate([st.itr[keep], np.full(survivors.size, it, dtype=np.int64)])
+        st.cyc = np.concatenate([st.cyc[keep], np.full(survivors.size, self.rule.next_cycling_index(cyc),
+                                                       dtype=np.int64)])
+        st.lb = np.concatenate([st.lb[keep], lb[survivors]])
+        st.open = np.concatenate([st.open[keep], np.full(survivors.size, child_open)])
+        st.sel_lo.append(sel_lo)
+        st.sel_hi.append(sel_hi)
+        st.sel_cyc.append(cyc)
+        st.iteration = it + 1
+        if st.lb.size == 0:
+            raise RuntimeError("every region was ruled out: the interval forms or the tests are wrong")
+        st.hist_glb.append(float(st.lb.min()))
+        st.hist_gub.append(st.gub)
+        st.hist_size.append(int(st.lb.size))
+
+    # -------------------------------------------------------------- output
+    def result(self, message=""):
+        st = self.state
+        order = np.lexsort((st.sidx, st.itr))
+        boxes = [self.region(st.itr[q], st.sidx[q]) for q in order]
+        regions_lo = np.array([b[0] for b in boxes]).reshape(len(boxes), self.dim)
+        regions_hi = np.array([b[1] for b in boxes]).reshape(len(boxes), self.dim)
+        glb, gub = float(st.lb.min()), st.gub
+        x = fun = None
+        if st.best_iteration >= 0:
+            x, fun = self._best_sample()
+        if self.maximise:  # searched -f: f* lies in [-gub, -glb]
+            glb, gub = -gub, -glb
+        return OptimizeResult(
+            function=self.fn.name, dim=self.dim, method="interval", backend=self.backend,
+            x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi,
+            iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
+            converged=not st.open.any(), message=message,
+            history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size)},
+            options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
+                     "tol": self.settings.tol, "samples": self.settings.samples,
+                     "max_iterations": self.settings.max_iterations,
+                     "time_limit": self.settings.time_limit,
+                     "partition": self.rule.describe()})
+
+    def _best_sample(self):
+        st = self.state
+        points = [self.sample_point(st.best_iteration, st.best_index, m)
+                  for m in range(1, self.settings.samples + 1)]
+        values = [self.fn.point(p) for p in points]
+        k = int(np.argmax(values) if self.maximise else np.argmin(values))
+        return points[k], float(values[k])
+
+
+def solve(function, dim, backend="auto", split_dims=10, parts=4, tol=1e-4, samples=10,
+          max_iterations=None, time_limit=None, checkpoint=None, resume=None,
+          checkpoint_every=30.0, progress=None):
+    """Enclose the global minimum (maximum for ``sense="max"``) of ``function`` rigorously.
+
+    Returns an :class:`~gpubench.result.OptimizeResult` whose ``regions`` hold
+    every global optimiser and with ``glb <= f* <= gub``.  ``resume`` continues
+    from a checkpoint file written with ``checkpoint``.
+    """
+    from .. import functions
+    from ..forms import check_dim
+    fn = functions.get(function)
+    dim = check_dim(dim)
+    settings = Settings(split_dims=split_dims, parts=parts, tol=tol, samples=samples,
+                        max_iterations=max_iterations, time_limit=time_limit)
+    search = Search(fn, dim, backend=backend, settings=settings)
+    if resume is not None:
+        ckpt.restore(resume, search)
+    return search.run(progress=progress, checkpoint=checkpoint or resume,
+                      checkpoint_every=checkpoint_every)

@@ -1,0 +1,134 @@
+"""The subregion sweep: one thread (or loop step) per subregion of the selected region.
+
+The source below is appended to the function's generated module (see
+:func:`gpubench.codegen.load`), so it calls the function's ``interval`` and
+``interval_gradient`` forms directly and is compiled and cached with them.
+``evaluate_subregion`` is written once and shared by the CPU driver (numba
+``prange`` over chunks) and the CUDA kernel (one thread per subregion, SPSD:
+each thread decodes its own subregion from its index and the selected region).
+"""
+from functools import lru_cache
+
+SHARED = '''
+@device
+def _cut(lo, hi, j, parts):
+    if j <= 0:
+        return lo
+    if j >= parts:
+        return hi
+    b = add_rn(lo, div_rn(mul_rn(add_rn(hi, -lo), float(j)), float(parts)))
+    return min(max(b, lo), hi)
+
+
+@device
+def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
+                       lo, hi, x, glo, ghi, wlo, whi):
+    """(lower bound or inf if ruled out, best sampled upper bound, gradient evaluated?)."""
+    n = sel_lo.shape[0]
+    for d in range(n):
+        lo[d] = sel_lo[d]
+        hi[d] = sel_hi[d]
+    q = r
+    for j in range(dims.shape[0]):
+        d = dims[j]
+        l = q % parts
+        q = q // parts
+        lo[d] = _cut(sel_lo[d], sel_hi[d], l, parts)
+        hi[d] = _cut(sel_lo[d], sel_hi[d], l + 1, parts)
+    # samples evenly spaced inside the diagonal, t = m/(samples+1), as degenerate intervals
+    best = math.inf
+    for m in range(1, samples + 1):
+        t = div_rn(float(m), float(samples + 1))
+        for d in range(n):
+            v = add_rn(lo[d], mul_rn(t, add_rn(hi[d], -lo[d])))
+            x[d] = min(max(v, lo[d]), hi[d])
+        slo, shi = interval(x, x, p)
+        if shi < best:
+            best = shi
+    flo, fhi = interval(lo, hi, p)
+    if flo != flo:  # undecided (NaN): keep the subregion
+        flo = -math.inf
+    # gub_prev and this subregion's own samples are valid upper bounds of the
+    # global minimum already; the host applies the iteration's final GUB later.
+    if flo > min(gub_prev, best):
+        return math.inf, best, 0
+    interval_gradient(lo, hi, p, glo, ghi, wlo, whi)
+    for d in range(n):
+        # the first-order condition cannot hold inside: f is monotone in x_d and
+        # the subregion does not touch the domain's edge where the minimum could sit
+        if glo[d] > 0.0 and lo[d] != dom_lo[d]:
+            return math.inf, best, 1
+        if ghi[d] < 0.0 and hi[d] != dom_hi[d]:
+            return math.inf, best, 1
+    return flo, best, 1
+'''
+
+CPU_DRIVER = '''
+from numba import njit as _njit, prange as _prange
+
+CHUNK = 512
+
+
+@_njit(parallel=True, cache=True, error_model="numpy")
+def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
+          out_lb, out_ub, out_grad):
+    n = sel_lo.shape[0]
+    k = out_lb.shape[0]
+    nchunks = (k + CHUNK - 1) // CHUNK
+    for c in _prange(nchunks):
+        lo = np.empty(n)
+        hi = np.empty(n)
+        x = np.empty(n)
+        glo = np.empty(n)
+        ghi = np.empty(n)
+        wlo = np.empty(n)
+        whi = np.empty(n)
+        for r in range(c * CHUNK, min(k, (c + 1) * CHUNK)):
+            lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
+                                           gub_prev, p, lo, hi, x, glo, ghi, wlo, whi)
+            out_lb[r] = lb
+            out_ub[r] = ub
+            out_grad[r] = g
+'''
+
+GPU_DRIVER = '''
+from numba import cuda as _cuda, float64 as _float64
+
+NMAX = {nmax}
+
+
+@_cuda.jit
+def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
+          out_lb, out_ub, out_grad):
+    r = _cuda.grid(1)
+    if r < out_lb.shape[0]:
+        n = sel_lo.shape[0]
+        lo = _cuda.local.array(NMAX, _float64)
+        hi = _cuda.local.array(NMAX, _float64)
+        x = _cuda.local.array(NMAX, _float64)
+        glo = _cuda.local.array(NMAX, _float64)
+        ghi = _cuda.local.array(NMAX, _float64)
+        wlo = _cuda.local.array(NMAX, _float64)
+        whi = _cuda.local.array(NMAX, _float64)
+        lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
+                                       gub_prev, p, lo[:n], hi[:n], x[:n], glo[:n], ghi[:n],
+                                       wlo[:n], whi[:n])
+        out_lb[r] = lb
+        out_ub[r] = ub
+        out_grad[r] = g
+'''
+
+
+def nmax_for(n):
+    """Compile-time size of the per-thread arrays: a power of two >= n (fewer variants)."""
+    m = 16
+    while m < n:
+        m *= 2
+    return m
+
+
+@lru_cache(maxsize=None)
+def extensions(backend, nmax=None):
+    if backend == "cpu":
+        return (SHARED, CPU_DRIVER)
+    return (SHARED, GPU_DRIVER.format(nmax=nmax))

@@ -1,0 +1,85 @@
+"""Host side of the subregion sweep, per backend: allocate, launch, bring results back."""
+import numpy as np
+
+from .. import codegen
+from . import kernels
+
+
+class CpuSweep:
+    """numba ``prange`` over chunks of subregions, on every CPU core."""
+    name = "cpu"
+
+    def __init__(self, definition, n, params, dom_lo, dom_hi):
+        self.module = codegen.load(definition, "cpu", kernels.extensions("cpu"))
+        self.params = np.ascontiguousarray(params)
+        self.dom_lo, self.dom_hi = dom_lo, dom_hi
+
+    def __call__(self, sel_lo, sel_hi, dims, parts, samples, gub_prev, count):
+        out_lb = np.empty(count)
+        out_ub = np.empty(count)
+        out_grad = np.empty(count, dtype=np.int8)
+        self.module.sweep(sel_lo, sel_hi, self.dom_lo, self.dom_hi, np.asarray(dims, dtype=np.int64),
+                          parts, samples, gub_prev, self.params, out_lb, out_ub, out_grad)
+        return out_lb, out_ub, out_grad
+
+
+class CudaSweep:
+    """One CUDA thread per subregion; only the selected region travels to the GPU (SPSD)."""
+    name = "cuda"
+    threads_per_block = 128
+
+    def __init__(self, definition, n, params, dom_lo, dom_hi):
+        from numba import cuda
+        self.cuda = cuda
+        self.module = codegen.load(definition, "gpu", kernels.extensions("gpu", kernels.nmax_for(n)))
+        self.params = cuda.to_device(np.ascontiguousarray(params))
+        self.dom_lo = cuda.to_device(dom_lo)
+        self.dom_hi = cuda.to_device(dom_hi)
+        self._capacity = 0
+
+    def _ensure(self, count):
+        if count > self._capacity:
+            cuda = self.cuda
+            self.d_lb = cuda.device_array(count)
+            self.d_ub = cuda.device_array(count)
+            self.d_grad = cuda.device_array(count, dtype=np.int8)
+            self.h_lb = cuda.pinned_array(count)
+            self.h_ub = cuda.pinned_array(count)
+            self.h_grad = cuda.pinned_array(count, dtype=np.int8)
+            self._capacity = count
+
+    def __call__(self, sel_lo, sel_hi, dims, parts, samples, gub_prev, count):
+        cuda = self.cuda
+        self._ensure(count)
+        d_lb, d_ub, d_grad = self.d_lb[:count], self.d_ub[:count], self.d_grad[:count]
+        blocks = (count + self.threads_per_block - 1) // self.threads_per_block
+        self.module.sweep[blocks, self.threads_per_block](
+            cuda.to_device(sel_lo), cuda.to_device(sel_hi), self.dom_lo, self.dom_hi,
+            cuda.to_device(np.asarray(dims, dtype=np.int64)), parts, samples, gub_prev,
+            self.params, d_lb, d_ub, d_grad)
+        d_lb.copy_to_host(self.h_lb[:count])
+        d_ub.copy_to_host(self.h_ub[:count])
+        d_grad.copy_to_host(self.h_grad[:count])
+        return self.h_lb[:count].copy(), self.h_ub[:count].copy(), self.h_grad[:count].copy()
+
+
+def gpu_available():
+    try:
+        from numba import cuda
+        return bool(cuda.is_available())
+    except Exception:  # no driver, no toolkit: no GPU
+        return False
+
+
+def make(backend, definition, n, params, dom_lo, dom_hi):
+    from ..forms import InputError
+    if backend == "auto":
+        backend = "cuda" if gpu_available() else "cpu"
+    if backend == "cpu":
+        return CpuSweep(definition, n, params, dom_lo, dom_hi)
+    if backend == "cuda":
+        from numba import config
+        if not (gpu_available() or config.ENABLE_CUDASIM):
+            raise InputError("--backend cuda: no CUDA GPU is available here (try --backend cpu)")
+        return CudaSweep(definition, n, params, dom_lo, dom_hi)
+    raise InputError(f"unknown backend {backend!r}; expected cpu, cuda or auto")
