@@ -189,4 +189,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the imported module's main: subcommands register on gpubench.cli, not on __main__
+    from gpubench.cli import main as _main
+    sys.exit(_main())
