@@ -1,0 +1,50 @@
+"""Run the rigorous solver on the GPU host and store one JSON record per solve.
+
+    python scripts/gpu_solver_runs.py OUTDIR levy:50 levy:100 rosenbrock:50 ...
+
+Each case is solved twice: the first (cold) call includes JIT compilation,
+the second (warm) is the time to report.  Records carry the environment.
+"""
+import json
+import os
+import sys
+import time
+
+from gpubench import environment
+from gpubench.solver import solve
+
+
+def main(outdir, cases, repeat_warm=1):
+    os.makedirs(outdir, exist_ok=True)
+    env = environment.capture()
+    summary = []
+    for case in cases:
+        name, n = case.split(":")
+        n = int(n)
+        t0 = time.perf_counter()
+        cold = solve(name, n, backend="cuda")
+        cold_s = time.perf_counter() - t0
+        warm = []
+        for _ in range(repeat_warm):
+            t0 = time.perf_counter()
+            r = solve(name, n, backend="cuda")
+            warm.append(time.perf_counter() - t0)
+        rec = {"function": name, "dim": n, "backend": "cuda", "settings": r.options,
+               "iterations": r.iterations, "n_regions": r.n_regions, "glb": r.glb, "gub": r.gub,
+               "fun": r.fun, "nfev": r.nfev, "njev": r.njev, "converged": r.converged,
+               "seconds_cold": cold_s, "seconds_warm": warm, "solver_seconds_warm": r.seconds,
+               "cold_matches_warm": cold.iterations == r.iterations and cold.n_regions == r.n_regions,
+               "history": r.history, "regions": r.regions(), "environment": env}
+        path = os.path.join(outdir, f"{name}_n{n}.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(rec, f)
+        os.replace(path + ".tmp", path)
+        line = (f"{name:12s} n={n:4d} its={r.iterations:4d} regions={r.n_regions:3d} "
+                f"glb={r.glb:.3e} gub={r.gub:.3e} cold={cold_s:7.2f}s warm={min(warm):7.3f}s")
+        print(line, flush=True)
+        summary.append(line)
+    return summary
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
