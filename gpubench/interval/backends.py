@@ -55,7 +55,9 @@ def namespace(backend):
 
         from . import rounding_gpu as rounding
 
-        compile_ = cuda.jit(device=True, inline=True)
+        # Forcing inline=True on every composite op made NVVM take minutes on
+        # functions with many isin calls; NVVM still inlines small ones itself.
+        compile_ = cuda.jit(device=True)
     else:
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     return build_namespace(rounding.PRIMITIVES, compile_)

@@ -2,7 +2,7 @@
 
 Every function here takes and returns intervals as ``(lo, hi)`` pairs of
 float64 and calls only the primitives named in ``PRIMITIVE_NAMES`` (``add_dn``,
-``mul_up``, ``sin_dn`` ...).  ``gpubench.interval.backends`` compiles this one
+``mul_up``, ``sin_enc`` ...).  ``gpubench.interval.backends`` compiles this one
 source twice: with the CPU primitives under ``numba.njit`` and with the GPU
 primitives as numba-cuda device functions.  So both backends run the same case
 analysis, and a fix here fixes both.
@@ -18,7 +18,7 @@ import math
 
 PRIMITIVE_NAMES = (
     "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-    "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up"
+    "exp_dn exp_up log_dn log_up sin_enc cos_enc"
 ).split()
 
 INF = math.inf
@@ -250,11 +250,13 @@ def isin(alo, ahi):
     if is_empty(alo, ahi):
         return NAN, NAN
     if alo == ahi:
-        return sin_dn(alo), sin_up(alo)
+        return sin_enc(alo)
     if add_dn(ahi, -alo) >= TWO_PI_HI:
         return -1.0, 1.0
-    lo = -1.0 if _hits(alo, ahi, -HALF_PI_HI, -HALF_PI_LO) else min(sin_dn(alo), sin_dn(ahi))
-    hi = 1.0 if _hits(alo, ahi, HALF_PI_LO, HALF_PI_HI) else max(sin_up(alo), sin_up(ahi))
+    a_lo, a_hi = sin_enc(alo)
+    b_lo, b_hi = sin_enc(ahi)
+    lo = -1.0 if _hits(alo, ahi, -HALF_PI_HI, -HALF_PI_LO) else min(a_lo, b_lo)
+    hi = 1.0 if _hits(alo, ahi, HALF_PI_LO, HALF_PI_HI) else max(a_hi, b_hi)
     return lo, hi
 
 
@@ -262,11 +264,13 @@ def icos(alo, ahi):
     if is_empty(alo, ahi):
         return NAN, NAN
     if alo == ahi:
-        return cos_dn(alo), cos_up(alo)
+        return cos_enc(alo)
     if add_dn(ahi, -alo) >= TWO_PI_HI:
         return -1.0, 1.0
-    lo = -1.0 if _hits(alo, ahi, PI_LO, PI_HI) else min(cos_dn(alo), cos_dn(ahi))
-    hi = 1.0 if _hits(alo, ahi, 0.0, 0.0) else max(cos_up(alo), cos_up(ahi))
+    a_lo, a_hi = cos_enc(alo)
+    b_lo, b_hi = cos_enc(ahi)
+    lo = -1.0 if _hits(alo, ahi, PI_LO, PI_HI) else min(a_lo, b_lo)
+    hi = 1.0 if _hits(alo, ahi, 0.0, 0.0) else max(a_hi, b_hi)
     return lo, hi
 
 

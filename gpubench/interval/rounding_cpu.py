@@ -57,6 +57,10 @@ def next_dn(x):
 
 @njit(error_model="numpy")
 def up_ulps(x, k):
+    # away from 0, subnormals and overflow, k ulps up is k steps of the bit pattern
+    if 1e-300 < abs(x) < 1e300:
+        b = _f64_bits(x)
+        return _bits_f64(b + k if x > 0.0 else b - k)
     for _ in range(k):
         x = next_up(x)
     return x
@@ -64,9 +68,7 @@ def up_ulps(x, k):
 
 @njit(error_model="numpy")
 def dn_ulps(x, k):
-    for _ in range(k):
-        x = next_dn(x)
-    return x
+    return -up_ulps(-x, k)
 
 
 @njit(error_model="numpy")
@@ -130,23 +132,17 @@ def log_up(a):
 
 
 @njit(error_model="numpy")
-def sin_dn(a):
-    return max(dn_ulps(math.sin(a), TRANSCENDENTAL_ULPS), -1.0)
+def sin_enc(a):
+    """(lo, hi) around sin(a): one libm call, stepped both ways."""
+    v = math.sin(a)
+    return max(dn_ulps(v, TRANSCENDENTAL_ULPS), -1.0), min(up_ulps(v, TRANSCENDENTAL_ULPS), 1.0)
 
 
 @njit(error_model="numpy")
-def sin_up(a):
-    return min(up_ulps(math.sin(a), TRANSCENDENTAL_ULPS), 1.0)
-
-
-@njit(error_model="numpy")
-def cos_dn(a):
-    return max(dn_ulps(math.cos(a), TRANSCENDENTAL_ULPS), -1.0)
-
-
-@njit(error_model="numpy")
-def cos_up(a):
-    return min(up_ulps(math.cos(a), TRANSCENDENTAL_ULPS), 1.0)
+def cos_enc(a):
+    """(lo, hi) around cos(a): one libm call, stepped both ways."""
+    v = math.cos(a)
+    return max(dn_ulps(v, TRANSCENDENTAL_ULPS), -1.0), min(up_ulps(v, TRANSCENDENTAL_ULPS), 1.0)
 
 
 # Round-to-nearest arithmetic spelled out, so that code shared with the GPU
@@ -188,6 +184,6 @@ PRIMITIVES = {
     name: globals()[name]
     for name in (
         "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up add_rn mul_rn div_rn"
+        "exp_dn exp_up log_dn log_up sin_enc cos_enc add_rn mul_rn div_rn"
     ).split()
 }

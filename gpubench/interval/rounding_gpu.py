@@ -17,6 +17,7 @@ ulp margins or FMA behaviour, which ``tests/test_ptx.py`` and the real-GPU check
 cover instead.
 """
 import math
+import struct
 from fractions import Fraction
 
 from numba import config, cuda
@@ -125,6 +126,12 @@ if config.ENABLE_CUDASIM:
     def _next_up(x):
         return math.nextafter(x, math.inf)
 
+    def _as_bits(x):
+        return struct.unpack("<q", struct.pack("<d", x))[0]
+
+    def _from_bits(b):
+        return struct.unpack("<d", struct.pack("<q", b))[0]
+
     def dadd_rn(a, b):
         return a + b
 
@@ -158,6 +165,8 @@ else:
     _cos = libdevice.cos
     _exp = libdevice.exp
     _log = libdevice.log
+    _as_bits = libdevice.double_as_longlong
+    _from_bits = libdevice.longlong_as_double
 
     @cuda.jit(device=True, inline=True)
     def _next_up(x):
@@ -242,17 +251,19 @@ def div_rn(a, b):
 
 
 @_device
-def _dn(x, k):
+def _up(x, k):
+    # away from 0, subnormals and overflow, k ulps up is k steps of the bit pattern
+    if 1e-300 < abs(x) < 1e300:
+        b = _as_bits(x)
+        return _from_bits(b + k if x > 0.0 else b - k)
     for _ in range(k):
-        x = _next_dn(x)
+        x = _next_up(x)
     return x
 
 
 @_device
-def _up(x, k):
-    for _ in range(k):
-        x = _next_up(x)
-    return x
+def _dn(x, k):
+    return -_up(-x, k)
 
 
 @_device
@@ -276,29 +287,23 @@ def log_up(a):
 
 
 @_device
-def sin_dn(a):
-    return max(_dn(_sin(a), SIN_COS_ULPS), -1.0)
+def sin_enc(a):
+    """(lo, hi) around sin(a): one CUDA sin, widened both ways."""
+    v = _sin(a)
+    return max(_dn(v, SIN_COS_ULPS), -1.0), min(_up(v, SIN_COS_ULPS), 1.0)
 
 
 @_device
-def sin_up(a):
-    return min(_up(_sin(a), SIN_COS_ULPS), 1.0)
-
-
-@_device
-def cos_dn(a):
-    return max(_dn(_cos(a), SIN_COS_ULPS), -1.0)
-
-
-@_device
-def cos_up(a):
-    return min(_up(_cos(a), SIN_COS_ULPS), 1.0)
+def cos_enc(a):
+    """(lo, hi) around cos(a): one CUDA cos, widened both ways."""
+    v = _cos(a)
+    return max(_dn(v, SIN_COS_ULPS), -1.0), min(_up(v, SIN_COS_ULPS), 1.0)
 
 
 PRIMITIVES = {
     name: globals()[name]
     for name in (
         "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-        "exp_dn exp_up log_dn log_up sin_dn sin_up cos_dn cos_up add_rn mul_rn div_rn"
+        "exp_dn exp_up log_dn log_up sin_enc cos_enc add_rn mul_rn div_rn"
     ).split()
 }
