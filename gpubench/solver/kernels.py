@@ -120,8 +120,12 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
 
 
 def nmax_for(n):
-    """Compile-time size of the per-thread arrays: a power of two >= n (fewer variants)."""
-    m = 16
+    """Compile-time size of the per-thread arrays: a power of two >= n, at least 128.
+
+    One size for every n <= 128 means one compilation serves n = 50 and n = 100;
+    only the first n entries are ever touched.
+    """
+    m = 128
     while m < n:
         m *= 2
     return m
