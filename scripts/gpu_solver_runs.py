@@ -37,10 +37,11 @@ def main(outdir, cases):
                "fun": r.fun, "nfev": r.nfev, "njev": r.njev, "converged": r.converged,
                "seconds_first_iteration_cold": cold_s, "seconds_warm": warm, "solver_seconds_warm": r.seconds,
                "history": r.history, "regions": r.regions(), "environment": env}
-        path = os.path.join(outdir, f"{name}_n{n}.json")
-        with open(path + ".tmp", "w") as f:
-            json.dump(rec, f)
-        os.replace(path + ".tmp", path)
+        # one JSON line per case, appended whole: a killed run keeps every finished case
+        with open(os.path.join(outdir, "records.jsonl"), "a") as f:
+            f.write(json.dumps(rec) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
         line = (f"{name:12s} n={n:4d} its={r.iterations:4d} regions={r.n_regions:3d} "
                 f"glb={r.glb:.3e} gub={r.gub:.3e} cold={cold_s:7.2f}s warm={min(warm):7.3f}s")
         print(line, flush=True)
