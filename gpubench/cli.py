@@ -163,7 +163,7 @@ def command(register):
 
 def _load_extra_commands():
     import importlib
-    for mod in ("gpubench.solver.cli", "gpubench.demo"):
+    for mod in ("gpubench.solver.cli", "gpubench.runner", "gpubench.report", "gpubench.demo"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:

@@ -1,0 +1,492 @@
+"""``gpubench reproduce EXPERIMENT``: run an experiment's cases and store one record each.
+
+An experiment (``experiments/*.toml``, see :mod:`gpubench.experiments_loader`)
+expands into cases: function x dimension x method entry x repetition.  Each
+case is run by ``gpubench.methods`` and stored as one JSON record,
+``results/<experiment>/<case-id>.json``, written to a temporary file in the
+same folder and renamed into place (``os.replace``), so a record is either
+complete or absent.  A rerun skips every case already stored: an interrupted
+sweep resumes where it stopped.  The case id names the method entry, function,
+n, variant and repetition, plus a hash of the method and its settings, so a
+changed setting is a new case.
+
+Scale-out (Dask distributed): ``--workers N`` starts a LocalCluster of N
+single-threaded worker processes (one per GPU on a GPU host:
+``dask_cuda.LocalCUDACluster`` when installed, otherwise one Nanny per worker
+with its own ``CUDA_VISIBLE_DEVICES``); ``--scheduler tcp://HOST:PORT`` uses a
+running cluster.  Workers only compute; records travel back and this process
+writes them, so a remote worker needs no shared disk.
+
+Records of the experiments of Zhang, Shan & Cagan (2026), PNAS Nexus 5(4)
+pgag103, hold what their tables print (iterations, output regions, time) and
+more: GLB, GUB, best value, evaluations, success against f*, the settings, and
+the environment (CPU, GPU and driver, Python and package versions, commit, date).
+"""
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cli import command
+from .forms import InputError
+
+SCHEMA = 1
+MAX_HISTORY = 2000          # history points kept per record (evenly thinned beyond)
+MAX_REGION_NUMBERS = 20000  # regions stored only when n_regions * n is at most this
+
+
+@dataclass(frozen=True)
+class Case:
+    experiment: str
+    variant: str
+    function: str
+    dim: int
+    key: str
+    method: str
+    label: str
+    settings: dict = field(hash=False)
+    repetition: int = 0
+    success_tol: float = 1e-6
+
+    @property
+    def case_id(self):
+        blob = json.dumps({"method": self.method, "settings": self.settings}, sort_keys=True)
+        h = hashlib.sha1(blob.encode()).hexdigest()[:8]
+        return f"{self.key}-{self.function}-n{self.dim}-{self.variant}-r{self.repetition}-{h}"
+
+    def describe(self):
+        return f"{self.key} {self.function} n={self.dim}" + (f" rep {self.repetition}" if self.repetition else "")
+
+
+def plan(experiment, quick=False, backend=None):
+    """The cases of one variant of ``experiment``, in run order.
+
+    ``backend`` (auto/cpu/cuda) replaces the ``backend`` setting of every method
+    entry that has one.
+    """
+    v = experiment.variant(quick)
+    cases = []
+    for dim in v.dims:
+        for function in v.functions:
+            for spec in v.methods:
+                settings = dict(spec.settings)
+                if backend is not None and "backend" in settings:
+                    settings["backend"] = backend
+                for rep in range(v.repetitions):
+                    cases.append(Case(experiment.id, v.name, function, dim, spec.key, spec.method,
+                                      spec.label, settings, rep, experiment.success_tol))
+    return cases
+
+
+# ---------------------------------------------------------------- one case
+_ENV = {}
+
+
+def environment():
+    """The environment of this process (computed once): machine, GPU, versions, commit."""
+    if not _ENV:
+        from importlib import metadata
+        from . import environment as env
+        e = env.capture()
+        e.pop("argv", None)
+        for pkg in ("dask", "distributed", "matplotlib", "rich"):
+            try:
+                e["versions"][pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                e["versions"][pkg] = None
+        e["numba_cuda_simulator"] = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+        _ENV.update(e)
+    out = dict(_ENV)
+    import datetime
+    out["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return out
+
+
+def _finite(v):
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+
+
+def success(result, fstar, tol, sense="min"):
+    """(success, rule): rigorous methods by enclosure, the others by distance to f*."""
+    if result.glb is not None and result.gub is not None:
+        ok = bool(result.converged and result.glb <= fstar <= result.gub)
+        return ok, "converged and GLB <= f* <= GUB"
+    if result.fun is None:
+        return False, "no value"
+    gap = (result.fun - fstar) if sense == "min" else (fstar - result.fun)
+    return bool(gap <= tol), f"|best f - f*| <= {tol:g}"
+
+
+def _thin(history):
+    """At most MAX_HISTORY evenly spaced points of each per-iteration series, with their iterations."""
+    series = {k: v for k, v in history.items() if isinstance(v, list)}
+    lengths = {len(v) for k, v in series.items() if k in ("glb", "gub", "list_size")}
+    if len(lengths) != 1:
+        return history
+    n = lengths.pop()
+    if n <= MAX_HISTORY:
+        idx = list(range(n))
+    else:
+        step = (n - 1) / (MAX_HISTORY - 1)
+        idx = sorted({round(k * step) for k in range(MAX_HISTORY)})
+    out = dict(history)
+    for k in ("glb", "gub", "list_size"):
+        if k in series:
+            out[k] = [series[k][i] for i in idx]
+    out["iteration"] = [i + 1 for i in idx]
+    return out
+
+
+def run_case(case):
+    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
+    from . import functions, methods
+    env = environment()
+    fn = functions.get(case.function)
+    run = methods.get(case.method)
+    t0 = time.perf_counter()
+    result = run(fn, case.dim, **case.settings)
+    wall = time.perf_counter() - t0
+    fstar = fn.fstar(case.dim)
+    ok, rule = success(result, fstar, case.success_tol, fn.sense)
+    d = result.to_dict()
+    history = _thin(d.get("history") or {})
+    runs = d["options"].get("runs")
+    measured = {
+        "iterations": result.iterations,
+        "regions": result.n_regions if result.regions_lo is not None else None,
+        "glb": _finite(result.glb), "gub": _finite(result.gub),
+        "best_f": result.fun,
+        "evaluations": result.nfev, "gradient_evaluations": result.njev,
+        "seconds": result.seconds, "wall_seconds": wall,
+        "converged": result.converged, "message": result.message, "backend": result.backend,
+        "runs": runs, "runs_completed": history.get("runs_completed", runs),
+    }
+    record = {
+        "schema": SCHEMA,
+        "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
+        "key": case.key, "method": case.method, "label": case.label,
+        "function": case.function, "dim": case.dim, "sense": fn.sense, "repetition": case.repetition,
+        "settings": case.settings, "options": d["options"],
+        "measured": measured,
+        "fstar": fstar, "success": ok, "success_rule": rule,
+        "x": d["x"] if d["x"] is not None and len(d["x"]) <= 10000 else None,
+        "regions": d["regions"] if result.n_regions * case.dim <= MAX_REGION_NUMBERS else None,
+        "history": history,
+        "environment": env,
+    }
+    return json.loads(json.dumps(record, default=_json_default))
+
+
+def _json_default(v):
+    import numpy as np
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+# ---------------------------------------------------------------- storage
+def results_dir(path=None):
+    return Path(path or os.environ.get("GPUBENCH_RESULTS") or "results")
+
+
+def write_record(folder, record):
+    """Store ``record`` as ``folder/<case>.json`` atomically (temporary file, fsync, rename)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{record['case']}.json"
+    tmp = folder / f".{record['case']}.{os.getpid()}.tmp"
+    with open(tmp, "w") as fh:
+        json.dump(record, fh, indent=1)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, final)
+    return final
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_partial(folder):
+    """Remove temporary files left by a killed writer (one whose process is gone)."""
+    removed = 0
+    for p in Path(folder).glob(".*.tmp"):
+        try:
+            pid = int(p.name.rsplit(".", 2)[-2])
+        except (ValueError, IndexError):
+            pid = -1
+        if pid == os.getpid() or pid < 0 or not _pid_alive(pid):
+            p.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def load_records(folder):
+    """Every complete record in ``folder`` (a file that does not parse is skipped)."""
+    out = []
+    for p in sorted(Path(folder).glob("*.json")):
+        try:
+            with open(p) as fh:
+                rec = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if isinstance(rec, dict) and rec.get("case") == p.stem:
+            out.append(rec)
+    return out
+
+
+def stored_cases(folder):
+    return {r["case"] for r in load_records(folder)}
+
+
+# ---------------------------------------------------------------- progress
+class _PlainProgress:
+    """One line per event, for logs and pipes."""
+
+    def __init__(self, title, total, stream):
+        self.title, self.total, self.stream = title, total, stream
+        self.done = 0
+        self.t0 = time.perf_counter()
+
+    def _say(self, text):
+        print(text, file=self.stream, flush=True)
+
+    def start(self, cases):
+        if len(cases) == 1:
+            self._say(f"[{self.done + 1}/{self.total}] {cases[0].describe()} ...")
+
+    def finish(self, case, record):
+        self.done += 1
+        m = record["measured"]
+        bits = [f"{m['seconds']:.2f} s"]
+        if m.get("glb") is not None:
+            bits.append(f"GLB {m['glb']:.6g} GUB {m['gub']:.6g}, {m['iterations']} its, {m['regions']} region(s)")
+        elif m.get("best_f") is not None:
+            bits.append(f"best f {m['best_f']:.6g}")
+        bits.append("success" if record["success"] else "no success")
+        self._say(f"[{self.done}/{self.total}] {case.describe()}: {', '.join(bits)}; "
+                  f"elapsed {time.perf_counter() - self.t0:.1f} s")
+
+    def close(self):
+        pass
+
+
+class _RichProgress:
+    """A live bar on a terminal: cases done of total, the current case(s), elapsed time."""
+
+    def __init__(self, title, total, stream):
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                                   TimeElapsedColumn)
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.fields[title]}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"),
+                                 console=Console(file=stream), transient=False)
+        self.progress.start()
+        self.task = self.progress.add_task("", total=total, title=title)
+        self.running = {}
+
+    def start(self, cases):
+        for c in cases:
+            self.running[c.case_id] = c
+        self._show()
+
+    def _show(self):
+        cur = list(self.running.values())
+        text = cur[0].describe() if len(cur) == 1 else f"{len(cur)} cases running" if cur else ""
+        self.progress.update(self.task, description=text)
+
+    def finish(self, case, record):
+        self.running.pop(case.case_id, None)
+        m = record["measured"]
+        self.progress.console.print(f"  {case.describe()}: {m['seconds']:.2f} s, "
+                                    f"{'success' if record['success'] else 'no success'}")
+        self.progress.advance(self.task)
+        self._show()
+
+    def close(self):
+        self.progress.stop()
+
+
+def _progress(title, total, stream, fancy=None):
+    if fancy is None:
+        fancy = stream.isatty()
+    return (_RichProgress if fancy else _PlainProgress)(title, total, stream)
+
+
+# ---------------------------------------------------------------- Dask
+def _gpu_count():
+    from .environment import _run
+    out = _run(["nvidia-smi", "-L"])
+    return len([line for line in (out or "").splitlines() if line.startswith("GPU ")])
+
+
+def gpu_worker_spec(workers, gpus):
+    """Per-worker environments for one worker per GPU (round-robin when workers > gpus)."""
+    return {f"gpu-{i}": {"CUDA_VISIBLE_DEVICES": str(i % gpus), "NUMBA_NUM_THREADS": "1"}
+            for i in range(workers)}
+
+
+def start_client(workers=None, scheduler=None, processes=True):
+    """A Dask client on a new LocalCluster (``workers``) or an existing scheduler; (client, cluster)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--workers and --scheduler need dask[distributed]: pip install 'gpubench[scale]'") from None
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="20s"), None
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+    gpus = _gpu_count() if processes else 0
+    if gpus:
+        try:
+            from dask_cuda import LocalCUDACluster
+            cluster = LocalCUDACluster(n_workers=min(workers, gpus), threads_per_worker=1,
+                                       dashboard_address=None)
+        except ImportError:
+            from distributed import Nanny, Scheduler, SpecCluster
+            cluster = SpecCluster(
+                scheduler={"cls": Scheduler, "options": {"dashboard_address": None}},
+                workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env}}
+                         for name, env in gpu_worker_spec(workers, gpus).items()})
+    elif processes:
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, env={"NUMBA_NUM_THREADS": str(threads),
+                                                            "OPENBLAS_NUM_THREADS": "1"})
+    else:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False,
+                               dashboard_address=None)
+    return Client(cluster), cluster
+
+
+# ---------------------------------------------------------------- the sweep
+@dataclass
+class Summary:
+    experiment: str
+    variant: str
+    total: int
+    skipped: int
+    ran: int
+    seconds: float
+    folder: str
+
+
+def sweep(experiment, quick=False, backend=None, results=None, workers=None, scheduler=None,
+          processes=True, stream=None, fancy=None):
+    """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``."""
+    stream = stream or sys.stdout
+    cases = plan(experiment, quick, backend)
+    folder = results_dir(results) / experiment.id
+    folder.mkdir(parents=True, exist_ok=True)
+    clean_partial(folder)
+    stored = stored_cases(folder)
+    pending = [c for c in cases if c.case_id not in stored]
+    variant = "quick" if quick else "full"
+    t0 = time.perf_counter()
+    skipped = len(cases) - len(pending)
+    if skipped:
+        print(f"{experiment.id} ({variant}): {skipped} of {len(cases)} case(s) already stored in {folder}, skipped",
+              file=stream, flush=True)
+    if not pending:
+        return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
+    bar = _progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
+    try:
+        if workers or scheduler:
+            _run_dask(pending, folder, bar, workers, scheduler, processes)
+        else:
+            for case in pending:
+                bar.start([case])
+                record = run_case(case)
+                write_record(folder, record)
+                bar.finish(case, record)
+    finally:
+        bar.close()
+    return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
+
+
+def _run_dask(pending, folder, bar, workers, scheduler, processes):
+    from dask.distributed import as_completed
+    client, cluster = start_client(workers, scheduler, processes)
+    try:
+        futures = {client.submit(run_case, c, key=f"gpubench-{c.case_id}-{time.time_ns()}", pure=False): c
+                   for c in pending}
+        bar.start(pending)
+        for fut in as_completed(futures):
+            case = futures[fut]
+            record = fut.result()
+            write_record(folder, record)
+            bar.finish(case, record)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# ---------------------------------------------------------------- command line
+def cmd_list(args):
+    from . import experiments_loader as loader
+    rows = []
+    root = results_dir(args.results)
+    for e in loader.load_all(args.experiments):
+        stored = stored_cases(root / e.id)
+        counts = []
+        for quick in (False, True):
+            cases = plan(e, quick)
+            done = sum(c.case_id in stored for c in cases)
+            counts.append(f"{done}/{len(cases)}")
+        rows.append((e.id, e.layout, counts[0], counts[1], e.title))
+    head = ("experiment", "layout", "full", "quick", "title")
+    widths = [max(len(str(r[j])) for r in rows + [head]) for j in range(4)]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[4])
+    for r in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+    print("(full/quick: cases stored / cases planned)")
+    return 0
+
+
+def cmd_reproduce(args):
+    from . import experiments_loader as loader
+    if args.list:
+        return cmd_list(args)
+    if not args.experiment:
+        raise InputError("name an experiment (`gpubench reproduce --list` lists them)")
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers must be at least 1, got {args.workers}")
+    exp = loader.load(args.experiment, args.experiments)
+    s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
+              workers=args.workers, scheduler=args.scheduler)
+    print(f"{s.experiment} ({s.variant}): {s.ran} case(s) run, {s.skipped} already stored, "
+          f"{s.total} in all, in {s.seconds:.1f} s; records in {s.folder}")
+    return 0
+
+
+@command
+def register(sub):
+    p = sub.add_parser("reproduce", help="run an experiment (a published table) and store its records")
+    p.add_argument("experiment", nargs="?", help="an experiment id (see --list) or a .toml file")
+    p.add_argument("--list", action="store_true", help="list the experiments and how many cases are stored")
+    p.add_argument("--quick", action="store_true", help="the quick variant: a CPU in minutes")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default=None,
+                   help="override the backend setting of the rigorous solver")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--workers", type=int, metavar="N", help="run on a new Dask LocalCluster of N workers")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://host:port)")
+    p.add_argument("--results", metavar="DIR", help="where records go (default: results/ or $GPUBENCH_RESULTS)")
+    p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
+    p.set_defaults(run=cmd_reproduce)
+
+
+__all__ = ["Case", "plan", "run_case", "sweep", "write_record", "load_records", "success", "start_client"]
