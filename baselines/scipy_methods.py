@@ -53,9 +53,13 @@ differential_evolution
     ``scipy.optimize.differential_evolution`` (Storn & Price 1997, ref. 22),
     best1bin, popsize=15 (15 n individuals), mutation=(0.5, 1),
     recombination=0.7, Latin-hypercube init, maxiter=1000 generations,
-    updating="immediate" (SciPy's defaults), and tol=0, atol=0: with SciPy's
-    tol=0.01 the population's spread test stops it after the first generation
-    at this size.  DE stays in the box by construction.  SciPy's own polish
+    updating="immediate" (SciPy's defaults), and tol=0, atol=0, so that every
+    run lasts its maxiter generations.  SciPy's tol=0.01 stops DE as soon as
+    the spread of the population's values is below 1% of their mean: on the
+    common Ackley (0.2 in the exponent) at n = 100 that holds after the first
+    generation (3,000 evaluations, f = 20.9); on the paper's Ackley (0.02) it
+    happens not to, but tol=0 makes the run length a setting, not luck.  DE
+    stays in the box by construction.  SciPy's own polish
     (L-BFGS-B with a numerical gradient) is replaced by an L-BFGS-B polish
     within the bounds with the analytic gradient (``polish=True``).
 direct

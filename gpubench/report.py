@@ -1,0 +1,709 @@
+"""``gpubench report EXPERIMENT``: paper-style reports built from stored records only.
+
+For each experiment (a table of Zhang, Shan & Cagan (2026), PNAS Nexus 5(4)
+pgag103) this writes ``reports/<experiment>.md`` and ``.html`` and figures in
+``reports/figures/``, and ``reports/index.md`` links every report.
+
+* Numbers come from two places only: the records that ``gpubench reproduce``
+  stored under ``results/<experiment>/``, and the published CSVs
+  (``experiments/published/``).  Published and measured values stand side by
+  side with their ratio; a missing measurement reads "missing", never a
+  published value, and no figure plots a published value as a measurement.
+* Iteration and region counts are marked as matching (yes/no) only when the
+  record's settings are the paper's (s = 10, p = 4, tol = 1e-4, 10 samples) at
+  a published n; otherwise the mark says why there is nothing to compare.
+* Every section states its setting (full or quick), the settings each method
+  used, and the total evaluations.
+"""
+import html
+import json
+import math
+import os
+import re
+import statistics
+from pathlib import Path
+
+from .cli import command
+from .forms import InputError
+
+RESOURCES = ("laptop", "workstation", "local_server", "cloud_server")
+RESOURCE_TITLES = {"laptop": "Laptop", "workstation": "Workstation", "local_server": "Local server",
+                   "cloud_server": "Cloud server"}
+PAPER_SOLVER_SETTINGS = {"split_dims": 10, "parts": 4, "tol": 1e-4, "samples": 10}
+MISSING = "missing"
+NOT_PUBLISHED = "—"
+
+
+def reports_dir(path=None):
+    return Path(path or os.environ.get("GPUBENCH_REPORTS") or "reports")
+
+
+# ---------------------------------------------------------------- formatting
+def _num(v, digits=4):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int) or (isinstance(v, float) and v.is_integer() and abs(v) < 1e15 and abs(v) >= 1):
+        return f"{int(v):,}"
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        if abs(v) >= 1e5 or abs(v) < 1e-3:
+            return f"{v:.{digits - 1}e}"
+        return f"{v:.{digits}g}"
+    return str(v)
+
+
+def _seconds(v):
+    if v is None:
+        return MISSING
+    if v >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def _ratio(measured, published):
+    if measured is None or published is None or not published or (isinstance(published, float) and math.isnan(published)):
+        return NOT_PUBLISHED if measured is not None else MISSING
+    return f"{measured / published:.3g}"
+
+
+# ---------------------------------------------------------------- records
+def _records(experiment, results):
+    from .runner import load_records, results_dir
+    recs = [r for r in load_records(results_dir(results) / experiment.id) if r.get("experiment") == experiment.id]
+    by_variant = {}
+    for r in recs:
+        by_variant.setdefault(r.get("variant", "full"), []).append(r)
+    return by_variant
+
+
+def _settings_key(r):
+    return json.dumps(r.get("settings", {}), sort_keys=True)
+
+
+def _group(records):
+    """{(key, function, dim): [records of each distinct setting, repetitions merged]}."""
+    groups = {}
+    for r in records:
+        groups.setdefault((r["key"], r["function"], r["dim"], _settings_key(r)), []).append(r)
+    merged = {}
+    for (key, function, dim, _), rs in groups.items():
+        rs = sorted(rs, key=lambda r: r["repetition"])
+        first = dict(rs[0])
+        m = dict(first["measured"])
+        m["seconds"] = statistics.median(r["measured"]["seconds"] for r in rs)
+        m["repetitions"] = len(rs)
+        first["measured"] = m
+        first["success"] = all(r["success"] for r in rs)
+        merged.setdefault((key, function, dim), []).append(first)
+    return merged
+
+
+def _paper_settings(record):
+    o = record.get("options", {})
+    if record.get("method") != "interval":
+        return False
+    if o.get("max_iterations") is not None or o.get("time_limit") is not None:
+        return False
+    return all(o.get(k) == v for k, v in PAPER_SOLVER_SETTINGS.items())
+
+
+def _settings_text(record):
+    o = record.get("options", {}) or record.get("settings", {})
+    skip = {"paper_label", "paper_runs"}
+    return ", ".join(f"{k}={v}" for k, v in o.items() if k not in skip)
+
+
+def _environment_lines(records):
+    seen = {}
+    for r in records:
+        e = r.get("environment", {})
+        gpu = e.get("gpu") or {}
+        gpu_text = f"{gpu.get('name')} (driver {gpu.get('driver')})" if gpu else "none"
+        line = (f"CPU {e.get('cpu')} ({e.get('cpu_count')} cores), GPU {gpu_text}, "
+                f"Python {e.get('versions', {}).get('python')}, numba {e.get('versions', {}).get('numba')}, "
+                f"SciPy {e.get('versions', {}).get('scipy')}, commit {e.get('commit')}")
+        d = e.get("date", "")
+        lo, hi = seen.get(line, (d, d))
+        seen[line] = (min(lo, d), max(hi, d))
+    return [f"{line}; measured {lo} to {hi}" if lo != hi else f"{line}; measured {lo}"
+            for line, (lo, hi) in seen.items()]
+
+
+# ---------------------------------------------------------------- documents
+class Doc:
+    """A report as blocks, written out both as Markdown and as HTML."""
+
+    def __init__(self):
+        self.blocks = []
+
+    def h(self, level, text):
+        self.blocks.append(("h", level, text))
+
+    def p(self, text):
+        self.blocks.append(("p", text))
+
+    def items(self, lines):
+        self.blocks.append(("ul", list(lines)))
+
+    def table(self, df):
+        self.blocks.append(("table", df))
+
+    def img(self, path, alt):
+        self.blocks.append(("img", path, alt))
+
+    def markdown(self):
+        out = []
+        for b in self.blocks:
+            if b[0] == "h":
+                out.append("#" * b[1] + " " + b[2])
+            elif b[0] == "p":
+                out.append(b[1])
+            elif b[0] == "ul":
+                out.append("\n".join(f"- {x}" for x in b[1]))
+            elif b[0] == "table":
+                out.append(_md_table(b[1]))
+            elif b[0] == "img":
+                out.append(f"![{b[2]}]({b[1]})")
+        return "\n\n".join(out) + "\n"
+
+    def html(self, title):
+        out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+               "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
+               "table{border-collapse:collapse;margin:1em 0;font-size:90%}"
+               "td,th{border:1px solid #bbb;padding:3px 6px;text-align:right}"
+               "th{background:#eee}td:first-child{text-align:left}img{max-width:100%}"
+               "code{background:#f4f4f4}</style></head><body>"]
+        for b in self.blocks:
+            if b[0] == "h":
+                out.append(f"<h{b[1]}>{_inline(b[2])}</h{b[1]}>")
+            elif b[0] == "p":
+                out.append(f"<p>{_inline(b[1])}</p>")
+            elif b[0] == "ul":
+                out.append("<ul>" + "".join(f"<li>{_inline(x)}</li>" for x in b[1]) + "</ul>")
+            elif b[0] == "table":
+                out.append(b[1].to_html(index=False, escape=True, border=0))
+            elif b[0] == "img":
+                out.append(f"<p><img src='{html.escape(b[1])}' alt='{html.escape(b[2])}'></p>")
+        out.append("</body></html>")
+        return "\n".join(out) + "\n"
+
+
+def _md_cell(v):
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(df):
+    cols = [_md_cell(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_md_cell(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _inline(text):
+    t = html.escape(text, quote=False)
+    t = re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
+    t = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", t)
+    t = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", t)
+    return t
+
+
+# ---------------------------------------------------------------- figures
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def fit_exponent(ns, ts):
+    """Slope of log t against log n (least squares), or None with fewer than two distinct n."""
+    import numpy as np
+    pts = [(n, t) for n, t in zip(ns, ts) if n and t and t > 0]
+    if len({n for n, _ in pts}) < 2:
+        return None
+    x = np.log([n for n, _ in pts])
+    y = np.log([t for _, t in pts])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def _adjust(fig, nrows, wspace=0.35):
+    """Fixed margins: tight_layout took seconds per figure on log axes."""
+    fig.subplots_adjust(left=0.08, right=0.92, bottom=0.3 / (nrows + 0.3), top=1 - 0.45 / (nrows + 0.45),
+                        hspace=0.45, wspace=wspace)
+
+
+def _grid(count, ncols=3):
+    ncols = min(ncols, count)
+    nrows = (count + ncols - 1) // ncols
+    return nrows, ncols
+
+
+def _time_figure(path, functions, measured, published, title):
+    """Time against n, log-log, per function: measured (filled) and published (hollow) series."""
+    plt = _plt()
+    nrows, ncols = _grid(len(functions))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows), squeeze=False)
+    exps = {}
+    for k, f in enumerate(functions):
+        ax = axes[k // ncols][k % ncols]
+        pts = sorted(measured.get(f, []))
+        if pts:
+            ns, ts = zip(*pts)
+            e = fit_exponent(ns, ts)
+            exps[(f, "measured")] = e
+            ax.plot(ns, ts, "o-", color="k", label="measured" + (f" (slope {e:.2f})" if e is not None else ""))
+        else:
+            ax.text(0.5, 0.5, "measured: missing", transform=ax.transAxes, ha="center", va="center",
+                    color="k", weight="bold")
+        for j, res in enumerate(RESOURCES):
+            pp = sorted(published.get((f, res), []))
+            if not pp:
+                continue
+            ns, ts = zip(*pp)
+            e = fit_exponent(ns, ts)
+            exps[(f, res)] = e
+            ax.plot(ns, ts, "s--", mfc="none", color=f"C{j}", alpha=0.8,
+                    label=f"published {RESOURCE_TITLES[res]}" + (f" (slope {e:.2f})" if e is not None else ""))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.minorticks_off()  # log minor ticks made each figure 3 times slower to draw
+        ax.set_title(f, fontsize=10)
+        ax.set_xlabel("n")
+        ax.set_ylabel("time (s)")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    for k in range(len(functions), nrows * ncols):
+        axes[k // ncols][k % ncols].axis("off")
+    fig.suptitle(title, fontsize=11)
+    _adjust(fig, nrows)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return exps
+
+
+def _history_figure(path, records, title):
+    """GLB and GUB (as distances to f*, log scale) and |L| (right axis) against iteration, per solve."""
+    plt = _plt()
+    floor = 1e-16
+    nrows, ncols = _grid(len(records))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.2 * nrows), squeeze=False)
+    for k, r in enumerate(records):
+        ax = axes[k // ncols][k % ncols]
+        h = r.get("history") or {}
+        it = h.get("iteration") or list(range(1, len(h.get("glb", [])) + 1))
+        fstar = r["fstar"]
+
+        def dist(values, sign):
+            return [max(sign * (v - fstar), floor) if v is not None and math.isfinite(v) else float("nan")
+                    for v in values]
+        ax.step(it, dist(h.get("gub", []), 1), where="post", color="C1", label="GUB − f*")
+        ax.step(it, dist(h.get("glb", []), -1), where="post", color="C0", label="f* − GLB")
+        ax.set_yscale("log")
+        ax.minorticks_off()
+        ax.set_ylim(bottom=floor / 3)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("distance to f*")
+        ax.set_title(f"{r['function']}, n = {r['dim']}: [{r['measured']['glb']:.3g}, {r['measured']['gub']:.3g}]",
+                     fontsize=9)
+        ax2 = ax.twinx()
+        ax2.step(it, h.get("list_size", []), where="post", color="C2", lw=0.8, alpha=0.8, label="|L|")
+        ax2.set_yscale("log")
+        ax2.minorticks_off()
+        ax2.set_ylabel("|L|", color="C2")
+        lines = ax.get_legend_handles_labels()
+        lines2 = ax2.get_legend_handles_labels()
+        ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=7, loc="upper right")
+    for k in range(len(records), nrows * ncols):
+        axes[k // ncols][k % ncols].axis("off")
+    fig.suptitle(title + f" (distances below {floor:g} drawn at {floor:g})", fontsize=10)
+    _adjust(fig, nrows, wspace=0.5)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def _methods_figure(path, rows, enclosure, published, title):
+    """Each method's best value (bars; measured only), published values (x), the rigorous enclosure."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.8))
+    ys = list(range(len(rows)))
+    for y, (name, value, pub) in zip(ys, rows):
+        if value is None:
+            ax.text(0.02, y, "missing", va="center", color="C3", transform=ax.get_yaxis_transform())
+        else:
+            ax.barh(y, value, color="C0", height=0.6, label="measured best f" if y == 0 or not ax.patches else None)
+        if pub is not None:
+            ax.plot([pub], [y], "x", color="k", ms=8)
+    ax.plot([], [], "x", color="k", label=f"published ({published})")
+    ax.plot([], [], "s", color="C0", label="measured best f")
+    if enclosure is not None:
+        lo, hi = enclosure
+        ax.axvspan(min(lo, 0), max(hi, 0), color="C2", alpha=0.4)
+        ax.axvline(hi, color="C2", lw=1.5, label=f"rigorous enclosure [{lo:.3g}, {hi:.3g}]")
+    else:
+        ax.plot([], [], " ", label="rigorous enclosure: missing")
+    ax.axvline(0, color="k", lw=0.6, ls=":")
+    ax.set_yticks(ys, [r[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("best function value found (f* = 0)")
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize=8, loc="lower right")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------- sections
+def _planned(experiment, variant):
+    from .runner import plan
+    return plan(experiment, quick=(variant == "quick"))
+
+
+def _scaling_section(doc, experiment, variant, records, pub, figdir, reports):
+    import pandas as pd
+    v = experiment.variant(variant == "quick")
+    groups = _group(records)
+    keys = {(c.function, c.dim) for c in _planned(experiment, variant)}
+    keys |= {(f, n) for (_, f, n) in groups}
+    order = {f: i for i, f in enumerate(v.functions)}
+    keys = sorted(keys, key=lambda k: (order.get(k[0], 99), k[1]))
+    method_keys = [m.key for m in v.methods]
+    resources = [r for r in RESOURCES if pub is not None and (pub["resource"] == r).any()]
+
+    def published_row(f, n):
+        if pub is None:
+            return None
+        rows = pub[(pub["function"] == f) & (pub["dimension"] == n)]
+        return rows if len(rows) else None
+
+    rows_a, rows_b = [], []
+    measured_times, published_times = {}, {}
+    total_fev = total_gev = 0
+    history_records = {}
+    for f, n in keys:
+        prow = published_row(f, n)
+        recs = [r for mk in method_keys for r in groups.get((mk, f, n), [])] or [None]
+        for r in recs:
+            m = r["measured"] if r else None
+            p_it = int(prow["iterations"].iloc[0]) if prow is not None else None
+            p_rg = int(prow["output_regions"].iloc[0]) if prow is not None else None
+
+            def mark(pv, mv):
+                if r is None:
+                    return MISSING
+                if pv is None:
+                    return "— (no published row)"
+                if not _paper_settings(r):
+                    return "n/a (settings differ)"
+                return "yes" if pv == mv else "no"
+
+            rows_a.append({
+                "Function": f, "n": n,
+                "Iterations, published": _num(p_it) if p_it is not None else NOT_PUBLISHED,
+                "Iterations, measured": _num(m["iterations"]) if m else MISSING,
+                "Iterations match": mark(p_it, m["iterations"] if m else None),
+                "Output regions, published": _num(p_rg) if p_rg is not None else NOT_PUBLISHED,
+                "Output regions, measured": _num(m["regions"]) if m else MISSING,
+                "Regions match": mark(p_rg, m["regions"] if m else None),
+                "GLB": _num(m["glb"], 6) if m else MISSING,
+                "GUB": _num(m["gub"], 6) if m else MISSING,
+                "f*": _num(r["fstar"], 6) if r else "",
+                "f* enclosed": ("yes" if r["success"] else "no") if r else MISSING,
+                "Evaluations": _num(m["evaluations"]) if m else MISSING,
+                "Backend": m["backend"] if m else MISSING,
+            })
+            row_b = {"Function": f, "n": n}
+            pub_secs = {}
+            for res in resources:
+                cell = NOT_PUBLISHED
+                if prow is not None:
+                    pr = prow[prow["resource"] == res]
+                    if len(pr):
+                        s = pr["seconds"].iloc[0]
+                        if isinstance(s, float) and math.isnan(s):
+                            cell = pr["raw"].iloc[0] or "NA"
+                        else:
+                            cell = _num(float(s))
+                            pub_secs[res] = float(s)
+                row_b[f"{RESOURCE_TITLES[res]} (published)"] = cell
+            msec = m["seconds"] if m else None
+            row_b["Measured"] = _seconds(msec)
+            for res in resources:
+                row_b[f"Measured / {RESOURCE_TITLES[res]}"] = (
+                    _ratio(msec, pub_secs.get(res)) if res in pub_secs else (MISSING if msec is None else NOT_PUBLISHED))
+            rows_b.append(row_b)
+            if m:
+                measured_times.setdefault(f, []).append((n, msec))
+                total_fev += m["evaluations"] or 0
+                total_gev += m["gradient_evaluations"] or 0
+                if r["method"] == "interval" and (f not in history_records or n > history_records[f]["dim"]):
+                    history_records[f] = r
+    if pub is not None:
+        for f in v.functions:
+            for res in resources:
+                sub = pub[(pub["function"] == f) & (pub["resource"] == res)].dropna(subset=["seconds"])
+                sub = sub.drop_duplicates(subset=["dimension"])
+                if len(sub):
+                    published_times[(f, res)] = list(zip(sub["dimension"].astype(int), sub["seconds"].astype(float)))
+    doc.h(3, "Iterations, output regions and enclosures")
+    doc.table(pd.DataFrame(rows_a))
+    doc.h(3, "Computation time (seconds)")
+    doc.p("Published: the paper's four machines (Table S1). Measured: the median over repetitions of "
+          "the solver's own clock, on the machine named below. A ratio above 1 means the measurement "
+          "took longer.")
+    doc.table(pd.DataFrame(rows_b))
+    doc.p(f"Total evaluations in this setting: {_num(total_fev)} evaluations "
+          f"(for the rigorous solver: interval evaluations, samples included) and "
+          f"{_num(total_gev)} interval-gradient evaluations.")
+    # figures: none at all in a section without measurements (no published-only figure)
+    doc.h(3, "Time against n")
+    if measured_times:
+        rel = f"figures/{experiment.id}-{variant}-time.png"
+        exps = _time_figure(reports / rel, list(v.functions), measured_times, published_times,
+                            f"{experiment.id} ({variant}): computation time against n")
+        doc.img(rel, f"time against n, {variant}")
+    else:
+        exps = {f: fit_exponent(*zip(*pts)) for f, pts in published_times.items()}
+        doc.p(f"Figure {MISSING}: no measurement of this setting is stored.")
+    erows = []
+    for f in v.functions:
+        row = {"Function": f, "Measured": (_num(exps.get((f, "measured")), 3)
+                                           if exps.get((f, "measured")) is not None
+                                           else (MISSING if f not in measured_times else "one n only"))}
+        for res in resources:
+            e = exps.get((f, res))
+            row[f"{RESOURCE_TITLES[res]} (published)"] = _num(e, 3) if e is not None else NOT_PUBLISHED
+        erows.append(row)
+    doc.p("Fitted exponent b of time ≈ a·n^b (least squares on log-log axes). The paper reports about "
+          "quadratic growth for the 10 multimodal functions and the discontinuous function, cubic to "
+          "quartic for Rosenbrock.")
+    doc.table(pd.DataFrame(erows))
+    if history_records:
+        recs = [history_records[f] for f in v.functions if f in history_records]
+        rel = f"figures/{experiment.id}-{variant}-history.png"
+        _history_figure(reports / rel, recs, f"{experiment.id} ({variant}): GLB, GUB and |L| against iteration")
+        doc.h(3, "GLB, GUB and |L| against iteration")
+        doc.p("The solve with the largest measured n of each function.")
+        doc.img(rel, f"GLB, GUB and list size, {variant}")
+    else:
+        doc.h(3, "GLB, GUB and |L| against iteration")
+        doc.p(f"No solve of this setting is stored: the figure is {MISSING}.")
+    return total_fev, total_gev
+
+
+def _methods_section(doc, experiment, variant, records, pub, figdir, reports):
+    import pandas as pd
+    v = experiment.variant(variant == "quick")
+    groups = _group(records)
+    rows, fig_rows = [], []
+    enclosure = None
+    total_fev = total_gev = 0
+    for spec in v.methods:
+        recs = [r for f in v.functions for n in v.dims for r in groups.get((spec.key, f, n), [])] or [None]
+        prow = None
+        if pub is not None and spec.label:
+            sub = pub[pub["method"] == spec.label]
+            prow = sub.iloc[0] if len(sub) else None
+        for r in recs:
+            m = r["measured"] if r else None
+            p_val = None if prow is None or pd.isna(prow["min_value"]) else float(prow["min_value"])
+            p_sec = None if prow is None or pd.isna(prow["seconds"]) else float(prow["seconds"])
+            if prow is None:
+                pv_text = ps_text = pr_text = NOT_PUBLISHED
+            else:
+                pv_text = _num(p_val) if p_val is not None else (prow["raw"] if not p_sec else prow["raw"])
+                ps_text = _num(p_sec) if p_sec is not None else (prow["raw"] or NOT_PUBLISHED)
+                pr_text = _num(int(prow["runs"]))
+            if prow is not None and p_val is None and p_sec is not None:
+                pv_text = prow["raw"]  # the proposed method's printed interval
+            if m is None:
+                mv_text = MISSING
+                value = None
+            elif m.get("glb") is not None:
+                mv_text = f"[{m['glb']:.4g}, {m['gub']:.4g}]"
+                value = None
+                enclosure = (m["glb"], m["gub"])
+            else:
+                mv_text = _num(m["best_f"], 4)
+                value = m["best_f"]
+            runs_done = None if m is None else (m["runs_completed"] if m.get("runs_completed") is not None else 1)
+            runs_m = MISSING if m is None else _num(runs_done)
+            runs_p = None if prow is None else int(prow["runs"])
+            if m is None:
+                t_ratio = MISSING
+            elif p_sec is None:
+                t_ratio = NOT_PUBLISHED
+            elif runs_done != runs_p:
+                t_ratio = "n/a (runs differ)"
+            else:
+                t_ratio = _ratio(m["seconds"], p_sec)
+                if spec.method == "interval" and not _paper_settings(r):
+                    t_ratio += " (settings differ)"
+            per_run_p = _num(p_sec / runs_p, 3) if p_sec is not None and runs_p else NOT_PUBLISHED
+            per_run_m = _num(m["seconds"] / runs_done, 3) if m is not None and runs_done else MISSING
+            rows.append({
+                "Method": spec.key + (f" ({spec.label})" if spec.label else ""),
+                "Runs, published": pr_text, "Runs, measured": runs_m,
+                "Minimum value, published": pv_text, "Minimum value, measured": mv_text,
+                "Measured / published": _ratio(value, p_val) if m is not None and value is not None
+                else (MISSING if m is None else NOT_PUBLISHED),
+                "Time (s), published": ps_text, "Time (s), measured": _seconds(m["seconds"]) if m else MISSING,
+                "Time measured / published": t_ratio,
+                "Time per run (s), published": per_run_p, "Time per run (s), measured": per_run_m,
+                "Evaluations": _num(m["evaluations"]) if m else MISSING,
+                "Gradient evaluations": _num(m["gradient_evaluations"]) if m else MISSING,
+                "Found f*": ("yes" if r["success"] else "no") if r else MISSING,
+            })
+            if m:
+                total_fev += m["evaluations"] or 0
+                total_gev += m["gradient_evaluations"] or 0
+            if spec.method != "interval":
+                fig_rows.append((spec.key, value, p_val))
+    doc.h(3, "Best value found and time")
+    doc.p("Published: the paper's table (minimum rounded by the paper to four significant digits). "
+          "Measured: the best value over all runs, the total time of all runs (compared only when the run "
+          "counts are equal; the time per run is compared always). A heuristic 'found f*' "
+          f"when its best value is within {experiment.success_tol:g} of f*; the rigorous solver when its "
+          "enclosure [GLB, GUB] holds f* and the search converged.")
+    doc.table(pd.DataFrame(rows))
+    doc.p(f"Total evaluations in this setting: {_num(total_fev)} function evaluations (for the rigorous "
+          f"solver: interval evaluations) and {_num(total_gev)} gradient evaluations.")
+    doc.h(3, "Each method's best value against the rigorous enclosure")
+    if any(r is not None for r in records):
+        rel = f"figures/{experiment.id}-{variant}-methods.png"
+        label = ", ".join(experiment.published_tables) or "none"
+        _methods_figure(reports / rel, fig_rows, enclosure, f"Table {label}",
+                        f"{experiment.id} ({variant}): best value of each method and the rigorous enclosure")
+        doc.img(rel, f"best values, {variant}")
+    else:
+        doc.p(f"Figure {MISSING}: no measurement of this setting is stored.")
+    return total_fev, total_gev
+
+
+def build(experiment, results=None, reports=None):
+    """Write ``reports/<id>.md`` and ``.html`` (and figures) for ``experiment``; returns the md path."""
+    reports = reports_dir(reports)
+    figdir = reports / "figures"
+    figdir.mkdir(parents=True, exist_ok=True)
+    by_variant = _records(experiment, results)
+    pub = experiment.published()
+    doc = Doc()
+    doc.h(1, f"{experiment.id}: {experiment.title}")
+    doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{Path(experiment.path).name}`. "
+          f"Published figures: `experiments/published/{experiment.published_file}` "
+          f"(tables {', '.join(experiment.published_tables)}).")
+    if experiment.note:
+        doc.p(experiment.note)
+    doc.p("Every measured number below comes from the records stored under "
+          f"`results/{experiment.id}/`; a measurement that is not stored reads \"{MISSING}\", and "
+          f"\"{NOT_PUBLISHED}\" means the paper has no such value.")
+    variants = [x for x in ("quick", "full") if x in by_variant] or ["full"]
+    if "full" not in variants:
+        variants.append("full")
+    for variant in variants:
+        recs = by_variant.get(variant, [])
+        v = experiment.variant(variant == "quick")
+        planned = _planned(experiment, variant)
+        stored = {r["case"] for r in recs}
+        done = sum(c.case_id in stored for c in planned)
+        doc.h(2, f"{'Quick' if variant == 'quick' else 'Full'} setting"
+              + (" (`gpubench reproduce " + experiment.id + (" --quick`)" if variant == "quick" else "`)")))
+        if variant == "quick":
+            doc.p("This is the QUICK setting, not the paper's. " + (v.note or ""))
+        else:
+            doc.p("This is the FULL setting: the paper's settings and run counts.")
+        doc.p(f"Cases stored: {done} of {len(planned)} planned"
+              + (f" (plus {len(recs) - done} stored with other settings)" if len(recs) > done else "") + ".")
+        settings = {}
+        for r in recs:
+            settings.setdefault(r["key"], set()).add(_settings_text(r))
+        if settings:
+            doc.p("Settings used (every setting the method reported):")
+            doc.items(f"`{k}`: {s}" for k in settings for s in sorted(settings[k]))
+        else:
+            doc.p("Settings planned: " + "; ".join(
+                f"`{m.key}` ({m.method}): " + ", ".join(f"{k}={val}" for k, val in m.settings.items())
+                for m in v.methods))
+        env = _environment_lines(recs)
+        if env:
+            doc.p("Measured on:")
+            doc.items(env)
+        section = _methods_section if experiment.layout == "methods" else _scaling_section
+        section(doc, experiment, variant, recs, pub, figdir, reports)
+    md = reports / f"{experiment.id}.md"
+    _atomic_write(md, doc.markdown())
+    _atomic_write(reports / f"{experiment.id}.html", doc.html(f"{experiment.id}: {experiment.title}"))
+    return md
+
+
+def _atomic_write(path, text):
+    tmp = Path(str(path) + f".{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def write_index(reports=None, results=None, experiments_dir=None):
+    """``reports/index.md`` (and .html): every experiment, its report, and what is stored."""
+    import pandas as pd
+    from . import experiments_loader as loader
+    from .runner import plan, results_dir, stored_cases
+    reports = reports_dir(reports)
+    reports.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for e in loader.load_all(experiments_dir):
+        stored = stored_cases(results_dir(results) / e.id)
+        counts = {}
+        for quick in (False, True):
+            cases = plan(e, quick)
+            counts[quick] = f"{sum(c.case_id in stored for c in cases)}/{len(cases)}"
+        has = (reports / f"{e.id}.md").is_file()
+        rows.append({"Experiment": f"[{e.id}]({e.id}.md)" if has else e.id,
+                     "HTML": f"[html]({e.id}.html)" if has else "not built",
+                     "Table": ", ".join(e.published_tables), "Title": e.title,
+                     "Quick cases stored": counts[True], "Full cases stored": counts[False]})
+    doc = Doc()
+    doc.h(1, "gpubench reports")
+    doc.p("Reproductions of the tables of Zhang, Shan & Cagan (2026), \"Global optimization tailored "
+          "for graphics processing units: complete and rigorous search for large-scale nonlinear "
+          "minimization\", PNAS Nexus 5(4), pgag103. Each report is built from the records stored "
+          "under `results/` only, next to the published figures (`experiments/published/`); a "
+          "measurement that is not stored is marked missing. `make demo` runs the quick setting; "
+          "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")
+    doc.table(pd.DataFrame(rows))
+    path = reports / "index.md"
+    _atomic_write(path, doc.markdown())
+    _atomic_write(reports / "index.html", doc.html("gpubench reports").replace(".md'>", ".html'>"))
+    return path
+
+
+def cmd_report(args):
+    from . import experiments_loader as loader
+    if not args.all and not args.experiment:
+        raise InputError("name one or more experiments, or give --all")
+    names = loader.names(args.experiments) if args.all else args.experiment
+    for name in names:
+        exp = loader.load(name, args.experiments)
+        md = build(exp, args.results, args.reports)
+        print(f"wrote {md} and {md.with_suffix('.html')}")
+    idx = write_index(args.reports, args.results, args.experiments)
+    print(f"wrote {idx}")
+    return 0
+
+
+@command
+def register(sub):
+    p = sub.add_parser("report", help="write reports/<experiment>.md and .html from the stored records")
+    p.add_argument("experiment", nargs="*", help="experiment ids")
+    p.add_argument("--all", action="store_true", help="every experiment")
+    p.add_argument("--results", metavar="DIR", help="stored records (default: results/ or $GPUBENCH_RESULTS)")
+    p.add_argument("--reports", metavar="DIR", help="output folder (default: reports/ or $GPUBENCH_REPORTS)")
+    p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
+    p.set_defaults(run=cmd_report)
+
+
+__all__ = ["build", "write_index", "fit_exponent", "Doc"]
