@@ -31,6 +31,7 @@ class OptimizeResult:
     converged: bool = False
     message: str = ""
     history: dict = field(default_factory=dict)
+    timing: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
 
     @property

@@ -20,30 +20,32 @@ def main(outdir, cases):
     env = environment.capture()
     summary = []
     for case in cases:
-        name, n, *rep = case.split(":")
+        name, n, *rest = case.split(":")
         n = int(n)
-        repeat_warm = int(rep[0]) if rep else 1
+        repeat_warm = int(rest[0]) if rest else 1
+        opts = {"spacing": rest[1]} if len(rest) > 1 else {}
         # cold: the first iteration, which compiles the function's kernel
         t0 = time.perf_counter()
-        solve(name, n, backend="cuda", max_iterations=1)
+        solve(name, n, backend="cuda", max_iterations=1, **opts)
         cold_s = time.perf_counter() - t0
         warm = []
         for _ in range(repeat_warm):
             t0 = time.perf_counter()
-            r = solve(name, n, backend="cuda")
+            r = solve(name, n, backend="cuda", **opts)
             warm.append(time.perf_counter() - t0)
         rec = {"function": name, "dim": n, "backend": "cuda", "settings": r.options,
                "iterations": r.iterations, "n_regions": r.n_regions, "glb": r.glb, "gub": r.gub,
                "fun": r.fun, "nfev": r.nfev, "njev": r.njev, "converged": r.converged,
                "seconds_first_iteration_cold": cold_s, "seconds_warm": warm, "solver_seconds_warm": r.seconds,
-               "history": r.history, "regions": r.regions(), "environment": env}
+               "history": r.history, "timing": r.timing, "regions": r.regions(), "environment": env}
         # one JSON line per case, appended whole: a killed run keeps every finished case
         with open(os.path.join(outdir, "records.jsonl"), "a") as f:
             f.write(json.dumps(rec) + "\n")
             f.flush()
             os.fsync(f.fileno())
-        line = (f"{name:12s} n={n:4d} its={r.iterations:4d} regions={r.n_regions:3d} "
-                f"glb={r.glb:.3e} gub={r.gub:.3e} cold={cold_s:7.2f}s warm={min(warm):7.3f}s")
+        line = (f"{name:12s} {r.options['spacing']:6s} n={n:4d} its={r.iterations:4d} regions={r.n_regions:3d} "
+                f"glb={r.glb:.3e} gub={r.gub:.3e} cold={cold_s:7.2f}s warm={min(warm):7.3f}s kernel={r.timing['kernel_seconds']:.3f}s "
+                f"sweep={r.timing['sweep_seconds']:.3f}s")
         print(line, flush=True)
         summary.append(line)
     return summary

@@ -19,7 +19,8 @@ FORMAT = 1
 def _fingerprint(search):
     s = search.settings
     return {"format": FORMAT, "function": search.fn.name, "dim": search.dim,
-            "split_dims": s.split_dims, "parts": s.parts, "tol": s.tol, "samples": s.samples}
+            "split_dims": s.split_dims, "parts": s.parts, "tol": s.tol, "samples": s.samples,
+            "spacing": s.spacing}
 
 
 def save(path, search):

@@ -37,7 +37,7 @@ def cmd_solve(args):
     if not args.json and sys.stderr.isatty():
         show = _progress_printer(sys.stderr)
     result = solve(fn, dim, backend=args.backend, split_dims=args.split_dims, parts=args.parts,
-                   tol=args.tol, samples=args.samples, max_iterations=args.max_iterations,
+                   tol=args.tol, samples=args.samples, spacing=args.spacing, max_iterations=args.max_iterations,
                    time_limit=args.time_limit, checkpoint=args.checkpoint, resume=args.resume,
                    checkpoint_every=args.checkpoint_every, progress=show)
     if show is not None:
@@ -90,6 +90,9 @@ def register(sub):
     p.add_argument("--split-dims", type=integer, default=10, help="coordinates cut per iteration, s (10)")
     p.add_argument("--parts", type=integer, default=4, help="parts per cut coordinate, p (4)")
     p.add_argument("--samples", type=integer, default=10, help="diagonal samples per subregion (10)")
+    p.add_argument("--spacing", default="inside", choices=["inside", "lower", "upper"],
+                   help="where the samples sit on the diagonal: t = m/(samples+1) (inside, default), "
+                        "m/samples from 0 (lower) or up to 1 (upper)")
     p.add_argument("--max-iterations", type=integer, default=None)
     p.add_argument("--time-limit", type=positive_number, default=None, help="seconds")
     p.add_argument("--checkpoint", metavar="FILE", help="write the search state to FILE as it runs")

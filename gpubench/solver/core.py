@@ -7,9 +7,15 @@
 Each iteration (Section 3.1):
 
 1. select the open region of L with the smallest lower bound and remove it;
-2. sample: ``samples`` points evenly spaced inside the diagonal of every
-   subregion (t = m/(samples+1)), evaluated as degenerate intervals; the
-   smallest upper bound updates GUB, an upper bound of the global minimum;
+2. sample: ``samples`` points evenly spaced along the diagonal of every
+   subregion, evaluated as degenerate intervals; the smallest upper bound
+   updates GUB, an upper bound of the global minimum.  ``spacing`` says where:
+   "inside" (default) t = m/(samples+1), m = 1..samples, strictly inside;
+   "lower" t = m/samples, m = 0..samples-1, from the lower corner;
+   "upper" t = m/samples, m = 1..samples, up to the upper corner.  The paper
+   says only "evenly spaced"; its Levy+delta counts (Table S14) need a point at
+   t = 0.8, which "lower" and "upper" have and "inside" has not (see
+   ``docs/reproduction.md``);
 3. prune L: drop every region whose lower bound exceeds GUB;
 4. partition the selected region (variable cycling, :mod:`.partition`) and drop
    a subregion when its interval lower bound exceeds GUB, or when its interval
@@ -41,6 +47,12 @@ from . import sweep as sweeps
 from .partition import PartitionRule, child_box, child_max_width
 
 ROOT = -1
+SPACINGS = ("inside", "lower", "upper")
+
+
+def sample_fractions(spacing, samples):
+    """(shift, denominator): sample m = 1..samples sits at t = (m + shift)/denominator."""
+    return {"inside": (0, samples + 1), "lower": (-1, samples), "upper": (0, samples)}[spacing]
 
 
 @dataclass
@@ -49,6 +61,7 @@ class Settings:
     parts: int = 4
     tol: float = 1e-4
     samples: int = 10
+    spacing: str = "inside"
     max_iterations: int = None
     time_limit: float = None
 
@@ -63,6 +76,8 @@ class Settings:
             raise InputError(f"parts must be at least 2, got {self.parts}")
         if self.samples < 1:
             raise InputError(f"samples must be at least 1, got {self.samples}")
+        if self.spacing not in SPACINGS:
+            raise InputError(f"spacing must be one of {', '.join(SPACINGS)}, got {self.spacing!r}")
         if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and self.tol > 0):
             raise InputError(f"tol must be a positive number, got {self.tol!r}")
         if self.max_iterations is not None and self.max_iterations < 0:
@@ -120,6 +135,7 @@ class Search:
         self.sweep = sweeps.make(backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
         self.backend = self.sweep.name
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
+        self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
 
     # -------------------------------------------------------------- locations
     def region(self, itr, sidx):
@@ -130,7 +146,8 @@ class Search:
 
     def sample_point(self, itr, sidx, m):
         lo, hi = self.region(itr, sidx)
-        t = float(m) / float(self.settings.samples + 1)
+        shift, den = sample_fractions(self.settings.spacing, self.settings.samples)
+        t = float(m + shift) / float(den)
         return np.minimum(np.maximum(lo + t * (hi - lo), lo), hi)
 
     # -------------------------------------------------------------- the loop
@@ -173,7 +190,11 @@ class Search:
         plan = self.rule.plan(cyc)
         count = plan.count
         # 2 + 4. sample and bound every subregion
-        lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, st.gub, count)
+        shift, den = sample_fractions(cfg.spacing, cfg.samples)
+        t0 = time.perf_counter()
+        lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
+                                  st.gub, count)
+        self.sweep_seconds += time.perf_counter() - t0
         st.nfev += count * (cfg.samples + 1)
         st.njev += int(grad.sum(dtype=np.int64))
         it = st.iteration
@@ -221,8 +242,11 @@ class Search:
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
             converged=not st.open.any(), message=message,
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size)},
+            timing={"sweep_seconds": self.sweep_seconds,
+                    "kernel_seconds": getattr(self.sweep, "kernel_seconds", None)},
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
                      "tol": self.settings.tol, "samples": self.settings.samples,
+                     "spacing": self.settings.spacing,
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})
@@ -237,7 +261,7 @@ class Search:
 
 
 def solve(function, dim, backend="auto", split_dims=10, parts=4, tol=1e-4, samples=10,
-          max_iterations=None, time_limit=None, checkpoint=None, resume=None,
+          spacing="inside", max_iterations=None, time_limit=None, checkpoint=None, resume=None,
           checkpoint_every=30.0, progress=None):
     """Enclose the global minimum (maximum for ``sense="max"``) of ``function`` rigorously.
 
@@ -250,7 +274,7 @@ def solve(function, dim, backend="auto", split_dims=10, parts=4, tol=1e-4, sampl
     fn = functions.get(function)
     dim = check_dim(dim)
     settings = Settings(split_dims=split_dims, parts=parts, tol=tol, samples=samples,
-                        max_iterations=max_iterations, time_limit=time_limit)
+                        spacing=spacing, max_iterations=max_iterations, time_limit=time_limit)
     search = Search(fn, dim, backend=backend, settings=settings)
     if resume is not None:
         ckpt.restore(resume, search)

@@ -21,8 +21,8 @@ def _cut(lo, hi, j, parts):
 
 
 @device
-def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
-                       lo, hi, x, glo, ghi, wlo, whi):
+def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den,
+                       gub_prev, p, lo, hi, x, glo, ghi, wlo, whi):
     """(lower bound or inf if ruled out, best sampled upper bound, gradient evaluated?)."""
     n = sel_lo.shape[0]
     for d in range(n):
@@ -35,10 +35,10 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
         q = q // parts
         lo[d] = _cut(sel_lo[d], sel_hi[d], l, parts)
         hi[d] = _cut(sel_lo[d], sel_hi[d], l + 1, parts)
-    # samples evenly spaced inside the diagonal, t = m/(samples+1), as degenerate intervals
+    # samples evenly spaced along the diagonal, t = (m + t_shift)/t_den, as degenerate intervals
     best = math.inf
     for m in range(1, samples + 1):
-        t = div_rn(float(m), float(samples + 1))
+        t = div_rn(float(m + t_shift), float(t_den))
         for d in range(n):
             v = add_rn(lo[d], mul_rn(t, add_rn(hi[d], -lo[d])))
             x[d] = min(max(v, lo[d]), hi[d])
@@ -70,7 +70,7 @@ CHUNK = 512
 
 
 @_njit(parallel=True, cache=True, error_model="numpy")
-def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
+def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, gub_prev, p,
           out_lb, out_ub, out_grad):
     n = sel_lo.shape[0]
     k = out_lb.shape[0]
@@ -85,7 +85,7 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
         whi = np.empty(n)
         for r in range(c * CHUNK, min(k, (c + 1) * CHUNK)):
             lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
-                                           gub_prev, p, lo, hi, x, glo, ghi, wlo, whi)
+                                           t_shift, t_den, gub_prev, p, lo, hi, x, glo, ghi, wlo, whi)
             out_lb[r] = lb
             out_ub[r] = ub
             out_grad[r] = g
@@ -98,7 +98,7 @@ NMAX = {nmax}
 
 
 @_cuda.jit
-def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
+def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, gub_prev, p,
           out_lb, out_ub, out_grad):
     r = _cuda.grid(1)
     if r < out_lb.shape[0]:
@@ -111,8 +111,8 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, gub_prev, p,
         wlo = _cuda.local.array(NMAX, _float64)
         whi = _cuda.local.array(NMAX, _float64)
         lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
-                                       gub_prev, p, lo[:n], hi[:n], x[:n], glo[:n], ghi[:n],
-                                       wlo[:n], whi[:n])
+                                       t_shift, t_den, gub_prev, p, lo[:n], hi[:n], x[:n], glo[:n],
+                                       ghi[:n], wlo[:n], whi[:n])
         out_lb[r] = lb
         out_ub[r] = ub
         out_grad[r] = g

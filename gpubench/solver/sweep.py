@@ -14,12 +14,12 @@ class CpuSweep:
         self.params = np.ascontiguousarray(params)
         self.dom_lo, self.dom_hi = dom_lo, dom_hi
 
-    def __call__(self, sel_lo, sel_hi, dims, parts, samples, gub_prev, count):
+    def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count):
         out_lb = np.empty(count)
         out_ub = np.empty(count)
         out_grad = np.empty(count, dtype=np.int8)
         self.module.sweep(sel_lo, sel_hi, self.dom_lo, self.dom_hi, np.asarray(dims, dtype=np.int64),
-                          parts, samples, gub_prev, self.params, out_lb, out_ub, out_grad)
+                          parts, samples, t_shift, t_den, gub_prev, self.params, out_lb, out_ub, out_grad)
         return out_lb, out_ub, out_grad
 
 
@@ -36,6 +36,7 @@ class CudaSweep:
         self.dom_lo = cuda.to_device(dom_lo)
         self.dom_hi = cuda.to_device(dom_hi)
         self._capacity = 0
+        self.kernel_seconds = 0.0
 
     def _ensure(self, count):
         if count > self._capacity:
@@ -48,15 +49,20 @@ class CudaSweep:
             self.h_grad = cuda.pinned_array(count, dtype=np.int8)
             self._capacity = count
 
-    def __call__(self, sel_lo, sel_hi, dims, parts, samples, gub_prev, count):
+    def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count):
         cuda = self.cuda
         self._ensure(count)
         d_lb, d_ub, d_grad = self.d_lb[:count], self.d_ub[:count], self.d_grad[:count]
         blocks = (count + self.threads_per_block - 1) // self.threads_per_block
+        start, stop = cuda.event(), cuda.event()  # timing events by default
+        start.record()
         self.module.sweep[blocks, self.threads_per_block](
             cuda.to_device(sel_lo), cuda.to_device(sel_hi), self.dom_lo, self.dom_hi,
-            cuda.to_device(np.asarray(dims, dtype=np.int64)), parts, samples, gub_prev,
+            cuda.to_device(np.asarray(dims, dtype=np.int64)), parts, samples, t_shift, t_den, gub_prev,
             self.params, d_lb, d_ub, d_grad)
+        stop.record()
+        stop.synchronize()
+        self.kernel_seconds += start.elapsed_time(stop) / 1000.0
         d_lb.copy_to_host(self.h_lb[:count])
         d_ub.copy_to_host(self.h_ub[:count])
         d_grad.copy_to_host(self.h_grad[:count])
