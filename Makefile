@@ -24,3 +24,7 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .cache
+
+# Rebuild every report (reports/*.md, .html, figures, index.md) from the stored results/ only.
+report: $(STAMP)
+	$(BIN)/gpubench report --all

@@ -111,7 +111,7 @@ def _paper_settings(record):
 
 
 def _settings_text(record):
-    o = record.get("options", {}) or record.get("settings", {})
+    o = {**(record.get("settings") or {}), **(record.get("options") or {})}
     skip = {"paper_label", "paper_runs"}
     return ", ".join(f"{k}={v}" for k, v in o.items() if k not in skip)
 
@@ -595,7 +595,7 @@ def build(experiment, results=None, reports=None):
     doc = Doc()
     doc.h(1, f"{experiment.id}: {experiment.title}")
     doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{Path(experiment.path).name}`. "
-          f"Published figures: `experiments/published/{experiment.published_file}` "
+          f"Published values: `experiments/published/{experiment.published_file}` "
           f"(tables {', '.join(experiment.published_tables)}).")
     if experiment.note:
         doc.p(experiment.note)

@@ -1,0 +1,258 @@
+"""gpubench reproduce: cases, atomic records, resume after kill -9, progress, a Dask LocalCluster sweep."""
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpubench import experiments_loader as loader
+from gpubench import methods, runner
+from gpubench.cli import main
+from gpubench.result import OptimizeResult
+
+REPO = Path(__file__).resolve().parents[1]
+
+FAKE_SOURCE = '''
+import time
+import numpy as np
+from gpubench.result import OptimizeResult
+
+
+def fake(fn, dim, sleep=0.0, iterations=3, rigorous=True, offset=0.0):
+    """A stand-in method: sleeps, then 'finds' x* (or misses it by offset)."""
+    t0 = time.perf_counter()
+    time.sleep(sleep)
+    x = fn.xstar(dim)
+    f = fn.fstar(dim) + offset
+    hist = {"glb": [f - 1.0, f - 1e-9], "gub": [f + 1.0, f + 1e-9], "list_size": [4, 1]}
+    return OptimizeResult(
+        function=fn.name, dim=dim, method="fake", x=x, fun=f,
+        glb=f - 1e-9 if rigorous else None, gub=f + 1e-9 if rigorous else None,
+        regions_lo=np.array([x - 1e-5]) if rigorous else None,
+        regions_hi=np.array([x + 1e-5]) if rigorous else None,
+        iterations=iterations, nfev=10 * dim, njev=dim, seconds=time.perf_counter() - t0,
+        converged=True, history=hist if rigorous else {},
+        options={"sleep": sleep, "iterations": iterations, "rigorous": rigorous, "offset": offset})
+'''
+
+namespace = {}
+exec(compile(FAKE_SOURCE, "fake_method", "exec"), namespace)
+if "fake" not in methods.names():
+    methods.register("fake", namespace["fake"], "a stand-in method for the tests")
+
+
+def experiment_file(folder, name="sweep", dims=(2, 3), quick_dims=(2,), sleep=0.0, reps=1):
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / f"{name}.toml"
+    p.write_text(textwrap.dedent(f'''
+        id = "{name}"
+        title = "a sweep of the fake method"
+        source = "the tests"
+        layout = "scaling"
+        functions = ["ackley"]
+        dims = {list(dims)}
+        repetitions = {reps}
+
+        [methods.fake]
+        sleep = {sleep}
+
+        [quick]
+        dims = {list(quick_dims)}
+        note = "fewer dims"
+    '''))
+    return p
+
+
+def test_plan_and_case_ids(tmp_path):
+    e = loader.load(str(experiment_file(tmp_path, dims=(2, 3, 4), reps=2)))
+    cases = runner.plan(e)
+    assert len(cases) == 3 * 2
+    ids = [c.case_id for c in cases]
+    assert len(set(ids)) == len(ids)
+    assert ids == [c.case_id for c in runner.plan(e)]          # stable
+    assert all(i.startswith("fake-ackley-n") for i in ids)
+    assert len(runner.plan(e, quick=True)) == 2
+    s12 = loader.load("tableS12")
+    a = {c.key: c for c in runner.plan(s12, quick=True)}
+    b = {c.key: c for c in runner.plan(s12, quick=True, backend="cuda")}
+    assert b["interval"].settings["backend"] == "cuda"
+    assert a["interval"].case_id != b["interval"].case_id       # another setting, another case
+    assert a["bfgs"].case_id == b["bfgs"].case_id               # no backend setting: unchanged
+
+
+def test_sweep_stores_one_complete_record_per_case_and_skips_them_later(tmp_path):
+    e = loader.load(str(experiment_file(tmp_path / "exp")))
+    out = io.StringIO()
+    s = runner.sweep(e, results=tmp_path / "res", stream=out, fancy=False)
+    assert (s.total, s.ran, s.skipped) == (2, 2, 0)
+    assert "[1/2]" in out.getvalue() and "elapsed" in out.getvalue()
+    folder = tmp_path / "res" / "sweep"
+    files = sorted(folder.iterdir())
+    assert [f.suffix for f in files] == [".json", ".json"]
+    rec = json.loads(files[0].read_text())
+    assert rec["experiment"] == "sweep" and rec["variant"] == "full" and rec["case"] == files[0].stem
+    assert rec["method"] == "fake" and rec["settings"] == {"sleep": 0.0}
+    m = rec["measured"]
+    for k in ("iterations", "regions", "glb", "gub", "best_f", "evaluations", "seconds", "converged", "backend"):
+        assert k in m
+    assert m["regions"] == 1 and m["iterations"] == 3
+    assert rec["success"] is True and rec["fstar"] == 0.0
+    env = rec["environment"]
+    for k in ("cpu", "cpu_count", "gpu", "versions", "commit", "date", "platform"):
+        assert k in env
+    assert env["versions"]["python"] and env["versions"]["numpy"]
+    assert "T" in env["date"]
+    mtimes = {f.name: f.stat().st_mtime_ns for f in files}
+    s = runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    assert (s.ran, s.skipped) == (0, 2)
+    assert {f.name: f.stat().st_mtime_ns for f in folder.iterdir()} == mtimes
+
+
+def test_a_corrupt_record_is_run_again_and_stale_temporary_files_go(tmp_path):
+    e = loader.load(str(experiment_file(tmp_path / "exp")))
+    runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    folder = tmp_path / "res" / "sweep"
+    victim = sorted(folder.glob("*.json"))[0]
+    victim.write_text('{"case": ')
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    stale = folder / f".{victim.stem}.{dead}.tmp"
+    stale.write_text("{")
+    s = runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    assert s.ran == 1
+    assert not stale.exists()
+    assert json.loads(victim.read_text())["case"] == victim.stem
+
+
+def test_success_rules():
+    r = OptimizeResult("f", 2, "m", glb=-1e-9, gub=1e-9, converged=True)
+    assert runner.success(r, 0.0, 1e-6) == (True, "converged and GLB <= f* <= GUB")
+    r.converged = False
+    assert runner.success(r, 0.0, 1e-6)[0] is False
+    r = OptimizeResult("f", 2, "m", glb=1e-12, gub=1.0, converged=True)
+    assert runner.success(r, 0.0, 1e-6)[0] is False
+    h = OptimizeResult("f", 2, "m", fun=5e-7)
+    assert runner.success(h, 0.0, 1e-6)[0] is True
+    assert runner.success(h, 0.0, 1e-7)[0] is False
+    assert runner.success(OptimizeResult("f", 2, "m", fun=9.5), 10.0, 1e-6, sense="max")[0] is False
+
+
+SCRIPT = '''
+import sys
+sys.path.insert(0, {repo!r})
+from gpubench import methods
+ns = {{}}
+exec({source!r}, ns)
+methods.register("fake", ns["fake"])
+from gpubench.cli import main
+sys.exit(main(sys.argv[1:]))
+'''
+
+
+def test_resume_after_kill_9_leaves_no_duplicates_and_no_partial_files(tmp_path):
+    exp = experiment_file(tmp_path / "exp", dims=(2, 3, 4, 5, 6, 7), sleep=0.4)
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT.format(repo=str(REPO), source=FAKE_SOURCE))
+    res = tmp_path / "res"
+    cmd = [sys.executable, str(script), "reproduce", str(exp), "--results", str(res)]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    folder = res / "sweep"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(folder.glob("*.json")) if folder.exists() else []) < 2:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = sorted(folder.glob("*.json"))
+    assert 2 <= len(before) < 6, "the sweep was not interrupted mid-way"
+    for p in before:  # whatever was stored is complete
+        assert json.loads(p.read_text())["case"] == p.stem
+    first = {p.name: p.stat().st_mtime_ns for p in before}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(before)} of 6 case(s) already stored" in done.stdout
+    after = sorted(folder.iterdir())
+    assert all(p.suffix == ".json" and not p.name.startswith(".") for p in after), after
+    cases = [json.loads(p.read_text())["case"] for p in after]
+    assert len(cases) == 6 == len(set(cases))
+    assert {p.name: p.stat().st_mtime_ns for p in after if p.name in first} == first
+
+
+def test_dask_local_cluster_sweep(tmp_path):
+    pytest.importorskip("dask.distributed")
+    e = loader.load(str(experiment_file(tmp_path / "exp", dims=(2, 3, 4), sleep=0.1)))
+    out = io.StringIO()
+    s = runner.sweep(e, results=tmp_path / "res", workers=2, processes=False, stream=out, fancy=False)
+    assert (s.total, s.ran) == (3, 3)
+    recs = runner.load_records(tmp_path / "res" / "sweep")
+    assert sorted(r["dim"] for r in recs) == [2, 3, 4]
+    assert {r["case"] for r in recs} == {c.case_id for c in runner.plan(e)}
+    assert "[3/3]" in out.getvalue()
+
+
+def test_gpu_worker_spec_gives_each_worker_its_gpu():
+    spec = runner.gpu_worker_spec(3, 2)
+    assert [v["CUDA_VISIBLE_DEVICES"] for v in spec.values()] == ["0", "1", "0"]
+
+
+def test_rich_progress_shows_cases_and_elapsed(tmp_path):
+    e = loader.load(str(experiment_file(tmp_path / "exp")))
+    out = io.StringIO()
+    runner.sweep(e, results=tmp_path / "res", stream=out, fancy=True)
+    text = out.getvalue()
+    assert "fake ackley n=2" in text and "2/2" in text and "0:00:0" in text
+
+
+def test_cli_reproduce_and_list(tmp_path, capsys):
+    exp = experiment_file(tmp_path / "exp")
+    assert main(["reproduce", str(exp), "--quick", "--results", str(tmp_path / "res")]) == 0
+    assert "1 case(s) run" in capsys.readouterr().out
+    assert main(["reproduce", "--list", "--results", str(tmp_path / "res")]) == 0
+    out = capsys.readouterr().out
+    for eid in loader.names():
+        assert eid in out
+    assert main(["reproduce", "sweep", "--workers", "0", "--experiments", str(tmp_path / "exp")]) == 2
+
+
+def test_thinned_history_keeps_the_ends():
+    n = runner.MAX_HISTORY * 3 + 7
+    h = runner._thin({"glb": list(range(n)), "gub": list(range(n)), "list_size": [1] * n})
+    assert len(h["glb"]) <= runner.MAX_HISTORY
+    assert h["iteration"][0] == 1 and h["iteration"][-1] == n and h["glb"][-1] == n - 1
+
+
+def test_real_methods_run_as_cases(tmp_path):
+    """One tiny case of a SciPy method and of the rigorous solver, end to end."""
+    p = tmp_path / "real.toml"
+    p.write_text(textwrap.dedent('''
+        id = "real"
+        title = "t"
+        source = "t"
+        layout = "methods"
+        functions = ["ackley"]
+        dims = [2]
+        [methods.bfgs]
+        runs = 3
+        [methods.interval]
+        backend = "cpu"
+        split_dims = 2
+        parts = 2
+        [quick]
+        note = "same"
+    '''))
+    e = loader.load(str(p))
+    runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    recs = {r["key"]: r for r in runner.load_records(tmp_path / "res" / "real")}
+    assert recs["bfgs"]["measured"]["runs"] == 3 and recs["bfgs"]["measured"]["best_f"] is not None
+    iv = recs["interval"]
+    assert iv["success"] and iv["measured"]["glb"] <= 0.0 <= iv["measured"]["gub"]
+    assert iv["history"]["iteration"][-1] == iv["measured"]["iterations"]
+    assert np.isfinite(iv["measured"]["warmup_seconds"])
