@@ -107,6 +107,8 @@ def _paper_settings(record):
         return False
     if o.get("max_iterations") is not None or o.get("time_limit") is not None:
         return False
+    if o.get("spacing", "inside") != "inside":  # the paper's samples divide the diagonal into 11 pieces
+        return False
     return all(o.get(k) == v for k, v in PAPER_SOLVER_SETTINGS.items())
 
 
@@ -230,10 +232,14 @@ def fit_exponent(ns, ts):
     return float(np.polyfit(x, y, 1)[0])
 
 
-def _adjust(fig, nrows, wspace=0.35):
-    """Fixed margins: tight_layout took seconds per figure on log axes."""
-    fig.subplots_adjust(left=0.08, right=0.92, bottom=0.3 / (nrows + 0.3), top=1 - 0.45 / (nrows + 0.45),
-                        hspace=0.45, wspace=wspace)
+def _adjust(fig, nrows, ncols, right_axis=False):
+    """Fixed margins in inches: tight_layout took seconds per figure on log axes."""
+    w, h = fig.get_size_inches()
+    gap_w = 1.4 if right_axis else 0.75
+    fig.subplots_adjust(left=0.75 / w, right=1 - (0.65 if right_axis else 0.15) / w,
+                        bottom=0.55 / h, top=1 - 0.95 / h,
+                        wspace=gap_w * ncols / (w - gap_w * ncols) if ncols > 1 else 0.2,
+                        hspace=0.75 * nrows / (h - 0.75 * nrows) if nrows > 1 else 0.2)
 
 
 def _grid(count, ncols=3):
@@ -246,7 +252,7 @@ def _time_figure(path, functions, measured, published, title):
     """Time against n, log-log, per function: measured (filled) and published (hollow) series."""
     plt = _plt()
     nrows, ncols = _grid(len(functions))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols + 0.4, 3.3 * nrows + 0.6), squeeze=False)
     exps = {}
     for k, f in enumerate(functions):
         ax = axes[k // ncols][k % ncols]
@@ -279,7 +285,7 @@ def _time_figure(path, functions, measured, published, title):
     for k in range(len(functions), nrows * ncols):
         axes[k // ncols][k % ncols].axis("off")
     fig.suptitle(title, fontsize=11)
-    _adjust(fig, nrows)
+    _adjust(fig, nrows, ncols)
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return exps
@@ -290,7 +296,7 @@ def _history_figure(path, records, title):
     plt = _plt()
     floor = 1e-16
     nrows, ncols = _grid(len(records))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.2 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols + 0.6, 3.2 * nrows + 0.6), squeeze=False)
     for k, r in enumerate(records):
         ax = axes[k // ncols][k % ncols]
         h = r.get("history") or {}
@@ -319,8 +325,8 @@ def _history_figure(path, records, title):
         ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], fontsize=7, loc="upper right")
     for k in range(len(records), nrows * ncols):
         axes[k // ncols][k % ncols].axis("off")
-    fig.suptitle(title + f" (distances below {floor:g} drawn at {floor:g})", fontsize=10)
-    _adjust(fig, nrows, wspace=0.5)
+    fig.suptitle(title + f"\n(distances below {floor:g} drawn at {floor:g})", fontsize=9)
+    _adjust(fig, nrows, ncols, right_axis=True)
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
@@ -486,7 +492,7 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports):
     if history_records:
         recs = [history_records[f] for f in v.functions if f in history_records]
         rel = f"figures/{experiment.id}-{variant}-history.png"
-        _history_figure(reports / rel, recs, f"{experiment.id} ({variant}): GLB, GUB and |L| against iteration")
+        _history_figure(reports / rel, recs, f"{experiment.id} ({variant}): GLB, GUB and |L|")
         doc.h(3, "GLB, GUB and |L| against iteration")
         doc.p("The solve with the largest measured n of each function.")
         doc.img(rel, f"GLB, GUB and list size, {variant}")
@@ -671,7 +677,7 @@ def write_index(reports=None, results=None, experiments_dir=None):
     doc.p("Reproductions of the tables of Zhang, Shan & Cagan (2026), \"Global optimization tailored "
           "for graphics processing units: complete and rigorous search for large-scale nonlinear "
           "minimization\", PNAS Nexus 5(4), pgag103. Each report is built from the records stored "
-          "under `results/` only, next to the published figures (`experiments/published/`); a "
+          "under `results/` only, next to the published values (`experiments/published/`); a "
           "measurement that is not stored is marked missing. `make demo` runs the quick setting; "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")
     doc.table(pd.DataFrame(rows))
