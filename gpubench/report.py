@@ -55,6 +55,11 @@ def _num(v, digits=4):
     return str(v)
 
 
+def _bound(v):
+    """GLB/GUB with 12 significant digits: enough to show a narrow enclosure's width."""
+    return "" if v is None else f"{v:.12g}"
+
+
 def _seconds(v):
     if v is None:
         return MISSING
@@ -416,8 +421,8 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports):
                 "Output regions, published": _num(p_rg) if p_rg is not None else NOT_PUBLISHED,
                 "Output regions, measured": _num(m["regions"]) if m else MISSING,
                 "Regions match": mark(p_rg, m["regions"] if m else None),
-                "GLB": _num(m["glb"], 6) if m else MISSING,
-                "GUB": _num(m["gub"], 6) if m else MISSING,
+                "GLB": _bound(m["glb"]) if m else MISSING,
+                "GUB": _bound(m["gub"]) if m else MISSING,
                 "f*": _num(r["fstar"], 6) if r else "",
                 "f* enclosed": ("yes" if r["success"] else "no") if r else MISSING,
                 "Evaluations": _num(m["evaluations"]) if m else MISSING,
