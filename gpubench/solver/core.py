@@ -205,7 +205,8 @@ class Search:
         # 3. prune L with the updated GUB
         keep &= ~(st.lb > st.gub)
         # 5. survivors, in subregion order so that runs are deterministic
-        survivors = np.flatnonzero(~(lb > st.gub) & (lb != math.inf))
+        survivors = np.flatnonzero(lb <= st.gub)
+        survivors = survivors[lb[survivors] != math.inf]  # ruled out by the gradient test
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
         st.sidx = np.concatenate([st.sidx[keep], survivors.astype(np.int64)])
         st.itr = np.concatenate([st.itr[keep], np.full(survivors.size, it, dtype=np.int64)])

@@ -66,7 +66,8 @@ class CudaSweep:
         d_lb.copy_to_host(self.h_lb[:count])
         d_ub.copy_to_host(self.h_ub[:count])
         d_grad.copy_to_host(self.h_grad[:count])
-        return self.h_lb[:count].copy(), self.h_ub[:count].copy(), self.h_grad[:count].copy()
+        # views of the pinned buffers: valid until the next call, which is all the caller needs
+        return self.h_lb[:count], self.h_ub[:count], self.h_grad[:count]
 
 
 def gpu_available():
