@@ -171,6 +171,11 @@ def run_case(case):
     t0 = time.perf_counter()
     result = run(fn, case.dim, **case.settings)
     wall = time.perf_counter() - t0
+    return make_record(case, fn, result, wall, warm, env)
+
+
+def make_record(case, fn, result, wall, warm, env, provenance=None):
+    """The stored record of ``case`` from its OptimizeResult and timings."""
     fstar = fn.fstar(case.dim)
     ok, rule = success(result, fstar, case.success_tol, fn.sense)
     d = result.to_dict()
@@ -199,6 +204,8 @@ def run_case(case):
         "history": history,
         "environment": env,
     }
+    if provenance:
+        record["provenance"] = provenance
     return json.loads(json.dumps(record, default=_json_default))
 
 

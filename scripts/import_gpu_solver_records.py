@@ -1,0 +1,72 @@
+"""Store GPU-host solver runs (scripts/gpu_solver_runs.py output) as experiment records.
+
+    python scripts/import_gpu_solver_records.py results/gpu/solver_h100_run2.jsonl ...
+
+Each JSON line is one real solve on the GPU host, with its environment.  It
+becomes the record of the matching case of the paper-000 experiment of its
+function (Table 2 for Levy, S2-S11, S14), full variant, in the runner's format,
+so reports show it next to the published figures.  Only runs made with the
+experiment's own settings are stored (a run with another sample spacing is not
+a case of the experiment); ``provenance`` names the source file.  A case
+already stored is left alone, as the runner would.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+from gpubench import experiments_loader, functions, runner
+from gpubench.result import OptimizeResult
+
+TABLE_OF = {"levy": "table2", "ackley": "tableS2", "belegundu": "tableS3", "breiman": "tableS4",
+            "fu": "tableS5", "griewank": "tableS6", "rastrigin": "tableS7", "salomon": "tableS8",
+            "styblinski": "tableS9", "zabinsky": "tableS10", "rosenbrock": "tableS11",
+            "levy_delta": "tableS14"}
+SOLVER_SETTINGS = ("split_dims", "parts", "tol", "samples")
+
+
+def _result(rec):
+    regions = rec["regions"]
+    return OptimizeResult(
+        function=rec["function"], dim=rec["dim"], method="interval", backend=rec["backend"],
+        x=None, fun=rec["fun"], glb=rec["glb"], gub=rec["gub"],
+        regions_lo=np.array([r["lo"] for r in regions]), regions_hi=np.array([r["hi"] for r in regions]),
+        iterations=rec["iterations"], nfev=rec["nfev"], njev=rec["njev"],
+        seconds=rec["solver_seconds_warm"], converged=rec["converged"],
+        message="converged: every region is narrower than tol" if rec["converged"] else "",
+        history=rec["history"], timing=rec.get("timing", {}), options=rec["settings"])
+
+
+def main(paths, results=None):
+    folder_root = runner.results_dir(results)
+    stored = skipped = 0
+    for path in paths:
+        for line in open(path):
+            rec = json.loads(line)
+            exp = experiments_loader.load(TABLE_OF[rec["function"]])
+            cases = [c for c in runner.plan(exp) if c.function == rec["function"] and c.dim == rec["dim"]]
+            opts = rec["settings"]
+            match = [c for c in cases
+                     if all(c.settings.get(k) == opts.get(k) for k in SOLVER_SETTINGS)
+                     and c.settings.get("spacing", "inside") == opts.get("spacing", "inside")]
+            if not match:
+                skipped += 1
+                continue
+            case = match[0]
+            folder = os.path.join(folder_root, case.experiment)
+            if case.case_id in runner.stored_cases(folder):
+                skipped += 1
+                continue
+            fn = functions.get(rec["function"])
+            record = runner.make_record(
+                case, fn, _result(rec), wall=min(rec["seconds_warm"]),
+                warm=rec["seconds_first_iteration_cold"], env=rec["environment"],
+                provenance=f"imported from {os.path.basename(path)} (scripts/gpu_solver_runs.py on the GPU host)")
+            runner.write_record(folder, record)
+            stored += 1
+    print(f"stored {stored} records, skipped {skipped} (other settings or already stored)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
