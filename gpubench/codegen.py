@@ -308,8 +308,17 @@ def _generate(defn, backend):
                     out.append(f"p{q}_j_hi = p{q}_j_lo")
         return out
 
-    def aggregates(kind, emit, args):
-        """Lines computing every aggregate A_k and the outer value."""
+    def aggregates(kind, emit, mode="all"):
+        """Lines computing every aggregate A_k.
+
+        mode "all": over every window.  "partial": start from ``base_lo/base_hi``
+        (the aggregates over the windows left out) and add the windows listed in
+        ``win1`` (coordinates, for one-coordinate terms) and ``win2`` (window
+        starts, for two-coordinate terms).  "rest": every window except those
+        flagged in ``skip1``/``skip2``.  partial + rest = all: a solver evaluates
+        the windows of uncut coordinates once per iteration ("rest") and only
+        the cut ones per subregion ("partial").
+        """
         out = []
         if kind == "point":
             out += ["nn = x.shape[0]", "fn = float(nn)", "x_first = x[0]", "x_last = x[nn - 1]"]
@@ -320,31 +329,36 @@ def _generate(defn, backend):
                     "x_first_lo = lo[0]", "x_first_hi = hi[0]",
                     "x_last_lo = lo[nn - 1]", "x_last_hi = hi[nn - 1]"]
             for k, a in enumerate(st.aggs):
-                init = "1.0" if st.kind[a] == "prod" else "0.0"
-                out.append(f"A{k}_lo = {init}")
-                out.append(f"A{k}_hi = {init}")
-        if st.aggs:
-            out.append("for k in range(nn):")
-            body = load_coords(kind, 1, need_next=False)
-            for k, a in enumerate(st.aggs):
-                if st.window[a] == 2:
-                    continue
-                body += _accumulate(kind, emit, st, a, k)
+                if mode == "partial":
+                    out.append(f"A{k}_lo = base_lo[{k}]")
+                    out.append(f"A{k}_hi = base_hi[{k}]")
+                else:
+                    init = "1.0" if st.kind[a] == "prod" else "0.0"
+                    out.append(f"A{k}_lo = {init}")
+                    out.append(f"A{k}_hi = {init}")
+        if not st.aggs:
+            return out
+        for window, skip, wins in ((1, "skip1", "win1"), (2, "skip2", "win2")):
+            members = [a for a in st.aggs if st.window[a] == window]
+            if not members:
+                continue
+            if mode == "partial":
+                out += [f"for q in range({wins}.shape[0]):", f"    k = {wins}[q]"]
+            else:
+                out.append("for k in range(nn):" if window == 1 else "for k in range(nn - 1):")
+            body = load_coords(kind, 1, need_next=window == 2)
+            for a in members:
+                body += _accumulate(kind, emit, st, a, st.aggs.index(a))
+            if mode == "rest":
+                body = [f"if not {skip}[k]:"] + ["    " + ln for ln in body]
             out += ["    " + ln for ln in body]
-            win2 = [a for a in st.aggs if st.window[a] == 2]
-            if win2:
-                out.append("for k in range(nn - 1):")
-                body = load_coords(kind, 1, need_next=True)
-                for a in win2:
-                    body += _accumulate(kind, emit, st, a, st.aggs.index(a))
-                out += ["    " + ln for ln in body]
         return out
 
     # ---- point
     pe = PointEmitter(_names_point(defn))
     src.add("@device")
     src.add("def point_raw(x, p):")
-    body = aggregates("point", pe, None)
+    body = aggregates("point", pe)
     body.append(f"return {pe(defn.expr, body)}")
     src.block(body, 1)
     src.add("")
@@ -353,10 +367,28 @@ def _generate(defn, backend):
     ie = IntervalEmitter(_names_interval(defn))
     src.add("@device")
     src.add("def interval_raw(lo, hi, p):")
-    body = aggregates("interval", ie, None)
+    body = aggregates("interval", ie)
     r = ie(defn.expr, body)
     body.append(f"return {r[0]}, {r[1]}")
     src.block(body, 1)
+    src.add("")
+
+    # ---- the same, split: the windows of uncut coordinates once, the rest per subregion
+    src.add("@device")
+    src.add("def interval_partial_raw(lo, hi, p, win1, win2, base_lo, base_hi):")
+    body = aggregates("interval", ie, mode="partial")
+    r = ie(defn.expr, body)
+    body.append(f"return {r[0]}, {r[1]}")
+    src.block(body, 1)
+    src.add("")
+    src.add("@device")
+    src.add("def aggregates_rest(lo, hi, p, skip1, skip2, out_lo, out_hi):")
+    body = aggregates("interval", ie, mode="rest")
+    body += [f"out_lo[{k}], out_hi[{k}] = A{k}_lo, A{k}_hi" for k in range(len(st.aggs))]
+    body.append("return")
+    src.block(body, 1)
+    src.add("")
+    src.add(f"N_AGGREGATES = {len(st.aggs)}")
     src.add("")
 
     # ---- gradients
@@ -369,7 +401,7 @@ def _generate(defn, backend):
             emit = IntervalEmitter(_names_interval(defn), prefix="u")
             src.add("@device")
             src.add("def interval_gradient_raw(lo, hi, p, glo, ghi, wlo, whi):")
-        body = aggregates(kind, emit, None)
+        body = aggregates(kind, emit)
         body += _outer_derivatives(kind, emit, st)
         body += _gradient_assembly(kind, emit, st, load_coords)
         src.block(body, 1)
@@ -545,6 +577,16 @@ def interval(lo, hi, p):
         flo, fhi = interval_raw(lo, hi, p)
         return ihull(flo, fhi, SPIKE_VALUE, SPIKE_VALUE)
     return interval_raw(lo, hi, p)
+
+
+@device
+def interval_partial(lo, hi, p, win1, win2, base_lo, base_hi):
+    if HAS_SPIKE and _box_meets_spike(lo, hi):
+        if _box_in_spike(lo, hi):
+            return SPIKE_VALUE, SPIKE_VALUE
+        flo, fhi = interval_partial_raw(lo, hi, p, win1, win2, base_lo, base_hi)
+        return ihull(flo, fhi, SPIKE_VALUE, SPIKE_VALUE)
+    return interval_partial_raw(lo, hi, p, win1, win2, base_lo, base_hi)
 
 
 @device

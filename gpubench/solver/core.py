@@ -45,6 +45,7 @@ from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
 from .partition import PartitionRule, child_box, child_max_width
+from .uncut import UncutTerms
 
 ROOT = -1
 SPACINGS = ("inside", "lower", "upper")
@@ -134,6 +135,7 @@ class Search:
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.sweep = sweeps.make(backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
         self.backend = self.sweep.name
+        self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
         self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
 
@@ -191,9 +193,11 @@ class Search:
         count = plan.count
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
+        win1, win2, cut1, cut2 = self.uncut.windows(plan.dims)
+        base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
         t0 = time.perf_counter()
         lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
-                                  st.gub, count)
+                                  st.gub, count, win1, win2, base_lo, base_hi)
         self.sweep_seconds += time.perf_counter() - t0
         st.nfev += count * (cfg.samples + 1)
         st.njev += int(grad.sum(dtype=np.int64))

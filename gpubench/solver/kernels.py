@@ -22,8 +22,14 @@ def _cut(lo, hi, j, parts):
 
 @device
 def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den,
-                       gub_prev, p, lo, hi, x, glo, ghi, wlo, whi):
-    """(lower bound or inf if ruled out, best sampled upper bound, gradient evaluated?)."""
+                       gub_prev, p, win1, win2, base_lo, base_hi, lo, hi, x, glo, ghi, wlo, whi):
+    """(lower bound or inf if ruled out, best sampled upper bound, gradient evaluated?).
+
+    ``base_lo/base_hi[0]`` hold the aggregates over the windows of the uncut
+    coordinates for the box, row m for sample m: the same in every subregion,
+    so computed once per iteration; only the windows in ``win1``/``win2`` (those
+    touching a cut coordinate) are evaluated here.
+    """
     n = sel_lo.shape[0]
     for d in range(n):
         lo[d] = sel_lo[d]
@@ -42,10 +48,10 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
         for d in range(n):
             v = add_rn(lo[d], mul_rn(t, add_rn(hi[d], -lo[d])))
             x[d] = min(max(v, lo[d]), hi[d])
-        slo, shi = interval(x, x, p)
+        slo, shi = interval_partial(x, x, p, win1, win2, base_lo[m], base_hi[m])
         if shi < best:
             best = shi
-    flo, fhi = interval(lo, hi, p)
+    flo, fhi = interval_partial(lo, hi, p, win1, win2, base_lo[0], base_hi[0])
     if flo != flo:  # undecided (NaN): keep the subregion
         flo = -math.inf
     # gub_prev and this subregion's own samples are valid upper bounds of the
@@ -71,7 +77,7 @@ CHUNK = 512
 
 @_njit(parallel=True, cache=True, error_model="numpy")
 def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, gub_prev, p,
-          out_lb, out_ub, out_grad):
+          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad):
     n = sel_lo.shape[0]
     k = out_lb.shape[0]
     nchunks = (k + CHUNK - 1) // CHUNK
@@ -85,7 +91,8 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
         whi = np.empty(n)
         for r in range(c * CHUNK, min(k, (c + 1) * CHUNK)):
             lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
-                                           t_shift, t_den, gub_prev, p, lo, hi, x, glo, ghi, wlo, whi)
+                                           t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi,
+                                           lo, hi, x, glo, ghi, wlo, whi)
             out_lb[r] = lb
             out_ub[r] = ub
             out_grad[r] = g
@@ -99,7 +106,7 @@ NMAX = {nmax}
 
 @_cuda.jit
 def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, gub_prev, p,
-          out_lb, out_ub, out_grad):
+          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad):
     r = _cuda.grid(1)
     if r < out_lb.shape[0]:
         n = sel_lo.shape[0]
@@ -111,8 +118,8 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
         wlo = _cuda.local.array(NMAX, _float64)
         whi = _cuda.local.array(NMAX, _float64)
         lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
-                                       t_shift, t_den, gub_prev, p, lo[:n], hi[:n], x[:n], glo[:n],
-                                       ghi[:n], wlo[:n], whi[:n])
+                                       t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi,
+                                       lo[:n], hi[:n], x[:n], glo[:n], ghi[:n], wlo[:n], whi[:n])
         out_lb[r] = lb
         out_ub[r] = ub
         out_grad[r] = g

@@ -14,12 +14,14 @@ class CpuSweep:
         self.params = np.ascontiguousarray(params)
         self.dom_lo, self.dom_hi = dom_lo, dom_hi
 
-    def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count):
+    def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
+                 win1, win2, base_lo, base_hi):
         out_lb = np.empty(count)
         out_ub = np.empty(count)
         out_grad = np.empty(count, dtype=np.int8)
         self.module.sweep(sel_lo, sel_hi, self.dom_lo, self.dom_hi, np.asarray(dims, dtype=np.int64),
-                          parts, samples, t_shift, t_den, gub_prev, self.params, out_lb, out_ub, out_grad)
+                          parts, samples, t_shift, t_den, gub_prev, self.params,
+                          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad)
         return out_lb, out_ub, out_grad
 
 
@@ -49,7 +51,8 @@ class CudaSweep:
             self.h_grad = cuda.pinned_array(count, dtype=np.int8)
             self._capacity = count
 
-    def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count):
+    def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
+                 win1, win2, base_lo, base_hi):
         cuda = self.cuda
         self._ensure(count)
         d_lb, d_ub, d_grad = self.d_lb[:count], self.d_ub[:count], self.d_grad[:count]
@@ -59,7 +62,8 @@ class CudaSweep:
         self.module.sweep[blocks, self.threads_per_block](
             cuda.to_device(sel_lo), cuda.to_device(sel_hi), self.dom_lo, self.dom_hi,
             cuda.to_device(np.asarray(dims, dtype=np.int64)), parts, samples, t_shift, t_den, gub_prev,
-            self.params, d_lb, d_ub, d_grad)
+            self.params, cuda.to_device(win1), cuda.to_device(win2), cuda.to_device(base_lo),
+            cuda.to_device(base_hi), d_lb, d_ub, d_grad)
         stop.record()
         stop.synchronize()
         self.kernel_seconds += start.elapsed_time(stop) / 1000.0
