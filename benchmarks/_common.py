@@ -1,0 +1,143 @@
+"""Shared sizes and helpers of the asv benchmarks.
+
+gpubench and numba are imported lazily (inside functions), so that asv's
+discovery and the cheap ``track_`` processes stay fast.
+"""
+import copy
+import os
+
+# The 12 functions of paper 000 (experiments/functions12.toml)
+FUNCTIONS12 = ["ackley", "belegundu", "breiman", "fu", "griewank", "levy", "rastrigin", "salomon",
+               "styblinski", "zabinsky", "rosenbrock", "levy_delta"]
+
+# CPU sizes: small enough for 2 cores (CI), large enough to time the kernel, not the launch
+CPU_DIM = 10
+CPU_SWEEP = (6, 4)      # split_dims, parts: 4^6 = 4096 subregions per sweep
+CPU_SOLVE = (6, 4)      # whole CPU solves at n = 10 (the paper's default is 10, 4: see bench_nightly)
+CPU_METRICS = (5, 4)    # the track_ solves: 4^5 subregions per iteration, all 12 functions
+CPU_POINTS = 1 << 16    # points per batched point evaluation
+CPU_MAX_ITERATIONS = 5000  # a cap, never reached by the 12 functions at CPU_METRICS (deterministic)
+
+# CUDA sizes: the paper's partition
+GPU_FUNCTIONS = ["rosenbrock", "levy"]  # rosenbrock compiles in seconds, levy (interval sin) in ~30 s
+GPU_DIM = 50
+GPU_SWEEP = (10, 4)     # 4^10 = 1,048,576 subregions per sweep
+GPU_POINTS = 1 << 20
+
+
+def cuda_ready():
+    """True where a real CUDA GPU is usable (numba's simulator does not count)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        return False
+    from gpubench.solver.sweep import gpu_available
+    return gpu_available()
+
+
+def require_cuda():
+    """Skip the calling benchmark (asv: ``NotImplementedError`` in setup) without a GPU."""
+    if not cuda_ready():
+        raise NotImplementedError("no CUDA GPU here")
+
+
+def synchronize():
+    from numba import cuda
+    cuda.synchronize()
+
+
+_SEARCHES = {}
+
+
+def search(function, dim, backend, split_dims, parts, **settings):
+    """A warm :class:`gpubench.solver.core.Search` (cached per process: asv re-runs setup per sample)."""
+    key = (function, dim, backend, split_dims, parts, tuple(sorted(settings.items())))
+    if key not in _SEARCHES:
+        from gpubench import functions
+        from gpubench.solver.core import Search, Settings
+        s = Search(functions.get(function), dim, backend=backend,
+                   settings=Settings(split_dims=split_dims, parts=parts, **settings))
+        s.initial_state = copy.deepcopy(s.state)
+        _SEARCHES[key] = s
+    return _SEARCHES[key]
+
+
+def root_sweep(s):
+    """(sweep, args, kwargs) exactly as the solver calls its sweep in the first iteration.
+
+    Captured from one real ``Search._iterate`` through a recording wrapper on
+    this instance, so the benchmark follows any change of the sweep's signature.
+    """
+    if getattr(s, "root", None) is not None:
+        return s.root
+    sweep, seen = s.sweep, []
+
+    def record(*args, **kwargs):
+        seen.append((args, kwargs))
+        return sweep(*args, **kwargs)
+
+    s.state = copy.deepcopy(s.initial_state)
+    s.sweep = record
+    try:
+        s._iterate()
+    finally:
+        s.sweep = sweep
+        s.state = copy.deepcopy(s.initial_state)
+    args, kwargs = seen[0]
+    s.root = (sweep, args, kwargs)
+    return s.root
+
+
+def warm(function, dim, backend):
+    """Compile (or load from numba's disk cache) the code that ``solve`` will run, cheaply.
+
+    One iteration of a 2^2-subregion search: the generated module, and so the
+    compiled sweep, depends on the function, backend and (CUDA) dimension
+    only, and is shared by every Search of the process, ``solve``'s included.
+    """
+    s = search(function, dim, backend, 2, 2)
+    s.state = copy.deepcopy(s.initial_state)
+    s._iterate()
+    if backend == "cuda":
+        synchronize()
+
+
+def advance(s, iterations):
+    """Run ``iterations`` solver iterations from the start; return a snapshot of the state."""
+    s.state = copy.deepcopy(s.initial_state)
+    for _ in range(iterations):
+        if not s.state.open.any():
+            break
+        s._iterate()
+    return copy.deepcopy(s.state)
+
+
+def outcome(result, fn):
+    """The tracked numbers of one solve; ``failed`` when f* or x* escapes the enclosure."""
+    import numpy as np
+    n = result.dim
+    fstar, xstar = fn.fstar(n), fn.xstar(n)
+    f_ok = result.glb is not None and result.glb <= fstar <= result.gub
+    x_ok = bool(result.n_regions) and bool(np.any(np.all(
+        (result.regions_lo <= xstar) & (xstar <= result.regions_hi), axis=1)))
+    return {"iterations": int(result.iterations), "regions": int(result.n_regions),
+            "gap": float(result.gub - result.glb), "converged": bool(result.converged),
+            "failed": not (f_ok and x_ok), "seconds": float(result.seconds)}
+
+
+def solve_cases(cases, backend, **settings):
+    """{case name: outcome} for (function, dim) cases; a solver error counts as a failure."""
+    from gpubench import functions
+    from gpubench.solver import solve
+    out = {}
+    for function, dim in cases:
+        name = f"{function}-{dim}"
+        try:
+            r = solve(function, dim, backend=backend, **settings)
+            out[name] = outcome(r, functions.get(function))
+        except Exception as exc:  # a broken case is a failure, not a crashed benchmark
+            out[name] = {"iterations": float("nan"), "regions": float("nan"), "gap": float("nan"),
+                         "converged": False, "failed": True, "error": f"{type(exc).__name__}: {exc}"}
+    return out
+
+
+def failure_percent(outcomes):
+    return 100.0 * sum(o["failed"] for o in outcomes.values()) / max(1, len(outcomes))

@@ -1,0 +1,135 @@
+"""Whole solves and the solver's tracked metrics.
+
+Timings (``time_``): one whole ``solve`` per call (number = 1), explicit repeat
+and timeout; the JIT is warmed in ``setup``.
+
+Metrics (``track_``), every one lower-is-better:
+
+- ``iterations`` and output ``regions`` per case: a rise means the search does
+  more work, or encloses the optimiser less tightly;
+- ``gap`` = GUB - GLB per case (how tight the enclosure of f* is);
+- ``failure_percent``: share of cases where f* is not inside [GLB, GUB], or x*
+  is in no output region, or the solver raised; it must stay 0.
+
+The metric solves run once per asv run, in ``setup_cache``; their results feed
+every ``track_`` benchmark of the class.
+"""
+from . import _common as C
+
+CPU_CASES = [(f, C.CPU_DIM) for f in C.FUNCTIONS12]
+# the published GPU counts: levy 50 / 100 and rosenbrock 100 (595 iterations, 18 regions)
+GPU_CASES = [("levy", 50), ("levy", 100), ("rosenbrock", 100)]
+
+
+def _outcome(cache, case):
+    o = cache[case]
+    if "error" in o:
+        raise RuntimeError(f"{case}: {o['error']}")
+    return o
+
+
+class CpuSolve:
+    """Whole CPU solves at n = 10 with 4^6 subregions per iteration."""
+    params = ["levy", "rosenbrock", "levy_delta"]
+    param_names = ["function"]
+    number = 1
+    repeat = 3
+    warmup_time = 0.0
+    timeout = 180
+
+    def setup(self, function):
+        from gpubench.solver import solve
+        self.solve = solve
+        self.options = dict(backend="cpu", split_dims=C.CPU_SOLVE[0], parts=C.CPU_SOLVE[1])
+        C.warm(function, C.CPU_DIM, "cpu")  # JIT or numba's disk cache
+
+    def time_solve(self, function):
+        self.solve(function, C.CPU_DIM, **self.options)
+
+
+class CudaSolve:
+    """Whole CUDA solves of levy at n = 50 and 100, the paper's settings (4^10 subregions per iteration)."""
+    params = [50, 100]
+    param_names = ["n"]
+    number = 1
+    repeat = 3
+    warmup_time = 0.0
+    rounds = 1
+    timeout = 300
+
+    def setup(self, n):
+        C.require_cuda()
+        from gpubench.solver import solve
+        self.solve = solve
+        C.warm("levy", n, "cuda")  # compiles on the first call of the process
+
+    def time_solve(self, n):
+        self.solve("levy", n, backend="cuda")
+        C.synchronize()
+
+
+class CpuSolveMetrics:
+    """Metrics of the 12 functions at n = 10, 4^5 subregions per iteration (deterministic)."""
+    timeout = 600
+
+    def setup_cache(self):
+        return C.solve_cases(CPU_CASES, "cpu", split_dims=C.CPU_METRICS[0], parts=C.CPU_METRICS[1],
+                             max_iterations=C.CPU_MAX_ITERATIONS)
+
+    def track_failure_percent(self, cache):
+        return C.failure_percent(cache)
+    track_failure_percent.unit = "%"
+
+    def track_iterations(self, cache, case):
+        return _outcome(cache, case)["iterations"]
+    track_iterations.params = [f"{f}-{n}" for f, n in CPU_CASES]
+    track_iterations.param_names = ["case"]
+    track_iterations.unit = "iterations"
+
+    def track_regions(self, cache, case):
+        return _outcome(cache, case)["regions"]
+    track_regions.params = track_iterations.params
+    track_regions.param_names = ["case"]
+    track_regions.unit = "regions"
+
+    def track_gap(self, cache, case):
+        return _outcome(cache, case)["gap"]
+    track_gap.params = track_iterations.params
+    track_gap.param_names = ["case"]
+    track_gap.unit = "GUB-GLB"
+
+
+class CudaSolveMetrics:
+    """Metrics of the published GPU cases (levy 50, 100; rosenbrock 100), the paper's settings."""
+    timeout = 600
+
+    def setup_cache(self):
+        if not C.cuda_ready():
+            return {}  # asv passes no cache at all for None
+        return C.solve_cases(GPU_CASES, "cuda")
+
+    def setup(self, cache, *case):
+        if not cache:
+            raise NotImplementedError("no CUDA GPU here")
+
+    def track_failure_percent(self, cache):
+        return C.failure_percent(cache)
+    track_failure_percent.unit = "%"
+
+    def track_iterations(self, cache, case):
+        return _outcome(cache, case)["iterations"]
+    track_iterations.params = [f"{f}-{n}" for f, n in GPU_CASES]
+    track_iterations.param_names = ["case"]
+    track_iterations.unit = "iterations"
+
+    def track_regions(self, cache, case):
+        return _outcome(cache, case)["regions"]
+    track_regions.params = track_iterations.params
+    track_regions.param_names = ["case"]
+    track_regions.unit = "regions"
+
+    def track_gap(self, cache, case):
+        return _outcome(cache, case)["gap"]
+    track_gap.params = track_iterations.params
+    track_gap.param_names = ["case"]
+    track_gap.unit = "GUB-GLB"
