@@ -4,7 +4,8 @@ A checkpoint is one ``.npz`` file with the region list, the selected region of
 every iteration, GUB, the counters and the history, plus the settings it was
 made with.  It is written to a temporary file in the same directory and moved
 into place with ``os.replace``, so a kill at any moment leaves either the old
-or the new checkpoint, never a partial one.
+or the new checkpoint, never a partial one; a temporary file left by a killed
+writer is removed on resume.
 """
 import json
 import os
@@ -12,6 +13,7 @@ import os
 import numpy as np
 
 from ..forms import InputError
+from .region_list import RegionList
 
 FORMAT = 1
 
@@ -25,8 +27,9 @@ def _fingerprint(search):
 
 def save(path, search):
     st = search.state
+    sidx, itr, cyc, lb, open_ = st.regions.flat()
     arrays = {
-        "sidx": st.sidx, "itr": st.itr, "cyc": st.cyc, "lb": st.lb, "open": st.open,
+        "sidx": sidx, "itr": itr, "cyc": cyc, "lb": lb, "open": open_,
         "sel_lo": np.array(st.sel_lo).reshape(len(st.sel_lo), search.dim),
         "sel_hi": np.array(st.sel_hi).reshape(len(st.sel_hi), search.dim),
         "sel_cyc": np.array(st.sel_cyc, dtype=np.int64),
@@ -46,7 +49,21 @@ def save(path, search):
     os.replace(tmp, path)
 
 
+def _remove_stale_temporaries(path):
+    """Delete temporary files a killed writer of ``path`` left behind."""
+    directory = os.path.dirname(os.path.abspath(path))
+    prefix = f".{os.path.basename(path)}.tmp"
+    for name in os.listdir(directory):
+        if name.startswith(prefix) and name != f"{prefix}{os.getpid()}":
+            try:
+                os.remove(os.path.join(directory, name))
+            except OSError:
+                pass
+
+
 def restore(path, search):
+    if os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        _remove_stale_temporaries(path)
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
@@ -61,8 +78,8 @@ def restore(path, search):
         diff = ", ".join(f"{k}={got.get(k)!r} (run has {want[k]!r})" for k in want if got.get(k) != want[k])
         raise InputError(f"checkpoint {path!r} was made with other settings: {diff}")
     st = search.state
-    st.sidx, st.itr, st.cyc = arrays["sidx"], arrays["itr"], arrays["cyc"]
-    st.lb, st.open = arrays["lb"], arrays["open"].astype(bool)
+    st.regions = RegionList.from_flat(arrays["sidx"], arrays["itr"], arrays["cyc"], arrays["lb"],
+                                      arrays["open"].astype(bool))
     st.sel_lo = list(arrays["sel_lo"])
     st.sel_hi = list(arrays["sel_hi"])
     st.sel_cyc = [int(c) for c in arrays["sel_cyc"]]

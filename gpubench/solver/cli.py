@@ -19,7 +19,7 @@ def _progress_printer(stream):
             return
         last[0] = now
         glb = state.hist_glb[-1] if state.hist_glb else -math.inf
-        stream.write(f"\riteration {state.iteration:6d}  |L| {state.lb.size:9d}  "
+        stream.write(f"\riteration {state.iteration:6d}  |L| {len(state.regions):9d}  "
                      f"GLB {glb: .10g}  GUB {state.gub: .10g}  {state.seconds:8.1f} s")
         stream.flush()
     return show

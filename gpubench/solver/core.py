@@ -45,6 +45,7 @@ from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
 from .partition import PartitionRule, child_box, child_max_width
+from .region_list import RegionList
 from .uncut import UncutTerms
 
 ROOT = -1
@@ -93,11 +94,7 @@ class Settings:
 @dataclass
 class State:
     """Everything needed to continue a search; what a checkpoint holds."""
-    sidx: np.ndarray
-    itr: np.ndarray
-    cyc: np.ndarray
-    lb: np.ndarray
-    open: np.ndarray
+    regions: RegionList
     sel_lo: list = field(default_factory=list)
     sel_hi: list = field(default_factory=list)
     sel_cyc: list = field(default_factory=list)
@@ -115,9 +112,9 @@ class State:
     @classmethod
     def initial(cls, dom_lo, dom_hi, tol):
         wide = bool(np.max(dom_hi - dom_lo) >= tol)
-        return cls(sidx=np.array([0], dtype=np.int64), itr=np.array([ROOT], dtype=np.int64),
-                   cyc=np.array([0], dtype=np.int64), lb=np.array([-math.inf]),
-                   open=np.array([wide]))
+        regions = RegionList()
+        regions.append(ROOT, 0, wide, [0], [-math.inf])
+        return cls(regions=regions)
 
 
 class Search:
@@ -159,7 +156,7 @@ class Search:
         last_save = time.perf_counter()
         message = ""
         while True:
-            if not st.open.any():
+            if not st.regions.any_open():
                 message = "converged: every region is narrower than tol"
                 break
             if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
@@ -183,12 +180,8 @@ class Search:
     def _iterate(self):
         st, cfg = self.state, self.settings
         # 1. select the open region with the smallest lower bound (first on ties)
-        candidates = np.flatnonzero(st.open)
-        j = candidates[np.argmin(st.lb[candidates])]
-        sel_lo, sel_hi = self.region(st.itr[j], st.sidx[j])
-        cyc = int(st.cyc[j])
-        keep = np.ones(st.lb.size, dtype=bool)
-        keep[j] = False
+        itr_j, cyc, sidx_j, _ = st.regions.pop_best_open()
+        sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
         count = plan.count
         # 2 + 4. sample and bound every subregion
@@ -207,35 +200,31 @@ class Search:
             st.gub = float(ub[r_best])
             st.best_iteration, st.best_index = it, r_best
         # 3. prune L with the updated GUB
-        keep &= ~(st.lb > st.gub)
+        st.regions.prune(st.gub)
         # 5. survivors, in subregion order so that runs are deterministic
         survivors = np.flatnonzero(lb <= st.gub)
         survivors = survivors[lb[survivors] != math.inf]  # ruled out by the gradient test
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
-        st.sidx = np.concatenate([st.sidx[keep], survivors.astype(np.int64)])
-        st.itr = np.concatenate([st.itr[keep], np.full(survivors.size, it, dtype=np.int64)])
-        st.cyc = np.concatenate([st.cyc[keep], np.full(survivors.size, self.rule.next_cycling_index(cyc),
-                                                       dtype=np.int64)])
-        st.lb = np.concatenate([st.lb[keep], lb[survivors]])
-        st.open = np.concatenate([st.open[keep], np.full(survivors.size, child_open)])
+        st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, survivors, lb[survivors])
         st.sel_lo.append(sel_lo)
         st.sel_hi.append(sel_hi)
         st.sel_cyc.append(cyc)
         st.iteration = it + 1
-        if st.lb.size == 0:
+        if len(st.regions) == 0:
             raise RuntimeError("every region was ruled out: the interval forms or the tests are wrong")
-        st.hist_glb.append(float(st.lb.min()))
+        st.hist_glb.append(st.regions.min_lb())
         st.hist_gub.append(st.gub)
-        st.hist_size.append(int(st.lb.size))
+        st.hist_size.append(len(st.regions))
 
     # -------------------------------------------------------------- output
     def result(self, message=""):
         st = self.state
-        order = np.lexsort((st.sidx, st.itr))
-        boxes = [self.region(st.itr[q], st.sidx[q]) for q in order]
+        sidx, itr, _, lb, _ = st.regions.flat()
+        order = np.lexsort((sidx, itr))
+        boxes = [self.region(itr[q], sidx[q]) for q in order]
         regions_lo = np.array([b[0] for b in boxes]).reshape(len(boxes), self.dim)
         regions_hi = np.array([b[1] for b in boxes]).reshape(len(boxes), self.dim)
-        glb, gub = float(st.lb.min()), st.gub
+        glb, gub = st.regions.min_lb(), st.gub
         x = fun = None
         if st.best_iteration >= 0:
             x, fun = self._best_sample()
@@ -245,7 +234,7 @@ class Search:
             function=self.fn.name, dim=self.dim, method="interval", backend=self.backend,
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi,
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
-            converged=not st.open.any(), message=message,
+            converged=not st.regions.any_open(), message=message,
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size)},
             timing={"sweep_seconds": self.sweep_seconds,
                     "kernel_seconds": getattr(self.sweep, "kernel_seconds", None)},
