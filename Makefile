@@ -51,6 +51,7 @@ bench: $(STAMP)
 # reports/asv/.  `make nightly PUBLISH_ONLY=1` only publishes what results/asv/ holds.
 nightly: $(STAMP)
 ifndef PUBLISH_ONLY
+	$(BIN)/python -m benchmarks.tools warm >/dev/null
 	$(ASV) machine --yes --machine "$(ASV_MACHINE)" >/dev/null
 	$(ASV) run --python=same --set-commit-hash "$$(git rev-parse HEAD)" --show-stderr \
 	    --machine "$(ASV_MACHINE)" $(NIGHTLY_ARGS); rc=$$?; $(ASV) publish; exit $$rc

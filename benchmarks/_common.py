@@ -63,7 +63,7 @@ def search(function, dim, backend, split_dims, parts, **settings):
 def root_sweep(s):
     """(sweep, args, kwargs) exactly as the solver calls its sweep in the first iteration.
 
-    Captured from one real ``Search._iterate`` through a recording wrapper on
+    Captured from the solver's first iteration through a recording wrapper on
     this instance, so the benchmark follows any change of the sweep's signature.
     """
     if getattr(s, "root", None) is not None:
@@ -74,10 +74,9 @@ def root_sweep(s):
         seen.append((args, kwargs))
         return sweep(*args, **kwargs)
 
-    s.state = copy.deepcopy(s.initial_state)
     s.sweep = record
     try:
-        s._iterate()
+        run_to(s, 1)
     finally:
         s.sweep = sweep
         s.state = copy.deepcopy(s.initial_state)
@@ -93,21 +92,29 @@ def warm(function, dim, backend):
     compiled sweep, depends on the function, backend and (CUDA) dimension
     only, and is shared by every Search of the process, ``solve``'s included.
     """
-    s = search(function, dim, backend, 2, 2)
-    s.state = copy.deepcopy(s.initial_state)
-    s._iterate()
+    run_to(search(function, dim, backend, 2, 2), 1)
     if backend == "cuda":
         synchronize()
 
 
-def advance(s, iterations):
-    """Run ``iterations`` solver iterations from the start; return a snapshot of the state."""
+def run_to(s, iterations):
+    """Restart ``s`` and run its first ``iterations`` iterations (fewer if it converges first).
+
+    Goes through ``Search.run``, so the stopping rules stay the solver's own.
+    """
     s.state = copy.deepcopy(s.initial_state)
-    for _ in range(iterations):
-        if not s.state.open.any():
-            break
-        s._iterate()
-    return copy.deepcopy(s.state)
+    saved = s.settings.max_iterations
+    s.settings.max_iterations = iterations
+    try:
+        s.run()
+    finally:
+        s.settings.max_iterations = saved
+    return s.state
+
+
+def advance(s, iterations):
+    """A snapshot of the state after the first ``iterations`` iterations."""
+    return copy.deepcopy(run_to(s, iterations))
 
 
 def outcome(result, fn):

@@ -8,6 +8,11 @@
         write a copy of asv.conf.json with absolute paths and other result and
         HTML folders (quick runs, tests and comparisons stay out of results/asv)
 
+    python -m benchmarks.tools warm [--jobs N]
+        compile the CPU code of every CPU benchmark into numba's disk cache
+        (GPUBENCH_CACHE), N processes at a time; the benchmarks then load it in
+        their setup.  Cold compilation is measured apart (bench_jit, own cache)
+
     python -m benchmarks.tools compare BASE [TARGET] [--factor 1.2] [--bench REGEX]
         benchmark two commits in this Python (no rebuild of numba), compare them
         with ``asv compare --factor``, and exit 1 if any benchmark got worse
@@ -15,8 +20,9 @@
 ``compare`` installs each commit's gpubench (``pip install --no-deps
 --target``, from a detached ``git worktree`` in a
 temporary folder) and runs ``asv run --python=same --set-commit-hash`` with
-that install first on ``PYTHONPATH``; the benchmark suite is always the
-current one, as with ``asv continuous``.
+that install first on the benchmarks' ``PYTHONPATH`` (asv passes only
+``ASV_PYTHONPATH`` on to them); the benchmark suite is always the current one,
+as with ``asv continuous``.
 
 Imports of asv are local to the functions: asv's discovery imports this module.
 """
@@ -66,6 +72,29 @@ def write_conf(out, results, html=None, **overrides):
     return out
 
 
+def _warm_one(task):
+    function, what = task
+    from benchmarks import _common as C
+    if what == "sweep":
+        C.warm(function, C.CPU_DIM, "cpu")
+    else:
+        from gpubench import functions
+        fn = functions.get(function)
+        fn.points(fn.bounds(C.CPU_DIM)[0][None, :])
+    return task
+
+
+def warm(jobs=None):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from benchmarks import _common as C
+    tasks = [(f, "sweep") for f in C.FUNCTIONS12] + [(f, "points") for f in ("rosenbrock", "levy")]
+    with ProcessPoolExecutor(jobs or os.cpu_count(), mp_context=multiprocessing.get_context("spawn")) as ex:
+        for function, what in ex.map(_warm_one, tasks):
+            print(f"warm: {function} {what}", flush=True)
+    return 0
+
+
 def _git(*args, cwd=ROOT):
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
@@ -111,8 +140,11 @@ def compare(base, target="HEAD", factor=1.2, bench=DEFAULT_BENCH, machine=None, 
             print(f"== benchmarking {commit[:8]} ({_git('log', '-1', '--format=%s', commit)[:60]})",
                   flush=True)
             site = _install(commit, tmp)
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-                [str(site)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
+            # asv drops PYTHONPATH from the benchmark processes' environment; ASV_PYTHONPATH
+            # is what it hands on to them as PYTHONPATH
+            inherited = os.environ.get("ASV_PYTHONPATH") or os.environ.get("PYTHONPATH")
+            path = os.pathsep.join([str(site)] + ([inherited] if inherited else []))
+            env = dict(os.environ, PYTHONPATH=path, ASV_PYTHONPATH=path)
             cmd = asv + ["run", "--config", str(conf_path), "--python=same", "--set-commit-hash", commit,
                          "--machine", machine, "--bench", bench, "--show-stderr", *extra_run_args]
             if quick:
@@ -141,6 +173,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m benchmarks.tools", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("machine", help="print the default asv machine name")
+    w = sub.add_parser("warm", help="fill numba's disk cache for the CPU benchmarks, in parallel")
+    w.add_argument("--jobs", type=int)
     c = sub.add_parser("conf", help="write a copy of asv.conf.json with other result folders")
     c.add_argument("out")
     c.add_argument("--results", required=True)
@@ -157,6 +191,8 @@ def main(argv=None):
     if a.cmd == "machine":
         print(machine_name())
         return 0
+    if a.cmd == "warm":
+        return warm(a.jobs)
     if a.cmd == "conf":
         print(write_conf(a.out, a.results, a.html))
         return 0
