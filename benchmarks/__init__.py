@@ -15,8 +15,9 @@ Every number is "lower is better", as asv assumes.  CUDA benchmarks raise
 How to run and compare: docs/benchmarks.md.
 
 Importing this package pins the thread counts listed under ``matrix.env`` of
-the asv configuration (asv itself applies those only to environments it
-builds, not to ``environment_type: existing``), before numba is imported.
+the asv configuration before numba is imported.  asv sets them itself with
+``--python=same`` and in environments it builds, but not in a plain ``asv run``
+of ``environment_type: existing``; this covers that case with the same values.
 """
 import json
 import os

@@ -40,6 +40,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BENCH = r"^(?!bench_nightly)"
 
+# `python -m benchmarks.tools` puts the repository first on sys.path, where gpubench/ is the
+# source tree without its mapped subpackages (functions/, ...): look there last, so that the
+# installed gpubench (PYTHONPATH or site-packages) wins and this package is still found.
+_here = [p for p in sys.path if p and Path(p).resolve() == ROOT]
+sys.path[:] = [p for p in sys.path if p not in _here] + _here
+
 
 def machine_name():
     try:
