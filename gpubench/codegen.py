@@ -235,14 +235,13 @@ class _Source:
         return "\n".join(self.lines) + "\n"
 
 
-def _names_point(defn, agg_vars=True):
+def _names_point(defn):
     names = {x: "xi", y: "xj", i: "fi", n: "fn", x1: "x_first", xn: "x_last"}
     for k, pname in enumerate(defn.param_names):
         a, b = param(pname)
         names[a], names[b] = f"p{k}_i", f"p{k}_j"
-    if agg_vars:
-        for k, agg in enumerate(defn.terms):
-            names[agg] = f"A{k}"
+    for k, agg in enumerate(defn.terms):
+        names[agg] = f"A{k}"
     return names
 
 
@@ -280,7 +279,7 @@ def _generate(defn, backend):
     src.add(f"device, kernel = _decorators({backend!r})")
     src.add("")
 
-    def load_coords(kind, indent, need_next):
+    def load_coords(kind, need_next):
         """Lines binding x_i (and x_{i+1}), i and the parameters inside the loop."""
         out = []
         if kind == "point":
@@ -346,7 +345,7 @@ def _generate(defn, backend):
                 out += [f"for q in range({wins}.shape[0]):", f"    k = {wins}[q]"]
             else:
                 out.append("for k in range(nn):" if window == 1 else "for k in range(nn - 1):")
-            body = load_coords(kind, 1, need_next=window == 2)
+            body = load_coords(kind, need_next=window == 2)
             for a in members:
                 body += _accumulate(kind, emit, st, a, st.aggs.index(a))
             if mode == "rest":
@@ -465,12 +464,12 @@ def _gradient_assembly(kind, emit, st, load_coords):
             continue
         if point:
             out += ["run = 1.0", "for k in range(nn):", "    w[k] = run"]
-            body = load_coords("point", 1, False)
+            body = load_coords("point", False)
             t = emit(st.term[a], body)
             body.append(f"run = run * ({t})")
             out += ["    " + ln for ln in body]
             out += ["run = 1.0", "for k in range(nn - 1, -1, -1):"]
-            body = load_coords("point", 1, False)
+            body = load_coords("point", False)
             dt = emit(st.dterm_x[a], body)
             t = emit(st.term[a], body)
             body.append(f"g[k] += D{k} * ({dt}) * w[k] * run")
@@ -479,12 +478,12 @@ def _gradient_assembly(kind, emit, st, load_coords):
         else:
             out += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn):",
                     "    wlo[k] = run_lo", "    whi[k] = run_hi"]
-            body = load_coords("interval", 1, False)
+            body = load_coords("interval", False)
             t = emit(st.term[a], body)
             body.append(f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})")
             out += ["    " + ln for ln in body]
             out += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn - 1, -1, -1):"]
-            body = load_coords("interval", 1, False)
+            body = load_coords("interval", False)
             dt = emit(st.dterm_x[a], body)
             t = emit(st.term[a], body)
             body.append(f"c_lo, c_hi = imul(wlo[k], whi[k], run_lo, run_hi)")
@@ -498,13 +497,13 @@ def _gradient_assembly(kind, emit, st, load_coords):
     sums2 = [(k, a) for k, a in enumerate(st.aggs) if st.kind[a] == "sum" and st.window[a] == 2]
     if sums1:
         out.append("for k in range(nn):")
-        body = load_coords(kind, 1, False)
+        body = load_coords(kind, False)
         for k, a in sums1:
             add_to("k", f"D{k}", st.dterm_x[a], body)
         out += ["    " + ln for ln in body]
     if sums2:
         out.append("for k in range(nn - 1):")
-        body = load_coords(kind, 1, True)
+        body = load_coords(kind, True)
         for k, a in sums2:
             add_to("k", f"D{k}", st.dterm_x[a], body)
             add_to("k + 1", f"D{k}", st.dterm_y[a], body)

@@ -122,10 +122,6 @@ class Definition:
         nexts = {y} | {param(p)[1] for p in self.params}
         return 2 if term.free_symbols & nexts else 1
 
-    @property
-    def min_dim(self):
-        return 1
-
     def _check(self):
         allowed_outer = set(self.terms) | {x1, xn, n}
         stray = self.expr.free_symbols - allowed_outer

@@ -2,8 +2,6 @@
 
 Compiled code is made lazily, on first use of a form, per backend.
 """
-import math
-
 import numpy as np
 
 from . import codegen
@@ -149,9 +147,4 @@ class TestFunction:
         return f"<TestFunction {self.name}: {self.title}, {self.sense}imise, {self.source}>"
 
 
-def optimum_value(fn, n):
-    """f(x*) in the definition's sense, computed from the point form."""
-    return fn.point(fn.xstar(n))
-
-
-__all__ = ["TestFunction", "InputError", "check_box", "check_dim", "optimum_value", "math"]
+__all__ = ["TestFunction", "InputError", "check_box", "check_dim"]

@@ -62,7 +62,3 @@ def namespace(backend):
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
     return build_namespace(rounding.PRIMITIVES, compile_)
 
-
-def public_names():
-    """Names a generated module may use: interval ops, primitives and constants."""
-    return [n for n in ops.COMPOSITE_NAMES if not n.startswith("_")] + list(ops.PRIMITIVE_NAMES)

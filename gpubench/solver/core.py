@@ -44,7 +44,7 @@ from ..forms import InputError
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
-from .partition import PartitionRule, child_box, child_max_width
+from .partition import PartitionRule, child_box, child_max_width, diagonal_point
 from .region_list import RegionList
 from .uncut import UncutTerms
 
@@ -145,9 +145,7 @@ class Search:
 
     def sample_point(self, itr, sidx, m):
         lo, hi = self.region(itr, sidx)
-        shift, den = sample_fractions(self.settings.spacing, self.settings.samples)
-        t = float(m + shift) / float(den)
-        return np.minimum(np.maximum(lo + t * (hi - lo), lo), hi)
+        return diagonal_point(lo, hi, m, *sample_fractions(self.settings.spacing, self.settings.samples))
 
     # -------------------------------------------------------------- the loop
     def run(self, progress=None, checkpoint=None, checkpoint_every=30.0):

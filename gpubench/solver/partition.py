@@ -84,6 +84,18 @@ def cut(lo, hi, j, parts):
     return min(max(b, lo), hi)
 
 
+def diagonal_point(lo, hi, m, t_shift, t_den):
+    """Sample m of the box [lo, hi]: t = (m + t_shift)/t_den along the diagonal.
+
+    The same round-to-nearest operations as the kernel's samples, so the host
+    rebuilds the GPU's sample points bit for bit.
+    """
+    t = float(m + t_shift) / float(t_den)
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    return np.minimum(np.maximum(lo + t * (hi - lo), lo), hi)
+
+
 def child_box(sel_lo, sel_hi, plan, index):
     """Bounds of subregion ``index`` of the selected region (host side)."""
     lo = np.array(sel_lo, dtype=np.float64)

@@ -12,6 +12,7 @@ differ from it by rounding).
 import numpy as np
 
 from .. import codegen
+from .partition import diagonal_point
 
 
 class UncutTerms:
@@ -35,8 +36,7 @@ class UncutTerms:
         base_hi = np.empty((rows, max(self.count, 1)))
         self.forms.aggregates_rest(sel_lo, sel_hi, self.params, cut1, cut2, base_lo[0], base_hi[0])
         for m in range(1, rows):
-            # the kernel's arithmetic for a sample coordinate, so uncut coordinates agree bit for bit
-            t = float(m + t_shift) / float(t_den)
-            x = np.minimum(np.maximum(sel_lo + t * (sel_hi - sel_lo), sel_lo), sel_hi)
+            # a sample's uncut coordinates are those of the selected region's own sample
+            x = diagonal_point(sel_lo, sel_hi, m, t_shift, t_den)
             self.forms.aggregates_rest(x, x, self.params, cut1, cut2, base_lo[m], base_hi[m])
         return base_lo, base_hi
