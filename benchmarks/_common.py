@@ -29,7 +29,7 @@ def cuda_ready():
     """True where a real CUDA GPU is usable (numba's simulator does not count)."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         return False
-    from gpubench.solver.sweep import gpu_available
+    from gpubench.device import gpu_available
     return gpu_available()
 
 
@@ -53,8 +53,8 @@ def search(function, dim, backend, split_dims, parts, **settings):
     if key not in _SEARCHES:
         from gpubench import functions
         from gpubench.solver.core import Search, Settings
-        s = Search(functions.get(function), dim, backend=backend,
-                   settings=Settings(split_dims=split_dims, parts=parts, **settings))
+        s = Search(functions.get(function), dim,
+                   settings=Settings(backend=backend, split_dims=split_dims, parts=parts, **settings))
         s.initial_state = copy.deepcopy(s.state)
         _SEARCHES[key] = s
     return _SEARCHES[key]

@@ -25,7 +25,7 @@ if {cuda}:
 """
 
 _STMT = """
-Search(fn, {n}, backend={backend!r}, settings=Settings(split_dims=2, parts=2, max_iterations=1)).run()
+Search(fn, {n}, settings=Settings(backend={backend!r}, split_dims=2, parts=2, max_iterations=1)).run()
 if {cuda}:
     cuda.synchronize()
 """

@@ -366,7 +366,7 @@ def _generate(defn, backend):
     ie = IntervalEmitter(_names_interval(defn))
     src.add("@device")
     src.add("def interval_raw(lo, hi, p):")
-    body = aggregates("interval", ie)
+    body = aggregates("enclosure", ie)
     r = ie(defn.expr, body)
     body.append(f"return {r[0]}, {r[1]}")
     src.block(body, 1)
@@ -375,14 +375,14 @@ def _generate(defn, backend):
     # ---- the same, split: the windows of uncut coordinates once, the rest per subregion
     src.add("@device")
     src.add("def interval_partial_raw(lo, hi, p, win1, win2, base_lo, base_hi):")
-    body = aggregates("interval", ie, mode="partial")
+    body = aggregates("enclosure", ie, mode="partial")
     r = ie(defn.expr, body)
     body.append(f"return {r[0]}, {r[1]}")
     src.block(body, 1)
     src.add("")
     src.add("@device")
     src.add("def aggregates_rest(lo, hi, p, skip1, skip2, out_lo, out_hi):")
-    body = aggregates("interval", ie, mode="rest")
+    body = aggregates("enclosure", ie, mode="rest")
     body += [f"out_lo[{k}], out_hi[{k}] = A{k}_lo, A{k}_hi" for k in range(len(st.aggs))]
     body.append("return")
     src.block(body, 1)
@@ -391,7 +391,7 @@ def _generate(defn, backend):
     src.add("")
 
     # ---- gradients
-    for kind in ("point", "interval"):
+    for kind in ("point", "enclosure"):
         if kind == "point":
             emit = PointEmitter(_names_point(defn))
             src.add("@device")
@@ -478,12 +478,12 @@ def _gradient_assembly(kind, emit, st, load_coords):
         else:
             out += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn):",
                     "    wlo[k] = run_lo", "    whi[k] = run_hi"]
-            body = load_coords("interval", False)
+            body = load_coords("enclosure", False)
             t = emit(st.term[a], body)
             body.append(f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})")
             out += ["    " + ln for ln in body]
             out += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn - 1, -1, -1):"]
-            body = load_coords("interval", False)
+            body = load_coords("enclosure", False)
             dt = emit(st.dterm_x[a], body)
             t = emit(st.term[a], body)
             body.append(f"c_lo, c_hi = imul(wlo[k], whi[k], run_lo, run_hi)")

@@ -20,18 +20,10 @@ Records go to results/ and are reused: a second run only rebuilds the reports.
 import sys
 import time
 
-from .cli import command
+from .device import gpu_available
+
 
 EXPERIMENTS = ("functions12", "tableS12")
-
-
-def has_gpu():
-    """True when numba sees a real CUDA GPU (not the simulator)."""
-    try:
-        from numba import config, cuda
-        return bool(not config.ENABLE_CUDASIM and cuda.is_available())
-    except Exception:
-        return False
 
 
 def _start_s12(results):
@@ -62,7 +54,7 @@ def run(results=None, reports=None, gpu=None, workers=None, stream=None, paralle
     from . import report, runner
     stream = stream or sys.stdout
     t0 = time.perf_counter()
-    gpu = has_gpu() if gpu is None else gpu
+    gpu = gpu_available() if gpu is None else gpu
     functions12 = loader.load("functions12")
     s12 = loader.load("tableS12")
     child = log = None
@@ -114,21 +106,3 @@ def _summary(s12, results, stream):
         value = (f"[{m['glb']:.4g}, {m['gub']:.4g}]" if m.get("glb") is not None else f"{m['best_f']:.4g}")
         print(f"  {r['key']:24s} {value:>26s}  {m['seconds']:7.2f} s  "
               f"{'found f*' if r['success'] else 'not found'}", file=stream)
-
-
-def cmd_demo(args):
-    gpu = {"auto": None, "cpu": False, "cuda": True}[args.backend]
-    run(args.results, args.reports, gpu=gpu, workers=args.workers, parallel=not args.serial)
-    return 0
-
-
-@command
-def register(sub):
-    p = sub.add_parser("demo", help="the quick reproduction: run, store and report (make demo)")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto",
-                   help="auto: the GPU rows when a GPU is found, else the CPU quick rows")
-    p.add_argument("--workers", type=int, metavar="N", help="run the cases on a Dask LocalCluster of N workers")
-    p.add_argument("--serial", action="store_true", help="one sweep after the other in this process")
-    p.add_argument("--results", metavar="DIR", help="default: results/ or $GPUBENCH_RESULTS")
-    p.add_argument("--reports", metavar="DIR", help="default: reports/ or $GPUBENCH_REPORTS")
-    p.set_defaults(run=cmd_demo)

@@ -19,7 +19,7 @@ reads (every key is checked; an unknown key is an error)::
     tables = ["S2"]
 
     [methods.interval]              # one table per method entry; the key names the entry
-    method = "interval"             # the registered method (default: the key)
+    method = 'interval'             # the registered method (default: the key)
     label = "Proposed method"       # its label in the published table (optional)
     backend = "auto"                # everything else is passed to the method as a setting
     split_dims = 10
@@ -40,7 +40,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .forms import InputError
+from .errors import InputError
 
 LAYOUTS = ("scaling", "methods")
 VARIANTS = ("full", "quick")
@@ -146,30 +146,22 @@ def load(name, directory=None):
 
 
 # ---------------------------------------------------------------- checking
-_SOLVER_ONLY_ARGS = {"function", "dim", "progress", "checkpoint", "resume", "checkpoint_every"}
-
-
 def setting_names(method):
-    """The settings ``method`` accepts, or None where it does not say."""
+    """The settings ``method`` accepts, as its settings dataclass declares them."""
     from . import methods as registry
-    run = registry.get(method)
-    if hasattr(run, "defaults"):  # the SciPy baselines
-        return set(run.defaults(1)) | {"runs", "seed", "time_limit"}
-    if method == "interval":
-        import inspect
-        from .solver import solve
-        return set(inspect.signature(solve).parameters) - _SOLVER_ONLY_ARGS
-    return None
+    return set(registry.get(method).settings.names())
 
 
 def _check_setting_names(path, where, method, settings):
-    allowed = setting_names(method)
+    from . import methods as registry
     for k, v in settings.items():
         if isinstance(v, dict):
             _fail(path, f"{where}.{k}: a setting must be a value or a list, not a table")
-        if allowed is not None and k not in allowed:
-            _fail(path, f"{where}: method {method!r} has no setting {k!r}; "
-                        f"its settings: {', '.join(sorted(allowed))}")
+    try:
+        registry.get(method).make_settings(settings)
+    except InputError as exc:
+        _fail(path, f"{where}: {exc}")
+
 
 def _fail(path, msg):
     raise InputError(f"{path}: {msg}")
@@ -292,7 +284,7 @@ def parse(data, path="<experiment>"):
         if set(entry) & _RESERVED:
             _fail(path, f"quick.methods.{name}: method and label cannot change in the quick variant")
         old = q_methods[index[name]]
-        _check_setting_names(path, f"quick.methods.{name}", old.method, entry)
+        _check_setting_names(path, f"quick.methods.{name}", old.method, {**old.settings, **entry})
         q_methods[index[name]] = MethodSpec(old.key, old.method, old.label, {**old.settings, **entry})
     q_note = _str(path, "quick.note", quick.get("note", ""), empty_ok=True)
     qv = Variant("quick", q_functions, q_dims, q_reps, tuple(q_methods), q_note)

@@ -6,43 +6,7 @@ import numpy as np
 
 from . import codegen
 from .definition import Definition
-
-
-class InputError(ValueError):
-    """Bad input from a user: reported as one line, never a traceback."""
-
-
-def _as_vector(name, v, allow_inf=False):
-    a = np.ascontiguousarray(v, dtype=np.float64)
-    if a.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array, got shape {a.shape}")
-    if a.size < 1:
-        raise InputError(f"{name} must have at least one coordinate")
-    if np.isnan(a).any():
-        raise InputError(f"{name} contains NaN")
-    if not allow_inf and not np.isfinite(a).all():
-        raise InputError(f"{name} contains an infinite value")
-    return a
-
-
-def check_box(lo, hi):
-    lo = _as_vector("lo", lo, allow_inf=True)
-    hi = _as_vector("hi", hi, allow_inf=True)
-    if lo.shape != hi.shape:
-        raise InputError(f"lo and hi differ in length ({lo.size} and {hi.size})")
-    bad = np.nonzero(lo > hi)[0]
-    if bad.size:
-        k = int(bad[0])
-        raise InputError(f"box is empty in coordinate {k + 1}: lo={lo[k]!r} > hi={hi[k]!r}")
-    return lo, hi
-
-
-def check_dim(dim):
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        raise InputError(f"dimension must be an integer, got {dim!r}")
-    if dim < 1:
-        raise InputError(f"dimension must be at least 1, got {dim}")
-    return int(dim)
+from .errors import InputError, _as_vector, check_box, check_dim  # noqa: F401  (re-exported)
 
 
 class TestFunction:

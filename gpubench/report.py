@@ -23,8 +23,8 @@ import re
 import statistics
 from pathlib import Path
 
-from .cli import command
-from .forms import InputError
+from .device import atomic_write
+from .errors import InputError
 
 RESOURCES = ("laptop", "workstation", "local_server", "cloud_server")
 RESOURCE_TITLES = {"laptop": "Laptop", "workstation": "Workstation", "local_server": "Local server",
@@ -106,9 +106,20 @@ def _group(records):
     return merged
 
 
+def _rigorous(method, record=None):
+    """Whether ``method`` declares itself rigorous; for a method no longer registered, whether
+    its stored record carries an enclosure."""
+    from . import methods
+    declared = methods.is_rigorous(method)
+    if declared is not None:
+        return declared
+    m = (record or {}).get("measured") or {}
+    return m.get("glb") is not None and m.get("gub") is not None
+
+
 def _paper_settings(record):
     o = record.get("options", {})
-    if record.get("method") != "interval":
+    if not _rigorous(record.get("method"), record):
         return False
     if o.get("max_iterations") is not None or o.get("time_limit") is not None:
         return False
@@ -452,7 +463,7 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports):
                 measured_times.setdefault(f, []).append((n, msec))
                 total_fev += m["evaluations"] or 0
                 total_gev += m["gradient_evaluations"] or 0
-                if r["method"] == "interval" and (f not in history_records or n > history_records[f]["dim"]):
+                if _rigorous(r["method"], r) and (f not in history_records or n > history_records[f]["dim"]):
                     history_records[f] = r
     if pub is not None:
         for f in v.functions:
@@ -553,7 +564,7 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports):
                 t_ratio = "n/a (runs differ)"
             else:
                 t_ratio = _ratio(m["seconds"], p_sec)
-                if spec.method == "interval" and not _paper_settings(r):
+                if _rigorous(spec.method, r) and not _paper_settings(r):
                     t_ratio += " (settings differ)"
             per_run_p = _num(p_sec / runs_p, 3) if p_sec is not None and runs_p else NOT_PUBLISHED
             per_run_m = _num(m["seconds"] / runs_done, 3) if m is not None and runs_done else MISSING
@@ -573,7 +584,7 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports):
             if m:
                 total_fev += m["evaluations"] or 0
                 total_gev += m["gradient_evaluations"] or 0
-            if spec.method != "interval":
+            if not _rigorous(spec.method, r):
                 fig_rows.append((spec.key, value, p_val))
     doc.h(3, "Best value found and time")
     doc.p("Published: the paper's table (minimum rounded by the paper to four significant digits). "
@@ -653,9 +664,7 @@ def build(experiment, results=None, reports=None):
 
 
 def _atomic_write(path, text):
-    tmp = Path(str(path) + f".{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    atomic_write(path, text, fsync=False)
 
 
 def write_index(reports=None, results=None, experiments_dir=None):
@@ -690,31 +699,6 @@ def write_index(reports=None, results=None, experiments_dir=None):
     _atomic_write(path, doc.markdown())
     _atomic_write(reports / "index.html", doc.html("gpubench reports").replace(".md'>", ".html'>"))
     return path
-
-
-def cmd_report(args):
-    from . import experiments_loader as loader
-    if not args.all and not args.experiment:
-        raise InputError("name one or more experiments, or give --all")
-    names = loader.names(args.experiments) if args.all else args.experiment
-    for name in names:
-        exp = loader.load(name, args.experiments)
-        md = build(exp, args.results, args.reports)
-        print(f"wrote {md} and {md.with_suffix('.html')}")
-    idx = write_index(args.reports, args.results, args.experiments)
-    print(f"wrote {idx}")
-    return 0
-
-
-@command
-def register(sub):
-    p = sub.add_parser("report", help="write reports/<experiment>.md and .html from the stored records")
-    p.add_argument("experiment", nargs="*", help="experiment ids")
-    p.add_argument("--all", action="store_true", help="every experiment")
-    p.add_argument("--results", metavar="DIR", help="stored records (default: results/ or $GPUBENCH_RESULTS)")
-    p.add_argument("--reports", metavar="DIR", help="output folder (default: reports/ or $GPUBENCH_REPORTS)")
-    p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
-    p.set_defaults(run=cmd_report)
 
 
 __all__ = ["build", "write_index", "fit_exponent", "Doc"]

@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cli import command
-from .forms import InputError
+from .device import atomic_write, check_writable_dir
+from .errors import InputError
 
 SCHEMA = 1
 MAX_HISTORY = 2000          # history points kept per record (evenly thinned beyond)
@@ -141,8 +141,8 @@ def _thin(history):
     return out
 
 
-def warm_up(fn, case, run):
-    """Compile before timing: the point forms, and for the rigorous solver one iteration.
+def warm_up(fn, case, method, settings):
+    """Compile before timing: the point forms, then whatever the method declares as its warm-up.
 
     Each function's code is compiled by numba on first use (seconds per
     function and backend, cached on disk afterwards).  Warming up first makes
@@ -156,8 +156,8 @@ def warm_up(fn, case, run):
     fn.point(x)
     fn.gradient(x)
     fn.points(x[None, :])
-    if case.method == "interval":
-        run(fn, case.dim, **{**case.settings, "max_iterations": 1, "time_limit": None})
+    if method.warmup is not None:
+        method.warmup(fn, case.dim, settings)
     return time.perf_counter() - t0
 
 
@@ -166,10 +166,11 @@ def run_case(case):
     from . import functions, methods
     env = environment()
     fn = functions.get(case.function)
-    run = methods.get(case.method)
-    warm = warm_up(fn, case, run)
+    method = methods.get(case.method)
+    settings = method.make_settings(case.settings)
+    warm = warm_up(fn, case, method, settings)
     t0 = time.perf_counter()
-    result = run(fn, case.dim, **case.settings)
+    result = method.run(fn, case.dim, settings)
     wall = time.perf_counter() - t0
     return make_record(case, fn, result, wall, warm, env)
 
@@ -178,7 +179,8 @@ def make_record(case, fn, result, wall, warm, env, provenance=None):
     """The stored record of ``case`` from its OptimizeResult and timings."""
     fstar = fn.fstar(case.dim)
     ok, rule = success(result, fstar, case.success_tol, fn.sense)
-    d = result.to_dict()
+    keep_regions = result.n_regions * case.dim <= MAX_REGION_NUMBERS
+    d = result.to_dict(max_regions=None if keep_regions else 0)
     history = _thin(d.get("history") or {})
     runs = d["options"].get("runs")
     measured = {
@@ -200,7 +202,7 @@ def make_record(case, fn, result, wall, warm, env, provenance=None):
         "measured": measured,
         "fstar": fstar, "success": ok, "success_rule": rule,
         "x": d["x"] if d["x"] is not None and len(d["x"]) <= 10000 else None,
-        "regions": d["regions"] if result.n_regions * case.dim <= MAX_REGION_NUMBERS else None,
+        "regions": d["regions"] if keep_regions else None,
         "history": history,
         "environment": env,
     }
@@ -225,44 +227,37 @@ def results_dir(path=None):
 
 def write_record(folder, record):
     """Store ``record`` as ``folder/<case>.json`` atomically (temporary file, fsync, rename)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{record['case']}.json"
-    tmp = folder / f".{record['case']}.{os.getpid()}.tmp"
-    with open(tmp, "w") as fh:
-        json.dump(record, fh, indent=1)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, final)
+    final = Path(folder) / f"{record['case']}.json"
+    atomic_write(final, json.dumps(record, indent=1))
     return final
 
 
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def clean_partial(folder):
-    """Remove temporary files left by a killed writer (one whose process is gone)."""
+    """Remove temporary files that a killed writer left (``atomic_write``'s ``.NAME.XXXX.tmp``)."""
     removed = 0
     for p in Path(folder).glob(".*.tmp"):
-        try:
-            pid = int(p.name.rsplit(".", 2)[-2])
-        except (ValueError, IndexError):
-            pid = -1
-        if pid == os.getpid() or pid < 0 or not _pid_alive(pid):
-            p.unlink(missing_ok=True)
-            removed += 1
+        p.unlink(missing_ok=True)
+        removed += 1
     return removed
 
 
+_MEASURED_KEYS = ("iterations", "seconds", "converged", "best_f")
+
+
+def valid_record(rec, case_id=None):
+    """True when ``rec`` has the shape every reader relies on (a record cut short or edited is not)."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("case"), str):
+        return False
+    if case_id is not None and rec["case"] != case_id:
+        return False
+    m = rec.get("measured")
+    if not isinstance(m, dict) or any(k not in m for k in _MEASURED_KEYS):
+        return False
+    return all(k in rec for k in ("method", "function", "dim", "success"))
+
+
 def load_records(folder):
-    """Every complete record in ``folder`` (a file that does not parse is skipped)."""
+    """Every complete, well-formed record in ``folder`` (any other file is skipped, so it is re-run)."""
     out = []
     for p in sorted(Path(folder).glob("*.json")):
         try:
@@ -270,7 +265,7 @@ def load_records(folder):
                 rec = json.load(fh)
         except (OSError, ValueError):
             continue
-        if isinstance(rec, dict) and rec.get("case") == p.stem:
+        if valid_record(rec, p.stem):
             out.append(rec)
     return out
 
@@ -375,28 +370,29 @@ def start_client(workers=None, scheduler=None, processes=True):
     if scheduler:
         try:
             return Client(scheduler, timeout="20s"), None
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    # every service on loopback, no dashboard: a sweep is not a web service
+    local = {"host": "127.0.0.1", "dashboard_address": None, "scheduler_kwargs": {"dashboard": False}}
     gpus = _gpu_count() if processes else 0
     if gpus:
         try:
             from dask_cuda import LocalCUDACluster
             cluster = LocalCUDACluster(n_workers=min(workers, gpus), threads_per_worker=1,
-                                       dashboard_address=None)
+                                       interface="lo", **local)
         except ImportError:
             from distributed import Nanny, Scheduler, SpecCluster
             cluster = SpecCluster(
-                scheduler={"cls": Scheduler, "options": {"dashboard_address": None}},
-                workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env}}
+                scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False,
+                                                         "dashboard_address": None}},
+                workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1"}}
                          for name, env in gpu_worker_spec(workers, gpus).items()})
     elif processes:
         threads = max(1, (os.cpu_count() or 1) // workers)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, env={"NUMBA_NUM_THREADS": str(threads),
-                                                            "OPENBLAS_NUM_THREADS": "1"})
+                               env={"NUMBA_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": "1"}, **local)
     else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False,
-                               dashboard_address=None)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False, **local)
     return Client(cluster), cluster
 
 
@@ -417,8 +413,8 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``."""
     stream = stream or sys.stdout
     cases = plan(experiment, quick, backend)
-    folder = results_dir(results) / experiment.id
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = check_writable_dir(results_dir(results), "--results") / experiment.id
+    check_writable_dir(folder, "results folder")
     clean_partial(folder)
     stored = stored_cases(folder)
     pending = [c for c in cases if c.case_id not in stored]
@@ -461,60 +457,6 @@ def _run_dask(pending, folder, bar, workers, scheduler, processes):
         client.close()
         if cluster is not None:
             cluster.close()
-
-
-# ---------------------------------------------------------------- command line
-def cmd_list(args):
-    from . import experiments_loader as loader
-    rows = []
-    root = results_dir(args.results)
-    for e in loader.load_all(args.experiments):
-        stored = stored_cases(root / e.id)
-        counts = []
-        for quick in (False, True):
-            cases = plan(e, quick)
-            done = sum(c.case_id in stored for c in cases)
-            counts.append(f"{done}/{len(cases)}")
-        rows.append((e.id, e.layout, counts[0], counts[1], e.title))
-    head = ("experiment", "layout", "full", "quick", "title")
-    widths = [max(len(str(r[j])) for r in rows + [head]) for j in range(4)]
-    print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[4])
-    for r in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
-    print("(full/quick: cases stored / cases planned)")
-    return 0
-
-
-def cmd_reproduce(args):
-    from . import experiments_loader as loader
-    if args.list:
-        return cmd_list(args)
-    if not args.experiment:
-        raise InputError("name an experiment (`gpubench reproduce --list` lists them)")
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"--workers must be at least 1, got {args.workers}")
-    exp = loader.load(args.experiment, args.experiments)
-    s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
-              workers=args.workers, scheduler=args.scheduler)
-    print(f"{s.experiment} ({s.variant}): {s.ran} case(s) run, {s.skipped} already stored, "
-          f"{s.total} in all, in {s.seconds:.1f} s; records in {s.folder}")
-    return 0
-
-
-@command
-def register(sub):
-    p = sub.add_parser("reproduce", help="run an experiment (a published table) and store its records")
-    p.add_argument("experiment", nargs="?", help="an experiment id (see --list) or a .toml file")
-    p.add_argument("--list", action="store_true", help="list the experiments and how many cases are stored")
-    p.add_argument("--quick", action="store_true", help="the quick variant: a CPU in minutes")
-    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default=None,
-                   help="override the backend setting of the rigorous solver")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--workers", type=int, metavar="N", help="run on a new Dask LocalCluster of N workers")
-    g.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://host:port)")
-    p.add_argument("--results", metavar="DIR", help="where records go (default: results/ or $GPUBENCH_RESULTS)")
-    p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
-    p.set_defaults(run=cmd_reproduce)
 
 
 __all__ = ["Case", "plan", "run_case", "sweep", "write_record", "load_records", "success", "start_client"]

@@ -1,17 +1,9 @@
 """The rigorous GPU solver of Zhang, Shan & Cagan (2026) and its CPU twin.
 
 ``solve(function, dim, ...)`` or ``gpubench.methods.minimize(function, dim,
-method="interval", ...)``.  See :mod:`gpubench.solver.core` for the method.
+method=...)`` with the method that :mod:`gpubench.methods.interval` declares.
+See :mod:`gpubench.solver.core` for the search.
 """
-from .. import methods
-from .core import Search, Settings, solve
+from .core import Search, Settings, run_search, solve
 
-
-def _run(fn, dim, **options):
-    """Complete and rigorous interval search (Zhang, Shan & Cagan 2026)."""
-    return solve(fn, dim, **options)
-
-
-methods.register("interval", _run)
-
-__all__ = ["solve", "Search", "Settings"]
+__all__ = ["solve", "run_search", "Search", "Settings"]

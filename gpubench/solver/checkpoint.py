@@ -12,7 +12,8 @@ import os
 
 import numpy as np
 
-from ..forms import InputError
+from ..device import atomic_write, remove_stale_temporaries
+from ..errors import InputError
 from .region_list import RegionList
 
 FORMAT = 1
@@ -39,31 +40,12 @@ def save(path, search):
     scalars = {"gub": st.gub, "best_iteration": st.best_iteration, "best_index": st.best_index,
                "iteration": st.iteration, "nfev": st.nfev, "njev": st.njev, "seconds": st.seconds}
     meta = json.dumps({"fingerprint": _fingerprint(search), "scalars": scalars})
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        np.savez(f, meta=np.array(meta), **arrays)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _remove_stale_temporaries(path):
-    """Delete temporary files a killed writer of ``path`` left behind."""
-    directory = os.path.dirname(os.path.abspath(path))
-    prefix = f".{os.path.basename(path)}.tmp"
-    for name in os.listdir(directory):
-        if name.startswith(prefix) and name != f"{prefix}{os.getpid()}":
-            try:
-                os.remove(os.path.join(directory, name))
-            except OSError:
-                pass
+    atomic_write(path, lambda fh: np.savez(fh, meta=np.array(meta), **arrays))
 
 
 def restore(path, search):
     if os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        _remove_stale_temporaries(path)
+        remove_stale_temporaries(path)
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))

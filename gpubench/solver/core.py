@@ -37,10 +37,13 @@ iteration is kept so that any region's bounds can be rebuilt exactly.
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
-from ..forms import InputError
+from ..device import BACKENDS
+from ..errors import InputError
+from ..methods.base import MethodSettings, setting
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
@@ -58,34 +61,22 @@ def sample_fractions(spacing, samples):
 
 
 @dataclass
-class Settings:
-    split_dims: int = 10
-    parts: int = 4
-    tol: float = 1e-4
-    samples: int = 10
-    spacing: str = "inside"
-    max_iterations: int = None
-    time_limit: float = None
+class Settings(MethodSettings):
+    """The solver's settings, stated once: defaults are the paper's (Section 3.1, SI Appendix B)."""
+    backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
+    split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
+    parts: int = setting(4, "parts per cut coordinate, p", minimum=2)
+    tol: float = setting(1e-4, "a region is open while some coordinate is at least tol wide",
+                         exclusive_minimum=0.0)
+    samples: int = setting(10, "diagonal samples per subregion (for GUB)", minimum=1)
+    spacing: str = setting("inside", "where the samples sit on the diagonal: t = m/(samples+1) (inside), "
+                           "m/samples from 0 (lower) or up to 1 (upper)", choices=SPACINGS)
+    max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
+    time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
 
     def validate(self):
-        for name in ("split_dims", "parts", "samples"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise InputError(f"{name} must be an integer, got {v!r}")
-        if self.split_dims < 1:
-            raise InputError(f"split_dims must be at least 1, got {self.split_dims}")
-        if self.parts < 2:
-            raise InputError(f"parts must be at least 2, got {self.parts}")
-        if self.samples < 1:
-            raise InputError(f"samples must be at least 1, got {self.samples}")
-        if self.spacing not in SPACINGS:
-            raise InputError(f"spacing must be one of {', '.join(SPACINGS)}, got {self.spacing!r}")
-        if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and self.tol > 0):
+        if not math.isfinite(self.tol):
             raise InputError(f"tol must be a positive number, got {self.tol!r}")
-        if self.max_iterations is not None and self.max_iterations < 0:
-            raise InputError("max_iterations must be >= 0")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise InputError("time_limit must be a positive number of seconds")
         if self.parts ** self.split_dims > 2**31:
             raise InputError(f"parts**split_dims = {self.parts ** self.split_dims} subregions per "
                              f"iteration is too many (at most 2**31)")
@@ -120,17 +111,19 @@ class State:
 class Search:
     """One search of one function; ``run`` continues it until a stopping rule holds."""
 
-    def __init__(self, fn, dim, backend="auto", settings=None):
+    method_name = "interval solver"  # the registered method sets its own name on its searches
+
+    def __init__(self, fn, dim, settings=None):
         self.fn = fn
         self.dim = dim
         self.settings = settings or Settings()
-        self.settings.validate()
+        self.settings.check("interval solver")
         # a maximiser searches -f; results are reported back in f's sense
         self.maximise = fn.sense == "max"
         self.definition = fn.definition.negated() if self.maximise else fn.definition
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
-        self.sweep = sweeps.make(backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
+        self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
         self.backend = self.sweep.name
         self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
@@ -152,6 +145,7 @@ class Search:
         st, cfg = self.state, self.settings
         started = time.perf_counter() - st.seconds
         last_save = time.perf_counter()
+        first_save = True
         message = ""
         while True:
             if not st.regions.any_open():
@@ -167,7 +161,9 @@ class Search:
             st.seconds = time.perf_counter() - started
             if progress is not None:
                 progress(st)
-            if checkpoint and time.perf_counter() - last_save >= checkpoint_every:
+            # the first save comes after the first iteration, so that a kill at any time can resume
+            if checkpoint and (first_save or time.perf_counter() - last_save >= checkpoint_every):
+                first_save = False
                 ckpt.save(checkpoint, self)
                 last_save = time.perf_counter()
         st.seconds = time.perf_counter() - started
@@ -229,7 +225,7 @@ class Search:
         if self.maximise:  # searched -f: f* lies in [-gub, -glb]
             glb, gub = -gub, -glb
         return OptimizeResult(
-            function=self.fn.name, dim=self.dim, method="interval", backend=self.backend,
+            function=self.fn.name, dim=self.dim, method=self.method_name, backend=self.backend,
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi,
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
             converged=not st.regions.any_open(), message=message,
@@ -252,22 +248,36 @@ class Search:
         return points[k], float(values[k])
 
 
-def solve(function, dim, backend="auto", split_dims=10, parts=4, tol=1e-4, samples=10,
-          spacing="inside", max_iterations=None, time_limit=None, checkpoint=None, resume=None,
-          checkpoint_every=30.0, progress=None):
+def solve(function, dim, settings=None, *, checkpoint=None, resume=None, checkpoint_every=30.0,
+          progress=None, **values):
     """Enclose the global minimum (maximum for ``sense="max"``) of ``function`` rigorously.
 
-    Returns an :class:`~gpubench.result.OptimizeResult` whose ``regions`` hold
-    every global optimiser and with ``glb <= f* <= gub``.  ``resume`` continues
-    from a checkpoint file written with ``checkpoint``.
+    ``settings`` is a :class:`Settings` (or give its fields as keywords:
+    ``solve("levy", 10, backend="cpu", split_dims=5)``).  Returns an
+    :class:`~gpubench.result.OptimizeResult` whose ``regions`` hold every
+    global optimiser and with ``glb <= f* <= gub``.  ``resume`` continues from a
+    checkpoint file written with ``checkpoint``.
     """
     from .. import functions
-    from ..forms import check_dim
+    from ..errors import check_dim
     fn = functions.get(function)
     dim = check_dim(dim)
-    settings = Settings(split_dims=split_dims, parts=parts, tol=tol, samples=samples,
-                        spacing=spacing, max_iterations=max_iterations, time_limit=time_limit)
-    search = Search(fn, dim, backend=backend, settings=settings)
+    if settings is None:
+        settings = Settings.build("interval solver", values)
+    elif values:
+        raise InputError("give the settings either as a Settings or as keywords, not both")
+    return run_search(fn, dim, settings, checkpoint=checkpoint, resume=resume,
+                      checkpoint_every=checkpoint_every, progress=progress)
+
+
+def run_search(fn, dim, settings, checkpoint=None, resume=None, checkpoint_every=30.0, progress=None,
+               method_name=None):
+    """Run (or resume) one search of a loaded function with checked settings."""
+    if checkpoint and resume and checkpoint != resume:
+        raise InputError("give checkpoint or resume, not both (resume keeps writing to its file)")
+    search = Search(fn, dim, settings=settings)
+    if method_name:
+        search.method_name = method_name
     if resume is not None:
         ckpt.restore(resume, search)
     return search.run(progress=progress, checkpoint=checkpoint or resume,

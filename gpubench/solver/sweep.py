@@ -74,23 +74,9 @@ class CudaSweep:
         return self.h_lb[:count], self.h_ub[:count], self.h_grad[:count]
 
 
-def gpu_available():
-    try:
-        from numba import cuda
-        return bool(cuda.is_available())
-    except Exception:  # no driver, no toolkit: no GPU
-        return False
-
-
 def make(backend, definition, n, params, dom_lo, dom_hi):
-    from ..forms import InputError
-    if backend == "auto":
-        backend = "cuda" if gpu_available() else "cpu"
+    from ..device import resolve_backend
+    backend = resolve_backend(backend)
     if backend == "cpu":
         return CpuSweep(definition, n, params, dom_lo, dom_hi)
-    if backend == "cuda":
-        from numba import config
-        if not (gpu_available() or config.ENABLE_CUDASIM):
-            raise InputError("--backend cuda: no CUDA GPU is available here (try --backend cpu)")
-        return CudaSweep(definition, n, params, dom_lo, dom_hi)
-    raise InputError(f"unknown backend {backend!r}; expected cpu, cuda or auto")
+    return CudaSweep(definition, n, params, dom_lo, dom_hi)

@@ -9,9 +9,9 @@ interior-point, Nelder-Mead and trust region ("implemented in ... MATLAB, and
 ... SciPy") on Ackley, n = 100, over [-35, 40]^100, with 1,000 / 50,000 / 100 /
 1 / 50,000 / 10,000 / 50,000 runs from random starting points, and reports the
 best value of all runs and the total time.  It prints no other setting.  Here
-each is one SciPy method behind the interface every gpubench method shares::
-
-    run(fn, dim, runs=..., seed=0, time_limit=None, **settings) -> OptimizeResult
+each is one SciPy method declared as a gpubench method (:class:`Method`), with
+its settings dataclass below; ``runs``, ``seed`` and ``time_limit`` are settings
+of every one of them.
 
 One call does all ``runs`` runs and returns ONE result: the best point and value
 of all runs (in the function's sense; a ``sense="max"`` function is maximised by
@@ -31,6 +31,9 @@ Common rules
   and so are the random streams of basin-hopping and differential evolution.
 * ``time_limit`` (seconds, optional) stops starting new runs; the result then
   says how many were done (``history["runs_completed"]``, ``converged=False``).
+* Called interactively (``minimize`` or ``gpubench minimize``) each method
+  does ``runs = 10`` runs unless told otherwise (DIRECT: 1); the experiments of
+  Tables S12/S13 pin the paper's counts, which are kept as ``paper_runs``.
 * Every method is serial.  OpenBLAS is set to one thread while they run: its
   worker threads, spinning on a busy 2-core machine, made L-BFGS-B's n = 100
   products about 200 times slower (0.2 s instead of 1 ms per local solve).
@@ -100,64 +103,159 @@ trust_region
 """
 import math
 import time
+from dataclasses import dataclass
+from typing import ClassVar, Optional
 
 import numpy as np
 from scipy import optimize
 
-from .. import methods
-from ..forms import InputError
+from ..errors import InputError
 from ..result import OptimizeResult
+from .base import Method, MethodSettings, setting
 
-#: The paper's run counts (Tables S12/S13): the full setting.
-PAPER_RUNS = {
-    "basinhopping": 1000, "bfgs": 50000, "differential_evolution": 100, "direct": 1,
-    "trust_constr": 50000, "nelder_mead": 10000, "trust_region": 50000,
-}
-
-#: The labels printed in Tables S12/S13.
-PAPER_LABELS = {
-    "basinhopping": "Basin-hopping", "bfgs": "BFGS", "differential_evolution": "Differential evolution",
-    "direct": "DIRECT", "trust_constr": "Interior-point", "nelder_mead": "Nelder-Mead",
-    "trust_region": "Trust region",
-}
+INTERACTIVE_RUNS = 10
 
 
-def _defaults(dim):
-    return {
-        "basinhopping": {"niter": 100, "T": 1.0, "stepsize": 0.5, "interval": 50,
-                         "target_accept_rate": 0.5, "stepwise_factor": 0.9,
-                         "local_method": "L-BFGS-B", "local_maxiter": 15000},
-        "bfgs": {"scipy_method": "L-BFGS-B", "maxcor": 10, "ftol": 2.220446049250313e-09,
-                 "gtol": 1e-05, "maxiter": 15000, "maxls": 20},
-        "differential_evolution": {"strategy": "best1bin", "maxiter": 1000, "popsize": 15,
-                                   "tol": 0.0, "atol": 0.0, "mutation": [0.5, 1.0],
-                                   "recombination": 0.7, "init": "latinhypercube",
-                                   "updating": "immediate", "polish": True},
-        "direct": {"eps": 1e-4, "maxfun": 1000 * dim, "maxiter": 1000, "locally_biased": True,
-                   "vol_tol": 0.0, "len_tol": 1e-6, "f_min": -math.inf, "f_min_rtol": 1e-4},
-        "trust_constr": {"scipy_method": "trust-constr", "hessian": "BFGS", "gtol": 1e-8,
-                         "xtol": 1e-8, "barrier_tol": 1e-8, "maxiter": 1000,
-                         "initial_tr_radius": 1.0, "initial_barrier_parameter": 0.1,
-                         "initial_barrier_tolerance": 0.1, "keep_feasible": True},
-        "nelder_mead": {"maxiter": 200 * dim, "maxfev": 200 * dim, "xatol": 1e-4, "fatol": 1e-4,
-                        "adaptive": False},
-        "trust_region": {"scipy_method": "trust-ncg", "hessian": "forward differences of the gradient",
-                         "gtol": 1e-5, "initial_trust_radius": 1.0, "max_trust_radius": 1000.0,
-                         "eta": 0.15, "maxiter": 200 * dim},
-    }
+@dataclass
+class _Common(MethodSettings):
+    runs: int = setting(INTERACTIVE_RUNS, "independent runs from random starts; the best is reported", minimum=1)
+    seed: int = setting(0, "run k draws from numpy.random.default_rng([seed, k])", minimum=0)
+    time_limit: Optional[float] = setting(None, "seconds: no new run starts after this", exclusive_minimum=0.0)
+
+    # what the paper prints for this method (Tables S12/S13) and how the box is kept
+    paper_runs: ClassVar[int] = 0
+    paper_label: ClassVar[str] = ""
+    bounds_rule: ClassVar[str] = ""
+
+    def resolved(self, dim):
+        """Every setting with the dimension-dependent defaults filled in."""
+        return self.as_dict()
 
 
-BOUNDS_RULE = {
-    "basinhopping": "local minimiser L-BFGS-B within the bounds; steps may leave the box, "
-                    "L-BFGS-B projects its start onto it",
-    "bfgs": "L-BFGS-B: steps projected onto the bounds",
-    "differential_evolution": "population kept in the box by construction",
-    "direct": "samples only inside the box",
-    "trust_constr": "bounds as barrier inequalities, keep_feasible=True",
-    "nelder_mead": "SciPy clips every simplex vertex into the box",
-    "trust_region": "unconstrained trust-ncg on f; final point projected onto the box, "
-                    "value reported there",
-}
+@dataclass
+class BasinhoppingSettings(_Common):
+    niter: int = setting(100, "basin-hopping iterations", minimum=0)
+    T: float = setting(1.0, "temperature", minimum=0.0)
+    stepsize: float = setting(0.5, "initial step size", exclusive_minimum=0.0)
+    interval: int = setting(50, "iterations between step-size updates", minimum=1)
+    target_accept_rate: float = setting(0.5, "target acceptance rate", exclusive_minimum=0.0, maximum=1.0)
+    stepwise_factor: float = setting(0.9, "step-size update factor", exclusive_minimum=0.0, maximum=1.0)
+    local_method: str = setting("L-BFGS-B", "local minimiser (with the bounds)", fixed=True)
+    local_maxiter: int = setting(15000, "iterations of each local minimisation", minimum=1)
+    paper_runs: ClassVar[int] = 1000
+    paper_label: ClassVar[str] = "Basin-hopping"
+    bounds_rule: ClassVar[str] = ("local minimiser L-BFGS-B within the bounds; steps may leave the box, "
+                                  "L-BFGS-B projects its start onto it")
+
+
+@dataclass
+class BfgsSettings(_Common):
+    scipy_method: str = setting("L-BFGS-B", "SciPy method", fixed=True)
+    maxcor: int = setting(10, "stored correction pairs", minimum=1)
+    ftol: float = setting(2.220446049250313e-09, "relative reduction of f to stop", minimum=0.0)
+    gtol: float = setting(1e-05, "projected-gradient tolerance", minimum=0.0)
+    maxiter: int = setting(15000, "iterations per run", minimum=1)
+    maxls: int = setting(20, "line-search steps", minimum=1)
+    paper_runs: ClassVar[int] = 50000
+    paper_label: ClassVar[str] = "BFGS"
+    bounds_rule: ClassVar[str] = "L-BFGS-B: steps projected onto the bounds"
+
+
+@dataclass
+class DifferentialEvolutionSettings(_Common):
+    strategy: str = setting("best1bin", "SciPy strategy name")
+    maxiter: int = setting(1000, "generations", minimum=1)
+    popsize: int = setting(15, "population = popsize x n", minimum=1)
+    tol: float = setting(0.0, "relative spread stop (0: run every generation)", minimum=0.0)
+    atol: float = setting(0.0, "absolute spread stop", minimum=0.0)
+    mutation: tuple = setting((0.5, 1.0), "F, or a dithering range (lo, hi)")
+    recombination: float = setting(0.7, "CR", minimum=0.0, maximum=1.0)
+    init: str = setting("latinhypercube", "initial population", choices=("latinhypercube", "sobol", "halton", "random"))
+    updating: str = setting("immediate", "update the best at once or per generation", choices=("immediate", "deferred"))
+    polish: bool = setting(True, "polish the best with L-BFGS-B in the box (analytic gradient)")
+    paper_runs: ClassVar[int] = 100
+    paper_label: ClassVar[str] = "Differential evolution"
+    bounds_rule: ClassVar[str] = "population kept in the box by construction"
+
+    def validate(self):
+        if not 1 <= len(self.mutation) <= 2:
+            raise InputError("differential_evolution: mutation must be F or (lo, hi)")
+
+
+@dataclass
+class DirectSettings(_Common):
+    runs: int = setting(1, "DIRECT is deterministic: one run", minimum=1, maximum=1)
+    eps: float = setting(1e-4, "minimal improvement for a potentially optimal rectangle", minimum=0.0)
+    maxfun: Optional[int] = setting(None, "evaluations (unset: 1000 n)", minimum=1)
+    maxiter: int = setting(1000, "iterations", minimum=1)
+    locally_biased: bool = setting(True, "DIRECT-L (Gablonsky-Kelley)")
+    vol_tol: float = setting(0.0, "stop when the best rectangle's volume is below this", minimum=0.0)
+    len_tol: float = setting(1e-6, "stop when the best rectangle's side is below this", minimum=0.0)
+    f_min: float = setting(-math.inf, "known minimum (stop when reached)")
+    f_min_rtol: float = setting(1e-4, "relative tolerance on f_min", minimum=0.0)
+    paper_runs: ClassVar[int] = 1
+    paper_label: ClassVar[str] = "DIRECT"
+    bounds_rule: ClassVar[str] = "samples only inside the box"
+
+    def resolved(self, dim):
+        d = self.as_dict()
+        d["maxfun"] = 1000 * dim if self.maxfun is None else self.maxfun
+        return d
+
+
+@dataclass
+class TrustConstrSettings(_Common):
+    scipy_method: str = setting("trust-constr", "SciPy method", fixed=True)
+    hessian: str = setting("BFGS", "quasi-Newton Hessian update", fixed=True)
+    gtol: float = setting(1e-8, "gradient tolerance", minimum=0.0)
+    xtol: float = setting(1e-8, "step tolerance", minimum=0.0)
+    barrier_tol: float = setting(1e-8, "barrier tolerance", minimum=0.0)
+    maxiter: int = setting(1000, "iterations per run", minimum=1)
+    initial_tr_radius: float = setting(1.0, "initial trust radius", exclusive_minimum=0.0)
+    initial_barrier_parameter: float = setting(0.1, "initial barrier parameter", exclusive_minimum=0.0)
+    initial_barrier_tolerance: float = setting(0.1, "initial barrier tolerance", exclusive_minimum=0.0)
+    keep_feasible: bool = setting(True, "keep iterates strictly inside the bounds")
+    paper_runs: ClassVar[int] = 50000
+    paper_label: ClassVar[str] = "Interior-point"
+    bounds_rule: ClassVar[str] = "bounds as barrier inequalities, keep_feasible=True"
+
+
+@dataclass
+class NelderMeadSettings(_Common):
+    maxiter: Optional[int] = setting(None, "iterations per run (unset: 200 n)", minimum=1)
+    maxfev: Optional[int] = setting(None, "evaluations per run (unset: 200 n)", minimum=1)
+    xatol: float = setting(1e-4, "absolute simplex-size tolerance", minimum=0.0)
+    fatol: float = setting(1e-4, "absolute value tolerance", minimum=0.0)
+    adaptive: bool = setting(False, "dimension-adaptive parameters (Gao-Han)")
+    paper_runs: ClassVar[int] = 10000
+    paper_label: ClassVar[str] = "Nelder-Mead"
+    bounds_rule: ClassVar[str] = "SciPy clips every simplex vertex into the box"
+
+    def resolved(self, dim):
+        d = self.as_dict()
+        for k in ("maxiter", "maxfev"):
+            d[k] = 200 * dim if d[k] is None else d[k]
+        return d
+
+
+@dataclass
+class TrustRegionSettings(_Common):
+    scipy_method: str = setting("trust-ncg", "SciPy method", fixed=True)
+    hessian: str = setting("forward differences of the gradient", "Hessian-vector products", fixed=True)
+    gtol: float = setting(1e-5, "gradient tolerance", minimum=0.0)
+    initial_trust_radius: float = setting(1.0, "initial trust radius", exclusive_minimum=0.0)
+    max_trust_radius: float = setting(1000.0, "largest trust radius", exclusive_minimum=0.0)
+    eta: float = setting(0.15, "step acceptance threshold", minimum=0.0, maximum=0.25)
+    maxiter: Optional[int] = setting(None, "iterations per run (unset: 200 n)", minimum=1)
+    paper_runs: ClassVar[int] = 50000
+    paper_label: ClassVar[str] = "Trust region"
+    bounds_rule: ClassVar[str] = ("unconstrained trust-ncg on f; final point projected onto the box, "
+                                  "value reported there")
+
+    def resolved(self, dim):
+        d = self.as_dict()
+        d["maxiter"] = 200 * dim if d["maxiter"] is None else d["maxiter"]
+        return d
 
 
 class _Objective:
@@ -304,59 +402,10 @@ def _trust_region(obj, rng, s):
     return x, fun, int(res.nit), str(res.message) + (" (final point projected onto the box)" if left else "")
 
 
-_ONE_RUN = {
-    "basinhopping": _basinhopping, "bfgs": _bfgs, "differential_evolution": _differential_evolution,
-    "direct": _direct, "trust_constr": _trust_constr, "nelder_mead": _nelder_mead,
-    "trust_region": _trust_region,
-}
-
-
-# ---------------------------------------------------------------- the shared driver
-def _check_settings(name, given, defaults):
-    unknown = sorted(set(given) - set(defaults))
-    if unknown:
-        raise InputError(f"method {name!r} has no setting {unknown[0]!r}; "
-                         f"its settings: runs, seed, time_limit, {', '.join(sorted(defaults))}")
-    out = dict(defaults)
-    for k, v in given.items():
-        d = defaults[k]
-        if isinstance(d, bool):
-            if not isinstance(v, bool):
-                raise InputError(f"{name}: {k} must be true or false, got {v!r}")
-        elif isinstance(d, (int, float)) and not isinstance(d, bool):
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise InputError(f"{name}: {k} must be a number, got {v!r}")
-            if isinstance(d, int) and not isinstance(v, int):
-                raise InputError(f"{name}: {k} must be an integer, got {v!r}")
-        elif isinstance(d, str) and not isinstance(v, str):
-            raise InputError(f"{name}: {k} must be a string, got {v!r}")
-        out[k] = v
-    if name == "differential_evolution" and out["updating"] not in ("immediate", "deferred"):
-        raise InputError("differential_evolution: updating must be 'immediate' or 'deferred'")
-    for k in ("scipy_method", "hessian", "local_method"):
-        if k in given and given[k] != defaults[k]:
-            raise InputError(f"{name}: {k} is fixed to {defaults[k]!r} (it names the method)")
-    return out
-
-
-def _check_runs(name, runs, seed, time_limit):
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise InputError(f"{name}: runs must be a positive integer, got {runs!r}")
-    if name == "direct" and runs != 1:
-        raise InputError("direct is deterministic and takes no starting point: runs must be 1")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"{name}: seed must be a non-negative integer, got {seed!r}")
-    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                   or not time_limit > 0):
-        raise InputError(f"{name}: time_limit must be a positive number of seconds")
-
-
-def _multistart(name, fn, dim, runs=None, seed=0, time_limit=None, **settings):
-    runs = PAPER_RUNS[name] if runs is None else runs
-    _check_runs(name, runs, seed, time_limit)
-    s = _check_settings(name, settings, _defaults(dim)[name])
+def _multistart(name, one, fn, dim, settings):
+    s = settings.resolved(dim)
+    runs, seed, time_limit = settings.runs, settings.seed, settings.time_limit
     obj = _Objective(fn, dim)
-    one = _ONE_RUN[name]
     _single_threaded_blas()
     best_x, best_f = None, math.inf
     run_fun, iterations, left_box, done = [], 0, 0, 0
@@ -377,11 +426,11 @@ def _multistart(name, fn, dim, runs=None, seed=0, time_limit=None, **settings):
     history = {"run_fun": run_fun, "runs_completed": done}
     if name == "trust_region":
         history["runs_left_box"] = left_box
-    options = {"runs": runs, "seed": seed, "time_limit": time_limit, **s,
-               "bounds": BOUNDS_RULE[name], "gradient": "analytic (function library)",
+    options = {**s,
+               "bounds": settings.bounds_rule, "gradient": "analytic (function library)",
                "starts": "uniform in the box, run k from numpy.random.default_rng([seed, k])"
                if name != "direct" else "none (DIRECT needs no starting point)",
-               "blas_threads": 1, "paper_runs": PAPER_RUNS[name], "paper_label": PAPER_LABELS[name]}
+               "blas_threads": 1, "paper_runs": settings.paper_runs, "paper_label": settings.paper_label}
     return OptimizeResult(
         function=fn.name, dim=dim, method=name, backend="cpu", x=best_x, fun=obj.sign * best_f,
         iterations=iterations, nfev=obj.nfev, njev=obj.njev, seconds=seconds, converged=done == runs,
@@ -389,26 +438,25 @@ def _multistart(name, fn, dim, runs=None, seed=0, time_limit=None, **settings):
         history=history, options=options)
 
 
-def _make(name, doc):
-    def run(fn, dim, **options):
-        return _multistart(name, fn, dim, **options)
+def _declare(name, settings, one, summary):
+    def run(fn, dim, s):
+        return _multistart(name, one, fn, dim, s)
     run.__name__ = name
-    run.__doc__ = doc
-    run.defaults = lambda dim: dict(_defaults(dim)[name])
-    return run
+    return Method(name=name, summary=summary, settings=settings, run=run, backends=("cpu",),
+                  source="SciPy; Zhang, Shan & Cagan (2026), PNAS Nexus 5(4) pgag103, SI Appendix E")
 
 
-_DOCS = {
-    "basinhopping": "Basin-hopping with L-BFGS-B local minimisation in the box (SciPy).",
-    "bfgs": "BFGS confined to the box: L-BFGS-B from random starts (SciPy).",
-    "differential_evolution": "Differential evolution, tol=0, atol=0 (SciPy).",
-    "direct": "DIRECT-L, vol_tol=0 (SciPy).",
-    "trust_constr": "Interior point: trust-constr's barrier trust-region method with the bounds (SciPy).",
-    "nelder_mead": "Nelder-Mead with vertices clipped into the box (SciPy).",
-    "trust_region": "Trust-region Newton-CG (trust-ncg), final point projected onto the box (SciPy).",
-}
-
-for _name, _doc in _DOCS.items():
-    methods.register(_name, _make(_name, _doc), _doc)
-
-__all__ = ["PAPER_RUNS", "PAPER_LABELS", "BOUNDS_RULE"]
+METHODS = [
+    _declare("basinhopping", BasinhoppingSettings, _basinhopping,
+             "Basin-hopping with L-BFGS-B local minimisation in the box (SciPy)"),
+    _declare("bfgs", BfgsSettings, _bfgs, "BFGS confined to the box: L-BFGS-B from random starts (SciPy)"),
+    _declare("differential_evolution", DifferentialEvolutionSettings, _differential_evolution,
+             "Differential evolution, tol=0, atol=0 (SciPy)"),
+    _declare("direct", DirectSettings, _direct, "DIRECT-L, vol_tol=0 (SciPy)"),
+    _declare("trust_constr", TrustConstrSettings, _trust_constr,
+             "Interior point: trust-constr's barrier trust-region method with the bounds (SciPy)"),
+    _declare("nelder_mead", NelderMeadSettings, _nelder_mead,
+             "Nelder-Mead with vertices clipped into the box (SciPy)"),
+    _declare("trust_region", TrustRegionSettings, _trust_region,
+             "Trust-region Newton-CG (trust-ncg), final point projected onto the box (SciPy)"),
+]

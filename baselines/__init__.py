@@ -1,1 +1,0 @@
-"""Heuristic and local methods compared with the rigorous solver (installed as ``gpubench.baselines``)."""

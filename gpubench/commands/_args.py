@@ -1,0 +1,60 @@
+"""Argument types and the parser class every command shares."""
+import argparse
+import math
+import re
+
+from ..errors import InputError
+
+# argparse takes "-1:1" or "-1e-3" for an option; these patterns let negative numbers and boxes through
+_NEGATIVE = re.compile(r"^-(\d|\.\d|inf)")
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are :class:`InputError` (one line, exit 2)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE
+
+    def error(self, message):
+        raise InputError(message)
+
+
+def integer(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def positive_integer(text):
+    v = integer(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return v
+
+
+def positive_number(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return v
+
+
+def fmt(v):
+    """A number as a user reads it: 2.0, not np.float64(2.0)."""
+    try:
+        import numpy as np
+        if isinstance(v, np.generic):
+            v = v.item()
+    except ImportError:
+        pass
+    return f"{v:.10g}" if isinstance(v, float) else str(v)
+
+
+def print_json(obj):
+    import json
+    print(json.dumps(obj))

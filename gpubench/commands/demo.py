@@ -1,0 +1,22 @@
+"""``gpubench demo`` (``make demo``): the quick reproduction, its records and reports."""
+from ._args import positive_integer
+
+NAME = "demo"
+HELP = "the quick reproduction: run, store and report (make demo)"
+
+
+def add_arguments(p):
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default="auto",
+                   help="auto: the GPU rows when a GPU is found, else the CPU quick rows")
+    p.add_argument("--workers", type=positive_integer, metavar="N",
+                   help="run the cases on a Dask LocalCluster of N workers")
+    p.add_argument("--serial", action="store_true", help="one sweep after the other in this process")
+    p.add_argument("--results", metavar="DIR", help="default: results/ or $GPUBENCH_RESULTS")
+    p.add_argument("--reports", metavar="DIR", help="default: reports/ or $GPUBENCH_REPORTS")
+
+
+def run(args):
+    from .. import demo
+    gpu = {"auto": None, "cpu": False, "cuda": True}[args.backend]
+    demo.run(args.results, args.reports, gpu=gpu, workers=args.workers, parallel=not args.serial)
+    return 0

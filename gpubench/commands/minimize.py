@@ -1,0 +1,79 @@
+"""``gpubench minimize FUNCTION --dim N --method M [--set KEY=VALUE ...]``: any registered method."""
+from ..errors import InputError
+from ._args import positive_integer
+
+NAME = "minimize"
+HELP = "run any registered method (`gpubench methods` lists them) on a function"
+
+
+def add_arguments(p):
+    p.add_argument("function", help="a library name or path/to/file.py:NAME")
+    p.add_argument("--dim", type=positive_integer, required=True)
+    p.add_argument("--method", required=True, help="a registered method (`gpubench methods`)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a setting of the method (repeat for more); `gpubench methods M` lists them")
+    p.add_argument("--seed", type=int, default=None, help="the method's seed setting, where it has one")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default=None,
+                   help="the method's backend setting, where it has one")
+    p.add_argument("--regions", metavar="FILE", help="rigorous methods: write every output region to FILE (.npz)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the shape of `gpubench solve --json`)")
+
+
+def parse_sets(items):
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise InputError(f"--set {item!r}: expected KEY=VALUE")
+        k, v = item.split("=", 1)
+        k = k.strip().replace("-", "_")
+        if not k:
+            raise InputError(f"--set {item!r}: the key is empty")
+        if k in out:
+            raise InputError(f"--set {k} is given twice")
+        out[k] = v
+    return out
+
+
+def interactive_defaults(method, dim, given):
+    """The defaults a method suggests for a run typed by a user (see ``Method.interactive``)."""
+    return dict(method.interactive(dim, given)) if method.interactive else {}
+
+
+def run(args):
+    from .. import functions, methods
+    from ..device import check_writable_file
+    from . import _result
+    from ._progress import Progress
+    method = methods.get(args.method)
+    text = parse_sets(args.set)
+    names = set(method.settings.names())
+    for opt in ("seed", "backend"):
+        v = getattr(args, opt)
+        if v is None:
+            continue
+        if opt not in names:
+            raise InputError(f"method {method.name!r} has no {opt} setting")
+        if opt in text:
+            raise InputError(f"give {opt} once: --{opt} or --set {opt}=...")
+        text[opt] = str(v)
+    if args.regions:
+        check_writable_file(args.regions, "--regions")
+    # parse the typed values, then add the interactive defaults for what was not typed
+    typed = method.settings.build(method.name, text, from_text=True)
+    given = {k: getattr(typed, k) for k in text}
+    values = {**interactive_defaults(method, args.dim, given), **given}
+    settings = method.make_settings(values)
+    fn = functions.get(args.function)
+    note = None
+    backends = method.backends
+    if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
+        raise InputError(f"method {method.name!r} has no cuda backend")
+    progress = Progress()
+    if "progress" in method.controls:
+        result = method.run(fn, args.dim, settings, progress=progress)
+        progress.close()
+    else:
+        with progress.ticker(method.name):
+            result = method.run(fn, args.dim, settings)
+    note = (result.options or {}).get("note") or note
+    return _result.show(result, args.json, args.regions, note=note)

@@ -1,0 +1,39 @@
+"""``gpubench report EXPERIMENT|--all``: reports/<experiment>.md and .html from the stored records."""
+from ..errors import InputError
+
+NAME = "report"
+HELP = "write reports/<experiment>.md and .html from the stored records"
+
+
+def add_arguments(p):
+    p.add_argument("experiment", nargs="*", help="experiment ids")
+    p.add_argument("--all", action="store_true", help="every experiment")
+    p.add_argument("--results", metavar="DIR", help="stored records (default: results/ or $GPUBENCH_RESULTS)")
+    p.add_argument("--reports", metavar="DIR", help="output folder (default: reports/ or $GPUBENCH_REPORTS)")
+    p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
+
+
+def run(args):
+    from pathlib import Path
+    from .. import experiments_loader as loader
+    from ..device import check_writable_dir
+    from ..report import build, reports_dir, write_index
+    from ..runner import results_dir
+    if not args.all and not args.experiment:
+        raise InputError("name one or more experiments, or give --all")
+    if args.experiments and not Path(args.experiments).is_dir():
+        raise InputError(f"--experiments {args.experiments!r} is not a folder")
+    res = results_dir(args.results)
+    if res.exists() and not res.is_dir():
+        raise InputError(f"--results {str(res)!r} is a file, not a folder")
+    check_writable_dir(reports_dir(args.reports), "--reports")
+    names = loader.names(args.experiments) if args.all else args.experiment
+    if not names:
+        raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
+    for name in names:
+        exp = loader.load(name, args.experiments)
+        md = build(exp, args.results, args.reports)
+        print(f"wrote {md} and {md.with_suffix('.html')}")
+    idx = write_index(args.reports, args.results, args.experiments)
+    print(f"wrote {idx}")
+    return 0

@@ -1,0 +1,61 @@
+"""``gpubench reproduce EXPERIMENT``: run an experiment's cases and store one record each."""
+from ..errors import InputError
+from ._args import positive_integer
+
+NAME = "reproduce"
+HELP = "run an experiment (a published table) and store its records"
+
+
+def add_arguments(p):
+    p.add_argument("experiment", nargs="?", help="an experiment id (see --list) or a .toml file")
+    p.add_argument("--list", action="store_true", help="list the experiments and how many cases are stored")
+    p.add_argument("--quick", action="store_true", help="the quick variant: a CPU in minutes")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default=None,
+                   help="override the backend setting of every method entry that has one")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--workers", type=positive_integer, metavar="N",
+                   help="run on a new Dask LocalCluster of N workers (loopback only, no dashboard)")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://host:port)")
+    p.add_argument("--results", metavar="DIR", help="where records go (default: results/ or $GPUBENCH_RESULTS)")
+    p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
+
+
+def _list(args):
+    from .. import experiments_loader as loader
+    from ..runner import plan, results_dir, stored_cases
+    rows = []
+    root = results_dir(args.results)
+    for e in loader.load_all(args.experiments):
+        stored = stored_cases(root / e.id)
+        counts = []
+        for quick in (False, True):
+            cases = plan(e, quick)
+            done = sum(c.case_id in stored for c in cases)
+            counts.append(f"{done}/{len(cases)}")
+        rows.append((e.id, e.layout, counts[0], counts[1], e.title))
+    if not rows:
+        raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
+    head = ("experiment", "layout", "full", "quick", "title")
+    widths = [max(len(str(r[j])) for r in rows + [head]) for j in range(4)]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[4])
+    for r in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+    print(f"(full/quick: cases stored in {root.resolve()} / cases planned)")
+    return 0
+
+
+def run(args):
+    from .. import experiments_loader as loader
+    from ..runner import sweep
+    if args.scheduler is not None and "://" not in args.scheduler and ":" not in args.scheduler:
+        raise InputError(f"--scheduler {args.scheduler!r} is not an address (tcp://HOST:PORT)")
+    if args.list:
+        return _list(args)
+    if not args.experiment:
+        raise InputError("name an experiment (`gpubench reproduce --list` lists them)")
+    exp = loader.load(args.experiment, args.experiments)
+    s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
+              workers=args.workers, scheduler=args.scheduler)
+    print(f"{s.experiment} ({s.variant}): {s.ran} case(s) run, {s.skipped} already stored, "
+          f"{s.total} in all, in {s.seconds:.1f} s; records in {s.folder}")
+    return 0

@@ -1,0 +1,206 @@
+"""The one device layer: backend names, GPU detection, launch buffers and timing, atomic writes.
+
+Every method and command speaks of backends with the same three words:
+
+* ``"cpu"``: numba on the host;
+* ``"cuda"``: numba-cuda on an NVIDIA GPU (or numba's CUDA simulator when
+  ``NUMBA_ENABLE_CUDASIM=1``, which is how CI runs GPU code);
+* ``"auto"``: ``"cuda"`` when a real GPU is present, else ``"cpu"``.
+
+Nothing here imports numba at module import time, so ``gpubench --help`` stays fast.
+"""
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import InputError
+
+BACKENDS = ("auto", "cpu", "cuda")
+
+_GPU = {}
+
+
+def simulator():
+    """True when numba's CUDA simulator stands in for a GPU (``NUMBA_ENABLE_CUDASIM=1``)."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+def gpu_available():
+    """True when numba sees a real CUDA GPU (never the simulator).  Computed once per process."""
+    if "real" not in _GPU:
+        ok = False
+        if not simulator():
+            try:
+                from numba import cuda
+                ok = bool(cuda.is_available())
+            except Exception:  # no driver, no toolkit: no GPU
+                ok = False
+        _GPU["real"] = ok
+    return _GPU["real"]
+
+
+def cuda_usable():
+    """True when CUDA kernels can run here: a real GPU or the simulator."""
+    return gpu_available() or simulator()
+
+
+def resolve_backend(backend, supported=("cpu", "cuda"), what="backend"):
+    """The concrete backend (``"cpu"`` or ``"cuda"``) for a requested one; one-line errors.
+
+    ``supported`` lists the concrete backends the caller has.  ``auto`` picks
+    ``cuda`` when a real GPU is present and the caller supports it.
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"unknown {what} {backend!r}; expected one of {', '.join(BACKENDS)}")
+    if backend == "auto":
+        return "cuda" if ("cuda" in supported and gpu_available()) else supported[0]
+    if backend not in supported:
+        raise InputError(f"{what} {backend!r} is not available for this method (it has: {', '.join(supported)})")
+    if backend == "cuda" and not cuda_usable():
+        raise InputError(f"{what} cuda: no CUDA GPU is available here (try cpu)")
+    return backend
+
+
+# ---------------------------------------------------------------- launches
+class Buffers:
+    """Grow-only device and pinned host buffers, reused across launches.
+
+    ``device(name, shape, dtype)`` and ``pinned(name, shape, dtype)`` return an
+    array of at least the requested size (a view of exactly the shape); memory
+    is only reallocated when a larger one is asked for.
+    """
+
+    def __init__(self):
+        self._dev = {}
+        self._host = {}
+
+    @staticmethod
+    def _size(shape):
+        n = 1
+        for s in (shape if isinstance(shape, tuple) else (shape,)):
+            n *= int(s)
+        return n
+
+    def device(self, name, shape, dtype):
+        from numba import cuda
+        n = self._size(shape)
+        buf = self._dev.get(name)
+        if buf is None or buf.size < n or buf.dtype != dtype:
+            buf = cuda.device_array(max(n, 1), dtype=dtype)
+            self._dev[name] = buf
+        return buf[:n].reshape(shape)
+
+    def pinned(self, name, shape, dtype):
+        from numba import cuda
+        n = self._size(shape)
+        buf = self._host.get(name)
+        if buf is None or buf.size < n or buf.dtype != dtype:
+            buf = cuda.pinned_array(max(n, 1), dtype=dtype)
+            self._host[name] = buf
+        return buf[:n].reshape(shape)
+
+
+class Timer:
+    """Accumulates GPU time between CUDA events (or host time on the CPU) under named keys."""
+
+    def __init__(self, cuda=False):
+        self.cuda = cuda
+        self.seconds = {}
+
+    @contextmanager
+    def time(self, key, stream=0):
+        if self.cuda:
+            from numba import cuda as nc
+            start, stop = nc.event(), nc.event()
+            start.record(stream)
+            yield
+            stop.record(stream)
+            stop.synchronize()
+            dt = nc.event_elapsed_time(start, stop) / 1000.0
+        else:
+            t0 = time.perf_counter()
+            yield
+            dt = time.perf_counter() - t0
+        self.seconds[key] = self.seconds.get(key, 0.0) + dt
+
+
+# ---------------------------------------------------------------- files
+def check_writable_file(path, what="output file"):
+    """Fail early, in one line, when ``path`` cannot be written as a file."""
+    p = Path(path)
+    if p.exists() and p.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a directory, not a file")
+    parent = p.parent if str(p.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"{what} {str(path)!r}: {str(parent)!r} is not a directory")
+    if not parent.exists():
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{what} {str(path)!r}: cannot create {str(parent)!r}: {exc.strerror}") from None
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"{what} {str(path)!r}: {str(parent)!r} is not writable")
+    return p
+
+
+def check_writable_dir(path, what="output folder"):
+    """Fail early, in one line, when ``path`` cannot be used as an output folder."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a file, not a folder")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{what} {str(path)!r}: cannot create it: {exc.strerror}") from None
+    if not os.access(p, os.W_OK):
+        raise InputError(f"{what} {str(path)!r} is not writable")
+    return p
+
+
+def atomic_write(path, data, fsync=True):
+    """Write ``data`` (str, bytes, or a callable taking a binary file) to ``path`` atomically.
+
+    The data goes to a temporary file in the same folder, is flushed and
+    fsynced, and is renamed into place with ``os.replace``: a reader (or a
+    resume after ``kill -9``) sees the old file or the new one, never a part.
+    The temporary file is removed if writing fails.
+    """
+    path = os.path.abspath(os.fspath(path))
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if callable(data):
+                data(fh)
+            else:
+                fh.write(data.encode() if isinstance(data, str) else data)
+            fh.flush()
+            if fsync:
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def remove_stale_temporaries(path):
+    """Delete temporary files that a killed :func:`atomic_write` of ``path`` left behind."""
+    directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+    prefix = f".{os.path.basename(os.fspath(path))}."
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith(".tmp"):
+            try:
+                os.remove(os.path.join(directory, name))
+            except OSError:
+                pass

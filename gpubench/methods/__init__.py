@@ -1,0 +1,131 @@
+"""Every method behind one entry point: ``minimize(function, dim, method=..., **settings)``.
+
+A method is a module in this package (or in a folder named by the environment
+variable ``GPUBENCH_METHOD_PATH``, several separated by ``os.pathsep``) that
+defines ``METHOD`` (a :class:`~gpubench.methods.base.Method`) or ``METHODS``
+(a list of them).  The registry finds them the way ``gpubench.functions``
+finds definitions: adding a method means adding one file; nothing else knows
+it by name.  ``gpubench methods`` lists them with their backends and settings.
+"""
+import importlib
+import importlib.util
+import os
+import pkgutil
+import sys
+from pathlib import Path
+
+from ..errors import InputError, check_dim
+from .base import CONTROLS, Method, MethodSettings, setting  # noqa: F401  (the interface)
+
+_METHODS = {}
+_LOADED = []
+
+
+def _register(method, module):
+    if not isinstance(method, Method):
+        raise InputError(f"{module}: METHOD must be a gpubench.methods.base.Method, got {type(method).__name__}")
+    old = _METHODS.get(method.name)
+    if old is not None and old.module != module:
+        raise InputError(f"method {method.name!r} is defined twice: in {old.module} and {module}")
+    bad = sorted(set(method.controls) - set(CONTROLS))
+    if bad:
+        raise InputError(f"{module}: method {method.name!r} declares unknown control {bad[0]!r}")
+    _METHODS[method.name] = method if method.module else _with_module(method, module)
+
+
+def _with_module(method, module):
+    import dataclasses
+    return dataclasses.replace(method, module=module)
+
+
+def _collect(mod):
+    found = list(getattr(mod, "METHODS", ()))
+    if hasattr(mod, "METHOD"):
+        found.append(mod.METHOD)
+    for m in found:
+        _register(m, mod.__name__)
+
+
+def _user_folders():
+    text = os.environ.get("GPUBENCH_METHOD_PATH", "")
+    return [Path(p) for p in text.split(os.pathsep) if p]
+
+
+def _discover():
+    key = os.environ.get("GPUBENCH_METHOD_PATH", "")
+    if _LOADED and _LOADED[0] == key:
+        return
+    _METHODS.clear()
+    pkg = sys.modules[__name__]
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name == "base":
+            continue
+        _collect(importlib.import_module(f"{__name__}.{info.name}"))
+    for folder in _user_folders():
+        if not folder.is_dir():
+            raise InputError(f"GPUBENCH_METHOD_PATH: {str(folder)!r} is not a folder")
+        for path in sorted(folder.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            modname = f"gpubench_user_method_{path.stem}"
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            try:
+                spec.loader.exec_module(mod)
+            except InputError:
+                raise
+            except Exception as exc:
+                raise InputError(f"{path}: cannot load the method module: "
+                                 f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
+            _collect(mod)
+    _LOADED[:] = [key]
+
+
+def names():
+    """The registered methods' names, sorted."""
+    _discover()
+    return sorted(_METHODS)
+
+
+def all_methods():
+    _discover()
+    return [_METHODS[k] for k in sorted(_METHODS)]
+
+
+def get(name):
+    """The :class:`Method` registered as ``name``."""
+    if isinstance(name, Method):
+        return name
+    _discover()
+    try:
+        return _METHODS[name]
+    except (KeyError, TypeError):
+        raise InputError(f"unknown method {name!r}; known: {', '.join(sorted(_METHODS))}") from None
+
+
+def is_rigorous(name):
+    """Whether the method ``name`` declares itself rigorous; None when it is not registered here."""
+    _discover()
+    m = _METHODS.get(name)
+    return None if m is None else m.rigorous
+
+
+def minimize(function, dim, method, **options):
+    """Minimise (or, for ``sense="max"``, maximise) ``function`` in ``dim`` dimensions.
+
+    ``function`` is a name from ``gpubench.functions.names()``, a
+    ``path/to/file.py:NAME`` string, or a TestFunction.  ``options`` are the
+    method's settings (``gpubench methods`` lists them) and the run controls it
+    declares (for the rigorous solver: ``progress``, ``checkpoint``, ``resume``,
+    ``checkpoint_every``).  Returns an :class:`~gpubench.result.OptimizeResult`.
+    """
+    from .. import functions
+    m = get(method)
+    fn = functions.get(function)
+    dim = check_dim(dim)
+    values, controls = m.split(options)
+    return m.run(fn, dim, m.make_settings(values), **controls)
+
+
+__all__ = ["Method", "MethodSettings", "setting", "minimize", "names", "get", "all_methods", "is_rigorous"]

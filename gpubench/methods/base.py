@@ -1,0 +1,260 @@
+"""What a method declares: its name, whether it is rigorous, its backends, and its settings.
+
+A method is one module in ``gpubench/methods/`` (or in a folder named by
+``$GPUBENCH_METHOD_PATH``) that defines ``METHOD = Method(...)`` (or ``METHODS``,
+a list, for a family such as SciPy's seven).  Its settings are a dataclass
+derived from :class:`MethodSettings`, whose fields state every setting once:
+name, type, default, help text and limits.  The loader of experiment files,
+``gpubench minimize --set KEY=VALUE`` and :func:`gpubench.methods.minimize`
+all validate through it, so a setting is checked the same way everywhere and
+an unknown key or a bad value is one line naming the method and the key.
+
+Example (a complete method module)::
+
+    from dataclasses import dataclass
+    from gpubench.methods.base import Method, MethodSettings, setting
+    from gpubench.result import OptimizeResult
+
+    @dataclass
+    class RandomSearchSettings(MethodSettings):
+        samples: int = setting(1000, "points drawn uniformly in the box", minimum=1)
+        seed: int = setting(0, "seed of the point stream", minimum=0)
+
+    def run(fn, dim, s):
+        ...
+        return OptimizeResult(function=fn.name, dim=dim, method="random-search", ...)
+
+    METHOD = Method(name="random-search", summary="Uniform random sampling",
+                    settings=RandomSearchSettings, run=run)
+"""
+import dataclasses
+import math
+import types
+import typing
+from dataclasses import MISSING, dataclass, field
+
+from ..errors import InputError
+
+# Run-time keywords that are not settings: they change how a run is watched or stored,
+# never its outcome, so they are neither recorded in a case's identity nor hashed.
+CONTROLS = ("progress", "checkpoint", "resume", "checkpoint_every")
+
+
+def setting(default, help, *, choices=None, minimum=None, maximum=None, exclusive_minimum=None,
+            fixed=False):
+    """A settings field with its help text and limits (checked by :meth:`MethodSettings.check`).
+
+    ``fixed=True`` marks a value that names the method itself (shown, recorded,
+    never changed).  A list default is given as a tuple.
+    """
+    meta = {"help": help, "choices": tuple(choices) if choices else None, "minimum": minimum,
+            "maximum": maximum, "exclusive_minimum": exclusive_minimum, "fixed": fixed}
+    if isinstance(default, (list, dict, set)):
+        raise TypeError("use a tuple for a list default")
+    return field(default=default, metadata=meta)
+
+
+def _base_type(tp):
+    """(base type, optional) of an annotation such as ``int``, ``Optional[float]``, ``tuple``."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        base, _ = _base_type(args[0]) if len(args) == 1 else (object, False)
+        return base, True
+    if origin in (tuple, list):
+        return tuple, False
+    return tp, False
+
+
+@dataclass
+class MethodSettings:
+    """Base of every method's settings dataclass."""
+
+    # ---------------------------------------------------------- declared fields
+    @classmethod
+    def fields(cls):
+        """``[(name, base type, optional, default, metadata)]`` in declaration order."""
+        hints = typing.get_type_hints(cls)
+        out = []
+        for f in dataclasses.fields(cls):
+            base, optional = _base_type(hints[f.name])
+            default = f.default if f.default is not MISSING else None
+            out.append((f.name, base, optional, default, dict(f.metadata)))
+        return out
+
+    @classmethod
+    def names(cls):
+        return [f.name for f in dataclasses.fields(cls)]
+
+    # ---------------------------------------------------------- building
+    @classmethod
+    def build(cls, method, values, from_text=False):
+        """A checked instance from a mapping; ``from_text`` parses strings (``--set``)."""
+        known = cls.names()
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise InputError(f"method {method!r} has no setting {unknown[0]!r}; "
+                             f"its settings: {', '.join(known) or 'none'}")
+        spec = {name: (base, optional, meta) for name, base, optional, _, meta in cls.fields()}
+        kwargs = {}
+        for k, v in values.items():
+            base, optional, meta = spec[k]
+            if from_text:
+                v = _parse_text(method, k, v, base, optional)
+            kwargs[k] = _coerce(method, k, v, base, optional)
+        obj = cls(**kwargs)
+        obj.check(method)
+        return obj
+
+    def check(self, method):
+        """Type and limit checks of every field, then the method's own :meth:`validate`."""
+        for name, base, optional, default, meta in self.fields():
+            v = getattr(self, name)
+            if v is None:
+                if not optional:
+                    raise InputError(f"{method}: {name} must be given (no default)")
+                continue
+            v = _coerce(method, name, v, base, optional)
+            object.__setattr__(self, name, v)
+            if meta.get("fixed") and v != default:
+                raise InputError(f"{method}: {name} is fixed to {default!r} (it names the method)")
+            if meta.get("choices") and v not in meta["choices"]:
+                raise InputError(f"{method}: {name} must be one of {', '.join(map(str, meta['choices']))}, "
+                                 f"got {v!r}")
+            if base in (int, float):
+                if meta.get("minimum") is not None and v < meta["minimum"]:
+                    raise InputError(f"{method}: {name} must be at least {meta['minimum']}, got {v!r}")
+                if meta.get("exclusive_minimum") is not None and not v > meta["exclusive_minimum"]:
+                    raise InputError(f"{method}: {name} must be greater than {meta['exclusive_minimum']}, "
+                                     f"got {v!r}")
+                if meta.get("maximum") is not None and v > meta["maximum"]:
+                    raise InputError(f"{method}: {name} must be at most {meta['maximum']}, got {v!r}")
+        self.validate()
+
+    def validate(self):
+        """Checks across fields; raise :class:`InputError` with one line.  Override as needed."""
+
+    def as_dict(self):
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
+
+
+def _coerce(method, name, v, base, optional):
+    if v is None and optional:
+        return None
+    if base is bool:
+        if not isinstance(v, bool):
+            raise InputError(f"{method}: {name} must be true or false, got {v!r}")
+        return v
+    if base is int:
+        if isinstance(v, bool) or not isinstance(v, int) and not (hasattr(v, "dtype") and v.dtype.kind in "iu"):
+            raise InputError(f"{method}: {name} must be an integer, got {v!r}")
+        return int(v)
+    if base is float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) and not (hasattr(v, "dtype") and v.dtype.kind in "iuf"):
+            raise InputError(f"{method}: {name} must be a number, got {v!r}")
+        v = float(v)
+        if math.isnan(v):
+            raise InputError(f"{method}: {name} must be a number, got NaN")
+        return v
+    if base is str:
+        if not isinstance(v, str):
+            raise InputError(f"{method}: {name} must be a string, got {v!r}")
+        return v
+    if base is tuple:
+        if not isinstance(v, (list, tuple)):
+            raise InputError(f"{method}: {name} must be a list, got {v!r}")
+        return tuple(v)
+    return v
+
+
+def _parse_text(method, name, text, base, optional):
+    if not isinstance(text, str):
+        return text
+    t = text.strip()
+    if optional and t.lower() in ("none", "null", ""):
+        return None
+    try:
+        if base is bool:
+            low = t.lower()
+            if low in ("true", "yes", "1", "on"):
+                return True
+            if low in ("false", "no", "0", "off"):
+                return False
+            raise ValueError
+        if base is int:
+            try:
+                return int(t)
+            except ValueError:
+                f = float(t)  # 1e6 is an integer too
+                if not (math.isfinite(f) and f.is_integer()):
+                    raise
+                return int(f)
+        if base is float:
+            return float(t)
+        if base is tuple:
+            return tuple(float(p) for p in t.replace(",", " ").split())
+    except ValueError:
+        kind = {bool: "true or false", int: "an integer", float: "a number",
+                tuple: "a comma-separated list of numbers"}[base]
+        raise InputError(f"{method}: {name} must be {kind}, got {text!r}") from None
+    return t
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered method: what it is, what it runs on, and how it is set.
+
+    ``run(fn, dim, settings, **controls)`` takes a :class:`~gpubench.forms.TestFunction`,
+    the dimension, a checked settings instance and any of the ``controls`` it
+    declares (from :data:`CONTROLS`), and returns an
+    :class:`~gpubench.result.OptimizeResult`.  ``warmup(fn, dim, settings)``,
+    when given, compiles whatever the method compiles so that a timed run that
+    follows measures the method, not the compiler.  ``interactive(dim, given)``,
+    when given, returns defaults for a run typed by a user (sized to the
+    backend that will run it); experiments never use it, so they keep the
+    settings they state.
+    """
+    name: str
+    summary: str
+    settings: type
+    run: typing.Callable
+    rigorous: bool = False
+    backends: tuple = ("cpu",)
+    source: str = ""
+    controls: tuple = ()
+    warmup: typing.Optional[typing.Callable] = None
+    interactive: typing.Optional[typing.Callable] = None
+    module: str = ""
+
+    def make_settings(self, values=None, from_text=False):
+        return self.settings.build(self.name, dict(values or {}), from_text=from_text)
+
+    def split(self, options):
+        """(settings values, controls) from one keyword mapping; unknown keys are one-line errors."""
+        names = set(self.settings.names())
+        settings, controls = {}, {}
+        for k, v in options.items():
+            if k in names:
+                settings[k] = v
+            elif k in self.controls:
+                controls[k] = v
+            else:
+                allowed = sorted(names | set(self.controls))
+                raise InputError(f"method {self.name!r} has no setting {k!r}; "
+                                 f"its settings: {', '.join(allowed) or 'none'}")
+        return settings, controls
+
+    def __call__(self, fn, dim, **options):
+        values, controls = self.split(options)
+        return self.run(fn, dim, self.make_settings(values), **controls)
+
+    def describe(self):
+        """A JSON-ready description: what ``gpubench methods --json`` prints."""
+        rows = []
+        for name, base, optional, default, meta in self.settings.fields():
+            rows.append({"name": name, "type": getattr(base, "__name__", str(base)) + ("?" if optional else ""),
+                         "default": list(default) if isinstance(default, tuple) else default,
+                         "help": meta.get("help", ""), "choices": list(meta["choices"]) if meta.get("choices") else None,
+                         "fixed": bool(meta.get("fixed"))})
+        return {"name": self.name, "summary": self.summary, "rigorous": self.rigorous,
+                "backends": list(self.backends), "source": self.source, "settings": rows}
