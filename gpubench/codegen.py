@@ -24,12 +24,14 @@ import hashlib
 import importlib.util
 import os
 import sys
+import threading
 from fractions import Fraction
 from pathlib import Path
 
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
+from .device import atomic_write
 from .definition import DefinitionError, Prod, Sum, i, n, param, x, x1, xn, y
 
 GENERATOR_VERSION = "1"
@@ -697,20 +699,36 @@ def source(defn, backend, extensions=()):
     return _generate(defn, backend) + "".join("\n\n" + e for e in extensions)
 
 
+_LOAD_LOCK = threading.RLock()
+_LOADED = {}  # modules that have run to the end (sys.modules holds them while they run)
+
+
 def load(defn, backend, extensions=()):
-    """Generate, write and import the module of ``defn``'s forms on ``backend``."""
+    """Generate, write and import the module of ``defn``'s forms on ``backend``.
+
+    Thread-safe: Dask's in-process workers load the same function at once, and a
+    module is published in ``sys.modules`` only once it has run to the end.
+    """
     text = source(defn, backend, extensions)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     modname = f"gpubench_generated_{defn.name}_{backend}_{digest}"
-    if modname in sys.modules:
-        return sys.modules[modname]
-    path = cache_dir() / f"{modname}.py"
-    if not path.exists() or path.read_text() != text:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    spec = importlib.util.spec_from_file_location(modname, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[modname] = module
-    spec.loader.exec_module(module)
-    return module
+    module = _LOADED.get(modname)
+    if module is not None:
+        return module
+    with _LOAD_LOCK:
+        module = _LOADED.get(modname)
+        if module is not None:
+            return module
+        path = cache_dir() / f"{modname}.py"
+        if not path.exists() or path.read_text() != text:
+            atomic_write(path, text, fsync=False)
+        spec = importlib.util.spec_from_file_location(modname, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = module  # numba's cache locator looks the module up while it runs
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(modname, None)
+            raise
+        _LOADED[modname] = module
+        return module

@@ -19,7 +19,7 @@ reads (every key is checked; an unknown key is an error)::
     tables = ["S2"]
 
     [methods.interval]              # one table per method entry; the key names the entry
-    method = 'interval'             # the registered method (default: the key)
+    method = "..."                  # the registered method it runs (default: the key)
     label = "Proposed method"       # its label in the published table (optional)
     backend = "auto"                # everything else is passed to the method as a setting
     split_dims = 10

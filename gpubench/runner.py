@@ -372,20 +372,28 @@ def start_client(workers=None, scheduler=None, processes=True):
             return Client(scheduler, timeout="20s"), None
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-    # every service on loopback, no dashboard: a sweep is not a web service
-    local = {"host": "127.0.0.1", "dashboard_address": None, "scheduler_kwargs": {"dashboard": False}}
+    # Every service on loopback and no dashboard: a sweep is not a web service.  Dask always
+    # starts an HTTP server per scheduler and worker; bound to 127.0.0.1 and serving only /health.
+    local = {"dashboard_address": "127.0.0.1:0", "worker_dashboard_address": "127.0.0.1:0",
+             "scheduler_kwargs": {"dashboard": False}}
+    if processes:
+        local["host"] = "127.0.0.1"  # the in-process cluster talks inproc://, no socket at all
+    import dask
+    dask.config.set({"distributed.scheduler.http.routes": ["distributed.http.health"],
+                     "distributed.worker.http.routes": ["distributed.http.health"]})
     gpus = _gpu_count() if processes else 0
     if gpus:
         try:
             from dask_cuda import LocalCUDACluster
             cluster = LocalCUDACluster(n_workers=min(workers, gpus), threads_per_worker=1,
-                                       interface="lo", **local)
+                                       interface="lo", **{k: v for k, v in local.items() if k != "host"})
         except ImportError:
             from distributed import Nanny, Scheduler, SpecCluster
             cluster = SpecCluster(
                 scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False,
-                                                         "dashboard_address": None}},
-                workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1"}}
+                                                         "dashboard_address": "127.0.0.1:0"}},
+                workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1",
+                                                          "dashboard_address": "127.0.0.1:0"}}
                          for name, env in gpu_worker_spec(workers, gpus).items()})
     elif processes:
         threads = max(1, (os.cpu_count() or 1) // workers)

@@ -20,32 +20,48 @@ from gpubench.result import OptimizeResult
 REPO = Path(__file__).resolve().parents[1]
 
 FAKE_SOURCE = '''
+"""A stand-in method, one file: sleeps, then 'finds' x* (or misses it by offset)."""
 import time
+from dataclasses import dataclass
+
 import numpy as np
+
+from gpubench.methods.base import Method, MethodSettings, setting
 from gpubench.result import OptimizeResult
 
 
-def fake(fn, dim, sleep=0.0, iterations=3, rigorous=True, offset=0.0):
-    """A stand-in method: sleeps, then 'finds' x* (or misses it by offset)."""
+@dataclass
+class FakeSettings(MethodSettings):
+    sleep: float = setting(0.0, "seconds to sleep", minimum=0.0)
+    iterations: int = setting(3, "iterations to report", minimum=0)
+    rigorous: bool = setting(True, "report an enclosure")
+    offset: float = setting(0.0, "how far the value misses f*")
+
+
+def run(fn, dim, s):
     t0 = time.perf_counter()
-    time.sleep(sleep)
+    time.sleep(s.sleep)
     x = fn.xstar(dim)
-    f = fn.fstar(dim) + offset
+    f = fn.fstar(dim) + s.offset
     hist = {"glb": [f - 1.0, f - 1e-9], "gub": [f + 1.0, f + 1e-9], "list_size": [4, 1]}
     return OptimizeResult(
         function=fn.name, dim=dim, method="fake", x=x, fun=f,
-        glb=f - 1e-9 if rigorous else None, gub=f + 1e-9 if rigorous else None,
-        regions_lo=np.array([x - 1e-5]) if rigorous else None,
-        regions_hi=np.array([x + 1e-5]) if rigorous else None,
-        iterations=iterations, nfev=10 * dim, njev=dim, seconds=time.perf_counter() - t0,
-        converged=True, history=hist if rigorous else {},
-        options={"sleep": sleep, "iterations": iterations, "rigorous": rigorous, "offset": offset})
+        glb=f - 1e-9 if s.rigorous else None, gub=f + 1e-9 if s.rigorous else None,
+        regions_lo=np.array([x - 1e-5]) if s.rigorous else None,
+        regions_hi=np.array([x + 1e-5]) if s.rigorous else None,
+        iterations=s.iterations, nfev=10 * dim, njev=dim, seconds=time.perf_counter() - t0,
+        converged=True, history=hist if s.rigorous else {},
+        options=s.as_dict())
+
+
+METHOD = Method(name="fake", summary="a stand-in method for the tests", settings=FakeSettings, run=run)
 '''
 
-namespace = {}
-exec(compile(FAKE_SOURCE, "fake_method", "exec"), namespace)
-if "fake" not in methods.names():
-    methods.register("fake", namespace["fake"], "a stand-in method for the tests")
+# The fake method is a plug-in: one file in a folder named by GPUBENCH_METHOD_PATH, found by the
+# registry like any method (in this process, in the CLI's subprocesses and on Dask workers).
+PLUGINS = Path(__import__("tempfile").mkdtemp(prefix="gpubench-methods-"))
+(PLUGINS / "fake_method.py").write_text(FAKE_SOURCE)
+os.environ["GPUBENCH_METHOD_PATH"] = str(PLUGINS)
 
 
 def experiment_file(folder, name="sweep", dims=(2, 3), quick_dims=(2,), sleep=0.0, reps=1):
@@ -147,10 +163,6 @@ def test_success_rules():
 SCRIPT = '''
 import sys
 sys.path.insert(0, {repo!r})
-from gpubench import methods
-ns = {{}}
-exec({source!r}, ns)
-methods.register("fake", ns["fake"])
 from gpubench.cli import main
 sys.exit(main(sys.argv[1:]))
 '''
@@ -159,7 +171,7 @@ sys.exit(main(sys.argv[1:]))
 def test_resume_after_kill_9_leaves_no_duplicates_and_no_partial_files(tmp_path):
     exp = experiment_file(tmp_path / "exp", dims=(2, 3, 4, 5, 6, 7), sleep=0.4)
     script = tmp_path / "run.py"
-    script.write_text(SCRIPT.format(repo=str(REPO), source=FAKE_SOURCE))
+    script.write_text(SCRIPT.format(repo=str(REPO)))
     res = tmp_path / "res"
     cmd = [sys.executable, str(script), "reproduce", str(exp), "--results", str(res)]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -256,3 +268,29 @@ def test_real_methods_run_as_cases(tmp_path):
     assert iv["success"] and iv["measured"]["glb"] <= 0.0 <= iv["measured"]["gub"]
     assert iv["history"]["iteration"][-1] == iv["measured"]["iterations"]
     assert np.isfinite(iv["measured"]["warmup_seconds"])
+
+
+@pytest.mark.parametrize("processes", [False, True])
+def test_dask_services_bind_to_loopback_with_no_dashboard(processes):
+    psutil = pytest.importorskip("psutil")
+    import urllib.error
+    import urllib.request
+    client, cluster = runner.start_client(workers=1, processes=processes)
+    try:
+        pids = {os.getpid()} | {p.pid for p in psutil.Process().children(recursive=True)}
+        listening = {(c.laddr.ip, c.laddr.port) for c in psutil.net_connections("tcp")
+                     if c.status == psutil.CONN_LISTEN and c.pid in pids}
+        assert listening, "the cluster listens nowhere?"
+        assert all(ip == "127.0.0.1" for ip, _ in listening), listening
+        for _, port in listening:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/status", timeout=3) as r:
+                    status = r.status
+            except urllib.error.HTTPError as e:
+                status = e.code
+            except Exception:  # not an HTTP port (Dask's own protocol)
+                continue
+            assert status == 404, f"a dashboard is served on port {port}"
+    finally:
+        client.close()
+        cluster.close()

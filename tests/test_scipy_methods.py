@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from gpubench import functions, methods
-from gpubench.baselines import scipy_methods as sm
+from gpubench.methods import scipy_methods as sm
 from gpubench.forms import InputError
 from gpubench.result import OptimizeResult
 
@@ -24,9 +24,10 @@ TINY = {
 
 def test_the_seven_are_registered():
     assert set(SEVEN) <= set(methods.names())
-    assert set(sm.PAPER_RUNS) == set(SEVEN)
-    assert sm.PAPER_RUNS == {"basinhopping": 1000, "bfgs": 50000, "differential_evolution": 100, "direct": 1,
-                             "trust_constr": 50000, "nelder_mead": 10000, "trust_region": 50000}
+    paper = {m.name: m.settings.paper_runs for m in sm.METHODS}
+    assert paper == {"basinhopping": 1000, "bfgs": 50000, "differential_evolution": 100, "direct": 1,
+                     "trust_constr": 50000, "nelder_mead": 10000, "trust_region": 50000}
+    assert all(not methods.get(n).rigorous and methods.get(n).backends == ("cpu",) for n in SEVEN)
 
 
 @pytest.mark.parametrize("name", SEVEN)
@@ -44,10 +45,11 @@ def test_one_result_best_of_all_runs(name):
     assert np.all(r.x >= lo) and np.all(r.x <= hi)     # every method reports a point in the box
     assert r.nfev > 0 and r.seconds > 0
     # every setting is recorded, with the bound rule and the paper's run count
-    for k in sm._defaults(4)[name]:
-        assert k in r.options
-    assert r.options["runs"] == runs and r.options["paper_runs"] == sm.PAPER_RUNS[name]
-    assert r.options["bounds"] == sm.BOUNDS_RULE[name]
+    settings = methods.get(name).settings
+    for k in settings.names():
+        assert k in r.options and (r.options[k] is not None or k == "time_limit")
+    assert r.options["runs"] == runs and r.options["paper_runs"] == settings.paper_runs
+    assert r.options["bounds"] == settings.bounds_rule
 
 
 @pytest.mark.parametrize("name", ("bfgs", "trust_constr", "trust_region", "basinhopping"))
@@ -96,8 +98,8 @@ def test_trust_region_projects_onto_the_box():
 
 
 @pytest.mark.parametrize("kwargs, words", [
-    ({"method": "direct", "runs": 2}, "runs must be 1"),
-    ({"method": "bfgs", "runs": 0}, "runs must be a positive integer"),
+    ({"method": "direct", "runs": 2}, "runs must be at most 1"),
+    ({"method": "bfgs", "runs": 0}, "runs must be at least 1"),
     ({"method": "bfgs", "seed": -1}, "seed"),
     ({"method": "bfgs", "colour": 1}, "has no setting 'colour'"),
     ({"method": "bfgs", "gtol": "small"}, "must be a number"),
