@@ -37,10 +37,11 @@ def _versions():
 
 def _gpu():
     """Name, compute capability, driver and CUDA versions of GPU 0, or None without one."""
+    from .device import gpu_available
+    if not gpu_available():
+        return None
     try:
-        from numba import config, cuda
-        if config.ENABLE_CUDASIM or not cuda.is_available():
-            return None
+        from numba import cuda
         dev = cuda.get_current_device()
         name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
         info = {"name": name, "compute_capability": ".".join(map(str, dev.compute_capability)),

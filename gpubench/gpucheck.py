@@ -43,7 +43,6 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 from fractions import Fraction
 
@@ -579,22 +578,8 @@ def environment():
 
 
 def write_json_atomic(path, record):
-    path = os.path.abspath(path)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(record, f, indent=1, sort_keys=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from .device import atomic_write
+    atomic_write(path, json.dumps(record, indent=1) + "\n")
 
 
 def exit_status(record):
