@@ -10,30 +10,22 @@ HELP = "enclose the global minimum rigorously (Zhang, Shan & Cagan 2026)"
 
 
 def add_arguments(p):
+    from ..solver.settings import CPU_SPLIT_DIMS, Settings
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True)
-    p.add_argument("--backend", default=None, choices=["auto", "cpu", "cuda"],
-                   help="where the sweeps run (default auto: the GPU when present)")
-    p.add_argument("--tol", type=positive_number, help="region width tolerance (default 1e-4)")
-    p.add_argument("--split-dims", type=positive_integer,
-                   help="coordinates cut per iteration, s (default: 10 on a GPU, sized to about 4,096 "
-                        "subregions per iteration on the CPU)")
-    p.add_argument("--parts", type=positive_integer, help="parts per cut coordinate, p (default 4)")
-    p.add_argument("--samples", type=positive_integer, help="diagonal samples per subregion (default 10)")
-    p.add_argument("--spacing", choices=["inside", "lower", "upper"],
-                   help="where the samples sit on the diagonal: t = m/(samples+1) (inside, default), "
-                        "m/samples from 0 (lower) or up to 1 (upper)")
-    p.add_argument("--max-iterations", type=positive_integer, default=None)
-    p.add_argument("--time-limit", type=positive_number, default=None, help="seconds")
+    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
+    # one option per solver setting, with the dataclass's own help and default
+    for name, base, optional, default, meta in Settings.fields():
+        extra = {"choices": list(meta["choices"])} if meta.get("choices") else {}
+        shown = {"split_dims": f"{default} on a GPU; on the CPU {CPU_SPLIT_DIMS}, about 4,096 subregions "
+                               f"per iteration"}.get(name, default)
+        p.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar=name.upper(),
+                       help=f"{meta['help']} (default {shown})", **extra)
     p.add_argument("--checkpoint", metavar="FILE", help="write the search state to FILE after the first "
                    "iteration and then every --checkpoint-every seconds")
     p.add_argument("--resume", metavar="FILE", help="continue the search saved in FILE (and keep saving to it)")
     p.add_argument("--checkpoint-every", type=positive_number, default=30.0, help="seconds (30)")
     p.add_argument("--regions", metavar="FILE", help="write every output region to FILE (.npz: lo, hi)")
     p.add_argument("--json", action="store_true", help="print one JSON object (at most 100 regions)")
-
-
-SETTINGS = ("backend", "tol", "split_dims", "parts", "samples", "spacing", "max_iterations", "time_limit")
 
 
 def run(args):
@@ -51,7 +43,9 @@ def run(args):
             check_writable_file(getattr(args, opt), f"--{opt}")
     fn = functions.get(args.function)
     method = interval.METHOD
-    given = {k: getattr(args, k) for k in SETTINGS if getattr(args, k) is not None}
+    typed = {k: getattr(args, k) for k in method.settings.names() if getattr(args, k) is not None}
+    given = method.settings.build(method.name, typed, from_text=True).as_dict()
+    given = {k: given[k] for k in typed}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
     progress = Progress()

@@ -9,13 +9,14 @@ method.  Its settings (:class:`gpubench.solver.core.Settings`) hold the paper's
 defaults: s = 10 coordinates cut into p = 4 parts per iteration, 10 diagonal
 samples, tol = 1e-4.
 """
-from ..solver.core import Settings, run_search
+from ..solver.settings import CPU_SPLIT_DIMS, Settings
 from .base import Method
 
 NAME = "interval"
 
 
 def _run(fn, dim, settings, progress=None, checkpoint=None, resume=None, checkpoint_every=30.0):
+    from ..solver.core import run_search
     return run_search(fn, dim, settings, checkpoint=checkpoint, resume=resume,
                       checkpoint_every=checkpoint_every, progress=progress, method_name=NAME)
 
@@ -23,12 +24,8 @@ def _run(fn, dim, settings, progress=None, checkpoint=None, resume=None, checkpo
 def _warmup(fn, dim, settings):
     """One iteration compiles the sweep for this function, dimension and backend."""
     import dataclasses
+    from ..solver.core import run_search
     run_search(fn, dim, dataclasses.replace(settings, max_iterations=1, time_limit=None), method_name=NAME)
-
-
-# On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
-# 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
-CPU_SPLIT_DIMS = 6
 
 
 def _interactive(dim, given):

@@ -2,8 +2,14 @@
 
 ``solve(function, dim, ...)`` or ``gpubench.methods.minimize(function, dim,
 method=...)`` with the method that :mod:`gpubench.methods.interval` declares.
-See :mod:`gpubench.solver.core` for the search.
+See :mod:`gpubench.solver.core` for the search.  The names below are loaded on
+first use, so that ``gpubench.solver.settings`` is light to import.
 """
-from .core import Search, Settings, run_search, solve
-
 __all__ = ["solve", "run_search", "Search", "Settings"]
+
+
+def __getattr__(name):
+    if name in __all__:
+        from . import core
+        return getattr(core, name)
+    raise AttributeError(name)

@@ -41,45 +41,21 @@ from typing import Optional
 
 import numpy as np
 
-from ..device import BACKENDS
 from ..errors import InputError
-from ..methods.base import MethodSettings, setting
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point
 from .region_list import RegionList
+from .settings import SPACINGS, Settings  # noqa: F401  (Settings is part of this module's API)
 from .uncut import UncutTerms
 
 ROOT = -1
-SPACINGS = ("inside", "lower", "upper")
 
 
 def sample_fractions(spacing, samples):
     """(shift, denominator): sample m = 1..samples sits at t = (m + shift)/denominator."""
     return {"inside": (0, samples + 1), "lower": (-1, samples), "upper": (0, samples)}[spacing]
-
-
-@dataclass
-class Settings(MethodSettings):
-    """The solver's settings, stated once: defaults are the paper's (Section 3.1, SI Appendix B)."""
-    backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
-    split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
-    parts: int = setting(4, "parts per cut coordinate, p", minimum=2)
-    tol: float = setting(1e-4, "a region is open while some coordinate is at least tol wide",
-                         exclusive_minimum=0.0)
-    samples: int = setting(10, "diagonal samples per subregion (for GUB)", minimum=1)
-    spacing: str = setting("inside", "where the samples sit on the diagonal: t = m/(samples+1) (inside), "
-                           "m/samples from 0 (lower) or up to 1 (upper)", choices=SPACINGS)
-    max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
-    time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
-
-    def validate(self):
-        if not math.isfinite(self.tol):
-            raise InputError(f"tol must be a positive number, got {self.tol!r}")
-        if self.parts ** self.split_dims > 2**31:
-            raise InputError(f"parts**split_dims = {self.parts ** self.split_dims} subregions per "
-                             f"iteration is too many (at most 2**31)")
 
 
 @dataclass

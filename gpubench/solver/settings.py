@@ -1,0 +1,38 @@
+"""The rigorous solver's settings, stated once (imported by the command line without the solver)."""
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from ..device import BACKENDS
+from ..errors import InputError
+from ..methods.base import MethodSettings, setting
+
+SPACINGS = ("inside", "lower", "upper")
+
+# On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
+# 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
+CPU_SPLIT_DIMS = 6
+
+
+@dataclass
+class Settings(MethodSettings):
+    """The solver's settings, stated once: defaults are the paper's (Section 3.1, SI Appendix B)."""
+    backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
+    split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
+    parts: int = setting(4, "parts per cut coordinate, p", minimum=2)
+    tol: float = setting(1e-4, "a region is open while some coordinate is at least tol wide",
+                         exclusive_minimum=0.0)
+    samples: int = setting(10, "diagonal samples per subregion (for GUB)", minimum=1)
+    spacing: str = setting("inside", "where the samples sit on the diagonal: t = m/(samples+1) (inside), "
+                           "m/samples from 0 (lower) or up to 1 (upper)", choices=SPACINGS)
+    max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
+    time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
+
+    def validate(self):
+        if not math.isfinite(self.tol):
+            raise InputError(f"tol must be a positive number, got {self.tol!r}")
+        if self.parts ** self.split_dims > 2**31:
+            raise InputError(f"parts**split_dims = {self.parts ** self.split_dims} subregions per "
+                             f"iteration is too many (at most 2**31)")
+
+
