@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .errors import InputError
 
-LAYOUTS = ("scaling", "methods")
+LAYOUTS = ("scaling", "methods", "compare")
 VARIANTS = ("full", "quick")
 _TOP_KEYS = {"id", "title", "source", "layout", "functions", "dims", "repetitions", "success_tol",
              "note", "published", "methods", "quick"}

@@ -386,7 +386,7 @@ def _planned(experiment, variant):
     return plan(experiment, quick=(variant == "quick"))
 
 
-def _scaling_section(doc, experiment, variant, records, pub, figdir, reports):
+def _scaling_section(doc, experiment, variant, records, pub, figdir, reports, results=None):
     import pandas as pd
     v = experiment.variant(variant == "quick")
     groups = _group(records)
@@ -518,7 +518,7 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports):
     return total_fev, total_gev
 
 
-def _methods_section(doc, experiment, variant, records, pub, figdir, reports):
+def _methods_section(doc, experiment, variant, records, pub, figdir, reports, results=None):
     import pandas as pd
     v = experiment.variant(variant == "quick")
     groups = _group(records)
@@ -607,6 +607,20 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports):
     return total_fev, total_gev
 
 
+def _section(layout):
+    """The report section of a layout: the two of paper 000 here, the others in their own modules."""
+    if layout == "methods":
+        return _methods_section
+    if layout == "scaling":
+        return _scaling_section
+    import importlib
+    return importlib.import_module(LAYOUT_MODULES[layout]).section
+
+
+# layouts whose report section lives in a module of its own
+LAYOUT_MODULES = {"compare": "gpubench.compare"}
+
+
 def build(experiment, results=None, reports=None):
     """Write ``reports/<id>.md`` and ``.html`` (and figures) for ``experiment``; returns the md path."""
     reports = reports_dir(reports)
@@ -655,8 +669,7 @@ def build(experiment, results=None, reports=None):
         if env:
             doc.p("Measured on:")
             doc.items(env)
-        section = _methods_section if experiment.layout == "methods" else _scaling_section
-        section(doc, experiment, variant, recs, pub, figdir, reports)
+        _section(experiment.layout)(doc, experiment, variant, recs, pub, figdir, reports, results=results)
     md = reports / f"{experiment.id}.md"
     _atomic_write(md, doc.markdown())
     _atomic_write(reports / f"{experiment.id}.html", doc.html(f"{experiment.id}: {experiment.title}"))

@@ -167,7 +167,11 @@ def run_case(case):
     env = environment()
     fn = functions.get(case.function)
     method = methods.get(case.method)
-    settings = method.make_settings(case.settings)
+    values = dict(case.settings)
+    if case.repetition and "seed" in method.settings.names():
+        # repetitions of a stochastic method are independent: repetition r adds r to the seed
+        values["seed"] = values.get("seed", method.make_settings().seed) + case.repetition
+    settings = method.make_settings(values)
     warm = warm_up(fn, case, method, settings)
     t0 = time.perf_counter()
     result = method.run(fn, case.dim, settings)

@@ -112,6 +112,7 @@ from scipy import optimize
 from ..errors import InputError
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
+from .trace import Trace
 
 INTERACTIVE_RUNS = 10
 
@@ -267,10 +268,13 @@ class _Objective:
         self.lo, self.hi = fn.bounds(dim)
         self.nfev = 0
         self.njev = 0
+        self.trace = Trace(fn.sense)
 
     def f(self, x):
         self.nfev += 1
-        return self.sign * self.fn.point(x)
+        v = self.fn.point(x)
+        self.trace.see(self.nfev, v)
+        return self.sign * v
 
     def grad(self, x):
         self.njev += 1
@@ -279,8 +283,11 @@ class _Objective:
     def fs(self, X):
         """Values at the columns of X, shape (n, S): SciPy's vectorized convention."""
         X = np.ascontiguousarray(np.asarray(X).T)
+        v = self.fn.points(X)
+        for k, vk in enumerate(v):
+            self.trace.see(self.nfev + k + 1, vk)
         self.nfev += X.shape[0]
-        return self.sign * self.fn.points(X)
+        return self.sign * v
 
     def hessp(self, x, p):
         """Hessian-vector product by a forward difference of the analytic gradient."""
@@ -423,7 +430,7 @@ def _multistart(name, one, fn, dim, settings):
         if f < best_f or best_x is None:
             best_x, best_f = np.asarray(x, dtype=float).copy(), f
     seconds = time.perf_counter() - t0
-    history = {"run_fun": run_fun, "runs_completed": done}
+    history = {"run_fun": run_fun, "runs_completed": done, "trace": obj.trace.close(obj.nfev)}
     if name == "trust_region":
         history["runs_left_box"] = left_box
     options = {**s,

@@ -1,0 +1,386 @@
+"""Compare methods on the same functions: certified gaps, time-to-target, COCO-compatible data.
+
+Three things a heuristic's user cannot get elsewhere, computed from stored records only:
+
+* **Certified gaps.**  The rigorous solver's converged enclosure ``[GLB, GUB]`` of
+  the same function and dimension (from any stored experiment) certifies the
+  global minimum; a heuristic's best value ``b`` is then at most ``b - GLB`` above
+  it (``GUB - b`` for a maximised function), and its best point either lies in
+  the solver's output regions (it found the basin of a global minimiser) or
+  not.  Where no converged rigorous record is stored the answer is "no
+  certificate", never a guessed f*.
+* **Time to target** (COCO's runtime, Hansen et al., "COCO: performance
+  assessment", 2021): for targets ``f* + 10^k``, k = 2 ... -8, the first
+  evaluation count and the first wall-clock second at which a run's best value
+  reached the target, read from the run's trace (``history["trace"]``:
+  ``[nfev, seconds, best]`` rows).  A method without a trace is credited at its
+  final count and time only.  The targets use the library's closed-form f*(n).
+* **COCO data.**  ``.info``/``.dat``/``.tdat`` files in the bbob-new2 layout that
+  cocopp and IOHanalyzer read, with one added last column: seconds.
+"""
+import math
+from pathlib import Path
+
+import numpy as np
+
+TARGET_EXPONENTS = tuple(range(2, -9, -1))  # 10^2 ... 10^-8, as COCO's bbob targets
+NO_CERTIFICATE = "no certificate"
+
+
+# ---------------------------------------------------------------- certificates
+def _rigorous(record):
+    from .methods import is_rigorous
+    declared = is_rigorous(record.get("method"))
+    m = record.get("measured") or {}
+    if declared is None:
+        declared = m.get("glb") is not None and m.get("gub") is not None
+    return bool(declared)
+
+
+def certificates(results=None, experiments=None):
+    """{(function, dim): certificate} from every converged rigorous record stored under ``results``.
+
+    A certificate is ``{"glb", "gub", "regions", "experiment", "case"}``; of several,
+    the narrowest enclosure is kept.  ``regions`` is None when the record did not
+    store them (too many numbers).
+    """
+    from .runner import load_records, results_dir
+    root = results_dir(results)
+    out = {}
+    if not root.is_dir():
+        return out
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        for r in load_records(folder):
+            m = r["measured"]
+            if not (_rigorous(r) and m.get("converged") and m.get("glb") is not None and m.get("gub") is not None):
+                continue
+            key = (r["function"], int(r["dim"]))
+            cert = {"glb": float(m["glb"]), "gub": float(m["gub"]), "regions": r.get("regions"),
+                    "experiment": r["experiment"], "case": r["case"]}
+            old = out.get(key)
+            if old is None or cert["gub"] - cert["glb"] < old["gub"] - old["glb"]:
+                out[key] = cert
+    return out
+
+
+def certified_gap(best, cert, sense="min"):
+    """How far ``best`` can be from the global optimum, by the certificate; None without one."""
+    if cert is None or best is None:
+        return None
+    return (best - cert["glb"]) if sense == "min" else (cert["gub"] - best)
+
+
+def inside_regions(x, regions):
+    """True when ``x`` lies in one of the output regions; None when they were not stored."""
+    if regions is None or x is None:
+        return None
+    x = np.asarray(x, dtype=float)
+    for reg in regions:
+        lo, hi = np.asarray(reg["lo"]), np.asarray(reg["hi"])
+        if lo.shape == x.shape and np.all(x >= lo) and np.all(x <= hi):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- time to target
+def targets(fstar, sense="min"):
+    return [(k, fstar + 10.0 ** k if sense == "min" else fstar - 10.0 ** k) for k in TARGET_EXPONENTS]
+
+
+def _reached(value, target, sense):
+    return value <= target if sense == "min" else value >= target
+
+
+def trace_of(record):
+    """The record's trace rows ``[nfev, seconds, best]``; a traceless record gives its end point."""
+    h = record.get("history") or {}
+    tr = h.get("trace")
+    m = record["measured"]
+    if tr:
+        return [[float(a), float(b), float(c)] for a, b, c in tr]
+    best = m.get("best_f")
+    if _rigorous(record) and m.get("gub") is not None:
+        best = m["gub"] if record.get("sense", "min") == "min" else m["glb"]
+    if best is None:
+        return []
+    return [[float(m.get("evaluations") or 0), float(m.get("seconds") or 0.0), float(best)]]
+
+
+def runtimes(record, fstar):
+    """[(k, evaluations or None, seconds or None)] for each target f* + 10^k."""
+    sense = record.get("sense", "min")
+    rows = trace_of(record)
+    out = []
+    for k, t in targets(fstar, sense):
+        hit = next((row for row in rows if _reached(row[2], t, sense)), None)
+        out.append((k, None if hit is None else hit[0], None if hit is None else hit[1]))
+    return out
+
+
+def ecdf(records, fstars, axis="evaluations"):
+    """COCO's runtime ECDF per method: {method key: (budgets, fraction of (function, dim, target)
+    triples reached within that budget)}.  ``fstars`` maps (function, dim) to f*."""
+    col = 1 if axis == "evaluations" else 2
+    per = {}
+    for r in records:
+        key = r["key"]
+        fstar = fstars.get((r["function"], int(r["dim"])))
+        if fstar is None:
+            continue
+        per.setdefault(key, []).extend(rt[col] for rt in runtimes(r, fstar))
+    out = {}
+    for key, hits in per.items():
+        total = len(hits)
+        got = np.sort(np.array([h for h in hits if h is not None], dtype=float))
+        out[key] = (got, np.arange(1, got.size + 1) / total if total else np.array([]))
+    return out
+
+
+# ---------------------------------------------------------------- COCO files
+def _safe(name):
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+def write_coco(records, fstars, folder, suite="gpubench"):
+    """Write one COCO data set per method key under ``folder/<key>/``; returns the folders.
+
+    Function ids are the library's functions in sorted order (1-based), so the
+    numbering is stable; ``%`` comment lines name them.  Columns of ``.dat`` and
+    ``.tdat``: evaluations, g-evaluations (0), best f - f*, f, best f, seconds.
+    """
+    from .device import atomic_write
+    folder = Path(folder)
+    names = sorted({r["function"] for r in records})
+    fid = {f: k + 1 for k, f in enumerate(names)}
+    out = []
+    by_key = {}
+    for r in records:
+        by_key.setdefault(r["key"], []).append(r)
+    for key, recs in sorted(by_key.items()):
+        alg = folder / _safe(key)
+        info_lines = []
+        groups = {}
+        for r in recs:
+            groups.setdefault((r["function"], int(r["dim"])), []).append(r)
+        for (f, dim), rs in sorted(groups.items()):
+            fstar = fstars.get((f, dim))
+            if fstar is None:
+                continue
+            sense = rs[0].get("sense", "min")
+            sign = 1.0 if sense == "min" else -1.0
+            stem = f"data_f{fid[f]}/bbobexp_f{fid[f]}_DIM{dim}"
+            dat, tdat, runs = [], [], []
+            for inst, r in enumerate(sorted(rs, key=lambda r: r.get("repetition", 0)), start=1):
+                rows = trace_of(r)
+                head = (f"%% f evaluations | g evaluations | best noise-free fitness - Fopt ({fstar:.12e}) "
+                        f"+ sum g_i+ | measured fitness | best measured fitness or single-digit g-values "
+                        f"| seconds")
+                dat.append(head)
+                tdat.append(head)
+                for nfev, sec, best in rows:
+                    err = max(sign * (best - fstar), 0.0)
+                    line = f"{int(nfev)} 0 {err:.12e} {best:.12e} {best:.12e} {sec:.6e}"
+                    dat.append(line)
+                    tdat.append(line)
+                final = rows[-1] if rows else [0, 0.0, math.nan]
+                runs.append(f"{inst}:{int(final[0])}|{max(sign * (final[2] - fstar), 0.0):.1e}")
+            atomic_write(alg / f"{stem}.dat", "\n".join(dat) + "\n", fsync=False)
+            atomic_write(alg / f"{stem}.tdat", "\n".join(tdat) + "\n", fsync=False)
+            info_lines += [
+                f"suite = '{suite}', funcId = {fid[f]}, DIM = {dim}, Precision = 1.000e-08, "
+                f"algId = '{key}', coco_version = 'gpubench', logger = 'bbob', data_format = 'bbob-new2'",
+                f"% function {fid[f]} = {f} (gpubench library), f* = {fstar!r}, sense = {sense}; "
+                f"last column of .dat/.tdat: wall-clock seconds",
+                f"{stem}.dat, " + ", ".join(runs),
+            ]
+        if info_lines:
+            atomic_write(alg / f"bbobexp_{_safe(key)}.info", "\n".join(info_lines) + "\n", fsync=False)
+            out.append(alg)
+    return out
+
+
+def read_coco(folder):
+    """Read a data set written by :func:`write_coco` (or COCO's own bbob-new2 files).
+
+    Returns ``{(funcId, DIM): {"algId", "files", "runs": [[(evals, best - f*, seconds|None), ...], ...]}}``.
+    """
+    folder = Path(folder)
+    out = {}
+    for info in sorted(folder.glob("*.info")):
+        lines = [ln for ln in info.read_text().splitlines() if ln.strip()]
+        k = 0
+        while k < len(lines):
+            head = lines[k]
+            if not head.startswith("suite") and not head.startswith("funcId"):
+                k += 1
+                continue
+            fields = dict(p.strip().split(" = ", 1) for p in head.split(", ") if " = " in p)
+            fid, dim = int(fields["funcId"]), int(fields["DIM"])
+            k += 1
+            while k < len(lines) and lines[k].startswith("%"):
+                k += 1
+            datfile = lines[k].split(",")[0].strip()
+            k += 1
+            runs = []
+            for line in (folder / datfile).read_text().splitlines():
+                if line.startswith("%"):
+                    runs.append([])
+                    continue
+                cols = line.split()
+                if cols:
+                    runs[-1].append((int(float(cols[0])), float(cols[2]), float(cols[5]) if len(cols) > 5 else None))
+            out[(fid, dim)] = {"algId": fields["algId"].strip("'"), "files": datfile, "runs": runs}
+    return out
+
+
+# ---------------------------------------------------------------- the report layout "compare"
+SUCCESS_EXPONENT = -8  # "reached 1e-8 of the certified minimum"
+
+
+def _fstars(records):
+    from . import functions
+    out = {}
+    for r in records:
+        key = (r["function"], int(r["dim"]))
+        if key not in out:
+            out[key] = float(functions.get(r["function"]).fstar(int(r["dim"])))
+    return out
+
+
+def _ecdf_figure(path, curves, axis, title):
+    from .report import _plt
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for key, (x, y) in sorted(curves.items()):
+        if x.size:
+            ax.step(np.concatenate([[x[0]], x]), np.concatenate([[0.0], y]), where="post", label=key)
+        else:
+            ax.plot([], [], label=f"{key} (no target reached)")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("function evaluations" if axis == "evaluations" else "wall-clock seconds (same machine)")
+    ax.set_ylabel("fraction of (function, n, target) pairs")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.13)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def rows(records, certs):
+    """One row per (function, n, method entry): what the compare report and the summary show."""
+    groups = {}
+    for r in records:
+        groups.setdefault((r["function"], int(r["dim"]), r["key"]), []).append(r)
+    fstars = _fstars(records)
+    out = []
+    for (f, dim, key), rs in sorted(groups.items()):
+        sense = rs[0].get("sense", "min")
+        cert = certs.get((f, dim))
+        fstar = fstars[(f, dim)]
+        bests = [(r["measured"]["gub"] if sense == "min" else r["measured"]["glb"])
+                 if _rigorous(r) and r["measured"].get("gub") is not None else r["measured"].get("best_f")
+                 for r in rs]
+        bests = [b for b in bests if b is not None]
+        best = (min(bests) if sense == "min" else max(bests)) if bests else None
+        reached = []
+        for r in rs:
+            rt = dict((k, (e, s)) for k, e, s in runtimes(r, fstar))
+            reached.append(rt[SUCCESS_EXPONENT])
+        hits = [s for e, s in reached if s is not None]
+        inside = [inside_regions(r.get("x"), cert["regions"]) if cert else None for r in rs]
+        out.append({
+            "function": f, "dim": dim, "key": key, "method": rs[0]["method"], "rigorous": _rigorous(rs[0]),
+            "repetitions": len(rs), "best": best, "fstar": fstar, "certificate": cert,
+            "gap": certified_gap(best, cert, sense),
+            "inside": None if not cert or cert["regions"] is None else sum(bool(i) for i in inside),
+            "success": len(hits), "median_seconds": float(np.median([r["measured"]["seconds"] for r in rs])),
+            "median_seconds_to_target": float(np.median(hits)) if hits else None,
+            "evaluations": int(np.median([r["measured"].get("evaluations") or 0 for r in rs])),
+        })
+    return out
+
+
+def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
+    """The report section of a "compare" experiment: certified gaps, ECDFs, COCO files."""
+    import pandas as pd
+    from .report import MISSING, _bound, _num, _seconds
+    if not recs:
+        doc.p(f"Nothing stored for this setting: every figure is {MISSING}.")
+        return
+    certs = certificates(results)
+    table = []
+    for row in rows(recs, certs):
+        cert = row["certificate"]
+        table.append({
+            "Function": row["function"], "n": row["dim"], "Method": row["key"],
+            "Kind": "rigorous" if row["rigorous"] else "heuristic",
+            "Runs": row["repetitions"], "Best f": _num(row["best"], 10),
+            "Certified [GLB, GUB]": f"[{_bound(cert['glb'])}, {_bound(cert['gub'])}]" if cert else NO_CERTIFICATE,
+            "Certified gap": _num(row["gap"]) if cert else NO_CERTIFICATE,
+            "In the solver's regions": (f"{row['inside']}/{row['repetitions']}" if row["inside"] is not None
+                                        else ("regions not stored" if cert else NO_CERTIFICATE)),
+            f"Reached f*+1e{SUCCESS_EXPONENT}": f"{row['success']}/{row['repetitions']}",
+            "Median time to 1e-8 (s)": _seconds(row["median_seconds_to_target"])
+            if row["median_seconds_to_target"] is not None else "not reached",
+            "Median time (s)": _seconds(row["median_seconds"]), "Median evaluations": _num(row["evaluations"]),
+        })
+    doc.h(3, "Certified gaps")
+    doc.p("The certified gap is how far a method's best value can be above the global minimum, by the "
+          "rigorous solver's converged enclosure of the same function and dimension (best - GLB; "
+          "GUB - best for a maximised function). 'no certificate': no converged rigorous record of that "
+          "case is stored, and no f* is guessed. 'In the solver's regions': runs whose best point lies in "
+          "an output region of the solver (the basin of a global minimiser).")
+    doc.table(pd.DataFrame(table))
+    fstars = _fstars(recs)
+    doc.h(3, "Time to target (runtime ECDFs)")
+    doc.p("Targets f* + 10^k, k = 2 ... -8 (f* of the function library); the fraction of (function, n, "
+          "target) pairs each method reached, against evaluations and against wall-clock seconds on the "
+          "same machine, read from each run's trace (COCO's runtime ECDF; a method without a trace is "
+          "credited at its end only).")
+    for axis in ("evaluations", "seconds"):
+        rel = f"figures/{experiment.id}-{variant}-ecdf-{axis}.png"
+        _ecdf_figure(reports / rel, ecdf(recs, fstars, axis), axis, f"{experiment.id} ({variant}): {axis}")
+        doc.img(rel, f"runtime ECDF, {axis}")
+    coco = reports / "coco" / f"{experiment.id}-{variant}"
+    written = write_coco(recs, fstars, coco)
+    doc.p(f"COCO data (bbob-new2 layout, last column: seconds), one folder per method, readable by "
+          f"cocopp and IOHanalyzer: `{coco.relative_to(reports)}/` ({len(written)} data sets).")
+    # the one-page summary follows the fullest setting stored (the full one is built after the quick one)
+    page = summary(recs, certs, reports / "summary.md")
+    doc.p(f"One-page summary for practitioners: [{page.name}]({page.name}) (from the {variant} setting).")
+
+
+def summary(records, certs, path):
+    """The one page a practitioner reads first: reports/summary.md (and .html)."""
+    import pandas as pd
+    from .report import Doc, _bound, _atomic_write, _seconds
+    doc = Doc()
+    doc.h(1, "gpubench: which method to use")
+    doc.p("For each function and dimension: the certified minimum (the rigorous solver's enclosure "
+          "[GLB, GUB], or 'no certificate'), the fastest method to reach f* + 1e-8 (median wall-clock "
+          "seconds on the same machine), and each method's success rate and median time. From the "
+          "stored records of the comparison experiments only.")
+    by_case = {}
+    for row in rows(records, certs):
+        by_case.setdefault((row["function"], row["dim"]), []).append(row)
+    table = []
+    for (f, dim), rs in sorted(by_case.items()):
+        cert = certs.get((f, dim))
+        ok = [r for r in rs if r["median_seconds_to_target"] is not None]
+        fastest = min(ok, key=lambda r: r["median_seconds_to_target"]) if ok else None
+        table.append({
+            "Function": f, "n": dim,
+            "Certified minimum": f"[{_bound(cert['glb'])}, {_bound(cert['gub'])}]" if cert else NO_CERTIFICATE,
+            "Fastest to 1e-8": (f"{fastest['key']} ({_seconds(fastest['median_seconds_to_target'])} s)"
+                                if fastest else "none reached it"),
+            "Each method: reached / runs, median s": "; ".join(
+                f"{r['key']} {r['success']}/{r['repetitions']}, {_seconds(r['median_seconds'])}" for r in rs),
+        })
+    doc.table(pd.DataFrame(table))
+    path = Path(path)
+    _atomic_write(path, doc.markdown())
+    _atomic_write(path.with_suffix(".html"), doc.html("gpubench summary"))
+    return path

@@ -1,0 +1,102 @@
+"""The comparison of every method: certified gaps, time to target, COCO files, the summary page."""
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from gpubench import compare, report, runner
+from gpubench import experiments_loader as loader
+from gpubench.cli import main
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """`gpubench reproduce compare --quick` for real, then its report."""
+    root = tmp_path_factory.mktemp("compare")
+    res, rep = root / "res", root / "rep"
+    assert main(["reproduce", "compare", "--quick", "--results", str(res)]) == 0
+    assert main(["report", "compare", "--results", str(res), "--reports", str(rep)]) == 0
+    return res, rep
+
+
+def test_report_has_certified_gaps_ecdfs_and_summary(quick):
+    res, rep = quick
+    md = (rep / "compare.md").read_text()
+    assert "Certified gaps" in md and "Time to target" in md
+    for axis in ("evaluations", "seconds"):
+        assert (rep / "figures" / f"compare-quick-ecdf-{axis}.png").stat().st_size > 1000
+    summary = (rep / "summary.md").read_text()
+    assert "Fastest to 1e-8" in summary and "levy" in summary
+
+
+def test_gap_is_best_minus_the_certified_lower_bound(quick):
+    res, _ = quick
+    recs = runner.load_records(res / "compare")
+    certs = compare.certificates(res)
+    solver = [r for r in recs if r["method"] == "interval"]
+    assert solver and all(r["measured"]["converged"] for r in solver)
+    for r in solver:
+        cert = certs[(r["function"], r["dim"])]
+        assert cert["glb"] <= r["fstar"] <= cert["gub"]
+    rows = compare.rows([r for r in recs if r["method"] == "bfgs"], certs)
+    for row in rows:
+        cert = certs[(row["function"], row["dim"])]
+        assert row["gap"] == pytest.approx(row["best"] - cert["glb"])
+        assert row["gap"] >= row["best"] - row["fstar"] - 1e-12  # never smaller than the true gap
+
+
+def test_without_a_rigorous_record_there_is_no_certificate(quick, tmp_path):
+    res, _ = quick
+    copy = tmp_path / "res"
+    shutil.copytree(res, copy)
+    for p in (copy / "compare").glob("interval-*.json"):
+        p.unlink()
+    assert compare.certificates(copy) == {}
+    md = report.build(loader.load("compare"), copy, tmp_path / "rep").read_text()
+    table = [ln for ln in md.splitlines() if ln.startswith("| ackley | 4 | bfgs")]
+    assert table and compare.NO_CERTIFICATE in table[0]
+
+
+def test_runtimes_read_the_trace():
+    rec = {"key": "m", "method": "bfgs", "function": "levy", "dim": 2, "sense": "min",
+           "measured": {"best_f": 1e-9, "evaluations": 100, "seconds": 1.0},
+           "history": {"trace": [[1, 0.1, 50.0], [10, 0.2, 0.5], [60, 0.7, 1e-9]]}}
+    rt = dict((k, (e, s)) for k, e, s in compare.runtimes(rec, 0.0))
+    assert rt[2] == (1, 0.1) and rt[1] == (10, 0.2) and rt[0] == (10, 0.2)
+    assert rt[-1] == (60, 0.7) and rt[-8] == (60, 0.7)
+    rec["history"]["trace"][-1][2] = 2e-8
+    assert dict((k, e) for k, e, _ in compare.runtimes(rec, 0.0))[-8] is None
+    # a maximised function's targets lie below f*
+    rec_max = dict(rec, sense="max", history={"trace": [[5, 0.5, 9.0], [7, 0.9, 10.0 - 1e-9]]})
+    rt = dict((k, e) for k, e, _ in compare.runtimes(rec_max, 10.0))
+    assert rt[0] == 5 and rt[-8] == 7
+
+
+def test_coco_files_read_back(quick, tmp_path):
+    res, rep = quick
+    recs = runner.load_records(res / "compare")
+    bfgs = [r for r in recs if r["key"] == "bfgs"]
+    fstars = compare._fstars(bfgs)
+    (folder,) = compare.write_coco(bfgs, fstars, tmp_path / "coco")
+    data = compare.read_coco(folder)
+    assert len(data) == len({(r["function"], r["dim"]) for r in bfgs})
+    for (fid, dim), d in data.items():
+        assert d["algId"] == "bfgs" and dim == 4
+        assert len(d["runs"]) == 2  # the two repetitions
+        for run in d["runs"]:
+            evals = [e for e, _, _ in run]
+            errs = [err for _, err, _ in run]
+            secs = [s for _, _, s in run]
+            assert evals == sorted(evals) and errs == sorted(errs, reverse=True)
+            assert all(err >= 0 for err in errs) and all(s is not None and s >= 0 for s in secs)
+    info = next(folder.glob("*.info")).read_text()
+    assert "funcId = " in info and "DIM = 4" in info and "data_format = 'bbob-new2'" in info
+
+
+def test_trace_of_a_scipy_run_matches_its_result():
+    from gpubench import methods
+    r = methods.minimize("rastrigin", 3, method="bfgs", runs=3, seed=2)
+    tr = np.array(r.history["trace"])
+    assert tr[-1, 0] == r.nfev and tr[-1, 2] == pytest.approx(r.fun)
+    assert np.all(np.diff(tr[:, 0]) > 0) and np.all(np.diff(tr[:, 2]) <= 0)
