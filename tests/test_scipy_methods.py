@@ -111,3 +111,11 @@ def test_bad_settings_are_one_line_input_errors(kwargs, words):
     with pytest.raises(InputError) as exc:
         methods.minimize("ackley", 3, **kwargs)
     assert words in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_workers_split_the_runs_without_changing_them():
+    """Run k draws from default_rng([seed, k]) in whichever process runs it."""
+    a = methods.minimize("rastrigin", 4, method="nelder_mead", runs=6, seed=5)
+    b = methods.minimize("rastrigin", 4, method="nelder_mead", runs=6, seed=5, workers=3)
+    assert a.history["run_fun"] == b.history["run_fun"] and a.nfev == b.nfev
+    assert np.array_equal(a.x, b.x) and "trace" in a.history and "trace" not in b.history

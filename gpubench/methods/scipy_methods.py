@@ -122,6 +122,8 @@ class _Common(MethodSettings):
     runs: int = setting(INTERACTIVE_RUNS, "independent runs from random starts; the best is reported", minimum=1)
     seed: int = setting(0, "run k draws from numpy.random.default_rng([seed, k])", minimum=0)
     time_limit: Optional[float] = setting(None, "seconds: no new run starts after this", exclusive_minimum=0.0)
+    workers: int = setting(1, "processes sharing the runs (run k is the same whatever the split); "
+                              "the trace is kept only with one worker", minimum=1)
 
     # what the paper prints for this method (Tables S12/S13) and how the box is kept
     paper_runs: ClassVar[int] = 0
@@ -262,18 +264,19 @@ class TrustRegionSettings(_Common):
 class _Objective:
     """f (or -f for a maximiser) with its analytic gradient, counting evaluations."""
 
-    def __init__(self, fn, dim):
+    def __init__(self, fn, dim, trace=True):
         self.fn = fn
         self.sign = -1.0 if fn.sense == "max" else 1.0
         self.lo, self.hi = fn.bounds(dim)
         self.nfev = 0
         self.njev = 0
-        self.trace = Trace(fn.sense)
+        self.trace = Trace(fn.sense) if trace else None
 
     def f(self, x):
         self.nfev += 1
         v = self.fn.point(x)
-        self.trace.see(self.nfev, v)
+        if self.trace is not None:
+            self.trace.see(self.nfev, v)
         return self.sign * v
 
     def grad(self, x):
@@ -284,8 +287,9 @@ class _Objective:
         """Values at the columns of X, shape (n, S): SciPy's vectorized convention."""
         X = np.ascontiguousarray(np.asarray(X).T)
         v = self.fn.points(X)
-        for k, vk in enumerate(v):
-            self.trace.see(self.nfev + k + 1, vk)
+        if self.trace is not None:
+            for k, vk in enumerate(v):
+                self.trace.see(self.nfev + k + 1, vk)
         self.nfev += X.shape[0]
         return self.sign * v
 
@@ -409,39 +413,69 @@ def _trust_region(obj, rng, s):
     return x, fun, int(res.nit), str(res.message) + (" (final point projected onto the box)" if left else "")
 
 
+def _runs(name, one, fn, dim, s, ks, t0, time_limit, trace):
+    """Runs ``ks`` (run k draws from default_rng([seed, k])); stops starting runs at time_limit."""
+    obj = _Objective(fn, dim, trace)
+    _single_threaded_blas()
+    out = []
+    for k in ks:
+        if time_limit is not None and out and time.perf_counter() - t0 >= time_limit:
+            break
+        rng = np.random.default_rng([s["seed"], k])
+        x, f, nit, message = one(obj, rng, s)
+        out.append((k, np.asarray(x, dtype=float).copy(), obj.sign * float(f), nit,
+                    "projected onto the box" in message))
+    return out, obj.nfev, obj.njev, (obj.trace.close(obj.nfev) if trace else None)
+
+
+_JOB = {}  # the job forked workers inherit: functions and their compiled forms do not pickle
+
+
+def _chunk(ks):
+    j = _JOB["job"]
+    return _runs(j[0], j[1], j[2], j[3], j[4], ks, j[5], j[6], False)
+
+
 def _multistart(name, one, fn, dim, settings):
     s = settings.resolved(dim)
-    runs, seed, time_limit = settings.runs, settings.seed, settings.time_limit
-    obj = _Objective(fn, dim)
-    _single_threaded_blas()
-    best_x, best_f = None, math.inf
-    run_fun, iterations, left_box, done = [], 0, 0, 0
+    runs, time_limit, workers = settings.runs, settings.time_limit, min(settings.workers, settings.runs)
+    sign = -1.0 if fn.sense == "max" else 1.0
     t0 = time.perf_counter()
-    for k in range(runs):
-        if time_limit is not None and k > 0 and time.perf_counter() - t0 >= time_limit:
-            break
-        rng = np.random.default_rng([seed, k])
-        x, f, nit, message = one(obj, rng, s)
-        f = float(f)
-        left_box += "projected onto the box" in message
-        iterations += nit
-        run_fun.append(obj.sign * f)
-        done += 1
-        if f < best_f or best_x is None:
-            best_x, best_f = np.asarray(x, dtype=float).copy(), f
+    if workers == 1:
+        done, nfev, njev, trace = _runs(name, one, fn, dim, s, range(runs), t0, time_limit, True)
+    else:
+        import concurrent.futures as cf
+        import multiprocessing
+        # interleaved chunks, so that a time limit cuts every worker at about the same run index
+        chunks = [range(w, runs, workers) for w in range(workers)]
+        _JOB["job"] = (name, one, fn, dim, s, t0, time_limit)
+        try:
+            with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
+                parts = list(ex.map(_chunk, chunks))
+        finally:
+            _JOB.clear()
+        done = sorted((d for p in parts for d in p[0]), key=lambda d: d[0])
+        nfev, njev = sum(p[1] for p in parts), sum(p[2] for p in parts)
+        trace = None
     seconds = time.perf_counter() - t0
-    history = {"run_fun": run_fun, "runs_completed": done, "trace": obj.trace.close(obj.nfev)}
+    run_fun = [f for _, _, f, _, _ in done]
+    iterations = sum(nit for _, _, _, nit, _ in done)
+    k_best = min(range(len(done)), key=lambda j: sign * done[j][2])
+    best_x, best_f = done[k_best][1], done[k_best][2]
+    history = {"run_fun": run_fun, "runs_completed": len(done)}
+    if trace is not None:
+        history["trace"] = trace
     if name == "trust_region":
-        history["runs_left_box"] = left_box
+        history["runs_left_box"] = sum(1 for d in done if d[4])
     options = {**s,
                "bounds": settings.bounds_rule, "gradient": "analytic (function library)",
                "starts": "uniform in the box, run k from numpy.random.default_rng([seed, k])"
                if name != "direct" else "none (DIRECT needs no starting point)",
                "blas_threads": 1, "paper_runs": settings.paper_runs, "paper_label": settings.paper_label}
     return OptimizeResult(
-        function=fn.name, dim=dim, method=name, backend="cpu", x=best_x, fun=obj.sign * best_f,
-        iterations=iterations, nfev=obj.nfev, njev=obj.njev, seconds=seconds, converged=done == runs,
-        message=f"best of {done} of {runs} run(s)" + ("" if done == runs else " (stopped at time_limit)"),
+        function=fn.name, dim=dim, method=name, backend="cpu", x=best_x, fun=best_f,
+        iterations=iterations, nfev=nfev, njev=njev, seconds=seconds, converged=len(done) == runs,
+        message=f"best of {len(done)} of {runs} run(s)" + ("" if len(done) == runs else " (stopped at time_limit)"),
         history=history, options=options)
 
 
