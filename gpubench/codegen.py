@@ -157,7 +157,9 @@ class IntervalEmitter:
                 b = self.emit(a, lines)
                 acc = self._new(lines, f"{op}({acc[0]}, {acc[1]}, {b[0]}, {b[1]})")
             return acc
-        raise DefinitionError(f"no interval form for {e.func.__name__} (in {e})")
+        # e.g. sign or Heaviside, which sympy makes of the derivative of Abs, Min or Max
+        raise DefinitionError(f"no interval form for {e.func.__name__} (in {e}); functions whose "
+                              f"derivative needs it (Abs, Min, Max, Piecewise) are not supported")
 
     def _add(self, acc, term, lines):
         coeff, rest = term.as_coeff_Mul()
