@@ -222,7 +222,9 @@ def _json_default(v):
 
 # ---------------------------------------------------------------- storage
 def results_dir(path=None):
-    return Path(path or os.environ.get("GPUBENCH_RESULTS") or "results")
+    """``path``, $GPUBENCH_RESULTS, the checkout's results/, or ./results (:mod:`gpubench.paths`)."""
+    from .paths import results_dir as where
+    return where(path)
 
 
 def write_record(folder, record):

@@ -8,8 +8,10 @@ HELP = "write reports/<experiment>.md and .html from the stored records"
 def add_arguments(p):
     p.add_argument("experiment", nargs="*", help="experiment ids")
     p.add_argument("--all", action="store_true", help="every experiment")
-    p.add_argument("--results", metavar="DIR", help="stored records (default: results/ or $GPUBENCH_RESULTS)")
-    p.add_argument("--reports", metavar="DIR", help="output folder (default: reports/ or $GPUBENCH_REPORTS)")
+    p.add_argument("--results", metavar="DIR", help="stored records (default: $GPUBENCH_RESULTS, else the "
+                   "checkout's results/, else ./results)")
+    p.add_argument("--reports", metavar="DIR", help="output folder (default: $GPUBENCH_REPORTS, else the "
+                   "checkout's reports/, else ./reports)")
     p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
 
 
@@ -30,6 +32,7 @@ def run(args):
     names = loader.names(args.experiments) if args.all else args.experiment
     if not names:
         raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
+    print(f"records from {res.resolve()}" + ("" if res.is_dir() else " (no such folder: every case is missing)"))
     for name in names:
         exp = loader.load(name, args.experiments)
         md = build(exp, args.results, args.reports)
