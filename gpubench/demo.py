@@ -158,8 +158,10 @@ def _summary(s12, results, stream):
     published = {}
     if pub is not None:
         for _, row in pub.iterrows():
-            value = row["raw"] if row["method"] == "Proposed method" and row["raw"] else row["min_value"]
-            published[row["method"]] = (value, row["runs"], row["seconds"])
+            proposed = row["method"] == "Proposed method"
+            value = row["raw"] if proposed and row["raw"] else row["min_value"]
+            seconds = row["raw"] if not proposed and row["raw"] and math.isnan(row["seconds"]) else row["seconds"]
+            published[row["method"]] = (value, row["runs"], seconds)
     print("Table S12 (Ackley, n = 100, f* = 0): the quick run (cut run counts) beside the published laptop rows:",
           file=stream)
     print(f"  {'method':24s} {'best value here':>26s} {'runs':>6s} {'time':>9s}   "
@@ -172,6 +174,6 @@ def _summary(s12, results, stream):
         pv, pr, ps = published.get(r.get("label"), ("", "", ""))
         pv = pv if isinstance(pv, str) else f"{pv:.4g}"
         pr = "" if pr == "" or (isinstance(pr, float) and math.isnan(pr)) else f"{int(pr)}"
-        ps = "" if ps == "" or (isinstance(ps, float) and math.isnan(ps)) else f"{ps:.0f} s"
+        ps = ps if isinstance(ps, str) else ("" if math.isnan(ps) else f"{ps:.0f} s")
         print(f"  {r['key']:24s} {value:>26s} {runs!s:>6s} {m['seconds']:7.2f} s   {pv:>26s} {pr:>6s} {ps:>7s}",
               file=stream)

@@ -28,13 +28,17 @@ def run(args):
     res = results_dir(args.results)
     if res.exists() and not res.is_dir():
         raise InputError(f"--results {str(res)!r} is a file, not a folder")
-    check_writable_dir(reports_dir(args.reports), "--reports")
+    rep = reports_dir(args.reports)
+    if rep.exists() and not rep.is_dir():
+        raise InputError(f"--reports {str(rep)!r} is a file, not a folder")
     names = loader.names(args.experiments) if args.all else args.experiment
     if not names:
         raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
+    # every experiment file is read before the reports folder is made: a typo leaves nothing behind
+    exps = [loader.load(name, args.experiments) for name in names]
+    check_writable_dir(rep, "--reports")
     print(f"records from {res.resolve()}" + ("" if res.is_dir() else " (no such folder: every case is missing)"))
-    for name in names:
-        exp = loader.load(name, args.experiments)
+    for exp in exps:
         md = build(exp, args.results, args.reports)
         print(f"wrote {md} and {md.with_suffix('.html')}")
     idx = write_index(args.reports, args.results, args.experiments)

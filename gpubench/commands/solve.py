@@ -11,7 +11,7 @@ HELP = "enclose the global minimum rigorously (Zhang, Shan & Cagan 2026)"
 
 def add_arguments(p):
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True)
+    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
     p.add_argument("--backend", default=None, choices=["auto", "cpu", "cuda"],
                    help="where the sweeps run (default auto: the GPU when present)")
     p.add_argument("--tol", type=positive_number, help="region width tolerance (default 1e-4)")
@@ -23,7 +23,8 @@ def add_arguments(p):
     p.add_argument("--spacing", choices=["inside", "lower", "upper"],
                    help="where the samples sit on the diagonal: t = m/(samples+1) (inside, default), "
                         "m/samples from 0 (lower) or up to 1 (upper)")
-    p.add_argument("--max-iterations", type=positive_integer, default=None)
+    p.add_argument("--max-iterations", type=positive_integer, default=None,
+                   help="stop after this many iterations (the output regions are then every open one)")
     p.add_argument("--time-limit", type=positive_number, default=None, help="seconds")
     p.add_argument("--checkpoint", metavar="FILE", help="write the search state to FILE after the first "
                    "iteration and then every --checkpoint-every seconds")
