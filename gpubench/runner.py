@@ -374,8 +374,13 @@ def start_client(workers=None, scheduler=None, processes=True):
             return Client(scheduler, timeout="20s"), None
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-    # every service on loopback, no dashboard: a sweep is not a web service
-    local = {"host": "127.0.0.1", "dashboard_address": None, "scheduler_kwargs": {"dashboard": False}}
+    # every service on loopback, no dashboard: a sweep is not a web service.  Dask starts an HTTP
+    # server on the scheduler and on each worker whatever `dashboard` says (dashboard_address=None
+    # still means port 8787, with the /info, /json and /metrics pages); it is bound to a free
+    # loopback port and given no routes, so it serves nothing (see tests/test_hardening.py).
+    import dask
+    dask.config.set({"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []})
+    local = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0", "scheduler_kwargs": {"dashboard": False}}
     gpus = _gpu_count() if processes else 0
     if gpus:
         try:
@@ -386,7 +391,7 @@ def start_client(workers=None, scheduler=None, processes=True):
             from distributed import Nanny, Scheduler, SpecCluster
             cluster = SpecCluster(
                 scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False,
-                                                         "dashboard_address": None}},
+                                                         "dashboard_address": "127.0.0.1:0"}},
                 workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1"}}
                          for name, env in gpu_worker_spec(workers, gpus).items()})
     elif processes:
