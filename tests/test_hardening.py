@@ -241,3 +241,49 @@ def test_demo_writes_only_to_its_own_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(report, "write_index", lambda reports, results: tmp_path / "index.md")
     demo.run(gpu=False, parallel=False, stream=open(os.devnull, "w"))
     assert seen and all(str(p).startswith(str(tmp_path / "demo")) for _, p in seen), seen
+
+
+# ------------------------------------------------------------------ Abs, Min, Max
+KINKS = textwrap.dedent("""
+    import numpy as np
+    import sympy
+    from gpubench.definition import Definition, Sum, x, y, symbols
+    S = symbols("S")
+    KINK = Definition(name="kink", title="kinks", source="test",
+                      terms={S: Sum(sympy.Abs(x - 1) + sympy.Max(x, y) - sympy.Min(x, 2 * y))}, expr=S,
+                      domain=(-3, 4), xstar=lambda n: np.ones(n), fstar=lambda n: 0.0)
+""")
+
+
+def test_sign_and_heaviside_enclose_every_point():
+    from gpubench.interval.backends import namespace
+    ns = namespace("cpu")
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        a, b = np.sort(rng.choice([-2.0, -1e-300, 0.0, 1e-300, 3.0], 2) * rng.random())
+        pts = np.r_[a, b, a + (b - a) * rng.random(5)]
+        for op, ref in (("isign", np.sign), ("iheaviside", lambda t: np.heaviside(t, 0.5))):
+            lo, hi = ns[op](a, b)
+            assert np.all((lo <= ref(pts)) & (ref(pts) <= hi)), (op, a, b)
+    assert ns["isign"](-1.0, 1.0) == (-1.0, 1.0)  # the kink: its generalized gradient, not {0}
+
+
+def test_user_function_with_abs_min_max_has_sound_gradient_enclosures(tmp_path):
+    """Point gradients at random points of random boxes lie in the interval gradient of the box."""
+    (tmp_path / "kinks.py").write_text(KINKS)
+    fn = functions.get(f"{tmp_path / 'kinks.py'}:KINK")
+    rng = np.random.default_rng(5)
+    n = 3
+    for _ in range(300):
+        c = rng.uniform(-3, 4, n)
+        w = rng.choice([1e-6, 0.1, 2.0]) * rng.random(n)
+        lo, hi = np.maximum(c - w, -3), np.minimum(c + w, 4)
+        glo, ghi = fn.interval_gradient(lo, hi)
+        flo, fhi = fn.interval(lo, hi)
+        for _ in range(5):
+            x = lo + (hi - lo) * rng.random(n)
+            g = fn.gradient(x)
+            assert np.all((glo <= g) & (g <= ghi)), (lo, hi, x, g, glo, ghi)
+            assert flo <= fn.point(x) <= fhi
+    r = solve(fn, 2, backend="cpu", split_dims=2, tol=1e-3)
+    assert r.converged and r.glb <= fn.point(np.ones(2)) and r.glb <= r.gub
