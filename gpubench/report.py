@@ -710,7 +710,7 @@ def write_index(reports=None, results=None, experiments_dir=None):
           "for graphics processing units: complete and rigorous search for large-scale nonlinear "
           "minimization\", PNAS Nexus 5(4), pgag103. Each report is built from the records stored "
           "under `results/` only, next to the published values (`experiments/published/`); a "
-          "measurement that is not stored is marked missing. `make demo` runs the quick setting; "
+          "measurement that is not stored is marked missing. `make demo` runs the quick setting (into .demo/); "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")
     doc.table(pd.DataFrame(rows))
     path = reports / "index.md"
