@@ -22,7 +22,11 @@ Each iteration (Section 3.1):
    gradient shows DLB_i > 0 while its lower edge i is not on the domain's lower
    bound, or DUB_i < 0 while its upper edge i is not on the domain's upper bound
    (where the function is not differentiable in the box its gradient form
-   returns (-inf, inf), so the test is skipped);
+   returns (-inf, inf), so the test is skipped; at a kink of Abs, Min or Max
+   it holds the generalized gradient, e.g. [-1, 1] for |u| at u = 0, for which
+   the mean value theorem, and so the test, still holds).  A subregion whose
+   enclosure is empty (f undefined on all of it) is kept untested and stops
+   the search with an InputError (``Search._check_defined``);
 5. insert the survivors into L.
 
 A region is *open* while some coordinate is at least ``tol`` wide; the search
