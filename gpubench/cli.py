@@ -37,8 +37,7 @@ def main(argv=None):
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
-            parser.print_help()
-            return EXIT_USAGE
+            raise InputError("name a command (`gpubench --help` lists them)")
         return args.run(args) or 0
     except InputError as exc:
         print(f"gpubench: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",

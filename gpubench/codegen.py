@@ -148,7 +148,7 @@ class IntervalEmitter:
         if e.is_Pow:
             return self._pow(e, lines)
         fname = {sp.sin: "isin", sp.cos: "icos", sp.exp: "iexp", sp.log: "ilog",
-                 sp.Abs: "iabs"}.get(e.func)
+                 sp.Abs: "iabs", sp.sign: "isign", sp.Heaviside: "iheaviside"}.get(e.func)
         if fname:
             a = self.emit(e.args[0], lines)
             return self._new(lines, f"{fname}({a[0]}, {a[1]})")
@@ -159,7 +159,9 @@ class IntervalEmitter:
                 b = self.emit(a, lines)
                 acc = self._new(lines, f"{op}({acc[0]}, {acc[1]}, {b[0]}, {b[1]})")
             return acc
-        raise DefinitionError(f"no interval form for {e.func.__name__} (in {e})")
+        # e.g. Piecewise, or the DiracDelta of a second derivative
+        raise DefinitionError(f"no interval form for {e.func.__name__} (in {e}); write the function "
+                              f"with + - * /, powers, sqrt, exp, log, sin, cos, Abs, Min and Max")
 
     def _add(self, acc, term, lines):
         coeff, rest = term.as_coeff_Mul()

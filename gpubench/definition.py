@@ -25,6 +25,8 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 import sympy as sp
 
+from .errors import InputError
+
 x, y, i, n = sp.symbols("x y i n", real=True)
 x1, xn = sp.symbols("x1 xn", real=True)
 pi, E, Rational = sp.pi, sp.E, sp.Rational
@@ -33,8 +35,8 @@ sin, cos, exp, log, sqrt, Abs = sp.sin, sp.cos, sp.exp, sp.log, sp.sqrt, sp.Abs
 SENSES = ("min", "max")
 
 
-class DefinitionError(ValueError):
-    """A test-function definition that cannot be compiled."""
+class DefinitionError(InputError):
+    """A test-function definition that cannot be compiled (a user error: one line, exit 2)."""
 
 
 def param(name):

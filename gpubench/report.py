@@ -35,7 +35,9 @@ NOT_PUBLISHED = "—"
 
 
 def reports_dir(path=None):
-    return Path(path or os.environ.get("GPUBENCH_REPORTS") or "reports")
+    """``path``, $GPUBENCH_REPORTS, the checkout's reports/, or ./reports (:mod:`gpubench.paths`)."""
+    from .paths import reports_dir as where
+    return where(path)
 
 
 # ---------------------------------------------------------------- formatting
@@ -202,7 +204,7 @@ class Doc:
             elif b[0] == "ul":
                 out.append("<ul>" + "".join(f"<li>{_inline(x)}</li>" for x in b[1]) + "</ul>")
             elif b[0] == "table":
-                out.append(b[1].to_html(index=False, escape=True, border=0))
+                out.append(_html_table(b[1]))
             elif b[0] == "img":
                 out.append(f"<p><img src='{html.escape(b[1])}' alt='{html.escape(b[2])}'></p>")
         out.append("</body></html>")
@@ -221,12 +223,28 @@ def _md_table(df):
     return "\n".join(lines)
 
 
+def _href(target):
+    """A link of the HTML twin: a link to a sibling report's .md goes to its .html (written beside it)."""
+    if "/" not in target and not target.startswith("#"):
+        target = re.sub(r"\.md(#|$)", r".html\1", target)
+    return html.escape(target, quote=True)
+
+
 def _inline(text):
-    t = html.escape(text, quote=False)
+    """Markdown's inline marks as HTML: code, bold, and links (to the .html twin of a .md)."""
+    t = html.escape(str(text), quote=False)
     t = re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
     t = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", t)
-    t = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", t)
+    t = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", lambda m: f"<a href='{_href(m.group(2))}'>{m.group(1)}</a>", t)
     return t
+
+
+def _html_table(df):
+    """The table with each cell's Markdown (links, code) rendered, as in the .md."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{_inline(v)}</td>" for v in row) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 # ---------------------------------------------------------------- figures
@@ -705,12 +723,12 @@ def write_index(reports=None, results=None, experiments_dir=None):
           "for graphics processing units: complete and rigorous search for large-scale nonlinear "
           "minimization\", PNAS Nexus 5(4), pgag103. Each report is built from the records stored "
           "under `results/` only, next to the published values (`experiments/published/`); a "
-          "measurement that is not stored is marked missing. `make demo` runs the quick setting; "
+          "measurement that is not stored is marked missing. `make demo` runs the quick setting (into .demo/); "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")
     doc.table(pd.DataFrame(rows))
     path = reports / "index.md"
     _atomic_write(path, doc.markdown())
-    _atomic_write(reports / "index.html", doc.html("gpubench reports").replace(".md'>", ".html'>"))
+    _atomic_write(reports / "index.html", doc.html("gpubench reports"))
     return path
 
 

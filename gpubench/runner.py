@@ -226,7 +226,9 @@ def _json_default(v):
 
 # ---------------------------------------------------------------- storage
 def results_dir(path=None):
-    return Path(path or os.environ.get("GPUBENCH_RESULTS") or "results")
+    """``path``, $GPUBENCH_RESULTS, the checkout's results/, or ./results (:mod:`gpubench.paths`)."""
+    from .paths import results_dir as where
+    return where(path)
 
 
 def write_record(folder, record):
@@ -376,15 +378,16 @@ def start_client(workers=None, scheduler=None, processes=True):
             return Client(scheduler, timeout="20s"), None
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
-    # Every service on loopback and no dashboard: a sweep is not a web service.  Dask always
-    # starts an HTTP server per scheduler and worker; bound to 127.0.0.1 and serving only /health.
+    # Every service on loopback and no dashboard: a sweep is not a web service.  Dask starts an
+    # HTTP server on the scheduler and on each worker whatever `dashboard` says (dashboard_address=None
+    # still means port 8787, with the /info, /json and /metrics pages); it is bound to a free loopback
+    # port and given no routes, so it serves nothing.
+    import dask
+    dask.config.set({"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []})
     local = {"dashboard_address": "127.0.0.1:0", "worker_dashboard_address": "127.0.0.1:0",
              "scheduler_kwargs": {"dashboard": False}}
     if processes:
         local["host"] = "127.0.0.1"  # the in-process cluster talks inproc://, no socket at all
-    import dask
-    dask.config.set({"distributed.scheduler.http.routes": ["distributed.http.health"],
-                     "distributed.worker.http.routes": ["distributed.http.health"]})
     gpus = _gpu_count() if processes else 0
     if gpus:
         try:

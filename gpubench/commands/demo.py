@@ -11,12 +11,18 @@ def add_arguments(p):
     p.add_argument("--workers", type=positive_integer, metavar="N",
                    help="run the cases on a Dask LocalCluster of N workers")
     p.add_argument("--serial", action="store_true", help="one sweep after the other in this process")
-    p.add_argument("--results", metavar="DIR", help="default: results/ or $GPUBENCH_RESULTS")
-    p.add_argument("--reports", metavar="DIR", help="default: reports/ or $GPUBENCH_REPORTS")
+    p.add_argument("--results", metavar="DIR", help="where its records go (default: .demo/results of the "
+                   "checkout, or $GPUBENCH_DEMO/results; never the tracked results/)")
+    p.add_argument("--reports", metavar="DIR", help="where its reports go (default: .demo/reports, or "
+                   "$GPUBENCH_DEMO/reports; never the tracked reports/)")
 
 
 def run(args):
     from .. import demo
+    from ..device import check_writable_dir
+    for opt in ("results", "reports"):
+        if getattr(args, opt):
+            check_writable_dir(getattr(args, opt), f"--{opt}")
     gpu = {"auto": None, "cpu": False, "cuda": True}[args.backend]
     demo.run(args.results, args.reports, gpu=gpu, workers=args.workers, parallel=not args.serial)
     return 0

@@ -11,7 +11,7 @@ HELP = "evaluate a function and its gradient at a point or over a box"
 
 def add_arguments(p):
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True)
+    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
     p.add_argument("--x", nargs="+", help="coordinates (one value is repeated n times); negative values are fine")
     p.add_argument("--box", nargs="+", help="LO:HI per coordinate (one is repeated n times); LO may equal HI")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -8,7 +8,7 @@ HELP = "run any registered method (`gpubench methods` lists them) on a function"
 
 def add_arguments(p):
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True)
+    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
     p.add_argument("--method", required=True, help="a registered method (`gpubench methods`)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting of the method (repeat for more); `gpubench methods M` lists them")

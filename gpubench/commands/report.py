@@ -8,8 +8,10 @@ HELP = "write reports/<experiment>.md and .html from the stored records"
 def add_arguments(p):
     p.add_argument("experiment", nargs="*", help="experiment ids")
     p.add_argument("--all", action="store_true", help="every experiment")
-    p.add_argument("--results", metavar="DIR", help="stored records (default: results/ or $GPUBENCH_RESULTS)")
-    p.add_argument("--reports", metavar="DIR", help="output folder (default: reports/ or $GPUBENCH_REPORTS)")
+    p.add_argument("--results", metavar="DIR", help="stored records (default: $GPUBENCH_RESULTS, else the "
+                   "checkout's results/, else ./results)")
+    p.add_argument("--reports", metavar="DIR", help="output folder (default: $GPUBENCH_REPORTS, else the "
+                   "checkout's reports/, else ./reports)")
     p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
 
 
@@ -26,12 +28,17 @@ def run(args):
     res = results_dir(args.results)
     if res.exists() and not res.is_dir():
         raise InputError(f"--results {str(res)!r} is a file, not a folder")
-    check_writable_dir(reports_dir(args.reports), "--reports")
+    rep = reports_dir(args.reports)
+    if rep.exists() and not rep.is_dir():
+        raise InputError(f"--reports {str(rep)!r} is a file, not a folder")
     names = loader.names(args.experiments) if args.all else args.experiment
     if not names:
         raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
-    for name in names:
-        exp = loader.load(name, args.experiments)
+    # every experiment file is read before the reports folder is made: a typo leaves nothing behind
+    exps = [loader.load(name, args.experiments) for name in names]
+    check_writable_dir(rep, "--reports")
+    print(f"records from {res.resolve()}" + ("" if res.is_dir() else " (no such folder: every case is missing)"))
+    for exp in exps:
         md = build(exp, args.results, args.reports)
         print(f"wrote {md} and {md.with_suffix('.html')}")
     idx = write_index(args.reports, args.results, args.experiments)

@@ -16,7 +16,8 @@ def add_arguments(p):
     g.add_argument("--workers", type=positive_integer, metavar="N",
                    help="run on a new Dask LocalCluster of N workers (loopback only, no dashboard)")
     g.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://host:port)")
-    p.add_argument("--results", metavar="DIR", help="where records go (default: results/ or $GPUBENCH_RESULTS)")
+    p.add_argument("--results", metavar="DIR", help="where records go (default: $GPUBENCH_RESULTS, else the "
+                   "checkout's results/, else ./results)")
     p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
 
 
@@ -25,6 +26,8 @@ def _list(args):
     from ..runner import plan, results_dir, stored_cases
     rows = []
     root = results_dir(args.results)
+    if root.exists() and not root.is_dir():
+        raise InputError(f"--results {str(root)!r} is a file, not a folder")
     for e in loader.load_all(args.experiments):
         stored = stored_cases(root / e.id)
         counts = []

@@ -199,6 +199,29 @@ def iabs(alo, ahi):
     return 0.0, max(-alo, ahi)
 
 
+def isign(alo, ahi):
+    """sign over an interval, as the derivative of |u| is used: where the interval holds 0 the
+    kink's generalized gradient [-1, 1] (Clarke), so a monotonicity test stays sound there."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo > 0.0:
+        return 1.0, 1.0
+    if ahi < 0.0:
+        return -1.0, -1.0
+    return -1.0, 1.0
+
+
+def iheaviside(alo, ahi):
+    """Heaviside (the derivative of max(u, c) and min(u, c)): [0, 1] where the interval holds 0."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo > 0.0:
+        return 1.0, 1.0
+    if ahi < 0.0:
+        return 0.0, 0.0
+    return 0.0, 1.0
+
+
 def imin(alo, ahi, blo, bhi):
     if is_empty(alo, ahi) or is_empty(blo, bhi):
         return NAN, NAN
@@ -276,6 +299,6 @@ def icos(alo, ahi):
 
 COMPOSITE_NAMES = (
     "is_empty iadd isub ineg _zero_if_nan imul _min_skip_nan _max_skip_nan idiv irecip "
-    "_pow_nonneg_dn _pow_nonneg_up ipow isqr isqrt iexp ilog iabs imin imax ihull "
+    "_pow_nonneg_dn _pow_nonneg_up ipow isqr isqrt iexp ilog iabs isign iheaviside imin imax ihull "
     "_has_integer_between _scaled_dn _scaled_up _hits isin icos"
 ).split()

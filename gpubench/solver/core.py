@@ -22,7 +22,11 @@ Each iteration (Section 3.1):
    gradient shows DLB_i > 0 while its lower edge i is not on the domain's lower
    bound, or DUB_i < 0 while its upper edge i is not on the domain's upper bound
    (where the function is not differentiable in the box its gradient form
-   returns (-inf, inf), so the test is skipped);
+   returns (-inf, inf), so the test is skipped; at a kink of Abs, Min or Max
+   it holds the generalized gradient, e.g. [-1, 1] for |u| at u = 0, for which
+   the mean value theorem, and so the test, still holds).  A subregion whose
+   enclosure is empty (f undefined on all of it) is kept untested and stops
+   the search with an InputError (``Search._check_defined``);
 5. insert the survivors into L.
 
 A region is *open* while some coordinate is at least ``tol`` wide; the search
@@ -45,7 +49,7 @@ from ..errors import InputError
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
-from .partition import PartitionRule, child_box, child_max_width, diagonal_point
+from .partition import PartitionRule, child_box, child_boxes, child_max_width, diagonal_point
 from .region_list import RegionList
 from .settings import SPACINGS, Settings  # noqa: F401  (Settings is part of this module's API)
 from .uncut import UncutTerms
@@ -98,6 +102,7 @@ class Search:
         self.maximise = fn.sense == "max"
         self.definition = fn.definition.negated() if self.maximise else fn.definition
         self.dom_lo, self.dom_hi = fn.bounds(dim)
+        _check_tol_resolvable(self.settings.tol, self.dom_lo, self.dom_hi)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
         self.backend = self.sweep.name
@@ -165,7 +170,9 @@ class Search:
         st.nfev += count * (cfg.samples + 1)
         st.njev += int(grad.sum(dtype=np.int64))
         it = st.iteration
-        r_best = int(np.argmin(ub))
+        self._check_defined(sel_lo, sel_hi, plan, lb)
+        # a sample where f is undefined (NaN) bounds nothing; np.argmin would pick it
+        r_best = int(np.argmin(np.where(np.isnan(ub), math.inf, ub)))
         if ub[r_best] < st.gub:
             st.gub = float(ub[r_best])
             st.best_iteration, st.best_index = it, r_best
@@ -186,14 +193,30 @@ class Search:
         st.hist_gub.append(st.gub)
         st.hist_size.append(len(st.regions))
 
+    def _check_defined(self, sel_lo, sel_hi, plan, lb):
+        """Stop, in one line, where the function is undefined on a whole subregion.
+
+        The kernels keep a subregion whose enclosure is NaN (empty: e.g. sqrt or
+        log of negatives only) with lower bound -inf, which is sound but never
+        ends: such regions are selected first and cut down to ``tol``.  So a
+        subregion kept at -inf is checked on the host (a few per iteration);
+        an empty enclosure there ends the search with an InputError rather than
+        with a claim about a box where f has no value.  A lower bound of -inf
+        with a non-empty enclosure (f unbounded below) is kept.
+        """
+        for r in np.flatnonzero(lb == -math.inf)[:UNDEFINED_CHECKS]:
+            lo, hi = child_box(sel_lo, sel_hi, plan, int(r))
+            flo, fhi = self.fn.interval(lo, hi)
+            if math.isnan(flo) or math.isnan(fhi):
+                box = " x ".join(f"[{a:.6g}, {b:.6g}]" for a, b in zip(lo[:4], hi[:4]))
+                raise InputError(f"{self.fn.name} is undefined on part of its domain (its interval "
+                                 f"enclosure is empty on {box}{' x ...' if self.dim > 4 else ''}); "
+                                 f"give a domain on which it is defined")
+
     # -------------------------------------------------------------- output
     def result(self, message=""):
         st = self.state
-        sidx, itr, _, lb, _ = st.regions.flat()
-        order = np.lexsort((sidx, itr))
-        boxes = [self.region(itr[q], sidx[q]) for q in order]
-        regions_lo = np.array([b[0] for b in boxes]).reshape(len(boxes), self.dim)
-        regions_hi = np.array([b[1] for b in boxes]).reshape(len(boxes), self.dim)
+        regions_lo, regions_hi = self.output_boxes()
         glb, gub = st.regions.min_lb(), st.gub
         x = fun = None
         if st.best_iteration >= 0:
@@ -215,6 +238,32 @@ class Search:
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})
 
+    def output_boxes(self):
+        """Every region of L as arrays ``(lo, hi)`` of shape ``(|L|, n)``, by (iteration, subregion).
+
+        Built per iteration segment with :func:`child_boxes` (the selected region
+        and plan are shared by a segment), so memory is the two arrays, 16 n
+        bytes per region, plus one segment's temporaries: no Python object per region.
+        """
+        st = self.state
+        sidx, itr, _, _, _ = st.regions.flat()
+        order = np.lexsort((sidx, itr))
+        sidx, itr = sidx[order], itr[order]
+        del order
+        lo = np.empty((sidx.size, self.dim))
+        hi = np.empty((sidx.size, self.dim))
+        if sidx.size == 0:
+            return lo, hi
+        starts = np.flatnonzero(np.diff(itr)) + 1
+        for a, b in zip(np.r_[0, starts], np.r_[starts, sidx.size]):
+            it = int(itr[a])
+            if it == ROOT:
+                lo[a:b], hi[a:b] = self.dom_lo, self.dom_hi
+            else:
+                child_boxes(st.sel_lo[it], st.sel_hi[it], self.rule.plan(st.sel_cyc[it]), sidx[a:b],
+                            out=(lo[a:b], hi[a:b]))
+        return lo, hi
+
     def _best_sample(self):
         st = self.state
         points = [self.sample_point(st.best_iteration, st.best_index, m)
@@ -222,6 +271,31 @@ class Search:
         values = [self.fn.point(p) for p in points]
         k = int(np.argmax(values) if self.maximise else np.argmin(values))
         return points[k], float(values[k])
+
+
+# subregions with lower bound -inf checked per iteration for an empty enclosure (host evaluations)
+UNDEFINED_CHECKS = 16
+# a width tolerance must exceed this many units in the last place of the domain's largest bound
+TOL_ULPS = 8
+
+
+def _check_tol_resolvable(tol, dom_lo, dom_hi):
+    """Refuse a tol that float64 cannot resolve in the domain: the search could never end.
+
+    Near a bound b, two doubles differ by at least spacing(b); a region a few
+    spacings wide cannot be cut into narrower ones, so with tol below that it
+    would stay open for ever.  Above TOL_ULPS spacings every cut strictly
+    narrows a region (a child is at most width/p plus two roundings wide).
+    """
+    bounds = np.abs(np.concatenate([dom_lo, dom_hi]))
+    bounds = bounds[np.isfinite(bounds)]
+    if bounds.size == 0:
+        return
+    floor = TOL_ULPS * float(np.spacing(bounds.max()))
+    if not tol > floor:
+        raise InputError(f"tol {tol:g} is below what float64 resolves in this domain "
+                         f"({TOL_ULPS} ulps of its largest bound {float(bounds.max()):g} = {floor:.3g}); "
+                         f"give a larger tol")
 
 
 def solve(function, dim, settings=None, *, checkpoint=None, resume=None, checkpoint_every=30.0,

@@ -52,8 +52,11 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
         if shi < best:
             best = shi
     flo, fhi = interval_partial(lo, hi, p, win1, win2, base_lo[0], base_hi[0])
-    if flo != flo:  # undecided (NaN): keep the subregion
-        flo = -math.inf
+    if flo != flo:
+        # empty enclosure (f undefined on the whole subregion): keep it undecided, with no
+        # gradient test either (a gradient where f has no value proves nothing); the host
+        # reports it (Search._check_defined)
+        return -math.inf, best, 0
     # gub_prev and this subregion's own samples are valid upper bounds of the
     # global minimum already; the host applies the iteration's final GUB later.
     if flo > min(gub_prev, best):

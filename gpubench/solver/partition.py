@@ -109,6 +109,44 @@ def child_box(sel_lo, sel_hi, plan, index):
     return lo, hi
 
 
+def cuts(lo, hi, j, parts):
+    """:func:`cut` for an array of indices ``j``: the same round-to-nearest operations, elementwise.
+
+    numpy's float64 ``+ * /`` round to nearest like Python's, and an index below
+    2**53 converts to float64 exactly, so each element equals ``cut(lo, hi, j, parts)``
+    bit for bit.
+    """
+    j = np.asarray(j, dtype=np.int64)
+    lo, hi = float(lo), float(hi)
+    b = lo + ((hi - lo) * j.astype(np.float64)) / parts
+    b = np.minimum(np.maximum(b, lo), hi)
+    return np.where(j <= 0, lo, np.where(j >= parts, hi, b))
+
+
+def child_boxes(sel_lo, sel_hi, plan, indices, out=None):
+    """Bounds of many subregions of one selected region: arrays ``(len(indices), n)``.
+
+    Row k equals ``child_box(sel_lo, sel_hi, plan, indices[k])`` bit for bit;
+    the output of a stopped search (up to 10^7 regions) is rebuilt this way, one
+    iteration's segment at a time, without a Python object per region.  ``out``
+    (two arrays of that shape) receives the bounds in place.
+    """
+    sel_lo = np.asarray(sel_lo, dtype=np.float64)
+    sel_hi = np.asarray(sel_hi, dtype=np.float64)
+    q = np.array(indices, dtype=np.int64)
+    if out is None:
+        out = (np.empty((q.size, sel_lo.size)), np.empty((q.size, sel_lo.size)))
+    lo, hi = out
+    lo[:] = sel_lo
+    hi[:] = sel_hi
+    for d in plan.dims:
+        part = q % plan.parts
+        q //= plan.parts
+        lo[:, d] = cuts(sel_lo[d], sel_hi[d], part, plan.parts)
+        hi[:, d] = cuts(sel_lo[d], sel_hi[d], part + 1, plan.parts)
+    return lo, hi
+
+
 def child_max_width(sel_lo, sel_hi, plan):
     """The largest coordinate width of any subregion of the selected region."""
     widths = np.asarray(sel_hi, dtype=np.float64) - np.asarray(sel_lo, dtype=np.float64)

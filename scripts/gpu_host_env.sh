@@ -1,0 +1,14 @@
+# Source this on the GPU host (bash): installs the carried wheels and gpubench without touching
+# the host's numba/numba-cuda, and exports the paths.  numpy 2.5 there breaks numba-cuda 0.30, so
+# a numpy 2.4 wheel travels in .whl/ (with the peers missing there: jaxopt, evox); see
+# ../shared/notes/gpu.md and docs/reproduction.md.  Set GPUBENCH_COMMIT before sourcing.
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
+export PYTHONPATH=/tmp/site
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/gpb . >/dev/null 2>&1 || return 1
+export PYTHONPATH=/tmp/gpb:/tmp/site PYTHONUNBUFFERED=1
+export GPUBENCH_CACHE=${GPUBENCH_CACHE:-/tmp/gpubench-cache}
+python3 -c "import numpy, numba, numba_cuda; from numba import cuda; print('numpy', numpy.__version__, 'numba', numba.__version__, 'gpu', cuda.get_current_device().name)"
+# the repository's own gpubench/ folder would shadow the installed package (functions/ and
+# experiments/ are mapped into it only by the install): run from elsewhere
+export REPO=$PWD
+mkdir -p /tmp/run && cd /tmp/run
