@@ -177,10 +177,11 @@ class _Memory:
         return np.block([[YY, t * YS], [t * YS.T, t * t * SSf]])
 
     def rows(self, idx):
-        """w_i^T for the variables ``idx``, as a (len(idx), 2k) host array (exact Cauchy point)."""
-        Y = self.host(self.Y[self.order][:, idx]).T
-        S = self.host(self.S[self.order][:, idx]).T
-        return np.concatenate([Y, self.theta * S], axis=1)
+        """w_i^T for the variables ``idx``, as a (len(idx), 2k) array on the device (exact Cauchy point)."""
+        o = self.xp.asarray(np.asarray(self.order))
+        Y = self.Y[o][:, idx].T
+        S = self.S[o][:, idx].T
+        return self.xp.concatenate([Y, self.theta * S], axis=1)
 
 
 def _breakpoints(xp, x, g, lo, hi):
@@ -251,7 +252,7 @@ def _exact_cauchy(xp, x, g, lo, hi, mem, t):
     ends = xp.concatenate([tau, xp.full(1, xp.inf)])
     Dj = xp.maximum(G0 - cumG, 0.0)
     if k2:
-        w = xp.asarray(mem.rows(mem.host(idx))) if xp is not np else mem.rows(idx)
+        w = mem.rows(idx)
         cumP = xp.concatenate([xp.zeros((1, k2)), xp.cumsum(w * d[idx][:, None], axis=0)])
         cumC = xp.concatenate([xp.zeros((1, k2)), xp.cumsum(w * zi[:, None], axis=0)])
         P = xp.asarray(p0)[None, :] - cumP
