@@ -46,7 +46,7 @@ combustion (SFD, steady-state combustion / solid fuel ignition)
     start lambda/(lambda+1) sqrt(dist(x, boundary)).
 lennard-jones (LJC)
     f(x) = sum_{i<j} r_ij^-12 - 2 r_ij^-6 over n/3 atoms (pair minimum -1 at r = 1);
-    unbounded; start: atoms on a cubic lattice of spacing 1 (our choice).
+    unbounded; start: atoms on a centred cubic lattice of spacing min(1, 1.8/(side-1)) (our choice).
 
 Not written (time): the 1-D and 2-D Ginzburg-Landau problems (GL1, GL2).
 
@@ -286,6 +286,10 @@ def lennard_jones(n, chunk=512):
     na = n // 3
 
     def fg(x):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return _fg(x)
+
+    def _fg(x):
         xp = _xp(x)
         P = x.reshape(na, 3)
         f = 0.0
@@ -304,7 +308,9 @@ def lennard_jones(n, chunk=512):
 
     side = int(math.ceil(na ** (1 / 3)))
     grid = np.array([(i, j, k) for i in range(side) for j in range(side) for k in range(side)][:na], float)
-    x0 = (grid - grid.mean(axis=0)).ravel()
+    # centred, and shrunk when needed so that it fits in [-0.9, 0.9]^3 (the Table 1 box is [-1, 1])
+    spacing = min(1.0, 1.8 / max(side - 1, 1))
+    x0 = (spacing * (grid - grid.mean(axis=0))).ravel()
     return Problem("lennard-jones", n, fg, np.full(n, -np.inf), np.full(n, np.inf), x0, None)
 
 
