@@ -298,3 +298,34 @@ def test_minimize_input_errors():
         minimize(_rosenbrock, np.zeros(3), [1, 1, 1], [0, 0, 0], backend="cpu")
     with pytest.raises(InputError):
         minimize(_rosenbrock, np.zeros(3), cauchy="fast", backend="cpu")
+
+
+# ------------------------------------------------------------------ Tables 1 and 4 (paper 004)
+def test_table1_bins():
+    from gpubench.lbfgsb import reproduce as R
+    log = [(1.0, 1.0), (0.97, 1.0), (0.5, 1.0), (0.0, 0.0), (0.88, 1.0), (0.62, 1.0)]
+    b = R.bin_counts(log)
+    assert b["0"] == pytest.approx(200 / 6)           # equal, and 0 = 0
+    assert b["0~5%"] == pytest.approx(100 / 6)
+    assert b["10%~15%"] == pytest.approx(100 / 6)
+    assert b["35%~40% (not in the paper)"] == pytest.approx(100 / 6)
+    assert b[">=40%"] == pytest.approx(100 / 6)
+    assert sum(b.values()) == pytest.approx(100)
+
+
+def test_tables_run_and_report(tmp_path):
+    from gpubench.lbfgsb import reproduce as R
+    s1 = R.load("table1", quick=True)
+    r1 = R.run_table1(s1, "cpu", problems=["torsion", "combustion"], n=64)
+    rec1 = dict(s1, result=r1, backend="cpu")
+    text = R.report_table1(rec1)
+    assert "85.23" in text and "Elastic-Plastic Torsion (n=64)" in text   # the published beside ours
+    for row in r1["rows"]:
+        assert sum(row["bins"].values()) == pytest.approx(100)
+        assert abs(row["energy_diff_percent"]) < 1e-6
+    s4 = R.load("table4", quick=True)
+    r4 = R.run_table4(s4, "cpu", sizes=[400])
+    text = R.report_table4(dict(s4, result=r4, backend="cpu"))
+    assert "| 400 | 52 | 0.20 | 49 | 1.17 |" in text
+    row = r4["rows"][0]
+    assert abs(row["energy_difference"]) <= 1e-9 * abs(row["scipy"]["fun"])
