@@ -577,11 +577,14 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
 
 _DRIVER = {
     "cpu": '''
+from numba import njit as _lbnjit, prange as _lbprange
 
-@kernel
+
+# starts are independent: numba's threads share them out (NUMBA_NUM_THREADS)
+@_lbnjit(cache=True, error_model="numpy", parallel=True)
 def lbfgsb_starts(X0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project,
                   V, SYb, SM, SV, XOUT, RES):
-    for r in range(X0.shape[0]):
+    for r in _lbprange(X0.shape[0]):
         _lb_solve_one(X0[r], lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project,
                       V[r], SYb[r], SM[r], SV[r], XOUT[r], RES[r])
 ''',
@@ -617,7 +620,7 @@ def work_arrays(nstarts, n, m, backend):
 
 
 def solve(fn, X0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-          cauchy="exact", step="project", backend="cpu", threads=64, sign=1.0, timer=None):
+          cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0):
     """Run L-BFGS-B from every row of ``X0`` in the box; (X, f, nit, nfev, status, pg) per start.
 
     ``sign=-1`` maximises.  On ``backend="cuda"`` the whole batch is one launch.

@@ -45,7 +45,7 @@ class LbfgsbGpuSettings(MethodSettings):
     step: str = setting("project", "subspace step: projected (SciPy 3.0) or truncated (BLNZ, Fei et al.)",
                         choices=("project", "truncate"))
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
-    threads: int = setting(64, "CUDA threads per block", minimum=1, maximum=1024)
+    threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
 
 
 def _starts(fn, dim, s):
