@@ -191,6 +191,15 @@ def multistart(name, n, starts, scipy_starts, backend):
             "same_minimum_fraction": agree, "scipy_mean_iterations": float(np.mean([r[1] for r in res]))}
 
 
+def _guard(what, f, *args):
+    """One failing comparison must not lose the others: its error is recorded instead."""
+    try:
+        return f(*args)
+    except Exception as exc:
+        import traceback
+        return {"solver": what, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+
+
 def main(outdir, tiny):
     os.makedirs(outdir, exist_ok=True)
     t_start = time.perf_counter()
@@ -216,18 +225,20 @@ def main(outdir, tiny):
     for n, (c_ours, c_sp, c_jx) in sizes.items():
         p = minpack2.make("torsion", n)
         row = {"n": n, "runs": []}
-        row["runs"].append(run_ours(p, xp, "approximate", c_ours))
+        row["runs"].append(_guard("lbfgsb-gpu approximate", run_ours, p, xp, "approximate", c_ours))
         if n in exact_sizes:
-            row["runs"].append(run_ours(p, xp, "exact", c_ours / 2))
-        row["runs"].append(run_scipy(p, c_sp))
-        row["runs"].append(run_jaxopt(p, c_jx) if not tiny else {"solver": "jaxopt", "skipped": "tiny run"})
+            row["runs"].append(_guard("lbfgsb-gpu exact", run_ours, p, xp, "exact", c_ours / 2))
+        row["runs"].append(_guard("scipy", run_scipy, p, c_sp))
+        row["runs"].append(_guard("jaxopt", run_jaxopt, p, c_jx) if not tiny
+                           else {"solver": "jaxopt", "skipped": "tiny run"})
         out["torsion"].append(row)
         print(json.dumps({"n": n, "runs": [{k: r.get(k) for k in ("solver", "cauchy", "iterations",
                                                                    "ms_per_iteration", "fun", "capped", "skipped")}
                                             for r in row["runs"]]}), flush=True)
         atomic_write(path, json.dumps(out, indent=1, default=float))
     backend = "cuda" if (gpu_available() or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1") else "cpu"
-    out["multistart"] = multistart(ms["name"], ms["n"], ms["starts"], ms["scipy_starts"], backend)
+    out["multistart"] = _guard("multistart", multistart, ms["name"], ms["n"], ms["starts"], ms["scipy_starts"],
+                               backend)
     print(json.dumps(out["multistart"]), flush=True)
     out["total_seconds"] = time.perf_counter() - t_start
     atomic_write(path, json.dumps(out, indent=1, default=float))
