@@ -329,3 +329,13 @@ def test_tables_run_and_report(tmp_path):
     assert "| 400 | 52 | 0.20 | 49 | 1.17 |" in text
     row = r4["rows"][0]
     assert abs(row["energy_difference"]) <= 1e-9 * abs(row["scipy"]["fun"])
+
+
+def test_torsion_stencil_form_equals_triangles():
+    """The fused 5-point form (the GPU runs' torsion) is the triangle sum, value and gradient."""
+    p = minpack2.make("torsion", 49)
+    x = np.random.default_rng(5).standard_normal(49)
+    f1, g1 = p.fg(x)
+    f2, g2 = p.fg_stencil(x)
+    assert f2 == pytest.approx(f1, rel=1e-13)
+    np.testing.assert_allclose(g2, g1, rtol=1e-12, atol=1e-15)

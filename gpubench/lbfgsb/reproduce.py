@@ -62,7 +62,8 @@ def _host(a):
 
 def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False):
     lo, hi, x0 = p.on(xp)
-    _, g0 = p.fg(x0)
+    fg = getattr(p, "fg_stencil", p.fg)     # torsion's fused form; the same f and g
+    _, g0 = fg(x0)
     pg0 = core.projected_gradient_norm(xp, x0, g0, lo, hi)
     t0 = time.perf_counter()
     seen = {"nit": 0, "f": None}
@@ -77,7 +78,7 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False):
             raise Cap
 
     try:
-        r = core.minimize(p.fg, x0, lo, hi, m=m, pgtol=pg_rel * pg0, factr=0.0, maxiter=maxiter,
+        r = core.minimize(fg, x0, lo, hi, m=m, pgtol=pg_rel * pg0, factr=0.0, maxiter=maxiter,
                           maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb)
         out = {"iterations": r.nit, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
                "cauchy_log": r.cauchy}
@@ -91,7 +92,8 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False):
 
 def _scipy(p, m, pg_rel, cap):
     from scipy.optimize import minimize
-    _, g0 = p.fg(p.x0)
+    fg = getattr(p, "fg_stencil", p.fg)
+    _, g0 = fg(p.x0)
     pg0 = core.projected_gradient_norm(np, p.x0, g0, p.lo, p.hi)
     t0 = time.perf_counter()
 
@@ -99,7 +101,7 @@ def _scipy(p, m, pg_rel, cap):
         if time.perf_counter() - t0 > cap:
             raise StopIteration
 
-    r = minimize(p.fg, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1), callback=cb,
+    r = minimize(fg, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1), callback=cb,
                  options=dict(maxcor=m, gtol=pg_rel * pg0, ftol=0.0, maxiter=100000, maxfun=1000000))
     dt = time.perf_counter() - t0
     return {"iterations": int(r.nit), "fun": float(r.fun), "status": int(r.status), "message": str(r.message),
