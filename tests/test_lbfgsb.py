@@ -339,3 +339,33 @@ def test_torsion_stencil_form_equals_triangles():
     f2, g2 = p.fg_stencil(x)
     assert f2 == pytest.approx(f1, rel=1e-13)
     np.testing.assert_allclose(g2, g1, rtol=1e-12, atol=1e-15)
+
+
+def _kernel_run(source, fn, X0, lo, hi):
+    """The batch kernel compiled from ``source`` (under the simulator in CI), run on X0."""
+    from numba import cuda
+
+    from gpubench import codegen
+    mod = codegen.load(fn.definition, "gpu", extensions=(source + batch._DRIVER["gpu"],))
+    N, n = X0.shape
+    V, SYb, SM, SV = batch.work_arrays(N, n, 5, "cuda")
+    dX, dR = cuda.device_array((N, n)), cuda.device_array((N, 5))
+    mod.lbfgsb_starts[1, N](cuda.to_device(X0), cuda.to_device(lo), cuda.to_device(hi),
+                            cuda.to_device(np.ascontiguousarray(fn.params(n))), 1.0, 5, 1e-9, 10.0,
+                            15000, 15000, False, True, V, SYb, SM, SV, dX, dR)
+    return dX.copy_to_host(), dR.copy_to_host()[:, 0]
+
+
+def test_kernel_with_an_upper_bound_ignored_is_caught():
+    """The batch kernel's Cauchy point with its upper bounds ignored: the check against SciPy
+    (the same one test_batch_matches_scipy_on_active_bounds makes) fails."""
+    fn = functions.get("rosenbrock")
+    lo, hi = np.full(2, -0.5), np.full(2, 0.6)
+    X0 = lo + (hi - lo) * np.random.default_rng(3).random((3, 2))
+    ref = [_scipy(lambda x: (fn.point(x), fn.gradient(x)), x0, lo, hi).fun for x0 in X0]
+    src = batch.KERNEL_SOURCE
+    assert "t = (X[i] - hi[i]) / g" in src
+    _, f = _kernel_run(src, fn, X0, lo, hi)
+    np.testing.assert_allclose(f, ref, rtol=1e-9)
+    _, f_bad = _kernel_run(src.replace("t = (X[i] - hi[i]) / g", "t = math.inf"), fn, X0, lo, hi)
+    assert not np.allclose(f_bad, ref, rtol=1e-9)
