@@ -25,7 +25,11 @@ import os
 import sys
 import time
 
-import numpy as np
+# SciPy's L-BFGS-B does small dense products: OpenBLAS threads spinning on them cost far more
+# than they give (see gpubench/methods/scipy_methods.py); one thread per process, set before numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -221,7 +225,8 @@ def main(outdir, tiny):
         sizes = {10_000: (8, 5, 5), 160_000: (15, 15, 8), 1_000_000: (20, 8, 8), 4_000_000: (25, 8, 6)}
         exact_sizes = (10_000, 160_000)
         ms = dict(name="rosenbrock", n=10, starts=10_000, scipy_starts=1_000)
-    out = {"environment": env, "note": note, "tiny": tiny, "torsion": [], "multistart": None}
+    out = {"environment": env, "note": note, "tiny": tiny,
+           "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "torsion": [], "multistart": None}
     path = os.path.join(outdir, "lbfgsb_gpu.json")
     for n, (c_ours, c_sp, c_jx) in sizes.items():
         p = minpack2.make("torsion", n)

@@ -3,6 +3,9 @@
     python -m gpubench.lbfgsb.reproduce table4 [--quick] [--backend auto|cpu|cuda] [--out results]
     python -m gpubench.lbfgsb.reproduce table1 [--quick] ...
 
+(set ``OPENBLAS_NUM_THREADS=1`` for SciPy's timings: its small dense products slow down
+with spinning OpenBLAS threads; the quick records were made so)
+
 Reads ``experiments/fei2014/table{1,4}.toml``, runs it, writes
 ``results/fei2014_tableX[_quick]/records.json`` (atomically, with the environment) and
 ``reports/fei2014_tableX[_quick].md`` with the published figures
