@@ -87,8 +87,9 @@ class _Memory:
 
     def __init__(self, xp, m, n, dtype):
         self.xp, self.m = xp, m
-        self.S = xp.zeros((m, n), dtype=dtype)
-        self.Y = xp.zeros((m, n), dtype=dtype)
+        # Y in rows 0..m-1, S in rows m..2m-1 of one array: one product gives W^T v
+        self.YS = xp.zeros((2 * m, n), dtype=dtype)
+        self.Y, self.S = self.YS[:m], self.YS[m:]
         self.order = []
         self.SS = np.zeros((0, 0))
         self.SY = np.zeros((0, 0))   # SY[i, j] = s_i . y_j
@@ -119,9 +120,9 @@ class _Memory:
         self.Y[slot] = y
         self.order.append(slot)
         k = self.k
-        Sv = self.host(self.S @ s)          # s_i . s_new for every slot
-        Yv = self.host(self.Y @ s)          # y_i . s_new
-        Sy = self.host(self.S @ y)          # s_i . y_new
+        both = self.host(self.YS @ s)
+        Yv, Sv = both[:self.m], both[self.m:]   # y_i . s_new, s_i . s_new for every slot
+        Sy = self.host(self.S @ y)              # s_i . y_new
         SS = np.zeros((k, k))
         SY = np.zeros((k, k))
         SS[:k - 1, :k - 1] = self.SS
@@ -138,7 +139,6 @@ class _Memory:
 
     def _middle(self):
         """M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4), W = [Y, theta S]."""
-        k = self.k
         D = np.diag(np.diag(self.SY))
         L = np.tril(self.SY, -1)
         Minv = np.block([[-D, L.T], [L, self.theta * self.SS]])
@@ -151,34 +151,35 @@ class _Memory:
         """W^T v (2k numbers, on the host)."""
         if self.k == 0:
             return np.zeros(0)
-        ys = self.host(self.Y @ v)[self.order]
-        ss = self.host(self.S @ v)[self.order]
-        return np.concatenate([ys, self.theta * ss])
+        both = self.host(self.YS @ v)
+        o = self.order
+        return np.concatenate([both[:self.m][o], self.theta * both[self.m:][o]])
 
     def W(self, a):
         """W a for a host vector a of 2k numbers (an n-vector on the device)."""
         xp = self.xp
-        coef_y = np.zeros(self.m)
-        coef_s = np.zeros(self.m)
+        coef = np.zeros(2 * self.m)
         k = self.k
-        coef_y[self.order] = a[:k]
-        coef_s[self.order] = self.theta * a[k:]
-        return xp.asarray(coef_y) @ self.Y + xp.asarray(coef_s) @ self.S
+        o = np.asarray(self.order, dtype=np.intp)
+        coef[o] = a[:k]
+        coef[self.m + o] = self.theta * a[k:]
+        return xp.asarray(coef) @ self.YS
 
     def gram_free(self, free):
         """W^T Z Z^T W over the free variables (the 2k x 2k matrix of BLNZ eq. 5.11)."""
         xp, k, o = self.xp, self.k, self.order
-        f = free.astype(self.S.dtype)
-        Sf, Yf = self.S * f, self.Y * f
-        YY = self.host(Yf @ self.Y.T)[np.ix_(o, o)]
-        YS = self.host(Yf @ self.S.T)[np.ix_(o, o)]
-        SSf = self.host(Sf @ self.S.T)[np.ix_(o, o)]
+        f = free.astype(self.YS.dtype)
+        G = self.host((self.YS * f) @ self.YS.T)     # one product for the three blocks
+        m, oo = self.m, np.asarray(o, dtype=np.intp)
+        YY = G[np.ix_(oo, oo)]
+        YS = G[np.ix_(oo, m + oo)]
+        SSf = G[np.ix_(m + oo, m + oo)]
         t = self.theta
         return np.block([[YY, t * YS], [t * YS.T, t * t * SSf]])
 
     def rows(self, idx):
         """w_i^T for the variables ``idx``, as a (len(idx), 2k) array on the device (exact Cauchy point)."""
-        o = self.xp.asarray(np.asarray(self.order))
+        o = self.xp.asarray(np.asarray(self.order, dtype=np.intp))
         Y = self.Y[o][:, idx].T
         S = self.S[o][:, idx].T
         return self.xp.concatenate([Y, self.theta * S], axis=1)

@@ -235,9 +235,13 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     ap.add_argument("--out", default=str(ROOT))
+    ap.add_argument("--problems", default=None,
+                    help="table1: a comma-separated subset of the problems (the record says which ran)")
     args = ap.parse_args(argv)
     from .. import environment
     spec = load(args.table, args.quick)
+    if args.problems:
+        spec["problems"] = [p.strip() for p in args.problems.split(",")]
     t0 = time.perf_counter()
     result = run_table1(spec, args.backend) if args.table == "table1" else run_table4(spec, args.backend)
     rec = dict(spec, result=result, backend=result["backend"], seconds=time.perf_counter() - t0,
