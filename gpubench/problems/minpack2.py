@@ -167,7 +167,7 @@ def torsion(n, c=5.0):
                     double b = j > 0 ? v[i - nx] : 0.0, t = j < ny - 1 ? v[i + nx] : 0.0;
                     g = ax * (2.0 * c - l - r) + ay * (2.0 * c - b - t) - lin;""", "torsion_gradient")
             g = xp.empty_like(v)
-            kernels["g"](v, np.int32(nx), np.int32(ny), ax, ay, lin, g, size=v.size)
+            kernels["g"](v, np.int32(nx), np.int32(ny), ax, ay, lin, g)   # the range: g's size
         f = 0.5 * (float(v @ g) - lin * float(xp.sum(v)))
         return f, g
 
