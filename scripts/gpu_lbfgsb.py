@@ -222,7 +222,7 @@ def main(outdir, tiny):
         ms = dict(name="rosenbrock", n=3, starts=4, scipy_starts=4)
     else:
         # (cap for ours, cap for SciPy, cap for jaxopt) in seconds
-        sizes = {10_000: (8, 5, 5), 160_000: (15, 15, 8), 1_000_000: (20, 8, 8), 4_000_000: (25, 8, 6)}
+        sizes = {10_000: (8, 5, 5), 160_000: (15, 15, 8), 1_000_000: (15, 8, 8), 4_000_000: (20, 8, 5)}
         exact_sizes = (10_000, 160_000)
         ms = dict(name="rosenbrock", n=10, starts=10_000, scipy_starts=1_000)
     out = {"environment": env, "note": note, "tiny": tiny,
