@@ -36,7 +36,10 @@ class LbfgsbGpuMultistart:
 
     def setup(self):
         C.require_cuda()
-        import functions
+        try:
+            from gpubench import functions
+        except ImportError:
+            import functions
         from gpubench.lbfgsb import batch
         import numpy as np
         self.fn = functions.get("rosenbrock")

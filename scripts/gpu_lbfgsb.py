@@ -39,6 +39,14 @@ from gpubench.lbfgsb import batch, core  # noqa: E402
 from gpubench.problems import minpack2  # noqa: E402
 
 
+def _functions():
+    try:
+        from gpubench import functions
+    except ImportError:   # a source tree where functions/ is not installed as gpubench.functions
+        import functions
+    return functions
+
+
 class _Cap(Exception):
     pass
 
@@ -160,17 +168,15 @@ def run_jaxopt(p, cap_s):
 
 def _scipy_start(args):
     from scipy.optimize import minimize
-    import functions
     name, x0, lo, hi = args
-    fn = functions.get(name)
+    fn = _functions().get(name)
     r = minimize(lambda x: (fn.point(x), fn.gradient(x)), x0, jac=True, method="L-BFGS-B",
                  bounds=np.stack([lo, hi], 1), options=dict(maxcor=5))
     return float(r.fun), int(r.nit)
 
 
 def multistart(name, n, starts, scipy_starts, backend):
-    import functions
-    fn = functions.get(name)
+    fn = _functions().get(name)
     lo, hi = fn.bounds(n)
     X0 = lo + (hi - lo) * np.random.default_rng(0).random((starts, n))
     t0 = time.perf_counter()

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 import scipy.optimize as so
 
-import functions
+try:
+    from gpubench import functions
+except ImportError:   # a source tree where functions/ is not installed as gpubench.functions
+    import functions
 from gpubench.errors import InputError
 from gpubench.lbfgsb import batch, core, minimize
 from gpubench.methods import get as get_method
