@@ -219,8 +219,9 @@ def _exact_cauchy(xp, x, g, lo, hi, mem, t):
 
     With breakpoints sorted t_(1) <= ... <= t_(K) and tau_0 = 0, on segment j
     (tau_j = t_(j), the first j coordinates fixed) the direction is d_j = d minus
-    those coordinates and z_j = x(tau_j) - x.  With D_j = d_j.d_j,
-    p_j = W^T d_j and c_j = W^T z_j (all prefix sums over the sorted coordinates):
+    those coordinates and z_j = x(tau_j) - x.  With D_j = d_j.d_j and
+    p_j = W^T d_j (suffix sums over the sorted coordinates) and c_j = W^T z_j
+    (a prefix sum):
 
         f'_j  = g.d_j + z_j.B d_j = -D_j + theta tau_j D_j - c_j^T M p_j
         f''_j = d_j.B d_j        =  theta D_j - p_j^T M p_j
@@ -236,27 +237,29 @@ def _exact_cauchy(xp, x, g, lo, hi, mem, t):
     G0 = float(d @ d)
     if G0 == 0.0:
         return x.copy(), tpos, np.zeros(k2), 0.0
-    p0 = mem.Wt(d)
-    # the finite positive breakpoints, sorted; everything below is on the host-sized
-    # arrays only when the backend is numpy (CuPy keeps them on the GPU)
+    # the finite positive breakpoints, sorted (on the arrays' device, like every scan below)
     fin = tpos & xp.isfinite(t)
     idx = xp.nonzero(fin)[0]
     order = xp.argsort(t[idx], kind="stable") if xp is np else xp.argsort(t[idx])
     idx = idx[order]
     tau = t[idx]
-    K = int(idx.shape[0])
     bound = xp.where(g < 0, hi, lo)
     gi2 = g[idx] ** 2
     zi = bound[idx] - x[idx]                       # where the coordinate ends: on its bound
-    cumG = xp.concatenate([xp.zeros(1), xp.cumsum(gi2)])
+    # what is still moving on segment j: the coordinates after the j-th breakpoint plus those
+    # that never meet a bound; suffix sums, so no cancellation against the total
+    dinf = xp.where(tpos & ~fin, d, 0.0)
+    Ginf = float(dinf @ dinf)
+    sufG = xp.concatenate([xp.cumsum(gi2[::-1])[::-1], xp.zeros(1)])
     taus = xp.concatenate([xp.zeros(1), tau])      # tau_j, j = 0..K
     ends = xp.concatenate([tau, xp.full(1, xp.inf)])
-    Dj = xp.maximum(G0 - cumG, 0.0)
+    Dj = Ginf + sufG
     if k2:
         w = mem.rows(idx)
-        cumP = xp.concatenate([xp.zeros((1, k2)), xp.cumsum(w * d[idx][:, None], axis=0)])
+        wd = w * d[idx][:, None]
+        sufP = xp.concatenate([xp.cumsum(wd[::-1], axis=0)[::-1], xp.zeros((1, k2))])
         cumC = xp.concatenate([xp.zeros((1, k2)), xp.cumsum(w * zi[:, None], axis=0)])
-        P = xp.asarray(p0)[None, :] - cumP
+        P = xp.asarray(mem.Wt(dinf))[None, :] + sufP
         C = cumC + taus[:, None] * P
         MP = P @ xp.asarray(mem.M)
         fp = -Dj + th * taus * Dj - xp.sum(C * MP, axis=1)
