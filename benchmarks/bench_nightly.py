@@ -24,3 +24,58 @@ class CpuDefaultSolve:
 
     def time_solve(self, function):
         self.solve(function, C.CPU_DIM, backend="cpu")
+
+
+class LbfgsbGpuMultistart:
+    """lbfgsb-gpu: 10^4 seeded starts of Rosenbrock at n = 10, one CUDA launch (Fei et al. 2014)."""
+    number = 1
+    repeat = 3
+    rounds = 1
+    warmup_time = 0.0
+    timeout = 600
+
+    def setup(self):
+        C.require_cuda()
+        try:
+            from gpubench import functions
+        except ImportError:
+            import functions
+        from gpubench.lbfgsb import batch
+        import numpy as np
+        self.fn = functions.get("rosenbrock")
+        self.lo, self.hi = self.fn.bounds(10)
+        self.X0 = self.lo + (self.hi - self.lo) * np.random.default_rng(0).random((10_000, 10))
+        self.batch = batch
+        batch.solve(self.fn, self.X0[:64], self.lo, self.hi, backend="cuda")   # compile, untimed
+
+    def time_starts(self):
+        self.batch.solve(self.fn, self.X0, self.lo, self.hi, backend="cuda")
+
+
+class LbfgsbGpuTorsion:
+    """lbfgsb-gpu on one large problem: 100 iterations of torsion at 10^6 variables (CuPy)."""
+    params = ["approximate", "exact"]
+    param_names = ["cauchy"]
+    number = 1
+    repeat = 3
+    rounds = 1
+    warmup_time = 0.0
+    timeout = 600
+
+    def setup(self, cauchy):
+        C.require_cuda()
+        try:
+            import cupy
+        except ImportError:
+            raise NotImplementedError("no CuPy here")
+        from gpubench.lbfgsb import core
+        from gpubench.problems import minpack2
+        self.core, self.xp = core, cupy
+        self.p = minpack2.make("torsion", 1_000_000)
+        self.lo, self.hi, self.x0 = self.p.on(cupy)
+        core.minimize(self.p.fg, self.x0, self.lo, self.hi, maxiter=3, cauchy=cauchy, backend=cupy)
+
+    def time_100_iterations(self, cauchy):
+        self.core.minimize(self.p.fg, self.x0, self.lo, self.hi, m=5, pgtol=0.0, factr=0.0, maxiter=100,
+                           cauchy=cauchy, backend=self.xp)
+        self.xp.cuda.Stream.null.synchronize()

@@ -1,0 +1,520 @@
+"""L-BFGS-B on array-API vectors: one host loop for numpy (CPU) and CuPy (GPU) arrays.
+
+Written from
+
+    R. H. Byrd, P. Lu, J. Nocedal, C. Zhu, "A limited memory algorithm for bound
+    constrained optimization", SIAM J. Sci. Comput. 16(5) 1190-1208 (1995) [BLNZ],
+    sections 3 (compact representation), 4 (generalized Cauchy point) and 5.1
+    (direct primal subspace minimisation);
+
+    J. L. Morales, J. Nocedal, "Remark on Algorithm 778", ACM TOMS 38(1) (2011):
+    the subspace step is projected onto the box and falls back to the truncated
+    step when the projected one is not a descent direction (what SciPy's
+    L-BFGS-B 3.0 does);
+
+    Y. Fei, G. Rong, B. Wang, W. Wang, "Parallel L-BFGS-B algorithm on GPU",
+    Computers & Graphics 40 (2014) 1-9 (seed 004), section 4.1: the approximate
+    generalized Cauchy point t_c = max(0, min(t_1, t_1*)), t_1 the smallest
+    breakpoint and t_1* the minimiser of the model on the first segment.
+
+Every n-vector stays on the array's device: the loop only reads scalars (dot
+products, minima) and the 2m x 2m middle matrix M of the compact form
+B = theta I - W M W^T back to the host.  The exact Cauchy point is found without
+the sequential breakpoint loop of BLNZ: after one sort of the breakpoints, the
+slope f'_j and curvature f''_j of the model at the start of every segment are
+prefix sums (``_exact_cauchy``), so the first segment holding a minimiser is a
+vectorised search; on the GPU that is a sort and scans.
+
+Stopping rules are SciPy's: ``||P(x - g) - x||_inf <= pgtol`` and
+``(f_old - f) / max(|f_old|, |f|, 1) <= factr * eps``.  The line search
+satisfies the strong Wolfe conditions (c1 = 1e-3, c2 = 0.9, SciPy's values)
+by bracketing and zoom with safeguarded cubic interpolation (Nocedal & Wright,
+Numerical Optimization, algorithms 3.5 and 3.6), never stepping past the
+largest step that keeps x + a d in the box.
+"""
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+EPS = np.finfo(np.float64).eps
+FTOL, GTOL = 1e-3, 0.9          # strong Wolfe constants of SciPy's L-BFGS-B
+MAXLS = 20                      # evaluations per line search, SciPy's default
+
+CONVERGED_PGTOL = "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL"
+CONVERGED_FACTR = "CONVERGENCE: REL_REDUCTION_OF_F <= FACTR*EPSMCH"
+
+
+@dataclass
+class LbfgsbResult:
+    """Outcome of one run.  ``status``: 0 converged, 1 iteration/evaluation limit, 2 abnormal."""
+    x: Any
+    fun: float
+    jac: Any
+    nit: int
+    nfev: int
+    status: int
+    message: str
+    pg: float
+    cauchy: list = field(default_factory=list)   # (t_c used, t* exact) per iteration when recorded
+
+    @property
+    def success(self):
+        return self.status == 0
+
+
+def array_module(backend):
+    """numpy for ``cpu``; CuPy for ``cuda`` (the single-problem GPU path needs it)."""
+    if backend == "cpu":
+        return np
+    try:
+        import cupy
+    except ImportError:
+        raise InputError("lbfgsb: backend cuda needs CuPy for one large problem "
+                         "(the multi-start method runs without it)") from None
+    return cupy
+
+
+class _Memory:
+    """The last k <= m pairs (s, y) in fixed slots of (m, n) arrays, and their small products.
+
+    Slots are reused round-robin so no n-vector is ever copied; ``order`` lists the
+    slots oldest first and every small matrix is kept in that order.
+    """
+
+    def __init__(self, xp, m, n, dtype):
+        self.xp, self.m = xp, m
+        # Y in rows 0..m-1, S in rows m..2m-1 of one array: one product gives W^T v
+        self.YS = xp.zeros((2 * m, n), dtype=dtype)
+        self.Y, self.S = self.YS[:m], self.YS[m:]
+        self.order = []
+        self.SS = np.zeros((0, 0))
+        self.SY = np.zeros((0, 0))   # SY[i, j] = s_i . y_j
+        self.theta = 1.0
+        self.M = np.zeros((0, 0))
+
+    @property
+    def k(self):
+        return len(self.order)
+
+    def reset(self):
+        self.order = []
+        self.SS = np.zeros((0, 0))
+        self.SY = np.zeros((0, 0))
+        self.theta = 1.0
+        self.M = np.zeros((0, 0))
+
+    def push(self, s, y, sy, yy):
+        if self.m == 0:
+            return
+        if self.k == self.m:
+            slot = self.order.pop(0)
+            self.SS = self.SS[1:, 1:]
+            self.SY = self.SY[1:, 1:]
+        else:
+            slot = self.k
+        self.S[slot] = s
+        self.Y[slot] = y
+        self.order.append(slot)
+        k = self.k
+        both = self.host(self.YS @ s)
+        Yv, Sv = both[:self.m], both[self.m:]   # y_i . s_new, s_i . s_new for every slot
+        Sy = self.host(self.S @ y)              # s_i . y_new
+        SS = np.zeros((k, k))
+        SY = np.zeros((k, k))
+        SS[:k - 1, :k - 1] = self.SS
+        SY[:k - 1, :k - 1] = self.SY
+        for a, sl in enumerate(self.order):
+            SS[a, k - 1] = SS[k - 1, a] = Sv[sl]
+            SY[k - 1, a] = Yv[sl]
+            SY[a, k - 1] = Sy[sl]
+        SY[k - 1, k - 1] = sy
+        SS[k - 1, k - 1] = float(s @ s)
+        self.SS, self.SY = SS, SY
+        self.theta = yy / sy
+        self._middle()
+
+    def _middle(self):
+        """M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4), W = [Y, theta S]."""
+        D = np.diag(np.diag(self.SY))
+        L = np.tril(self.SY, -1)
+        Minv = np.block([[-D, L.T], [L, self.theta * self.SS]])
+        self.M = np.linalg.inv(Minv)
+
+    def host(self, a):
+        return a.get() if hasattr(a, "get") else np.asarray(a)
+
+    def Wt(self, v):
+        """W^T v (2k numbers, on the host)."""
+        if self.k == 0:
+            return np.zeros(0)
+        both = self.host(self.YS @ v)
+        o = self.order
+        return np.concatenate([both[:self.m][o], self.theta * both[self.m:][o]])
+
+    def W(self, a):
+        """W a for a host vector a of 2k numbers (an n-vector on the device)."""
+        xp = self.xp
+        coef = np.zeros(2 * self.m)
+        k = self.k
+        o = np.asarray(self.order, dtype=np.intp)
+        coef[o] = a[:k]
+        coef[self.m + o] = self.theta * a[k:]
+        return xp.asarray(coef) @ self.YS
+
+    def gram_free(self, free):
+        """W^T Z Z^T W over the free variables (the 2k x 2k matrix of BLNZ eq. 5.11)."""
+        xp, k, o = self.xp, self.k, self.order
+        f = free.astype(self.YS.dtype)
+        G = self.host((self.YS * f) @ self.YS.T)     # one product for the three blocks
+        m, oo = self.m, np.asarray(o, dtype=np.intp)
+        YY = G[np.ix_(oo, oo)]
+        YS = G[np.ix_(oo, m + oo)]
+        SSf = G[np.ix_(m + oo, m + oo)]
+        t = self.theta
+        return np.block([[YY, t * YS], [t * YS.T, t * t * SSf]])
+
+    def rows(self, idx):
+        """w_i^T for the variables ``idx``, as a (len(idx), 2k) array on the device (exact Cauchy point)."""
+        o = self.xp.asarray(np.asarray(self.order, dtype=np.intp))
+        Y = self.Y[o][:, idx].T
+        S = self.S[o][:, idx].T
+        return self.xp.concatenate([Y, self.theta * S], axis=1)
+
+
+def _breakpoints(xp, x, g, lo, hi):
+    """t_i of BLNZ eq. 4.1: where the path P(x - t g) meets the bound of coordinate i."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = xp.where(g < 0, (x - hi) / g, xp.where(g > 0, (x - lo) / g, xp.inf))
+    # x already at its bound with g pushing outwards gives 0 (or -0): fixed from the start
+    return xp.where(t > 0, t, 0.0)
+
+
+def _approximate_cauchy(xp, x, g, lo, hi, mem, t):
+    """Fei et al. (2014) section 4.1: t_c = max(0, min(t_1, -f'_1 / f''_1)).
+
+    Returns (x_c, free mask, c = W^T (x_c - x), t_c).  Coordinates whose breakpoint is
+    at most t_c are put exactly on their bound, so x_c never leaves the box.
+    """
+    d = xp.where(t > 0, -g, 0.0)
+    t1 = float(xp.min(xp.where(t > 0, t, xp.inf)))
+    dd = float(d @ d)
+    if dd == 0.0:
+        return x.copy(), t > 0, np.zeros(2 * mem.k), 0.0
+    p = mem.Wt(d)
+    f1 = -dd
+    f2 = mem.theta * dd - float(p @ mem.M @ p) if mem.k else mem.theta * dd
+    f2 = max(f2, EPS * mem.theta * dd)
+    tc = max(0.0, min(t1, -f1 / f2))
+    bound = xp.where(g < 0, hi, lo)
+    xc = xp.where((t > 0) & (t <= tc), bound, x + tc * d)
+    return xc, t > tc, tc * p, tc
+
+
+def _exact_cauchy(xp, x, g, lo, hi, mem, t):
+    """The generalized Cauchy point of BLNZ section 4, with prefix sums instead of a loop.
+
+    With breakpoints sorted t_(1) <= ... <= t_(K) and tau_0 = 0, on segment j
+    (tau_j = t_(j), the first j coordinates fixed) the direction is d_j = d minus
+    those coordinates and z_j = x(tau_j) - x.  With D_j = d_j.d_j and
+    p_j = W^T d_j (suffix sums over the sorted coordinates) and c_j = W^T z_j
+    (a prefix sum):
+
+        f'_j  = g.d_j + z_j.B d_j = -D_j + theta tau_j D_j - c_j^T M p_j
+        f''_j = d_j.B d_j        =  theta D_j - p_j^T M p_j
+
+    The Cauchy point lies on the first segment whose minimiser
+    tau_j + max(0, -f'_j / f''_j) is before its end tau_{j+1}: the same point as
+    BLNZ's sequential search (algorithm CP), found by one sort and scans.
+    """
+    d = xp.where(t > 0, -g, 0.0)
+    k2 = 2 * mem.k
+    tpos = t > 0
+    th = mem.theta
+    G0 = float(d @ d)
+    if G0 == 0.0:
+        return x.copy(), tpos, np.zeros(k2), 0.0
+    # the finite positive breakpoints, sorted (on the arrays' device, like every scan below)
+    fin = tpos & xp.isfinite(t)
+    idx = xp.nonzero(fin)[0]
+    order = xp.argsort(t[idx], kind="stable") if xp is np else xp.argsort(t[idx])
+    idx = idx[order]
+    tau = t[idx]
+    bound = xp.where(g < 0, hi, lo)
+    gi2 = g[idx] ** 2
+    zi = bound[idx] - x[idx]                       # where the coordinate ends: on its bound
+    # what is still moving on segment j: the coordinates after the j-th breakpoint plus those
+    # that never meet a bound; suffix sums, so no cancellation against the total
+    dinf = xp.where(tpos & ~fin, d, 0.0)
+    Ginf = float(dinf @ dinf)
+    sufG = xp.concatenate([xp.cumsum(gi2[::-1])[::-1], xp.zeros(1)])
+    taus = xp.concatenate([xp.zeros(1), tau])      # tau_j, j = 0..K
+    ends = xp.concatenate([tau, xp.full(1, xp.inf)])
+    Dj = Ginf + sufG
+    if k2:
+        w = mem.rows(idx)
+        wd = w * d[idx][:, None]
+        sufP = xp.concatenate([xp.cumsum(wd[::-1], axis=0)[::-1], xp.zeros((1, k2))])
+        cumC = xp.concatenate([xp.zeros((1, k2)), xp.cumsum(w * zi[:, None], axis=0)])
+        P = xp.asarray(mem.Wt(dinf))[None, :] + sufP
+        C = cumC + taus[:, None] * P
+        MP = P @ xp.asarray(mem.M)
+        fp = -Dj + th * taus * Dj - xp.sum(C * MP, axis=1)
+        fpp = th * Dj - xp.sum(P * MP, axis=1)
+    else:
+        fp = -Dj + th * taus * Dj
+        fpp = th * Dj
+    fpp = xp.maximum(fpp, EPS * th * G0)
+    dt = xp.maximum(-fp / fpp, 0.0)
+    # all coordinates fixed (D_j = 0): the path stops at tau_j
+    dt = xp.where(Dj > 0, dt, 0.0)
+    stop = dt < (ends - taus)
+    j = int(xp.argmax(stop))          # stop[K] is true whenever D_K > 0 or K segments end
+    tstar = float(taus[j] + dt[j])
+    fixed = xp.zeros(x.shape, dtype=bool)
+    fixed[idx[:j]] = True
+    xc = xp.where(fixed, bound, x + tstar * d)
+    free = tpos & ~fixed
+    if k2:
+        c = mem.host(C[j] + dt[j] * P[j])
+    else:
+        c = np.zeros(0)
+    return xc, free, np.asarray(c, dtype=float), tstar
+
+
+def _subspace(xp, x, g, lo, hi, mem, xc, free, c, step):
+    """Direct primal subspace minimisation (BLNZ section 5.1) from x_c over the free variables.
+
+    ``step="project"``: x_c + du projected onto the box, kept when it is a descent
+    direction from x (Morales & Nocedal 2011); otherwise, and for ``"truncate"``,
+    the largest alpha <= 1 with x_c + alpha du in the box (BLNZ eq. 5.8, Fei et al. eq. 5-7).
+    """
+    th = mem.theta
+    k2 = 2 * mem.k
+    if k2 == 0 or not bool(xp.any(free)):
+        return xc
+    Mc = mem.M @ c
+    r = xp.where(free, g + th * (xc - x) - mem.W(Mc), 0.0)
+    v = mem.M @ mem.Wt(r)
+    N = np.eye(k2) - (mem.M @ mem.gram_free(free)) / th
+    try:
+        v = np.linalg.solve(N, v)
+    except np.linalg.LinAlgError:
+        return xc
+    du = xp.where(free, -r / th - mem.W(v) / (th * th), 0.0)
+    if step == "project":
+        xp_ = xp.clip(xc + du, lo, hi)
+        if float((xp_ - x) @ g) <= 0.0:
+            return xp_
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = xp.where(du < 0, (lo - xc) / du, xp.where(du > 0, (hi - xc) / du, xp.inf))
+    alpha = min(1.0, float(xp.min(a)))
+    return xp.where(free, xc + alpha * du, xc)
+
+
+def _max_step(xp, x, d, lo, hi):
+    """Largest a with lo <= x + a d <= hi."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = xp.where(d < 0, (lo - x) / d, xp.where(d > 0, (hi - x) / d, xp.inf))
+    return max(0.0, float(xp.min(a)))
+
+
+def _cubic_min(a, fa, ga, b, fb, gb):
+    """Minimiser of the cubic through (a, fa, ga), (b, fb, gb); None when it has none."""
+    d1 = ga + gb - 3.0 * (fa - fb) / (a - b)
+    disc = d1 * d1 - ga * gb
+    if disc < 0:
+        return None
+    d2 = math.copysign(math.sqrt(disc), b - a)
+    den = gb - ga + 2.0 * d2
+    if den == 0:
+        return None
+    return b - (b - a) * (gb + d2 - d1) / den
+
+
+def _line_search(phi, f0, g0, stp, stpmax):
+    """A step satisfying the strong Wolfe conditions; (step, f, g, grad, ok).
+
+    ``phi(a)`` returns (f, slope, payload) at x + a d.  Bracketing then zoom
+    (Nocedal & Wright algorithms 3.5/3.6); the bracket never exceeds ``stpmax``,
+    where a step with sufficient decrease is accepted, as MINPACK-2's dcsrch does.
+    """
+    a_prev, f_prev, g_prev = 0.0, f0, g0
+    a = min(stp, stpmax)
+    evals = 0
+
+    def zoom(lo, flo, glo, plo, hi, fhi, ghi):
+        nonlocal evals
+        while evals < MAXLS:
+            w = hi - lo
+            c = _cubic_min(lo, flo, glo, hi, fhi, ghi)
+            lo_s, hi_s = min(lo, hi), max(lo, hi)
+            guard = 0.1 * abs(w)
+            if c is None or not (lo_s + guard <= c <= hi_s - guard):
+                c = 0.5 * (lo + hi)
+            fc, gc, pc = phi(c)
+            evals += 1
+            if fc > f0 + FTOL * c * g0 or fc >= flo:
+                hi, fhi, ghi = c, fc, gc
+            else:
+                if abs(gc) <= -GTOL * g0:
+                    return c, fc, gc, pc, True
+                if gc * (hi - lo) >= 0:
+                    hi, fhi, ghi = lo, flo, glo
+                lo, flo, glo, plo = c, fc, gc, pc
+            if abs(hi - lo) <= EPS * max(1.0, abs(lo)):
+                break
+        # out of evaluations: a step with sufficient decrease is still progress
+        if plo is not None and flo < f0 + FTOL * lo * g0:
+            return lo, flo, glo, plo, True
+        return lo, flo, glo, plo, False
+
+    p_prev = None
+    while evals < MAXLS:
+        fa, ga, pa = phi(a)
+        evals += 1
+        if not math.isfinite(fa):
+            # an overflow: shrink towards the last good step
+            a = a_prev + 0.1 * (a - a_prev)
+            continue
+        if fa > f0 + FTOL * a * g0 or (a_prev > 0 and fa >= f_prev):
+            return zoom(a_prev, f_prev, g_prev, p_prev, a, fa, ga)
+        if abs(ga) <= -GTOL * g0:
+            return a, fa, ga, pa, True
+        if ga >= 0:
+            return zoom(a, fa, ga, pa, a_prev, f_prev, g_prev)
+        if a >= stpmax:
+            return a, fa, ga, pa, True
+        a_prev, f_prev, g_prev, p_prev = a, fa, ga, pa
+        a = min(stpmax, 4.0 * a)
+    return a_prev, f_prev, g_prev, p_prev, p_prev is not None
+
+
+def projected_gradient_norm(xp, x, g, lo, hi):
+    """||P(x - g) - x||_inf: SciPy's pgtol measure."""
+    return float(xp.max(xp.abs(xp.clip(x - g, lo, hi) - x)))
+
+
+def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000,
+             maxfun=15000, cauchy="exact", step="project", backend="cpu", record_cauchy=False,
+             callback=None):
+    """Minimise ``f`` over the box ``lo <= x <= hi`` by L-BFGS-B.
+
+    ``fun_and_grad(x)`` returns ``(f, g)`` with ``g`` an array of the same module as
+    ``x`` (numpy on ``backend="cpu"``, CuPy on ``"cuda"``).  ``lo``/``hi`` may hold
+    -inf/inf per coordinate (or be None: unbounded).  ``cauchy`` is ``"exact"``
+    (BLNZ) or ``"approximate"`` (Fei et al. 2014, section 4.1); ``step`` is
+    ``"project"`` (SciPy 3.0) or ``"truncate"`` (BLNZ, Fei et al. eq. 5).
+    ``record_cauchy`` stores (t_c, t*) of every iteration in ``result.cauchy``:
+    the step of the Cauchy point used and that of the exact one (Table 1 of Fei et al.).
+    """
+    if cauchy not in ("exact", "approximate"):
+        raise InputError(f"lbfgsb: cauchy must be exact or approximate, got {cauchy!r}")
+    if step not in ("project", "truncate"):
+        raise InputError(f"lbfgsb: step must be project or truncate, got {step!r}")
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
+        raise InputError(f"lbfgsb: m must be a non-negative integer, got {m!r}")
+    xp = array_module(backend) if isinstance(backend, str) else backend
+    x = xp.asarray(x0, dtype=xp.float64).ravel().copy()
+    n = int(x.shape[0])
+    if n < 1:
+        raise InputError("lbfgsb: x0 must have at least one coordinate")
+    lo = xp.full(n, -xp.inf) if lo is None else xp.asarray(lo, dtype=xp.float64).ravel()
+    hi = xp.full(n, xp.inf) if hi is None else xp.asarray(hi, dtype=xp.float64).ravel()
+    if lo.shape != (n,) or hi.shape != (n,):
+        raise InputError(f"lbfgsb: lo and hi must have {n} coordinates")
+    if bool(xp.any(lo > hi)) or bool(xp.any(xp.isnan(lo) | xp.isnan(hi))):
+        raise InputError("lbfgsb: the box is empty or has NaN bounds (lo > hi somewhere)")
+    constrained = bool(xp.any(xp.isfinite(lo) | xp.isfinite(hi)))
+    boxed = bool(xp.all(xp.isfinite(lo) & xp.isfinite(hi)))
+    x = xp.clip(x, lo, hi)
+    mem = _Memory(xp, int(m), n, x.dtype)
+    gcp = _exact_cauchy if cauchy == "exact" else _approximate_cauchy
+
+    f, g = fun_and_grad(x)
+    f = float(f)
+    nfev, nit = 1, 0
+    log = []
+    pg = projected_gradient_norm(xp, x, g, lo, hi)
+    status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
+    if pg <= pgtol:
+        return LbfgsbResult(x, f, g, 0, nfev, 0, CONVERGED_PGTOL, pg)
+    retried = False
+    while True:
+        if nit >= maxiter:
+            status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
+            break
+        if nfev >= maxfun:
+            status, message = 1, "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT"
+            break
+        t = _breakpoints(xp, x, g, lo, hi)
+        xc, free, c, tc = gcp(xp, x, g, lo, hi, mem, t)
+        if record_cauchy:
+            if cauchy == "exact":
+                ta = _approximate_cauchy(xp, x, g, lo, hi, mem, t)[3]
+                log.append((ta, tc))
+            else:
+                log.append((tc, _exact_cauchy(xp, x, g, lo, hi, mem, t)[3]))
+        xbar = _subspace(xp, x, g, lo, hi, mem, xc, free, c, step)
+        d = xbar - x
+        gd = float(g @ d)
+        dnorm = float(xp.sqrt(d @ d))
+        if not (gd < 0) or dnorm == 0.0:
+            if mem.k and not retried:
+                mem.reset()          # a bad model: restart from steepest descent, as SciPy does
+                retried = True
+                continue
+            if dnorm == 0.0 or gd == 0.0:
+                status, message = 0, CONVERGED_PGTOL if pg <= pgtol else "CONVERGENCE: NO DESCENT DIRECTION"
+            else:
+                status, message = 2, "ABNORMAL: ASCENT DIRECTION"
+            break
+        if constrained and nit > 0 or (constrained and mem.k):
+            stpmax = _max_step(xp, x, d, lo, hi)
+        elif constrained:
+            stpmax = 1.0
+        else:
+            stpmax = 1e10
+        stp = min(1.0 / dnorm, stpmax) if (mem.k == 0 and nit == 0 and not boxed) else min(1.0, stpmax)
+
+        def phi(a):
+            nonlocal nfev
+            xa = x + a * d
+            if a == stpmax and constrained:
+                xa = xp.clip(xa, lo, hi)   # rounding must not put the step outside the box
+            fa, ga = fun_and_grad(xa)
+            nfev += 1
+            return float(fa), float(ga @ d), (xa, ga)
+
+        a, fnew, _, payload, ok = _line_search(phi, f, gd, stp, stpmax)
+        if not ok or payload is None:
+            if mem.k and not retried:
+                mem.reset()
+                retried = True
+                continue
+            status, message = 2, "ABNORMAL_TERMINATION_IN_LNSRCH"
+            break
+        retried = False
+        xnew, gnew = payload
+        s = xnew - x
+        y = gnew - g
+        sy = float(s @ y)
+        yy = float(y @ y)
+        fold = f
+        x, f, g = xnew, fnew, gnew
+        nit += 1
+        if sy > EPS * (-gd * a):
+            mem.push(s, y, sy, yy)
+        pg = projected_gradient_norm(xp, x, g, lo, hi)
+        if callback is not None:
+            callback(x, f, pg)
+        if pg <= pgtol:
+            status, message = 0, CONVERGED_PGTOL
+            break
+        if (fold - f) / max(abs(fold), abs(f), 1.0) <= factr * EPS:
+            status, message = 0, CONVERGED_FACTR
+            break
+    return LbfgsbResult(x, f, g, nit, nfev, status, message, pg, log)

@@ -1,0 +1,258 @@
+"""Tables 1 and 4 of Fei, Rong, Wang & Wang (2014), Computers & Graphics 40:1-9 (seed 004).
+
+    python -m gpubench.lbfgsb.reproduce table4 [--quick] [--backend auto|cpu|cuda] [--out results]
+    python -m gpubench.lbfgsb.reproduce table1 [--quick] ...
+
+(set ``OPENBLAS_NUM_THREADS=1`` for SciPy's timings: its small dense products slow down
+with spinning OpenBLAS threads; the quick records were made so)
+
+Reads ``experiments/fei2014/table{1,4}.toml``, runs it, writes
+``results/fei2014_tableX[_quick]/records.json`` (atomically, with the environment) and
+``reports/fei2014_tableX[_quick].md`` with the published figures
+(``experiments/published/fei2014_*.csv``) beside ours.  Self-contained: the suite's
+experiment loader takes library functions, these tables take MINPACK-2 problems.
+"""
+import argparse
+import csv
+import json
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from ..device import atomic_write
+from ..errors import InputError
+from ..problems import minpack2
+from . import core
+
+ROOT = Path(__file__).resolve().parents[2]
+BINS = [("0", 0, 0), ("0~5%", 0, 5), ("5%~10%", 5, 10), ("10%~15%", 10, 15), ("15%~20%", 15, 20),
+        ("20%~25%", 20, 25), ("25%~30%", 25, 30), ("30%~35%", 30, 35), ("35%~40% (not in the paper)", 35, 40),
+        (">=40%", 40, np.inf)]
+
+
+def load(table, quick=False, folder=None):
+    path = Path(folder or ROOT / "experiments" / "fei2014") / f"{table}.toml"
+    if not path.exists():
+        raise InputError(f"no experiment {str(path)!r}")
+    spec = tomllib.loads(path.read_text())
+    q = spec.pop("quick", {})
+    if quick:
+        spec.update(q)
+    spec["variant"] = "quick" if quick else "full"
+    return spec
+
+
+def _xp(backend):
+    if backend == "cpu":
+        return np
+    try:
+        import cupy
+        from ..device import gpu_available
+        if gpu_available():
+            return cupy
+    except ImportError:
+        pass
+    if backend == "cuda":
+        raise InputError("the single-problem GPU path needs CuPy and a GPU")
+    return np
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False):
+    lo, hi, x0 = p.on(xp)
+    fg = getattr(p, "fg_stencil", p.fg)     # torsion's fused form; the same f and g
+    _, g0 = fg(x0)
+    pg0 = core.projected_gradient_norm(xp, x0, g0, lo, hi)
+    t0 = time.perf_counter()
+    seen = {"nit": 0, "f": None}
+
+    class Cap(Exception):
+        pass
+
+    def cb(x, f, pg):
+        seen["nit"] += 1
+        seen["f"] = f
+        if cap is not None and time.perf_counter() - t0 > cap:
+            raise Cap
+
+    try:
+        r = core.minimize(fg, x0, lo, hi, m=m, pgtol=pg_rel * pg0, factr=0.0, maxiter=maxiter,
+                          maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb)
+        out = {"iterations": r.nit, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
+               "cauchy_log": r.cauchy}
+    except Cap:
+        out = {"iterations": seen["nit"], "fun": seen["f"], "status": 1, "message": "capped", "capped": True,
+               "cauchy_log": []}
+    dt = time.perf_counter() - t0
+    out.update(seconds=dt, ms_per_iteration=1e3 * dt / max(out["iterations"], 1), pg0=pg0)
+    return out
+
+
+def _scipy(p, m, pg_rel, cap):
+    from scipy.optimize import minimize
+    fg = getattr(p, "fg_stencil", p.fg)
+    _, g0 = fg(p.x0)
+    pg0 = core.projected_gradient_norm(np, p.x0, g0, p.lo, p.hi)
+    t0 = time.perf_counter()
+
+    def cb(intermediate_result):
+        if time.perf_counter() - t0 > cap:
+            raise StopIteration
+
+    r = minimize(fg, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1), callback=cb,
+                 options=dict(maxcor=m, gtol=pg_rel * pg0, ftol=0.0, maxiter=100000, maxfun=1000000))
+    dt = time.perf_counter() - t0
+    return {"iterations": int(r.nit), "fun": float(r.fun), "status": int(r.status), "message": str(r.message),
+            "capped": bool(dt > cap and r.status != 0), "seconds": dt,
+            "ms_per_iteration": 1e3 * dt / max(int(r.nit), 1)}
+
+
+def run_table4(spec, backend="auto", sizes=None):
+    xp = _xp(backend)
+    rows = []
+    for n in sizes or spec["sizes"]:
+        p = minpack2.make(spec["problem"], n)
+        row = {"n": n}
+        for s in spec["solvers"]:
+            if s == "scipy":
+                row[s] = _scipy(p, spec["m"], spec["pg_rel"], spec["cap_seconds"])
+            else:
+                r = _solve(p, xp, s, spec["m"], spec["pg_rel"], cap=spec["cap_seconds"])
+                r.pop("cauchy_log")
+                row[s] = r
+        if "scipy" in row and "approximate" in row:
+            a, b = row["approximate"], row["scipy"]
+            row["energy_difference"] = (a["fun"] - b["fun"]) if not (a["capped"] or b["capped"]) else None
+        rows.append(row)
+    return {"backend": "cuda" if xp is not np else "cpu", "rows": rows}
+
+
+def bin_counts(log):
+    """Percent of iterations in each |t_c - t*| / t* bin of Table 1."""
+    if not log:
+        return {label: 0.0 for label, _, _ in BINS}
+    tc, ts = np.array(log, dtype=float).T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(ts > 0, np.abs(tc - ts) / ts * 100.0, np.where(tc == ts, 0.0, np.inf))
+    same = rel <= 1e-10            # equal up to rounding
+    out = {}
+    for label, a, b in BINS:
+        if b == 0:
+            k = same
+        else:
+            k = ~same & (rel > a) & (rel <= b) if a > 0 else ~same & (rel <= b)
+            if np.isinf(b):
+                k = ~same & (rel > a)
+        out[label] = 100.0 * float(np.count_nonzero(k)) / rel.size
+    return out
+
+
+def run_table1(spec, backend="auto", problems=None, n=None):
+    xp = _xp(backend)
+    rows = []
+    for name in problems or spec["problems"]:
+        nn = n or spec["n"]
+        if name == "lennard-jones":
+            nn = spec.get("lj_n", 3 * (nn // 3)) if n is None else 3 * max(2, nn // 3)
+        p = minpack2.make(name, nn, box=spec.get("box"))
+        a = _solve(p, xp, "approximate", spec["m"], spec["pg_rel"], maxiter=spec["maxiter"], record=True)
+        e = _solve(p, xp, "exact", spec["m"], spec["pg_rel"], maxiter=spec["maxiter"])
+        diff = (a["fun"] - e["fun"]) / max(abs(e["fun"]), 1e-300) * 100.0
+        log = a.pop("cauchy_log")
+        e.pop("cauchy_log")
+        rows.append({"problem": name, "n": nn, "bins": bin_counts(log), "energy_diff_percent": diff,
+                     "approximate": a, "exact": e})
+    return {"backend": "cuda" if xp is not np else "cpu", "rows": rows}
+
+
+def _published(fname):
+    path = ROOT / "experiments" / "published" / fname
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def report_table4(rec):
+    pub = {int(r["size"]): r for r in _published("fei2014_lbfgsb.csv")}
+    lines = [f"# {rec['title']}", "", f"Source: {rec['source']}. Variant: {rec['variant']}; ours on "
+             f"{rec['backend']}.  ms per iteration; iterations to pg <= {rec['pg_rel']} pg(x0).", "",
+             "| n | paper CPU itr | paper CPU ms | paper GPU itr | paper GPU ms | SciPy itr | SciPy ms | "
+             "ours (approx.) itr | ours ms | ours (exact) itr | ours ms | f(ours) - f(SciPy) | paper energy diff |",
+             "| " + " | ".join(["---"] * 13) + " |"]
+
+    def cell(r, key, fmt):
+        if r is None:
+            return "-"
+        v = r.get(key)
+        s = "-" if v is None else format(v, fmt)
+        return s + (" (capped)" if r.get("capped") and key == "iterations" else "")
+
+    for row in rec["result"]["rows"]:
+        pr = pub.get(row["n"], {})
+        ed = row.get("energy_difference")
+        lines.append(" | ".join([
+            f"| {row['n']:,}", pr.get("cpu_itr", "-"), pr.get("cpu_lbfgsb_ms", "-"), pr.get("gpu_itr", "-"),
+            pr.get("gpu_lbfgsb_ms", "-"), cell(row.get("scipy"), "iterations", "d"),
+            cell(row.get("scipy"), "ms_per_iteration", ".2f"), cell(row.get("approximate"), "iterations", "d"),
+            cell(row.get("approximate"), "ms_per_iteration", ".2f"), cell(row.get("exact"), "iterations", "d"),
+            cell(row.get("exact"), "ms_per_iteration", ".2f"), "-" if ed is None else f"{ed:.2e}",
+            pr.get("energy_difference", "-")]) + " |")
+    lines += ["", rec.get("note", "")]
+    return "\n".join(lines) + "\n"
+
+
+def report_table1(rec):
+    pub = {}
+    for r in _published("fei2014_cauchy_minpack.csv"):
+        pub[(r["problem"], r["row_label"])] = r["percent"]
+    rows = rec["result"]["rows"]
+    heads = [minpack2.TABLE1_NAMES[r["problem"]] for r in rows]
+    lines = [f"# {rec['title']}", "", f"Source: {rec['source']}. Variant: {rec['variant']}; ours on "
+             f"{rec['backend']}.  Percent of iterations per bin of |t_c - t*|/t*: ours / published.", "",
+             "| bin | " + " | ".join(f"{h} (n={r['n']:,})" for h, r in zip(heads, rows)) + " |",
+             "| --- | " + " | ".join("---" for _ in rows) + " |"]
+    for label, _, _ in BINS:
+        cells = []
+        for h, r in zip(heads, rows):
+            p = pub.get((h, label), "-")
+            cells.append(f"{r['bins'][label]:.2f} / {p}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("| Energy Diff (%) | " + " | ".join(
+        f"{r['energy_diff_percent']:.2e} / {pub.get((h, 'Energy Diff'), '-')}" for h, r in zip(heads, rows)) + " |")
+    lines.append("| iterations (approx. / exact) | " + " | ".join(
+        f"{r['approximate']['iterations']} / {r['exact']['iterations']}" for r in rows) + " |")
+    lines += ["", "Not reproduced: 1-D and 2-D Ginzburg-Landau (not written).", "", rec.get("note", "")]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m gpubench.lbfgsb.reproduce")
+    ap.add_argument("table", choices=("table1", "table4"))
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
+    ap.add_argument("--out", default=str(ROOT))
+    ap.add_argument("--problems", default=None,
+                    help="table1: a comma-separated subset of the problems (the record says which ran)")
+    args = ap.parse_args(argv)
+    from .. import environment
+    spec = load(args.table, args.quick)
+    if args.problems:
+        spec["problems"] = [p.strip() for p in args.problems.split(",")]
+    t0 = time.perf_counter()
+    result = run_table1(spec, args.backend) if args.table == "table1" else run_table4(spec, args.backend)
+    rec = dict(spec, result=result, backend=result["backend"], seconds=time.perf_counter() - t0,
+               environment=environment.capture())
+    stem = spec["id"] + ("_quick" if args.quick else "")
+    out = Path(args.out)
+    atomic_write(out / "results" / stem / "records.json", json.dumps(rec, indent=1, default=float))
+    text = report_table1(rec) if args.table == "table1" else report_table4(rec)
+    atomic_write(out / "reports" / f"{stem}.md", text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

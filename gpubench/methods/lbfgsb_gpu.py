@@ -1,0 +1,108 @@
+"""Multi-start L-BFGS-B: every start a thread of one CUDA launch (or a turn of a compiled CPU loop).
+
+    Y. Fei, G. Rong, B. Wang, W. Wang, "Parallel L-BFGS-B algorithm on GPU",
+    Computers & Graphics 40 (2014) 1-9 (approximate generalized Cauchy point, section 4.1);
+    R. H. Byrd, P. Lu, J. Nocedal, C. Zhu, SIAM J. Sci. Comput. 16(5) (1995) (the algorithm).
+
+``starts`` points drawn uniformly in the function's box from
+``numpy.random.default_rng(seed)`` (row k is start k; the same seed gives the
+same starts on every backend) each run L-BFGS-B to SciPy's stopping rules
+(``pgtol`` on ||P(x - g) - x||_inf, ``factr`` on the relative reduction of f)
+with the function library's analytic gradient, generated from the one
+definition for both backends.  The best value is reported; ``status`` holds each
+start's outcome (0 converged, 1 iteration/evaluation limit, 2 abnormal), and
+``history["fun"]`` each start's final value.  A maximised function
+(``sense="max"``) is run on -f.
+
+For one large problem with a user value-and-gradient on device arrays use
+:func:`gpubench.lbfgsb.minimize` instead.
+"""
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..device import gpu_available, resolve_backend
+from ..errors import InputError
+from ..lbfgsb import batch
+from ..result import OptimizeResult
+from .base import Method, MethodSettings, setting
+
+NAME = "lbfgsb-gpu"
+
+
+@dataclass
+class LbfgsbGpuSettings(MethodSettings):
+    starts: int = setting(1000, "number of seeded uniform starts in the box (one GPU thread each)", minimum=1)
+    seed: int = setting(0, "seed of the starts (numpy default_rng)", minimum=0)
+    m: int = setting(5, "history size of the limited-memory matrix", minimum=0, maximum=64)
+    pgtol: float = setting(1e-5, "stop when ||P(x - g) - x||_inf <= pgtol", minimum=0.0)
+    factr: float = setting(1e7, "stop when the relative reduction of f <= factr * eps", minimum=0.0)
+    maxiter: int = setting(15000, "iterations per start", minimum=1)
+    maxfun: int = setting(15000, "function-and-gradient evaluations per start", minimum=1)
+    cauchy: str = setting("exact", "generalized Cauchy point: exact breakpoint search (BLNZ) or "
+                          "Fei et al.'s approximation", choices=("exact", "approximate"))
+    step: str = setting("project", "subspace step: projected (SciPy 3.0) or truncated (BLNZ, Fei et al.)",
+                        choices=("project", "truncate"))
+    backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
+    threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
+
+
+def _starts(fn, dim, s):
+    lo, hi = fn.bounds(dim)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        raise InputError(f"{NAME}: {fn.name} has an unbounded box; uniform starts need finite bounds")
+    rng = np.random.default_rng(s.seed)
+    return lo, hi, lo + (hi - lo) * rng.random((s.starts, dim))
+
+
+def _run(fn, dim, s):
+    backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
+    lo, hi, X0 = _starts(fn, dim, s)
+    sign = -1.0 if fn.sense == "max" else 1.0
+    t0 = time.perf_counter()
+    X, f, nit, nfev, status, pg = batch.solve(
+        fn, X0, lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
+        cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
+    seconds = time.perf_counter() - t0
+    key = sign * f
+    key = np.where(np.isfinite(key), key, np.inf)
+    b = int(np.argmin(key))
+    counts = np.bincount(status, minlength=3)
+    options = s.as_dict()
+    options["backend"] = backend
+    if backend == "cuda" and not gpu_available():
+        options["note"] = "no GPU: ran under numba's CUDA simulator"
+    return OptimizeResult(
+        function=fn.name, dim=dim, method=NAME, backend=backend, x=X[b], fun=float(f[b]),
+        iterations=int(nit.sum()), nfev=int(nfev.sum()), njev=int(nfev.sum()), seconds=seconds,
+        converged=bool(status[b] == 0),
+        message=(f"best of {s.starts} start(s): {counts[0]} converged, {counts[1]} at a limit, "
+                 f"{counts[2]} abnormal"),
+        status=status, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
+                                "best_start": b},
+        timing={"solve": seconds}, options=options)
+
+
+def _warmup(fn, dim, s):
+    """One start compiles the kernel (CPU or CUDA) for this function."""
+    import dataclasses
+    _run(fn, dim, dataclasses.replace(s, starts=1, maxiter=2))
+
+
+def _interactive(dim, given):
+    backend = resolve_backend(given.get("backend", "auto"))
+    return {} if backend == "cuda" else {"starts": 100}
+
+
+METHOD = Method(
+    name=NAME,
+    summary="Multi-start L-BFGS-B, one start per GPU thread (exact or Fei et al.'s approximate Cauchy point)",
+    settings=LbfgsbGpuSettings,
+    run=_run,
+    rigorous=False,
+    backends=("cpu", "cuda"),
+    source="Fei, Rong, Wang & Wang (2014), Computers & Graphics 40:1-9; Byrd, Lu, Nocedal & Zhu (1995)",
+    warmup=_warmup,
+    interactive=_interactive,
+)

@@ -1,0 +1,1 @@
+"""Test problems that are not library functions: the MINPACK-2 collection (``minpack2``)."""

@@ -1,0 +1,264 @@
+"""GPU measurements of lbfgsb-gpu (paper 004, Fei et al. 2014), side by side with SciPy and jaxopt.
+
+    python scripts/gpu_lbfgsb.py OUTDIR [--tiny]
+
+1. Elastic-plastic torsion (MINPACK-2, c = 5, x0 = the upper bound, m = 5), stopped at
+   ||P(x - g) - x||_inf <= 1e-5 * pg(x0) (factr = 0), at 1e4, 1.6e5, 1e6, 4e6 variables:
+   * gpubench.lbfgsb.minimize on CuPy arrays (approximate Cauchy point, Fei et al.'s
+     GPU choice; the exact one at the two smaller sizes);
+   * SciPy's L-BFGS-B on the host CPU (capped in wall time per size);
+   * jaxopt's LBFGSB on the GPU (fp64, jitted update, warm), if importable.
+   Each run is capped in wall time; a capped run reports its iterations and the ms per
+   iteration it measured, with ``capped: true``.  The value/gradient evaluation alone is
+   timed separately ("Evaluation" of the paper's Table 4).
+2. Multi-start: 10^4 seeded starts of Rosenbrock at n = 10, one CUDA launch (the
+   lbfgsb-gpu method's kernel), against SciPy's L-BFGS-B looped on every host core
+   (a process pool over the first starts; the time for all 10^4 is extrapolated and
+   labelled so).
+
+Warm-up (compilation, CuPy/JAX start-up) is excluded from every timing and reported.
+Writes OUTDIR/lbfgsb_gpu.json with the environment.  Under the CUDA simulator
+(``--tiny``) the sizes are tiny and the single-problem runs use numpy (no CuPy).
+"""
+import json
+import os
+import sys
+import time
+
+# SciPy's L-BFGS-B does small dense products: OpenBLAS threads spinning on them cost far more
+# than they give (see gpubench/methods/scipy_methods.py); one thread per process, set before numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from gpubench import environment  # noqa: E402
+from gpubench.device import atomic_write, gpu_available  # noqa: E402
+from gpubench.lbfgsb import batch, core  # noqa: E402
+from gpubench.problems import minpack2  # noqa: E402
+
+
+def _functions():
+    try:
+        from gpubench import functions
+    except ImportError:   # a source tree where functions/ is not installed as gpubench.functions
+        import functions
+    return functions
+
+
+class _Cap(Exception):
+    pass
+
+
+def _sync(xp):
+    if xp is not np:
+        xp.cuda.Stream.null.synchronize()
+
+
+def run_ours(p, xp, cauchy, cap_s):
+    lo, hi, x0 = p.on(xp)
+    fg = getattr(p, "fg_stencil", p.fg)   # the fused form where there is one
+    f0, g0 = fg(x0)
+    pg0 = core.projected_gradient_norm(xp, x0, g0, lo, hi)
+    # warm-up: a few iterations compile/allocate whatever the backend needs
+    t0 = time.perf_counter()
+    core.minimize(fg, x0, lo, hi, m=5, pgtol=1e-5 * pg0, factr=0.0, maxiter=3, cauchy=cauchy, backend=xp)
+    _sync(xp)
+    warm = time.perf_counter() - t0
+    state = {"nit": 0, "f": None}
+    t0 = time.perf_counter()
+
+    def cb(x, f, pg):
+        state["nit"] += 1
+        state["f"] = f
+        if time.perf_counter() - t0 > cap_s:
+            raise _Cap
+
+    capped = False
+    try:
+        r = core.minimize(fg, x0, lo, hi, m=5, pgtol=1e-5 * pg0, factr=0.0, maxiter=100000,
+                          maxfun=200000, cauchy=cauchy, backend=xp, callback=cb)
+        nit, fun, msg = r.nit, r.fun, r.message
+    except _Cap:
+        capped, nit, fun, msg = True, state["nit"], state["f"], "capped"
+    _sync(xp)
+    dt = time.perf_counter() - t0
+    # the evaluation alone
+    k = 10
+    t1 = time.perf_counter()
+    for _ in range(k):
+        fg(x0)
+    _sync(xp)
+    ev = (time.perf_counter() - t1) / k
+    return {"solver": "lbfgsb-gpu" if xp is not np else "gpubench.lbfgsb (numpy)", "cauchy": cauchy,
+            "iterations": nit, "fun": fun, "seconds": dt, "ms_per_iteration": 1e3 * dt / max(nit, 1),
+            "eval_ms": 1e3 * ev, "capped": capped, "message": msg, "warmup_s": warm, "pg0": pg0}
+
+
+def run_scipy(p, cap_s):
+    from scipy.optimize import minimize
+    fg = getattr(p, "fg_stencil", p.fg)
+    f0, g0 = fg(p.x0)
+    pg0 = core.projected_gradient_norm(np, p.x0, g0, p.lo, p.hi)
+    state = {"nit": 0, "f": None}
+    t0 = time.perf_counter()
+
+    def cb(intermediate_result):
+        state["nit"] += 1
+        state["f"] = float(intermediate_result.fun)
+        if time.perf_counter() - t0 > cap_s:
+            raise StopIteration
+
+    r = minimize(fg, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1), callback=cb,
+                 options=dict(maxcor=5, gtol=1e-5 * pg0, ftol=0.0, maxiter=100000, maxfun=200000))
+    dt = time.perf_counter() - t0
+    capped = time.perf_counter() - t0 > cap_s and r.status != 0
+    return {"solver": "scipy L-BFGS-B (host CPU)", "iterations": int(r.nit), "fun": float(r.fun),
+            "seconds": dt, "ms_per_iteration": 1e3 * dt / max(int(r.nit), 1), "capped": bool(capped),
+            "message": str(r.message)}
+
+
+def run_jaxopt(p, cap_s):
+    try:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+        import jaxopt
+    except Exception as exc:
+        return {"solver": "jaxopt LBFGSB", "skipped": f"not importable: {type(exc).__name__}: {exc}"}
+    ny, nx = p.shape
+    hx, hy = 1.0 / (nx + 1), 1.0 / (ny + 1)
+    c = p.params["c"]
+
+    def energy(v):
+        V = jnp.pad(v.reshape(ny, nx), 1)
+        dx = (V[:, 1:] - V[:, :-1]) / hx
+        dy = (V[1:, :] - V[:-1, :]) / hy
+        # minpack2.torsion's sum over triangles: every edge belongs to two of them
+        return 0.5 * hx * hy * (jnp.sum(dx * dx) + jnp.sum(dy * dy)) - c * hx * hy * jnp.sum(v)
+
+    lo, hi, x0 = jnp.asarray(p.lo), jnp.asarray(p.hi), jnp.asarray(p.x0)
+    solver = jaxopt.LBFGSB(fun=energy, history_size=5, maxiter=10 ** 6, tol=0.0)
+    g0 = jax.grad(energy)(x0)
+    pg0 = float(jnp.max(jnp.abs(jnp.clip(x0 - g0, lo, hi) - x0)))
+    update = jax.jit(lambda x, s: solver.update(x, s, bounds=(lo, hi)))
+    t0 = time.perf_counter()
+    state = solver.init_state(x0, bounds=(lo, hi))
+    x, state = update(x0, state)
+    jax.block_until_ready(x)
+    warm = time.perf_counter() - t0
+    x, state = x0, solver.init_state(x0, bounds=(lo, hi))
+    pgfun = jax.jit(lambda x: jnp.max(jnp.abs(jnp.clip(x - jax.grad(energy)(x), lo, hi) - x)))
+    nit, capped = 0, False
+    t0 = time.perf_counter()
+    while True:
+        x, state = update(x, state)
+        nit += 1
+        if float(pgfun(x)) <= 1e-5 * pg0:
+            break
+        if time.perf_counter() - t0 > cap_s:
+            capped = True
+            break
+    dt = time.perf_counter() - t0
+    return {"solver": "jaxopt LBFGSB (GPU, fp64, jitted)", "iterations": nit, "fun": float(energy(x)),
+            "seconds": dt, "ms_per_iteration": 1e3 * dt / nit, "capped": capped, "warmup_s": warm,
+            "note": "ms per iteration includes our stop-rule check (one gradient) each iteration"}
+
+
+def _scipy_start(args):
+    from scipy.optimize import minimize
+    name, x0, lo, hi = args
+    fn = _functions().get(name)
+    r = minimize(lambda x: (fn.point(x), fn.gradient(x)), x0, jac=True, method="L-BFGS-B",
+                 bounds=np.stack([lo, hi], 1), options=dict(maxcor=5))
+    return float(r.fun), int(r.nit)
+
+
+def multistart(name, n, starts, scipy_starts, backend):
+    fn = _functions().get(name)
+    lo, hi = fn.bounds(n)
+    X0 = lo + (hi - lo) * np.random.default_rng(0).random((starts, n))
+    t0 = time.perf_counter()
+    batch.solve(fn, X0[:64], lo, hi, m=5, backend=backend)
+    warm = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    X, f, nit, nfev, status, pg = batch.solve(fn, X0, lo, hi, m=5, backend=backend)
+    ours = time.perf_counter() - t0
+    from multiprocessing import Pool
+    procs = os.cpu_count() or 1
+    t0 = time.perf_counter()
+    with Pool(procs) as pool:
+        res = pool.map(_scipy_start, [(name, X0[k], lo, hi) for k in range(scipy_starts)], chunksize=8)
+    sp = time.perf_counter() - t0
+    sf = np.array([r[0] for r in res])
+    agree = float(np.mean(np.abs(sf - f[:scipy_starts]) <= 1e-6 * np.maximum(1, np.abs(sf))))
+    sp_all = sp * starts / scipy_starts
+    return {"function": name, "n": n, "starts": starts, "backend": backend, "seconds": ours, "warmup_s": warm,
+            "best": float(f.min()), "status_counts": np.bincount(status, minlength=3).tolist(),
+            "mean_iterations": float(nit.mean()),
+            "scipy_starts_run": scipy_starts, "scipy_processes": procs, "scipy_seconds": sp,
+            "scipy_seconds_all_starts_extrapolated": sp_all, "speedup_vs_scipy_pool": sp_all / ours,
+            "same_minimum_fraction": agree, "scipy_mean_iterations": float(np.mean([r[1] for r in res]))}
+
+
+def _guard(what, f, *args):
+    """One failing comparison must not lose the others: its error is recorded instead."""
+    try:
+        return f(*args)
+    except Exception as exc:
+        import traceback
+        return {"solver": what, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
+
+
+def main(outdir, tiny):
+    os.makedirs(outdir, exist_ok=True)
+    t_start = time.perf_counter()
+    env = environment.capture()
+    try:
+        import cupy as xp
+        if not gpu_available():
+            raise ImportError("no GPU")
+        note = "single-problem runs on CuPy arrays"
+    except Exception:
+        xp, note = np, "CuPy or a GPU not available: single-problem runs on numpy"
+    if tiny:
+        sizes = {100: (5, 5, 5), 400: (5, 5, 5)}
+        exact_sizes = (100,)
+        ms = dict(name="rosenbrock", n=3, starts=4, scipy_starts=4)
+    else:
+        # (cap for ours, cap for SciPy, cap for jaxopt) in seconds
+        sizes = {10_000: (8, 5, 5), 160_000: (15, 15, 8), 1_000_000: (15, 8, 8), 4_000_000: (20, 8, 5)}
+        exact_sizes = (10_000, 160_000)
+        ms = dict(name="rosenbrock", n=10, starts=10_000, scipy_starts=1_000)
+    out = {"environment": env, "note": note, "tiny": tiny,
+           "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "torsion": [], "multistart": None}
+    path = os.path.join(outdir, "lbfgsb_gpu.json")
+    for n, (c_ours, c_sp, c_jx) in sizes.items():
+        p = minpack2.make("torsion", n)
+        row = {"n": n, "runs": []}
+        row["runs"].append(_guard("lbfgsb-gpu approximate", run_ours, p, xp, "approximate", c_ours))
+        if n in exact_sizes:
+            row["runs"].append(_guard("lbfgsb-gpu exact", run_ours, p, xp, "exact", c_ours / 2))
+        row["runs"].append(_guard("scipy", run_scipy, p, c_sp))
+        row["runs"].append(_guard("jaxopt", run_jaxopt, p, c_jx) if not tiny
+                           else {"solver": "jaxopt", "skipped": "tiny run"})
+        out["torsion"].append(row)
+        print(json.dumps({"n": n, "runs": [{k: r.get(k) for k in ("solver", "cauchy", "iterations",
+                                                                   "ms_per_iteration", "fun", "capped", "skipped")}
+                                            for r in row["runs"]]}), flush=True)
+        atomic_write(path, json.dumps(out, indent=1, default=float))
+    backend = "cuda" if (gpu_available() or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1") else "cpu"
+    out["multistart"] = _guard("multistart", multistart, ms["name"], ms["n"], ms["starts"], ms["scipy_starts"],
+                               backend)
+    print(json.dumps(out["multistart"]), flush=True)
+    out["total_seconds"] = time.perf_counter() - t_start
+    atomic_write(path, json.dumps(out, indent=1, default=float))
+    print("wrote", path, "in", round(out["total_seconds"], 1), "s")
+
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 1:
+        sys.exit("usage: gpu_lbfgsb.py OUTDIR [--tiny]")
+    main(args[0], "--tiny" in sys.argv)

@@ -1,0 +1,374 @@
+"""L-BFGS-B (gpubench.lbfgsb) against SciPy's, its Cauchy points, the batch kernel and MINPACK-2.
+
+SciPy's L-BFGS-B (the C translation of the Fortran 3.0) is the reference: on problems
+whose solution has bounds active from below, above, both sides, or none, ours must reach
+its minimum to tight tolerance in a comparable number of iterations.  A projection that
+ignores a bound must be caught by the same checks.
+"""
+import numpy as np
+import pytest
+import scipy.optimize as so
+
+try:
+    from gpubench import functions
+except ImportError:   # a source tree where functions/ is not installed as gpubench.functions
+    import functions
+from gpubench.errors import InputError
+from gpubench.lbfgsb import batch, core, minimize
+from gpubench.methods import get as get_method
+from gpubench.problems import minpack2
+
+N = 12
+
+
+def _quadratic(seed=0, n=N):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n, n))
+    H = A @ A.T / n + 0.1 * np.eye(n)
+    b = 3 * rng.standard_normal(n)
+    return lambda x: (0.5 * x @ H @ x - b @ x, H @ x - b)
+
+
+def _rosenbrock(x):
+    r = x[1:] - x[:-1] ** 2
+    f = np.sum(100 * r ** 2 + (1 - x[:-1]) ** 2)
+    g = np.zeros_like(x)
+    g[:-1] = -400 * x[:-1] * r - 2 * (1 - x[:-1])
+    g[1:] += 200 * r
+    return f, g
+
+
+INF = np.inf
+BOXES = {
+    "free": (np.full(N, -INF), np.full(N, INF)),
+    "both": (np.full(N, -0.5), np.full(N, 0.5)),
+    "lower": (np.zeros(N), np.full(N, INF)),
+    "upper": (np.full(N, -INF), np.full(N, 0.3)),
+    "mixed": (np.array([-INF, -0.3, 0.0, -INF, 0.2, -1.0, -0.1, -INF, 0.25, -0.4, -INF, 0.1]),
+              np.array([INF, 0.4, INF, 0.1, 0.2, -0.2, 0.1, INF, 2.0, INF, -0.5, INF])),
+}
+
+
+def _scipy(fg, x0, lo, hi, m=5):
+    return so.minimize(fg, x0, jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi)),
+                       options=dict(maxcor=m, gtol=1e-10, ftol=1e1 * np.finfo(float).eps, maxiter=5000))
+
+
+def _check_same(r, ref, lo, hi, rtol=1e-10):
+    assert np.all(r.x >= lo) and np.all(r.x <= hi), "final point outside the box"
+    assert abs(r.fun - ref.fun) <= rtol * max(1.0, abs(ref.fun)), (r.fun, ref.fun)
+    np.testing.assert_allclose(r.x, ref.x, atol=1e-5)
+
+
+@pytest.mark.parametrize("cauchy", ["exact", "approximate"])
+@pytest.mark.parametrize("box", list(BOXES))
+@pytest.mark.parametrize("problem", ["quadratic", "rosenbrock"])
+def test_reaches_scipy_minimum(problem, box, cauchy):
+    fg = _quadratic() if problem == "quadratic" else _rosenbrock
+    lo, hi = BOXES[box]
+    x0 = np.clip(np.full(N, 0.2), lo, hi)
+    ref = _scipy(fg, x0, lo, hi)
+    iterates = []
+    r = minimize(fg, x0, lo, hi, m=5, pgtol=1e-10, factr=1e1, cauchy=cauchy, backend="cpu",
+                 callback=lambda x, f, pg: iterates.append(x.copy()))
+    assert r.status == 0, r.message
+    _check_same(r, ref, lo, hi)
+    for x in iterates:   # every iterate feasible, not just the last
+        assert np.all(x >= lo) and np.all(x <= hi)
+    assert r.nit <= 1.5 * ref.nit + 5, (r.nit, ref.nit)
+    # the same active set as SciPy's (several of these solutions touch the box)
+    np.testing.assert_array_equal((r.x == lo) | (r.x == hi), (ref.x == lo) | (ref.x == hi))
+
+
+def test_any_history_size():
+    lo, hi = BOXES["mixed"]
+    fg = _quadratic(3)
+    x0 = np.clip(np.zeros(N), lo, hi)
+    for m in (0, 1, 3, 17):
+        ref = _scipy(fg, x0, lo, hi, m=max(m, 1))
+        r = minimize(fg, x0, lo, hi, m=m, pgtol=1e-10, factr=1e1, backend="cpu")
+        _check_same(r, ref, lo, hi, rtol=1e-9)
+
+
+def test_stopping_rules():
+    lo, hi = BOXES["both"]
+    r = minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=1e-3, factr=0.0, backend="cpu")
+    assert r.message == core.CONVERGED_PGTOL and r.pg <= 1e-3
+    assert core.projected_gradient_norm(np, r.x, r.jac, lo, hi) == r.pg
+    r2 = minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=1e12, backend="cpu")
+    assert r2.message == core.CONVERGED_FACTR and r2.nit < r.nit + 50
+
+
+def _ignore_upper(real):
+    def broken(xp, x, g, lo, hi):
+        return real(xp, x, g, lo, xp.full(x.shape, xp.inf))
+    return broken
+
+
+@pytest.mark.parametrize("cauchy", ["exact", "approximate"])
+def test_broken_projection_is_caught(monkeypatch, cauchy):
+    """The checks above fail when the Cauchy point ignores the upper bounds."""
+    fg = _quadratic()
+    lo, hi = BOXES["upper"]
+    x0 = np.clip(np.full(N, 0.2), lo, hi)
+    ref = _scipy(fg, x0, lo, hi)
+    monkeypatch.setattr(core, "_breakpoints", _ignore_upper(core._breakpoints))
+    iterates = []
+    r = minimize(fg, x0, lo, hi, pgtol=1e-10, factr=1e1, cauchy=cauchy, backend="cpu",
+                 callback=lambda x, f, pg: iterates.append(x.copy()))
+    with pytest.raises(AssertionError):
+        _check_same(r, ref, lo, hi)
+        for x in iterates:
+            assert np.all(x <= hi)
+
+
+# ------------------------------------------------------------------ Cauchy points
+def _random_memory(rng, n, m, k):
+    mem = core._Memory(np, m, n, np.float64)
+    H = rng.standard_normal((n, n))
+    H = H @ H.T / n + 0.2 * np.eye(n)
+    for _ in range(k):
+        s = rng.standard_normal(n)
+        y = H @ s
+        mem.push(s, y, float(s @ y), float(y @ y))
+    return mem
+
+
+def _model_path(x, g, lo, hi, mem, ts):
+    """m(P(x - t g)) on a grid of t with the dense B = theta I - W M W^T."""
+    n = x.size
+    if mem.k:
+        W = np.stack([mem.W(np.eye(2 * mem.k)[j]) for j in range(2 * mem.k)], axis=1)
+        B = mem.theta * np.eye(n) - W @ mem.M @ W.T
+    else:
+        B = mem.theta * np.eye(n)
+    out = []
+    for t in ts:
+        z = np.clip(x - t * g, lo, hi) - x
+        out.append(g @ z + 0.5 * z @ B @ z)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cauchy_points(seed):
+    """Exact: the first local minimiser of the model on the projected path (brute force on a grid).
+    Approximate: in the box, equal to the exact one when that lies on the first segment."""
+    rng = np.random.default_rng(seed)
+    n, m = 9, 4
+    lo = np.where(rng.random(n) < 0.2, -np.inf, -rng.random(n))
+    hi = np.where(rng.random(n) < 0.2, np.inf, rng.random(n))
+    x = np.clip(rng.standard_normal(n) * 0.5, lo, hi)
+    x[0] = hi[0] if np.isfinite(hi[0]) else x[0]          # one coordinate on a bound
+    g = rng.standard_normal(n)
+    mem = _random_memory(rng, n, m, k=seed % 5)
+    t = core._breakpoints(np, x, g, lo, hi)
+    xc, free, c, tstar = core._exact_cauchy(np, x, g, lo, hi, mem, t)
+    assert np.all(xc >= lo) and np.all(xc <= hi)
+    np.testing.assert_allclose(xc, np.clip(x - tstar * g, lo, hi), atol=1e-12)
+    np.testing.assert_allclose(c, mem.Wt(xc - x), atol=1e-10)
+    ts = np.linspace(0, tstar, 400)
+    path = _model_path(x, g, lo, hi, mem, ts)
+    assert np.all(np.diff(path) <= 1e-12 * max(1, abs(path).max()))   # decreasing up to t*
+    after = _model_path(x, g, lo, hi, mem, [tstar * (1 + 1e-6) + 1e-9])[0]
+    assert after >= path[-1] - 1e-12                                # and not beyond
+    xa, freea, ca, tc = core._approximate_cauchy(np, x, g, lo, hi, mem, t)
+    assert np.all(xa >= lo) and np.all(xa <= hi)
+    t1 = np.min(t[t > 0])
+    assert 0 <= tc <= t1
+    if tstar < t1:
+        assert tc == pytest.approx(tstar, rel=1e-10)
+
+
+def test_approximate_cauchy_never_leaves_the_box():
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        n = int(rng.integers(1, 12))
+        lo = np.where(rng.random(n) < 0.3, -np.inf, -rng.random(n) * 10 ** rng.uniform(-8, 2))
+        hi = np.where(rng.random(n) < 0.3, np.inf, rng.random(n) * 10 ** rng.uniform(-8, 2))
+        fix = rng.random(n) < 0.1
+        hi[fix] = lo[fix] = np.where(np.isfinite(lo[fix]), lo[fix], 0.0)
+        x = np.clip(rng.standard_normal(n), lo, hi)
+        on = rng.random(n) < 0.3
+        x[on] = np.where(rng.random(on.sum()) < 0.5, lo[on], hi[on])
+        x = np.where(np.isfinite(x), x, 0.0)
+        g = rng.standard_normal(n) * 10 ** rng.uniform(-6, 6)
+        mem = _random_memory(rng, n, 3, k=int(rng.integers(0, 4)))
+        t = core._breakpoints(np, x, g, lo, hi)
+        xc = core._approximate_cauchy(np, x, g, lo, hi, mem, t)[0]
+        assert np.all(xc >= lo) and np.all(xc <= hi), trial
+
+
+# ------------------------------------------------------------------ MINPACK-2
+@pytest.mark.parametrize("name", list(minpack2.PROBLEMS))
+def test_minpack2_gradients(name):
+    n = 27 if name == "lennard-jones" else 49
+    p = minpack2.make(name, n)
+    rng = np.random.default_rng(1)
+    x = p.x0 + 0.05 * rng.standard_normal(n)
+    f, g = p.fg(x)
+    e = 1e-6
+    fd = np.array([(p.fg(x + e * ei)[0] - p.fg(x - e * ei)[0]) / (2 * e) for ei in np.eye(n)])
+    assert np.abs(fd - g).max() <= 1e-6 * max(1.0, np.abs(g).max())
+
+
+def test_minpack2_inputs():
+    with pytest.raises(InputError):
+        minpack2.make("torsion", 50)
+    with pytest.raises(InputError):
+        minpack2.make("nope", 49)
+    p = minpack2.make("combustion", 16, box=1.0)
+    assert np.all(p.lo == -1) and np.all(p.hi == 1)
+
+
+@pytest.mark.parametrize("cauchy", ["exact", "approximate"])
+def test_torsion_20x20_matches_scipy(cauchy):
+    p = minpack2.make("torsion", 400)
+    ref = so.minimize(p.fg, p.x0, jac=True, method="L-BFGS-B", bounds=list(zip(p.lo, p.hi)),
+                      options=dict(maxcor=5, gtol=1e-9, ftol=0, maxiter=5000))
+    r = minimize(p.fg, p.x0, p.lo, p.hi, m=5, pgtol=1e-9, factr=0.0, cauchy=cauchy, backend="cpu")
+    assert abs(r.fun - ref.fun) <= 1e-9 * abs(ref.fun)
+    assert np.any((r.x == p.hi) | (r.x == p.lo))      # the plastic region: bounds active
+    assert r.nit <= 1.3 * ref.nit + 5
+
+
+def test_cauchy_record():
+    p = minpack2.make("torsion", 100)
+    r = minimize(p.fg, p.x0, p.lo, p.hi, pgtol=1e-6, cauchy="approximate", record_cauchy=True, backend="cpu")
+    tc, ts = np.array(r.cauchy).T
+    assert len(tc) >= r.nit
+    assert np.all(tc <= ts + 1e-12)          # the approximation never goes past the first minimiser
+
+
+# ------------------------------------------------------------------ batch and method
+def _starts(fn, n, k, seed=0):
+    lo, hi = fn.bounds(n)
+    return lo, hi, lo + (hi - lo) * np.random.default_rng(seed).random((k, n))
+
+
+@pytest.mark.parametrize("cauchy", ["exact", "approximate"])
+def test_batch_cpu_equals_vector_core(cauchy):
+    fn = functions.get("rosenbrock")
+    lo, hi, X0 = _starts(fn, 4, 8)
+    X, f, nit, nfev, status, pg = batch.solve(fn, X0, lo, hi, m=5, pgtol=1e-8, factr=1e1,
+                                               cauchy=cauchy, backend="cpu")
+    for r in range(len(X0)):
+        ref = core.minimize(lambda x: (fn.point(x), fn.gradient(x)), X0[r], lo, hi, m=5,
+                            pgtol=1e-8, factr=1e1, cauchy=cauchy)
+        assert abs(f[r] - ref.fun) <= 1e-8 * max(1.0, abs(ref.fun))
+        assert abs(int(nit[r]) - ref.nit) <= 15
+        assert np.all(X[r] >= lo) and np.all(X[r] <= hi)
+    assert np.all(status == 0)
+
+
+def test_batch_matches_scipy_on_active_bounds():
+    """Rosenbrock in a box that cuts off its minimiser: bounds active at every solution."""
+    fn = functions.get("rosenbrock")
+    n = 4
+    lo, hi = np.full(n, -0.5), np.full(n, 0.6)
+    X0 = lo + (hi - lo) * np.random.default_rng(3).random((6, n))
+    X, f, nit, *_ = batch.solve(fn, X0, lo, hi, pgtol=1e-9, factr=1e1, backend="cpu")
+    for r in range(len(X0)):
+        ref = _scipy(lambda x: (fn.point(x), fn.gradient(x)), X0[r], lo, hi)
+        assert abs(f[r] - ref.fun) <= 1e-9 * max(1, abs(ref.fun))
+        assert np.any((X[r] == hi) | (X[r] == lo))
+
+
+def test_simulated_cuda_equals_cpu():
+    fn = functions.get("rosenbrock")
+    lo, hi, X0 = _starts(fn, 2, 3)
+    a = batch.solve(fn, X0, lo, hi, m=3, pgtol=1e-8, backend="cpu")
+    b = batch.solve(fn, X0, lo, hi, m=3, pgtol=1e-8, backend="cuda", threads=2)
+    np.testing.assert_allclose(a[0], b[0], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(a[2], b[2])
+
+
+def test_method_result_and_settings():
+    M = get_method("lbfgsb-gpu")
+    fn = functions.get("rosenbrock")
+    r = M(fn, 3, starts=6, seed=2, backend="cpu")
+    assert r.method == "lbfgsb-gpu" and len(r.status) == 6 and r.fun == min(r.history["fun"])
+    assert r.fun < 1e-10 and r.options["starts"] == 6 and r.options["backend"] == "cpu"
+    r2 = M(fn, 3, starts=6, seed=2, backend="cpu")
+    assert r2.fun == r.fun                     # seeded
+    with pytest.raises(InputError):
+        M(fn, 3, cauchy="sometimes")
+    with pytest.raises(InputError):
+        M(fn, 3, starts=0)
+
+
+def test_minimize_input_errors():
+    with pytest.raises(InputError):
+        minimize(_rosenbrock, np.zeros(3), [1, 1, 1], [0, 0, 0], backend="cpu")
+    with pytest.raises(InputError):
+        minimize(_rosenbrock, np.zeros(3), cauchy="fast", backend="cpu")
+
+
+# ------------------------------------------------------------------ Tables 1 and 4 (paper 004)
+def test_table1_bins():
+    from gpubench.lbfgsb import reproduce as R
+    log = [(1.0, 1.0), (0.97, 1.0), (0.5, 1.0), (0.0, 0.0), (0.88, 1.0), (0.62, 1.0)]
+    b = R.bin_counts(log)
+    assert b["0"] == pytest.approx(200 / 6)           # equal, and 0 = 0
+    assert b["0~5%"] == pytest.approx(100 / 6)
+    assert b["10%~15%"] == pytest.approx(100 / 6)
+    assert b["35%~40% (not in the paper)"] == pytest.approx(100 / 6)
+    assert b[">=40%"] == pytest.approx(100 / 6)
+    assert sum(b.values()) == pytest.approx(100)
+
+
+def test_tables_run_and_report(tmp_path):
+    from gpubench.lbfgsb import reproduce as R
+    s1 = R.load("table1", quick=True)
+    r1 = R.run_table1(s1, "cpu", problems=["torsion", "combustion"], n=64)
+    rec1 = dict(s1, result=r1, backend="cpu")
+    text = R.report_table1(rec1)
+    assert "85.23" in text and "Elastic-Plastic Torsion (n=64)" in text   # the published beside ours
+    for row in r1["rows"]:
+        assert sum(row["bins"].values()) == pytest.approx(100)
+        assert abs(row["energy_diff_percent"]) < 1e-6
+    s4 = R.load("table4", quick=True)
+    r4 = R.run_table4(s4, "cpu", sizes=[400])
+    text = R.report_table4(dict(s4, result=r4, backend="cpu"))
+    assert "| 400 | 52 | 0.20 | 49 | 1.17 |" in text
+    row = r4["rows"][0]
+    assert abs(row["energy_difference"]) <= 1e-9 * abs(row["scipy"]["fun"])
+
+
+def test_torsion_stencil_form_equals_triangles():
+    """The fused 5-point form (the GPU runs' torsion) is the triangle sum, value and gradient."""
+    p = minpack2.make("torsion", 49)
+    x = np.random.default_rng(5).standard_normal(49)
+    f1, g1 = p.fg(x)
+    f2, g2 = p.fg_stencil(x)
+    assert f2 == pytest.approx(f1, rel=1e-13)
+    np.testing.assert_allclose(g2, g1, rtol=1e-12, atol=1e-15)
+
+
+def _kernel_run(source, fn, X0, lo, hi):
+    """The batch kernel compiled from ``source`` (under the simulator in CI), run on X0."""
+    from numba import cuda
+
+    from gpubench import codegen
+    mod = codegen.load(fn.definition, "gpu", extensions=(source + batch._DRIVER["gpu"],))
+    N, n = X0.shape
+    V, SYb, SM, SV = batch.work_arrays(N, n, 5, "cuda")
+    dX, dR = cuda.device_array((N, n)), cuda.device_array((N, 5))
+    mod.lbfgsb_starts[1, N](cuda.to_device(X0), cuda.to_device(lo), cuda.to_device(hi),
+                            cuda.to_device(np.ascontiguousarray(fn.params(n))), 1.0, 5, 1e-9, 10.0,
+                            15000, 15000, False, True, V, SYb, SM, SV, dX, dR)
+    return dX.copy_to_host(), dR.copy_to_host()[:, 0]
+
+
+def test_kernel_with_an_upper_bound_ignored_is_caught():
+    """The batch kernel's Cauchy point with its upper bounds ignored: the check against SciPy
+    (the same one test_batch_matches_scipy_on_active_bounds makes) fails."""
+    fn = functions.get("rosenbrock")
+    lo, hi = np.full(2, -0.5), np.full(2, 0.6)
+    X0 = lo + (hi - lo) * np.random.default_rng(3).random((3, 2))
+    ref = [_scipy(lambda x: (fn.point(x), fn.gradient(x)), x0, lo, hi).fun for x0 in X0]
+    src = batch.KERNEL_SOURCE
+    assert "t = (X[i] - hi[i]) / g" in src
+    _, f = _kernel_run(src, fn, X0, lo, hi)
+    np.testing.assert_allclose(f, ref, rtol=1e-9)
+    _, f_bad = _kernel_run(src.replace("t = (X[i] - hi[i]) / g", "t = math.inf"), fn, X0, lo, hi)
+    assert not np.allclose(f_bad, ref, rtol=1e-9)
