@@ -1,0 +1,69 @@
+"""Compile :mod:`gpubench.tron.core` for one backend and one objective.
+
+``core.py`` is written once; this module executes its text in a fresh module
+namespace with the backend's decorator, barrier and objective injected (see the
+docstring of ``core.py``), so the GPU kernels and the CPU twin run the same
+lines.  Compiled cores are not cached on disk: the objective is part of the
+code, and numba's cache keys by file and function name only.
+"""
+import sys
+import types
+from pathlib import Path
+
+_CORE = Path(__file__).with_name("core.py")
+_LOADED = {}
+
+OBJECTIVES = {"hs45": 0, "library": 1}
+
+
+def primitives(backend):
+    """(device decorator, sync) for ``backend`` ('cpu' or 'cuda')."""
+    if backend == "cpu":
+        from numba import njit
+        # error_model="numpy": x/0 gives inf/nan (caught as a numerical failure), no exception
+        device = njit(error_model="numpy")
+
+        @device
+        def sync():
+            return None
+    else:
+        from numba import cuda
+        device = cuda.jit(device=True)
+
+        @device
+        def sync():
+            cuda.syncthreads()
+    return device, sync
+
+
+def load_core(backend, objective="hs45", forms=None):
+    """The core module for ``backend`` with ``objective`` ('hs45' or 'library').
+
+    ``forms`` is the generated module (``codegen.load``) of a library function on
+    the matching backend; its ``point`` and ``gradient`` become the objective.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}")
+    key = (backend, objective, None if forms is None else forms.__name__)
+    if key in _LOADED:
+        return _LOADED[key]
+    device, sync = primitives(backend)
+    if forms is None:
+        @device
+        def point(x, p):
+            return 0.0
+
+        @device
+        def gradient(x, p, g, w):
+            return None
+    else:
+        point, gradient = forms.point, forms.gradient
+    name = f"gpubench.tron._core_{backend}_{objective}_{len(_LOADED)}"
+    mod = types.ModuleType(name)
+    mod.__file__ = str(_CORE)
+    mod.__dict__.update(device=device, sync=sync, OBJECTIVE=OBJECTIVES[objective],
+                        point=point, gradient=gradient)
+    sys.modules[name] = mod
+    exec(compile(_CORE.read_text(), str(_CORE), "exec"), mod.__dict__)
+    _LOADED[key] = mod
+    return mod
