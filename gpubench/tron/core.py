@@ -278,15 +278,20 @@ def gemv(A, v, out, n, tid, nt):
 
 
 @device
+def project(t, lo, hi):
+    """P_[lo,hi](t), the projection of every step of Algorithm 3.1 (lines 4 and 10)."""
+    if t < lo:
+        return lo
+    if t > hi:
+        return hi
+    return t
+
+
+@device
 def gpstep(x, l, u, alpha, w, s, n, tid, nt):
     """s <- P[l,u](x + alpha w) - x (Figure 2's gpstep)."""
     for i in range(tid, n, nt):
-        t = x[i] + alpha * w[i]
-        if t < l[i]:
-            t = l[i]
-        elif t > u[i]:
-            t = u[i]
-        s[i] = t - x[i]
+        s[i] = project(x[i] + alpha * w[i], l[i], u[i]) - x[i]
     sync()
 
 
@@ -504,12 +509,7 @@ def prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt):
     for _ in range(40):
         for i in range(tid, n, nt):
             c = x[i] + s[i]
-            t = c + beta * w[i]
-            if t < l[i]:
-                t = l[i]
-            elif t > u[i]:
-                t = u[i]
-            d[i] = t - c
+            d[i] = project(c + beta * w[i], l[i], u[i]) - c
         sync()
         gemv(A, d, Ad, n, tid, nt)
         rd = dot(r, d, n, red, tid, nt)
@@ -571,12 +571,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
     for i in range(tid, n, nt):
         l[i] = lo[i]
         u[i] = hi[i]
-        t = x0[i]
-        if t < lo[i]:
-            t = lo[i]
-        elif t > hi[i]:
-            t = hi[i]
-        x[i] = t
+        x[i] = project(x0[i], lo[i], hi[i])
     sync()
     f = eval_fgh(x, par, g, A, scr, red, n, tid, nt, c0, cs, r0, rs)
     nfev = 1
@@ -647,12 +642,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         prered = -(gs + 0.5 * sAs)
         snorm = nrm2(s, n, red, tid, nt)
         for i in range(tid, n, nt):
-            t = x[i] + s[i]
-            if t < l[i]:
-                t = l[i]
-            elif t > u[i]:
-                t = u[i]
-            d[i] = t
+            d[i] = project(x[i] + s[i], l[i], u[i])
         sync()
         fnew = eval_f(d, par, red, n, tid, nt)
         nfev += 1

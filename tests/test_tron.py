@@ -1,0 +1,205 @@
+"""Batched TRON (paper 003, ExaTron): its linear algebra, its solutions, its statuses.
+
+The CPU twin runs the same core as the GPU kernels with one thread per problem;
+the kernels run under numba's CUDA simulator here (tiny batches, few threads).
+"""
+import numpy as np
+import pytest
+from numba import cuda, float64  # module globals: the simulator swaps ``cuda`` in __globals__
+
+from gpubench import functions, methods, tron
+from gpubench.errors import InputError
+from gpubench.tron import cpu, kernels, loader
+
+RNG = np.random.default_rng(20261122)
+
+
+def spd(nb, n, rng=RNG):
+    M = rng.standard_normal((nb, n, n))
+    return M @ M.transpose(0, 2, 1) + 0.5 * n * np.eye(n)
+
+
+def check_hs45(res, n, tol=1e-8):
+    """Every problem converged, inside its box, at the known minimiser x_i = i."""
+    hi = np.arange(1, n + 1, dtype=float)
+    assert np.all(res.status == 0), res.status
+    assert np.all(res.x >= 0.0) and np.all(res.x <= hi)
+    np.testing.assert_allclose(res.x, np.tile(hi, (res.x.shape[0], 1)), atol=tol, rtol=0)
+    np.testing.assert_allclose(res.f, -1.0, atol=tol)
+
+
+# ------------------------------------------------------------------ Cholesky and solves, CPU twin
+@pytest.mark.parametrize("variant", ["left", "right"])
+def test_cholesky_cpu_twin_matches_numpy(variant):
+    for n in (1, 2, 3, 5, 8, 17, 32, 33, 40):
+        A = spd(5, n)
+        L, ok = tron.cholesky_batch(A, variant, backend="cpu")
+        assert ok.all()
+        np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-10 * n)
+
+
+@pytest.mark.parametrize("variant", ["left", "right"])
+def test_cholesky_reports_indefinite(variant):
+    A = spd(3, 6)
+    A[1] -= 100.0 * np.eye(6)
+    L, ok = tron.cholesky_batch(A, variant, backend="cpu")
+    assert ok.tolist() == [True, False, True]
+
+
+def test_triangular_solves_cpu_twin_match_numpy():
+    for n in (1, 4, 9, 40):
+        L = np.linalg.cholesky(spd(3, n))
+        B = RNG.standard_normal((3, 2, n))
+        ref_t = np.stack([np.linalg.solve(L[b].T, B[b].T).T for b in range(3)])
+        ref_f = np.stack([np.linalg.solve(L[b], B[b].T).T for b in range(3)])
+        for explicit in (True, False):
+            X = tron.triangular_batch(L, B, transpose=True, explicit=explicit, backend="cpu")
+            np.testing.assert_allclose(X, ref_t, rtol=1e-10, atol=1e-10)
+        X = tron.triangular_batch(L, B, transpose=False, backend="cpu")
+        np.testing.assert_allclose(X, ref_f, rtol=1e-10, atol=1e-10)
+
+
+# ------------------------------------------------------------------ the same under the simulator
+@pytest.mark.parametrize("variant,layout", [("left", "1d"), ("right", "1d"), ("right", "2d")])
+def test_cholesky_kernel_matches_numpy(variant, layout):
+    for n in (1, 3, 5):
+        A = spd(2, n)
+        L, ok = tron.cholesky_batch(A, variant, backend="cuda", layout=layout, threads=4)
+        assert ok.all()
+        np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-12)
+
+
+def test_cholesky_kernel_several_warps_n_over_32():
+    """n = 34 on 64 threads: the column loops and barriers span two warps."""
+    A = spd(1, 34)
+    L, ok = tron.cholesky_batch(A, "left", backend="cuda", threads=64)
+    assert ok.all()
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-10)
+
+
+def test_triangular_kernels_match_numpy():
+    n = 5
+    L = np.linalg.cholesky(spd(2, n))
+    B = RNG.standard_normal((2, 2, n))
+    ref = np.stack([np.linalg.solve(L[b].T, B[b].T).T for b in range(2)])
+    for explicit in (True, False):
+        X = tron.triangular_batch(L, B, transpose=True, explicit=explicit, backend="cuda",
+                                  threads=4)
+        np.testing.assert_allclose(X, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_block_reductions_span_warps():
+    """dot/nrm2/max over n = 100 with 64 and 96 threads (ExaTron's assume one warp)."""
+    core = loader.load_core("cuda", "hs45")
+    dot, rmax = core.dot, core.reduce_max
+
+    @cuda.jit
+    def k(a, b, out):
+        tid = cuda.threadIdx.x
+        nt = cuda.blockDim.x
+        red = cuda.shared.array(128, float64)
+        s = dot(a, b, a.shape[0], red, tid, nt)
+        m = 0.0
+        for i in range(tid, a.shape[0], nt):
+            if a[i] > m:
+                m = a[i]
+        m = rmax(m, red, tid, nt)
+        if tid == nt - 1:
+            out[0] = s
+            out[1] = m
+    a, b = RNG.uniform(0, 1, 100), RNG.uniform(0, 1, 100)
+    for nt in (64, 96):
+        out = np.zeros(2)
+        k[1, nt](a, b, out)
+        assert out[0] == pytest.approx(a @ b, rel=1e-13)
+        assert out[1] == a.max()
+
+
+# ------------------------------------------------------------------ TRON
+@pytest.mark.parametrize("n", [4, 8])
+def test_hs45_cpu_twin_reaches_the_bounds(n):
+    res = tron.solve_hs45(6, n, start="random", seed=n, backend="cpu")
+    check_hs45(res, n)
+    res = tron.solve_hs45(2, n, start="mid", backend="cpu", cholesky="right", backsolve="implicit")
+    check_hs45(res, n)
+
+
+def test_hs45_n_over_32_cpu_twin():
+    check_hs45(tron.solve_hs45(2, 40, start="random", seed=1, backend="cpu"), 40)
+
+
+@pytest.mark.parametrize("opts", [dict(threads=4), dict(layout="2d", memory="global",
+                                                       cholesky="right", backsolve="implicit")])
+def test_hs45_kernel_reaches_the_bounds(opts):
+    check_hs45(tron.solve_hs45(2, 4, start="random", seed=3, backend="cuda", **opts), 4)
+
+
+def _quadratic_batch(nb, n, rng):
+    """Shifted sphere, sum (x_i - o_i)^2 on [-1, 1]^n, with a different shift o per problem;
+    shifts beyond the box make those bounds active: x* = clip(o, -1, 1)."""
+    fn = functions.get("shifted_sphere")
+    shifts = rng.uniform(-2.0, 2.0, (nb, n))
+    par = np.repeat(fn.params(n)[None], nb, axis=0)
+    row = list(fn.definition.params).index(next(iter(fn.definition.params)))
+    par[:, row, :] = shifts
+    x0 = rng.uniform(-1, 1, (nb, n))
+    return fn, x0, par, np.clip(shifts, -1.0, 1.0)
+
+
+def test_bound_constrained_quadratic_cpu_twin():
+    fn, x0, par, xstar = _quadratic_batch(8, 5, RNG)
+    assert np.any(np.abs(xstar) == 1.0) and np.any(np.abs(xstar) < 1.0)
+    res = tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cpu")
+    assert np.all(res.status == 0)
+    np.testing.assert_allclose(res.x, xstar, atol=1e-7)
+
+
+def test_bound_constrained_quadratic_kernel():
+    fn, x0, par, xstar = _quadratic_batch(2, 2, np.random.default_rng(5))
+    res = tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cuda",
+                           threads=2)
+    assert np.all(res.status == 0)
+    np.testing.assert_allclose(res.x, xstar, atol=1e-7)
+
+
+def test_broken_projection_is_caught(monkeypatch, tmp_path):
+    """With P[l,u] replaced by the identity, the hs45 check must fail."""
+    text = loader._CORE.read_text()
+    good = "    if t < lo:\n        return lo\n    if t > hi:\n        return hi\n    return t\n"
+    assert good in text
+    broken = tmp_path / "core.py"
+    broken.write_text(text.replace(good, "    return t\n"))
+    monkeypatch.setattr(loader, "_CORE", broken)
+    monkeypatch.setattr(loader, "_LOADED", {})
+    monkeypatch.setattr(cpu, "_TRON", {})
+    res = tron.solve_hs45(3, 4, start="random", seed=4, backend="cpu")
+    with pytest.raises(AssertionError):
+        check_hs45(res, 4)
+
+
+def test_statuses_iteration_limit_and_failure():
+    res = tron.solve_hs45(2, 4, start="random", backend="cpu", max_iter=0)
+    assert res.status.tolist() == [1, 1] and res.iterations.tolist() == [0, 0]
+    x0, lo, hi, par = tron.hs45_problem(2, 4)
+    par[1, 0, 2] = 0.0            # x_3 / 0: the value is not finite
+    res = tron.solve_batch(x0, lo, hi, par, objective="hs45", backend="cpu")
+    assert res.status.tolist() == [0, 2]
+
+
+def test_method_minimize_and_settings():
+    fn = functions.get("shifted_sphere")
+    r = methods.minimize(fn, 3, method="tron-gpu", starts=3, backend="cpu")
+    assert r.method == "tron-gpu" and len(r.status) == 3
+    assert r.fun == pytest.approx(fn.fstar(3), abs=1e-10)
+    np.testing.assert_allclose(r.x, fn.xstar(3), atol=1e-6)
+    assert r.options["cholesky"] == "left" and "hessian" in r.options
+    with pytest.raises(InputError):
+        methods.minimize(fn, 3, method="tron-gpu", cholesky="middle")
+    with pytest.raises(InputError):
+        methods.minimize(fn, 3, method="tron-gpu", layout="2d", threads=4)
+
+
+def test_shared_memory_limit_is_one_line():
+    with pytest.raises(InputError, match="memory=global"):
+        tron.solve_hs45(1, 64, backend="cuda", memory="shared")
+    assert kernels.dynamic_shared_bytes(32, 32, "shared") <= kernels.MAX_SHARED_BYTES
