@@ -151,10 +151,24 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         args = (dX, dlo, dhi, dpar, dWS, dSCR, dOUT, dcfg, n, CHOLESKY[cholesky],
                 1 if backsolve == "explicit" else 0, 1 if layout == "2d" else 0,
                 1 if memory == "shared" else 0, kernels.padded(nt))
-        cuda.synchronize()
-        t0 = time.perf_counter()
-        kern[nb, block, 0, smem](*args)
-        cuda.synchronize()
+        while True:
+            cuda.synchronize()
+            t0 = time.perf_counter()
+            try:
+                kern[nb, block, 0, smem](*args)
+                cuda.synchronize()
+                break
+            except Exception as e:
+                # a 2-D tile of n x n threads can exceed the SM's registers for this big
+                # kernel ("too many resources requested"): shrink the tile and say so
+                if layout != "2d" or block[0] <= 1 or "resources" not in str(e).lower():
+                    raise
+                side = block[0] - 1
+                block = (side, side)
+                nt = side * side
+                smem = kernels.dynamic_shared_bytes(n, nt, memory)
+                args = args[:-1] + (kernels.padded(nt),)
+                opts["note"] = f"2-D tile reduced to {side} x {side}: registers"
         secs = time.perf_counter() - t0
         X = dX.copy_to_host()
         out = dOUT.copy_to_host()
