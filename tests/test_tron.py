@@ -203,3 +203,16 @@ def test_shared_memory_limit_is_one_line():
     with pytest.raises(InputError, match="memory=global"):
         tron.solve_hs45(1, 64, backend="cuda", memory="shared")
     assert kernels.dynamic_shared_bytes(32, 32, "shared") <= kernels.MAX_SHARED_BYTES
+
+
+def test_report_renders_published_and_not_reproduced_rows():
+    from gpubench.tron import report
+    rec = {"tiny": True, "simulator": True, "environment": {"gpu": None},
+           "table1": {"mean_left_ms": 0.2, "mean_right_ms": 0.3, "published_v100_ms": {"left": 0.362, "right": 0.437},
+                      "rows": [{"n": 1, "left_ms": 0.2, "right_ms": 0.3}]},
+           "table3": {"published_v100_ms": {"shared": 9.536, "global": 16.293},
+                      "rows": [{"n": 8, "shared": {"ms": 1.0, "converged": 4, "batch": 4, "max_abs_err": 0.0},
+                                "global": {"ms": 2.0, "converged": 4, "batch": 4, "max_abs_err": 0.0}}]}}
+    md = report.render(rec)
+    assert "| Left-looking | 0.200 | 0.362 |" in md and "| 8 | 1.000 | 2.000 | 4/4 |" in md
+    assert md.count("not reproduced (") == 5 and "Table 4" in md
