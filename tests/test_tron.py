@@ -164,6 +164,7 @@ def test_bound_constrained_quadratic_kernel():
 
 def test_broken_projection_is_caught(monkeypatch, tmp_path):
     """With P[l,u] replaced by the identity, the hs45 check must fail."""
+    check_hs45(tron.solve_hs45(2, 4, start="random", seed=4, backend="cuda", threads=4), 4)
     text = loader._CORE.read_text()
     good = "    if t < lo:\n        return lo\n    if t > hi:\n        return hi\n    return t\n"
     assert good in text
@@ -172,9 +173,42 @@ def test_broken_projection_is_caught(monkeypatch, tmp_path):
     monkeypatch.setattr(loader, "_CORE", broken)
     monkeypatch.setattr(loader, "_LOADED", {})
     monkeypatch.setattr(cpu, "_TRON", {})
-    res = tron.solve_hs45(3, 4, start="random", seed=4, backend="cpu")
+    monkeypatch.setattr(kernels, "_TRON", {})
+    # the simulated kernel: no compilation, and the same core text
+    res = tron.solve_hs45(2, 4, start="random", seed=4, backend="cuda", threads=4)
     with pytest.raises(AssertionError):
         check_hs45(res, 4)
+
+
+PTX_SCRIPT = r"""
+from numba import types as T
+from gpubench import functions, tron
+from gpubench.ptx import compile_ptx
+from gpubench.tron import kernels
+a1, a2, a3, i = T.float64[::1], T.float64[:, ::1], T.float64[:, :, ::1], T.int64
+sig = (a2, a2, a2, a3, a2, a2, a2, a1, i, i, i, i, i, i)
+ptx = compile_ptx(kernels.tron_kernel("hs45"), sig, device=False)
+assert "bar.sync" in ptx
+chol, back, fwd = kernels.linalg_kernels()
+compile_ptx(chol, (a2, i, i, i, i, T.int32[::1]), device=False)
+compile_ptx(back, (a2, a2, i, i, i), device=False)
+compile_ptx(fwd, (a2, a2, i), device=False)
+forms = tron.forms_for(functions.get("shifted_sphere"), "cuda")
+compile_ptx(kernels.tron_kernel("library", forms), sig, device=False)
+print("PTX OK")
+"""
+
+
+def test_kernels_compile_to_ptx():
+    """The simulator runs the kernels as Python and checks no types: the real compiler must
+    accept them (sm_90 PTX, no GPU needed; a subprocess without the simulator)."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    done = subprocess.run([sys.executable, "-c", PTX_SCRIPT], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert "PTX OK" in done.stdout, done.stderr[-3000:]
 
 
 def test_statuses_iteration_limit_and_failure():
