@@ -195,6 +195,9 @@ compile_ptx(back, (a2, a2, i, i, i), device=False)
 compile_ptx(fwd, (a2, a2, i), device=False)
 forms = tron.forms_for(functions.get("shifted_sphere"), "cuda")
 compile_ptx(kernels.tron_kernel("library", forms), sig, device=False)
+from gpubench.tron import hessian
+hess = hessian.load(functions.get("shifted_sphere").definition, 3, "gpu")
+compile_ptx(kernels.tron_kernel("symbolic", forms, hess), sig, device=False)
 print("PTX OK")
 """
 
@@ -222,11 +225,11 @@ def test_statuses_iteration_limit_and_failure():
 
 def test_method_minimize_and_settings():
     fn = functions.get("shifted_sphere")
-    r = methods.minimize(fn, 3, method="tron-gpu", starts=3, backend="cpu")
+    r = methods.minimize(fn, 3, method="tron-gpu", starts=3, backend="cpu", hessian="differences")
     assert r.method == "tron-gpu" and len(r.status) == 3
     assert r.fun == pytest.approx(fn.fstar(3), abs=1e-10)
     np.testing.assert_allclose(r.x, fn.xstar(3), atol=1e-6)
-    assert r.options["cholesky"] == "left" and "hessian" in r.options
+    assert r.options["cholesky"] == "left" and r.options["hessian"] == "differences"
     with pytest.raises(InputError):
         methods.minimize(fn, 3, method="tron-gpu", cholesky="middle")
     with pytest.raises(InputError):
@@ -288,3 +291,28 @@ def test_library_hessian_by_differences():
     assert f == pytest.approx(fn.point(x))
     np.testing.assert_allclose(g, fn.gradient(x), rtol=1e-12)
     np.testing.assert_allclose(H.reshape(n, n), 2 * np.eye(n), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["rosenbrock", "shifted_rastrigin", "griewank"])
+def test_symbolic_hessian_matches_differences(name):
+    from gpubench.tron import hessian
+    fn = functions.get(name)
+    n = 4
+    mod = hessian.load(fn.definition, n, "cpu")
+    lo, hi = fn.bounds(n)
+    x = RNG.uniform(lo, hi) * 0.1
+    H = np.zeros(n * n)
+    mod.hessian(x, fn.params(n), H)
+    H = H.reshape(n, n)
+    h = 1e-5
+    num = np.array([(fn.gradient(x + h * e) - fn.gradient(x - h * e)) / (2 * h) for e in np.eye(n)])
+    np.testing.assert_allclose(H, num, atol=1e-5 * max(1.0, np.abs(num).max()))
+    np.testing.assert_array_equal(H, H.T)
+
+
+def test_symbolic_hessian_in_the_kernel():
+    fn, x0, par, xstar = _quadratic_batch(2, 2, np.random.default_rng(6))
+    res = tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cuda",
+                           threads=2, hessian="symbolic")
+    assert np.all(res.status == 0) and res.options["hessian"] == "symbolic"
+    np.testing.assert_allclose(res.x, xstar, atol=1e-7)

@@ -12,8 +12,9 @@ best point found; ``status`` holds each start's outcome (0 converged,
 start's final value (in the function's sense).
 
 Derivatives: value and gradient are the generated forms of the function's one
-definition; the Hessian is central differences of that gradient (a stopgap:
-there is no symbolic Hessian generator yet).  Stopping rule (relative):
+definition; the Hessian is generated symbolically from the same definition
+expanded at n (:mod:`gpubench.tron.hessian`; ``hessian="auto"`` does so for
+n <= 16) or taken by central differences of the generated gradient.  Stopping rule (relative):
 ``||pg(x)|| <= gtol ||pg(x0)||`` with pg the projected gradient, or
 ``||pg|| <= gatol``, or actual and predicted reductions both ``<= frtol |f|``.
 """
@@ -27,6 +28,8 @@ from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
 
 NAME = "tron-gpu"
+# the expanded expression, and so generation and compile time, grows fast with n
+SYMBOLIC_MAX_N = 16
 
 
 @dataclass
@@ -35,6 +38,9 @@ class TronSettings(MethodSettings):
     seed: int = setting(0, "seed of the starting points", minimum=0)
     backend: str = setting("auto", "auto, cpu (numba twin, one start per core) or cuda",
                            choices=("auto", "cpu", "cuda"))
+    hessian: str = setting("auto", "symbolic (sympy.diff of the definition expanded at n), "
+                           "differences (central, of the generated gradient), or auto: "
+                           "symbolic for n <= 16", choices=("auto", "symbolic", "differences"))
     cholesky: str = setting("left", "Cholesky of A + alpha I: left- or right-looking (Table 1)",
                             choices=("left", "right"))
     backsolve: str = setting("explicit", "L^T solves: explicit L^T in the upper triangle, or "
@@ -69,8 +75,10 @@ def _run(fn, dim, s):
     par = np.broadcast_to(fn.params(dim), (s.starts,) + fn.params(dim).shape)
     if par.shape[1] == 0:
         par = np.zeros((s.starts, 1, dim))
+    hessian = s.hessian if s.hessian != "auto" else ("symbolic" if dim <= SYMBOLIC_MAX_N
+                                                     else "differences")
     res = tron.solve_batch(x0, lo, hi, par, objective="library", fn=fn, backend=backend,
-                           cholesky=s.cholesky, backsolve=s.backsolve, layout=s.layout,
+                           hessian=hessian, cholesky=s.cholesky, backsolve=s.backsolve, layout=s.layout,
                            memory=s.memory, threads=s.threads, max_iter=s.max_iter, gtol=s.gtol,
                            gatol=s.gatol, frtol=s.frtol, delta0=s.delta0 or 0.0, cgtol=s.cgtol)
     sign = -1.0 if fn.sense == "max" else 1.0
@@ -79,7 +87,7 @@ def _run(fn, dim, s):
     best = int(np.argmin(np.where(ok, sign * vals, np.inf))) if ok.any() else 0
     options = s.as_dict()
     options.update(res.options)
-    options["hessian"] = "central differences of the generated gradient"
+    options["hessian"] = hessian
     from ..device import simulator
     if backend == "cuda" and simulator():
         options["note"] = "CUDA simulator: correctness only, times are not GPU times"

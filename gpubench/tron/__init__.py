@@ -17,8 +17,9 @@ here f(x) = -prod_i x_i / i on 0 <= x_i <= i, whose minimiser is x_i = i with
 f* = -1.  Dividing by i keeps the product near 1 (32! ~ 2.6e35 otherwise), and
 the constant 120 changes nothing.  Its gradient and Hessian are written out
 analytically in ``core.py``.  Library functions take value and gradient from
-their generated forms and the Hessian from central differences of that
-gradient (a stopgap until a symbolic Hessian generator exists).
+their generated forms and the Hessian either symbolically at the batch's n
+(``hessian="symbolic"``: :mod:`gpubench.tron.hessian`) or from central differences
+of that gradient (``hessian="differences"``).
 """
 import time
 from dataclasses import dataclass, field
@@ -92,8 +93,8 @@ def forms_for(fn, backend):
 
 
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
-                cholesky="left", backsolve="explicit", layout="1d", memory="shared",
-                threads=0, max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0,
+                hessian="differences", cholesky="left", backsolve="explicit", layout="1d",
+                memory="shared", threads=0, max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0,
                 cgtol=0.1, timer=None):
     """Solve a batch of bound-constrained problems with TRON; see the module docstring.
 
@@ -106,6 +107,8 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     if objective == "library":
         if fn is None:
             raise InputError("objective 'library' needs fn")
+        if hessian not in ("differences", "symbolic"):
+            raise InputError(f"hessian must be 'differences' or 'symbolic', got {hessian!r}")
     x0, lo, hi, par = _check(x0, lo, hi, par)
     if objective == "library" and par.shape[1] != fn.params(x0.shape[1]).shape[0]:
         raise InputError(f"{fn.name} has {fn.params(x0.shape[1]).shape[0]} parameter rows")
@@ -116,14 +119,21 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     nb, n = x0.shape
     cfg = config(max_iter, gtol, gatol, frtol, delta0, cgtol)
     forms = forms_for(fn, backend) if objective == "library" else None
+    hess, kind = None, objective
+    if objective == "library" and hessian == "symbolic":
+        from . import hessian as hgen
+        defn = fn.definition.negated() if fn.sense == "max" else fn.definition
+        hess = hgen.load(defn, n, "gpu" if backend == "cuda" else "cpu")
+        kind = "symbolic"
     ws = 2 * n * n + 16 * n
     out = np.zeros((nb, 5))
-    opts = dict(objective=objective, cholesky=cholesky, backsolve=backsolve, layout=layout,
+    opts = dict(objective=objective, hessian=hessian if objective == "library" else "analytic",
+                cholesky=cholesky, backsolve=backsolve, layout=layout,
                 memory=memory, max_iter=max_iter, gtol=gtol, gatol=gatol, frtol=frtol,
                 delta0=delta0, cgtol=cgtol)
     if backend == "cpu":
         from .cpu import tron_twin
-        kern = tron_twin(objective, forms)
+        kern = tron_twin(kind, forms, hess)
         WS = np.zeros((nb, ws))
         SCR = np.zeros((nb, 5 * n if objective == "library" else 1))
         RED = np.zeros((nb, 8))
@@ -147,7 +157,7 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         if smem > kernels.MAX_SHARED_BYTES:
             raise InputError(f"n = {n} does not fit in 48 KB of shared memory "
                              f"({smem} bytes); use memory=global")
-        kern = kernels.tron_kernel(objective, forms)
+        kern = kernels.tron_kernel(kind, forms, hess)
         dX = cuda.to_device(x0)
         dlo, dhi, dpar = cuda.to_device(lo), cuda.to_device(hi), cuda.to_device(par)
         dWS = cuda.device_array((nb if memory == "global" else 1, ws))

@@ -12,8 +12,10 @@ executes it once per (backend, objective) with these names injected:
 ``sync``        a device function: ``cuda.syncthreads()`` on the GPU, nothing on the CPU;
 ``OBJECTIVE``   0: the hs45-type product (analytic Hessian), 1: a library function
                 (generated value and gradient, Hessian by central differences of the
-                gradient, a stated stopgap);
-``point``, ``gradient``  the generated forms of the library function (dummies for hs45).
+                gradient), 2: a library function with the symbolic Hessian of
+                :mod:`gpubench.tron.hessian`;
+``point``, ``gradient``  the generated forms of the library function (dummies for hs45);
+``hessian``     the generated Hessian (a dummy unless OBJECTIVE is 2).
 
 Every function below is cooperative: all ``nt`` threads of one block call it with
 the same arguments and their own ``tid``; vector work is split by ``tid``,
@@ -257,11 +259,16 @@ def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
                             q *= x[k] / par[0, k]
                     H[i + j * n] = -q / (par[0, i] * par[0, j])
         f = eval_f(x, par, red, n, tid, nt)
-    else:
+    elif OBJECTIVE == 1:
         if tid == 0:
             gradient(x, par, g, scr[0:n])
         f = eval_f(x, par, red, n, tid, nt)
         lib_fd_hessian(x, par, H, g, scr, n, tid, nt, c0, cs, r0, rs)
+    else:
+        if tid == 0:
+            gradient(x, par, g, scr[0:n])
+            hessian(x, par, H)
+        f = eval_f(x, par, red, n, tid, nt)
     return f
 
 

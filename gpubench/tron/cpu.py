@@ -46,11 +46,11 @@ def linalg_twins():
 _TRON = {}
 
 
-def tron_twin(objective="hs45", forms=None):
-    key = (objective, None if forms is None else forms.__name__)
+def tron_twin(objective="hs45", forms=None, hess=None):
+    key = (objective, None if forms is None else forms.__name__, None if hess is None else hess.__name__)
     if key in _TRON:
         return _TRON[key]
-    solve = load_core("cpu", objective, forms).tron_solve
+    solve = load_core("cpu", objective, forms, hess).tron_solve
 
     @njit(parallel=True)
     def tron(X, LO, HI, P, WS, SCR, RED, OUT, cfg, n, cholesky, explicit):

@@ -112,12 +112,12 @@ def linalg_kernels():
 _TRON = {}
 
 
-def tron_kernel(objective="hs45", forms=None):
+def tron_kernel(objective="hs45", forms=None, hess=None):
     """The batched TRON kernel for ``objective`` (one block per problem)."""
-    key = (objective, None if forms is None else forms.__name__)
+    key = (objective, None if forms is None else forms.__name__, None if hess is None else hess.__name__)
     if key in _TRON:
         return _TRON[key]
-    core = load_core("cuda", objective, forms)
+    core = load_core("cuda", objective, forms, hess)
     solve = core.tron_solve
     lay = cuda.jit(device=True)(layout_of)
 

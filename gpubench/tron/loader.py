@@ -15,7 +15,7 @@ from numba import cuda  # a module global: the CUDA simulator swaps it in __glob
 _CORE = Path(__file__).with_name("core.py")
 _LOADED = {}
 
-OBJECTIVES = {"hs45": 0, "library": 1}
+OBJECTIVES = {"hs45": 0, "library": 1, "symbolic": 2}
 
 
 def _syncthreads():
@@ -38,15 +38,17 @@ def primitives(backend):
     return device, sync
 
 
-def load_core(backend, objective="hs45", forms=None):
-    """The core module for ``backend`` with ``objective`` ('hs45' or 'library').
+def load_core(backend, objective="hs45", forms=None, hess=None):
+    """The core module for ``backend`` with ``objective`` ('hs45', 'library' or 'symbolic').
 
     ``forms`` is the generated module (``codegen.load``) of a library function on
     the matching backend; its ``point`` and ``gradient`` become the objective.
+    ``hess`` (objective 'symbolic') is the module of :mod:`gpubench.tron.hessian`.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}")
-    key = (backend, objective, None if forms is None else forms.__name__)
+    key = (backend, objective, None if forms is None else forms.__name__,
+           None if hess is None else hess.__name__)
     if key in _LOADED:
         return _LOADED[key]
     device, sync = primitives(backend)
@@ -60,11 +62,17 @@ def load_core(backend, objective="hs45", forms=None):
             return None
     else:
         point, gradient = forms.point, forms.gradient
+    if hess is None:
+        @device
+        def hessian(x, p, H):
+            return None
+    else:
+        hessian = hess.hessian
     name = f"gpubench.tron._core_{backend}_{objective}_{len(_LOADED)}"
     mod = types.ModuleType(name)
     mod.__file__ = str(_CORE)
     mod.__dict__.update(device=device, sync=sync, OBJECTIVE=OBJECTIVES[objective],
-                        point=point, gradient=gradient)
+                        point=point, gradient=gradient, hessian=hessian)
     sys.modules[name] = mod
     exec(compile(_CORE.read_text(), str(_CORE), "exec"), mod.__dict__)
     _LOADED[key] = mod
