@@ -79,3 +79,26 @@ class LbfgsbGpuTorsion:
         self.core.minimize(self.p.fg, self.x0, self.lo, self.hi, m=5, pgtol=0.0, factr=0.0, maxiter=100,
                            cauchy=cauchy, backend=self.xp)
         self.xp.cuda.Stream.null.synchronize()
+
+
+class TronHs45Batch:
+    """Batched TRON (paper 003, ExaTron) on hs45-type problems: the CPU twin (1,000 problems)
+    and the GPU kernel (10,000 problems), n = 8 and 32.  scripts/gpu_tron.py is the full set."""
+    params = (["cpu", "cuda"], [8, 32])
+    param_names = ["backend", "n"]
+    number = 1
+    repeat = 3
+    warmup_time = 0.0
+    timeout = 600
+
+    def setup(self, backend, n):
+        from gpubench.device import gpu_available
+        if backend == "cuda" and not gpu_available():
+            raise NotImplementedError("no CUDA GPU here")
+        from gpubench import tron
+        self.tron = tron
+        self.batch = 10_000 if backend == "cuda" else 1_000
+        tron.solve_hs45(2, n, backend=backend)  # compiles outside the timing
+
+    def time_solve(self, backend, n):
+        self.tron.solve_hs45(self.batch, n, backend=backend)

@@ -1,0 +1,318 @@
+"""Batched TRON (paper 003, ExaTron): its linear algebra, its solutions, its statuses.
+
+The CPU twin runs the same core as the GPU kernels with one thread per problem;
+the kernels run under numba's CUDA simulator here (tiny batches, few threads).
+"""
+import numpy as np
+import pytest
+from numba import cuda, float64  # module globals: the simulator swaps ``cuda`` in __globals__
+
+from gpubench import functions, methods, tron
+from gpubench.errors import InputError
+from gpubench.tron import cpu, kernels, loader
+
+RNG = np.random.default_rng(20261122)
+
+
+def spd(nb, n, rng=RNG):
+    M = rng.standard_normal((nb, n, n))
+    return M @ M.transpose(0, 2, 1) + 0.5 * n * np.eye(n)
+
+
+def check_hs45(res, n, tol=1e-8):
+    """Every problem converged, inside its box, at the known minimiser x_i = i."""
+    hi = np.arange(1, n + 1, dtype=float)
+    assert np.all(res.status == 0), res.status
+    assert np.all(res.x >= 0.0) and np.all(res.x <= hi)
+    np.testing.assert_allclose(res.x, np.tile(hi, (res.x.shape[0], 1)), atol=tol, rtol=0)
+    np.testing.assert_allclose(res.f, -1.0, atol=tol)
+
+
+# ------------------------------------------------------------------ Cholesky and solves, CPU twin
+@pytest.mark.parametrize("variant", ["left", "right"])
+def test_cholesky_cpu_twin_matches_numpy(variant):
+    for n in (1, 2, 3, 5, 8, 17, 32, 33, 40):
+        A = spd(5, n)
+        L, ok = tron.cholesky_batch(A, variant, backend="cpu")
+        assert ok.all()
+        np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-10 * n)
+
+
+@pytest.mark.parametrize("variant", ["left", "right"])
+def test_cholesky_reports_indefinite(variant):
+    A = spd(3, 6)
+    A[1] -= 100.0 * np.eye(6)
+    L, ok = tron.cholesky_batch(A, variant, backend="cpu")
+    assert ok.tolist() == [True, False, True]
+
+
+def test_triangular_solves_cpu_twin_match_numpy():
+    for n in (1, 4, 9, 40):
+        L = np.linalg.cholesky(spd(3, n))
+        B = RNG.standard_normal((3, 2, n))
+        ref_t = np.stack([np.linalg.solve(L[b].T, B[b].T).T for b in range(3)])
+        ref_f = np.stack([np.linalg.solve(L[b], B[b].T).T for b in range(3)])
+        for explicit in (True, False):
+            X = tron.triangular_batch(L, B, transpose=True, explicit=explicit, backend="cpu")
+            np.testing.assert_allclose(X, ref_t, rtol=1e-10, atol=1e-10)
+        X = tron.triangular_batch(L, B, transpose=False, backend="cpu")
+        np.testing.assert_allclose(X, ref_f, rtol=1e-10, atol=1e-10)
+
+
+# ------------------------------------------------------------------ the same under the simulator
+@pytest.mark.parametrize("variant,layout", [("left", "1d"), ("right", "1d"), ("right", "2d")])
+def test_cholesky_kernel_matches_numpy(variant, layout):
+    for n in (1, 3, 5):
+        A = spd(2, n)
+        L, ok = tron.cholesky_batch(A, variant, backend="cuda", layout=layout, threads=4)
+        assert ok.all()
+        np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-12)
+
+
+def test_cholesky_kernel_several_warps_n_over_32():
+    """n = 34 on 64 threads: the column loops and barriers span two warps."""
+    A = spd(1, 34)
+    L, ok = tron.cholesky_batch(A, "left", backend="cuda", threads=64)
+    assert ok.all()
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-10)
+
+
+def test_triangular_kernels_match_numpy():
+    n = 5
+    L = np.linalg.cholesky(spd(2, n))
+    B = RNG.standard_normal((2, 2, n))
+    ref = np.stack([np.linalg.solve(L[b].T, B[b].T).T for b in range(2)])
+    for explicit in (True, False):
+        X = tron.triangular_batch(L, B, transpose=True, explicit=explicit, backend="cuda",
+                                  threads=4)
+        np.testing.assert_allclose(X, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_block_reductions_span_warps():
+    """dot/nrm2/max over n = 100 with 64 and 96 threads (ExaTron's assume one warp)."""
+    core = loader.load_core("cuda", "hs45")
+    dot, rmax = core.dot, core.reduce_max
+
+    @cuda.jit
+    def k(a, b, out):
+        tid = cuda.threadIdx.x
+        nt = cuda.blockDim.x
+        red = cuda.shared.array(128, float64)
+        s = dot(a, b, a.shape[0], red, tid, nt)
+        m = 0.0
+        for i in range(tid, a.shape[0], nt):
+            if a[i] > m:
+                m = a[i]
+        m = rmax(m, red, tid, nt)
+        if tid == nt - 1:
+            out[0] = s
+            out[1] = m
+    a, b = RNG.uniform(0, 1, 100), RNG.uniform(0, 1, 100)
+    for nt in (64, 96):
+        out = np.zeros(2)
+        k[1, nt](a, b, out)
+        assert out[0] == pytest.approx(a @ b, rel=1e-13)
+        assert out[1] == a.max()
+
+
+# ------------------------------------------------------------------ TRON
+@pytest.mark.parametrize("n", [4, 8])
+def test_hs45_cpu_twin_reaches_the_bounds(n):
+    res = tron.solve_hs45(6, n, start="random", seed=n, backend="cpu")
+    check_hs45(res, n)
+    res = tron.solve_hs45(2, n, start="mid", backend="cpu", cholesky="right", backsolve="implicit")
+    check_hs45(res, n)
+
+
+def test_hs45_n_over_32_cpu_twin():
+    check_hs45(tron.solve_hs45(2, 40, start="random", seed=1, backend="cpu"), 40)
+
+
+@pytest.mark.parametrize("opts", [dict(threads=4), dict(layout="2d", memory="global",
+                                                       cholesky="right", backsolve="implicit")])
+def test_hs45_kernel_reaches_the_bounds(opts):
+    check_hs45(tron.solve_hs45(2, 4, start="random", seed=3, backend="cuda", **opts), 4)
+
+
+def _quadratic_batch(nb, n, rng):
+    """Shifted sphere, sum (x_i - o_i)^2 on [-1, 1]^n, with a different shift o per problem;
+    shifts beyond the box make those bounds active: x* = clip(o, -1, 1)."""
+    fn = functions.get("shifted_sphere")
+    shifts = rng.uniform(-2.0, 2.0, (nb, n))
+    par = np.repeat(fn.params(n)[None], nb, axis=0)
+    row = list(fn.definition.params).index(next(iter(fn.definition.params)))
+    par[:, row, :] = shifts
+    x0 = rng.uniform(-1, 1, (nb, n))
+    return fn, x0, par, np.clip(shifts, -1.0, 1.0)
+
+
+def test_bound_constrained_quadratic_cpu_twin():
+    fn, x0, par, xstar = _quadratic_batch(8, 5, RNG)
+    assert np.any(np.abs(xstar) == 1.0) and np.any(np.abs(xstar) < 1.0)
+    res = tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cpu")
+    assert np.all(res.status == 0)
+    np.testing.assert_allclose(res.x, xstar, atol=1e-7)
+
+
+def test_bound_constrained_quadratic_kernel():
+    fn, x0, par, xstar = _quadratic_batch(2, 2, np.random.default_rng(5))
+    res = tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cuda",
+                           threads=2)
+    assert np.all(res.status == 0)
+    np.testing.assert_allclose(res.x, xstar, atol=1e-7)
+
+
+def test_broken_projection_is_caught(monkeypatch, tmp_path):
+    """With P[l,u] replaced by the identity, the hs45 check must fail."""
+    check_hs45(tron.solve_hs45(2, 4, start="random", seed=4, backend="cuda", threads=4), 4)
+    text = loader._CORE.read_text()
+    good = "    if t < lo:\n        return lo\n    if t > hi:\n        return hi\n    return t\n"
+    assert good in text
+    broken = tmp_path / "core.py"
+    broken.write_text(text.replace(good, "    return t\n"))
+    monkeypatch.setattr(loader, "_CORE", broken)
+    monkeypatch.setattr(loader, "_LOADED", {})
+    monkeypatch.setattr(cpu, "_TRON", {})
+    monkeypatch.setattr(kernels, "_TRON", {})
+    # the simulated kernel: no compilation, and the same core text
+    res = tron.solve_hs45(2, 4, start="random", seed=4, backend="cuda", threads=4)
+    with pytest.raises(AssertionError):
+        check_hs45(res, 4)
+
+
+PTX_SCRIPT = r"""
+from numba import types as T
+from gpubench import functions, tron
+from gpubench.ptx import compile_ptx
+from gpubench.tron import kernels
+a1, a2, a3, i = T.float64[::1], T.float64[:, ::1], T.float64[:, :, ::1], T.int64
+sig = (a2, a2, a2, a3, a2, a2, a2, a1, i, i, i, i, i, i)
+ptx = compile_ptx(kernels.tron_kernel("hs45"), sig, device=False)
+assert "bar.sync" in ptx
+chol, back, fwd = kernels.linalg_kernels()
+compile_ptx(chol, (a2, i, i, i, i, T.int32[::1]), device=False)
+compile_ptx(back, (a2, a2, i, i, i), device=False)
+compile_ptx(fwd, (a2, a2, i), device=False)
+forms = tron.forms_for(functions.get("shifted_sphere"), "cuda")
+compile_ptx(kernels.tron_kernel("library", forms), sig, device=False)
+from gpubench.tron import hessian
+hess = hessian.load(functions.get("shifted_sphere").definition, 3, "gpu")
+compile_ptx(kernels.tron_kernel("symbolic", forms, hess), sig, device=False)
+print("PTX OK")
+"""
+
+
+def test_kernels_compile_to_ptx():
+    """The simulator runs the kernels as Python and checks no types: the real compiler must
+    accept them (sm_90 PTX, no GPU needed; a subprocess without the simulator)."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    done = subprocess.run([sys.executable, "-c", PTX_SCRIPT], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert "PTX OK" in done.stdout, done.stderr[-3000:]
+
+
+def test_statuses_iteration_limit_and_failure():
+    res = tron.solve_hs45(2, 4, start="random", backend="cpu", max_iter=0)
+    assert res.status.tolist() == [1, 1] and res.iterations.tolist() == [0, 0]
+    x0, lo, hi, par = tron.hs45_problem(2, 4)
+    par[1, 0, 2] = 0.0            # x_3 / 0: the value is not finite
+    res = tron.solve_batch(x0, lo, hi, par, objective="hs45", backend="cpu")
+    assert res.status.tolist() == [0, 2]
+
+
+def test_method_minimize_and_settings():
+    fn = functions.get("shifted_sphere")
+    r = methods.minimize(fn, 3, method="tron-gpu", starts=3, backend="cpu", hessian="differences")
+    assert r.method == "tron-gpu" and len(r.status) == 3
+    assert r.fun == pytest.approx(fn.fstar(3), abs=1e-10)
+    np.testing.assert_allclose(r.x, fn.xstar(3), atol=1e-6)
+    assert r.options["cholesky"] == "left" and r.options["hessian"] == "differences"
+    with pytest.raises(InputError):
+        methods.minimize(fn, 3, method="tron-gpu", cholesky="middle")
+    with pytest.raises(InputError):
+        methods.minimize(fn, 3, method="tron-gpu", layout="2d", threads=4)
+
+
+def test_shared_memory_limit_is_one_line():
+    with pytest.raises(InputError, match="memory=global"):
+        tron.solve_hs45(1, 64, backend="cuda", memory="shared")
+    assert kernels.dynamic_shared_bytes(32, 32, "shared") <= kernels.MAX_SHARED_BYTES
+
+
+def test_report_renders_published_and_not_reproduced_rows():
+    from gpubench.tron import report
+    rec = {"tiny": True, "simulator": True, "environment": {"gpu": None},
+           "table1": {"mean_left_ms": 0.2, "mean_right_ms": 0.3, "published_v100_ms": {"left": 0.362, "right": 0.437},
+                      "rows": [{"n": 1, "left_ms": 0.2, "right_ms": 0.3}]},
+           "table3": {"published_v100_ms": {"shared": 9.536, "global": 16.293},
+                      "rows": [{"n": 8, "shared": {"ms": 1.0, "converged": 4, "batch": 4, "max_abs_err": 0.0},
+                                "global": {"ms": 2.0, "converged": 4, "batch": 4, "max_abs_err": 0.0}}]}}
+    md = report.render(rec)
+    assert "| Left-looking | 0.200 | 0.362 |" in md and "| 8 | 1.000 | 2.000 | 4/4 |" in md
+    assert md.count("not reproduced (") == 5 and "Table 4" in md
+
+
+def test_hs45_analytic_derivatives_match_differences():
+    """The hand-written gradient and Hessian of -prod x_i / c_i against central differences."""
+    core = loader.load_core("cpu", "hs45")
+    n = 5
+    par = np.arange(1.0, n + 1)[None, :]
+    x = RNG.uniform(0.5, 1.0, n) * par[0]
+    x[2] = 0.0                                   # at the lower bound: no division by x_i
+
+    def fgh(z):
+        g, H = np.zeros(n), np.zeros(n * n)
+        f = core.eval_fgh(z, par, g, H, np.zeros(1), np.zeros(8), n, 0, 1, 0, 1, 0, 1)
+        return f, g, H.reshape(n, n).T
+
+    f, g, H = fgh(x)
+    assert f == pytest.approx(-np.prod(x / par[0]))
+    h = 1e-6
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = h
+        fp, gp, _ = fgh(x + e)
+        fm, gm, _ = fgh(x - e)
+        assert g[j] == pytest.approx((fp - fm) / (2 * h), abs=1e-8)
+        np.testing.assert_allclose(H[:, j], (gp - gm) / (2 * h), atol=1e-7)
+
+
+def test_library_hessian_by_differences():
+    """Shifted sphere: the central-difference Hessian of the generated gradient is 2 I."""
+    fn = functions.get("shifted_sphere")
+    core = loader.load_core("cpu", "library", tron.forms_for(fn, "cpu"))
+    n = 3
+    x = RNG.uniform(-1, 1, n)
+    g, H = np.zeros(n), np.zeros(n * n)
+    f = core.eval_fgh(x, fn.params(n), g, H, np.zeros(5 * n), np.zeros(8), n, 0, 1, 0, 1, 0, 1)
+    assert f == pytest.approx(fn.point(x))
+    np.testing.assert_allclose(g, fn.gradient(x), rtol=1e-12)
+    np.testing.assert_allclose(H.reshape(n, n), 2 * np.eye(n), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["rosenbrock", "shifted_rastrigin", "griewank"])
+def test_symbolic_hessian_matches_differences(name):
+    from gpubench.tron import hessian
+    fn = functions.get(name)
+    n = 4
+    mod = hessian.load(fn.definition, n, "cpu")
+    lo, hi = fn.bounds(n)
+    x = RNG.uniform(lo, hi) * 0.1
+    H = np.zeros(n * n)
+    mod.hessian(x, fn.params(n), H)
+    H = H.reshape(n, n)
+    h = 1e-5
+    num = np.array([(fn.gradient(x + h * e) - fn.gradient(x - h * e)) / (2 * h) for e in np.eye(n)])
+    np.testing.assert_allclose(H, num, atol=1e-5 * max(1.0, np.abs(num).max()))
+    np.testing.assert_array_equal(H, H.T)
+
+
+def test_symbolic_hessian_in_the_kernel():
+    fn, x0, par, xstar = _quadratic_batch(2, 2, np.random.default_rng(6))
+    res = tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cuda",
+                           threads=2, hessian="symbolic")
+    assert np.all(res.status == 0) and res.options["hessian"] == "symbolic"
+    np.testing.assert_allclose(res.x, xstar, atol=1e-7)
