@@ -82,6 +82,10 @@ STATUS = {0: "reached target_error", 1: "spent max_evaluations", 2: "stopped at 
 # Tests replace it (e.g. by "True": CR ignored) to prove that they catch a broken crossover.
 CROSSOVER = "j == jr or u <= CR"
 
+# When true, each result carries every run's final population in history["population"]
+# (shape (runs, np, D)); tests use it to check the operators from outside the kernels.
+KEEP_POPULATION = False
+
 
 @dataclass
 class DeGpuSettings(MethodSettings):
@@ -110,6 +114,7 @@ class DeGpuSettings(MethodSettings):
 _GPU_KERNELS = '''
 from numba import cuda as _dcuda
 from numba import float64 as _df64
+from numba import int32 as _dint32
 from numba.cuda.random import xoroshiro128p_uniform_float64 as _uniform
 
 
@@ -322,7 +327,19 @@ def de_fast(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode
     grid = _dcuda.cg.this_grid()
     t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
     ngroups = (R * NP + m - 1) // m
+    halt = _dcuda.shared.array(1, _dint32)
     for gen in range(g0, g1):
+        # Leave once every run stopped in an earlier generation.  Those stops were written
+        # before the last grid sync, so every block reaches the same verdict (a stop written
+        # during this generation is gen, not < gen, and changes nobody's verdict).
+        if _dcuda.threadIdx.x == 0:
+            halt[0] = 1
+            for r in range(R):
+                if stop[r] < 0 or stop[r] >= gen:
+                    halt[0] = 0
+        _dcuda.syncthreads()
+        if halt[0] == 1:
+            break
         src = (gen - 1) % 2
         dst = gen % 2
         group = _dcuda.blockIdx.x
@@ -529,11 +546,16 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_ou
         run_gen.append(g)
         run_nfev.append(int(evals[r * NP:(r + 1) * NP].sum()))
         status.append(0 if stop[r] >= 0 else (2 if timed_out else 1))
+    if KEEP_POPULATION:
+        final = [pops[(int(stop[r]) if stop[r] >= 0 else done_gens) % 2, r * NP:(r + 1) * NP] for r in range(R)]
+        history_extra = {"population": np.array(final)}
+    else:
+        history_extra = {}
     b = int(np.argmin(np.asarray(run_err)))
     succ = [e < plan.s.success_error for e in run_err]
     status = np.asarray(status, dtype=np.int64)
     history = {"run_fun": run_fun, "run_error": run_err, "run_generations": run_gen, "run_nfev": run_nfev,
-               "run_success": succ, "success_rate": sum(succ) / R, "status_meaning": STATUS}
+               "run_success": succ, "success_rate": sum(succ) / R, "status_meaning": STATUS, **history_extra}
     converged = bool(np.all(status < 2)) and (not plan.use_target or bool(np.all(status == 0)))
     msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
            + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
