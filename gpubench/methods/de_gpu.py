@@ -651,7 +651,9 @@ def launch_config(D, members, slots, regs, limits):
     """
     max_t = limits["max_threads_per_block"]
     if regs:
-        max_t = min(max_t, limits["max_registers_per_block"] // regs)
+        # registers are allocated per warp, in units of 256
+        per_warp = -(-regs * 32 // 256) * 256
+        max_t = min(max_t, limits["max_registers_per_block"] // per_warp * 32)
     T = min(D, max_t)
     if T < D:
         T = max(32, T // 32 * 32)  # whole warps when threads take several elements
@@ -727,15 +729,17 @@ def _run_cuda(plan):
               round(min(resident, grid) * block / (sms * limits["max_threads_per_multiprocessor"]), 3),
               "device": limits, "simulator": simulator()}
     t_states = time.perf_counter()
-    init_states = create_xoroshiro128p_states(groups * block, s.seed)
-    states = create_xoroshiro128p_states(grid * block, s.seed, subsequence_start=groups * block)
-    p_states = (create_xoroshiro128p_states(total, s.seed, subsequence_start=groups * block + grid * block)
+    # One stream per thread of the widest launch (kernel(IE) and, in paper mode, MCER: grid <= groups),
+    # continued from generation to generation; kernel(P)'s streams from a second seed.  Distinct
+    # seeds rather than subsequence offsets: numba makes states on the host, 128 steps per jump.
+    states = create_xoroshiro128p_states(groups * block, s.seed)
+    p_states = (create_xoroshiro128p_states(total, (s.seed * 0x9E3779B1 + 0x7F4A7C15) % 2**63)
                 if mode == "paper" else None)
     cuda.synchronize()
     states_s = time.perf_counter() - t_states
 
     t0 = time.perf_counter()
-    mod.de_init[groups, block, 0, smem](pops, fits, lo, hi, p, init_states, stop, evals, *fixed, m, T, *tgt)
+    mod.de_init[groups, block, 0, smem](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
     g, timed_out = 1, False
     G = plan.G
     host_stop = stop.copy_to_host()
