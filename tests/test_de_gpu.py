@@ -198,7 +198,8 @@ def test_launch_configuration():
     assert de_gpu.launch_config(10, 50, 1, 40, h200)[:2] == (10, 50)  # no more members than there are
     assert de_gpu.launch_config(1000, 10_000, 1, 64, h200)[:2] == (1000, 1)
     assert de_gpu.launch_config(1000, 10_000, 1, 128, h200)[:2] == (512, 1)  # registers cap the block
-    assert de_gpu.launch_config(10, 10_000, 1, 80, h200)[:2] == (10, 76)  # 80 regs: 24 warps of 2560
+    assert de_gpu.launch_config(10, 10_000, 1, 81, h200)[:2] == (10, 73)  # 81 regs round up to 88: 23 warps, 736 threads
+    assert de_gpu.launch_config(10, 10_000, 1, 80, h200)[:2] == (10, 80)  # 80 regs: 25 warps of 2560
     assert de_gpu.launch_config(100, 10_000, 2, 32, h200)[:2] == (100, 10)
     T, m, smem = de_gpu.launch_config(100, 10_000, 6, 32, h200)  # shared memory caps the members
     assert (T, m) == (100, 8) and smem == 8 * (8 * 100 + 6 * 8 * 100 + 5 * 8) <= 49152
