@@ -142,6 +142,7 @@ def test_evaluation_count_exact(engine):
     if engine.startswith("cuda"):
         launch = r.options["launch"]
         assert launch["threads_per_member"] == 4 and launch["members_per_block"] == 16
+        assert launch["schedule"] == ("paper" if engine == "cuda-paper" else "block")
         assert launch["block"] == 64 and launch["dynamic_shared_bytes"] == 8 * (16 * 4 + 16 * 4 + 5 * 16)
 
 
@@ -220,6 +221,7 @@ a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
 st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
 i2, li, I, R, B = T.Array(T.int32, 2, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
 sigs = {"de_fast": (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
+        "de_block": (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_mcer": (a3, a2, I, I, a1, a1, a2, st, i2, li, li, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_init": (a3, a2, a1, a1, a2, st, li, li, I, I, I, I, I, R, R, B),
         "de_indices": (i2, st, I, I, I)}
@@ -233,3 +235,20 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
+def test_cooperative_schedule_when_a_run_spans_blocks(monkeypatch, keep):
+    """Fast mode with fewer members per block than NP: the cooperative kernel (grid sync), forced
+    here by a small thread limit; counts, indices and the schedule are checked as above."""
+    real = de_gpu._device_limits
+    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real(), max_threads_per_block=12))
+    r = _run("shifted_sphere", 4, "cuda-fast", np=8, runs=2, max_evaluations=8 * 4, seed=1)
+    assert r.options["launch"]["schedule"] == "cooperative" and r.options["launch"]["members_per_block"] == 3
+    assert r.history["run_nfev"] == [32, 32] and r.history["run_generations"] == [3, 3]
+    NP, F = 8, 0.5
+    before, after = _populations(FLAT, 3, "cuda-fast", 1, np=NP, runs=1, CR=1.0, F=F, bounds="clip", seed=5)
+    X, V = before[0], after[0]
+    for i in range(NP):
+        found = [(a, b, c) for a, b, c in itertools.product(range(NP), repeat=3)
+                 if np.allclose(np.clip(X[a] + F * (X[b] - X[c]), -1, 1), V[i], rtol=0, atol=1e-12)]
+        assert found and all(len({a, b, c, i}) == 4 for a, b, c in found)

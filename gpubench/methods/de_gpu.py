@@ -36,8 +36,11 @@ The CUDA kernels (Section 4), generated together with the function's forms
   each thread folds the terms of its coordinates into partial sums/products and
   a block reduction per member gives the aggregates, to which lane 0 applies the
   function's outer expression.
-* ``de_fast``: the same member step, but one cooperative launch runs many
-  generations (grid-wide synchronisation between them) for all runs at once.
+* ``de_block`` (fast mode when a block holds whole runs, m >= NP): one launch runs
+  many generations of all runs, each block evolving its runs with only block
+  synchronisation;
+* ``de_fast`` (fast mode otherwise): the same member step, one cooperative launch
+  for many generations, with grid-wide synchronisation between them.
 
 Launch configuration (Section 4): ``m``, the members per block, is the largest
 such that (1) ``m T`` threads times the kernel's registers per thread fit the
@@ -317,6 +320,31 @@ def de_mcer(pops, fits, src, dst, lo, hi, p, states, idx, stop, evals, gen, F, C
     t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
     _member_step(pops, fits, src, dst, _dcuda.blockIdx.x * m, lo, hi, p, states, t, idx, True, stop, evals,
                  gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
+
+
+@_dcuda.jit
+def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
+             fstar, target, use_target):
+    """Generations g0 .. g1-1, m = k NP members per block: whole runs, so a block needs only its own
+    synchronisation (beyond the paper: one launch for many generations of many runs)."""
+    sh = _dcuda.shared.array(0, _df64)
+    halt = _dcuda.shared.array(1, _dint32)
+    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
+    first = _dcuda.blockIdx.x * m
+    r0 = first // NP
+    r1 = min(R, (first + m) // NP)
+    for gen in range(g0, g1):
+        if _dcuda.threadIdx.x == 0:
+            halt[0] = 1
+            for r in range(r0, r1):
+                if stop[r] < 0 or stop[r] >= gen:
+                    halt[0] = 0
+        _dcuda.syncthreads()
+        if halt[0] == 1:
+            break
+        _member_step(pops, fits, (gen - 1) % 2, gen % 2, first, lo, hi, p, states, t, idx, False, stop, evals,
+                     gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
+        _dcuda.syncthreads()  # this generation's members written before the next one reads them
 
 
 @_dcuda.jit
@@ -688,43 +716,52 @@ def _run_cuda(plan):
     tgt = (plan.fstar, plan.target, plan.use_target)
     one_state = create_xoroshiro128p_states(1, s.seed)
     mode = s.mode
-    if mode == "paper":
-        kern = mod.de_mcer
-        probe = (pops, fits, 0, 1, lo, hi, p, one_state, idx[0], stop, evals, 1, s.F, s.CR, plan.mode_code,
-                 *fixed, 1, 1, *tgt)
-    else:
-        kern = mod.de_fast
-        probe = (pops, fits, lo, hi, p, one_state, idx[0], stop, evals, 1, 2, s.F, s.CR, plan.mode_code,
-                 *fixed, 1, 1, *tgt)
+    fast_probe = (pops, fits, lo, hi, p, one_state, idx[0], stop, evals, 1, 2, s.F, s.CR, plan.mode_code,
+                  *fixed, 1, 1, *tgt)
     t_compile = time.perf_counter()
-    ck = _compiled(kern, probe)
-    init_probe = (pops, fits, lo, hi, p, one_state, stop, evals, *fixed, 1, 1, *tgt)
-    ck_init = _compiled(mod.de_init, init_probe)
-    regs = None if ck is None else int(ck.regs_per_thread)
+    ck_init = _compiled(mod.de_init, (pops, fits, lo, hi, p, one_state, stop, evals, *fixed, 1, 1, *tgt))
     regs_init = None if ck_init is None else int(ck_init.regs_per_thread)
-    compile_s = time.perf_counter() - t_compile
     slots = int(mod.COOP_SLOTS)
-    T, m, smem = launch_config(D, total, slots, max(regs or 0, regs_init or 0) or None, limits)
+
+    def configure(kern, probe):
+        ck = _compiled(kern, probe)
+        regs = None if ck is None else int(ck.regs_per_thread)
+        T, m, smem = launch_config(D, total, slots, max(regs or 0, regs_init or 0) or None, limits)
+        return ck, regs, T, m, smem
+
+    resident = None
+    if mode == "paper":
+        schedule = "paper"
+        kern = mod.de_mcer
+        ck, regs, T, m, smem = configure(kern, (pops, fits, 0, 1, lo, hi, p, one_state, idx[0], stop, evals, 1,
+                                                s.F, s.CR, plan.mode_code, *fixed, 1, 1, *tgt))
+    else:
+        schedule = "block"
+        kern = mod.de_block
+        ck, regs, T, m, smem = configure(kern, fast_probe)
+        if m >= NP:
+            # whole runs per block: blocks are independent, no grid-wide synchronisation
+            m = m // NP * NP
+            smem = 8 * (m * D + slots * m * T + 5 * m)
+        else:
+            schedule = "cooperative"
+            kern = mod.de_fast
+            ck, regs, T, m, smem = configure(kern, fast_probe)
+    compile_s = time.perf_counter() - t_compile
     block = m * T
     groups = (total + m - 1) // m
-    if mode == "paper":
-        grid = groups
-        resident = None
-        if ck is not None:
-            resident = int(ck.max_cooperative_grid_blocks(block, smem))
-    else:
-        if ck is None:  # the simulator runs cooperative grids of one block only
-            grid = 1
-            resident = 1
-        else:
-            resident = int(ck.max_cooperative_grid_blocks(block, smem))
-            if resident < 1:
-                raise InputError(f"de-gpu: no block of {block} threads and {smem} bytes fits an SM")
-            grid = min(groups, resident)
+    grid = groups
+    if ck is not None:
+        resident = int(ck.max_cooperative_grid_blocks(block, smem))
+        if resident < 1:
+            raise InputError(f"de-gpu: no block of {block} threads and {smem} bytes fits an SM")
+    if schedule == "cooperative":
+        # the simulator runs cooperative grids of one block only
+        grid = 1 if ck is None else min(groups, resident)
     sms = limits["multiprocessors"]
-    launch = {"threads_per_member": T, "members_per_block": m, "block": block, "grid": grid,
+    launch = {"schedule": schedule, "threads_per_member": T, "members_per_block": m, "block": block, "grid": grid,
               "groups": groups, "dynamic_shared_bytes": smem, "registers_per_thread": regs,
-              "registers_per_thread_init": regs_init, "resident_blocks": resident,
+              "registers_per_thread_init": regs_init, "resident_blocks_per_device": resident,
               "occupancy": None if resident is None else
               round(min(resident, grid) * block / (sms * limits["max_threads_per_multiprocessor"]), 3),
               "device": limits, "simulator": simulator()}
@@ -793,8 +830,10 @@ def _run_cuda(plan):
                                    "paper: kernel(IE); then per generation kernel(MCER) with kernel(P) of the next "
                                    "generation on the other of two streams and index buffers"
                                    if mode == "paper" else
-                                   f"fast: kernel(IE); then cooperative launches of up to "
-                                   f"{s.generations_per_launch} generations, all runs together"})
+                                   f"fast ({schedule}): kernel(IE); then launches of up to "
+                                   f"{s.generations_per_launch} generations, all runs together"
+                                   + (", each block holding whole runs" if schedule == "block" else
+                                      ", grid-wide synchronisation between generations")})
     if simulator():
         opts["note"] = "ran under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
     timing = {"run_s": seconds, "compile_s": compile_s, "rng_states_s": states_s}
