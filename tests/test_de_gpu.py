@@ -252,3 +252,35 @@ def test_cooperative_schedule_when_a_run_spans_blocks(monkeypatch, keep):
         found = [(a, b, c) for a, b, c in itertools.product(range(NP), repeat=3)
                  if np.allclose(np.clip(X[a] + F * (X[b] - X[c]), -1, 1), V[i], rtol=0, atol=1e-12)]
         assert found and all(len({a, b, c, i}) == 4 for a, b, c in found)
+
+
+def test_heuristic_report_marks_success_rates_against_the_published_interval(tmp_path):
+    """Records made by hand for Table 1 (quick): SR inside / outside the published 95% interval,
+    and missing cases read 'missing'.  F4 P50 published SR 1.00 of 25 -> [0.86, 1.00]."""
+    from gpubench import experiments_loader as loader
+    from gpubench import report, runner
+    e = loader.load("qin2012_table1")
+    cases = {(c.key, c.function): c for c in runner.plan(e, quick=True)}
+
+    def rec(case, errors):
+        ok = [err < 1e-8 for err in errors]
+        return {"schema": 1, "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
+                "key": case.key, "method": case.method, "label": case.label, "function": case.function,
+                "dim": case.dim, "sense": "min", "repetition": 0, "settings": case.settings,
+                "options": dict(case.settings),
+                "measured": {"iterations": 10, "best_f": min(errors), "evaluations": 1000, "seconds": 2.0,
+                             "converged": True, "backend": "cpu", "gradient_evaluations": 0},
+                "fstar": 0.0, "success": all(ok), "success_rule": "test", "x": None,
+                "history": {"run_error": errors, "run_success": ok},
+                "environment": {"cpu": "Test CPU", "cpu_count": 2, "gpu": None, "date": "2026-01-01T00:00:00+00:00",
+                                "versions": {"python": "3.11"}, "commit": "abc"}}
+    folder = tmp_path / "res" / "qin2012_table1"
+    runner.write_record(folder, rec(cases[("de_p50", "shifted_rastrigin")], [0.0] * 5))
+    runner.write_record(folder, rec(cases[("de_p100", "shifted_rastrigin")], [0.0, 0.0, 1.0, 2.0, 3.0]))
+    md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
+    quick = [ln for ln in md.split("## Full")[0].splitlines() if ln.startswith("| F4")]
+    rows = {ln.split(" | ")[2]: ln for ln in quick}
+    assert "1.00 [0.48, 1.00]" in rows["50"] and "1.00 [0.86, 1.00]" in rows["50"] and "| yes |" in rows["50"]
+    assert "0.40 [0.05, 0.85]" in rows["100"] and "| no |" in rows["100"] and "1.2 (1.3)" in rows["100"]
+    assert "missing" in rows["500"] and "| missing |" in rows["1000"]
+    assert "F4 D=10 NP=100: measured 0.40, published 1.00" in md
