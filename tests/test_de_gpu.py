@@ -284,3 +284,17 @@ def test_heuristic_report_marks_success_rates_against_the_published_interval(tmp
     assert "0.40 [0.05, 0.85]" in rows["100"] and "| no |" in rows["100"] and "1.2 (1.3)" in rows["100"]
     assert "missing" in rows["500"] and "| missing |" in rows["1000"]
     assert "F4 D=10 NP=100: measured 0.40, published 1.00" in md
+
+
+def test_fast_mode_falls_back_to_the_paper_schedule_without_cooperative_launch(monkeypatch):
+    real_limits, real_compiled = de_gpu._device_limits, de_gpu._compiled
+    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real_limits(), max_threads_per_block=12))
+
+    def compiled(kernel, args):
+        if getattr(kernel, "py_func", kernel).__name__ == "de_fast":
+            raise RuntimeError("cudadevrt not found")
+        return real_compiled(kernel, args)
+    monkeypatch.setattr(de_gpu, "_compiled", compiled)
+    r = _run("shifted_sphere", 4, "cuda-fast", np=8, runs=1, max_evaluations=8 * 3, seed=1)
+    assert r.options["launch"]["schedule"] == "paper" and "cudadevrt not found" in r.options["note"]
+    assert r.history["run_nfev"] == [24]

@@ -698,7 +698,11 @@ def launch_config(D, members, slots, regs, limits):
     return T, m, smem(m)
 
 
-def _run_cuda(plan):
+class _CooperativeUnavailable(Exception):
+    """The cooperative kernel could not be compiled, linked or launched here."""
+
+
+def _run_cuda(plan, force_paper=False):
     from numba import cuda
     from numba.cuda.random import create_xoroshiro128p_states
     s = plan.s
@@ -715,7 +719,7 @@ def _run_cuda(plan):
     fixed = (NP, R, D)
     tgt = (plan.fstar, plan.target, plan.use_target)
     one_state = create_xoroshiro128p_states(1, s.seed)
-    mode = s.mode
+    mode = "paper" if force_paper else s.mode
     fast_probe = (pops, fits, lo, hi, p, one_state, idx[0], stop, evals, 1, 2, s.F, s.CR, plan.mode_code,
                   *fixed, 1, 1, *tgt)
     t_compile = time.perf_counter()
@@ -746,7 +750,10 @@ def _run_cuda(plan):
         else:
             schedule = "cooperative"
             kern = mod.de_fast
-            ck, regs, T, m, smem = configure(kern, fast_probe)
+            try:  # grid sync needs the device runtime library (cudadevrt) at link time
+                ck, regs, T, m, smem = configure(kern, fast_probe)
+            except Exception as exc:
+                raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
     compile_s = time.perf_counter() - t_compile
     block = m * T
     groups = (total + m - 1) // m
@@ -814,8 +821,13 @@ def _run_cuda(plan):
     else:
         while g <= G:
             g1 = min(G + 1, g + s.generations_per_launch)
-            kern[grid, block, 0, smem](pops, fits, lo, hi, p, states, idx[0], stop, evals, g, g1, s.F, s.CR,
-                                       plan.mode_code, *fixed, m, T, *tgt)
+            try:
+                kern[grid, block, 0, smem](pops, fits, lo, hi, p, states, idx[0], stop, evals, g, g1, s.F, s.CR,
+                                           plan.mode_code, *fixed, m, T, *tgt)
+            except Exception as exc:
+                if schedule != "cooperative":
+                    raise
+                raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
             cuda.synchronize()
             g = g1
             host_stop = stop.copy_to_host()
@@ -860,7 +872,14 @@ def _run(plan, s):
     else:
         backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
     if backend == "cuda":
-        return _run_cuda(plan)
+        try:
+            return _run_cuda(plan)
+        except _CooperativeUnavailable as exc:
+            # fast mode's cooperative kernel is unavailable: the paper's schedule, said so
+            r = _run_cuda(plan, force_paper=True)
+            r.options["note"] = (f"fast mode needs a cooperative launch, which failed here ({exc}); "
+                                 f"ran the paper's schedule instead")
+            return r
     return _run_cpu(plan, note)
 
 
