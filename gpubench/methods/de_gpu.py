@@ -275,29 +275,35 @@ def _member_step(pops, fits, src, dst, first, lo, hi, p, states, t, idx, use_idx
 
 @_dcuda.jit
 def de_init(pops, fits, lo, hi, p, states, stop, evals, NP, R, D, m, T, fstar, target, use_target):
-    """kernel(IE): a uniform initial population, evaluated (generation 0, buffer 0)."""
+    """kernel(IE): a uniform initial population, evaluated (generation 0, buffer 0).  Blocks
+    stride over the groups of m members, so the grid (and the random states) may be smaller."""
     sh = _dcuda.shared.array(0, _df64)
     tid = _dcuda.threadIdx.x
     t = _dcuda.blockIdx.x * _dcuda.blockDim.x + tid
     slot = tid // T
     lane = tid - slot * T
-    gi = _dcuda.blockIdx.x * m + slot
-    valid = slot < m and gi < R * NP
     toff = slot * D
-    if valid:
-        j = lane
-        while j < D:
-            v = lo[j] + _uniform(states, t) * (hi[j] - lo[j])
-            sh[toff + j] = v
-            pops[0, gi, j] = v
-            j += T
-    _dcuda.syncthreads()
-    f = _evaluate(sh, toff, m, T, D, p, valid)
-    if valid and lane == 0:
-        fits[0, gi] = f
-        evals[gi] = 1
-        if use_target and f - fstar <= target:
-            stop[gi // NP] = 0
+    ngroups = (R * NP + m - 1) // m
+    group = _dcuda.blockIdx.x
+    while group < ngroups:
+        gi = group * m + slot
+        valid = slot < m and gi < R * NP
+        if valid:
+            j = lane
+            while j < D:
+                v = lo[j] + _uniform(states, t) * (hi[j] - lo[j])
+                sh[toff + j] = v
+                pops[0, gi, j] = v
+                j += T
+        _dcuda.syncthreads()
+        f = _evaluate(sh, toff, m, T, D, p, valid)
+        if valid and lane == 0:
+            fits[0, gi] = f
+            evals[gi] = 1
+            if use_target and f - fstar <= target:
+                stop[gi // NP] = 0
+        _dcuda.syncthreads()  # lane 0 has read this group's trial before the next group overwrites it
+        group += _dcuda.gridDim.x
 
 
 @_dcuda.jit
@@ -773,17 +779,17 @@ def _run_cuda(plan, force_paper=False):
               round(min(resident, grid) * block / (sms * limits["max_threads_per_multiprocessor"]), 3),
               "device": limits, "simulator": simulator()}
     t_states = time.perf_counter()
-    # One stream per thread of the widest launch (kernel(IE) and, in paper mode, MCER: grid <= groups),
+    # One stream per thread of the grid (kernel(IE) strides over the groups with the same grid),
     # continued from generation to generation; kernel(P)'s streams from a second seed.  Distinct
     # seeds rather than subsequence offsets: numba makes states on the host, 128 steps per jump.
-    states = create_xoroshiro128p_states(groups * block, s.seed)
+    states = create_xoroshiro128p_states(grid * block, s.seed)
     p_states = (create_xoroshiro128p_states(total, (s.seed * 0x9E3779B1 + 0x7F4A7C15) % 2**63)
                 if mode == "paper" else None)
     cuda.synchronize()
     states_s = time.perf_counter() - t_states
 
     t0 = time.perf_counter()
-    mod.de_init[groups, block, 0, smem](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
+    mod.de_init[grid, block, 0, smem](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
     g, timed_out = 1, False
     G = plan.G
     host_stop = stop.copy_to_host()
