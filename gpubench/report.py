@@ -14,11 +14,8 @@ pgag103) this writes ``reports/<experiment>.md`` and ``.html`` and figures in
   a published n; otherwise the mark says why there is nothing to compare.
 * Every section states its setting (full or quick), the settings each method
   used, and the total evaluations.
-* Layout "heuristic" (tables of many runs of a stochastic method, e.g. Tables 1-3
-  of Qin et al. 2012): mean (std) of the runs' final errors, the success rate
-  with its binomial 95% interval, and the time, beside the published; a success
-  rate matches when it lies in the Clopper-Pearson 95% interval of the published
-  one (k successes of the published runs).
+* Layout "heuristic" (``gpubench/report_heuristic.py``): tables of many runs of a
+  stochastic method, e.g. Tables 1-3 of Qin et al. 2012.
 """
 import html
 import json
@@ -612,106 +609,18 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports):
     return total_fev, total_gev
 
 
-def _clopper_pearson(k, n):
-    from scipy import stats
-    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="exact")
-    return float(ci.low), float(ci.high)
+
+# layouts whose report section lives in a module of its own (as on main)
+LAYOUT_MODULES = {"heuristic": "gpubench.report_heuristic"}
 
 
-def _function_label(name):
-    """The paper's label of a library function, from its title (e.g. 'Shifted Rastrigin (F4)')."""
-    from . import functions
-    try:
-        title = functions.get(name).title
-    except InputError:
-        return name
-    m = re.search(r"\((F\d+)\)", title)
-    return m.group(1) if m else name
-
-
-def _heuristic_section(doc, experiment, variant, records, pub, figdir, reports):
-    """Runs of a stochastic method per (function, dim, population): error, success rate, time."""
-    import pandas as pd
-    v = experiment.variant(variant == "quick")
-    groups = _group(records)
-    if pub is not None and len(pub):
-        pub = pub.copy()
-        for c in ("mean", "std", "dimension", "population"):
-            pub[c] = pd.to_numeric(pub[c], errors="coerce")
-
-    def published(flabel, dim, np_, metric):
-        if pub is None or not len(pub):
-            return None
-        sub = pub[(pub["function"] == flabel) & (pub["dimension"] == dim) & (pub["population"] == np_)
-                  & (pub["metric"] == metric)]
-        return None if not len(sub) else sub.iloc[0]
-
-    rows, total_fev, mismatches = [], 0, []
-    for dim in v.dims:
-        for f in v.functions:
-            flabel = _function_label(f)
-            for spec in v.methods:
-                np_ = spec.settings.get("np")
-                recs = groups.get((spec.key, f, dim), [])
-                r = recs[0] if recs else None
-                pe, ps, pt = (published(flabel, dim, np_, m) for m in ("best_efv", "success_rate", "time_s"))
-                row = {"Function": f"{flabel} ({f})", "D": dim, "NP": np_}
-                row["Error, published"] = NOT_PUBLISHED if pe is None else f"{pe['mean']:.3f} ({pe['std']:.3f})"
-                if r is None:
-                    row.update({"Error, measured": MISSING, "Runs": MISSING, "SR, measured (95% CI)": MISSING})
-                    errs, sr_m = None, None
-                else:
-                    h = r.get("history", {})
-                    errs = [float(e) for e in h.get("run_error", [])]
-                    n = len(errs)
-                    k = sum(bool(s) for s in h.get("run_success", []))
-                    sr_m = k / n if n else None
-                    lo, hi = _clopper_pearson(k, n) if n else (None, None)
-                    sd = statistics.stdev(errs) if n > 1 else 0.0
-                    row["Error, measured"] = f"{statistics.fmean(errs):.3g} ({sd:.3g})" if n else MISSING
-                    row["Runs"] = n
-                    row["SR, measured (95% CI)"] = f"{sr_m:.2f} [{lo:.2f}, {hi:.2f}]" if n else MISSING
-                    total_fev += r["measured"].get("evaluations") or 0
-                if ps is None:
-                    row["SR, published (95% CI)"] = NOT_PUBLISHED
-                    row["SR matches"] = NOT_PUBLISHED
-                else:
-                    n_pub = 25
-                    k_pub = round(float(ps["mean"]) * n_pub)
-                    plo, phi = _clopper_pearson(k_pub, n_pub)
-                    row["SR, published (95% CI)"] = f"{ps['mean']:.2f} [{plo:.2f}, {phi:.2f}]"
-                    if sr_m is None:
-                        row["SR matches"] = MISSING
-                    else:
-                        ok = plo - 1e-12 <= sr_m <= phi + 1e-12
-                        row["SR matches"] = "yes" if ok else "no"
-                        if not ok:
-                            mismatches.append(f"{flabel} D={dim} NP={np_}: measured {sr_m:.2f}, "
-                                              f"published {ps['mean']:.2f}")
-                row["Time per run (s), published"] = (NOT_PUBLISHED if pt is None
-                                                      else f"{pt['mean']:.3f} ({pt['std']:.3f})")
-                if r is None:
-                    row["Time (s), measured: all runs / per run"] = MISSING
-                    row["Backend"] = MISSING
-                else:
-                    runs = max(1, len(errs or []))
-                    sec_ = r["measured"]["seconds"]
-                    row["Time (s), measured: all runs / per run"] = f"{_seconds(sec_)} / {_seconds(sec_ / runs)}"
-                    row["Backend"] = r["measured"].get("backend")
-                rows.append(row)
-    doc.h(3, "Final error, success rate and time")
-    doc.p("Error: mean (standard deviation) over the runs of f_best - f* when the run ends. SR: the "
-          "fraction of runs that ended with an error below the success threshold, with its Clopper-Pearson "
-          "95% interval; the published SR (of 25 runs) is shown with the same interval, and a measured SR "
-          "matches when it lies inside the published one's interval. Time: the published mean (std) per "
-          "run; measured, the time of all runs together (done in one call, on a GPU in one launch) and that "
-          "divided by the number of runs.")
-    doc.table(pd.DataFrame(rows))
-    doc.p(f"Total function evaluations in this setting: {_num(total_fev)}.")
-    if mismatches:
-        doc.p("Success rates outside the published interval: " + "; ".join(mismatches) + ".")
-    return total_fev, 0
-
+def _section(layout):
+    if layout == "methods":
+        return _methods_section
+    if layout in LAYOUT_MODULES:
+        import importlib
+        return importlib.import_module(LAYOUT_MODULES[layout]).section
+    return _scaling_section
 
 def build(experiment, results=None, reports=None):
     """Write ``reports/<id>.md`` and ``.html`` (and figures) for ``experiment``; returns the md path."""
@@ -761,9 +670,7 @@ def build(experiment, results=None, reports=None):
         if env:
             doc.p("Measured on:")
             doc.items(env)
-        section = {"methods": _methods_section, "heuristic": _heuristic_section}.get(experiment.layout,
-                                                                                   _scaling_section)
-        section(doc, experiment, variant, recs, pub, figdir, reports)
+        _section(experiment.layout)(doc, experiment, variant, recs, pub, figdir, reports)
     md = reports / f"{experiment.id}.md"
     _atomic_write(md, doc.markdown())
     _atomic_write(reports / f"{experiment.id}.html", doc.html(f"{experiment.id}: {experiment.title}"))

@@ -528,16 +528,8 @@ def _module(fn, backend):
 
 
 # ---------------------------------------------------------------- seeds
-def _splitmix(x):
-    x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    z = x
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    return x, z ^ (z >> 31)
-
-
 def _cpu_states(n, seed, stream):
-    """n xoroshiro128+ states seeded by splitmix64 from (seed, stream): one per random stream."""
+    """n xoroshiro128+ states drawn by numpy from (seed, stream): one per random stream."""
     rng = np.random.default_rng([seed, stream])
     s = rng.integers(0, 2**63, size=(n, 2), dtype=np.int64).astype(np.uint64)
     s[:, 0] |= np.uint64(1)  # a state must not be all zero
