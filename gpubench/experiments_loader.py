@@ -7,7 +7,8 @@ reads (every key is checked; an unknown key is an error)::
     id = "tableS2"                  # = the file's name
     title = "Ackley function with scalable dimensions"
     source = "Zhang, Shan & Cagan (2026), SI Appendix C, Table S2"
-    layout = "scaling"              # "scaling" (solver tables) or "methods" (S12/S13)
+    layout = "scaling"              # "scaling" (solver tables), "methods" (S12/S13) or
+                                    # "heuristic" (mean (std) error and success rate of many runs)
     functions = ["ackley"]
     dims = [50, 100, 500, 1000]
     repetitions = 1                 # timed repetitions of each case
@@ -42,7 +43,7 @@ from pathlib import Path
 
 from .errors import InputError
 
-LAYOUTS = ("scaling", "methods", "compare")
+LAYOUTS = ("scaling", "methods", "compare", "heuristic")
 VARIANTS = ("full", "quick")
 _TOP_KEYS = {"id", "title", "source", "layout", "functions", "dims", "repetitions", "success_tol",
              "note", "published", "methods", "quick"}

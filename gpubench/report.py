@@ -14,6 +14,8 @@ pgag103) this writes ``reports/<experiment>.md`` and ``.html`` and figures in
   a published n; otherwise the mark says why there is nothing to compare.
 * Every section states its setting (full or quick), the settings each method
   used, and the total evaluations.
+* Layout "heuristic" (``gpubench/report_heuristic.py``): tables of many runs of a
+  stochastic method, e.g. Tables 1-3 of Qin et al. 2012.
 """
 import html
 import json
@@ -636,7 +638,7 @@ def _section(layout):
 
 
 # layouts whose report section lives in a module of its own
-LAYOUT_MODULES = {"compare": "gpubench.compare"}
+LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic"}
 
 
 def build(experiment, results=None, reports=None):

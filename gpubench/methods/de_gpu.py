@@ -1,0 +1,898 @@
+"""GPU differential evolution (DE/rand/1/bin) after Qin, Raimondo, Forbes & Ong (2012).
+
+    A. K. Qin, F. Raimondo, F. Forbes, Y. S. Ong, "An improved CUDA-based
+    implementation of differential evolution on GPU", GECCO 2012, Sections 3-5
+    (paper 002 in ``shared/seeds``).
+
+The algorithm (Section 3.1, eqs. 1-2): each target vector X_i of a population of
+``np`` members gets a mutant V_i = X_r1 + F (X_r2 - X_r3) with r1, r2, r3 and i
+mutually distinct, then a trial U_i whose element j is v_ij when
+rand_j(0, 1) <= CR or j = j_rand (one element always from the mutant), else x_ij;
+U_i replaces X_i in the next generation when f(U_i) <= f(X_i).  Generations are
+synchronous (every trial is built from the current population), as in the
+paper's kernels.  A run ends after ``max_evaluations`` (default 10^4 D, Section
+5.1), counting the initial population; only whole generations are run, so a run
+does ``np * (1 + G)`` evaluations with ``G = max_evaluations // np - 1``.  It also
+ends once its best error ``f_best - f*`` is <= ``target_error`` (it finishes that
+generation) or, between launches, at ``time_limit``.
+
+Bounds.  The paper does not say how a mutant element that leaves the box is
+handled.  ``bounds="reinit"`` (the default) draws it again uniformly in its
+interval, the rule of Price, Storn & Lampinen (the paper's ref. [4]) and of
+SciPy's ``differential_evolution``; ``"clip"`` projects it onto the bound;
+``"reflect"`` mirrors it about the bound it crossed (then clips, should it
+cross the other).  Initial members are uniform in the box.
+
+The CUDA kernels (Section 4), generated together with the function's forms
+(:func:`gpubench.codegen.term_forms`), so every library or user function works:
+
+* ``de_init`` (the paper's kernel(IE)): uniform initial population, evaluated;
+* ``de_indices`` (kernel(P)): r1, r2, r3 and j_rand of every member, drawn by
+  rejection so they are mutually distinct and differ from i;
+* ``de_mcer`` (kernel(MCER)): mutation, crossover, evaluation and replacement
+  in one kernel.  Each member has ``T`` threads (one per element, ``T = D`` up
+  to the block limit, beyond which a thread takes elements ``lane, lane + T,
+  ...``); a block holds ``m`` members; the trial vectors live in shared memory;
+  each thread folds the terms of its coordinates into partial sums/products and
+  a block reduction per member gives the aggregates, to which lane 0 applies the
+  function's outer expression.
+* ``de_block`` (fast mode when a block holds whole runs, m >= NP): one launch runs
+  many generations of all runs, each block evolving its runs with only block
+  synchronisation;
+* ``de_fast`` (fast mode otherwise): the same member step, one cooperative launch
+  for many generations, with grid-wide synchronisation between them.
+
+Launch configuration (Section 4): ``m``, the members per block, is the largest
+such that (1) ``m T`` threads times the kernel's registers per thread fit the
+block's registers, (2) the block's shared memory (trial vectors, partial
+aggregates, indices) fits, (3) ``m T`` does not exceed the threads per block;
+the compiled kernel's register count and the device's limits are read at run
+time and the choice is returned in ``result.options["launch"]``.
+
+``mode="paper"`` is the paper's schedule: one MCER launch per generation, with
+kernel(P) for the next generation on the other of two streams, writing the
+other of two index buffers (Section 4, last item); an event orders each MCER
+after the previous one.  ``mode="fast"`` (the default, beyond the paper) runs
+``generations_per_launch`` generations per launch with the indices drawn inside
+the member step.  Random numbers come from numba's xoroshiro128+ states, created
+once per call from ``seed``; the same seed on the same device gives the same
+result.  Statuses per run (``result.status``): 0 = reached ``target_error``,
+1 = spent its evaluations, 2 = stopped by ``time_limit``.
+
+CPU twins (numba), used for ``backend="cpu"`` and when there is no GPU:
+``cpu_variant="sde"``, the paper's sequential DE (one random stream per run,
+members in order), and ``"parallel"``, members of a generation in parallel
+(``prange``, one random stream per member, so the result does not depend on
+the thread count).  Both are the same synchronous DE/rand/1/bin.
+"""
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..device import BACKENDS, gpu_available, resolve_backend, simulator
+from ..errors import InputError
+from ..result import OptimizeResult
+from .base import Method, MethodSettings, setting
+
+BOUNDS = ("clip", "reflect", "reinit")
+STATUS = {0: "reached target_error", 1: "spent max_evaluations", 2: "stopped at time_limit"}
+
+# The crossover test, as source text shared by the kernels and the CPU twins:
+# u is a uniform draw in [0, 1) for element j, jr is j_rand (eq. 2 of the paper).
+# Tests replace it (e.g. by "True": CR ignored) to prove that they catch a broken crossover.
+CROSSOVER = "j == jr or u <= CR"
+
+# When true, each result carries every run's final population in history["population"]
+# (shape (runs, np, D)); tests use it to check the operators from outside the kernels.
+KEEP_POPULATION = False
+
+
+@dataclass
+class DeGpuSettings(MethodSettings):
+    np: int = setting(50, "population size NP (the paper: 50, 100, 500, 1000)", minimum=4)
+    F: float = setting(0.5, "scale factor F of the difference vector (paper: 0.5)", exclusive_minimum=0.0,
+                       maximum=2.0)
+    CR: float = setting(0.3, "crossover probability CR (paper: 0.3)", minimum=0.0, maximum=1.0)
+    max_evaluations: Optional[int] = setting(None, "evaluations per run, initial population included "
+                                             "(unset: 10^4 D, the paper's rule)", minimum=1)
+    target_error: Optional[float] = setting(None, "stop a run once f_best - f* <= this (unset: off)", minimum=0.0)
+    time_limit: Optional[float] = setting(None, "seconds; checked between launches", exclusive_minimum=0.0)
+    runs: int = setting(1, "independent runs, done together (the paper: 25)", minimum=1)
+    seed: int = setting(0, "seed of the random streams", minimum=0)
+    backend: str = setting("auto", "auto (a GPU when present), cpu or cuda", choices=BACKENDS)
+    mode: str = setting("fast", "paper: one MCER launch per generation, kernel(P) on a second stream; "
+                        "fast: many generations per cooperative launch", choices=("paper", "fast"))
+    bounds: str = setting("reinit", "a mutant element outside the box: reinit (uniform again), clip or reflect",
+                          choices=BOUNDS)
+    cpu_variant: str = setting("parallel", "CPU twin: sde (sequential, the paper's sDE) or parallel (prange)",
+                               choices=("sde", "parallel"))
+    generations_per_launch: int = setting(1000, "fast mode and CPU: generations between host checks", minimum=1)
+    success_error: float = setting(1e-8, "a run succeeds when f_best - f* < this (the paper: 1e-8)", minimum=0.0)
+
+
+# ---------------------------------------------------------------- generated code
+_GPU_KERNELS = '''
+from numba import cuda as _dcuda
+from numba import float64 as _df64
+from numba import int32 as _dint32
+from numba.cuda.random import xoroshiro128p_uniform_float64 as _uniform
+
+
+@_dcuda.jit(device=True)
+def _index(states, t, n):
+    r = int(_uniform(states, t) * n)
+    if r >= n:
+        r = n - 1
+    return r
+
+
+@_dcuda.jit(device=True)
+def _indices(states, t, i, NP, D):
+    r1 = _index(states, t, NP)
+    while r1 == i:
+        r1 = _index(states, t, NP)
+    r2 = _index(states, t, NP)
+    while r2 == i or r2 == r1:
+        r2 = _index(states, t, NP)
+    r3 = _index(states, t, NP)
+    while r3 == i or r3 == r1 or r3 == r2:
+        r3 = _index(states, t, NP)
+    return r1, r2, r3, _index(states, t, D)
+
+
+@_dcuda.jit(device=True)
+def _bounded(v, lo, hi, mode, states, t):
+    if v < lo or v > hi:
+        if mode == 0:
+            v = min(max(v, lo), hi)
+        elif mode == 1:
+            if v < lo:
+                v = 2.0 * lo - v
+            else:
+                v = 2.0 * hi - v
+            v = min(max(v, lo), hi)
+        else:
+            v = lo + _uniform(states, t) * (hi - lo)
+    return v
+
+
+@_dcuda.jit(device=True)
+def _evaluate(sh, toff, m, T, D, p, valid):
+    """f of the trial at sh[toff:toff+D], by the member's T threads; valid in lane 0.
+
+    Every thread of the block calls this (it synchronises the block)."""
+    tid = _dcuda.threadIdx.x
+    slot = tid // T
+    lane = tid - slot * T
+    BS = m * T
+    roff = m * D
+    acc = _dcuda.local.array(COOP_SLOTS, _df64)
+    for a in range(COOP_SLOTS):
+        acc[a] = agg_identity(a)
+    if valid:
+        j = lane
+        while j < D:
+            term_fold(sh, toff, p, j, D, acc)
+            j += T
+    for a in range(COOP_SLOTS):
+        sh[roff + a * BS + tid] = acc[a]
+    _dcuda.syncthreads()
+    s = 1
+    while s < T:
+        s *= 2
+    s //= 2
+    while s > 0:
+        if lane < s and lane + s < T:
+            for a in range(COOP_SLOTS):
+                sh[roff + a * BS + tid] = agg_combine(a, sh[roff + a * BS + tid], sh[roff + a * BS + tid + s])
+        _dcuda.syncthreads()
+        s //= 2
+    f = 0.0
+    if valid and lane == 0:
+        for a in range(COOP_SLOTS):
+            acc[a] = sh[roff + a * BS + tid]
+        f = outer_value(acc, sh[toff], sh[toff + D - 1], D)
+        if HAS_SPIKE and in_spike_at(sh, toff, D):
+            f = SPIKE_VALUE
+    return f
+
+
+@_dcuda.jit(device=True)
+def _member_step(pops, fits, src, dst, first, lo, hi, p, states, t, idx, use_idx, stop, evals, gen,
+                 F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh):
+    """One generation of the members first .. first+m-1 (one per slot of T threads)."""
+    tid = _dcuda.threadIdx.x
+    slot = tid // T
+    lane = tid - slot * T
+    gi = first + slot
+    valid = slot < m and gi < R * NP
+    run = 0
+    i = 0
+    if valid:
+        run = gi // NP
+        i = gi - run * NP
+        sg = stop[run]
+        if sg >= 0 and sg < gen:  # the run stopped in an earlier generation
+            valid = False
+    ioff = m * D + COOP_SLOTS * m * T
+    foff = ioff + 4 * m
+    if valid and lane == 0:
+        if use_idx:
+            r1 = idx[gi, 0]
+            r2 = idx[gi, 1]
+            r3 = idx[gi, 2]
+            jr = idx[gi, 3]
+        else:
+            r1, r2, r3, jr = _indices(states, t, i, NP, D)
+        sh[ioff + 4 * slot] = r1
+        sh[ioff + 4 * slot + 1] = r2
+        sh[ioff + 4 * slot + 2] = r3
+        sh[ioff + 4 * slot + 3] = jr
+    _dcuda.syncthreads()
+    toff = slot * D
+    if valid:
+        base = run * NP
+        r1 = base + int(sh[ioff + 4 * slot])
+        r2 = base + int(sh[ioff + 4 * slot + 1])
+        r3 = base + int(sh[ioff + 4 * slot + 2])
+        jr = int(sh[ioff + 4 * slot + 3])
+        j = lane
+        while j < D:
+            v = pops[src, gi, j]
+            u = _uniform(states, t)
+            if CROSSOVER_RULE:
+                v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
+                v = _bounded(v, lo[j], hi[j], mode, states, t)
+            sh[toff + j] = v
+            j += T
+    _dcuda.syncthreads()
+    f = _evaluate(sh, toff, m, T, D, p, valid)
+    if valid and lane == 0:
+        old = fits[src, gi]
+        evals[gi] += 1
+        new = old
+        sh[foff + slot] = 0.0
+        if f <= old:
+            new = f
+            sh[foff + slot] = 1.0
+        fits[dst, gi] = new
+        if use_target and new - fstar <= target:
+            stop[run] = gen
+    _dcuda.syncthreads()
+    if valid:
+        take = sh[foff + slot] > 0.5
+        j = lane
+        while j < D:
+            if take:
+                pops[dst, gi, j] = sh[toff + j]
+            else:
+                pops[dst, gi, j] = pops[src, gi, j]
+            j += T
+
+
+@_dcuda.jit
+def de_init(pops, fits, lo, hi, p, states, stop, evals, NP, R, D, m, T, fstar, target, use_target):
+    """kernel(IE): a uniform initial population, evaluated (generation 0, buffer 0).  Blocks
+    stride over the groups of m members, so the grid (and the random states) may be smaller."""
+    sh = _dcuda.shared.array(0, _df64)
+    tid = _dcuda.threadIdx.x
+    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + tid
+    slot = tid // T
+    lane = tid - slot * T
+    toff = slot * D
+    ngroups = (R * NP + m - 1) // m
+    group = _dcuda.blockIdx.x
+    while group < ngroups:
+        gi = group * m + slot
+        valid = slot < m and gi < R * NP
+        if valid:
+            j = lane
+            while j < D:
+                v = lo[j] + _uniform(states, t) * (hi[j] - lo[j])
+                sh[toff + j] = v
+                pops[0, gi, j] = v
+                j += T
+        _dcuda.syncthreads()
+        f = _evaluate(sh, toff, m, T, D, p, valid)
+        if valid and lane == 0:
+            fits[0, gi] = f
+            evals[gi] = 1
+            if use_target and f - fstar <= target:
+                stop[gi // NP] = 0
+        _dcuda.syncthreads()  # lane 0 has read this group's trial before the next group overwrites it
+        group += _dcuda.gridDim.x
+
+
+@_dcuda.jit
+def de_indices(idx, states, NP, R, D):
+    """kernel(P): mutually distinct r1, r2, r3 (all != i) and j_rand of every member."""
+    gi = _dcuda.grid(1)
+    if gi < R * NP:
+        r1, r2, r3, jr = _indices(states, gi, gi % NP, NP, D)
+        idx[gi, 0] = r1
+        idx[gi, 1] = r2
+        idx[gi, 2] = r3
+        idx[gi, 3] = jr
+
+
+@_dcuda.jit
+def de_mcer(pops, fits, src, dst, lo, hi, p, states, idx, stop, evals, gen, F, CR, mode, NP, R, D, m, T,
+            fstar, target, use_target):
+    """kernel(MCER): one generation, m members per block, indices from kernel(P)."""
+    sh = _dcuda.shared.array(0, _df64)
+    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
+    _member_step(pops, fits, src, dst, _dcuda.blockIdx.x * m, lo, hi, p, states, t, idx, True, stop, evals,
+                 gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
+
+
+@_dcuda.jit
+def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
+             fstar, target, use_target):
+    """Generations g0 .. g1-1, m = k NP members per block: whole runs, so a block needs only its own
+    synchronisation (beyond the paper: one launch for many generations of many runs)."""
+    sh = _dcuda.shared.array(0, _df64)
+    halt = _dcuda.shared.array(1, _dint32)
+    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
+    first = _dcuda.blockIdx.x * m
+    r0 = first // NP
+    r1 = min(R, (first + m) // NP)
+    for gen in range(g0, g1):
+        if _dcuda.threadIdx.x == 0:
+            halt[0] = 1
+            for r in range(r0, r1):
+                if stop[r] < 0 or stop[r] >= gen:
+                    halt[0] = 0
+        _dcuda.syncthreads()
+        if halt[0] == 1:
+            break
+        _member_step(pops, fits, (gen - 1) % 2, gen % 2, first, lo, hi, p, states, t, idx, False, stop, evals,
+                     gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
+        _dcuda.syncthreads()  # this generation's members written before the next one reads them
+
+
+@_dcuda.jit
+def de_fast(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
+            fstar, target, use_target):
+    """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them)."""
+    sh = _dcuda.shared.array(0, _df64)
+    grid = _dcuda.cg.this_grid()
+    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
+    ngroups = (R * NP + m - 1) // m
+    halt = _dcuda.shared.array(1, _dint32)
+    for gen in range(g0, g1):
+        # Leave once every run stopped in an earlier generation.  Those stops were written
+        # before the last grid sync, so every block reaches the same verdict (a stop written
+        # during this generation is gen, not < gen, and changes nobody's verdict).
+        if _dcuda.threadIdx.x == 0:
+            halt[0] = 1
+            for r in range(R):
+                if stop[r] < 0 or stop[r] >= gen:
+                    halt[0] = 0
+        _dcuda.syncthreads()
+        if halt[0] == 1:
+            break
+        src = (gen - 1) % 2
+        dst = gen % 2
+        group = _dcuda.blockIdx.x
+        while group < ngroups:
+            _member_step(pops, fits, src, dst, group * m, lo, hi, p, states, t, idx, False, stop, evals,
+                         gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
+            group += _dcuda.gridDim.x
+        grid.sync()
+'''
+
+_CPU_TWINS = '''
+import numba as _dnb
+import numpy as _dnp
+
+_U11 = _dnp.uint64(11)
+_U16 = _dnp.uint64(16)
+_U24 = _dnp.uint64(24)
+_U37 = _dnp.uint64(37)
+_U64 = _dnp.uint64(64)
+_TWO_M53 = 2.0 ** -53
+
+
+@_dnb.njit(cache=True)
+def _rotl(x, k):
+    return (x << k) | (x >> (_U64 - k))
+
+
+@_dnb.njit(cache=True)
+def _uniform(s, r):
+    """xoroshiro128+ (Blackman & Vigna), the generator numba-cuda uses: a double in [0, 1)."""
+    s0 = s[r, 0]
+    s1 = s[r, 1]
+    out = s0 + s1
+    s1 ^= s0
+    s[r, 0] = _rotl(s0, _U24) ^ s1 ^ (s1 << _U16)
+    s[r, 1] = _rotl(s1, _U37)
+    return float(out >> _U11) * _TWO_M53
+
+
+@_dnb.njit(cache=True)
+def _index(s, r, n):
+    k = int(_uniform(s, r) * n)
+    return n - 1 if k >= n else k
+
+
+@_dnb.njit(cache=True, error_model="numpy")
+def _cpu_member(pops, fits, src, dst, gi, base, i, NP, D, lo, hi, p, s, r, F, CR, mode, trial, evals):
+    r1 = _index(s, r, NP)
+    while r1 == i:
+        r1 = _index(s, r, NP)
+    r2 = _index(s, r, NP)
+    while r2 == i or r2 == r1:
+        r2 = _index(s, r, NP)
+    r3 = _index(s, r, NP)
+    while r3 == i or r3 == r1 or r3 == r2:
+        r3 = _index(s, r, NP)
+    jr = _index(s, r, D)
+    r1 += base
+    r2 += base
+    r3 += base
+    for j in range(D):
+        v = pops[src, gi, j]
+        u = _uniform(s, r)
+        if CROSSOVER_RULE:
+            v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
+            if v < lo[j] or v > hi[j]:
+                if mode == 0:
+                    v = min(max(v, lo[j]), hi[j])
+                elif mode == 1:
+                    v = 2.0 * lo[j] - v if v < lo[j] else 2.0 * hi[j] - v
+                    v = min(max(v, lo[j]), hi[j])
+                else:
+                    v = lo[j] + _uniform(s, r) * (hi[j] - lo[j])
+        trial[j] = v
+    f = point(trial, p)
+    evals[gi] += 1
+    old = fits[src, gi]
+    if f <= old:
+        fits[dst, gi] = f
+        for j in range(D):
+            pops[dst, gi, j] = trial[j]
+    else:
+        fits[dst, gi] = old
+        for j in range(D):
+            pops[dst, gi, j] = pops[src, gi, j]
+
+
+@_dnb.njit(cache=True, error_model="numpy")
+def cpu_init(pops, fits, lo, hi, p, s, per_member, NP, R, D, stop, evals, fstar, target, use_target):
+    for gi in range(R * NP):
+        r = gi if per_member else gi // NP
+        for j in range(D):
+            pops[0, gi, j] = lo[j] + _uniform(s, r) * (hi[j] - lo[j])
+        fits[0, gi] = point(pops[0, gi], p)
+        evals[gi] = 1
+        if use_target and fits[0, gi] - fstar <= target:
+            stop[gi // NP] = 0
+
+
+@_dnb.njit(cache=True, error_model="numpy")
+def _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target):
+    if use_target and stop[run] < 0:
+        best = fits[dst, run * NP]
+        for i in range(1, NP):
+            best = min(best, fits[dst, run * NP + i])
+        if best - fstar <= target:
+            stop[run] = gen
+
+
+@_dnb.njit(cache=True, error_model="numpy")
+def cpu_sde(pops, fits, lo, hi, p, s, stop, evals, g0, g1, F, CR, mode, NP, R, D, fstar, target, use_target):
+    """The paper's sDE: runs one after another, members in order, one random stream per run."""
+    trial = _dnp.empty(D)
+    for run in range(R):
+        base = run * NP
+        for gen in range(g0, g1):
+            if stop[run] >= 0:
+                break
+            src = (gen - 1) % 2
+            dst = gen % 2
+            for i in range(NP):
+                _cpu_member(pops, fits, src, dst, base + i, base, i, NP, D, lo, hi, p, s, run, F, CR, mode,
+                            trial, evals)
+            _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)
+
+
+@_dnb.njit(cache=True, error_model="numpy", parallel=True)
+def cpu_parallel(pops, fits, lo, hi, p, s, stop, evals, g0, g1, F, CR, mode, NP, R, D, fstar, target,
+                 use_target, trials):
+    """The same generations with the members of all runs in parallel, one random stream per member."""
+    for gen in range(g0, g1):
+        src = (gen - 1) % 2
+        dst = gen % 2
+        for gi in _dnb.prange(R * NP):
+            run = gi // NP
+            if stop[run] < 0:
+                _cpu_member(pops, fits, src, dst, gi, run * NP, gi - run * NP, NP, D, lo, hi, p, s, gi, F, CR,
+                            mode, trials[gi], evals)
+        for run in range(R):
+            _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)
+'''
+
+
+def _module(fn, backend):
+    """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
+    from .. import codegen
+    defn = fn.definition if fn.sense == "min" else fn.definition.negated()
+    template = _GPU_KERNELS if backend == "gpu" else _CPU_TWINS
+    ext = template.replace("CROSSOVER_RULE", "(" + CROSSOVER + ")")
+    extensions = [codegen.term_forms(defn), ext] if backend == "gpu" else [ext]
+    return codegen.load(defn, backend, extensions=extensions)
+
+
+# ---------------------------------------------------------------- seeds
+def _cpu_states(n, seed, stream):
+    """n xoroshiro128+ states drawn by numpy from (seed, stream): one per random stream."""
+    rng = np.random.default_rng([seed, stream])
+    s = rng.integers(0, 2**63, size=(n, 2), dtype=np.int64).astype(np.uint64)
+    s[:, 0] |= np.uint64(1)  # a state must not be all zero
+    return s
+
+
+# ---------------------------------------------------------------- the run
+class _Plan:
+    """Sizes, bounds and stopping rules shared by both backends."""
+
+    def __init__(self, fn, dim, s):
+        self.fn, self.D, self.s = fn, dim, s
+        self.NP, self.R = s.np, s.runs
+        self.sign = 1.0 if fn.sense == "min" else -1.0
+        self.fstar = self.sign * fn.fstar(dim)
+        self.max_evaluations = 10_000 * dim if s.max_evaluations is None else s.max_evaluations
+        if self.max_evaluations < self.NP:
+            raise InputError(f"de-gpu: max_evaluations ({self.max_evaluations}) must be at least np ({self.NP}): "
+                             f"the initial population alone takes np evaluations")
+        self.G = self.max_evaluations // self.NP - 1
+        self.lo, self.hi = fn.bounds(dim)
+        self.p = np.ascontiguousarray(fn.params(dim))
+        self.mode_code = BOUNDS.index(s.bounds)
+        self.use_target = s.target_error is not None
+        self.target = 0.0 if s.target_error is None else float(s.target_error)
+
+
+def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_out, options, timing):
+    """One OptimizeResult from the final device/host buffers of every run."""
+    NP, R = plan.NP, plan.R
+    run_fun, run_err, run_gen, run_nfev, status, xs = [], [], [], [], [], []
+    for r in range(R):
+        g = int(stop[r]) if stop[r] >= 0 else done_gens
+        block = fits[g % 2, r * NP:(r + 1) * NP]
+        k = int(np.argmin(block))
+        best = float(block[k])
+        xs.append(pops[g % 2, r * NP + k].copy())
+        run_fun.append(plan.sign * best)
+        run_err.append(best - plan.fstar)
+        run_gen.append(g)
+        run_nfev.append(int(evals[r * NP:(r + 1) * NP].sum()))
+        status.append(0 if stop[r] >= 0 else (2 if timed_out else 1))
+    if KEEP_POPULATION:
+        final = [pops[(int(stop[r]) if stop[r] >= 0 else done_gens) % 2, r * NP:(r + 1) * NP] for r in range(R)]
+        history_extra = {"population": np.array(final)}
+    else:
+        history_extra = {}
+    b = int(np.argmin(np.asarray(run_err)))
+    succ = [e < plan.s.success_error for e in run_err]
+    status = np.asarray(status, dtype=np.int64)
+    history = {"run_fun": run_fun, "run_error": run_err, "run_generations": run_gen, "run_nfev": run_nfev,
+               "run_success": succ, "success_rate": sum(succ) / R, "status_meaning": STATUS, **history_extra}
+    converged = bool(np.all(status < 2)) and (not plan.use_target or bool(np.all(status == 0)))
+    msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
+           + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
+    return OptimizeResult(
+        function=plan.fn.name, dim=plan.D, method="de-gpu", backend=backend, x=xs[b], fun=run_fun[b],
+        iterations=max(run_gen), nfev=int(sum(run_nfev)), seconds=seconds, converged=converged, message=msg,
+        status=status, history=history, timing=timing, options=options)
+
+
+def _options(plan, backend, extra):
+    s = plan.s
+    d = s.as_dict()
+    d.update(max_evaluations=plan.max_evaluations, generations=plan.G, backend=backend,
+             strategy="DE/rand/1/bin, r1, r2, r3, i mutually distinct, j_rand forced",
+             replacement="trial replaces target when f(trial) <= f(target); synchronous generations",
+             bounds_rule={"reinit": "a mutant element outside the box is drawn again uniformly in its interval",
+                          "clip": "a mutant element outside the box is set to the bound it crossed",
+                          "reflect": "a mutant element outside the box is mirrored about the bound it crossed"}[
+                              s.bounds],
+             evaluations_rule="np (initial) + np per generation, whole generations only")
+    d.update(extra)
+    return d
+
+
+def _run_cpu(plan, note):
+    s = plan.s
+    mod = _module(plan.fn, "cpu")
+    NP, R, D = plan.NP, plan.R, plan.D
+    per_member = s.cpu_variant == "parallel"
+    states = _cpu_states(R * NP if per_member else R, s.seed, 0)
+    pops = np.empty((2, R * NP, D))
+    fits = np.empty((2, R * NP))
+    stop = np.full(R, -1, dtype=np.int64)
+    evals = np.zeros(R * NP, dtype=np.int64)
+    trials = np.empty((R * NP, D)) if per_member else None
+    t0 = time.perf_counter()
+    mod.cpu_init(pops, fits, plan.lo, plan.hi, plan.p, states, per_member, NP, R, D, stop, evals, plan.fstar,
+                 plan.target, plan.use_target)
+    g, timed_out = 1, False
+    while g <= plan.G and (stop < 0).any():
+        if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+            timed_out = True
+            break
+        g1 = min(plan.G + 1, g + s.generations_per_launch)
+        args = (pops, fits, plan.lo, plan.hi, plan.p, states, stop, evals, g, g1, s.F, s.CR, plan.mode_code,
+                NP, R, D, plan.fstar, plan.target, plan.use_target)
+        if per_member:
+            mod.cpu_parallel(*args, trials)
+        else:
+            mod.cpu_sde(*args)
+        g = g1
+    seconds = time.perf_counter() - t0
+    opts = _options(plan, "cpu", {"variant": "sDE (sequential)" if not per_member else "parallel (numba prange)"})
+    if note:
+        opts["note"] = note
+    return _finish(plan, "cpu", pops, fits, stop, evals, g - 1, seconds, timed_out, opts, {"run_s": seconds})
+
+
+def _device_limits():
+    from numba import cuda
+    dev = cuda.get_current_device()
+
+    def attr(name, default):
+        try:
+            v = getattr(dev, name)
+            return int(v) if v else default
+        except Exception:
+            return default
+    name = getattr(dev, "name", "simulator")
+    return {"name": name.decode() if isinstance(name, bytes) else str(name),
+            "max_threads_per_block": attr("MAX_THREADS_PER_BLOCK", 1024),
+            "max_shared_memory_per_block": attr("MAX_SHARED_MEMORY_PER_BLOCK", 49152),
+            "max_registers_per_block": attr("MAX_REGISTERS_PER_BLOCK", 65536),
+            "multiprocessors": attr("MULTIPROCESSOR_COUNT", 1),
+            "max_threads_per_multiprocessor": attr("MAX_THREADS_PER_MULTI_PROCESSOR", 2048)}
+
+
+def _compiled(kernel, args):
+    """The compiled kernel for these arguments (None under the simulator)."""
+    if simulator():
+        return None
+    import numba
+    return kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
+def launch_config(D, members, slots, regs, limits):
+    """(T, m, shared bytes): threads per member, members per block, dynamic shared memory.
+
+    Section 4 of the paper: one thread per element (T = D) unless the block or
+    register limits forbid it; then as many members per block as registers,
+    shared memory and the threads-per-block limit allow (and no more than there
+    are members).
+    """
+    max_t = limits["max_threads_per_block"]
+    if regs:
+        # registers are allocated per warp, in units of 256
+        per_warp = -(-regs * 32 // 256) * 256
+        max_t = min(max_t, limits["max_registers_per_block"] // per_warp * 32)
+    T = min(D, max_t)
+    if T < D:
+        T = max(32, T // 32 * 32)  # whole warps when threads take several elements
+
+    def smem(m):
+        return 8 * (m * D + slots * m * T + 5 * m)
+    if smem(1) > limits["max_shared_memory_per_block"]:
+        raise InputError(f"de-gpu: dimension {D} does not fit the block's shared memory "
+                         f"({limits['max_shared_memory_per_block']} bytes) on this device")
+    m = max_t // T
+    while m > 1 and smem(m) > limits["max_shared_memory_per_block"]:
+        m -= 1
+    m = max(1, min(m, members))
+    return T, m, smem(m)
+
+
+class _CooperativeUnavailable(Exception):
+    """The cooperative kernel could not be compiled, linked or launched here."""
+
+
+def _run_cuda(plan, force_paper=False):
+    from numba import cuda
+    from numba.cuda.random import create_xoroshiro128p_states
+    s = plan.s
+    mod = _module(plan.fn, "gpu")
+    NP, R, D = plan.NP, plan.R, plan.D
+    total = R * NP
+    limits = _device_limits()
+    lo, hi, p = cuda.to_device(plan.lo), cuda.to_device(plan.hi), cuda.to_device(plan.p)
+    pops = cuda.device_array((2, total, D))
+    fits = cuda.device_array((2, total))
+    stop = cuda.to_device(np.full(R, -1, dtype=np.int64))
+    evals = cuda.to_device(np.zeros(total, dtype=np.int64))
+    idx = [cuda.device_array((total, 4), dtype=np.int32) for _ in range(2)]
+    fixed = (NP, R, D)
+    tgt = (plan.fstar, plan.target, plan.use_target)
+    one_state = create_xoroshiro128p_states(1, s.seed)
+    mode = "paper" if force_paper else s.mode
+    fast_probe = (pops, fits, lo, hi, p, one_state, idx[0], stop, evals, 1, 2, s.F, s.CR, plan.mode_code,
+                  *fixed, 1, 1, *tgt)
+    t_compile = time.perf_counter()
+    ck_init = _compiled(mod.de_init, (pops, fits, lo, hi, p, one_state, stop, evals, *fixed, 1, 1, *tgt))
+    regs_init = None if ck_init is None else int(ck_init.regs_per_thread)
+    slots = int(mod.COOP_SLOTS)
+
+    def configure(kern, probe):
+        ck = _compiled(kern, probe)
+        regs = None if ck is None else int(ck.regs_per_thread)
+        T, m, smem = launch_config(D, total, slots, max(regs or 0, regs_init or 0) or None, limits)
+        return ck, regs, T, m, smem
+
+    resident = None
+    if mode == "paper":
+        schedule = "paper"
+        kern = mod.de_mcer
+        ck, regs, T, m, smem = configure(kern, (pops, fits, 0, 1, lo, hi, p, one_state, idx[0], stop, evals, 1,
+                                                s.F, s.CR, plan.mode_code, *fixed, 1, 1, *tgt))
+    else:
+        schedule = "block"
+        kern = mod.de_block
+        ck, regs, T, m, smem = configure(kern, fast_probe)
+        if m >= NP:
+            # whole runs per block: blocks are independent, no grid-wide synchronisation
+            m = m // NP * NP
+            smem = 8 * (m * D + slots * m * T + 5 * m)
+        else:
+            schedule = "cooperative"
+            kern = mod.de_fast
+            try:  # grid sync needs the device runtime library (cudadevrt) at link time
+                ck, regs, T, m, smem = configure(kern, fast_probe)
+            except Exception as exc:
+                raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
+    compile_s = time.perf_counter() - t_compile
+    block = m * T
+    groups = (total + m - 1) // m
+    grid = groups
+    if ck is not None:
+        resident = int(ck.max_cooperative_grid_blocks(block, smem))
+        if resident < 1:
+            raise InputError(f"de-gpu: no block of {block} threads and {smem} bytes fits an SM")
+    if schedule == "cooperative":
+        # the simulator runs cooperative grids of one block only
+        grid = 1 if ck is None else min(groups, resident)
+    sms = limits["multiprocessors"]
+    launch = {"schedule": schedule, "threads_per_member": T, "members_per_block": m, "block": block, "grid": grid,
+              "groups": groups, "dynamic_shared_bytes": smem, "registers_per_thread": regs,
+              "registers_per_thread_init": regs_init, "resident_blocks_per_device": resident,
+              "occupancy": None if resident is None else
+              round(min(resident, grid) * block / (sms * limits["max_threads_per_multiprocessor"]), 3),
+              "device": limits, "simulator": simulator()}
+    t_states = time.perf_counter()
+    # One stream per thread of the grid (kernel(IE) strides over the groups with the same grid),
+    # continued from generation to generation; kernel(P)'s streams from a second seed.  Distinct
+    # seeds rather than subsequence offsets: numba makes states on the host, 128 steps per jump.
+    states = create_xoroshiro128p_states(grid * block, s.seed)
+    p_states = (create_xoroshiro128p_states(total, (s.seed * 0x9E3779B1 + 0x7F4A7C15) % 2**63)
+                if mode == "paper" else None)
+    cuda.synchronize()
+    states_s = time.perf_counter() - t_states
+
+    t0 = time.perf_counter()
+    mod.de_init[grid, block, 0, smem](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
+    g, timed_out = 1, False
+    G = plan.G
+    host_stop = stop.copy_to_host()
+    check_every = 64
+    if mode == "paper":
+        streams = [cuda.stream(), cuda.stream()]
+        events = [cuda.event() if simulator() else cuda.event(timing=False) for _ in range(2)]
+        pgrid = (total + 127) // 128
+        if G >= 1:
+            mod.de_indices[pgrid, 128, streams[0]](idx[0], p_states, *fixed)
+        cuda.synchronize()
+        while g <= G:
+            k = (g - 1) % 2
+            st, other = streams[k], streams[1 - k]
+            if g > 1:
+                events[1 - k].wait(st)  # MCER(g) reads the population MCER(g-1) wrote on the other stream
+            mod.de_mcer[groups, block, st, smem](pops, fits, (g - 1) % 2, g % 2, lo, hi, p, states, idx[k], stop,
+                                                  evals, g, s.F, s.CR, plan.mode_code, *fixed, m, T, *tgt)
+            events[k].record(st)
+            if g < G:
+                # kernel(P) for generation g+1 on the other stream, into the other buffer, which
+                # MCER(g-1) (on that stream, earlier) has finished reading
+                mod.de_indices[pgrid, 128, other](idx[1 - k], p_states, *fixed)
+            if g % check_every == 0 or g == G:
+                cuda.synchronize()
+                host_stop = stop.copy_to_host()
+                if not (host_stop < 0).any():
+                    g += 1
+                    break
+                if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit and g < G:
+                    timed_out = True
+                    g += 1
+                    break
+            g += 1
+    else:
+        while g <= G:
+            g1 = min(G + 1, g + s.generations_per_launch)
+            try:
+                kern[grid, block, 0, smem](pops, fits, lo, hi, p, states, idx[0], stop, evals, g, g1, s.F, s.CR,
+                                           plan.mode_code, *fixed, m, T, *tgt)
+            except Exception as exc:
+                if schedule != "cooperative":
+                    raise
+                raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
+            cuda.synchronize()
+            g = g1
+            host_stop = stop.copy_to_host()
+            if not (host_stop < 0).any():
+                break
+            if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit and g <= G:
+                timed_out = True
+                break
+    cuda.synchronize()
+    seconds = time.perf_counter() - t0
+    opts = _options(plan, "cuda", {"launch": launch, "schedule":
+                                   "paper: kernel(IE); then per generation kernel(MCER) with kernel(P) of the next "
+                                   "generation on the other of two streams and index buffers"
+                                   if mode == "paper" else
+                                   f"fast ({schedule}): kernel(IE); then launches of up to "
+                                   f"{s.generations_per_launch} generations, all runs together"
+                                   + (", each block holding whole runs" if schedule == "block" else
+                                      ", grid-wide synchronisation between generations")})
+    if simulator():
+        opts["note"] = "ran under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
+    timing = {"run_s": seconds, "compile_s": compile_s, "rng_states_s": states_s}
+    return _finish(plan, "cuda", pops.copy_to_host(), fits.copy_to_host(), stop.copy_to_host(),
+                   evals.copy_to_host(), g - 1, seconds, timed_out, opts, timing)
+
+
+def run(fn, dim, s):
+    plan = _Plan(fn, dim, s)
+    if simulator():
+        # the simulator's xoroshiro128+ wraps numpy uint64 scalars, which warns on every draw (in
+        # the simulator's threads, so np.errstate, which is per thread, cannot silence it)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
+            return _run(plan, s)
+    return _run(plan, s)
+
+
+def _run(plan, s):
+    note = None
+    if s.backend == "auto" and not gpu_available():
+        backend = "cpu"
+        note = "no GPU: ran the CPU twin"
+    else:
+        backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
+    if backend == "cuda":
+        try:
+            return _run_cuda(plan)
+        except _CooperativeUnavailable as exc:
+            # fast mode's cooperative kernel is unavailable: the paper's schedule, said so
+            r = _run_cuda(plan, force_paper=True)
+            r.options["note"] = (f"fast mode needs a cooperative launch, which failed here ({exc}); "
+                                 f"ran the paper's schedule instead")
+            return r
+    return _run_cpu(plan, note)
+
+
+def warmup(fn, dim, s):
+    """Compile every kernel or twin this run will use, on a run of two generations."""
+    from dataclasses import replace
+    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None)
+    run(fn, dim, w)
+
+
+METHOD = Method(
+    name="de-gpu",
+    summary="Differential evolution DE/rand/1/bin on the GPU: fused MCER kernel, automatic launch "
+            "configuration (Qin et al. 2012); numba CPU twins",
+    settings=DeGpuSettings, run=run, rigorous=False, backends=("cpu", "cuda"),
+    source="Qin, Raimondo, Forbes & Ong, An improved CUDA-based implementation of differential evolution "
+           "on GPU, GECCO 2012 (paper 002), Sections 3-4",
+    warmup=warmup)

@@ -1,0 +1,116 @@
+"""Report section of layout "heuristic": many runs of a stochastic method per case.
+
+For tables such as Tables 1-3 of Qin, Raimondo, Forbes & Ong (GECCO 2012): per
+(function, dimension, population) the mean (std) of the runs' final errors, the
+success rate with its Clopper-Pearson 95% interval, and the time, beside the
+published values; a success rate matches when it lies inside the 95% interval of
+the published one (k successes of the published 25 runs).  The paper's function
+labels (F1 ...) come from the library functions' titles ("Shifted Rastrigin (F4)").
+Numbers come only from the stored records (``history["run_error"]``,
+``history["run_success"]``) and the published CSV.
+"""
+import re
+import statistics
+
+from .errors import InputError
+from .report import MISSING, NOT_PUBLISHED, _group, _num, _seconds
+def _clopper_pearson(k, n):
+    from scipy import stats
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def _function_label(name):
+    """The paper's label of a library function, from its title (e.g. 'Shifted Rastrigin (F4)')."""
+    from . import functions
+    try:
+        title = functions.get(name).title
+    except InputError:
+        return name
+    m = re.search(r"\((F\d+)\)", title)
+    return m.group(1) if m else name
+
+
+def section(doc, experiment, variant, records, pub, figdir, reports, results=None):
+    """Runs of a stochastic method per (function, dim, population): error, success rate, time."""
+    import pandas as pd
+    v = experiment.variant(variant == "quick")
+    groups = _group(records)
+    if pub is not None and len(pub):
+        pub = pub.copy()
+        for c in ("mean", "std", "dimension", "population"):
+            pub[c] = pd.to_numeric(pub[c], errors="coerce")
+
+    def published(flabel, dim, np_, metric):
+        if pub is None or not len(pub):
+            return None
+        sub = pub[(pub["function"] == flabel) & (pub["dimension"] == dim) & (pub["population"] == np_)
+                  & (pub["metric"] == metric)]
+        return None if not len(sub) else sub.iloc[0]
+
+    rows, total_fev, mismatches = [], 0, []
+    for dim in v.dims:
+        for f in v.functions:
+            flabel = _function_label(f)
+            for spec in v.methods:
+                np_ = spec.settings.get("np")
+                recs = groups.get((spec.key, f, dim), [])
+                r = recs[0] if recs else None
+                pe, ps, pt = (published(flabel, dim, np_, m) for m in ("best_efv", "success_rate", "time_s"))
+                row = {"Function": f"{flabel} ({f})", "D": dim, "NP": np_}
+                row["Error, published"] = NOT_PUBLISHED if pe is None else f"{pe['mean']:.3f} ({pe['std']:.3f})"
+                if r is None:
+                    row.update({"Error, measured": MISSING, "Runs": MISSING, "SR, measured (95% CI)": MISSING})
+                    errs, sr_m = None, None
+                else:
+                    h = r.get("history", {})
+                    errs = [float(e) for e in h.get("run_error", [])]
+                    n = len(errs)
+                    k = sum(bool(s) for s in h.get("run_success", []))
+                    sr_m = k / n if n else None
+                    lo, hi = _clopper_pearson(k, n) if n else (None, None)
+                    sd = statistics.stdev(errs) if n > 1 else 0.0
+                    row["Error, measured"] = f"{statistics.fmean(errs):.3g} ({sd:.3g})" if n else MISSING
+                    row["Runs"] = n
+                    row["SR, measured (95% CI)"] = f"{sr_m:.2f} [{lo:.2f}, {hi:.2f}]" if n else MISSING
+                    total_fev += r["measured"].get("evaluations") or 0
+                if ps is None:
+                    row["SR, published (95% CI)"] = NOT_PUBLISHED
+                    row["SR matches"] = NOT_PUBLISHED
+                else:
+                    n_pub = 25
+                    k_pub = round(float(ps["mean"]) * n_pub)
+                    plo, phi = _clopper_pearson(k_pub, n_pub)
+                    row["SR, published (95% CI)"] = f"{ps['mean']:.2f} [{plo:.2f}, {phi:.2f}]"
+                    if sr_m is None:
+                        row["SR matches"] = MISSING
+                    else:
+                        ok = plo - 1e-12 <= sr_m <= phi + 1e-12
+                        row["SR matches"] = "yes" if ok else "no"
+                        if not ok:
+                            mismatches.append(f"{flabel} D={dim} NP={np_}: measured {sr_m:.2f}, "
+                                              f"published {ps['mean']:.2f}")
+                row["Time per run (s), published"] = (NOT_PUBLISHED if pt is None
+                                                      else f"{pt['mean']:.3f} ({pt['std']:.3f})")
+                if r is None:
+                    row["Time (s), measured: all runs / per run"] = MISSING
+                    row["Backend"] = MISSING
+                else:
+                    runs = max(1, len(errs or []))
+                    sec_ = r["measured"]["seconds"]
+                    row["Time (s), measured: all runs / per run"] = f"{_seconds(sec_)} / {_seconds(sec_ / runs)}"
+                    row["Backend"] = r["measured"].get("backend")
+                rows.append(row)
+    doc.h(3, "Final error, success rate and time")
+    doc.p("Error: mean (standard deviation) over the runs of f_best - f* when the run ends. SR: the "
+          "fraction of runs that ended with an error below the success threshold, with its Clopper-Pearson "
+          "95% interval; the published SR (of 25 runs) is shown with the same interval, and a measured SR "
+          "matches when it lies inside the published one's interval. Time: the published mean (std) per "
+          "run; measured, the time of all runs together (done in one call, on a GPU in one launch) and that "
+          "divided by the number of runs.")
+    doc.table(pd.DataFrame(rows))
+    doc.p(f"Total function evaluations in this setting: {_num(total_fev)}.")
+    if mismatches:
+        doc.p("Success rates outside the published interval: " + "; ".join(mismatches) + ".")
+    return total_fev, 0
+

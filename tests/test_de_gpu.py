@@ -1,0 +1,300 @@
+"""de-gpu: DE/rand/1/bin of Qin et al. (GECCO 2012) on the CPU twins and the (simulated) CUDA kernels.
+
+The operators are checked from outside the kernels: with a constant function every trial
+replaces its target, so the next population *is* the trial population, and the mutation
+indices, the crossover and the bounds rule can be read back from it.
+"""
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from gpubench import methods
+from gpubench.definition import Definition, Sum, symbols, x
+from gpubench.errors import InputError
+from gpubench.forms import TestFunction
+from gpubench.methods import de_gpu
+
+ROOT = Path(__file__).resolve().parent.parent
+# the simulator's xoroshiro128+ wraps numpy uint64 scalars
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+S = symbols("S")
+# f = 0 everywhere (a sum of zero terms, so the cooperative forms have an aggregate to reduce)
+FLAT = TestFunction(Definition(name="de_flat", title="flat", source="test", terms={S: Sum(0 * x)}, expr=S,
+                               domain=(-1, 1), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0))
+
+# the four engines: (backend, extra settings)
+ENGINES = {
+    "sde": {"backend": "cpu", "cpu_variant": "sde"},
+    "parallel": {"backend": "cpu", "cpu_variant": "parallel"},
+    "cuda-fast": {"backend": "cuda", "mode": "fast"},
+    "cuda-paper": {"backend": "cuda", "mode": "paper"},
+}
+
+
+@pytest.fixture
+def keep(monkeypatch):
+    monkeypatch.setattr(de_gpu, "KEEP_POPULATION", True)
+
+
+def _run(fn, dim, engine, **kw):
+    return methods.minimize(fn, dim, "de-gpu", **ENGINES[engine], **kw)
+
+
+def _populations(fn, dim, engine, generations, **kw):
+    """(initial, after `generations`) populations of every run, shape (runs, np, D)."""
+    NP = kw["np"]
+    before = _run(fn, dim, engine, max_evaluations=NP, **kw).history["population"]
+    after = _run(fn, dim, engine, max_evaluations=NP * (1 + generations), **kw).history["population"]
+    return before, after
+
+
+def test_registered_and_described():
+    m = methods.get("de-gpu")
+    assert "de-gpu" in methods.names() and not m.rigorous and m.backends == ("cpu", "cuda")
+    names = {r["name"] for r in m.describe()["settings"]}
+    assert {"np", "F", "CR", "max_evaluations", "target_error", "time_limit", "runs", "seed", "backend",
+            "mode", "bounds", "cpu_variant"} <= names
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_mutation_indices_distinct(engine, keep):
+    """CR = 1: each new member is clip(x_r1 + F (x_r2 - x_r3)); find the triple and check it."""
+    NP, D, F = 8, 3, 0.5
+    before, after = _populations(FLAT, D, engine, 1, np=NP, runs=2, CR=1.0, F=F, bounds="clip", seed=5)
+    lo, hi = FLAT.bounds(D)
+    for run in range(2):
+        X, V = before[run], after[run]
+        for i in range(NP):
+            found = [(a, b, c) for a, b, c in itertools.product(range(NP), repeat=3)
+                     if np.allclose(np.clip(X[a] + F * (X[b] - X[c]), lo, hi), V[i], rtol=0, atol=1e-12)]
+            assert found, f"member {i}: no triple gives the trial"
+            for a, b, c in found:
+                assert len({a, b, c, i}) == 4, f"member {i}: indices {a, b, c} not distinct from each other and i"
+
+
+def test_kernel_p_indices_distinct():
+    """kernel(P) alone (simulated), with a small population so that rejections happen often."""
+    from numba import cuda
+    from numba.cuda.random import create_xoroshiro128p_states
+    mod = de_gpu._module(FLAT, "gpu")
+    NP, R, D = 4, 5, 3
+    idx = cuda.device_array((R * NP, 4), dtype=np.int32)
+    mod.de_indices[1, R * NP](idx, create_xoroshiro128p_states(R * NP, 1), NP, R, D)
+    out = idx.copy_to_host()
+    for gi, (r1, r2, r3, jr) in enumerate(out):
+        assert len({int(r1), int(r2), int(r3), gi % NP}) == 4
+        assert 0 <= min(r1, r2, r3) and max(r1, r2, r3) < NP and 0 <= jr < D
+
+
+def _changed_counts(engine, CR, D=8, NP=8, runs=2):
+    before, after = _populations(FLAT, D, engine, 1, np=NP, runs=runs, CR=CR, F=0.5, bounds="clip", seed=11)
+    return (before != after).sum(axis=2).ravel()
+
+
+def _crossover_looks_binomial(engine, CR=0.3, D=8):
+    """Elements from the mutant: 1 (j_rand) + Binomial(D - 1, CR); a 5-sigma test of the mean."""
+    c = _changed_counts(engine, CR, D)
+    mean, sd = 1 + (D - 1) * CR, np.sqrt((D - 1) * CR * (1 - CR))
+    return abs(c.mean() - mean) <= 5 * sd / np.sqrt(c.size) and c.min() >= 1
+
+
+@pytest.mark.parametrize("engine", ["parallel", "cuda-fast"])
+def test_crossover_statistics_and_broken_crossover_caught(engine, keep, monkeypatch):
+    assert _crossover_looks_binomial(engine)
+    assert set(_changed_counts(engine, 0.0, runs=1)) == {1}  # only j_rand
+    assert set(_changed_counts(engine, 1.0, runs=1)) == {8}
+    monkeypatch.setattr(de_gpu, "CROSSOVER", "True")  # CR ignored: every element from the mutant
+    assert not _crossover_looks_binomial(engine)
+
+
+@pytest.mark.parametrize("bounds", de_gpu.BOUNDS)
+@pytest.mark.parametrize("engine", ["parallel", "cuda-fast"])
+def test_bounds_hold(engine, bounds, keep):
+    """F = 0.9 throws many mutants out of [-1, 1]^D (but never beyond [-3, 3], so one reflection
+    brings them back); every member stays inside under each rule."""
+    D, NP = 3, 8
+    before, after = _populations(FLAT, D, engine, 3, np=NP, runs=2, CR=1.0, F=0.9, bounds=bounds, seed=2)
+    assert np.all(after >= -1.0) and np.all(after <= 1.0)
+    at_bound = np.isin(after, (-1.0, 1.0)).mean()
+    if bounds == "clip":
+        assert at_bound > 0.05  # clipping happened (and was needed)
+    else:
+        assert at_bound == 0.0
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_evaluation_count_exact(engine):
+    NP = 8
+    r = _run("shifted_sphere", 4, engine, np=NP, runs=2, max_evaluations=100, seed=1)
+    G = 100 // NP - 1
+    assert r.history["run_nfev"] == [NP * (1 + G)] * 2 and r.nfev == 2 * NP * (1 + G) <= 200
+    assert r.history["run_generations"] == [G, G] and list(r.status) == [1, 1]
+    # stopped on the target: the generation that reached it is finished, no more
+    r = _run("shifted_sphere", 4, engine, np=NP, runs=2, max_evaluations=NP * 30, target_error=2e3, seed=1)
+    for g, n, e, st in zip(r.history["run_generations"], r.history["run_nfev"], r.history["run_error"], r.status):
+        assert st == 0 and e <= 2e3 and n == NP * (1 + g) and g < 29
+    if engine.startswith("cuda"):
+        launch = r.options["launch"]
+        assert launch["threads_per_member"] == 4 and launch["members_per_block"] == 16
+        assert launch["schedule"] == ("paper" if engine == "cuda-paper" else "block")
+        assert launch["block"] == 64 and launch["dynamic_shared_bytes"] == 8 * (16 * 4 + 16 * 4 + 5 * 16)
+
+
+def test_max_evaluations_below_population_is_an_input_error():
+    with pytest.raises(InputError, match="at least np"):
+        methods.minimize("shifted_sphere", 4, "de-gpu", np=8, max_evaluations=7, backend="cpu")
+    with pytest.raises(InputError):
+        methods.minimize("shifted_sphere", 4, "de-gpu", np=3)
+
+
+@pytest.mark.parametrize("engine", ["sde", "parallel", "cuda-fast"])
+def test_seeded_reproducibility(engine):
+    kw = dict(np=8, runs=2, max_evaluations=80)
+    a = _run("shifted_rastrigin", 4, engine, seed=7, **kw)
+    b = _run("shifted_rastrigin", 4, engine, seed=7, **kw)
+    c = _run("shifted_rastrigin", 4, engine, seed=8, **kw)
+    assert a.history["run_fun"] == b.history["run_fun"] and np.array_equal(a.x, b.x)
+    assert a.history["run_fun"] != c.history["run_fun"]
+
+
+def test_cpu_twins_and_simulated_kernel_statistically_equivalent():
+    """Final errors of sphere D = 3, NP = 8 after 12 generations, 8 runs per engine: no pair of
+    engines may differ (Mann-Whitney U on log errors, alpha = 1e-3; with 8 + 8 runs a complete
+    separation gives p = 1.6e-4, so the test can fail, as the last check shows)."""
+    kw = dict(np=8, runs=8, max_evaluations=8 * 13, F=0.5, CR=0.3)
+    logs = {e: np.log10(_run("shifted_sphere", 3, e, seed=3, **kw).history["run_error"])
+            for e in ("sde", "parallel", "cuda-fast", "cuda-paper")}
+    for a, b in itertools.combinations(logs, 2):
+        assert stats.mannwhitneyu(logs[a], logs[b]).pvalue > 1e-3, (a, b, logs[a].mean(), logs[b].mean())
+    # a real difference is seen: 12 generations against 1 (other seed)
+    short = np.log10(_run("shifted_sphere", 3, "parallel", seed=4, **dict(kw, max_evaluations=8 * 2))
+                     .history["run_error"])
+    assert stats.mannwhitneyu(logs["parallel"], short).pvalue < 1e-3
+
+
+@pytest.mark.parametrize("variant", ["sde", "parallel"])
+def test_success_on_shifted_sphere(variant):
+    r = methods.minimize("shifted_sphere", 5, "de-gpu", np=20, runs=4, backend="cpu", cpu_variant=variant,
+                         seed=0)
+    assert r.options["max_evaluations"] == 50_000
+    assert r.history["success_rate"] == 1.0 and r.fun < 1e-8
+    assert list(r.status) == [1] * 4 and r.converged
+
+
+def test_no_gpu_falls_back_to_the_cpu_twin_with_a_note():
+    r = methods.minimize("shifted_rastrigin", 3, "de-gpu", np=8, max_evaluations=40)
+    assert r.backend == "cpu" and "no GPU" in r.options["note"]
+
+
+def test_launch_configuration():
+    h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
+            "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
+    assert de_gpu.launch_config(10, 10_000, 1, 40, h200)[:2] == (10, 102)  # one thread per element
+    assert de_gpu.launch_config(10, 50, 1, 40, h200)[:2] == (10, 50)  # no more members than there are
+    assert de_gpu.launch_config(1000, 10_000, 1, 64, h200)[:2] == (1000, 1)
+    assert de_gpu.launch_config(1000, 10_000, 1, 128, h200)[:2] == (512, 1)  # registers cap the block
+    assert de_gpu.launch_config(10, 10_000, 1, 81, h200)[:2] == (10, 73)  # 81 regs round up to 88: 23 warps, 736 threads
+    assert de_gpu.launch_config(10, 10_000, 1, 80, h200)[:2] == (10, 80)  # 80 regs: 25 warps of 2560
+    assert de_gpu.launch_config(100, 10_000, 2, 32, h200)[:2] == (100, 10)
+    T, m, smem = de_gpu.launch_config(100, 10_000, 6, 32, h200)  # shared memory caps the members
+    assert (T, m) == (100, 8) and smem == 8 * (8 * 100 + 6 * 8 * 100 + 5 * 8) <= 49152
+    with pytest.raises(InputError, match="shared memory"):
+        de_gpu.launch_config(10_000, 10, 1, 32, h200)
+
+
+def test_kernels_compile_to_ptx():
+    """The simulator runs Python; here NVVM compiles every kernel for sm_90 (no GPU needed)."""
+    script = r'''
+import numba, numpy as np
+from numba import types as T
+from numba.cuda.random import xoroshiro128p_dtype
+import gpubench.functions as F
+from gpubench.methods import de_gpu
+from gpubench.ptx import compile_ptx
+a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
+st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
+i2, li, I, R, B = T.Array(T.int32, 2, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
+sigs = {"de_fast": (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
+        "de_block": (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
+        "de_mcer": (a3, a2, I, I, a1, a1, a2, st, i2, li, li, I, R, R, I, I, I, I, I, I, R, R, B),
+        "de_init": (a3, a2, a1, a1, a2, st, li, li, I, I, I, I, I, R, R, B),
+        "de_indices": (i2, st, I, I, I)}
+mod = de_gpu._module(F.get("shifted_griewank"), "gpu")
+for k, sig in sigs.items():
+    ptx = compile_ptx(getattr(mod, k), sig, device=False)
+    assert ".entry" in ptx and (k == "de_indices" or "bar.sync" in ptx), k
+print("ok")
+'''
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+
+
+def test_cooperative_schedule_when_a_run_spans_blocks(monkeypatch, keep):
+    """Fast mode with fewer members per block than NP: the cooperative kernel (grid sync), forced
+    here by a small thread limit; counts, indices and the schedule are checked as above."""
+    real = de_gpu._device_limits
+    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real(), max_threads_per_block=12))
+    r = _run("shifted_sphere", 4, "cuda-fast", np=8, runs=2, max_evaluations=8 * 4, seed=1)
+    assert r.options["launch"]["schedule"] == "cooperative" and r.options["launch"]["members_per_block"] == 3
+    assert r.history["run_nfev"] == [32, 32] and r.history["run_generations"] == [3, 3]
+    NP, F = 8, 0.5
+    before, after = _populations(FLAT, 3, "cuda-fast", 1, np=NP, runs=1, CR=1.0, F=F, bounds="clip", seed=5)
+    X, V = before[0], after[0]
+    for i in range(NP):
+        found = [(a, b, c) for a, b, c in itertools.product(range(NP), repeat=3)
+                 if np.allclose(np.clip(X[a] + F * (X[b] - X[c]), -1, 1), V[i], rtol=0, atol=1e-12)]
+        assert found and all(len({a, b, c, i}) == 4 for a, b, c in found)
+
+
+def test_heuristic_report_marks_success_rates_against_the_published_interval(tmp_path):
+    """Records made by hand for Table 1 (quick): SR inside / outside the published 95% interval,
+    and missing cases read 'missing'.  F4 P50 published SR 1.00 of 25 -> [0.86, 1.00]."""
+    from gpubench import experiments_loader as loader
+    from gpubench import report, runner
+    e = loader.load("qin2012_table1")
+    cases = {(c.key, c.function): c for c in runner.plan(e, quick=True)}
+
+    def rec(case, errors):
+        ok = [err < 1e-8 for err in errors]
+        return {"schema": 1, "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
+                "key": case.key, "method": case.method, "label": case.label, "function": case.function,
+                "dim": case.dim, "sense": "min", "repetition": 0, "settings": case.settings,
+                "options": dict(case.settings),
+                "measured": {"iterations": 10, "best_f": min(errors), "evaluations": 1000, "seconds": 2.0,
+                             "converged": True, "backend": "cpu", "gradient_evaluations": 0},
+                "fstar": 0.0, "success": all(ok), "success_rule": "test", "x": None,
+                "history": {"run_error": errors, "run_success": ok},
+                "environment": {"cpu": "Test CPU", "cpu_count": 2, "gpu": None, "date": "2026-01-01T00:00:00+00:00",
+                                "versions": {"python": "3.11"}, "commit": "abc"}}
+    folder = tmp_path / "res" / "qin2012_table1"
+    runner.write_record(folder, rec(cases[("de_p50", "shifted_rastrigin")], [0.0] * 5))
+    runner.write_record(folder, rec(cases[("de_p100", "shifted_rastrigin")], [0.0, 0.0, 1.0, 2.0, 3.0]))
+    md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
+    quick = [ln for ln in md.split("## Full")[0].splitlines() if ln.startswith("| F4")]
+    rows = {ln.split(" | ")[2]: ln for ln in quick}
+    assert "1.00 [0.48, 1.00]" in rows["50"] and "1.00 [0.86, 1.00]" in rows["50"] and "| yes |" in rows["50"]
+    assert "0.40 [0.05, 0.85]" in rows["100"] and "| no |" in rows["100"] and "1.2 (1.3)" in rows["100"]
+    assert "missing" in rows["500"] and "| missing |" in rows["1000"]
+    assert "F4 D=10 NP=100: measured 0.40, published 1.00" in md
+
+
+def test_fast_mode_falls_back_to_the_paper_schedule_without_cooperative_launch(monkeypatch):
+    real_limits, real_compiled = de_gpu._device_limits, de_gpu._compiled
+    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real_limits(), max_threads_per_block=12))
+
+    def compiled(kernel, args):
+        if getattr(kernel, "py_func", kernel).__name__ == "de_fast":
+            raise RuntimeError("cudadevrt not found")
+        return real_compiled(kernel, args)
+    monkeypatch.setattr(de_gpu, "_compiled", compiled)
+    r = _run("shifted_sphere", 4, "cuda-fast", np=8, runs=1, max_evaluations=8 * 3, seed=1)
+    assert r.options["launch"]["schedule"] == "paper" and "cudadevrt not found" in r.options["note"]
+    assert r.history["run_nfev"] == [24]
