@@ -312,7 +312,12 @@ def side_by_side(outdir, batches, ns, cpu_batches, scipy_n, scipy_nb, tc_nb, thr
 def main(outdir):
     os.makedirs(outdir, exist_ok=True)
     RECORD.update(environment=environment.capture(), tiny=TINY, simulator=SIM,
-                  paper="Kim, Pacaud, Kim, Anitescu: ExaTron (seed 003)")
+                  paper="Kim, Pacaud, Kim, Anitescu: ExaTron (seed 003)",
+                  settings={"problem": "hs45-type: f = -prod x_i / i, 0 <= x_i <= i, x0_i = i/2, x*_i = i",
+                            "stopping": "||pg|| <= 1e-8 ||pg(x0)|| or actual and predicted reduction "
+                                        "<= 1e-12 |f|; max_iter 100",
+                            "timing": "CUDA events around kernels (Tables 1-2); TRON: host clock "
+                                      "around the launch after synchronize, compile excluded"})
     save(outdir)
     if TINY:
         threads = 4
@@ -325,7 +330,7 @@ def main(outdir):
         tables_1_2(outdir, 10_000, list(range(1, 33)), 5, 0)
         table3_figure3(outdir, 10_000, [8, 16, 32], list(range(1, 9)) + [12, 16, 20, 24, 28, 32], 2, 0)
         scaling(outdir, [32, 8], 1000, 20.0, 4_096_000, 0)
-        side_by_side(outdir, [1000, 10_000, 100_000], [8, 16, 32, 64], [1000, 10_000], [8, 32], 1000, 10, 0)
+        side_by_side(outdir, [1000, 10_000, 100_000], [8, 16, 32, 64], [1000, 10_000], [8, 32], 1000, 5, 0)
     log("done")
 
 

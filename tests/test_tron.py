@@ -260,24 +260,25 @@ def test_hs45_analytic_derivatives_match_differences():
     core = loader.load_core("cpu", "hs45")
     n = 5
     par = np.arange(1.0, n + 1)[None, :]
-    x = RNG.uniform(0.5, 1.0, n) * par[0]
-    x[2] = 0.0                                   # at the lower bound: no division by x_i
+    xs = RNG.uniform(0.5, 1.0, (2, n)) * par[0]
+    xs[1, 2] = 0.0                 # at the lower bound: the products without division
 
     def fgh(z):
         g, H = np.zeros(n), np.zeros(n * n)
         f = core.eval_fgh(z, par, g, H, np.zeros(1), np.zeros(8), n, 0, 1, 0, 1, 0, 1)
         return f, g, H.reshape(n, n).T
 
-    f, g, H = fgh(x)
-    assert f == pytest.approx(-np.prod(x / par[0]))
-    h = 1e-6
-    for j in range(n):
-        e = np.zeros(n)
-        e[j] = h
-        fp, gp, _ = fgh(x + e)
-        fm, gm, _ = fgh(x - e)
-        assert g[j] == pytest.approx((fp - fm) / (2 * h), abs=1e-8)
-        np.testing.assert_allclose(H[:, j], (gp - gm) / (2 * h), atol=1e-7)
+    for x in xs:
+        f, g, H = fgh(x)
+        assert f == pytest.approx(-np.prod(x / par[0]))
+        h = 1e-6
+        for j in range(n):
+            e = np.zeros(n)
+            e[j] = h
+            fp, gp, _ = fgh(x + e)
+            fm, gm, _ = fgh(x - e)
+            assert g[j] == pytest.approx((fp - fm) / (2 * h), abs=1e-8)
+            np.testing.assert_allclose(H[:, j], (gp - gm) / (2 * h), atol=1e-7)
 
 
 def test_library_hessian_by_differences():

@@ -241,23 +241,38 @@ def eval_f(x, par, red, n, tid, nt):
 def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
     """f (returned in every thread), gradient g and Hessian H (column-major) at x."""
     if OBJECTIVE == 0:
-        for i in range(tid, n, nt):
-            # prod over k != i, without dividing (x_i may be 0 at the lower bound)
-            q = 1.0
-            for k in range(n):
-                if k != i:
-                    q *= x[k] / par[0, k]
-            g[i] = -q / par[0, i]
-        for j in range(c0, n, cs):
-            for i in range(r0, n, rs):
-                if i == j:
-                    H[i + j * n] = 0.0
-                else:
-                    q = 1.0
-                    for k in range(n):
-                        if k != i and k != j:
-                            q *= x[k] / par[0, k]
-                    H[i + j * n] = -q / (par[0, i] * par[0, j])
+        # every thread forms P = prod x_k / c_k itself (O(n)), so no barrier is needed
+        P = 1.0
+        nonzero = True
+        for k in range(n):
+            P *= x[k] / par[0, k]
+            if x[k] == 0.0:
+                nonzero = False
+        if nonzero:
+            # g_i = -P / x_i, H_ij = -P / (x_i x_j): O(n^2) in all
+            for i in range(tid, n, nt):
+                g[i] = -P / x[i]
+            for j in range(c0, n, cs):
+                for i in range(r0, n, rs):
+                    H[i + j * n] = 0.0 if i == j else -P / (x[i] * x[j])
+        else:
+            # at x_k = 0 the same products without dividing: O(n^3)
+            for i in range(tid, n, nt):
+                q = 1.0
+                for k in range(n):
+                    if k != i:
+                        q *= x[k] / par[0, k]
+                g[i] = -q / par[0, i]
+            for j in range(c0, n, cs):
+                for i in range(r0, n, rs):
+                    if i == j:
+                        H[i + j * n] = 0.0
+                    else:
+                        q = 1.0
+                        for k in range(n):
+                            if k != i and k != j:
+                                q *= x[k] / par[0, k]
+                        H[i + j * n] = -q / (par[0, i] * par[0, j])
         f = eval_f(x, par, red, n, tid, nt)
     elif OBJECTIVE == 1:
         if tid == 0:
