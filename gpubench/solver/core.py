@@ -49,10 +49,11 @@ from . import checkpoint as ckpt
 from . import sweep as sweeps
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point
 from .region_list import RegionList
-from .uncut import UncutTerms
+from .uncut import UncutTerms, prepare_split
 
 ROOT = -1
 SPACINGS = ("inside", "lower", "upper")
+EVALUATIONS = ("split", "full")
 
 
 def sample_fractions(spacing, samples):
@@ -71,6 +72,9 @@ class Settings(MethodSettings):
     samples: int = setting(10, "diagonal samples per subregion (for GUB)", minimum=1)
     spacing: str = setting("inside", "where the samples sit on the diagonal: t = m/(samples+1) (inside), "
                            "m/samples from 0 (lower) or up to 1 (upper)", choices=SPACINGS)
+    evaluation: str = setting("split", "per-subregion work: O(s) over the cut coordinates with the rest "
+                              "per iteration (split), or every coordinate in every subregion (full; "
+                              "the reference the split is tested against)", choices=EVALUATIONS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
 
@@ -123,11 +127,14 @@ class Search:
         self.definition = fn.definition.negated() if self.maximise else fn.definition
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
-        self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
+        self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
+                                 self.dom_hi, split_dims=self.rule.split_dims,
+                                 full=self.settings.evaluation == "full")
         self.backend = self.sweep.name
         self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
         self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
+        self.host_seconds = 0.0  # per-iteration host tables (uncut aggregates, samples, K and R)
 
     # -------------------------------------------------------------- locations
     def region(self, itr, sidx):
@@ -180,11 +187,21 @@ class Search:
         count = plan.count
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
-        win1, win2, cut1, cut2 = self.uncut.windows(plan.dims)
-        base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
         t0 = time.perf_counter()
-        lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
-                                  st.gub, count, win1, win2, base_lo, base_hi)
+        if cfg.evaluation == "split":
+            tables = prepare_split(self.uncut, sel_lo, sel_hi, plan.dims, cfg.samples, shift, den,
+                                   self.dom_lo, self.dom_hi)
+            self.host_seconds += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            lb, ub, grad = self.sweep.split(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
+                                            st.gub, count, tables)
+        else:
+            win1, win2, cut1, cut2 = self.uncut.windows(plan.dims)
+            base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
+            self.host_seconds += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
+                                      st.gub, count, win1, win2, base_lo, base_hi)
         self.sweep_seconds += time.perf_counter() - t0
         st.nfev += count * (cfg.samples + 1)
         st.njev += int(grad.sum(dtype=np.int64))
@@ -230,11 +247,11 @@ class Search:
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
             converged=not st.regions.any_open(), message=message,
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size)},
-            timing={"sweep_seconds": self.sweep_seconds,
+            timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,
                     "kernel_seconds": getattr(self.sweep, "kernel_seconds", None)},
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
                      "tol": self.settings.tol, "samples": self.settings.samples,
-                     "spacing": self.settings.spacing,
+                     "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})
