@@ -90,8 +90,10 @@ class Settings(MethodSettings):
 class State:
     """Everything needed to continue a search; what a checkpoint holds."""
     regions: RegionList
-    sel_lo: list = field(default_factory=list)
-    sel_hi: list = field(default_factory=list)
+    # the selected region of iteration j, kept while L holds a child of it (or it holds the best
+    # sample): memory O(segments of L * n), not O(iterations * n)
+    sel_lo: dict = field(default_factory=dict)
+    sel_hi: dict = field(default_factory=dict)
     sel_cyc: list = field(default_factory=list)
     gub: float = math.inf
     best_iteration: int = -1
@@ -217,15 +219,26 @@ class Search:
         survivors = survivors[lb[survivors] != math.inf]  # ruled out by the gradient test
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
         st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, survivors, lb[survivors])
-        st.sel_lo.append(sel_lo)
-        st.sel_hi.append(sel_hi)
+        st.sel_lo[it] = sel_lo
+        st.sel_hi[it] = sel_hi
         st.sel_cyc.append(cyc)
         st.iteration = it + 1
+        self._retire_selected()
         if len(st.regions) == 0:
             raise RuntimeError("every region was ruled out: the interval forms or the tests are wrong")
         st.hist_glb.append(st.regions.min_lb())
         st.hist_gub.append(st.gub)
         st.hist_size.append(len(st.regions))
+
+    def _retire_selected(self):
+        """Forget the selected boxes no entry of L (nor the best sample) can be rebuilt from."""
+        st = self.state
+        if len(st.sel_lo) <= 2 * len(st.regions.segments) + 2:
+            return
+        live = {seg.itr for seg in st.regions.segments}
+        live.add(st.best_iteration)
+        for itr in [j for j in st.sel_lo if j not in live]:
+            del st.sel_lo[itr], st.sel_hi[itr]
 
     # -------------------------------------------------------------- output
     def result(self, message=""):
