@@ -15,9 +15,26 @@ from .. import codegen
 from .partition import diagonal_point
 
 
+# Appended to the CPU module of the forms: the rows of ``base`` (the box and each sample) are
+# independent, so they run on all cores; each row is the same serial ``aggregates_rest`` as
+# ``UncutTerms.bases``, so the numbers are bit-identical.
+HOST_BASES = '''
+from numba import njit as _njit, prange as _prange
+
+
+@_njit(parallel=True, cache=True, error_model="numpy")
+def host_bases(sel_lo, sel_hi, samp, p, skip1, skip2, base_lo, base_hi):
+    for m in _prange(samp.shape[0]):
+        if m == 0:
+            aggregates_rest(sel_lo, sel_hi, p, skip1, skip2, base_lo[0], base_hi[0])
+        else:
+            aggregates_rest(samp[m], samp[m], p, skip1, skip2, base_lo[m], base_hi[m])
+'''
+
+
 class UncutTerms:
     def __init__(self, definition, n, params):
-        self.forms = codegen.load(definition, "cpu")
+        self.forms = codegen.load(definition, "cpu", (HOST_BASES,))
         self.n = n
         self.params = np.ascontiguousarray(params)
         self.count = self.forms.N_AGGREGATES
@@ -75,12 +92,15 @@ def prepare_split(terms, sel_lo, sel_hi, dims, samples, t_shift, t_den, dom_lo, 
     slot = np.full(n, -1, dtype=np.int64)
     slot[win1] = np.arange(win1.size)
     t.slot = slot
-    t.base_lo, t.base_hi = terms.bases(sel_lo, sel_hi, cut1, cut2, samples, t_shift, t_den)
     samp = np.empty((samples + 1, n))
     samp[0] = sel_lo
     for m in range(1, samples + 1):
         samp[m] = diagonal_point(sel_lo, sel_hi, m, t_shift, t_den)
     t.samp = samp
+    t.base_lo = np.empty((samples + 1, max(terms.count, 1)))
+    t.base_hi = np.empty((samples + 1, max(terms.count, 1)))
+    forms.host_bases(np.ascontiguousarray(sel_lo), np.ascontiguousarray(sel_hi), samp, terms.params,
+                     cut1, cut2, t.base_lo, t.base_hi)
     t.uflags = np.zeros((samples + 1, 2), dtype=np.int8)
     if forms.HAS_SPIKE:
         keep = ~cut1
