@@ -98,7 +98,7 @@ def run_case(case, outdir, settings_values, deadline, compiled):
            # the names scripts/import_gpu_solver_records.py reads
            "seconds_first_iteration_cold": compile_s if compile_s is not None else compiled.get(name),
            "seconds_warm": [result.seconds], "solver_seconds_warm": result.seconds,
-           "history": result.history, "timing": result.timing, "regions": result.regions(limit=100),
+           "history": result.history, "timing": result.timing, "regions": result.regions(),
            "environment": environment.capture()}
     _append(outdir, rec)
     for leftover in (path, state_file):
