@@ -248,3 +248,25 @@ def test_split_kernel_compiles_for_sm90_with_per_thread_memory_independent_of_n(
     assert p.returncode == 0, p.stderr[-2000:]
     depot = int(p.stdout.split()[-1])
     assert depot <= 1024, depot
+
+
+def test_kernel_modules_are_real_files_named_by_their_content(tmp_path, monkeypatch):
+    """numba-cuda's on-disk cache keys a ``cache=True`` kernel by its source file: the generated
+    module is a file whose name is the hash of its text, so another function (or another kernel
+    text) never reuses a stale compiled kernel."""
+    import dataclasses
+    import os
+    from gpubench import codegen
+    from gpubench.solver import kernels
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    defn = functions.get("levy").definition
+    ext = kernels.extensions("gpu", smax=kernels.smax_for(10))
+    src = codegen.source(defn, "gpu", ext)
+    assert "@_cuda.jit(cache=True)\ndef sweep_split(" in src
+    other = dataclasses.replace(defn, expr=defn.expr + 1)
+    a = codegen.load(defn, "gpu", ext)
+    b = codegen.load(other, "gpu", ext)
+    c = codegen.load(defn, "gpu", kernels.extensions("gpu", smax=kernels.smax_for(40)))
+    files = {m.__file__ for m in (a, b, c)}
+    assert len(files) == 3 and all(os.path.dirname(f).startswith(str(tmp_path)) for f in files)
+    assert open(a.__file__).read() == src
