@@ -133,6 +133,12 @@ def prepare_split(terms, sel_lo, sel_hi, dims, samples, t_shift, t_den, dom_lo, 
         cand = one_aggregate_candidates(Klo[0], Khi[0], other, free_lo, free_hi)
     else:
         cand = np.flatnonzero(other)
+    if cand.size == 0:
+        # one inert column (K = 0, no edge free: never discards) rather than a zero-size device array
+        t.Kclo = np.zeros((Klo.shape[0], 1))
+        t.Kchi = np.zeros((Klo.shape[0], 1))
+        t.cfree = np.zeros((2, 1), dtype=np.int8)
+        return t
     t.Kclo = np.ascontiguousarray(Klo[:, cand])
     t.Kchi = np.ascontiguousarray(Khi[:, cand])
     t.cfree = np.ascontiguousarray(np.stack([free_lo[cand], free_hi[cand]]).astype(np.int8))
