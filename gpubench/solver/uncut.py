@@ -132,7 +132,7 @@ def prepare_split(terms, sel_lo, sel_hi, dims, samples, t_shift, t_den, dom_lo, 
     elif t.fast:
         cand = one_aggregate_candidates(Klo[0], Khi[0], other, free_lo, free_hi)
     else:
-        cand = np.flatnonzero(other)
+        cand = several_aggregate_candidates(Klo, Khi, other, free_lo, free_hi)
     if cand.size == 0:
         # one inert column (K = 0, no edge free: never discards) rather than a zero-size device array
         t.Kclo = np.zeros((Klo.shape[0], 1))
@@ -166,3 +166,20 @@ def one_aggregate_candidates(klo, khi, other, free_lo, free_hi):
             if idx.size:
                 picks.append(int(idx[best(vals[idx])]))
     return np.unique(np.array(picks, dtype=np.int64))
+
+
+def several_aggregate_candidates(Klo, Khi, other, free_lo, free_hi):
+    """The plain coordinates that can rule a subregion out when g_d = sum_a C_a K_{a,d}.
+
+    Left out, without changing any decision: a coordinate free at neither edge; one whose
+    every K_{a,d} contains 0 (then every C_a K_{a,d}, rounded outward, contains 0, and so does
+    their sum, whatever C is); and all but one of the coordinates with the same K column and
+    edge flags (they decide alike).
+    """
+    straddle = np.all((Klo <= 0.0) & (Khi >= 0.0), axis=0)
+    idx = np.flatnonzero(other & (free_lo | free_hi) & ~straddle)
+    if idx.size > 1:
+        key = np.concatenate([Klo[:, idx], Khi[:, idx], free_lo[idx][None], free_hi[idx][None]])
+        _, first = np.unique(key, axis=1, return_index=True)
+        idx = idx[np.sort(first)]
+    return idx
