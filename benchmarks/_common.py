@@ -70,18 +70,26 @@ def root_sweep(s):
         return s.root
     sweep, seen = s.sweep, []
 
-    def record(*args, **kwargs):
-        seen.append((args, kwargs))
-        return sweep(*args, **kwargs)
+    class Record:
+        """The sweep, recording the call the solver makes (``sweep(...)`` or ``sweep.split(...)``)."""
+        def __getattr__(self, name):
+            return getattr(sweep, name)
 
-    s.sweep = record
+        def __call__(self, *args, **kwargs):
+            seen.append((sweep, args, kwargs))
+            return sweep(*args, **kwargs)
+
+        def split(self, *args, **kwargs):
+            seen.append((sweep.split, args, kwargs))
+            return sweep.split(*args, **kwargs)
+
+    s.sweep = Record()
     try:
         run_to(s, 1)
     finally:
         s.sweep = sweep
         s.state = copy.deepcopy(s.initial_state)
-    args, kwargs = seen[0]
-    s.root = (sweep, args, kwargs)
+    s.root = seen[0]
     return s.root
 
 

@@ -392,6 +392,9 @@ def _generate(defn, backend):
     src.block(body, 1)
     src.add("")
     src.add(f"N_AGGREGATES = {len(st.aggs)}")
+    src.add(f"N_PRODUCTS = {sum(1 for a in st.aggs if st.kind[a] == 'prod')}")
+    src.add("")
+    src.block(_split_forms(st, nparams), 0)
     src.add("")
 
     # ---- gradients
@@ -799,3 +802,210 @@ def term_forms(defn):
                                             "            return False",
                                             "    return True", ""]
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------- the solver's n-independent split
+def _load_mapped(nparams, need_next, idx="k"):
+    """Bind x_k (and x_{k+1}) from the cut coordinates (``slot[k] >= 0``) or the uncut table.
+
+    ``clo/chi`` hold the s cut coordinates of one subregion (or sample), in the
+    order of ``slot``; ``ulo/uhi`` the selected region's box (or its own sample)
+    for every coordinate, of which only the uncut ones are read.
+    """
+    out = []
+    for var, off in (("xi", ""), ("xj", " + 1")) if need_next else (("xi", ""),):
+        out += [f"s_ = slot[{idx}{off}]", "if s_ >= 0:",
+                f"    {var}_lo = clo[s_]", f"    {var}_hi = chi[s_]", "else:",
+                f"    {var}_lo = ulo[{idx}{off}]", f"    {var}_hi = uhi[{idx}{off}]"]
+    out += [f"fi_lo = {idx} + 1.0", "fi_hi = fi_lo"]
+    for q in range(nparams):
+        out += [f"p{q}_i_lo = p[{q}, {idx}]", f"p{q}_i_hi = p{q}_i_lo"]
+        if need_next:
+            out += [f"p{q}_j_lo = p[{q}, {idx} + 1]", f"p{q}_j_hi = p{q}_j_lo"]
+    return out
+
+
+def _mapped_aggregates(st, emit, nparams):
+    """Aggregates over one subregion: ``base`` (uncut windows, per iteration) + the cut windows."""
+    out = ["nn = ulo.shape[0]", "fn_lo = float(nn)", "fn_hi = fn_lo"]
+    for name, idx in (("x_first", "0"), ("x_last", "nn - 1")):
+        out += [f"s_ = slot[{idx}]", "if s_ >= 0:", f"    {name}_lo = clo[s_]", f"    {name}_hi = chi[s_]",
+                "else:", f"    {name}_lo = ulo[{idx}]", f"    {name}_hi = uhi[{idx}]"]
+    for k, a in enumerate(st.aggs):
+        out += [f"A{k}_lo = base_lo[{k}]", f"A{k}_hi = base_hi[{k}]"]
+    for window, wins in ((1, "win1"), (2, "win2")):
+        members = [a for a in st.aggs if st.window[a] == window]
+        if not members:
+            continue
+        out += [f"for q in range({wins}.shape[0]):", f"    k = {wins}[q]"]
+        body = _load_mapped(nparams, window == 2)
+        for a in members:
+            body += _accumulate("enclosure", emit, st, a, st.aggs.index(a))
+        out += ["    " + ln for ln in body]
+    return out
+
+
+def _split_forms(st, nparams):
+    """Forms of the solver's n-independent sweep (see docs/solver-scaling.md).
+
+    - ``value_split``: f over a subregion (or at a sample) reading coordinates
+      through ``slot``: O(s) work;
+    - ``gradient_split``: the gradient at the *special* coordinates (the cut
+      ones, their neighbours in two-coordinate windows, the first and last) over
+      the subregion, with the monotonicity test there, and the per-subregion
+      factors ``C_a`` of every other coordinate's derivative
+      (g_d = sum_a C_a K_{a,d}); O(s^2) work;
+    - ``uncut_tables`` (host, once per iteration): K_{a,d} over the selected
+      box and, for products, the product R_{a,d} of the uncut terms other
+      than d's at the special coordinates.
+    """
+    names = _names_interval(st.defn)
+    prods = [a for a in st.aggs if st.kind[a] == "prod"]
+    sums1 = [a for a in st.aggs if st.kind[a] == "sum" and st.window[a] == 1]
+    sums2 = [a for a in st.aggs if st.kind[a] == "sum" and st.window[a] == 2]
+    out = []
+
+    # ---- value
+    emit = IntervalEmitter(names, prefix="v")
+    out += ["@device", "def value_split_raw(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi):"]
+    body = _mapped_aggregates(st, emit, nparams)
+    r = emit(st.defn.expr, body)
+    body.append(f"return {r[0]}, {r[1]}")
+    out += ["    " + ln for ln in body] + [""]
+
+    # ---- gradient at the special coordinates, and the factors C_a
+    emit = IntervalEmitter(names, prefix="h")
+    out += ["@device",
+            "def gradient_split_raw(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, special,",
+            "                       Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi):"]
+    body = _mapped_aggregates(st, emit, nparams)
+    body.append("ncut = win1.shape[0]")
+    for pi, a in enumerate(prods):
+        k = st.aggs.index(a)
+        # products of the cut terms: all of them (PC) and all but the q-th (w[pi*ncut + q])
+        body += ["run_lo = 1.0", "run_hi = 1.0", "for q in range(ncut):", "    k = win1[q]",
+                 f"    wlo[{pi} * ncut + q] = run_lo", f"    whi[{pi} * ncut + q] = run_hi"]
+        inner = _load_mapped(nparams, False)
+        t = emit(st.term[a], inner)
+        inner.append(f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})")
+        body += ["    " + ln for ln in inner]
+        body += [f"PC{pi}_lo = run_lo", f"PC{pi}_hi = run_hi",
+                 "run_lo = 1.0", "run_hi = 1.0", "for q in range(ncut - 1, -1, -1):", "    k = win1[q]"]
+        inner = _load_mapped(nparams, False)
+        t = emit(st.term[a], inner)
+        inner += [f"wlo[{pi} * ncut + q], whi[{pi} * ncut + q] = imul(wlo[{pi} * ncut + q], "
+                  f"whi[{pi} * ncut + q], run_lo, run_hi)",
+                  f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})"]
+        body += ["    " + ln for ln in inner]
+    body += _outer_derivatives("enclosure", emit, st)
+    loop = ["d = special[qq]", "g_lo = 0.0", "g_hi = 0.0"]
+
+    def add(dname, dexpr, lines, factor=None):
+        v = emit(dexpr, lines)
+        if factor is not None:
+            lines.append(f"c_lo, c_hi = imul({factor[0]}, {factor[1]}, {v[0]}, {v[1]})")
+            lines.append(f"c_lo, c_hi = imul({dname}_lo, {dname}_hi, c_lo, c_hi)")
+        else:
+            lines.append(f"c_lo, c_hi = imul({dname}_lo, {dname}_hi, {v[0]}, {v[1]})")
+        lines.append("g_lo, g_hi = iadd(g_lo, g_hi, c_lo, c_hi)")
+
+    # the same order of terms as interval_gradient: products, one-coordinate sums, two-coordinate sums
+    if prods:
+        loop += ["k = d"] + _load_mapped(nparams, False) + ["sd = slot[d]"]
+        for pi, a in enumerate(prods):
+            k = st.aggs.index(a)
+            loop += ["if sd >= 0:", f"    cp_lo = wlo[{pi} * ncut + sd]", f"    cp_hi = whi[{pi} * ncut + sd]",
+                     "else:", f"    cp_lo = PC{pi}_lo", f"    cp_hi = PC{pi}_hi",
+                     f"r_lo, r_hi = imul(Rlo[{pi}, qq], Rhi[{pi}, qq], cp_lo, cp_hi)"]
+            add(f"D{k}", st.dterm_x[a], loop, factor=("r_lo", "r_hi"))
+    if sums1:
+        loop += ["k = d"] + _load_mapped(nparams, False)
+        for a in sums1:
+            add(f"D{st.aggs.index(a)}", st.dterm_x[a], loop)
+    if sums2:
+        inner = ["k = d - 1"] + _load_mapped(nparams, True)
+        for a in sums2:
+            add(f"D{st.aggs.index(a)}", st.dterm_y[a], inner)
+        loop += ["if d >= 1:"] + ["    " + ln for ln in inner]
+        inner = ["k = d"] + _load_mapped(nparams, True)
+        for a in sums2:
+            add(f"D{st.aggs.index(a)}", st.dterm_x[a], inner)
+        loop += ["if d <= nn - 2:"] + ["    " + ln for ln in inner]
+    loop += ["if d == 0:", "    g_lo, g_hi = iadd(g_lo, g_hi, Dfirst_lo, Dfirst_hi)",
+             "if d == nn - 1:", "    g_lo, g_hi = iadd(g_lo, g_hi, Dlast_lo, Dlast_hi)",
+             "sd = slot[d]", "if sd >= 0:", "    e_lo = clo[sd]", "    e_hi = chi[sd]",
+             "else:", "    e_lo = ulo[d]", "    e_hi = uhi[d]",
+             # f is monotone in x_d over the subregion, which does not reach the domain's edge there
+             "if g_lo > 0.0 and e_lo != dom_lo[d]:", "    return 1",
+             "if g_hi < 0.0 and e_hi != dom_hi[d]:", "    return 1"]
+    body += ["for qq in range(special.shape[0]):"] + ["    " + ln for ln in loop]
+    pi_of = {a: q for q, a in enumerate(prods)}
+    for k, a in enumerate(st.aggs):
+        if st.kind[a] == "prod":
+            body.append(f"Clo[{k}], Chi[{k}] = imul(D{k}_lo, D{k}_hi, PC{pi_of[a]}_lo, PC{pi_of[a]}_hi)")
+        else:
+            body.append(f"Clo[{k}], Chi[{k}] = D{k}_lo, D{k}_hi")
+    body.append("return 0")
+    out += ["    " + ln for ln in body] + [""]
+
+    # ---- host tables over the selected box: K_{a,d} and R_{a,special}
+    emit = IntervalEmitter(names, prefix="k")
+
+    def load_box(need_next):
+        lines = ["xi_lo = lo[k]", "xi_hi = hi[k]"]
+        if need_next:
+            lines += ["xj_lo = lo[k + 1]", "xj_hi = hi[k + 1]"]
+        lines += ["fi_lo = k + 1.0", "fi_hi = fi_lo"]
+        for q in range(nparams):
+            lines += [f"p{q}_i_lo = p[{q}, k]", f"p{q}_i_hi = p{q}_i_lo"]
+            if need_next:
+                lines += [f"p{q}_j_lo = p[{q}, k + 1]", f"p{q}_j_hi = p{q}_j_lo"]
+        return lines
+
+    out += ["@device", "def uncut_tables(lo, hi, p, skip1, special, Klo, Khi, Rlo, Rhi, wlo, whi):"]
+    body = ["nn = lo.shape[0]", "fn_lo = float(nn)", "fn_hi = fn_lo",
+            "for a in range(Klo.shape[0]):", "    for k in range(nn):", "        Klo[a, k] = 0.0",
+            "        Khi[a, k] = 0.0"]
+    for pi, a in enumerate(prods):
+        k = st.aggs.index(a)
+        # R: product over the uncut terms but d's, from prefix (w) and suffix (run) products
+        body += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn):", "    wlo[k] = run_lo", "    whi[k] = run_hi",
+                 "    if not skip1[k]:"]
+        inner = load_box(False)
+        t = emit(st.term[a], inner)
+        inner.append(f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})")
+        body += ["        " + ln for ln in inner]
+        body += ["run_lo = 1.0", "run_hi = 1.0", "for k in range(nn - 1, -1, -1):"]
+        inner = load_box(False)
+        dt = emit(st.dterm_x[a], inner)
+        inner += ["wlo[k], whi[k] = imul(wlo[k], whi[k], run_lo, run_hi)",
+                  f"Klo[{k}, k], Khi[{k}, k] = imul(wlo[k], whi[k], {dt[0]}, {dt[1]})"]
+        guarded = []
+        t = emit(st.term[a], guarded)
+        guarded.append(f"run_lo, run_hi = imul(run_lo, run_hi, {t[0]}, {t[1]})")
+        inner += ["if not skip1[k]:"] + ["    " + ln for ln in guarded]
+        body += ["    " + ln for ln in inner]
+        body += ["for qq in range(special.shape[0]):", f"    Rlo[{pi}, qq] = wlo[special[qq]]",
+                 f"    Rhi[{pi}, qq] = whi[special[qq]]"]
+    if sums1:
+        body.append("for k in range(nn):")
+        inner = load_box(False)
+        for a in sums1:
+            k = st.aggs.index(a)
+            v = emit(st.dterm_x[a], inner)
+            inner.append(f"Klo[{k}, k], Khi[{k}, k] = iadd(Klo[{k}, k], Khi[{k}, k], {v[0]}, {v[1]})")
+        body += ["    " + ln for ln in inner]
+    if sums2:
+        body.append("for k in range(nn - 1):")
+        inner = load_box(True)
+        for a in sums2:
+            k = st.aggs.index(a)
+            v = emit(st.dterm_x[a], inner)
+            inner.append(f"Klo[{k}, k], Khi[{k}, k] = iadd(Klo[{k}, k], Khi[{k}, k], {v[0]}, {v[1]})")
+            v = emit(st.dterm_y[a], inner)
+            inner.append(f"Klo[{k}, k + 1], Khi[{k}, k + 1] = iadd(Klo[{k}, k + 1], Khi[{k}, k + 1], "
+                         f"{v[0]}, {v[1]})")
+        body += ["    " + ln for ln in inner]
+    body.append("return")
+    out += ["    " + ln for ln in body] + [""]
+    return out

@@ -16,7 +16,7 @@ from ..device import atomic_write, remove_stale_temporaries
 from ..errors import InputError
 from .region_list import RegionList
 
-FORMAT = 1
+FORMAT = 2  # 2: only the selected boxes L still needs (sel_itr)
 
 
 def _fingerprint(search):
@@ -31,8 +31,9 @@ def save(path, search):
     sidx, itr, cyc, lb, open_ = st.regions.flat()
     arrays = {
         "sidx": sidx, "itr": itr, "cyc": cyc, "lb": lb, "open": open_,
-        "sel_lo": np.array(st.sel_lo).reshape(len(st.sel_lo), search.dim),
-        "sel_hi": np.array(st.sel_hi).reshape(len(st.sel_hi), search.dim),
+        "sel_itr": np.array(sorted(st.sel_lo), dtype=np.int64),
+        "sel_lo": np.array([st.sel_lo[j] for j in sorted(st.sel_lo)]).reshape(len(st.sel_lo), search.dim),
+        "sel_hi": np.array([st.sel_hi[j] for j in sorted(st.sel_hi)]).reshape(len(st.sel_hi), search.dim),
         "sel_cyc": np.array(st.sel_cyc, dtype=np.int64),
         "hist_glb": np.array(st.hist_glb), "hist_gub": np.array(st.hist_gub),
         "hist_size": np.array(st.hist_size, dtype=np.int64),
@@ -62,8 +63,9 @@ def restore(path, search):
     st = search.state
     st.regions = RegionList.from_flat(arrays["sidx"], arrays["itr"], arrays["cyc"], arrays["lb"],
                                       arrays["open"].astype(bool))
-    st.sel_lo = list(arrays["sel_lo"])
-    st.sel_hi = list(arrays["sel_hi"])
+    sel_itr = arrays["sel_itr"].tolist()
+    st.sel_lo = dict(zip(sel_itr, arrays["sel_lo"]))
+    st.sel_hi = dict(zip(sel_itr, arrays["sel_hi"]))
     st.sel_cyc = [int(c) for c in arrays["sel_cyc"]]
     st.hist_glb = arrays["hist_glb"].tolist()
     st.hist_gub = arrays["hist_gub"].tolist()

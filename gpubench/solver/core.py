@@ -52,7 +52,7 @@ from . import sweep as sweeps
 from .partition import PartitionRule, child_box, child_boxes, child_max_width, diagonal_point
 from .region_list import RegionList
 from .settings import SPACINGS, Settings  # noqa: F401  (Settings is part of this module's API)
-from .uncut import UncutTerms
+from .uncut import UncutTerms, prepare_split
 
 ROOT = -1
 
@@ -66,8 +66,10 @@ def sample_fractions(spacing, samples):
 class State:
     """Everything needed to continue a search; what a checkpoint holds."""
     regions: RegionList
-    sel_lo: list = field(default_factory=list)
-    sel_hi: list = field(default_factory=list)
+    # the selected region of iteration j, kept while L holds a child of it (or it holds the best
+    # sample): memory O(segments of L * n), not O(iterations * n)
+    sel_lo: dict = field(default_factory=dict)
+    sel_hi: dict = field(default_factory=dict)
     sel_cyc: list = field(default_factory=list)
     gub: float = math.inf
     best_iteration: int = -1
@@ -104,11 +106,14 @@ class Search:
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         _check_tol_resolvable(self.settings.tol, self.dom_lo, self.dom_hi)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
-        self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo, self.dom_hi)
+        self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
+                                 self.dom_hi, split_dims=self.rule.split_dims,
+                                 full=self.settings.evaluation == "full")
         self.backend = self.sweep.name
         self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
         self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
+        self.host_seconds = 0.0  # per-iteration host tables (uncut aggregates, samples, K and R)
 
     # -------------------------------------------------------------- locations
     def region(self, itr, sidx):
@@ -161,11 +166,21 @@ class Search:
         count = plan.count
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
-        win1, win2, cut1, cut2 = self.uncut.windows(plan.dims)
-        base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
         t0 = time.perf_counter()
-        lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
-                                  st.gub, count, win1, win2, base_lo, base_hi)
+        if cfg.evaluation == "split":
+            tables = prepare_split(self.uncut, sel_lo, sel_hi, plan.dims, cfg.samples, shift, den,
+                                   self.dom_lo, self.dom_hi)
+            self.host_seconds += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            lb, ub, grad = self.sweep.split(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
+                                            st.gub, count, tables)
+        else:
+            win1, win2, cut1, cut2 = self.uncut.windows(plan.dims)
+            base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
+            self.host_seconds += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
+                                      st.gub, count, win1, win2, base_lo, base_hi)
         self.sweep_seconds += time.perf_counter() - t0
         st.nfev += count * (cfg.samples + 1)
         st.njev += int(grad.sum(dtype=np.int64))
@@ -183,10 +198,11 @@ class Search:
         survivors = survivors[lb[survivors] != math.inf]  # ruled out by the gradient test
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
         st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, survivors, lb[survivors])
-        st.sel_lo.append(sel_lo)
-        st.sel_hi.append(sel_hi)
+        st.sel_lo[it] = sel_lo
+        st.sel_hi[it] = sel_hi
         st.sel_cyc.append(cyc)
         st.iteration = it + 1
+        self._retire_selected()
         if len(st.regions) == 0:
             raise RuntimeError("every region was ruled out: the interval forms or the tests are wrong")
         st.hist_glb.append(st.regions.min_lb())
@@ -213,6 +229,16 @@ class Search:
                                  f"enclosure is empty on {box}{' x ...' if self.dim > 4 else ''}); "
                                  f"give a domain on which it is defined")
 
+    def _retire_selected(self):
+        """Forget the selected boxes no entry of L (nor the best sample) can be rebuilt from."""
+        st = self.state
+        if len(st.sel_lo) <= 2 * len(st.regions.segments) + 2:
+            return
+        live = {seg.itr for seg in st.regions.segments}
+        live.add(st.best_iteration)
+        for itr in [j for j in st.sel_lo if j not in live]:
+            del st.sel_lo[itr], st.sel_hi[itr]
+
     # -------------------------------------------------------------- output
     def result(self, message=""):
         st = self.state
@@ -229,11 +255,11 @@ class Search:
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
             converged=not st.regions.any_open(), message=message,
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size)},
-            timing={"sweep_seconds": self.sweep_seconds,
+            timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,
                     "kernel_seconds": getattr(self.sweep, "kernel_seconds", None)},
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
                      "tol": self.settings.tol, "samples": self.settings.samples,
-                     "spacing": self.settings.spacing,
+                     "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})

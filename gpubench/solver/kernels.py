@@ -70,6 +70,89 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
         if ghi[d] < 0.0 and hi[d] != dom_hi[d]:
             return math.inf, best, 1
     return flo, best, 1
+
+
+@device
+def _value_split(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, umeets, uin):
+    # the spike test of ``interval``: uncut coordinates per iteration (umeets, uin), cut ones here
+    if HAS_SPIKE:
+        meets = umeets != 0
+        inside = uin != 0
+        for j in range(win1.shape[0]):
+            if chi[j] < SPIKE_LO or clo[j] > SPIKE_HI:
+                meets = False
+            if clo[j] < SPIKE_LO or chi[j] > SPIKE_HI:
+                inside = False
+        if meets:
+            if inside:
+                return SPIKE_VALUE, SPIKE_VALUE
+            flo, fhi = value_split_raw(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi)
+            return ihull(flo, fhi, SPIKE_VALUE, SPIKE_VALUE)
+    return value_split_raw(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi)
+
+
+@device
+def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den,
+                   gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
+                   Kclo, Kchi, cfree, clo, chi, xs, Clo, Chi, wlo, whi):
+    """``evaluate_subregion`` in O(s^2 + len(Kclo[0])) work, whatever n is.
+
+    The subregion's cut coordinates live in ``clo/chi`` (position ``slot[d]``);
+    every other coordinate is read from the selected region (``sel_lo/sel_hi``)
+    or from its own samples (``samp[m]``), which a subregion's samples share
+    off the cut coordinates.  The gradient test runs in two parts: exactly at
+    the special coordinates (``gradient_split_raw``), and for the others as
+    g_d = sum_a C_a K_{a,d} over the candidates the host listed (all of them,
+    or for one aggregate the four that decide the test: docs/solver-scaling.md).
+    """
+    ncut = dims.shape[0]
+    q = r
+    for j in range(ncut):
+        d = dims[j]
+        l = q % parts
+        q = q // parts
+        sj = slot[d]
+        clo[sj] = _cut(sel_lo[d], sel_hi[d], l, parts)
+        chi[sj] = _cut(sel_lo[d], sel_hi[d], l + 1, parts)
+    best = math.inf
+    for m in range(1, samples + 1):
+        t = div_rn(float(m + t_shift), float(t_den))
+        for j in range(ncut):
+            v = add_rn(clo[j], mul_rn(t, add_rn(chi[j], -clo[j])))
+            xs[j] = min(max(v, clo[j]), chi[j])
+        slo, shi = _value_split(xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m], base_hi[m],
+                                uflags[m, 0], uflags[m, 1])
+        if shi < best:
+            best = shi
+    flo, fhi = _value_split(clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0],
+                            uflags[0, 0], uflags[0, 1])
+    if flo != flo:
+        # empty enclosure (f undefined on the whole subregion): kept undecided, with no gradient
+        # test (a gradient where f has no value proves nothing); Search._check_defined reports it
+        return -math.inf, best, 0
+    if flo > min(gub_prev, best):
+        return math.inf, best, 0
+    if HAS_SPIKE:
+        meets = uflags[0, 0] != 0
+        for j in range(ncut):
+            if chi[j] < SPIKE_LO or clo[j] > SPIKE_HI:
+                meets = False
+        if meets:  # no derivative to bound (interval_gradient returns (-inf, inf) there)
+            return flo, best, 1
+    if gradient_split_raw(clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0], special,
+                          Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi) != 0:
+        return math.inf, best, 1
+    for c in range(Kclo.shape[1]):
+        g_lo = 0.0
+        g_hi = 0.0
+        for a in range(N_AGGREGATES):
+            c_lo, c_hi = imul(Clo[a], Chi[a], Kclo[a, c], Kchi[a, c])
+            g_lo, g_hi = iadd(g_lo, g_hi, c_lo, c_hi)
+        if g_lo > 0.0 and cfree[0, c] != 0:
+            return math.inf, best, 1
+        if g_hi < 0.0 and cfree[1, c] != 0:
+            return math.inf, best, 1
+    return flo, best, 1
 '''
 
 CPU_DRIVER = '''
@@ -99,6 +182,30 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
             out_lb[r] = lb
             out_ub[r] = ub
             out_grad[r] = g
+
+
+@_njit(parallel=True, cache=True, error_model="numpy")
+def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den, gub_prev,
+                p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree,
+                out_lb, out_ub, out_grad):
+    ncut = dims.shape[0]
+    k = out_lb.shape[0]
+    nchunks = (k + CHUNK - 1) // CHUNK
+    for c in _prange(nchunks):
+        clo = np.empty(ncut)
+        chi = np.empty(ncut)
+        xs = np.empty(ncut)
+        Clo = np.empty(max(N_AGGREGATES, 1))
+        Chi = np.empty(max(N_AGGREGATES, 1))
+        wlo = np.empty(max(N_PRODUCTS, 1) * ncut)
+        whi = np.empty(max(N_PRODUCTS, 1) * ncut)
+        for r in range(c * CHUNK, min(k, (c + 1) * CHUNK)):
+            lb, ub, g = evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples,
+                                       t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags,
+                                       special, Rlo, Rhi, Kclo, Kchi, cfree, clo, chi, xs, Clo, Chi, wlo, whi)
+            out_lb[r] = lb
+            out_ub[r] = ub
+            out_grad[r] = g
 '''
 
 GPU_DRIVER = '''
@@ -107,7 +214,7 @@ from numba import cuda as _cuda, float64 as _float64
 NMAX = {nmax}
 
 
-@_cuda.jit
+@_cuda.jit(cache=True)
 def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, gub_prev, p,
           win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad):
     r = _cuda.grid(1)
@@ -128,6 +235,37 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
         out_grad[r] = g
 '''
 
+GPU_SPLIT_DRIVER = '''
+from numba import cuda as _cuda, float64 as _float64
+
+SMAX = {smax}
+NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
+SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
+
+
+@_cuda.jit(cache=True)
+def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den, gub_prev,
+                p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree,
+                out_lb, out_ub, out_grad):
+    r = _cuda.grid(1)
+    if r < out_lb.shape[0]:
+        ncut = dims.shape[0]
+        clo = _cuda.local.array(SMAX, _float64)
+        chi = _cuda.local.array(SMAX, _float64)
+        xs = _cuda.local.array(SMAX, _float64)
+        Clo = _cuda.local.array(NAGG1, _float64)
+        Chi = _cuda.local.array(NAGG1, _float64)
+        wlo = _cuda.local.array(SCRATCH, _float64)
+        whi = _cuda.local.array(SCRATCH, _float64)
+        lb, ub, g = evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples,
+                                   t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags,
+                                   special, Rlo, Rhi, Kclo, Kchi, cfree, clo[:ncut], chi[:ncut], xs[:ncut],
+                                   Clo, Chi, wlo, whi)
+        out_lb[r] = lb
+        out_ub[r] = ub
+        out_grad[r] = g
+'''
+
 
 def nmax_for(n):
     """Compile-time size of the per-thread arrays: a power of two >= n, at least 128.
@@ -141,8 +279,19 @@ def nmax_for(n):
     return m
 
 
+def smax_for(s):
+    """Compile-time size of the per-thread arrays of the split sweep: a power of two >= s, at least 16."""
+    m = 16
+    while m < s:
+        m *= 2
+    return m
+
+
 @lru_cache(maxsize=None)
-def extensions(backend, nmax=None):
+def extensions(backend, nmax=None, smax=None):
+    """The kernels appended to the generated module: the full sweep (``nmax`` given) or the split one."""
     if backend == "cpu":
         return (SHARED, CPU_DRIVER)
+    if smax is not None:
+        return (SHARED, GPU_SPLIT_DRIVER.format(smax=smax))
     return (SHARED, GPU_DRIVER.format(nmax=nmax))

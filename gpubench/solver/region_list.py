@@ -22,7 +22,7 @@ class Segment:
 
     def __init__(self, itr, cyc, open_, sidx, lb):
         self.itr, self.cyc, self.open = int(itr), int(cyc), bool(open_)
-        self.sidx = np.asarray(sidx, dtype=np.int64)
+        self.sidx = np.asarray(sidx, dtype=np.int32)  # < 2**31 subregions per iteration (Settings.validate)
         self.lb = np.asarray(lb, dtype=np.float64)
         self._bounds()
 
@@ -88,7 +88,7 @@ class RegionList:
         """(sidx, itr, cyc, lb, open) arrays in list order."""
         segs = self.segments
         count = [s.lb.size for s in segs]
-        return (np.concatenate([s.sidx for s in segs]) if segs else np.zeros(0, np.int64),
+        return (np.concatenate([s.sidx for s in segs]) if segs else np.zeros(0, np.int32),
                 np.repeat(np.array([s.itr for s in segs], dtype=np.int64), count),
                 np.repeat(np.array([s.cyc for s in segs], dtype=np.int64), count),
                 np.concatenate([s.lb for s in segs]) if segs else np.zeros(0),

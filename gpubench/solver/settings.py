@@ -8,6 +8,7 @@ from ..errors import InputError
 from ..methods.base import MethodSettings, setting
 
 SPACINGS = ("inside", "lower", "upper")
+EVALUATIONS = ("split", "full")
 
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
@@ -25,6 +26,9 @@ class Settings(MethodSettings):
     samples: int = setting(10, "diagonal samples per subregion (for GUB)", minimum=1)
     spacing: str = setting("inside", "where the samples sit on the diagonal: t = m/(samples+1) (inside), "
                            "m/samples from 0 (lower) or up to 1 (upper)", choices=SPACINGS)
+    evaluation: str = setting("split", "per-subregion work: O(s) over the cut coordinates with the rest "
+                              "per iteration (split), or every coordinate in every subregion (full; "
+                              "the reference the split is tested against)", choices=EVALUATIONS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
 

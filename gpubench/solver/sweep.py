@@ -24,16 +24,31 @@ class CpuSweep:
                           win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad)
         return out_lb, out_ub, out_grad
 
+    def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb):
+        """The n-independent sweep (``kernels.evaluate_split``) with the iteration's tables ``tb``."""
+        out_lb = np.empty(count)
+        out_ub = np.empty(count)
+        out_grad = np.empty(count, dtype=np.int8)
+        self.module.sweep_split(sel_lo, sel_hi, tb.samp, self.dom_lo, self.dom_hi,
+                                np.asarray(dims, dtype=np.int64), tb.slot, parts, samples, t_shift, t_den,
+                                gub_prev, self.params, tb.win1, tb.win2, tb.base_lo, tb.base_hi, tb.uflags,
+                                tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree,
+                                out_lb, out_ub, out_grad)
+        return out_lb, out_ub, out_grad
+
 
 class CudaSweep:
     """One CUDA thread per subregion; only the selected region travels to the GPU (SPSD)."""
     name = "cuda"
     threads_per_block = 128
 
-    def __init__(self, definition, n, params, dom_lo, dom_hi):
+    def __init__(self, definition, n, params, dom_lo, dom_hi, split_dims=10, full=False):
         from numba import cuda
         self.cuda = cuda
-        self.module = codegen.load(definition, "gpu", kernels.extensions("gpu", kernels.nmax_for(n)))
+        # only the kernel that runs is generated: the split one's size depends on s, not on n
+        ext = (kernels.extensions("gpu", nmax=kernels.nmax_for(n)) if full
+               else kernels.extensions("gpu", smax=kernels.smax_for(min(split_dims, n))))
+        self.module = codegen.load(definition, "gpu", ext)
         self.params = cuda.to_device(np.ascontiguousarray(params))
         self.dom_lo = cuda.to_device(dom_lo)
         self.dom_hi = cuda.to_device(dom_hi)
@@ -73,10 +88,31 @@ class CudaSweep:
         # views of the pinned buffers: valid until the next call, which is all the caller needs
         return self.h_lb[:count], self.h_ub[:count], self.h_grad[:count]
 
+    def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb):
+        cuda = self.cuda
+        self._ensure(count)
+        d_lb, d_ub, d_grad = self.d_lb[:count], self.d_ub[:count], self.d_grad[:count]
+        blocks = (count + self.threads_per_block - 1) // self.threads_per_block
+        dev = cuda.to_device
+        args = (dev(sel_lo), dev(sel_hi), dev(tb.samp), self.dom_lo, self.dom_hi,
+                dev(np.asarray(dims, dtype=np.int64)), dev(tb.slot), parts, samples, t_shift, t_den, gub_prev,
+                self.params, dev(tb.win1), dev(tb.win2), dev(tb.base_lo), dev(tb.base_hi), dev(tb.uflags),
+                dev(tb.special), dev(tb.Rlo), dev(tb.Rhi), dev(tb.Kclo), dev(tb.Kchi), dev(tb.cfree))
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        self.module.sweep_split[blocks, self.threads_per_block](*args, d_lb, d_ub, d_grad)
+        stop.record()
+        stop.synchronize()
+        self.kernel_seconds += start.elapsed_time(stop) / 1000.0
+        d_lb.copy_to_host(self.h_lb[:count])
+        d_ub.copy_to_host(self.h_ub[:count])
+        d_grad.copy_to_host(self.h_grad[:count])
+        return self.h_lb[:count], self.h_ub[:count], self.h_grad[:count]
 
-def make(backend, definition, n, params, dom_lo, dom_hi):
+
+def make(backend, definition, n, params, dom_lo, dom_hi, split_dims=10, full=False):
     from ..device import resolve_backend
     backend = resolve_backend(backend)
     if backend == "cpu":
         return CpuSweep(definition, n, params, dom_lo, dom_hi)
-    return CudaSweep(definition, n, params, dom_lo, dom_hi)
+    return CudaSweep(definition, n, params, dom_lo, dom_hi, split_dims=split_dims, full=full)

@@ -1,0 +1,274 @@
+"""The n-independent sweep (evaluation="split") against the full one (evaluation="full").
+
+The split sweep reads only the s cut coordinates per subregion and takes
+everything else from per-iteration tables (docs/solver-scaling.md).  These
+tests check that it decides every subregion as the full sweep does (same lower
+and upper bounds, same discards), that whole searches give the same regions and
+counts, that the simulated GPU agrees, and that breaking the shortcut on
+purpose is caught.
+"""
+import textwrap
+
+import numpy as np
+import pytest
+
+from gpubench import functions
+from gpubench.solver import core, uncut
+from gpubench.solver import sweep as sweeps
+from gpubench.solver.core import sample_fractions, solve
+from gpubench.solver.partition import PartitionRule
+
+SMALL = dict(backend="cpu", split_dims=2, parts=4, tol=1e-2, samples=4)
+
+
+def _definition(fn):
+    return fn.definition.negated() if fn.sense == "max" else fn.definition
+
+
+def _same_search(a, b):
+    assert a.iterations == b.iterations
+    assert a.njev == b.njev and a.nfev == b.nfev
+    assert a.glb == b.glb and a.gub == b.gub
+    assert np.array_equal(a.regions_lo, b.regions_lo) and np.array_equal(a.regions_hi, b.regions_hi)
+
+
+def _random_selected(rng, dlo, dhi):
+    """A small box somewhere in the domain, some coordinates on the domain's edges."""
+    n = dlo.size
+    width = (dhi - dlo) * 10.0 ** rng.uniform(-4, -0.5, n)
+    lo = dlo + rng.random(n) * (dhi - dlo - width)
+    hi = lo + width
+    edge = rng.random(n)
+    lo = np.where(edge < 0.15, dlo, lo)
+    hi = np.where(edge > 0.85, dhi, hi)
+    return lo, hi
+
+
+@pytest.mark.parametrize("name", functions.names())
+def test_split_sweep_decides_every_subregion_as_the_full_sweep(name):
+    """One iteration's sweep on random selected regions: bit-identical bounds, the same discards;
+    then a short search with the same regions and counts."""
+    fn = functions.get(name)
+    n = 12
+    defn = _definition(fn)
+    dlo, dhi = fn.bounds(n)
+    cpu = sweeps.CpuSweep(defn, n, fn.params(n), dlo, dhi)
+    terms = uncut.UncutTerms(defn, n, fn.params(n))
+    rng = np.random.default_rng(sum(map(ord, name)))
+    shift, den = sample_fractions("inside", 3)
+    decided_by_uncut = 0
+    for trial in range(30):
+        lo, hi = _random_selected(rng, dlo, dhi)
+        rule = PartitionRule(n, split_dims=int(rng.integers(1, 4)), parts=3)
+        plan = rule.plan(int(rng.integers(0, n)))
+        if trial % 2:
+            # the special coordinates hold the optimiser, so only a plain one can rule a subregion out
+            special = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi).special
+            if terms.has_window2:  # a special coordinate's derivative reads its neighbours
+                special = np.unique(np.clip(np.concatenate([special - 1, special, special + 1]), 0, n - 1))
+            # (tightly: a wide box would blur the outer derivative of functions like Belegundu's)
+            xs, tiny = fn.xstar(n)[special], 1e-6 * (dhi - dlo)[special]
+            hi = np.where(hi == dhi, hi, lo + 1e-3 * (hi - lo))  # plain ones narrow too (on the edges kept)
+            lo[special] = np.maximum(dlo[special], xs - tiny)
+            hi[special] = np.minimum(dhi[special], xs + tiny)
+        gub = np.inf if trial % 3 == 0 else float(fn.point(lo + 0.5 * (hi - lo)) * (1 if fn.sense == "min" else -1))
+        win1, win2, cut1, cut2 = terms.windows(plan.dims)
+        base_lo, base_hi = terms.bases(lo, hi, cut1, cut2, 3, shift, den)
+        full = cpu(lo, hi, plan.dims, plan.parts, 3, shift, den, gub, plan.count, win1, win2, base_lo, base_hi)
+        results = []
+        for fast in (True, False):
+            terms.fast_path = fast
+            tb = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi)
+            results.append(cpu.split(lo, hi, plan.dims, plan.parts, 3, shift, den, gub, plan.count, tb))
+        for split in results:
+            for f_arr, s_arr in zip(full, split):
+                assert np.array_equal(f_arr, s_arr), (trial, plan, f_arr, s_arr)
+        # without the candidates, the subregions that only an uncut coordinate rules out survive
+        tb.Kclo, tb.Kchi, tb.cfree = tb.Kclo[:, :0].copy(), tb.Kchi[:, :0].copy(), tb.cfree[:, :0].copy()
+        blind = cpu.split(lo, hi, plan.dims, plan.parts, 3, shift, den, gub, plan.count, tb)
+        decided_by_uncut += int(np.sum(blind[0] != full[0]))
+    if fn.definition.continuous:
+        assert decided_by_uncut > 0, "no subregion was ruled out by an uncut coordinate: the test says nothing"
+    opts = dict(SMALL, max_iterations=25)
+    _same_search(solve(name, 6, evaluation="full", **opts), solve(name, 6, evaluation="split", **opts))
+
+
+def test_simulated_gpu_split_matches_cpu():
+    """The CUDA kernel of the split sweep (simulated) against the CPU one and the simulated full one.
+
+    The simulator emulates directed rounding in Python, so its bounds may differ from the CPU's
+    in the last bits of denormals (as the full path's do): the CPU comparison is on iterations,
+    list sizes and regions; the two simulated paths must agree exactly."""
+    from numba import config
+    if not config.ENABLE_CUDASIM:
+        pytest.skip("runs under the CUDA simulator; a real GPU is covered by the GPU host runs")
+    opts = dict(split_dims=1, parts=4, tol=1e-2, samples=3, max_iterations=6)
+    for name in ("levy", "griewank"):
+        cpu = solve(name, 6, backend="cpu", **opts)
+        gpu = solve(name, 6, backend="cuda", **opts)
+        assert gpu.backend == "cuda"
+        assert cpu.iterations == gpu.iterations and cpu.njev == gpu.njev
+        assert cpu.history["list_size"] == gpu.history["list_size"]
+        np.testing.assert_array_equal(cpu.regions_lo, gpu.regions_lo)
+        np.testing.assert_array_equal(cpu.regions_hi, gpu.regions_hi)
+        _same_search(solve(name, 6, backend="cuda", evaluation="full", **opts), gpu)
+
+
+EDGE = """
+import numpy as np
+from gpubench.definition import Definition, Sum, x, symbols
+S = symbols("S")
+EDGE = Definition(name="edge", title="edge", source="test", terms={S: Sum(x + x**2)},
+                  expr=S, domain=(0.25, 2), xstar=lambda n: np.full(n, 0.25),
+                  fstar=lambda n: n * (0.25 + 0.0625))
+"""
+
+
+def _rigorous(result, fn, n):
+    x = fn.xstar(n)
+    inside = np.any(np.all((result.regions_lo <= x) & (x <= result.regions_hi), axis=1))
+    return bool(inside) and result.glb <= fn.fstar(n) <= result.gub
+
+
+def test_uncut_coordinates_on_the_domain_edge_are_kept(tmp_path):
+    """A monotone function minimised at the lower corner: at n = 6, s = 1 most coordinates are
+    uncut and not special, so only the per-iteration edge flags keep the corner."""
+    path = tmp_path / "edge.py"
+    path.write_text(textwrap.dedent(EDGE))
+    fn = functions.get(f"{path}:EDGE")
+    opts = dict(backend="cpu", split_dims=1, parts=4, tol=1e-2, samples=3)
+    r = solve(f"{path}:EDGE", 6, **opts)
+    assert r.converged and _rigorous(r, fn, 6)
+    _same_search(r, solve(f"{path}:EDGE", 6, evaluation="full", **opts))
+
+
+def test_broken_edge_flags_lose_the_minimiser(tmp_path, monkeypatch):
+    """Mark every candidate free of the domain's edges: the corner's subregion is discarded."""
+    path = tmp_path / "edge.py"
+    path.write_text(textwrap.dedent(EDGE))
+    fn = functions.get(f"{path}:EDGE")
+    real = uncut.prepare_split
+
+    def broken(*args, **kw):
+        t = real(*args, **kw)
+        t.cfree[:] = 1
+        return t
+
+    monkeypatch.setattr(core, "prepare_split", broken)
+    try:
+        r = solve(f"{path}:EDGE", 6, backend="cpu", split_dims=1, parts=4, tol=1e-2, samples=3)
+        ok = _rigorous(r, fn, 6)
+    except RuntimeError:  # every region ruled out
+        ok = False
+    assert not ok
+
+
+def _plain_decides(fn, n, rng, terms, dlo, dhi, shift, den):
+    """A selected region and plan where only plain coordinates can rule subregions out: the
+    special ones hold the optimiser tightly, the plain ones are random (some on the edges)."""
+    lo, hi = _random_selected(rng, dlo, dhi)
+    plan = PartitionRule(n, split_dims=1, parts=3).plan(int(rng.integers(0, n)))
+    special = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi).special
+    xs, tiny = fn.xstar(n)[special], 1e-6 * (dhi - dlo)[special]
+    lo[special] = np.maximum(dlo[special], xs - tiny)
+    hi[special] = np.minimum(dhi[special], xs + tiny)
+    return lo, hi, plan
+
+
+def _decisions(break_tables, name="levy", n=8, trials=30):
+    """(subregions decided differently from the full sweep, subregions ruled out by plain ones)."""
+    fn = functions.get(name)
+    dlo, dhi = fn.bounds(n)
+    cpu = sweeps.CpuSweep(fn.definition, n, fn.params(n), dlo, dhi)
+    terms = uncut.UncutTerms(fn.definition, n, fn.params(n))
+    shift, den = sample_fractions("inside", 3)
+    rng = np.random.default_rng(11)
+    differ = fired = 0
+    for trial in range(trials):
+        lo, hi, plan = _plain_decides(fn, n, rng, terms, dlo, dhi, shift, den)
+        win1, win2, cut1, cut2 = terms.windows(plan.dims)
+        base_lo, base_hi = terms.bases(lo, hi, cut1, cut2, 3, shift, den)
+        full = cpu(lo, hi, plan.dims, plan.parts, 3, shift, den, np.inf, plan.count, win1, win2, base_lo, base_hi)
+        tb = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi)
+        fired += int(np.sum(np.isinf(full[0])))
+        break_tables(tb)
+        split = cpu.split(lo, hi, plan.dims, plan.parts, 3, shift, den, np.inf, plan.count, tb)
+        differ += int(np.sum(split[0] != full[0]))
+    return differ, fired
+
+
+def test_plain_coordinates_decide_and_agree():
+    differ, fired = _decisions(lambda tb: None)
+    assert fired > 0 and differ == 0
+
+
+def test_broken_sign_of_the_uncut_derivative_is_caught():
+    """A sign error in K (the plain coordinates' derivative factors): decisions change."""
+    def flip(tb):
+        tb.Kclo, tb.Kchi = -tb.Kchi, -tb.Kclo
+    differ, fired = _decisions(flip)
+    assert fired > 0 and differ > 0
+
+
+def test_dropped_candidates_are_caught():
+    """Levy's C = pi/n > 0, so the candidates for C > 0 (largest k_lo > 0 free at the lower edge,
+    smallest k_hi < 0 free at the upper edge) decide; without them the decisions change."""
+    def drop(tb):
+        tb.Kclo, tb.Kchi, tb.cfree = tb.Kclo[:, :0].copy(), tb.Kchi[:, :0].copy(), tb.cfree[:, :0].copy()
+    differ, fired = _decisions(drop)
+    assert fired > 0 and differ > 0
+
+
+PTX_SCRIPT = r'''
+import re
+from numba import float64, int64, int8
+from gpubench import functions, codegen
+from gpubench.solver import kernels
+from gpubench.ptx import compile_ptx
+A1, A2, I1, B2, O8 = float64[::1], float64[:, ::1], int64[::1], int8[:, ::1], int8[::1]
+sig = (A1, A1, A2, A1, A1, I1, I1, int64, int64, int64, int64, float64, A2, I1, I1, A2, A2, B2, I1,
+       A2, A2, A2, A2, B2, A1, A1, O8)
+mod = codegen.load(functions.get("levy").definition, "gpu", kernels.extensions("gpu", smax=16))
+ptx = compile_ptx(mod.sweep_split, sig, device=False)
+print(max(int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)))
+'''
+
+
+def test_split_kernel_compiles_for_sm90_with_per_thread_memory_independent_of_n():
+    """The real compiler (no simulator, no GPU): the split kernel builds, and its per-thread
+    local memory is a few hundred bytes (the full kernel's is 7 n doubles)."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    p = subprocess.run([sys.executable, "-c", PTX_SCRIPT], env=env, capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0 and "CUDA" in p.stderr and "toolkit" in p.stderr.lower():
+        pytest.skip("no CUDA toolkit (NVVM) here")
+    assert p.returncode == 0, p.stderr[-2000:]
+    depot = int(p.stdout.split()[-1])
+    assert depot <= 1024, depot
+
+
+def test_kernel_modules_are_real_files_named_by_their_content(tmp_path, monkeypatch):
+    """numba-cuda's on-disk cache keys a ``cache=True`` kernel by its source file: the generated
+    module is a file whose name is the hash of its text, so another function (or another kernel
+    text) never reuses a stale compiled kernel."""
+    import dataclasses
+    import os
+    from gpubench import codegen
+    from gpubench.solver import kernels
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    defn = functions.get("levy").definition
+    ext = kernels.extensions("gpu", smax=kernels.smax_for(10))
+    src = codegen.source(defn, "gpu", ext)
+    assert "@_cuda.jit(cache=True)\ndef sweep_split(" in src
+    other = dataclasses.replace(defn, expr=defn.expr + 1)
+    a = codegen.load(defn, "gpu", ext)
+    b = codegen.load(other, "gpu", ext)
+    c = codegen.load(defn, "gpu", kernels.extensions("gpu", smax=kernels.smax_for(40)))
+    # (a module loaded earlier in this process is reused from wherever it was written)
+    files = {m.__file__ for m in (a, b, c)}
+    assert len(files) == 3 and all(os.path.isfile(f) for f in files)
+    assert len({os.path.basename(f) for f in files}) == 3
+    assert open(a.__file__).read() == src
