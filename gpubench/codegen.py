@@ -9,6 +9,11 @@ for, on one backend:
   outer expression and is assembled by the chain rule over the declared
   structure (the ``w`` arrays hold the prefix products a product's gradient
   needs);
+- ``interval_mv(lo, hi, p, c, glo, ghi, wlo, whi)``, the mean value form
+  ``f(c) + G(X).(X - c)`` (paper 001, section 2.2) with ``f(c)`` the interval form on
+  the degenerate box at the midpoint ``c`` and ``G`` the interval gradient, and
+  ``interval_best``, its intersection with the natural form (``c``, ``g*``, ``w*``
+  are scratch arrays of length n);
 - batched drivers (``points`` ... ) that loop or launch over many points/boxes.
 
 The source is the same for the CPU and the GPU except for the decorator; the
@@ -30,9 +35,10 @@ from pathlib import Path
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from .definition import DefinitionError, Prod, Sum, i, n, param, x, x1, xn, y
+from .definition import (DefinitionError, Max2, Min2, Prod, Sum, i, lower, n, param, sigmoid,
+                         softplus, step, x, x1, xn, y)
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 
 
 # ---------------------------------------------------------------- constants
@@ -95,6 +101,37 @@ class _PointPrinter(PythonCodePrinter):
     _print_Pi = _print_NumberSymbol
     _print_Exp1 = _print_NumberSymbol
 
+    # helpers of gpubench.interval.ops, in the generated module's namespace
+    def _call(self, name, e):
+        return f"{name}(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Max2(self, e):
+        return self._call("max", e)
+
+    def _print_Min2(self, e):
+        return self._call("min", e)
+
+    def _print_step(self, e):
+        return self._call("p_step", e)
+
+    def _print_sign(self, e):
+        return self._call("p_sign", e)
+
+    def _print_DiracDelta(self, e):
+        return self._call("p_delta", e)
+
+    def _print_sigmoid(self, e):
+        return self._call("p_sigmoid", e)
+
+    def _print_softplus(self, e):
+        return self._call("p_softplus", e)
+
+    def _print_Abs(self, e):
+        return self._call("abs", e)
+
+    def _print_tanh(self, e):
+        return self._call("math.tanh", e)
+
 
 class PointEmitter:
     """Plain floating-point code (non-rigorous: values, not bounds)."""
@@ -146,12 +183,13 @@ class IntervalEmitter:
         if e.is_Pow:
             return self._pow(e, lines)
         fname = {sp.sin: "isin", sp.cos: "icos", sp.exp: "iexp", sp.log: "ilog",
-                 sp.Abs: "iabs"}.get(e.func)
+                 sp.Abs: "iabs", sp.sign: "isign", step: "istep", sp.DiracDelta: "idelta",
+                 sp.tanh: "itanh", sigmoid: "isigmoid", softplus: "isoftplus"}.get(e.func)
         if fname:
             a = self.emit(e.args[0], lines)
             return self._new(lines, f"{fname}({a[0]}, {a[1]})")
-        if e.func in (sp.Min, sp.Max):
-            op = "imin" if e.func is sp.Min else "imax"
+        if e.func in (sp.Min, sp.Max, Min2, Max2):
+            op = "imin" if e.func in (sp.Min, Min2) else "imax"
             acc = self.emit(e.args[0], lines)
             for a in e.args[1:]:
                 b = self.emit(a, lines)
@@ -257,12 +295,14 @@ class _Structure:
         self.aggs = list(defn.terms)
         self.kind = {a: ("prod" if isinstance(defn.terms[a], Prod) else "sum") for a in self.aggs}
         self.window = {a: defn.window(a) for a in self.aggs}
-        self.term = {a: sp.sympify(defn.terms[a].term) for a in self.aggs}
+        # Max/Min nested into two-argument forms, whose derivatives pick a subgradient
+        self.term = {a: lower(defn.terms[a].term) for a in self.aggs}
+        self.expr = lower(defn.expr)
         self.dterm_x = {a: sp.diff(self.term[a], x) for a in self.aggs}
         self.dterm_y = {a: sp.diff(self.term[a], y) for a in self.aggs}
-        self.douter = {a: sp.diff(defn.expr, a) for a in self.aggs}
-        self.dfirst = sp.diff(defn.expr, x1)
-        self.dlast = sp.diff(defn.expr, xn)
+        self.douter = {a: sp.diff(self.expr, a) for a in self.aggs}
+        self.dfirst = sp.diff(self.expr, x1)
+        self.dlast = sp.diff(self.expr, xn)
 
 
 def _generate(defn, backend):
@@ -358,7 +398,7 @@ def _generate(defn, backend):
     src.add("@device")
     src.add("def point_raw(x, p):")
     body = aggregates("point", pe)
-    body.append(f"return {pe(defn.expr, body)}")
+    body.append(f"return {pe(st.expr, body)}")
     src.block(body, 1)
     src.add("")
 
@@ -367,7 +407,7 @@ def _generate(defn, backend):
     src.add("@device")
     src.add("def interval_raw(lo, hi, p):")
     body = aggregates("enclosure", ie)
-    r = ie(defn.expr, body)
+    r = ie(st.expr, body)
     body.append(f"return {r[0]}, {r[1]}")
     src.block(body, 1)
     src.add("")
@@ -376,7 +416,7 @@ def _generate(defn, backend):
     src.add("@device")
     src.add("def interval_partial_raw(lo, hi, p, win1, win2, base_lo, base_hi):")
     body = aggregates("enclosure", ie, mode="partial")
-    r = ie(defn.expr, body)
+    r = ie(st.expr, body)
     body.append(f"return {r[0]}, {r[1]}")
     src.block(body, 1)
     src.add("")
@@ -606,6 +646,44 @@ def interval_gradient(lo, hi, p, glo, ghi, wlo, whi):
             ghi[k] = math.inf
         return
     interval_gradient_raw(lo, hi, p, glo, ghi, wlo, whi)
+
+
+@device
+def _inner_point(a, b):
+    # any point of [a, b] will do: it enters the form as an exact degenerate interval,
+    # so rounding (or an FMA on the GPU) here costs width, never rigour
+    if a == -math.inf and b == math.inf:
+        return 0.0
+    if a == -math.inf:
+        return b
+    if b == math.inf:
+        return a
+    m = 0.5 * a + 0.5 * b
+    return min(max(m, a), b)
+
+
+@device
+def interval_mv(lo, hi, p, c, glo, ghi, wlo, whi):
+    # mean value form f(c) + G(X) . (X - c), c the midpoint (paper 001, section 2.2);
+    # valid for the non-smooth ops too, G enclosing Clarke's gradient (Lebourg's theorem)
+    nn = lo.shape[0]
+    for k in range(nn):
+        c[k] = _inner_point(lo[k], hi[k])
+    flo, fhi = interval(c, c, p)
+    interval_gradient(lo, hi, p, glo, ghi, wlo, whi)
+    for k in range(nn):
+        dlo, dhi = isub(lo[k], hi[k], c[k], c[k])
+        tlo, thi = imul(glo[k], ghi[k], dlo, dhi)
+        flo, fhi = iadd(flo, fhi, tlo, thi)
+    return flo, fhi
+
+
+@device
+def interval_best(lo, hi, p, c, glo, ghi, wlo, whi):
+    # natural form intersected with the mean value form: both contain the range
+    alo, ahi = interval(lo, hi, p)
+    blo, bhi = interval_mv(lo, hi, p, c, glo, ghi, wlo, whi)
+    return iintersect(alo, ahi, blo, bhi)
 '''
 
 _DRIVERS = {
@@ -633,6 +711,18 @@ def gradients(X, p, G, W):
 def interval_gradients(LO, HI, p, GLO, GHI, WLO, WHI):
     for r in range(LO.shape[0]):
         interval_gradient(LO[r], HI[r], p, GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_mv(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    for r in range(LO.shape[0]):
+        out_lo[r], out_hi[r] = interval_mv(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_best(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    for r in range(LO.shape[0]):
+        out_lo[r], out_hi[r] = interval_best(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
 ''',
     "gpu": '''
 from numba import cuda as _cuda
@@ -664,6 +754,20 @@ def interval_gradients(LO, HI, p, GLO, GHI, WLO, WHI):
     r = _cuda.grid(1)
     if r < LO.shape[0]:
         interval_gradient(LO[r], HI[r], p, GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_mv(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    r = _cuda.grid(1)
+    if r < LO.shape[0]:
+        out_lo[r], out_hi[r] = interval_mv(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_best(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    r = _cuda.grid(1)
+    if r < LO.shape[0]:
+        out_lo[r], out_hi[r] = interval_best(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
 ''',
 }
 
