@@ -10,7 +10,7 @@ import importlib.util
 import pkgutil
 from pathlib import Path
 
-from gpubench.definition import Definition
+from gpubench.definition import Definition, DefinitionError
 from gpubench.forms import InputError, TestFunction
 
 _REGISTRY = {}
@@ -72,6 +72,8 @@ def load_file(path, attr):
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
+    except DefinitionError as exc:  # already one line, naming the construct and the term
+        raise InputError(f"{path}: {exc}") from None
     except Exception as exc:  # the user's file: report, don't crash
         raise InputError(f"cannot load {path}: {type(exc).__name__}: {exc}") from None
     defn = getattr(module, attr, None)
