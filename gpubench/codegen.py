@@ -666,6 +666,8 @@ def _inner_point(a, b):
 def interval_mv(lo, hi, p, c, glo, ghi, wlo, whi):
     # mean value form f(c) + G(X) . (X - c), c the midpoint (paper 001, section 2.2);
     # valid for the non-smooth ops too, G enclosing Clarke's gradient (Lebourg's theorem)
+    if HAS_SPIKE and _box_in_spike(lo, hi):
+        return SPIKE_VALUE, SPIKE_VALUE  # f is constant there (a box meeting it gets G = R)
     nn = lo.shape[0]
     for k in range(nn):
         c[k] = _inner_point(lo[k], hi[k])
