@@ -36,7 +36,7 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from .definition import (DefinitionError, Max2, Min2, Prod, Sum, i, lower, n, param, sigmoid,
-                         softplus, step, x, x1, xn, y)
+                         softplus, step, variables, x, x1, xn, y)
 
 GENERATOR_VERSION = "2"
 
@@ -139,10 +139,20 @@ class PointEmitter:
     def __init__(self, names):
         self.names = names  # symbol -> variable name
         self.printer = _PointPrinter({"fully_qualified_modules": True})
+        self.count = 0
 
     def __call__(self, expr, lines):
         subs = {s: sp.Symbol(v) for s, v in self.names.items() if s in expr.free_symbols}
-        return self.printer.doprint(expr.xreplace(subs))
+        expr = sp.sympify(expr).xreplace(subs)
+        if sp.count_ops(expr) < 40:
+            return self.printer.doprint(expr)
+        # large expressions (networks): common subexpressions once, as temporaries
+        self.count += 1
+        reps, (reduced,) = sp.cse([expr], symbols=sp.numbered_symbols(f"pc{self.count}_"),
+                                  optimizations=None)
+        for sym, e in reps:
+            lines.append(f"{sym} = {self.printer.doprint(e)}")
+        return self.printer.doprint(reduced)
 
 
 class IntervalEmitter:
@@ -152,6 +162,9 @@ class IntervalEmitter:
         self.names = names  # symbol -> (lo_name, hi_name)
         self.prefix = prefix
         self.count = 0
+        # common subexpressions: an enclosure already emitted into the same straight-line
+        # block is reused (the list is kept, so its id is never recycled)
+        self._memo = {}
 
     def _new(self, lines, call):
         self.count += 1
@@ -163,6 +176,14 @@ class IntervalEmitter:
         return self.emit(sp.sympify(expr), lines)
 
     def emit(self, e, lines):
+        if e.is_Atom:
+            return self._emit(e, lines)
+        block = self._memo.setdefault(id(lines), (lines, {}))[1]
+        if e not in block:
+            block[e] = self._emit(e, lines)
+        return block[e]
+
+    def _emit(self, e, lines):
         if not e.free_symbols:
             lo, hi = enclose_constant(e)
             return repr(lo), repr(hi)
@@ -273,8 +294,15 @@ class _Source:
         return "\n".join(self.lines) + "\n"
 
 
+def _fixed_vars(defn):
+    """(k, symbol) for the coordinates x2 .. x{dim} of a fixed-dimension definition."""
+    return [(k, s) for k, s in enumerate(variables(defn.dim or 1)) if k > 0]
+
+
 def _names_point(defn):
     names = {x: "xi", y: "xj", i: "fi", n: "fn", x1: "x_first", xn: "x_last"}
+    for k, s in _fixed_vars(defn):
+        names[s] = f"xv{k}"
     for k, pname in enumerate(defn.param_names):
         a, b = param(pname)
         names[a], names[b] = f"p{k}_i", f"p{k}_j"
@@ -303,6 +331,8 @@ class _Structure:
         self.douter = {a: sp.diff(self.expr, a) for a in self.aggs}
         self.dfirst = sp.diff(self.expr, x1)
         self.dlast = sp.diff(self.expr, xn)
+        self.fixed = _fixed_vars(defn)
+        self.dvar = {k: sp.diff(self.expr, s) for k, s in self.fixed}
 
 
 def _generate(defn, backend):
@@ -361,12 +391,14 @@ def _generate(defn, backend):
         out = []
         if kind == "point":
             out += ["nn = x.shape[0]", "fn = float(nn)", "x_first = x[0]", "x_last = x[nn - 1]"]
+            out += [f"xv{k} = x[{k}]" for k, _ in st.fixed]
             for k, a in enumerate(st.aggs):
                 out.append(f"A{k} = {'1.0' if st.kind[a] == 'prod' else '0.0'}")
         else:
             out += ["nn = lo.shape[0]", "fn_lo = float(nn)", "fn_hi = fn_lo",
                     "x_first_lo = lo[0]", "x_first_hi = hi[0]",
                     "x_last_lo = lo[nn - 1]", "x_last_hi = hi[nn - 1]"]
+            out += [f"xv{k}_lo, xv{k}_hi = lo[{k}], hi[{k}]" for k, _ in st.fixed]
             for k, a in enumerate(st.aggs):
                 if mode == "partial":
                     out.append(f"A{k}_lo = base_lo[{k}]")
@@ -472,7 +504,8 @@ def _outer_derivatives(kind, emit, st):
             out.append(f"D{k} = {v}")
         else:
             out.append(f"D{k}_lo, D{k}_hi = {v[0]}, {v[1]}")
-    for name, expr in (("Dfirst", st.dfirst), ("Dlast", st.dlast)):
+    for name, expr in ([("Dfirst", st.dfirst), ("Dlast", st.dlast)]
+                       + [(f"Dv{k}", st.dvar[k]) for k, _ in st.fixed]):
         v = emit(expr, out)
         if kind == "point":
             out.append(f"{name} = {v}")
@@ -550,9 +583,12 @@ def _gradient_assembly(kind, emit, st, load_coords):
         out += ["    " + ln for ln in body]
     if point:
         out += ["g[0] += Dfirst", "g[nn - 1] += Dlast"]
+        out += [f"g[{k}] += Dv{k}" for k, _ in st.fixed]
     else:
         out += ["glo[0], ghi[0] = iadd(glo[0], ghi[0], Dfirst_lo, Dfirst_hi)",
                 "glo[nn - 1], ghi[nn - 1] = iadd(glo[nn - 1], ghi[nn - 1], Dlast_lo, Dlast_hi)"]
+        out += [f"glo[{k}], ghi[{k}] = iadd(glo[{k}], ghi[{k}], Dv{k}_lo, Dv{k}_hi)"
+                for k, _ in st.fixed]
     return out
 
 

@@ -205,6 +205,8 @@ class Definition:
     params: Mapping[str, Callable[[int], np.ndarray]] = field(default_factory=dict)
     spike: Optional[Spike] = None
     notes: str = ""
+    # a fixed-dimension model: expr may use every coordinate x1 .. x{dim} (see variables())
+    dim: Optional[int] = None
 
     def __post_init__(self):
         if self.sense not in SENSES:
@@ -234,7 +236,9 @@ class Definition:
         return 2 if term.free_symbols & nexts else 1
 
     def _check(self):
-        allowed_outer = set(self.terms) | {x1, xn, n}
+        if self.dim is not None and (not isinstance(self.dim, int) or self.dim < 1):
+            raise DefinitionError(f"{self.name}: dim must be a positive integer, not {self.dim!r}")
+        allowed_outer = set(self.terms) | {x1, xn, n} | set(variables(self.dim or 1))
         stray = self.expr.free_symbols - allowed_outer
         if stray:
             raise DefinitionError(f"{self.name}: expr uses undefined symbols {sorted(map(str, stray))}")
@@ -252,7 +256,8 @@ class Definition:
             _reject_floats(self.name, t)
             _reject_unsupported(self.name, f"term {agg}", t, [x, y])
         _reject_floats(self.name, self.expr)
-        _reject_unsupported(self.name, "expr", self.expr, list(self.terms) + [x1, xn])
+        _reject_unsupported(self.name, "expr", self.expr,
+                            list(self.terms) + [xn] + variables(self.dim or 1))
 
     def negated(self):
         """The definition of -f, which a minimiser uses for ``sense="max"``."""
@@ -294,6 +299,11 @@ def _reject_unsupported(name, where, expr, wrt):
         raise DefinitionError(f"{name}: {where} uses {construct}, which gpubench cannot "
                               f"enclose ({bad}); supported: + - * / integer and rational powers, "
                               f"sin cos exp log sqrt Abs Min Max sign tanh sigmoid softplus")
+
+
+def variables(d):
+    """The coordinates ``x1 .. xd`` of a fixed-dimension definition (``x1`` is the first coordinate)."""
+    return [x1] + [sp.Symbol(f"x{k}", real=True) for k in range(2, d + 1)]
 
 
 def symbols(names):

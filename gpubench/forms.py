@@ -45,20 +45,27 @@ class TestFunction:
     def continuous(self):
         return self.definition.continuous
 
-    def bounds(self, n):
+    def _dim(self, n):
         n = check_dim(n)
+        d = self.definition.dim
+        if d is not None and n != d:
+            raise InputError(f"{self.name} is defined in dimension {d} only, not {n}")
+        return n
+
+    def bounds(self, n):
+        n = self._dim(n)
         lo, hi = self.definition.bounds(n)
         return np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
 
     def xstar(self, n):
-        return np.asarray(self.definition.xstar(check_dim(n)), dtype=np.float64)
+        return np.asarray(self.definition.xstar(self._dim(n)), dtype=np.float64)
 
     def fstar(self, n):
-        return float(self.definition.fstar(check_dim(n)))
+        return float(self.definition.fstar(self._dim(n)))
 
     def params(self, n):
         """Per-coordinate parameters as a ``(len(params), n)`` float64 array."""
-        n = check_dim(n)
+        n = self._dim(n)
         if n not in self._params:
             rows = [np.asarray(f(n), dtype=np.float64) for f in self.definition.params.values()]
             p = np.array(rows, dtype=np.float64).reshape(len(rows), n)

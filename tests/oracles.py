@@ -220,6 +220,9 @@ def full_expression(defn, n):
     pnames = list(defn.params)
     P = [[sp.Symbol(f"P{q}_{k}", real=True) for k in range(n)] for q in range(len(pnames))]
     subs_outer = {X1_SYM: X[0], XN_SYM: X[n - 1], N_SYM: sp.Integer(n)}
+    if defn.dim is not None:  # a fixed-dimension model reads x1 .. xd
+        from gpubench.definition import variables
+        subs_outer.update({s: X[k] for k, s in enumerate(variables(defn.dim))})
     for agg, spec in defn.terms.items():
         term = sp.sympify(spec.term)
         window = defn.window(agg)
