@@ -275,6 +275,56 @@ class Definition:
         return "per-coordinate"
 
 
+@dataclass
+class Problem:
+    """A constrained problem: minimise (or maximise) ``objective`` subject to
+    ``g(x) <= 0`` for every g in ``inequalities`` and ``h(x) = 0`` for every h in
+    ``equalities``, inside the objective's box.
+
+    Each constraint is a sympy expression in the objective's language (scalar
+    aggregates in ``terms``, ``x1``, ``xn``, ``n``, and for a fixed-dimension
+    objective the variables ``x1 .. xd``), or a full :class:`Definition`; each
+    becomes a function with every form (see :class:`gpubench.forms.ConstrainedProblem`).
+    Paper 001's branch-and-bound handles them; the paper-000 solver refuses them.
+    """
+    name: str
+    objective: Definition
+    inequalities: tuple = ()
+    equalities: tuple = ()
+    terms: Mapping[sp.Symbol, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.objective, Definition):
+            raise DefinitionError(f"{self.name}: the objective must be a Definition")
+        self.inequalities = tuple(self._constraint(c, f"g{k + 1}")
+                                  for k, c in enumerate(self.inequalities))
+        self.equalities = tuple(self._constraint(c, f"h{k + 1}")
+                                for k, c in enumerate(self.equalities))
+
+    def _constraint(self, c, label):
+        from dataclasses import replace
+        if isinstance(c, Definition):
+            if c.dim != self.objective.dim:
+                raise DefinitionError(f"{self.name}: constraint {label} has dim {c.dim}, "
+                                      f"the objective {self.objective.dim}")
+            return c
+        o = self.objective
+        try:
+            expr = sp.sympify(c)
+        except sp.SympifyError:
+            raise DefinitionError(f"{self.name}: constraint {label} is not an expression: {c!r}") from None
+        terms = {sp.Symbol(str(k), real=True) if isinstance(k, str) else k: v
+                 for k, v in {**o.terms, **dict(self.terms)}.items()}
+        terms = {k: v for k, v in terms.items() if k in expr.free_symbols}
+        try:
+            return replace(o, name=f"{self.name}__{label}", title=f"{self.name}: constraint {label}",
+                           expr=expr, terms=terms, spike=None,
+                           sense="min", xstar=lambda dim: np.full(dim, np.nan),
+                           fstar=lambda dim: float("nan"))
+        except DefinitionError as exc:
+            raise DefinitionError(f"{self.name}: constraint {label}: {exc}") from None
+
+
 def _reject_floats(name, expr):
     floats = expr.atoms(sp.Float)
     if floats:

@@ -139,4 +139,64 @@ class TestFunction:
         return f"<TestFunction {self.name}: {self.title}, {self.sense}imise, {self.source}>"
 
 
-__all__ = ["TestFunction", "InputError", "check_box", "check_dim"]
+class ConstrainedProblem:
+    """A :class:`~gpubench.definition.Problem` with every form of each of its functions.
+
+    ``objective``, ``inequalities`` (g <= 0) and ``equalities`` (h = 0) are
+    :class:`TestFunction` objects (point, interval, gradients, mean value ...).
+    :meth:`box_status` applies the constraints' interval forms to a box, as a
+    branch-and-bound does (paper 001, section 3).
+    """
+
+    __test__ = False
+    constrained = True
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.objective = TestFunction(problem.objective)
+        self.inequalities = [TestFunction(d) for d in problem.inequalities]
+        self.equalities = [TestFunction(d) for d in problem.equalities]
+
+    @property
+    def name(self):
+        return self.problem.name
+
+    @property
+    def sense(self):
+        return self.objective.sense
+
+    def bounds(self, n):
+        return self.objective.bounds(n)
+
+    def describe(self):
+        return (f"{self.name}: {len(self.inequalities)} inequality and "
+                f"{len(self.equalities)} equality constraint(s)")
+
+    def box_status(self, lo, hi):
+        """"infeasible" when a constraint provably fails on the whole box, "feasible" when
+        every inequality provably holds on it (and there are no equalities), else "unknown"."""
+        sure = True
+        for g in self.inequalities:
+            a, b = g.interval_best(lo, hi)
+            if a > 0.0:
+                return "infeasible"
+            sure = sure and b <= 0.0
+        for h in self.equalities:
+            a, b = h.interval_best(lo, hi)
+            if a > 0.0 or b < 0.0:
+                return "infeasible"
+            sure = False
+        return "feasible" if sure else "unknown"
+
+    def __repr__(self):
+        return f"<ConstrainedProblem {self.describe()}>"
+
+
+def refuse_constrained(fn, who):
+    """One-line InputError for a method that handles box constraints only."""
+    if getattr(fn, "constrained", False):
+        raise InputError(f"{fn.describe()}; {who} handles box constraints only "
+                         f"(the branch-and-bound of paper 001 takes constrained problems)")
+
+
+__all__ = ["TestFunction", "ConstrainedProblem", "refuse_constrained", "InputError", "check_box", "check_dim"]

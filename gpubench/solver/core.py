@@ -114,6 +114,8 @@ class Search:
     method_name = "interval solver"  # the registered method sets its own name on its searches
 
     def __init__(self, fn, dim, settings=None):
+        from ..forms import refuse_constrained
+        refuse_constrained(fn, "the interval solver of paper 000")
         self.fn = fn
         self.dim = dim
         self.settings = settings or Settings()
