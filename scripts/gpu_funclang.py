@@ -15,6 +15,9 @@ Writes ``OUTDIR/funclang.json`` with the environment (``gpubench.environment.cap
    ``exact_misses``, ``exact_undecided``).  ``raw_ulps``: the largest error of the CUDA
    ``tanh``/``log1p`` themselves against mpmath, next to the documented 2/1 ulps and the
    4/3 ulps rounding_gpu widens by.
+3. ``networks``: the 2-10-8-1 and 7-60-1 tanh networks of issue 14 (random weights):
+   source generation, GPU compile (first launch) and kernel times of the natural, interval
+   gradient and mean value forms on 1e5 boxes.  Written last; the JSON is saved before it.
 2. ``forms``: for a few functions at n = 10, N boxes of relative widths 1e-1 .. 1e-4,
    the batched natural, mean value and intersected forms: kernel times (warm-up excluded,
    reported separately with compile times), mean widths, how often the mean value form is
@@ -294,6 +297,44 @@ def measure_forms(names, dim, N, reps, rng, log):
     return out
 
 
+def measure_networks(sizes_list, N, rng, log):
+    """Compile (warm-up) and kernel times of a network's GPU interval forms (issue 14's sizes)."""
+    from gpubench import models
+    from gpubench.forms import TestFunction
+    out = {}
+    for sizes in sizes_list:
+        layers = [(rng.normal(0, 1, (b, a)) / np.sqrt(a), rng.normal(0, 0.5, b))
+                  for a, b in zip(sizes[:-1], sizes[1:])]
+        name = "net_" + "_".join(map(str, sizes))
+        t0 = time.perf_counter()
+        fn = TestFunction(models.network(name, layers, (-1, 1)))
+        m = fn.module("gpu")
+        t_gen = time.perf_counter() - t0
+        d = sizes[0]
+        c = rng.uniform(-1, 1, (N, d))
+        w = 10.0 ** rng.uniform(-4, -1, (N, 1))
+        LO, HI = np.clip(c - w, -1, 1), np.clip(c + w, -1, 1)
+        p = np.array(fn.params(d))
+        dLO, dHI, dp = cuda.to_device(LO), cuda.to_device(HI), cuda.to_device(p)
+        flo, fhi = cuda.device_array(N), cuda.device_array(N)
+        sc = [cuda.device_array((N, d)) for _ in range(5)]
+        rec = {"sizes": sizes, "boxes": N, "generate_s": t_gen}
+        for form, k, args in (("natural", m.intervals, (dLO, dHI, dp, flo, fhi)),
+                              ("interval_gradient", m.interval_gradients, (dLO, dHI, dp, *sc[:4])),
+                              ("mean_value", m.intervals_mv, (dLO, dHI, dp, flo, fhi, *sc))):
+            t = time.perf_counter()
+            launch(k, N, *args, threads=128)
+            warm = time.perf_counter() - t
+            t = time.perf_counter()
+            launch(k, N, *args, threads=128)
+            rec[form] = {"compile_and_first_launch_s": warm, "kernel_s": time.perf_counter() - t}
+        out[name] = rec
+        log(f"{name}: generated in {t_gen:.1f} s; " + ", ".join(
+            f"{f} compile {rec[f]['compile_and_first_launch_s']:.1f} s, kernel {1e3 * rec[f]['kernel_s']:.2f} ms"
+            for f in ("natural", "interval_gradient", "mean_value")))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir")
@@ -315,13 +356,17 @@ def main(argv=None):
     log(f"raw ulps: {rec['raw_ulps']}")
     names = ("coupled_quadratic", "rosenbrock", "levy")
     rec["forms"] = measure_forms(names, 3 if tiny else 10, 16 if tiny else 100_000, 1 if tiny else 3, rng, log)
+    os.makedirs(a.outdir, exist_ok=True)
+    path = os.path.join(a.outdir, "funclang.json")
+    atomic_write(path, json.dumps(rec, indent=1, default=str))  # kept if the networks run long
+    nets = [[2, 3, 1]] if tiny else [[2, 10, 8, 1], [7, 60, 1]]
+    rec["networks"] = measure_networks(nets, 8 if tiny else 100_000, rng, log)
     misses = sum(r["point_misses"] + r["exact_misses"] for r in rec["ops"].values())
     misses += sum(r[f]["center_misses"] for r in rec["forms"].values() for f in ("natural", "mean_value", "best"))
     rec["total_misses"] = misses
     rec["total_s"] = time.perf_counter() - start
-    os.makedirs(a.outdir, exist_ok=True)
-    atomic_write(os.path.join(a.outdir, "funclang.json"), json.dumps(rec, indent=1, default=str))
-    log(f"done: {misses} misses; {os.path.join(a.outdir, 'funclang.json')}")
+    atomic_write(path, json.dumps(rec, indent=1, default=str))
+    log(f"done: {misses} misses; {path}")
     return 0 if misses == 0 else 1
 
 
