@@ -414,3 +414,30 @@ def test_mean_value_excess_shrinks_quadratically(name, center):
     assert all(3.2 < r < 4.8 for r in r_mv), r_mv
     # so the mean value form gains on the natural form by ~2 per halving, 2^6 over the range
     assert mv[-1] / nat[-1] < (mv[0] / nat[0]) / 30
+
+
+@pytest.mark.parametrize("name", ["ns_kinked", "ns_activations"])
+def test_uncut_split_of_nonsmooth_functions(name):
+    """The solver's split evaluation (aggregates_rest + interval_partial) equals the full
+    interval form with the new operations too, and encloses the point values."""
+    from gpubench.solver.partition import PartitionRule
+    from gpubench.solver.uncut import UncutTerms
+    fn = FUNCS[name]
+    n = 5
+    rng = _rng("uncut", name)
+    terms = UncutTerms(fn.definition, n, fn.params(n))
+    forms, p = terms.forms, fn.params(n)
+    for trial in range(30):
+        a, b = np.sort(rng.uniform(-3, 3, (2, n)), axis=0)
+        if trial % 3 == 0:
+            a[rng.integers(0, n)] = 0.0  # a kink on the edge
+        dims = PartitionRule(n, split_dims=int(rng.integers(1, n)), parts=4).plan(int(rng.integers(0, n))).dims
+        win1, win2, cut1, cut2 = terms.windows(dims)
+        base_lo, base_hi = np.empty(max(terms.count, 1)), np.empty(max(terms.count, 1))
+        forms.aggregates_rest(a, b, p, cut1, cut2, base_lo, base_hi)
+        plo, phi = forms.interval_partial(a, b, p, win1, win2, base_lo, base_hi)
+        flo, fhi = forms.interval(a, b, p)
+        scale = 1.0 + max(abs(flo), abs(fhi))
+        assert abs(plo - flo) <= 1e-12 * scale and abs(phi - fhi) <= 1e-12 * scale
+        v = fn.point(a + rng.random(n) * (b - a))
+        assert plo <= v <= phi
