@@ -13,6 +13,12 @@ Conventions
 - A function applied outside its domain is taken on the part of the argument
   inside the domain (``sqrt([-1, 4]) = [0, 2]``), and is empty when nothing is.
 - ``0 * inf`` counts as 0, since an infinite endpoint is a bound, not a value.
+- Kinks: ``isign`` and ``istep`` are the generalized derivatives of ``|u|`` and of
+  ``max(a, b)`` (``[-1, 1]`` and ``[0, 1]`` wherever the kink can be), ``idelta``
+  that of ``sign`` (the whole line where the jump can be).
+
+The ``p_*`` functions at the end are plain floating-point helpers for the generated
+*point* forms (values, not bounds), kept here so both backends share them.
 """
 import math
 
