@@ -51,7 +51,8 @@ KINKED = _defn("ns_kinked",
                 S2: Sum(Abs(x - HALF) + relu(-x))},
                Max(S2, x1) + S1 + Abs(xn))
 # convex: sums and maxima of affine and convex pieces, for the subgradient inequality
-CONVEX = _defn("ns_convex", {S1: Sum(Abs(x - y) + Max(x, -2 * x, 1 - x) + relu(x - HALF) ** 2)},
+CONVEX = _defn("ns_convex", {S1: Sum(Abs(x - y) + Max(x, -2 * x, 1 - x) + relu(x - HALF) ** 2
+                                      + Max(x, 3 * x) + Max(y, 2 * y))},
                Max(S1, 2 * x1) + Abs(xn))
 ACTIVATIONS = _defn("ns_activations",
                     {S1: Sum(tanh(3 * x - y) * sigmoid(x)), S2: Sum(softplus(2 * x) + relu(x - 1))},
@@ -187,10 +188,7 @@ def test_point_gradient_at_kinks_is_inside_the_interval_gradient(name):
             assert np.all(np.isfinite(g))
 
 
-def test_point_gradient_at_kinks_is_a_subgradient():
-    """For a convex f, the point gradient at a kink (ties of a 3-way Max included) satisfies
-    f(z) >= f(x) + g.(z - x); sympy's own Heaviside(0) = 1/2 at a 3-way tie would not."""
-    fn = FUNCS["ns_convex"]
+def worst_subgradient_gap(fn):
     worst = 0.0
     for n in DIMS:
         rng = _rng("subgradient", n)
@@ -202,7 +200,33 @@ def test_point_gradient_at_kinks_is_a_subgradient():
                 z = c + rng.normal(0, 10.0 ** rng.uniform(-6, 0), n)
                 gap = fn.point(z) - fc - g @ (z - c)
                 worst = min(worst, gap / max(1.0, abs(fc)))
-    assert worst > -1e-12, worst
+    return worst
+
+
+def test_point_gradient_at_kinks_is_a_subgradient():
+    """For a convex f, the point gradient at a kink (ties of Max, |x - y| at 0) satisfies
+    f(z) >= f(x) + g.(z - x): the first argument of a tie takes the derivative."""
+    assert worst_subgradient_gap(FUNCS["ns_convex"]) > -1e-12
+
+
+def test_subgradient_check_catches_a_bad_tie_rule(monkeypatch):
+    """A tie rule giving both arguments of max(a, b) the derivative 1 (the sum of weights is 2,
+    no subgradient) is caught by the same check."""
+    from dataclasses import replace
+
+    from sympy.core.cache import clear_cache
+
+    from gpubench import definition as D
+    monkeypatch.setattr(D.Max2, "fdiff", lambda self, argindex=1: D.step(self.args[0] - self.args[1])
+                        if argindex == 1 else D.step(self.args[1] - self.args[0]))
+    clear_cache()  # sympy caches derivatives
+    try:
+        bad = TestFunction(replace(CONVEX, name="ns_convex_bad_tie"))
+        bad.module("cpu")
+    finally:
+        monkeypatch.undo()
+        clear_cache()
+    assert worst_subgradient_gap(bad) < -1e-3
 
 
 @pytest.mark.parametrize("name", sorted(DEFS))
