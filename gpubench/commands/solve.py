@@ -23,6 +23,9 @@ def add_arguments(p):
     p.add_argument("--spacing", choices=["inside", "lower", "upper"],
                    help="where the samples sit on the diagonal: t = m/(samples+1) (inside, default), "
                         "m/samples from 0 (lower) or up to 1 (upper)")
+    p.add_argument("--inclusion", choices=["natural", "best"],
+                   help="lower bounds from the natural interval form (default, the paper's) or its "
+                        "intersection with the mean value form (paper 001)")
     p.add_argument("--max-iterations", type=positive_integer, default=None)
     p.add_argument("--time-limit", type=positive_number, default=None, help="seconds")
     p.add_argument("--checkpoint", metavar="FILE", help="write the search state to FILE after the first "
@@ -33,7 +36,8 @@ def add_arguments(p):
     p.add_argument("--json", action="store_true", help="print one JSON object (at most 100 regions)")
 
 
-SETTINGS = ("backend", "tol", "split_dims", "parts", "samples", "spacing", "max_iterations", "time_limit")
+SETTINGS = ("backend", "tol", "split_dims", "parts", "samples", "spacing", "inclusion", "max_iterations",
+            "time_limit")
 
 
 def run(args):

@@ -73,6 +73,9 @@ class Settings(MethodSettings):
                            "m/samples from 0 (lower) or up to 1 (upper)", choices=SPACINGS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
+    inclusion: str = setting("natural", "lower bounds from the natural interval form (the paper's) or "
+                             "from its intersection with the mean value form (best; paper 001 Sec. 2.2)",
+                             choices=("natural", "best"))
 
     def validate(self):
         if not math.isfinite(self.tol):
@@ -186,7 +189,8 @@ class Search:
         base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
         t0 = time.perf_counter()
         lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
-                                  st.gub, count, win1, win2, base_lo, base_hi)
+                                  st.gub, count, win1, win2, base_lo, base_hi,
+                                  1 if cfg.inclusion == "best" else 0)
         self.sweep_seconds += time.perf_counter() - t0
         st.nfev += count * (cfg.samples + 1)
         st.njev += int(grad.sum(dtype=np.int64))
