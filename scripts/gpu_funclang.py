@@ -16,6 +16,8 @@ Writes ``OUTDIR/funclang.json`` with the environment (``gpubench.environment.cap
    ``exact_misses``, ``exact_undecided``).  ``raw_ulps``: the largest error of the CUDA
    ``tanh``/``log1p`` themselves against mpmath, next to the documented 2/1 ulps and the
    4/3 ulps rounding_gpu widens by.
+4. ``solves``: the paper-000 solver with ``inclusion`` natural and best (levy n = 10,
+   the expanded coupled quadratic n = 8; 20 s limit each): iterations, time, bounds.
 3. ``networks``: the 2-10-8-1 (and with ``--big-net`` the 7-60-1) tanh networks of issue 14
    (random weights):
    source generation, GPU compile (first launch) and kernel times of the natural, interval
@@ -235,11 +237,15 @@ def raw_errors(N, M, rng):
 
 
 # ---------------------------------------------------------------- the mean value form
-def coupled_quadratic():
+def coupled_quadratic(expanded=False):
+    """sum x_i^2 + (x_i + x_i+1)^2 / 2; ``expanded`` writes the square out (x^2 + 2xy + y^2),
+    which gives the natural form its dependency problem."""
     from gpubench.definition import Definition, Rational, Sum, symbols, x, y
     S1, S2 = symbols("S1 S2")
-    return Definition(name="coupled_quadratic", title="sum x_i^2 + (x_i + x_i+1)^2 / 2",
-                      source="gpubench issue 14", terms={S1: Sum(x**2), S2: Sum((x + y) ** 2)},
+    coupled = x**2 + 2 * x * y + y**2 if expanded else (x + y) ** 2
+    return Definition(name="coupled_quadratic" + ("_expanded" if expanded else ""),
+                      title="sum x_i^2 + (x_i + x_i+1)^2 / 2",
+                      source="gpubench issue 14", terms={S1: Sum(x**2), S2: Sum(coupled)},
                       expr=S1 + Rational(1, 2) * S2, domain=(-10, 10),
                       xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
 
@@ -337,6 +343,28 @@ def measure_networks(sizes_list, N, rng, log):
     return out
 
 
+def measure_solves(cases, backend, limit, max_iter, log, **settings):
+    """The paper-000 solver with inclusion natural and best: iterations, evaluations, time."""
+    from gpubench.forms import TestFunction
+    from gpubench.solver import solve
+    out = {}
+    for name, n in cases:
+        fn = TestFunction(coupled_quadratic(expanded=True)) if name == "coupled_quadratic" else name
+        for inc in ("natural", "best"):
+            t = time.perf_counter()
+            solve(fn, n, backend=backend, inclusion=inc, max_iterations=1, **settings)  # compile
+            warm = time.perf_counter() - t
+            r = solve(fn, n, backend=backend, inclusion=inc, time_limit=limit, max_iterations=max_iter,
+                      **settings)
+            out[f"{name}_n{n}_{inc}"] = {
+                "iterations": r.iterations, "nfev": r.nfev, "njev": r.njev, "seconds": r.seconds,
+                "warmup_s": warm, "glb": r.glb, "gub": r.gub, "n_regions": r.n_regions,
+                "message": r.message}
+            log(f"solve {name} n={n} {inc}: {r.iterations} iterations, {r.seconds:.2f} s, "
+                f"[{r.glb:.6g}, {r.gub:.6g}], {r.message}")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir")
@@ -363,6 +391,10 @@ def main(argv=None):
     os.makedirs(a.outdir, exist_ok=True)
     path = os.path.join(a.outdir, "funclang.json")
     atomic_write(path, json.dumps(rec, indent=1, default=str))  # kept if the networks run long
+    cases = [("coupled_quadratic", 2)] if tiny else [("levy", 10), ("coupled_quadratic", 8)]
+    small = {"split_dims": 2, "parts": 2, "samples": 2} if tiny else {}
+    rec["solves"] = measure_solves(cases, "cuda", 20.0, 2 if tiny else None, log, **small)
+    atomic_write(path, json.dumps(rec, indent=1, default=str))
     nets = [[2, 3, 1]] if tiny else [[2, 10, 8, 1]] + ([[7, 60, 1]] if a.big_net else [])
     rec["networks"] = measure_networks(nets, 8 if tiny else 100_000, rng, log)
     misses = sum(r["point_misses"] + r["exact_misses"] for r in rec["ops"].values())
