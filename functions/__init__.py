@@ -10,8 +10,8 @@ import importlib.util
 import pkgutil
 from pathlib import Path
 
-from gpubench.definition import Definition
-from gpubench.forms import InputError, TestFunction
+from gpubench.definition import Definition, DefinitionError, Problem
+from gpubench.forms import ConstrainedProblem, InputError, TestFunction
 
 _REGISTRY = {}
 
@@ -52,8 +52,10 @@ def names():
 def get(name) -> TestFunction:
     """The function called ``name``, or ``path/to/file.py:NAME`` for a user's own."""
     _discover()
-    if isinstance(name, TestFunction):
+    if isinstance(name, (TestFunction, ConstrainedProblem)):
         return name
+    if isinstance(name, Problem):
+        return ConstrainedProblem(name)
     if ":" in str(name) and str(name).split(":", 1)[0].endswith(".py"):
         path, attr = str(name).split(":", 1)
         return load_file(path, attr)
@@ -72,11 +74,15 @@ def load_file(path, attr):
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
+    except DefinitionError as exc:  # already one line, naming the construct and the term
+        raise InputError(f"{path}: {exc}") from None
     except Exception as exc:  # the user's file: report, don't crash
         raise InputError(f"cannot load {path}: {type(exc).__name__}: {exc}") from None
     defn = getattr(module, attr, None)
-    if isinstance(defn, TestFunction):
+    if isinstance(defn, (TestFunction, ConstrainedProblem)):
         return defn
+    if isinstance(defn, Problem):
+        return ConstrainedProblem(defn)
     if not isinstance(defn, Definition):
         raise InputError(f"{path} has no Definition named {attr!r}")
     return TestFunction(defn)

@@ -9,6 +9,11 @@ for, on one backend:
   outer expression and is assembled by the chain rule over the declared
   structure (the ``w`` arrays hold the prefix products a product's gradient
   needs);
+- ``interval_mv(lo, hi, p, c, glo, ghi, wlo, whi)``, the mean value form
+  ``f(c) + G(X).(X - c)`` (paper 001, section 2.2) with ``f(c)`` the interval form on
+  the degenerate box at the midpoint ``c`` and ``G`` the interval gradient, and
+  ``interval_best``, its intersection with the natural form (``c``, ``g*``, ``w*``
+  are scratch arrays of length n);
 - batched drivers (``points`` ... ) that loop or launch over many points/boxes.
 
 The source is the same for the CPU and the GPU except for the decorator; the
@@ -32,9 +37,10 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from .device import atomic_write
-from .definition import DefinitionError, Prod, Sum, i, n, param, x, x1, xn, y
+from .definition import (DefinitionError, Max2, Min2, Prod, Sum, i, lower, n, param, sigmoid,
+                         softplus, step, variables, x, x1, xn, y)
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 
 
 # ---------------------------------------------------------------- constants
@@ -97,6 +103,37 @@ class _PointPrinter(PythonCodePrinter):
     _print_Pi = _print_NumberSymbol
     _print_Exp1 = _print_NumberSymbol
 
+    # helpers of gpubench.interval.ops, in the generated module's namespace
+    def _call(self, name, e):
+        return f"{name}(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Max2(self, e):
+        return self._call("max", e)
+
+    def _print_Min2(self, e):
+        return self._call("min", e)
+
+    def _print_step(self, e):
+        return self._call("p_step", e)
+
+    def _print_sign(self, e):
+        return self._call("p_sign", e)
+
+    def _print_DiracDelta(self, e):
+        return self._call("p_delta", e)
+
+    def _print_sigmoid(self, e):
+        return self._call("p_sigmoid", e)
+
+    def _print_softplus(self, e):
+        return self._call("p_softplus", e)
+
+    def _print_Abs(self, e):
+        return self._call("abs", e)
+
+    def _print_tanh(self, e):
+        return self._call("math.tanh", e)
+
 
 class PointEmitter:
     """Plain floating-point code (non-rigorous: values, not bounds)."""
@@ -104,10 +141,20 @@ class PointEmitter:
     def __init__(self, names):
         self.names = names  # symbol -> variable name
         self.printer = _PointPrinter({"fully_qualified_modules": True})
+        self.count = 0
 
     def __call__(self, expr, lines):
         subs = {s: sp.Symbol(v) for s, v in self.names.items() if s in expr.free_symbols}
-        return self.printer.doprint(expr.xreplace(subs))
+        expr = sp.sympify(expr).xreplace(subs)
+        if sp.count_ops(expr) < 40:
+            return self.printer.doprint(expr)
+        # large expressions (networks): common subexpressions once, as temporaries
+        self.count += 1
+        reps, (reduced,) = sp.cse([expr], symbols=sp.numbered_symbols(f"pc{self.count}_"),
+                                  optimizations=None)
+        for sym, e in reps:
+            lines.append(f"{sym} = {self.printer.doprint(e)}")
+        return self.printer.doprint(reduced)
 
 
 class IntervalEmitter:
@@ -117,6 +164,9 @@ class IntervalEmitter:
         self.names = names  # symbol -> (lo_name, hi_name)
         self.prefix = prefix
         self.count = 0
+        # common subexpressions: an enclosure already emitted into the same straight-line
+        # block is reused (the list is kept, so its id is never recycled)
+        self._memo = {}
 
     def _new(self, lines, call):
         self.count += 1
@@ -128,6 +178,14 @@ class IntervalEmitter:
         return self.emit(sp.sympify(expr), lines)
 
     def emit(self, e, lines):
+        if e.is_Atom:
+            return self._emit(e, lines)
+        block = self._memo.setdefault(id(lines), (lines, {}))[1]
+        if e not in block:
+            block[e] = self._emit(e, lines)
+        return block[e]
+
+    def _emit(self, e, lines):
         if not e.free_symbols:
             lo, hi = enclose_constant(e)
             return repr(lo), repr(hi)
@@ -148,12 +206,13 @@ class IntervalEmitter:
         if e.is_Pow:
             return self._pow(e, lines)
         fname = {sp.sin: "isin", sp.cos: "icos", sp.exp: "iexp", sp.log: "ilog",
-                 sp.Abs: "iabs", sp.sign: "isign", sp.Heaviside: "iheaviside"}.get(e.func)
+                 sp.Abs: "iabs", sp.sign: "isign", step: "istep", sp.DiracDelta: "idelta",
+                 sp.tanh: "itanh", sigmoid: "isigmoid", softplus: "isoftplus"}.get(e.func)
         if fname:
             a = self.emit(e.args[0], lines)
             return self._new(lines, f"{fname}({a[0]}, {a[1]})")
-        if e.func in (sp.Min, sp.Max):
-            op = "imin" if e.func is sp.Min else "imax"
+        if e.func in (sp.Min, sp.Max, Min2, Max2):
+            op = "imin" if e.func in (sp.Min, Min2) else "imax"
             acc = self.emit(e.args[0], lines)
             for a in e.args[1:]:
                 b = self.emit(a, lines)
@@ -239,8 +298,15 @@ class _Source:
         return "\n".join(self.lines) + "\n"
 
 
+def _fixed_vars(defn):
+    """(k, symbol) for the coordinates x2 .. x{dim} of a fixed-dimension definition."""
+    return [(k, s) for k, s in enumerate(variables(defn.dim or 1)) if k > 0]
+
+
 def _names_point(defn):
     names = {x: "xi", y: "xj", i: "fi", n: "fn", x1: "x_first", xn: "x_last"}
+    for k, s in _fixed_vars(defn):
+        names[s] = f"xv{k}"
     for k, pname in enumerate(defn.param_names):
         a, b = param(pname)
         names[a], names[b] = f"p{k}_i", f"p{k}_j"
@@ -261,12 +327,16 @@ class _Structure:
         self.aggs = list(defn.terms)
         self.kind = {a: ("prod" if isinstance(defn.terms[a], Prod) else "sum") for a in self.aggs}
         self.window = {a: defn.window(a) for a in self.aggs}
-        self.term = {a: sp.sympify(defn.terms[a].term) for a in self.aggs}
+        # Max/Min nested into two-argument forms, whose derivatives pick a subgradient
+        self.term = {a: lower(defn.terms[a].term) for a in self.aggs}
+        self.expr = lower(defn.expr)
         self.dterm_x = {a: sp.diff(self.term[a], x) for a in self.aggs}
         self.dterm_y = {a: sp.diff(self.term[a], y) for a in self.aggs}
-        self.douter = {a: sp.diff(defn.expr, a) for a in self.aggs}
-        self.dfirst = sp.diff(defn.expr, x1)
-        self.dlast = sp.diff(defn.expr, xn)
+        self.douter = {a: sp.diff(self.expr, a) for a in self.aggs}
+        self.dfirst = sp.diff(self.expr, x1)
+        self.dlast = sp.diff(self.expr, xn)
+        self.fixed = _fixed_vars(defn)
+        self.dvar = {k: sp.diff(self.expr, s) for k, s in self.fixed}
 
 
 def _generate(defn, backend):
@@ -325,12 +395,14 @@ def _generate(defn, backend):
         out = []
         if kind == "point":
             out += ["nn = x.shape[0]", "fn = float(nn)", "x_first = x[0]", "x_last = x[nn - 1]"]
+            out += [f"xv{k} = x[{k}]" for k, _ in st.fixed]
             for k, a in enumerate(st.aggs):
                 out.append(f"A{k} = {'1.0' if st.kind[a] == 'prod' else '0.0'}")
         else:
             out += ["nn = lo.shape[0]", "fn_lo = float(nn)", "fn_hi = fn_lo",
                     "x_first_lo = lo[0]", "x_first_hi = hi[0]",
                     "x_last_lo = lo[nn - 1]", "x_last_hi = hi[nn - 1]"]
+            out += [f"xv{k}_lo, xv{k}_hi = lo[{k}], hi[{k}]" for k, _ in st.fixed]
             for k, a in enumerate(st.aggs):
                 if mode == "partial":
                     out.append(f"A{k}_lo = base_lo[{k}]")
@@ -362,7 +434,7 @@ def _generate(defn, backend):
     src.add("@device")
     src.add("def point_raw(x, p):")
     body = aggregates("point", pe)
-    body.append(f"return {pe(defn.expr, body)}")
+    body.append(f"return {pe(st.expr, body)}")
     src.block(body, 1)
     src.add("")
 
@@ -371,7 +443,7 @@ def _generate(defn, backend):
     src.add("@device")
     src.add("def interval_raw(lo, hi, p):")
     body = aggregates("enclosure", ie)
-    r = ie(defn.expr, body)
+    r = ie(st.expr, body)
     body.append(f"return {r[0]}, {r[1]}")
     src.block(body, 1)
     src.add("")
@@ -380,7 +452,7 @@ def _generate(defn, backend):
     src.add("@device")
     src.add("def interval_partial_raw(lo, hi, p, win1, win2, base_lo, base_hi):")
     body = aggregates("enclosure", ie, mode="partial")
-    r = ie(defn.expr, body)
+    r = ie(st.expr, body)
     body.append(f"return {r[0]}, {r[1]}")
     src.block(body, 1)
     src.add("")
@@ -439,7 +511,8 @@ def _outer_derivatives(kind, emit, st):
             out.append(f"D{k} = {v}")
         else:
             out.append(f"D{k}_lo, D{k}_hi = {v[0]}, {v[1]}")
-    for name, expr in (("Dfirst", st.dfirst), ("Dlast", st.dlast)):
+    for name, expr in ([("Dfirst", st.dfirst), ("Dlast", st.dlast)]
+                       + [(f"Dv{k}", st.dvar[k]) for k, _ in st.fixed]):
         v = emit(expr, out)
         if kind == "point":
             out.append(f"{name} = {v}")
@@ -517,9 +590,12 @@ def _gradient_assembly(kind, emit, st, load_coords):
         out += ["    " + ln for ln in body]
     if point:
         out += ["g[0] += Dfirst", "g[nn - 1] += Dlast"]
+        out += [f"g[{k}] += Dv{k}" for k, _ in st.fixed]
     else:
         out += ["glo[0], ghi[0] = iadd(glo[0], ghi[0], Dfirst_lo, Dfirst_hi)",
                 "glo[nn - 1], ghi[nn - 1] = iadd(glo[nn - 1], ghi[nn - 1], Dlast_lo, Dlast_hi)"]
+        out += [f"glo[{k}], ghi[{k}] = iadd(glo[{k}], ghi[{k}], Dv{k}_lo, Dv{k}_hi)"
+                for k, _ in st.fixed]
     return out
 
 
@@ -613,6 +689,46 @@ def interval_gradient(lo, hi, p, glo, ghi, wlo, whi):
             ghi[k] = math.inf
         return
     interval_gradient_raw(lo, hi, p, glo, ghi, wlo, whi)
+
+
+@device
+def _inner_point(a, b):
+    # any point of [a, b] will do: it enters the form as an exact degenerate interval,
+    # so rounding (or an FMA on the GPU) here costs width, never rigour
+    if a == -math.inf and b == math.inf:
+        return 0.0
+    if a == -math.inf:
+        return b
+    if b == math.inf:
+        return a
+    m = 0.5 * a + 0.5 * b
+    return min(max(m, a), b)
+
+
+@device
+def interval_mv(lo, hi, p, c, glo, ghi, wlo, whi):
+    # mean value form f(c) + G(X) . (X - c), c the midpoint (paper 001, section 2.2);
+    # valid for the non-smooth ops too, G enclosing Clarke's gradient (Lebourg's theorem)
+    if HAS_SPIKE and _box_in_spike(lo, hi):
+        return SPIKE_VALUE, SPIKE_VALUE  # f is constant there (a box meeting it gets G = R)
+    nn = lo.shape[0]
+    for k in range(nn):
+        c[k] = _inner_point(lo[k], hi[k])
+    flo, fhi = interval(c, c, p)
+    interval_gradient(lo, hi, p, glo, ghi, wlo, whi)
+    for k in range(nn):
+        dlo, dhi = isub(lo[k], hi[k], c[k], c[k])
+        tlo, thi = imul(glo[k], ghi[k], dlo, dhi)
+        flo, fhi = iadd(flo, fhi, tlo, thi)
+    return flo, fhi
+
+
+@device
+def interval_best(lo, hi, p, c, glo, ghi, wlo, whi):
+    # natural form intersected with the mean value form: both contain the range
+    alo, ahi = interval(lo, hi, p)
+    blo, bhi = interval_mv(lo, hi, p, c, glo, ghi, wlo, whi)
+    return iintersect(alo, ahi, blo, bhi)
 '''
 
 _DRIVERS = {
@@ -640,6 +756,18 @@ def gradients(X, p, G, W):
 def interval_gradients(LO, HI, p, GLO, GHI, WLO, WHI):
     for r in range(LO.shape[0]):
         interval_gradient(LO[r], HI[r], p, GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_mv(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    for r in range(LO.shape[0]):
+        out_lo[r], out_hi[r] = interval_mv(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_best(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    for r in range(LO.shape[0]):
+        out_lo[r], out_hi[r] = interval_best(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
 ''',
     "gpu": '''
 from numba import cuda as _cuda
@@ -671,6 +799,20 @@ def interval_gradients(LO, HI, p, GLO, GHI, WLO, WHI):
     r = _cuda.grid(1)
     if r < LO.shape[0]:
         interval_gradient(LO[r], HI[r], p, GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_mv(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    r = _cuda.grid(1)
+    if r < LO.shape[0]:
+        out_lo[r], out_hi[r] = interval_mv(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@kernel
+def intervals_best(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
+    r = _cuda.grid(1)
+    if r < LO.shape[0]:
+        out_lo[r], out_hi[r] = interval_best(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
 ''',
 }
 

@@ -15,6 +15,21 @@ alone.  Keeping this structure visible is deliberate: the derivative of every
 form follows from it (see :mod:`gpubench.codegen`), and a solver can evaluate
 the terms of unsplit variables once per iteration instead of once per thread.
 
+Non-smooth and activation operations: ``Abs``, ``Min``, ``Max`` (any number of
+arguments), ``sign``, ``tanh``, :class:`sigmoid`, :class:`softplus` and
+:func:`relu` (``Max(0, u)``).  Any other construct (``Piecewise``, ``floor``,
+``tan`` ...) is refused when the definition is made, with a one-line
+:class:`DefinitionError` (an :class:`~gpubench.errors.InputError`) naming it and
+the term, never later at code generation or solve time.
+
+Derivatives of the non-smooth operations (see :func:`lower`): ``d|u|/du`` is
+``sign(u)``; ``Max``/``Min`` are nested into two-argument :class:`Max2`/:class:`Min2`
+whose derivatives are ``step(a - b)`` and ``1 - step(a - b)``.  In interval forms
+``sign`` and ``step`` are ``[-1, 1]`` and ``[0, 1]`` wherever the kink can be in
+the box, which encloses Clarke's generalized gradient; at a point exactly on a
+kink the point gradient takes one valid subgradient (``sign(0) = 0``, and the
+first argument of a tied max/min).
+
 Constants must be exact (integers, ``sympy.Rational``, ``sympy.pi``, ``E``, or
 expressions of them), never floats: ``0.02`` is written ``Rational(1, 50)``, so
 the interval forms can enclose the real number rather than its rounding.
@@ -31,12 +46,106 @@ x, y, i, n = sp.symbols("x y i n", real=True)
 x1, xn = sp.symbols("x1 xn", real=True)
 pi, E, Rational = sp.pi, sp.E, sp.Rational
 sin, cos, exp, log, sqrt, Abs = sp.sin, sp.cos, sp.exp, sp.log, sp.sqrt, sp.Abs
+Min, Max, sign, tanh = sp.Min, sp.Max, sp.sign, sp.tanh
 
 SENSES = ("min", "max")
 
 
 class DefinitionError(InputError):
-    """A test-function definition that cannot be compiled (a user error: one line, exit 2)."""
+    """A test-function definition that cannot be compiled (one line, no traceback)."""
+
+
+class sigmoid(sp.Function):
+    """The logistic function 1/(1 + exp(-u)), its own interval operation for tightness."""
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        s = sigmoid(self.args[0])
+        return s * (1 - s)
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+
+class softplus(sp.Function):
+    """log(1 + exp(u)), evaluated stably (max(u, 0) + log1p(exp(-|u|)))."""
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        return sigmoid(self.args[0])
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+
+def relu(u):
+    """max(0, u)."""
+    return sp.Max(0, u)
+
+
+class step(sp.Function):
+    """d max(a, b)/da as a function of u = a - b: 1 for u >= 0, else 0 (internal)."""
+    nargs = 1
+
+
+class Max2(sp.Function):
+    """max(a, b), two arguments, never re-flattened by sympy (internal; see :func:`lower`)."""
+    nargs = 2
+
+    def fdiff(self, argindex=1):
+        a, b = self.args
+        return step(a - b) if argindex == 1 else 1 - step(a - b)
+
+
+class Min2(sp.Function):
+    """min(a, b), two arguments (internal; see :func:`lower`)."""
+    nargs = 2
+
+    def fdiff(self, argindex=1):
+        a, b = self.args
+        return step(b - a) if argindex == 1 else 1 - step(b - a)
+
+
+def lower(expr):
+    """``expr`` with every n-ary Max/Min nested into two-argument Max2/Min2.
+
+    sympy differentiates ``Max(a, b, c)`` into Heavisides of ``a - Max(b, c)``
+    whose point values at a three-way tie (1/2 each) sum to more than 1, which
+    is no subgradient; the nested binary form picks one argument at every tie.
+    """
+    def nest(cls, args):
+        args = [lower(a) for a in args]
+        acc = args[0]
+        for a in args[1:]:
+            acc = cls(acc, a)
+        return acc
+
+    expr = sp.sympify(expr)
+    if expr.func is sp.Max:
+        return nest(Max2, expr.args)
+    if expr.func is sp.Min:
+        return nest(Min2, expr.args)
+    if not expr.args:
+        return expr
+    return expr.func(*[lower(a) for a in expr.args])
+
+
+# What the code generator has forms for; anything else is refused when a definition is made.
+SUPPORTED_FUNCTIONS = (sp.sin, sp.cos, sp.exp, sp.log, sp.Abs, sp.Max, sp.Min, sp.sign, sp.tanh,
+                       sigmoid, softplus, Max2, Min2, step, sp.DiracDelta)
+
+
+def unsupported(expr):
+    """The first sub-expression of ``expr`` the generator has no form for, or None."""
+    for e in sp.preorder_traversal(expr):
+        if e.is_Atom:
+            if e.is_Symbol or e.is_Number or e in (sp.pi, sp.E):
+                continue
+            return e
+        if e.is_Add or e.is_Mul or e.is_Pow or e.func in SUPPORTED_FUNCTIONS:
+            continue
+        return e
+    return None
 
 
 def param(name):
@@ -96,6 +205,8 @@ class Definition:
     params: Mapping[str, Callable[[int], np.ndarray]] = field(default_factory=dict)
     spike: Optional[Spike] = None
     notes: str = ""
+    # a fixed-dimension model: expr may use every coordinate x1 .. x{dim} (see variables())
+    dim: Optional[int] = None
 
     def __post_init__(self):
         if self.sense not in SENSES:
@@ -125,7 +236,9 @@ class Definition:
         return 2 if term.free_symbols & nexts else 1
 
     def _check(self):
-        allowed_outer = set(self.terms) | {x1, xn, n}
+        if self.dim is not None and (not isinstance(self.dim, int) or self.dim < 1):
+            raise DefinitionError(f"{self.name}: dim must be a positive integer, not {self.dim!r}")
+        allowed_outer = set(self.terms) | {x1, xn, n} | set(variables(self.dim or 1))
         stray = self.expr.free_symbols - allowed_outer
         if stray:
             raise DefinitionError(f"{self.name}: expr uses undefined symbols {sorted(map(str, stray))}")
@@ -141,7 +254,10 @@ class Definition:
             if isinstance(spec, Prod) and self.window(agg) == 2:
                 raise DefinitionError(f"{self.name}: product {agg} may only read x_i")
             _reject_floats(self.name, t)
+            _reject_unsupported(self.name, f"term {agg}", t, [x, y])
         _reject_floats(self.name, self.expr)
+        _reject_unsupported(self.name, "expr", self.expr,
+                            list(self.terms) + [xn] + variables(self.dim or 1))
 
     def negated(self):
         """The definition of -f, which a minimiser uses for ``sense="max"``."""
@@ -159,12 +275,85 @@ class Definition:
         return "per-coordinate"
 
 
+@dataclass
+class Problem:
+    """A constrained problem: minimise (or maximise) ``objective`` subject to
+    ``g(x) <= 0`` for every g in ``inequalities`` and ``h(x) = 0`` for every h in
+    ``equalities``, inside the objective's box.
+
+    Each constraint is a sympy expression in the objective's language (scalar
+    aggregates in ``terms``, ``x1``, ``xn``, ``n``, and for a fixed-dimension
+    objective the variables ``x1 .. xd``), or a full :class:`Definition`; each
+    becomes a function with every form (see :class:`gpubench.forms.ConstrainedProblem`).
+    Paper 001's branch-and-bound handles them; the paper-000 solver refuses them.
+    """
+    name: str
+    objective: Definition
+    inequalities: tuple = ()
+    equalities: tuple = ()
+    terms: Mapping[sp.Symbol, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.objective, Definition):
+            raise DefinitionError(f"{self.name}: the objective must be a Definition")
+        self.inequalities = tuple(self._constraint(c, f"g{k + 1}")
+                                  for k, c in enumerate(self.inequalities))
+        self.equalities = tuple(self._constraint(c, f"h{k + 1}")
+                                for k, c in enumerate(self.equalities))
+
+    def _constraint(self, c, label):
+        from dataclasses import replace
+        if isinstance(c, Definition):
+            if c.dim != self.objective.dim:
+                raise DefinitionError(f"{self.name}: constraint {label} has dim {c.dim}, "
+                                      f"the objective {self.objective.dim}")
+            return c
+        o = self.objective
+        try:
+            expr = sp.sympify(c)
+        except sp.SympifyError:
+            raise DefinitionError(f"{self.name}: constraint {label} is not an expression: {c!r}") from None
+        terms = {sp.Symbol(str(k), real=True) if isinstance(k, str) else k: v
+                 for k, v in {**o.terms, **dict(self.terms)}.items()}
+        terms = {k: v for k, v in terms.items() if k in expr.free_symbols}
+        try:
+            return replace(o, name=f"{self.name}__{label}", title=f"{self.name}: constraint {label}",
+                           expr=expr, terms=terms, spike=None,
+                           sense="min", xstar=lambda dim: np.full(dim, np.nan),
+                           fstar=lambda dim: float("nan"))
+        except DefinitionError as exc:
+            raise DefinitionError(f"{self.name}: constraint {label}: {exc}") from None
+
+
 def _reject_floats(name, expr):
     floats = expr.atoms(sp.Float)
     if floats:
         raise DefinitionError(
             f"{name}: inexact constant {sorted(floats)[0]} in a definition; write it as "
             f"sympy.Rational so the interval forms enclose the real number")
+
+
+def _reject_unsupported(name, where, expr, wrt):
+    """Refuse a construct with no generated form, in the expression or in its derivatives."""
+    bad = unsupported(expr)
+    if bad is None:
+        low = lower(expr)
+        for s in wrt:
+            if s in low.free_symbols:
+                bad = unsupported(sp.diff(low, s))
+                if bad is not None:
+                    where = f"{where} (its derivative in {s})"
+                    break
+    if bad is not None:
+        construct = bad.func.__name__ if not bad.is_Atom else type(bad).__name__
+        raise DefinitionError(f"{name}: {where} uses {construct}, which gpubench cannot "
+                              f"enclose ({bad}); supported: + - * / integer and rational powers, "
+                              f"sin cos exp log sqrt Abs Min Max sign tanh sigmoid softplus")
+
+
+def variables(d):
+    """The coordinates ``x1 .. xd`` of a fixed-dimension definition (``x1`` is the first coordinate)."""
+    return [x1] + [sp.Symbol(f"x{k}", real=True) for k in range(2, d + 1)]
 
 
 def symbols(names):

@@ -45,20 +45,27 @@ class TestFunction:
     def continuous(self):
         return self.definition.continuous
 
-    def bounds(self, n):
+    def _dim(self, n):
         n = check_dim(n)
+        d = self.definition.dim
+        if d is not None and n != d:
+            raise InputError(f"{self.name} is defined in dimension {d} only, not {n}")
+        return n
+
+    def bounds(self, n):
+        n = self._dim(n)
         lo, hi = self.definition.bounds(n)
         return np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
 
     def xstar(self, n):
-        return np.asarray(self.definition.xstar(check_dim(n)), dtype=np.float64)
+        return np.asarray(self.definition.xstar(self._dim(n)), dtype=np.float64)
 
     def fstar(self, n):
-        return float(self.definition.fstar(check_dim(n)))
+        return float(self.definition.fstar(self._dim(n)))
 
     def params(self, n):
         """Per-coordinate parameters as a ``(len(params), n)`` float64 array."""
-        n = check_dim(n)
+        n = self._dim(n)
         if n not in self._params:
             rows = [np.asarray(f(n), dtype=np.float64) for f in self.definition.params.values()]
             p = np.array(rows, dtype=np.float64).reshape(len(rows), n)
@@ -107,8 +114,89 @@ class TestFunction:
                                         np.empty_like(lo), np.empty_like(lo))
         return glo, ghi
 
+    def interval_mv(self, lo, hi):
+        """The mean value form ``f(c) + G(X).(X - c)``, c the box's midpoint (paper 001, Sec. 2.2).
+
+        Its overestimation shrinks quadratically with the box width where f is
+        smooth, the natural form's (:meth:`interval`) only linearly; on wide boxes
+        it is usually the worse of the two.  Rigorous like :meth:`interval`.
+        """
+        return self._mv("intervals_mv", lo, hi)
+
+    def interval_best(self, lo, hi):
+        """The intersection of :meth:`interval` and :meth:`interval_mv` (both enclose the range)."""
+        return self._mv("intervals_best", lo, hi)
+
+    def _mv(self, driver, lo, hi):
+        lo, hi = check_box(lo, hi)
+        LO, HI = lo[None, :], hi[None, :]
+        out_lo, out_hi = np.empty(1), np.empty(1)
+        scratch = [np.empty_like(LO) for _ in range(5)]
+        getattr(self.module(), driver)(LO, HI, self.params(lo.size), out_lo, out_hi, *scratch)
+        return float(out_lo[0]), float(out_hi[0])
+
     def __repr__(self):
         return f"<TestFunction {self.name}: {self.title}, {self.sense}imise, {self.source}>"
 
 
-__all__ = ["TestFunction", "InputError", "check_box", "check_dim"]
+class ConstrainedProblem:
+    """A :class:`~gpubench.definition.Problem` with every form of each of its functions.
+
+    ``objective``, ``inequalities`` (g <= 0) and ``equalities`` (h = 0) are
+    :class:`TestFunction` objects (point, interval, gradients, mean value ...).
+    :meth:`box_status` applies the constraints' interval forms to a box, as a
+    branch-and-bound does (paper 001, section 3).
+    """
+
+    __test__ = False
+    constrained = True
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.objective = TestFunction(problem.objective)
+        self.inequalities = [TestFunction(d) for d in problem.inequalities]
+        self.equalities = [TestFunction(d) for d in problem.equalities]
+
+    @property
+    def name(self):
+        return self.problem.name
+
+    @property
+    def sense(self):
+        return self.objective.sense
+
+    def bounds(self, n):
+        return self.objective.bounds(n)
+
+    def describe(self):
+        return (f"{self.name}: {len(self.inequalities)} inequality and "
+                f"{len(self.equalities)} equality constraint(s)")
+
+    def box_status(self, lo, hi):
+        """"infeasible" when a constraint provably fails on the whole box, "feasible" when
+        every inequality provably holds on it (and there are no equalities), else "unknown"."""
+        sure = True
+        for g in self.inequalities:
+            a, b = g.interval_best(lo, hi)
+            if a > 0.0:
+                return "infeasible"
+            sure = sure and b <= 0.0
+        for h in self.equalities:
+            a, b = h.interval_best(lo, hi)
+            if a > 0.0 or b < 0.0:
+                return "infeasible"
+            sure = False
+        return "feasible" if sure else "unknown"
+
+    def __repr__(self):
+        return f"<ConstrainedProblem {self.describe()}>"
+
+
+def refuse_constrained(fn, who):
+    """One-line InputError for a method that handles box constraints only."""
+    if getattr(fn, "constrained", False):
+        raise InputError(f"{fn.describe()}; {who} handles box constraints only "
+                         f"(the branch-and-bound of paper 001 takes constrained problems)")
+
+
+__all__ = ["TestFunction", "ConstrainedProblem", "refuse_constrained", "InputError", "check_box", "check_dim"]

@@ -124,7 +124,65 @@ class _ArbPrinter:
             return f"abs({self.p(e.args[0])})"
         if e.func is sp.sign:
             return f"({self.p(e.args[0])}).sgn()"
+        if e.func is sp.tanh:
+            return f"({self.p(e.args[0])}).tanh()"
+        name = {sp.Max: "_amax", sp.Min: "_amin", sp.Heaviside: "_aheaviside",
+                sp.DiracDelta: "_adelta"}.get(e.func) or _ARB_HELPERS_BY_NAME.get(e.func.__name__)
+        if name:
+            args = e.args[:1] if e.func is sp.Heaviside else e.args  # Heaviside(u, H0)
+            return f"{name}(" + ", ".join(self.p(a) for a in args) + ")"
         raise NotImplementedError(f"no arb form for {e.func} in {e}")
+
+
+# Non-smooth pieces over arb.  Where a kink or jump cannot be excluded, the derivative
+# is "undefined" (a NaN ball), which the checkers report as a point without a derivative.
+def _amax(*a):
+    r = a[0]
+    for b in a[1:]:
+        r = b if b > r else r if r > b else r.union(b)
+    return r
+
+
+def _amin(*a):
+    r = a[0]
+    for b in a[1:]:
+        r = b if b < r else r if r < b else r.union(b)
+    return r
+
+
+def _aheaviside(u):
+    return arb(1) if u > 0 else arb(0) if u < 0 else arb("nan")
+
+
+def _adelta(u):
+    return arb(0) if (u > 0 or u < 0) else arb("nan")
+
+
+def _asigmoid(u):
+    return 1 / (1 + (-u).exp())
+
+
+def _asoftplus(u):
+    # log(1 + e^u) = u + log1p(e^-u): for u > 0 no huge intermediate
+    return u + (-u).exp().log1p() if u > 0 else u.exp().log1p()
+
+
+def _astep(u):
+    return _aheaviside(u)
+
+
+def _amax2(a, b):
+    return _amax(a, b)
+
+
+def _amin2(a, b):
+    return _amin(a, b)
+
+
+_ARB_HELPERS_BY_NAME = {"sigmoid": "_asigmoid", "softplus": "_asoftplus", "step": "_astep",
+                        "Max2": "_amax2", "Min2": "_amin2"}
+_ARB_HELPERS = ("_amax", "_amin", "_aheaviside", "_adelta", "_asigmoid", "_asoftplus", "_astep",
+                "_amax2", "_amin2")
 
 
 def compile_arb(exprs, xsyms, psyms):
@@ -144,6 +202,7 @@ def compile_arb(exprs, xsyms, psyms):
     lines.append("    return [" + ", ".join(printer(e) for e in reduced) + "]")
     src = "\n".join(lines) + "\n"
     ns = {"arb": arb}
+    ns.update({k: globals()[k] for k in _ARB_HELPERS})
     exec(compile(src, "<arb oracle>", "exec"), ns)
     fn = ns["_oracle"]
     fn.source = src
@@ -161,6 +220,9 @@ def full_expression(defn, n):
     pnames = list(defn.params)
     P = [[sp.Symbol(f"P{q}_{k}", real=True) for k in range(n)] for q in range(len(pnames))]
     subs_outer = {X1_SYM: X[0], XN_SYM: X[n - 1], N_SYM: sp.Integer(n)}
+    if defn.dim is not None:  # a fixed-dimension model reads x1 .. xd
+        from gpubench.definition import variables
+        subs_outer.update({s: X[k] for k, s in enumerate(variables(defn.dim))})
     for agg, spec in defn.terms.items():
         term = sp.sympify(spec.term)
         window = defn.window(agg)

@@ -226,6 +226,11 @@ def _cos_pair(a):
     return v, v
 
 
+def _tanh_pair(a):
+    v = math.tanh(a)
+    return v, v
+
+
 _NEAREST = {
     "add_dn": lambda a, b: a + b, "add_up": lambda a, b: a + b,
     "mul_dn": lambda a, b: a * b, "mul_up": lambda a, b: a * b,
@@ -236,6 +241,7 @@ _NEAREST = {
     "sin_dn": lambda a: math.sin(a), "sin_up": lambda a: math.sin(a),
     "cos_dn": lambda a: math.cos(a), "cos_up": lambda a: math.cos(a),
     "sin_enc": _sin_pair, "cos_enc": _cos_pair,  # (lo, hi) around sin(a) in one call
+    "tanh_enc": _tanh_pair, "log1p_dn": lambda a: math.log1p(a), "log1p_up": lambda a: math.log1p(a),
 }
 
 

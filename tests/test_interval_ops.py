@@ -153,6 +153,16 @@ def family(rng, name, n):
     if name == "near_one":
         x = steps_up(np.ones(n), rng.integers(-6, 6, n))
         return x, steps_up(x, rng.integers(0, 6, n))
+    if name == "saturation":  # tanh/sigmoid/softplus where they saturate: |x| ~ 15 .. 800
+        x = rand_sign(rng, n) * np.concatenate([rng.uniform(15, 45, n - n // 3),
+                                                rng.uniform(45, 800, n // 3)])
+        return x, steps_up(x, rng.integers(0, 4, n))
+    if name == "kink":  # boxes touching or straddling 0 closely (Abs, sign, Min/Max switching)
+        a = rand_mag(rng, n, -60, 5)
+        r = rng.random(n)
+        lo = np.where(r < 0.3, 0.0, np.where(r < 0.4, -0.0, -a))
+        hi = np.where(r < 0.5, np.where(r < 0.2, lo, a), np.where(r < 0.7, 0.0, steps_up(-a, 2)))
+        return np.minimum(lo, hi), np.maximum(lo, hi)
     raise ValueError(name)
 
 
@@ -162,6 +172,8 @@ MIX = {
     "sin": dict(BASE_MIX, extrema=0.25, extrema_edge=0.1),
     "exp": dict(BASE_MIX, exp_edges=0.2),
     "log": dict(BASE_MIX, near_one=0.15),
+    "activation": dict(BASE_MIX, saturation=0.25, exp_edges=0.1, kink=0.1),
+    "kink": dict(BASE_MIX, kink=0.4),
 }
 
 
@@ -204,10 +216,37 @@ class Op:
     exact: object = None  # Fraction function (frac) or arb method name (arb)
     mix: dict = field(default_factory=lambda: BASE_MIX)
     with_k: bool = False  # ipow's integer exponent
+    # known(x, lo, hi) -> (lower bound known right, upper bound known right), from a value's
+    # strict range (tanh in (-1, 1) ...): arb cannot decide tanh(1e300) <= 1
+    known: object = None
 
 
 def _div(x, y):
     return None if y == 0 else x / y
+
+
+def _sign(x):
+    return Fraction((x > 0) - (x < 0))
+
+
+def _sigmoid_arb(v):
+    return 1 / (1 + (-v).exp())
+
+
+def _softplus_arb(v):
+    return v + (-v).exp().log1p() if v > 0 else v.exp().log1p()
+
+
+def _known_open(a, b):
+    return lambda x, lo, hi: (lo <= a, hi >= b)
+
+
+def _known_softplus(x, lo, hi):  # softplus(x) > max(x, 0)
+    return lo <= max(x, 0.0), False
+
+
+def _step(x):
+    return Fraction(1 if x >= 0 else 0)
 
 
 OPS = {
@@ -228,6 +267,11 @@ OPS = {
     "ilog": Op("ilog", 1, "arb", "log", MIX["log"]),
     "isin": Op("isin", 1, "arb", "sin", MIX["sin"]),
     "icos": Op("icos", 1, "arb", "cos", MIX["sin"]),
+    "isign": Op("isign", 1, "frac", _sign, MIX["kink"]),
+    "istep": Op("istep", 1, "frac", _step, MIX["kink"]),
+    "itanh": Op("itanh", 1, "arb", "tanh", MIX["activation"], known=_known_open(-1.0, 1.0)),
+    "isigmoid": Op("isigmoid", 1, "arb", _sigmoid_arb, MIX["activation"], known=_known_open(0.0, 1.0)),
+    "isoftplus": Op("isoftplus", 1, "arb", _softplus_arb, MIX["activation"], known=_known_softplus),
 }
 
 
@@ -238,20 +282,26 @@ def precisions(x):
     return (base, 4 * base, base + 2 * abs(e) + 64, 4 * (base + 2 * abs(e) + 64))
 
 
-def arb_contains(fname, x, lo, hi):
-    """True: lo <= f(x) <= hi proven; False: disproven; None: undecided at every precision."""
+def arb_contains(fname, x, lo, hi, known=None):
+    """True: lo <= f(x) <= hi proven; False: disproven; None: undecided at every precision.
+
+    ``fname`` is an arb method name or a function of an arb; ``known`` as in :class:`Op`.
+    """
     if lo != lo or hi != hi:
         return False
+    lo_known, hi_known = known(x, lo, hi) if known is not None else (False, False)
+    f = fname if callable(fname) else (lambda v: getattr(v, fname)())
     old = flint.ctx.prec
     try:
         for prec in precisions(x):
             flint.ctx.prec = prec
-            v = getattr(flint.arb(x), fname)()
-            lo_ok = lo == -INF or flint.arb(lo) <= v  # arb(inf) is a ball of infinite radius
-            hi_ok = hi == INF or v <= flint.arb(hi)
+            v = f(flint.arb(x))
+            lo_ok = lo_known or lo == -INF or flint.arb(lo) <= v  # arb(inf): infinite radius
+            hi_ok = hi_known or hi == INF or v <= flint.arb(hi)
             if lo_ok and hi_ok:
                 return True
-            if (lo != -INF and flint.arb(lo) > v) or (hi != INF and v > flint.arb(hi)):
+            if ((not lo_known and lo != -INF and flint.arb(lo) > v)
+                    or (not hi_known and hi != INF and v > flint.arb(hi))):
                 return False
         return None
     finally:
@@ -291,7 +341,7 @@ def contains(op, lo, hi, pt, k=None):
         return None if x < 0 else sqrt_in(x, lo, hi)
     if op.exact == "log" and x <= 0:
         return None
-    r = arb_contains(op.exact, x, lo, hi)
+    r = arb_contains(op.exact, x, lo, hi, op.known)
     return "undecided" if r is None else r
 
 
@@ -618,6 +668,44 @@ def test_unbounded(backend):
     assert ns["isqr"](-INF, 1.0) == (0.0, INF)
     assert ns["imin"](-INF, 1.0, 0.0, INF) == (-INF, 1.0)
     assert ns["imax"](-INF, 1.0, 0.0, INF) == (0.0, INF)
+    assert ns["itanh"](-INF, INF) == (-1.0, 1.0)
+    assert ns["isigmoid"](-INF, INF) == (0.0, 1.0)
+    assert ns["isoftplus"](-INF, INF) == (0.0, INF)
+    assert ns["isoftplus"](1e308, INF)[1] == INF
+
+
+def test_kink_conventions(backend):
+    """sign and step are the generalized derivatives of |u| and max(a, b) wherever u can be 0."""
+    ns = namespace(backend)
+    isign, istep, idelta = ns["isign"], ns["istep"], ns["idelta"]
+    for box in ((0.0, 0.0), (-0.0, 0.0), (0.0, 2.0), (-3.0, 0.0), (-1.0, 1.0), (-INF, INF)):
+        assert isign(*box) == (-1.0, 1.0), box
+        assert istep(*box) == (0.0, 1.0), box
+        assert idelta(*box) == W, box
+    assert isign(TINY, 1.0) == (1.0, 1.0) and isign(-INF, -TINY) == (-1.0, -1.0)
+    assert istep(TINY, INF) == (1.0, 1.0) and istep(-1.0, -TINY) == (0.0, 0.0)
+    assert idelta(TINY, 1.0) == (0.0, 0.0)
+    assert ns["iabs"](-0.0, 0.0) == (0.0, 0.0)
+    # the intersection of two enclosures; an empty one gives the other
+    assert ns["iintersect"](0.0, 2.0, 1.0, 3.0) == (1.0, 2.0)
+    assert ns["iintersect"](*E, 1.0, 3.0) == (1.0, 3.0)
+
+
+@pytest.mark.parametrize("name,ref", [("itanh", math.tanh),
+                                      ("isigmoid", lambda v: 1 / (1 + math.exp(-v))),
+                                      ("isoftplus", lambda v: math.log1p(math.exp(v)))])
+def test_activation_of_doubles_is_tight(backend, name, ref):
+    """Point arguments in [-30, 30]: a few ulps wide (no cancellation in sigmoid or softplus),
+    and softplus of very negative arguments tracks exp(x), not 0 +- ulp(1)."""
+    f = namespace(backend)[name]
+    rng = np.random.default_rng([SEED, 14])
+    xs = rng.uniform(-30, 30, 1000 if backend == "cpu" else 300).tolist() + [-40.0, -700.0, 1e-300]
+    for x in xs:
+        lo, hi = f(x, x)
+        assert ulps_between(lo, hi) <= 24, (name, x, lo, hi)
+        assert lo <= ref(x) <= hi or ulps_between(lo, hi) <= 24, (name, x, lo, hi)
+    lo, hi = namespace(backend)["isoftplus"](-700.0, -700.0)
+    assert 0.0 < lo <= hi < 1e-300
 
 
 # ---------------------------------------------------------------- tightness
@@ -783,16 +871,29 @@ def _rn_cos_enc(a):
     return v, v
 
 
+@njit(error_model="numpy")
+def _rn_tanh_enc(a):
+    v = math.tanh(a)
+    return v, v
+
+
+@njit(error_model="numpy")
+def _rn_log1p(a):
+    return math.log1p(a)
+
+
 _BROKEN = {}
 
 
 def broken_namespace():
     """The ops over primitives that round to nearest and never step outward or widen."""
     if not _BROKEN:
-        prims = dict(rounding_cpu.PRIMITIVES, sin_enc=_rn_sin_enc, cos_enc=_rn_cos_enc)
+        prims = dict(rounding_cpu.PRIMITIVES, sin_enc=_rn_sin_enc, cos_enc=_rn_cos_enc,
+                     tanh_enc=_rn_tanh_enc)
         for d in ("dn", "up"):
             prims.update({f"add_{d}": _rn_add, f"mul_{d}": _rn_mul, f"div_{d}": _rn_div,
-                          f"sqrt_{d}": _rn_sqrt, f"exp_{d}": _rn_exp, f"log_{d}": _rn_log})
+                          f"sqrt_{d}": _rn_sqrt, f"exp_{d}": _rn_exp, f"log_{d}": _rn_log,
+                          f"log1p_{d}": _rn_log1p})
         assert set(ops.PRIMITIVE_NAMES) <= set(prims)
         _BROKEN.update(build_namespace(prims, njit(error_model="numpy")))
     return _BROKEN
@@ -811,6 +912,9 @@ BROKEN_MIN_MISS_RATE = {
     "ilog": 0.5,  # 0.84
     "isin": 0.33,  # 0.55
     "icos": 0.45,  # 0.76
+    "itanh": 0.22,  # 0.37
+    "isigmoid": 0.45,  # 0.76
+    "isoftplus": 0.45,  # 0.74
 }
 
 
@@ -848,6 +952,25 @@ def test_checker_catches_a_rounded_extremum_test(name):
     assert real.misses == 0 and real.undecided == 0, describe(real)
     assert naive.misses >= 8, describe(naive)  # 16 (cos) and more (sin) with these seeds
     assert all(abs(row[0]) > 1e6 for _, row, _, _, _ in naive.examples), describe(naive)
+
+
+def _broken_abs(alo, ahi):
+    # the classic slip: the images of the endpoints, forgetting the 0 inside
+    a, b = abs(alo), abs(ahi)
+    return min(a, b), max(a, b)
+
+
+def test_checker_catches_a_broken_abs():
+    """The same checker, on the kink mix, finds an |x| that misses 0 for boxes around 0."""
+    op = OPS["iabs"]
+    cases = make_cases(op, 2000, SEED + 4, mix={"kink": 0.6, "mixed": 0.2, "zero": 0.2})
+    ns = dict(namespace("cpu"))
+    ns["iabs"] = njit(error_model="numpy")(_broken_abs)
+    broken = check_op(ns, op, cases)
+    real = check_op(namespace("cpu"), op, cases)
+    assert real.misses == 0 and real.undecided == 0, describe(real)
+    assert broken.misses >= 400, describe(broken)  # 691 with this seed
+    assert all(row[0] < 0.0 < row[1] for _, row, _, _, _ in broken.examples)
 
 
 def test_checker_catches_missing_step_on_the_wide_mix():

@@ -53,9 +53,13 @@ def _stub_enc(a):
 
 # the same ops with the libdevice transcendentals replaced by one-ulp steps
 logic = build_namespace(dict(rg.PRIMITIVES, exp_dn=next_dn, exp_up=next_up, log_dn=next_dn,
-                             log_up=next_up, sin_enc=_stub_enc, cos_enc=_stub_enc),
+                             log_up=next_up, sin_enc=_stub_enc, cos_enc=_stub_enc,
+                             tanh_enc=_stub_enc, log1p_dn=next_dn, log1p_up=next_up),
                         cuda.jit(device=True))
 l_isin, l_icos, l_iexp, l_ilog = logic["isin"], logic["icos"], logic["iexp"], logic["ilog"]
+itanh, isigmoid, isoftplus = ns["itanh"], ns["isigmoid"], ns["isoftplus"]
+l_itanh, l_isigmoid, l_isoftplus = logic["itanh"], logic["isigmoid"], logic["isoftplus"]
+isign, istep, iabs, imax = ns["isign"], ns["istep"], ns["iabs"], ns["imax"]
 
 
 def f_iadd(a, b, c, d): return iadd(a, b, c, d)
@@ -75,6 +79,25 @@ def f_isin_logic(a, b): return l_isin(a, b)
 def f_icos_logic(a, b): return l_icos(a, b)
 def f_iexp_logic(a, b): return l_iexp(a, b)
 def f_ilog_logic(a, b): return l_ilog(a, b)
+
+
+def f_itanh(a, b): return itanh(a, b)
+def f_isigmoid(a, b): return isigmoid(a, b)
+def f_isoftplus(a, b): return isoftplus(a, b)
+def f_itanh_logic(a, b): return l_itanh(a, b)
+def f_isigmoid_logic(a, b): return l_isigmoid(a, b)
+def f_isoftplus_logic(a, b): return l_isoftplus(a, b)
+
+
+def f_kinks(a, b, c, d):
+    # |a| * sign(b) + step(a) * max(a, b): comparisons and directed products only
+    slo, shi = isign(c, d)
+    alo, ahi = iabs(a, b)
+    plo, phi = imul(alo, ahi, slo, shi)
+    tlo, thi = istep(a, b)
+    mlo, mhi = imax(a, b, c, d)
+    qlo, qhi = imul(tlo, thi, mlo, mhi)
+    return iadd(plo, phi, qlo, qhi)
 
 
 def f_muladd(alo, ahi, blo, bhi, clo, chi):
@@ -121,6 +144,9 @@ FUNCS = {
     "iexp_logic": (f_iexp_logic, (F, F)), "ilog_logic": (f_ilog_logic, (F, F)),
     "plain_fma": (f_plain_fma, (F,) * 3), "naive_lo": (f_naive_lo, (F,) * 3),
     "libdevice_sin": (f_libdevice_sin, (F,)),
+    "itanh": (f_itanh, (F, F)), "isigmoid": (f_isigmoid, (F, F)), "isoftplus": (f_isoftplus, (F, F)),
+    "itanh_logic": (f_itanh_logic, (F, F)), "isigmoid_logic": (f_isigmoid_logic, (F, F)),
+    "isoftplus_logic": (f_isoftplus_logic, (F, F)), "kinks": (f_kinks, (F,) * 4),
 }
 
 INSTR = re.compile(r"^\s*(?:@!?%p\d+\s+)?([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+)\s", re.M)
@@ -202,11 +228,18 @@ DIRECTED = {
     "icos": {"add.rm.f64", "add.rp.f64", "mul.rm.f64", "mul.rp.f64"},
     "isin_logic": {"add.rm.f64", "add.rp.f64", "mul.rm.f64", "mul.rp.f64"},
     "icos_logic": {"add.rm.f64", "add.rp.f64", "mul.rm.f64", "mul.rp.f64"},
+    # 1/(1 + e^-x) and x + log1p(e^-x), rounded outward around the (stubbed) transcendentals
+    "isigmoid": {"add.rm.f64", "add.rp.f64", "div.rm.f64", "div.rp.f64"},
+    "isigmoid_logic": {"add.rm.f64", "add.rp.f64", "div.rm.f64", "div.rp.f64"},
+    "isoftplus": {"add.rm.f64", "add.rp.f64"},
+    "isoftplus_logic": {"add.rm.f64", "add.rp.f64"},
+    "kinks": {"add.rm.f64", "add.rp.f64", "mul.rm.f64", "mul.rp.f64"},
 }
 
 # functions with no libdevice transcendental inside: all their arithmetic must be directed
 PURE = ["iadd", "isub", "imul", "idiv", "irecip", "isqrt", "ipow", "isqr", "_hits", "muladd",
-        "isin_logic", "icos_logic", "iexp_logic", "ilog_logic", "mixed_logic"]
+        "isin_logic", "icos_logic", "iexp_logic", "ilog_logic", "mixed_logic", "itanh_logic",
+        "isigmoid_logic", "isoftplus_logic", "kinks"]
 ARITH = ("add.", "sub.", "mul.", "div.", "sqrt.", "fma.", "rcp.", "mad.")
 # ``thi - tlo >= 1.0`` in the extremum test: a round-to-nearest difference only compared
 # with 1 (monotone, so conservative) and fed by directed products, so never contracted
@@ -242,7 +275,7 @@ def test_transcendentals_use_libdevice(ptx):
     """The real ops compile with libdevice inside (its polynomials are fma.rn); the logic
     variants, compiled from the same ops.py source, have none."""
     assert ptx["libdevice_sin"]["ops"].get("fma.rn.f64", 0) > 0
-    for name in ("isin", "icos", "iexp", "ilog", "mixed"):
+    for name in ("isin", "icos", "iexp", "ilog", "mixed", "itanh", "isigmoid", "isoftplus"):
         assert ptx[name]["ops"].get("fma.rn.f64", 0) > 0, (name, ptx[name]["ops"])
         assert ptx[name + "_logic"]["ops"].get("fma.rn.f64", 0) == 0
 

@@ -65,12 +65,24 @@ def _parse_box(texts, dim):
 
 
 def run(args):
-    import numpy as np
     from .. import functions as F
     fn = F.get(args.function)
-    dim = args.dim
     if (args.x is None) == (args.box is None):
         raise InputError("give exactly one of --x (a point) or --box (a box)")
+    if not getattr(fn, "constrained", False):
+        return _run_one(fn, args)
+    # a constrained problem: the objective, then each g <= 0 and h = 0
+    parts = ([fn.objective] + fn.inequalities + fn.equalities)
+    for f in parts:
+        rc = _run_one(f, args)
+        if rc:
+            return rc
+    return 0
+
+
+def _run_one(fn, args):
+    import numpy as np
+    dim = args.dim
     out = {"function": fn.name, "dim": dim}
     if args.x is not None:
         x = _broadcast(_parse_values(args.x, "--x"), dim, "--x")

@@ -13,12 +13,18 @@ Conventions
 - A function applied outside its domain is taken on the part of the argument
   inside the domain (``sqrt([-1, 4]) = [0, 2]``), and is empty when nothing is.
 - ``0 * inf`` counts as 0, since an infinite endpoint is a bound, not a value.
+- Kinks: ``isign`` and ``istep`` are the generalized derivatives of ``|u|`` and of
+  ``max(a, b)`` (``[-1, 1]`` and ``[0, 1]`` wherever the kink can be), ``idelta``
+  that of ``sign`` (the whole line where the jump can be).
+
+The ``p_*`` functions at the end are plain floating-point helpers for the generated
+*point* forms (values, not bounds), kept here so both backends share them.
 """
 import math
 
 PRIMITIVE_NAMES = (
     "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-    "exp_dn exp_up log_dn log_up sin_enc cos_enc"
+    "exp_dn exp_up log_dn log_up sin_enc cos_enc tanh_enc log1p_dn log1p_up"
 ).split()
 
 INF = math.inf
@@ -199,29 +205,6 @@ def iabs(alo, ahi):
     return 0.0, max(-alo, ahi)
 
 
-def isign(alo, ahi):
-    """sign over an interval, as the derivative of |u| is used: where the interval holds 0 the
-    kink's generalized gradient [-1, 1] (Clarke), so a monotonicity test stays sound there."""
-    if is_empty(alo, ahi):
-        return NAN, NAN
-    if alo > 0.0:
-        return 1.0, 1.0
-    if ahi < 0.0:
-        return -1.0, -1.0
-    return -1.0, 1.0
-
-
-def iheaviside(alo, ahi):
-    """Heaviside (the derivative of max(u, c) and min(u, c)): [0, 1] where the interval holds 0."""
-    if is_empty(alo, ahi):
-        return NAN, NAN
-    if alo > 0.0:
-        return 1.0, 1.0
-    if ahi < 0.0:
-        return 0.0, 0.0
-    return 0.0, 1.0
-
-
 def imin(alo, ahi, blo, bhi):
     if is_empty(alo, ahi) or is_empty(blo, bhi):
         return NAN, NAN
@@ -232,6 +215,133 @@ def imax(alo, ahi, blo, bhi):
     if is_empty(alo, ahi) or is_empty(blo, bhi):
         return NAN, NAN
     return max(alo, blo), max(ahi, bhi)
+
+
+def isign(alo, ahi):
+    """sign(u), and the generalized derivative of |u|: [-1, 1] wherever u can be 0.
+
+    The value sign(0) = 0 and Clarke's gradient of |u| at 0, [-1, 1], are both
+    inside, so the one op serves a user's ``sign`` and the derivative of ``Abs``.
+    """
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo > 0.0:
+        return 1.0, 1.0
+    if ahi < 0.0:
+        return -1.0, -1.0
+    return -1.0, 1.0
+
+
+def istep(alo, ahi):
+    """The derivative of max(a, b) with respect to a, for u = a - b: 1 if u > 0, 0 if u < 0.
+
+    Where u can be 0 (both can be the max) it is [0, 1], Clarke's generalized
+    gradient of the kink; codegen writes d max(a, b)/db as 1 - step(a - b).
+    """
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo > 0.0:
+        return 1.0, 1.0
+    if ahi < 0.0:
+        return 0.0, 0.0
+    return 0.0, 1.0
+
+
+def idelta(alo, ahi):
+    """The derivative of sign(u): 0 away from u = 0, unbounded where the jump can be."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    if alo > 0.0 or ahi < 0.0:
+        return 0.0, 0.0
+    return -INF, INF
+
+
+def itanh(alo, ahi):
+    """tanh is increasing: its endpoints' enclosures, stepped outward (``tanh_enc``)."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    lo = tanh_enc(alo)[0]
+    hi = tanh_enc(ahi)[1]
+    return lo, hi
+
+
+def _sigmoid_dn(x):
+    # 1/(1 + e^-x), every step rounded so that the quotient is a lower bound
+    return max(div_dn(1.0, add_up(1.0, exp_up(-x))), 0.0)
+
+
+def _sigmoid_up(x):
+    return min(div_up(1.0, add_dn(1.0, exp_dn(-x))), 1.0)
+
+
+def isigmoid(alo, ahi):
+    """1/(1 + exp(-x)), increasing; relative error of a few ulps (1 + e loses nothing
+    relative to the quotient), 0 and 1 only where the value rounds there."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    return _sigmoid_dn(alo), _sigmoid_up(ahi)
+
+
+def _softplus_dn(x):
+    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, no cancellation
+    if x > 0.0:
+        return max(add_dn(x, log1p_dn(exp_dn(-x))), x)
+    return max(log1p_dn(exp_dn(x)), 0.0)
+
+
+def _softplus_up(x):
+    if x > 0.0:
+        return add_up(x, log1p_up(exp_up(-x)))
+    return log1p_up(exp_up(x))
+
+
+def isoftplus(alo, ahi):
+    """log(1 + exp(x)), increasing; > max(x, 0), which bounds it from below exactly."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    return _softplus_dn(alo), _softplus_up(ahi)
+
+
+# Point (plain floating-point) helpers for generated point forms: values, not bounds.
+def p_sigmoid(x):
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def p_softplus(x):
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+def p_step(u):
+    # a valid subgradient at the kink: max(a, b) at a tie takes a's derivative
+    return 1.0 if u >= 0.0 else 0.0
+
+
+def p_sign(u):
+    if u > 0.0:
+        return 1.0
+    if u < 0.0:
+        return -1.0
+    return 0.0  # also a subgradient of |u| at 0
+
+
+def p_delta(u):
+    return 0.0 if u != 0.0 else NAN  # sign has no derivative at its jump
+
+
+def iintersect(alo, ahi, blo, bhi):
+    """The intersection of two enclosures of one set; an empty (NaN) one gives the other."""
+    if is_empty(alo, ahi):
+        return blo, bhi
+    if is_empty(blo, bhi):
+        return alo, ahi
+    lo = max(alo, blo)
+    hi = min(ahi, bhi)
+    if lo > hi:  # only when one of them was wrong; keep the hull rather than an empty set
+        return min(alo, blo), max(ahi, bhi)
+    return lo, hi
 
 
 def ihull(alo, ahi, blo, bhi):
@@ -299,6 +409,8 @@ def icos(alo, ahi):
 
 COMPOSITE_NAMES = (
     "is_empty iadd isub ineg _zero_if_nan imul _min_skip_nan _max_skip_nan idiv irecip "
-    "_pow_nonneg_dn _pow_nonneg_up ipow isqr isqrt iexp ilog iabs isign iheaviside imin imax ihull "
-    "_has_integer_between _scaled_dn _scaled_up _hits isin icos"
+    "_pow_nonneg_dn _pow_nonneg_up ipow isqr isqrt iexp ilog iabs imin imax ihull "
+    "_has_integer_between _scaled_dn _scaled_up _hits isin icos isign istep idelta itanh "
+    "_sigmoid_dn _sigmoid_up isigmoid _softplus_dn _softplus_up isoftplus p_sigmoid p_softplus "
+    "p_step p_sign p_delta iintersect"
 ).split()

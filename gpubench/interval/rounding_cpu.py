@@ -18,6 +18,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 TRANSCENDENTAL_ULPS = 3
+TANH_ULPS = 4
 
 
 @intrinsic
@@ -145,6 +146,23 @@ def cos_enc(a):
     return max(dn_ulps(v, TRANSCENDENTAL_ULPS), -1.0), min(up_ulps(v, TRANSCENDENTAL_ULPS), 1.0)
 
 
+@njit(error_model="numpy")
+def tanh_enc(a):
+    """(lo, hi) around tanh(a): one libm call, stepped both ways, clamped to [-1, 1]."""
+    v = math.tanh(a)
+    return max(dn_ulps(v, TANH_ULPS), -1.0), min(up_ulps(v, TANH_ULPS), 1.0)
+
+
+@njit(error_model="numpy")
+def log1p_dn(a):
+    return dn_ulps(math.log1p(a), TRANSCENDENTAL_ULPS)
+
+
+@njit(error_model="numpy")
+def log1p_up(a):
+    return up_ulps(math.log1p(a), TRANSCENDENTAL_ULPS)
+
+
 # Round-to-nearest arithmetic spelled out, so that code shared with the GPU
 # (where a*b + c would be contracted into an FMA) computes bit-identical values.
 @njit(error_model="numpy")
@@ -184,6 +202,7 @@ PRIMITIVES = {
     name: globals()[name]
     for name in (
         "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-        "exp_dn exp_up log_dn log_up sin_enc cos_enc add_rn mul_rn div_rn"
+        "exp_dn exp_up log_dn log_up sin_enc cos_enc tanh_enc log1p_dn log1p_up "
+        "add_rn mul_rn div_rn"
     ).split()
 }

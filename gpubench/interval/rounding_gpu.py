@@ -7,7 +7,8 @@ contracted product is not "round to nearest, then step".
 
 CUDA's transcendentals are not correctly rounded.  The CUDA programming guide
 documents maximum errors of 2 ulp (sin, cos) and 1 ulp (exp, log) in double; we
-widen by the documented error plus 2 ulps: 4 for sin/cos, 3 for exp/log.
+widen by the documented error plus 2 ulps: 4 for sin/cos, 3 for exp/log; tanh
+(documented 2 ulps) by 4 and log1p (1 ulp) by 3.
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) libdevice functions
 are stubs that return None.  There the same names are bound to exact
@@ -24,6 +25,7 @@ from numba import config, cuda
 
 SIN_COS_ULPS = 4
 EXP_LOG_ULPS = 3
+TANH_ULPS = 4
 
 if config.ENABLE_CUDASIM:
 
@@ -126,6 +128,16 @@ if config.ENABLE_CUDASIM:
     def _next_up(x):
         return math.nextafter(x, math.inf)
 
+    def _tanh(a):
+        return math.tanh(a) if a == a else float("nan")
+
+    def _log1p(a):
+        if a != a or a < -1.0:
+            return float("nan")
+        if a == -1.0:
+            return -math.inf
+        return math.log1p(a)
+
     def _as_bits(x):
         return struct.unpack("<q", struct.pack("<d", x))[0]
 
@@ -165,6 +177,8 @@ else:
     _cos = libdevice.cos
     _exp = libdevice.exp
     _log = libdevice.log
+    _tanh = libdevice.tanh
+    _log1p = libdevice.log1p
     _as_bits = libdevice.double_as_longlong
     _from_bits = libdevice.longlong_as_double
 
@@ -300,10 +314,28 @@ def cos_enc(a):
     return max(_dn(v, SIN_COS_ULPS), -1.0), min(_up(v, SIN_COS_ULPS), 1.0)
 
 
+@_device
+def tanh_enc(a):
+    """(lo, hi) around tanh(a): one CUDA tanh, widened both ways, clamped to [-1, 1]."""
+    v = _tanh(a)
+    return max(_dn(v, TANH_ULPS), -1.0), min(_up(v, TANH_ULPS), 1.0)
+
+
+@_device
+def log1p_dn(a):
+    return _dn(_log1p(a), EXP_LOG_ULPS)
+
+
+@_device
+def log1p_up(a):
+    return _up(_log1p(a), EXP_LOG_ULPS)
+
+
 PRIMITIVES = {
     name: globals()[name]
     for name in (
         "next_up next_dn add_dn add_up mul_dn mul_up div_dn div_up sqrt_dn sqrt_up "
-        "exp_dn exp_up log_dn log_up sin_enc cos_enc add_rn mul_rn div_rn"
+        "exp_dn exp_up log_dn log_up sin_enc cos_enc tanh_enc log1p_dn log1p_up "
+        "add_rn mul_rn div_rn"
     ).split()
 }

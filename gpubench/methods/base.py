@@ -225,6 +225,22 @@ class Method:
     warmup: typing.Optional[typing.Callable] = None
     interactive: typing.Optional[typing.Callable] = None
     module: str = ""
+    # whether run() takes a constrained problem (gpubench.forms.ConstrainedProblem);
+    # a method that does not is guarded: such a problem gets a one-line error, not a traceback
+    constraints: bool = False
+
+    def __post_init__(self):
+        if self.constraints:
+            return
+        inner, name = self.run, self.name
+
+        def run(fn, dim, settings, **controls):
+            from ..forms import refuse_constrained
+            refuse_constrained(fn, f"method {name!r}")
+            return inner(fn, dim, settings, **controls)
+
+        run.__doc__, run.__wrapped__ = inner.__doc__, inner
+        object.__setattr__(self, "run", run)
 
     def make_settings(self, values=None, from_text=False):
         return self.settings.build(self.name, dict(values or {}), from_text=from_text)

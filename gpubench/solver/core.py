@@ -96,6 +96,8 @@ class Search:
     method_name = "interval solver"  # the registered method sets its own name on its searches
 
     def __init__(self, fn, dim, settings=None):
+        from ..forms import refuse_constrained
+        refuse_constrained(fn, "the interval solver of paper 000")
         self.fn = fn
         self.dim = dim
         self.settings = settings or Settings()
@@ -167,7 +169,7 @@ class Search:
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
         t0 = time.perf_counter()
-        if cfg.evaluation == "split":
+        if cfg.evaluation == "split" and cfg.inclusion == "natural":
             tables = prepare_split(self.uncut, sel_lo, sel_hi, plan.dims, cfg.samples, shift, den,
                                    self.dom_lo, self.dom_hi)
             self.host_seconds += time.perf_counter() - t0
@@ -175,12 +177,14 @@ class Search:
             lb, ub, grad = self.sweep.split(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
                                             st.gub, count, tables)
         else:
+            # the mean value form needs the whole interval gradient: the full evaluation
             win1, win2, cut1, cut2 = self.uncut.windows(plan.dims)
             base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
             self.host_seconds += time.perf_counter() - t0
             t0 = time.perf_counter()
             lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
-                                      st.gub, count, win1, win2, base_lo, base_hi)
+                                      st.gub, count, win1, win2, base_lo, base_hi,
+                                      1 if cfg.inclusion == "best" else 0)
         self.sweep_seconds += time.perf_counter() - t0
         st.nfev += count * (cfg.samples + 1)
         st.njev += int(grad.sum(dtype=np.int64))

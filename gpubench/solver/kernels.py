@@ -22,7 +22,7 @@ def _cut(lo, hi, j, parts):
 
 @device
 def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den,
-                       gub_prev, p, win1, win2, base_lo, base_hi, lo, hi, x, glo, ghi, wlo, whi):
+                       gub_prev, p, win1, win2, base_lo, base_hi, lo, hi, x, glo, ghi, wlo, whi, mv):
     """(lower bound or inf if ruled out, best sampled upper bound, gradient evaluated?).
 
     ``base_lo/base_hi[0]`` hold the aggregates over the windows of the uncut
@@ -62,6 +62,20 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
     if flo > min(gub_prev, best):
         return math.inf, best, 0
     interval_gradient(lo, hi, p, glo, ghi, wlo, whi)
+    if mv:
+        # inclusion "best": intersect with the mean value form f(c) + G(X).(X - c) (paper
+        # 001, section 2.2), whose overestimation shrinks quadratically with the box
+        for d in range(n):
+            x[d] = _inner_point(lo[d], hi[d])
+        mlo, mhi = interval(x, x, p)
+        for d in range(n):
+            dlo, dhi = isub(lo[d], hi[d], x[d], x[d])
+            tlo, thi = imul(glo[d], ghi[d], dlo, dhi)
+            mlo, mhi = iadd(mlo, mhi, tlo, thi)
+        if mlo > flo:  # False for NaN
+            flo = mlo
+        if flo > min(gub_prev, best):
+            return math.inf, best, 1
     for d in range(n):
         # the first-order condition cannot hold inside: f is monotone in x_d and
         # the subregion does not touch the domain's edge where the minimum could sit
@@ -163,7 +177,7 @@ CHUNK = 512
 
 @_njit(parallel=True, cache=True, error_model="numpy")
 def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, gub_prev, p,
-          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad):
+          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad, mv):
     n = sel_lo.shape[0]
     k = out_lb.shape[0]
     nchunks = (k + CHUNK - 1) // CHUNK
@@ -178,7 +192,7 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
         for r in range(c * CHUNK, min(k, (c + 1) * CHUNK)):
             lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
                                            t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi,
-                                           lo, hi, x, glo, ghi, wlo, whi)
+                                           lo, hi, x, glo, ghi, wlo, whi, mv)
             out_lb[r] = lb
             out_ub[r] = ub
             out_grad[r] = g
@@ -216,7 +230,7 @@ NMAX = {nmax}
 
 @_cuda.jit(cache=True)
 def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, gub_prev, p,
-          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad):
+          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad, mv):
     r = _cuda.grid(1)
     if r < out_lb.shape[0]:
         n = sel_lo.shape[0]
@@ -229,7 +243,7 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
         whi = _cuda.local.array(NMAX, _float64)
         lb, ub, g = evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples,
                                        t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi,
-                                       lo[:n], hi[:n], x[:n], glo[:n], ghi[:n], wlo[:n], whi[:n])
+                                       lo[:n], hi[:n], x[:n], glo[:n], ghi[:n], wlo[:n], whi[:n], mv)
         out_lb[r] = lb
         out_ub[r] = ub
         out_grad[r] = g

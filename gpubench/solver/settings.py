@@ -29,6 +29,9 @@ class Settings(MethodSettings):
     evaluation: str = setting("split", "per-subregion work: O(s) over the cut coordinates with the rest "
                               "per iteration (split), or every coordinate in every subregion (full; "
                               "the reference the split is tested against)", choices=EVALUATIONS)
+    inclusion: str = setting("natural", "lower bounds from the natural interval form (the paper's) or "
+                             "from its intersection with the mean value form (best; paper 001 Sec. 2.2; "
+                             "runs the full evaluation)", choices=("natural", "best"))
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
 

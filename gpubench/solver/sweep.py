@@ -15,13 +15,13 @@ class CpuSweep:
         self.dom_lo, self.dom_hi = dom_lo, dom_hi
 
     def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
-                 win1, win2, base_lo, base_hi):
+                 win1, win2, base_lo, base_hi, mv=0):
         out_lb = np.empty(count)
         out_ub = np.empty(count)
         out_grad = np.empty(count, dtype=np.int8)
         self.module.sweep(sel_lo, sel_hi, self.dom_lo, self.dom_hi, np.asarray(dims, dtype=np.int64),
                           parts, samples, t_shift, t_den, gub_prev, self.params,
-                          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad)
+                          win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad, mv)
         return out_lb, out_ub, out_grad
 
     def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb):
@@ -67,7 +67,7 @@ class CudaSweep:
             self._capacity = count
 
     def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
-                 win1, win2, base_lo, base_hi):
+                 win1, win2, base_lo, base_hi, mv=0):
         cuda = self.cuda
         self._ensure(count)
         d_lb, d_ub, d_grad = self.d_lb[:count], self.d_ub[:count], self.d_grad[:count]
@@ -78,7 +78,7 @@ class CudaSweep:
             cuda.to_device(sel_lo), cuda.to_device(sel_hi), self.dom_lo, self.dom_hi,
             cuda.to_device(np.asarray(dims, dtype=np.int64)), parts, samples, t_shift, t_den, gub_prev,
             self.params, cuda.to_device(win1), cuda.to_device(win2), cuda.to_device(base_lo),
-            cuda.to_device(base_hi), d_lb, d_ub, d_grad)
+            cuda.to_device(base_hi), d_lb, d_ub, d_grad, mv)
         stop.record()
         stop.synchronize()
         self.kernel_seconds += start.elapsed_time(stop) / 1000.0
