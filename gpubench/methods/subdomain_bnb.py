@@ -190,6 +190,16 @@ def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO,
 '''
 
 
+def g_excludes(clo, chi):
+    """Subdomains an inequality g <= 0 proves infeasible: g > 0 on the whole subdomain."""
+    return clo > 0.0
+
+
+def h_excludes(clo, chi):
+    """Subdomains an equality h = 0 proves infeasible: 0 outside h's enclosure."""
+    return (clo > 0.0) | (chi < 0.0)
+
+
 class _Bounder:
     """Enclosures of one function on the N subdomains of a node, on one backend."""
 
@@ -280,10 +290,7 @@ class SubdomainSearch:
         ng = len(self.gs)
         for k, b in enumerate(self.bounders[1:]):
             clo, chi = b.bound(lo, hi, counts, self.form)
-            if k < ng:
-                ok &= ~(clo > 0.0)                     # g > 0 on the whole subdomain
-            else:
-                ok &= ~((clo > 0.0) | (chi < 0.0))     # 0 outside h's enclosure
+            ok &= ~(g_excludes(clo, chi) if k < ng else h_excludes(clo, chi))
         self.lb_seconds += time.perf_counter() - t0
         n = flo.size
         self.nfev += n * len(self.bounders)
