@@ -76,7 +76,7 @@ def get(name):
         k = int(name[3:])
         a = ann("alpine02_ann_2d", 3, 9)
         x1, x2 = variables(2)
-        obj = _fixed(f"paper001_P4_{k}_f", alpine02_expr(2) - a.expr, 3, 9, 2,
+        obj = _fixed("paper001_P4_f", alpine02_expr(2) - a.expr, 3, 9, 2,
                      title="Problem (4): min Alpine02,2 - ANN_Alpine02,2")
         disk, half, alp = (x1 - 6) ** 2 + (x2 - 6) ** 2 - 4, 12 - x1 - x2, 4 - alpine02_expr(2)
         g, h = {1: ([disk], []), 2: ([], [disk]), 3: ([half], []), 4: ([], [-half]),
