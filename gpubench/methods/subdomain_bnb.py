@@ -244,12 +244,14 @@ class _Bounder:
         k(lo, hi, counts, self.p, form, out_lo, out_hi, *self.bufs)
         return out_lo, out_hi
 
-    def boxes(self):
-        """The subdomain boxes of the last call (host arrays)."""
+    def boxes(self, rows=None):
+        """The subdomain boxes of the last call (host arrays), or only row ``rows``."""
         blo, bhi = self.bufs[0], self.bufs[1]
+        if rows is not None:
+            blo, bhi = blo[rows], bhi[rows]
         if self.backend == "cuda":
             return blo.copy_to_host(), bhi.copy_to_host()
-        return blo, bhi
+        return blo.copy(), bhi.copy()
 
 
 class SubdomainSearch:
@@ -299,8 +301,7 @@ class SubdomainSearch:
         if not ok.any():
             return math.inf, None
         r = int(np.argmin(np.where(ok, flo, np.inf)))
-        blo, bhi = self.bounders[0].boxes()
-        return float(flo[r]), (blo[r].copy(), bhi[r].copy())
+        return float(flo[r]), self.bounders[0].boxes(r)
 
     # ---------------------------------------------------------------- upper bounding
     def feasible(self, x):
