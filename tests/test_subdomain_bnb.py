@@ -174,3 +174,30 @@ def test_more_subdomains_tighter_root_bound():
     roots = [run(TestFunction(TRAP), form="natural", subdomains=n, max_nodes=1, local_solve=False)
              .timing["root_lower_bound"] for n in (1, 4, 16, 64)]
     assert all(b >= a for a, b in zip(roots, roots[1:])) and roots[-1] > roots[0]
+
+
+def test_peaks_certified():
+    from gpubench import functions
+    f = functions.get("peaks")
+    r = minimize("peaks", 2, method="subdomain-bnb", backend="cpu", cpu_parallel=False, subdomains=16,
+                 form="best")
+    assert r.converged and r.glb <= f.fstar(2) and abs(r.fun - f.fstar(2)) < 1e-9
+    assert np.allclose(r.x, f.xstar(2), atol=1e-5)
+
+
+def test_paper001_problems_build():
+    """Problems (1)-(4) from the committed weights: the surrogate is close to the function it
+    was trained on, and Table 1's constraint sets have the right kinds and signs."""
+    import gpubench.functions._paper001 as P
+    from gpubench.functions import peaks
+    ann = TestFunction(P.ann("peaks_ann", -3, 3))
+    X = np.random.default_rng(0).uniform(-3, 3, (200, 2))
+    exact = TestFunction(peaks.DEFINITION).points(X)
+    assert np.sqrt(np.mean((ann.points(X) - exact) ** 2)) < 0.1
+    kinds = [(len(P.get(f"P4_{k}").inequalities), len(P.get(f"P4_{k}").equalities)) for k in range(1, 7)]
+    assert kinds == [(1, 0), (0, 1), (1, 0), (0, 1), (1, 0), (3, 0)] == [
+        (row[0].count("<=") + row[0].count(">="), row[0].count(" = ")) for row in P.TABLE1]
+    g = ConstrainedProblem(P.get("P4_6")).inequalities
+    x = np.array([7.4, 7.4])        # inside the disk, x1 + x2 = 14.8 >= 12, Alpine02 = 5.98 >= 4
+    assert all(gi.point(x) <= 0 for gi in g)
+    assert ConstrainedProblem(P.get("P4_3")).inequalities[0].point(np.array([5.0, 5.0])) > 0
