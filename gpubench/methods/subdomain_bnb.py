@@ -30,7 +30,10 @@ Choices the paper leaves open, stated here:
   the widest relative to the root box (``"widest-relative"``).
 * Upper bounding: a local solve from the midpoint of the subdomain holding the
   node's lower bound (SciPy SLSQP with constraints, L-BFGS-B without), kept
-  only when the point forms show it feasible within the tolerances.
+  only when the point forms show it feasible within the tolerances.  By default
+  (``ubp="improving"``) it runs while there is no incumbent and then only where
+  that midpoint's objective value beats the incumbent (the midpoint itself is
+  always tried); ``ubp="every-node"`` solves at every node.
 * The certified lower bound ``glb`` is the minimum over the open nodes and
   over every node fathomed by the bound test, so it never depends on the
   incumbent being exactly feasible.  For ``sense="max"`` the search minimises
@@ -75,6 +78,9 @@ class SubdomainBnBSettings(MethodSettings):
     max_nodes: int = setting(1_000_000, "node (iteration) limit", minimum=1)
     time_limit: float = setting(3600.0, "wall-time limit in seconds", exclusive_minimum=0.0)
     local_solve: bool = setting(True, "upper bounding by a local solve (false: midpoint value only)")
+    ubp: str = setting("improving", "when to run the local solve: every node, or only while there is no "
+                                    "incumbent and where the best subdomain's midpoint beats it",
+                       choices=("every-node", "improving"))
     min_width: float = setting(1e-12, "a node narrower than this (relative to the root) is not split "
                                       "further; its bound stays in glb", minimum=0.0)
 
@@ -309,13 +315,17 @@ class SubdomainSearch:
         return (all(g.point(x) <= tol for g in self.gs)
                 and all(abs(h.point(x)) <= tol for h in self.hs))
 
-    def upper_bound(self, box):
+    def upper_bound(self, box, ub=math.inf):
         """(value, x) of a feasible local solution from the box's midpoint, or None."""
         from scipy.optimize import minimize as sp_minimize
         lo, hi = box
         x0 = np.clip(0.5 * (lo + hi), self.lo0, self.hi0)
         cands = [x0]
-        if self.s.local_solve:
+        solve = self.s.local_solve
+        if solve and self.s.ubp == "improving" and math.isfinite(ub):
+            # a local solve costs milliseconds; one per node dominated the B&B's time
+            solve = self.obj.point(x0) < ub
+        if solve:
             bounds = list(zip(self.lo0, self.hi0))
             f = lambda x: self.obj.point(np.clip(x, self.lo0, self.hi0))          # noqa: E731
             jac = lambda x: self.obj.gradient(np.clip(x, self.lo0, self.hi0))     # noqa: E731
@@ -401,7 +411,7 @@ class SubdomainSearch:
             lb = max(lb, key)                              # the parent's bound holds on the child
             if root_lb is None:
                 root_lb = lb
-            cand = self.upper_bound(box)
+            cand = self.upper_bound(box, ub)
             if cand is not None and cand[0] < ub:
                 ub, xbest = cand
             if lb >= ub - fathom_tol(ub):
