@@ -5,6 +5,7 @@ built from the ANN weights in ``functions/models/`` (``scripts/train_surrogates.
 Our networks are trained in-repo with a fixed seed; the authors' are not published, so
 the problems have the paper's form but not its exact functions.
 
+    PEAKS           the Peaks function itself         on [-3, 3]^2   (minimised)
     P1              min ANN_Peaks(x)                  on [-3, 3]^2   (Problem (1))
     P2              min ANN_Peaks(x) - f_Peaks(x)     on [-3, 3]^2   (Problem (2))
     P3_2 .. P3_7    max ANN_Alpine02,d(x)             on [3, 9]^d    (Problem (3))
@@ -22,7 +23,7 @@ import sympy as sp
 from gpubench.definition import Definition, Problem, variables
 from gpubench.models import network_from_file
 
-from gpubench.functions.peaks import EXPR as PEAKS_EXPR
+from gpubench.functions._peaks import DEFINITION as PEAKS, EXPR as PEAKS_EXPR
 
 MODELS = Path(__file__).resolve().parent / "models"
 SOURCE = ("Zhang, Kerkenhoff, Kichler, Dahmen, Mitsos, Naumann & Bongartz, Accelerating deterministic "
@@ -61,6 +62,8 @@ def _fixed(name, expr, lo, hi, d, sense="min", title=""):
 @functools.lru_cache(maxsize=None)
 def get(name):
     """The problem called ``name`` (a Definition or a Problem)."""
+    if name == "PEAKS":
+        return PEAKS
     if name == "P1":
         a = ann("peaks_ann", -3, 3)
         return _fixed("paper001_P1", a.expr, -3, 3, 2, title="Problem (1): min ANN_Peaks")
@@ -86,6 +89,6 @@ def get(name):
 
 
 def __getattr__(name):
-    if name[:2] in ("P1", "P2", "P3", "P4"):
+    if name == "PEAKS" or name[:2] in ("P1", "P2", "P3", "P4"):
         return get(name)
     raise AttributeError(name)
