@@ -1,0 +1,492 @@
+"""Spatial branch-and-bound with Subdomain Lower Bounding: paper 001.
+
+    H. Zhang, T. Kerkenhoff, N. Kichler, M. Dahmen, A. Mitsos, U. Naumann,
+    D. Bongartz, "Accelerating deterministic global optimization via
+    GPU-parallel interval arithmetic", Sections 2.2 (splitting technique,
+    Theorem 1), 3.1 (Subdomain Lower Bounding), 3.1.1-3.1.2 (uniform, largest
+    and adaptive partitioning), 3.2 (serial CPU and single-interval baselines).
+
+The B&B tree is searched one node at a time (best first: the open node whose
+inherited lower bound is smallest).  A node's lower bound is found by cutting
+it *temporarily* into N subdomains, enclosing the objective and every
+constraint on each subdomain (one GPU thread, or one CPU loop iteration, per
+subdomain) with the natural interval form, the mean value form, or their
+intersection, and taking the smallest objective lower bound over the
+subdomains that no constraint proves infeasible (the left end of the
+refinement, Sec. 2.2 iii, restricted to the subdomains that can hold a
+feasible point).  A node with no such subdomain is infeasible and dropped
+(Sec. 3.1: lower bound of some g above 0, or 0 outside an h's enclosure).
+
+Choices the paper leaves open, stated here:
+
+* Tolerances: the paper states none; we use MAiNGO's documented defaults,
+  epsilonA = 1e-2 (absolute gap) and epsilonR = 1e-2 (relative gap); a node is
+  fathomed when LB >= UB - max(epsilonA, epsilonR |UB|), the search ends when
+  UB - GLB meets either.  Feasibility tolerances of the incumbent: MAiNGO's
+  deltaIneq = deltaEq = 1e-6, checked with the point forms.
+* As in MAiNGO, a node is bounded when it is taken from the tree and its
+  children inherit its bound; one B&B iteration = one node taken.
+* Branching: bisection of the widest variable (``branching="widest"``) or of
+  the widest relative to the root box (``"widest-relative"``).
+* Upper bounding: a local solve from the midpoint of the subdomain holding the
+  node's lower bound (SciPy SLSQP with constraints, L-BFGS-B without), kept
+  only when the point forms show it feasible within the tolerances.  By default
+  (``ubp="improving"``) it runs while there is no incumbent and then only where
+  that midpoint's objective value beats the incumbent (the midpoint itself is
+  always tried); ``ubp="every-node"`` solves at every node.
+* The certified lower bound ``glb`` is the minimum over the open nodes and
+  over every node fathomed by the bound test, so it never depends on the
+  incumbent being exactly feasible.  For ``sense="max"`` the search minimises
+  -f and reports ``fun``, ``glb`` and ``gub`` in f's sense (then ``gub`` is the
+  certified bound and ``glb`` the incumbent).
+"""
+import heapq
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from .base import Method, MethodSettings, setting
+
+NAME = "subdomain-bnb"
+FORMS = ("natural", "mean-value", "best")
+FORM_CODE = {"natural": 0, "mean-value": 1, "best": 2}
+# the paper's RTX A1000 laptop GPU: the core count adaptive partitioning fills by default
+PAPER_CUDA_CORES = 2560
+
+
+@dataclass
+class SubdomainBnBSettings(MethodSettings):
+    backend: str = setting("auto", "auto | cpu | cuda (cuda: one GPU thread per subdomain)",
+                           choices=("auto", "cpu", "cuda"))
+    cpu_parallel: bool = setting(True, "CPU backend: subdomains in parallel (numba prange); false = "
+                                       "the paper's serial CPU baseline")
+    subdomains: int = setting(1024, "subdomains per node (N; 1 = the single-interval baseline); "
+                                    "0 with partition=adaptive = the GPU's core count", minimum=0)
+    partition: str = setting("uniform", "uniform: m parts per dimension (m^d <= N); largest: the "
+                                        "widest dimension only; adaptive: Sec. 3.1.2",
+                             choices=("uniform", "largest", "adaptive"))
+    form: str = setting("mean-value", "inclusion form of objective and constraints on a subdomain",
+                        choices=FORMS)
+    branching: str = setting("widest", "variable bisected at a node", choices=("widest", "widest-relative"))
+    eps_abs: float = setting(1e-2, "absolute gap tolerance (MAiNGO's epsilonA)", minimum=0.0)
+    eps_rel: float = setting(1e-2, "relative gap tolerance (MAiNGO's epsilonR)", minimum=0.0)
+    feas_tol: float = setting(1e-6, "feasibility tolerance of an incumbent, |h| and g (MAiNGO's deltaEq/Ineq)",
+                              minimum=0.0)
+    max_nodes: int = setting(1_000_000, "node (iteration) limit", minimum=1)
+    time_limit: float = setting(3600.0, "wall-time limit in seconds", exclusive_minimum=0.0)
+    local_solve: bool = setting(True, "upper bounding by a local solve (false: midpoint value only)")
+    ubp: str = setting("improving", "when to run the local solve: every node, or only while there is no "
+                                    "incumbent and where the best subdomain's midpoint beats it",
+                       choices=("every-node", "improving"))
+    min_width: float = setting(1e-12, "a node narrower than this (relative to the root) is not split "
+                                      "further; its bound stays in glb", minimum=0.0)
+
+    def validate(self):
+        if self.subdomains == 0 and self.partition != "adaptive":
+            raise InputError(f"{NAME}: subdomains=0 (the GPU's cores) needs partition=adaptive")
+        if self.eps_abs == 0.0 and self.eps_rel == 0.0:
+            raise InputError(f"{NAME}: eps_abs and eps_rel cannot both be 0 (the search would never end)")
+
+
+# --------------------------------------------------------------------- partitioning
+def parts_per_dim(widths, n_sub, rule):
+    """Parts per dimension for a node of the given widths (product <= n_sub, at least 1 each).
+
+    uniform: the largest m with m^d <= N in every dimension (Sec. 3.1.1);
+    largest: N parts of the widest dimension only; adaptive (Sec. 3.1.2): the
+    uniform m, then one more part for the widest dimensions, one by one in
+    decreasing width, while the total stays <= N.
+    """
+    w = np.asarray(widths, dtype=np.float64)
+    d = w.size
+    n_sub = max(1, int(n_sub))
+    counts = np.ones(d, dtype=np.int64)
+    if rule == "largest":
+        counts[int(np.argmax(w))] = n_sub
+        return counts
+    m = max(1, int(math.floor(n_sub ** (1.0 / d) + 1e-9)))
+    while (m + 1) ** d <= n_sub:      # floating-point root may fall one short
+        m += 1
+    while m > 1 and m ** d > n_sub:
+        m -= 1
+    counts[:] = m
+    if rule == "adaptive":
+        for k in np.argsort(-w, kind="stable"):
+            if np.prod(counts) // counts[k] * (counts[k] + 1) <= n_sub:
+                counts[k] += 1
+    return counts
+
+
+def cuda_cores():
+    """CUDA cores of the current GPU (SMs x 128 FP32 lanes on Ampere/Hopper); the paper's 2560 otherwise."""
+    from ..device import gpu_available
+    if not gpu_available():
+        return PAPER_CUDA_CORES
+    from numba import cuda
+    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT) * 128
+
+
+# The subdomain edges are a function of the edge index alone, so neighbouring subdomains
+# share their common edge exactly and their union is the node (no gap from rounding).
+_EDGE = '''
+@{device}
+def _sub_edge(lo, hi, j, m):
+    if j <= 0:
+        return lo
+    if j >= m:
+        return hi
+    e = lo + (hi - lo) * (j / m)
+    return min(max(e, lo), hi)
+
+
+@{device}
+def _sub_box(lo, hi, counts, r, blo, bhi):
+    idx = r
+    for k in range(lo.shape[0]):
+        m = counts[k]
+        j = idx % m
+        idx = idx // m
+        blo[k] = _sub_edge(lo[k], hi[k], j, m)
+        bhi[k] = _sub_edge(lo[k], hi[k], j + 1, m)
+
+
+@{device}
+def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):
+    if form == 0:
+        return interval(blo, bhi, p)
+    if form == 1:
+        return interval_mv(blo, bhi, p, c, glo, ghi, wlo, whi)
+    return interval_best(blo, bhi, p, c, glo, ghi, wlo, whi)
+'''
+
+CPU_EXTENSION = '''
+from numba import njit as _njit, prange as _prange
+''' + _EDGE.format(device="_njit(cache=True, error_model='numpy')") + '''
+
+@_njit(cache=True, error_model="numpy")
+def sub_bounds_serial(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
+    for r in range(out_lo.shape[0]):
+        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
+        out_lo[r], out_hi[r] = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
+
+
+@_njit(cache=True, parallel=True, error_model="numpy")
+def sub_bounds_parallel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
+    for r in _prange(out_lo.shape[0]):
+        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
+        out_lo[r], out_hi[r] = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
+'''
+
+GPU_EXTENSION = '''
+from numba import cuda as _cu
+''' + _EDGE.format(device="_cu.jit(device=True)") + '''
+
+@_cu.jit
+def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
+    # one thread per subdomain: it decodes its box from its index (Sec. 3.1, Steps 1-2)
+    r = _cu.grid(1)
+    if r < out_lo.shape[0]:
+        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
+        a, b = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
+        out_lo[r] = a
+        out_hi[r] = b
+'''
+
+
+def g_excludes(clo, chi):
+    """Subdomains an inequality g <= 0 proves infeasible: g > 0 on the whole subdomain."""
+    return clo > 0.0
+
+
+def h_excludes(clo, chi):
+    """Subdomains an equality h = 0 proves infeasible: 0 outside h's enclosure."""
+    return (clo > 0.0) | (chi < 0.0)
+
+
+class _Bounder:
+    """Enclosures of one function on the N subdomains of a node, on one backend."""
+
+    def __init__(self, defn, dim, params, backend, parallel):
+        from .. import codegen
+        self.backend = backend
+        self.parallel = parallel
+        self.p = np.ascontiguousarray(params, dtype=np.float64)
+        self.dim = dim
+        if backend == "cuda":
+            from numba import cuda
+            self.cuda = cuda
+            self.mod = codegen.load(defn, "gpu", extensions=(GPU_EXTENSION,))
+            self.d_p = cuda.to_device(self.p)
+        else:
+            self.mod = codegen.load(defn, "cpu", extensions=(CPU_EXTENSION,))
+        self.n = 0
+
+    def _alloc(self, n):
+        d = self.dim
+        if self.backend == "cuda":
+            cu = self.cuda
+            self.bufs = [cu.device_array((n, d)) for _ in range(7)]
+            self.d_lo, self.d_hi = cu.device_array(n), cu.device_array(n)
+        else:
+            self.bufs = [np.empty((n, d)) for _ in range(7)]
+        self.n = n
+
+    def bound(self, lo, hi, counts, form):
+        n = int(np.prod(counts))
+        if n != self.n:
+            self._alloc(n)
+        if self.backend == "cuda":
+            cu = self.cuda
+            tpb = 128
+            blocks = (n + tpb - 1) // tpb
+            self.mod.sub_bounds_kernel[blocks, tpb](cu.to_device(lo), cu.to_device(hi), cu.to_device(counts),
+                                                   self.d_p, form, self.d_lo, self.d_hi, *self.bufs)
+            return self.d_lo.copy_to_host(), self.d_hi.copy_to_host()
+        out_lo, out_hi = np.empty(n), np.empty(n)
+        k = self.mod.sub_bounds_parallel if self.parallel else self.mod.sub_bounds_serial
+        k(lo, hi, counts, self.p, form, out_lo, out_hi, *self.bufs)
+        return out_lo, out_hi
+
+    def boxes(self, rows=None):
+        """The subdomain boxes of the last call (host arrays), or only row ``rows``."""
+        blo, bhi = self.bufs[0], self.bufs[1]
+        if rows is not None:
+            blo, bhi = blo[rows], bhi[rows]
+        if self.backend == "cuda":
+            return blo.copy_to_host(), bhi.copy_to_host()
+        return blo.copy(), bhi.copy()
+
+
+class SubdomainSearch:
+    """The B&B of paper 001 on one (possibly constrained) problem; see the module docstring."""
+
+    def __init__(self, fn, dim, s):
+        from ..device import resolve_backend
+        from ..forms import TestFunction
+        self.s = s
+        self.dim = dim
+        self.constrained = bool(getattr(fn, "constrained", False))
+        obj = fn.objective if self.constrained else fn
+        self.name = fn.name
+        self.maximise = obj.sense == "max"
+        odef = obj.definition.negated() if self.maximise else obj.definition
+        self.obj = TestFunction(odef)          # the minimised function: f, or -f for sense="max"
+        self.gs = list(fn.inequalities) if self.constrained else []
+        self.hs = list(fn.equalities) if self.constrained else []
+        self.lo0, self.hi0 = obj.bounds(dim)
+        self.backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
+        par = s.cpu_parallel and self.backend == "cpu"
+        self.bounders = [_Bounder(f.definition, dim, f.params(dim), self.backend, par)
+                         for f in [self.obj] + self.gs + self.hs]
+        self.form = FORM_CODE[s.form]
+        self.n_sub = cuda_cores() if s.subdomains == 0 else s.subdomains
+        self.nfev = 0
+        self.njev = 0
+        self.lb_seconds = 0.0
+
+    # ---------------------------------------------------------------- bounding
+    def lower_bound(self, lo, hi):
+        """(lower bound of the node, box of the subdomain attaining it) or (inf, None) if infeasible."""
+        counts = parts_per_dim(hi - lo, self.n_sub, self.s.partition)
+        t0 = time.perf_counter()
+        flo, _ = self.bounders[0].bound(lo, hi, counts, self.form)
+        ok = ~np.isnan(flo)
+        flo = np.where(np.isnan(flo), -np.inf, flo)    # a NaN enclosure proves nothing
+        ng = len(self.gs)
+        for k, b in enumerate(self.bounders[1:]):
+            clo, chi = b.bound(lo, hi, counts, self.form)
+            ok &= ~(g_excludes(clo, chi) if k < ng else h_excludes(clo, chi))
+        self.lb_seconds += time.perf_counter() - t0
+        n = flo.size
+        self.nfev += n * len(self.bounders)
+        if self.s.form != "natural":
+            self.njev += n * len(self.bounders)
+        if not ok.any():
+            return math.inf, None
+        r = int(np.argmin(np.where(ok, flo, np.inf)))
+        return float(flo[r]), self.bounders[0].boxes(r)
+
+    # ---------------------------------------------------------------- upper bounding
+    def feasible(self, x):
+        tol = self.s.feas_tol
+        return (all(g.point(x) <= tol for g in self.gs)
+                and all(abs(h.point(x)) <= tol for h in self.hs))
+
+    def upper_bound(self, box, ub=math.inf):
+        """(value, x) of a feasible local solution from the box's midpoint, or None."""
+        from scipy.optimize import minimize as sp_minimize
+        lo, hi = box
+        x0 = np.clip(0.5 * (lo + hi), self.lo0, self.hi0)
+        cands = [x0]
+        solve = self.s.local_solve
+        if solve and self.s.ubp == "improving" and math.isfinite(ub):
+            # a local solve costs milliseconds; one per node dominated the B&B's time
+            solve = self.obj.point(x0) < ub
+        if solve:
+            bounds = list(zip(self.lo0, self.hi0))
+            f = lambda x: self.obj.point(np.clip(x, self.lo0, self.hi0))          # noqa: E731
+            jac = lambda x: self.obj.gradient(np.clip(x, self.lo0, self.hi0))     # noqa: E731
+            try:
+                if self.gs or self.hs:
+                    cons = [{"type": "ineq", "fun": (lambda x, g=g: -g.point(x)),
+                             "jac": (lambda x, g=g: -g.gradient(x))} for g in self.gs]
+                    cons += [{"type": "eq", "fun": (lambda x, h=h: h.point(x)),
+                              "jac": (lambda x, h=h: h.gradient(x))} for h in self.hs]
+                    r = sp_minimize(f, x0, jac=jac, method="SLSQP", bounds=bounds, constraints=cons,
+                                    options={"maxiter": 100, "ftol": 1e-10})
+                else:
+                    r = sp_minimize(f, x0, jac=jac, method="L-BFGS-B", bounds=bounds,
+                                    options={"maxiter": 200})
+                self.nfev += int(getattr(r, "nfev", 0))
+                self.njev += int(getattr(r, "njev", 0) or 0)
+                if np.all(np.isfinite(r.x)):
+                    cands.append(np.clip(r.x, self.lo0, self.hi0))
+            except (ValueError, ArithmeticError):   # a failed local solve only loses a candidate
+                pass
+        best = None
+        for x in cands:
+            v = self.obj.point(x)
+            if np.isfinite(v) and self.feasible(x) and (best is None or v < best[0]):
+                best = (v, x)
+        return best
+
+    # ---------------------------------------------------------------- search
+    def branch_dim(self, lo, hi):
+        w = hi - lo
+        if self.s.branching == "widest-relative":
+            root = self.hi0 - self.lo0
+            w = np.where(root > 0, w / np.where(root > 0, root, 1.0), 0.0)
+        return int(np.argmax(w))
+
+    def run(self):
+        s = self.s
+        t0 = time.perf_counter()
+        ub, xbest = math.inf, None
+        pruned_min = math.inf             # smallest bound of a node fathomed by the bound test
+        heap = [(-math.inf, 0, self.lo0.copy(), self.hi0.copy())]
+        serial = 1
+        it = 0
+        root_lb = None
+        hist = {"iteration": [], "glb": [], "gub": [], "seconds": []}
+        root_w = float(np.max(self.hi0 - self.lo0))
+        status, message = "node_limit", ""
+
+        def fathom_tol(u):
+            return max(s.eps_abs, s.eps_rel * abs(u)) if math.isfinite(u) else 0.0
+
+        def record(glb):
+            hist["iteration"].append(it)
+            hist["glb"].append(glb)
+            hist["gub"].append(ub)
+            hist["seconds"].append(time.perf_counter() - t0)
+
+        while True:
+            open_min = heap[0][0] if heap else math.inf
+            glb = min(open_min, pruned_min)
+            if not hist["glb"] or hist["glb"][-1] != glb or hist["gub"][-1] != ub:
+                record(glb)
+            if not heap:
+                status = "converged" if math.isfinite(ub) or math.isfinite(pruned_min) else "infeasible"
+                break
+            if math.isfinite(ub) and (ub - glb <= s.eps_abs or ub - glb <= s.eps_rel * abs(ub)):
+                status = "converged"
+                break
+            if it >= s.max_nodes:
+                status = "node_limit"
+                break
+            if time.perf_counter() - t0 > s.time_limit:
+                status = "time_limit"
+                break
+            key, _, lo, hi = heapq.heappop(heap)
+            it += 1
+            if key >= ub - fathom_tol(ub):
+                pruned_min = min(pruned_min, key)
+                continue
+            lb, box = self.lower_bound(lo, hi)
+            if box is None:
+                continue                                   # provably infeasible node
+            lb = max(lb, key)                              # the parent's bound holds on the child
+            if root_lb is None:
+                root_lb = lb
+            cand = self.upper_bound(box, ub)
+            if cand is not None and cand[0] < ub:
+                ub, xbest = cand
+            if lb >= ub - fathom_tol(ub):
+                pruned_min = min(pruned_min, lb)
+                continue
+            k = self.branch_dim(lo, hi)
+            if hi[k] - lo[k] <= s.min_width * max(root_w, 1.0):
+                pruned_min = min(pruned_min, lb)           # cannot split further: keep its bound
+                continue
+            mid = 0.5 * (lo[k] + hi[k])
+            for a, b in ((lo[k], mid), (mid, hi[k])):
+                clo, chi = lo.copy(), hi.copy()
+                clo[k], chi[k] = a, b
+                heapq.heappush(heap, (lb, serial, clo, chi))
+                serial += 1
+        if root_lb is None and status == "infeasible":
+            root_lb = math.inf
+        glb_min = glb
+        return dict(status=status, ub=ub, x=xbest, glb=glb_min, iterations=it, root_lb=root_lb,
+                    history=hist, seconds=time.perf_counter() - t0, open_nodes=len(heap))
+
+
+def run(fn, dim, s):
+    from ..result import OptimizeResult
+    search = SubdomainSearch(fn, dim, s)
+    out = search.run()
+    sign = -1.0 if search.maximise else 1.0
+    ub, glb = out["ub"], out["glb"]
+    # in f's sense: for a maximum the certified bound is the upper one
+    lo_b, hi_b = (glb, ub) if not search.maximise else (-ub, -glb)
+    hist = out["history"]
+    if search.maximise:
+        hist = {**hist, "glb": [-v for v in hist["gub"]], "gub": [-v for v in hist["glb"]]}
+    messages = {"converged": "gap closed within eps_abs/eps_rel",
+                "infeasible": "every node is provably infeasible",
+                "node_limit": f"node limit {s.max_nodes} reached",
+                "time_limit": f"time limit {s.time_limit} s reached"}
+    opts = s.as_dict()
+    opts["subdomains_used"] = search.n_sub
+    opts["counts_root"] = parts_per_dim(search.hi0 - search.lo0, search.n_sub, s.partition).tolist()
+    if s.backend == "auto" and search.backend == "cpu":
+        opts["note"] = "no GPU: ran the CPU twin"
+    root = out["root_lb"]
+    return OptimizeResult(
+        function=search.name, dim=dim, method=NAME, backend=search.backend,
+        x=None if out["x"] is None else np.asarray(out["x"]),
+        fun=None if not math.isfinite(ub) else sign * ub,
+        glb=_f(lo_b), gub=_f(hi_b), iterations=out["iterations"], nfev=search.nfev, njev=search.njev,
+        seconds=out["seconds"], converged=out["status"] in ("converged", "infeasible"),
+        message=messages[out["status"]], status=out["status"], history=hist,
+        timing={"lower_bounding_seconds": search.lb_seconds, "total_seconds": out["seconds"],
+                "root_lower_bound": None if root is None else sign * root,
+                "open_nodes": out["open_nodes"]},
+        options=opts)
+
+
+def _f(v):
+    return float(v)
+
+
+def _warmup(fn, dim, s):
+    """One node compiles every kernel of this problem for the backend."""
+    import dataclasses
+    run(fn, dim, dataclasses.replace(s, max_nodes=1, local_solve=False))
+
+
+METHOD = Method(
+    name=NAME,
+    summary="Spatial B&B, each node bounded on N temporary subdomains (natural / mean value form)",
+    settings=SubdomainBnBSettings,
+    run=run,
+    rigorous=True,
+    backends=("cpu", "cuda"),
+    source="Zhang, Kerkenhoff, Kichler, Dahmen, Mitsos, Naumann & Bongartz, "
+           "GPU-parallel interval arithmetic for deterministic global optimization, Sections 3.1-3.2",
+    warmup=_warmup,
+    constraints=True,
+)
