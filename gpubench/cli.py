@@ -46,6 +46,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("gpubench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `gpubench ... | head`: the reader left; nothing more to say
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
