@@ -41,7 +41,11 @@ import numpy as np
 from numba import config, cuda
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+if 'gpubench' not in sys.modules:
+    try:
+        import gpubench.functions  # noqa: F401  (installed: use it)
+    except ImportError:
+        sys.path.insert(0, ROOT)
 
 from gpubench import environment  # noqa: E402
 from gpubench.device import atomic_write  # noqa: E402

@@ -110,7 +110,7 @@ class Search:
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
                                  self.dom_hi, split_dims=self.rule.split_dims,
-                                 full=self.settings.evaluation == "full")
+                                 full=self.settings.evaluation == "full" or self.settings.inclusion == "best")
         self.backend = self.sweep.name
         self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
