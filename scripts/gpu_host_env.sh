@@ -4,7 +4,7 @@
 # ../shared/notes/gpu.md and docs/reproduction.md.  Set GPUBENCH_COMMIT before sourcing.
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
 export PYTHONPATH=/tmp/site
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/gpb . >/dev/null 2>&1 || return 1
+rm -rf /tmp/gpb; python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/gpb . >/dev/null 2>&1 || return 1
 export PYTHONPATH=/tmp/gpb:/tmp/site PYTHONUNBUFFERED=1
 export GPUBENCH_CACHE=${GPUBENCH_CACHE:-/tmp/gpubench-cache}
 python3 -c "import numpy, numba, numba_cuda; from numba import cuda; print('numpy', numpy.__version__, 'numba', numba.__version__, 'gpu', cuda.get_current_device().name)"
