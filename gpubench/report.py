@@ -125,7 +125,9 @@ def _paper_settings(record):
     o = record.get("options", {})
     if not _rigorous(record.get("method"), record):
         return False
-    if o.get("max_iterations") is not None or o.get("time_limit") is not None:
+    # a limit that did not bind (the search converged before it) changed nothing
+    stopped_early = not (record.get("measured") or {}).get("converged")
+    if (o.get("max_iterations") is not None or o.get("time_limit") is not None) and stopped_early:
         return False
     if o.get("spacing", "inside") != "inside":  # the paper's samples divide the diagonal into 11 pieces
         return False
