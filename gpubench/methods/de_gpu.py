@@ -758,6 +758,19 @@ def _run_cuda(plan, force_paper=False):
     grid = groups
     if ck is not None:
         resident = int(ck.max_cooperative_grid_blocks(block, smem))
+        # The register arithmetic of launch_config is an estimate (allocation granularity and
+        # reserved registers differ by device): the occupancy query decides, and members per
+        # block shrink until a block fits (by whole runs when a block holds whole runs).
+        step = NP if schedule == "block" else max(1, m // 8)
+        while resident < 1 and m - step >= (NP if schedule == "block" else 1):
+            m -= step
+            if schedule != "block":
+                step = max(1, m // 8)
+            block = m * T
+            smem = 8 * (m * D + slots * m * T + 5 * m)
+            resident = int(ck.max_cooperative_grid_blocks(block, smem))
+        groups = (total + m - 1) // m
+        grid = groups
         if resident < 1:
             raise InputError(f"de-gpu: no block of {block} threads and {smem} bytes fits an SM")
     if schedule == "cooperative":
