@@ -255,14 +255,15 @@ KINKS = textwrap.dedent("""
 """)
 
 
-def test_sign_and_heaviside_enclose_every_point():
+def test_sign_and_step_enclose_every_point():
     from gpubench.interval.backends import namespace
     ns = namespace("cpu")
     rng = np.random.default_rng(3)
     for _ in range(2000):
         a, b = np.sort(rng.choice([-2.0, -1e-300, 0.0, 1e-300, 3.0], 2) * rng.random())
         pts = np.r_[a, b, a + (b - a) * rng.random(5)]
-        for op, ref in (("isign", np.sign), ("iheaviside", lambda t: np.heaviside(t, 0.5))):
+        # step is d max(a, b)/da for u = a - b; at u = 0 any value in [0, 1] is a subgradient
+        for op, ref in (("isign", np.sign), ("istep", lambda t: np.heaviside(t, 0.5))):
             lo, hi = ns[op](a, b)
             assert np.all((lo <= ref(pts)) & (ref(pts) <= hi)), (op, a, b)
     assert ns["isign"](-1.0, 1.0) == (-1.0, 1.0)  # the kink: its generalized gradient, not {0}
