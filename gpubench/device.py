@@ -118,7 +118,7 @@ class Timer:
             yield
             stop.record(stream)
             stop.synchronize()
-            dt = nc.event_elapsed_time(start, stop) / 1000.0
+            dt = start.elapsed_time(stop) / 1000.0
         else:
             t0 = time.perf_counter()
             yield

@@ -44,6 +44,8 @@ class CudaSweep:
 
     def __init__(self, definition, n, params, dom_lo, dom_hi, split_dims=10, full=False):
         from numba import cuda
+
+        from ..device import Buffers, Timer
         self.cuda = cuda
         # only the kernel that runs is generated: the split one's size depends on s, not on n
         ext = (kernels.extensions("gpu", nmax=kernels.nmax_for(n)) if full
@@ -52,62 +54,43 @@ class CudaSweep:
         self.params = cuda.to_device(np.ascontiguousarray(params))
         self.dom_lo = cuda.to_device(dom_lo)
         self.dom_hi = cuda.to_device(dom_hi)
-        self._capacity = 0
-        self.kernel_seconds = 0.0
+        self.buffers = Buffers()
+        self.timer = Timer(cuda=True)
 
-    def _ensure(self, count):
-        if count > self._capacity:
-            cuda = self.cuda
-            self.d_lb = cuda.device_array(count)
-            self.d_ub = cuda.device_array(count)
-            self.d_grad = cuda.device_array(count, dtype=np.int8)
-            self.h_lb = cuda.pinned_array(count)
-            self.h_ub = cuda.pinned_array(count)
-            self.h_grad = cuda.pinned_array(count, dtype=np.int8)
-            self._capacity = count
+    @property
+    def kernel_seconds(self):
+        return self.timer.seconds.get("kernel", 0.0)
+
+    def _launch(self, kernel, count, args, tail=()):
+        """Run ``kernel`` over ``count`` subregions; (lb, ub, grad) as views of grow-only pinned buffers,
+        valid until the next call, which is all the caller needs."""
+        b = self.buffers
+        outs = (b.device("lb", count, np.float64), b.device("ub", count, np.float64),
+                b.device("grad", count, np.int8))
+        blocks = (count + self.threads_per_block - 1) // self.threads_per_block
+        with self.timer.time("kernel"):
+            kernel[blocks, self.threads_per_block](*args, *outs, *tail)
+        hosts = (b.pinned("lb", count, np.float64), b.pinned("ub", count, np.float64),
+                 b.pinned("grad", count, np.int8))
+        for d, h in zip(outs, hosts):
+            d.copy_to_host(h)
+        return hosts
 
     def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
                  win1, win2, base_lo, base_hi, mv=0):
-        cuda = self.cuda
-        self._ensure(count)
-        d_lb, d_ub, d_grad = self.d_lb[:count], self.d_ub[:count], self.d_grad[:count]
-        blocks = (count + self.threads_per_block - 1) // self.threads_per_block
-        start, stop = cuda.event(), cuda.event()  # timing events by default
-        start.record()
-        self.module.sweep[blocks, self.threads_per_block](
-            cuda.to_device(sel_lo), cuda.to_device(sel_hi), self.dom_lo, self.dom_hi,
-            cuda.to_device(np.asarray(dims, dtype=np.int64)), parts, samples, t_shift, t_den, gub_prev,
-            self.params, cuda.to_device(win1), cuda.to_device(win2), cuda.to_device(base_lo),
-            cuda.to_device(base_hi), d_lb, d_ub, d_grad, mv)
-        stop.record()
-        stop.synchronize()
-        self.kernel_seconds += start.elapsed_time(stop) / 1000.0
-        d_lb.copy_to_host(self.h_lb[:count])
-        d_ub.copy_to_host(self.h_ub[:count])
-        d_grad.copy_to_host(self.h_grad[:count])
-        # views of the pinned buffers: valid until the next call, which is all the caller needs
-        return self.h_lb[:count], self.h_ub[:count], self.h_grad[:count]
+        dev = self.cuda.to_device
+        args = (dev(sel_lo), dev(sel_hi), self.dom_lo, self.dom_hi, dev(np.asarray(dims, dtype=np.int64)),
+                parts, samples, t_shift, t_den, gub_prev, self.params, dev(win1), dev(win2), dev(base_lo),
+                dev(base_hi))
+        return self._launch(self.module.sweep, count, args, tail=(mv,))
 
     def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb):
-        cuda = self.cuda
-        self._ensure(count)
-        d_lb, d_ub, d_grad = self.d_lb[:count], self.d_ub[:count], self.d_grad[:count]
-        blocks = (count + self.threads_per_block - 1) // self.threads_per_block
-        dev = cuda.to_device
+        dev = self.cuda.to_device
         args = (dev(sel_lo), dev(sel_hi), dev(tb.samp), self.dom_lo, self.dom_hi,
                 dev(np.asarray(dims, dtype=np.int64)), dev(tb.slot), parts, samples, t_shift, t_den, gub_prev,
                 self.params, dev(tb.win1), dev(tb.win2), dev(tb.base_lo), dev(tb.base_hi), dev(tb.uflags),
                 dev(tb.special), dev(tb.Rlo), dev(tb.Rhi), dev(tb.Kclo), dev(tb.Kchi), dev(tb.cfree))
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        self.module.sweep_split[blocks, self.threads_per_block](*args, d_lb, d_ub, d_grad)
-        stop.record()
-        stop.synchronize()
-        self.kernel_seconds += start.elapsed_time(stop) / 1000.0
-        d_lb.copy_to_host(self.h_lb[:count])
-        d_ub.copy_to_host(self.h_ub[:count])
-        d_grad.copy_to_host(self.h_grad[:count])
-        return self.h_lb[:count], self.h_ub[:count], self.h_grad[:count]
+        return self._launch(self.module.sweep_split, count, args)
 
 
 def make(backend, definition, n, params, dom_lo, dom_hi, split_dims=10, full=False):
