@@ -2,7 +2,9 @@
 
 A checkpoint is one ``.npz`` file with the region list, the selected region of
 every iteration, GUB, the counters and the history, plus the settings it was
-made with.  It is written to a temporary file in the same directory and moved
+made with.  It is deflated: the selected boxes are O(n) each and share most of
+their coordinates, so Rosenbrock n = 1,000 at iteration 16,127 drops from
+214 MB to a few MB, small enough to carry between commands on the GPU host.  It is written to a temporary file in the same directory and moved
 into place with ``os.replace``, so a kill at any moment leaves either the old
 or the new checkpoint, never a partial one; a temporary file left by a killed
 writer is removed on resume.
@@ -41,7 +43,7 @@ def save(path, search):
     scalars = {"gub": st.gub, "best_iteration": st.best_iteration, "best_index": st.best_index,
                "iteration": st.iteration, "nfev": st.nfev, "njev": st.njev, "seconds": st.seconds}
     meta = json.dumps({"fingerprint": _fingerprint(search), "scalars": scalars})
-    atomic_write(path, lambda fh: np.savez(fh, meta=np.array(meta), **arrays))
+    atomic_write(path, lambda fh: np.savez_compressed(fh, meta=np.array(meta), **arrays))
 
 
 def restore(path, search):
