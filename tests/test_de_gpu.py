@@ -390,3 +390,28 @@ print(int(re.search(r"Used (\d+) registers", out.stderr).group(1)), int(mod.COOP
     assert T < 1000 and -(-1000 // T) >= 2 and m == 1 and fits(m * T) and smem <= 49152
     plain = 65536 // per_warp  # warps by the plain quotient (the old rule: 736 threads at 88 registers)
     assert plain % 4 == 0 or not fits(plain * 32)  # which overshoots, as the H200 said
+
+
+def test_report_prints_the_stored_hypothesis_runs(tmp_path):
+    """The Table 1 report renders scripts/de_hypotheses.py's JSON: each reading's figures and
+    whether it reproduces the published success rate (1.00 of 25 -> [0.86, 1.00])."""
+    import json
+    from gpubench import experiments_loader as loader
+    from gpubench import report, report_heuristic
+    res = {"as_run": {"success_rate": 0.0, "error_mean": 0.22, "error_std": 0.05},
+           "budget_x10": {"success_rate": 1.0, "error_mean": 0.0, "error_std": 0.0},
+           "evaluations_to_success": {"success_rate": 1.0, "error_mean": 9e-9, "error_std": 1e-9,
+                                      "evaluations_to_success_median": 265000.0}}
+    rec = {"runs": 25, "reports": ["qin2012_table1"], "hypotheses": {"as_run": "as run", "budget_x10": "ten times",
+                                                                     "evaluations_to_success": "to success"},
+           "cases": [{"function": "shifted_sphere", "D": 10, "NP": 1000, "budget": 100000,
+                      "published_success_rate": 1.0, "results": res}]}
+    path = tmp_path / "res" / report_heuristic.HYPOTHESES_FILE
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(rec))
+    md = report.build(loader.load("qin2012_table1"), tmp_path / "res", tmp_path / "rep").read_text()
+    rows = [ln for ln in md.splitlines() if ln.startswith("| F1 D=10 NP=1000")]
+    assert len(rows) == 3 and "| no |" in rows[0] and "| yes |" in rows[1] and "2.6 x budget" in rows[2]
+    assert "F1 D=10 NP=1000: budget_x10 reproduce(s) the published success rate" in md
+    md2 = report.build(loader.load("qin2012_table2"), tmp_path / "res", tmp_path / "rep").read_text()
+    assert "readings of the paper tested" not in md2  # the JSON names only Table 1's report
