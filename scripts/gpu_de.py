@@ -16,13 +16,17 @@ CR = 0.3, for (D, NP) in (10, 100), (50, 1000), (100, 1000), (100, 100000), (100
   vectorized, updating="deferred", tol=0) on the host CPU, and the CPU twins, for the
   three small sizes;
 * EvoX's DE when ``import evox`` works (it is not installed unless carried): skipped
-  with a note otherwise.
+  with a note otherwise; eager, and compiled (``torch.compile(workflow.step)``, EvoX 1.x's
+  documented compiled mode), for all five sizes.  Compilation and warm-up steps are timed
+  apart (``compile_s``, ``warmup_s``); the timed run is warm, capped at EVOX_GENERATION_CAP
+  generations.  A compile failure is recorded as the row's ``error`` and the script goes on.
 
 Each measurement first runs a short calibration (which also compiles: reported as
 warm-up, not timed), then a run sized to last about ``--seconds`` (default 1 s).  de-gpu's
 time is its own ``result.seconds`` (after the RNG states are made and the kernels are
 compiled; CUDA synchronised before the clock stops).  The script watches a total budget
-(default 210 s) and skips what would not fit, saying so in the JSON.
+(default 210 s) and skips what would not fit, saying so in the JSON.  For the speed rows
+alone (``--tables none --budget 240``) the whole script takes about 4 minutes on one H200.
 """
 import argparse
 import json
@@ -104,11 +108,20 @@ def _scipy(D, NP, seconds, tiny):
                         "updating='deferred', tol=0, atol=0, init='random'"}
 
 
-def _evox(D, NP, seconds, tiny):
+# generations of one timed EvoX run at most (a run is otherwise sized to --seconds by a calibration)
+EVOX_GENERATION_CAP = 2000
+
+
+def _evox(D, NP, seconds, tiny, compiled=False):
+    """EvoX's DE at the same settings, eager or compiled (``torch.compile(workflow.step)``, the
+    compiled mode EvoX 1.x documents): compilation and the first steps are timed apart (warm-up),
+    then a calibration of 5 steps sizes a run of about ``seconds``, capped at EVOX_GENERATION_CAP."""
+    peer = "evox DE (compiled)" if compiled else "evox DE (eager)"
     try:
         import evox  # noqa: F401
     except Exception as exc:
-        return {"peer": "evox", "D": D, "NP": NP, "skipped": f"import evox failed: {type(exc).__name__}: {exc}"}
+        return {"peer": peer, "D": D, "NP": NP, "skipped": f"import evox failed: {type(exc).__name__}: {exc}"}
+    row = {"peer": peer, "D": D, "NP": NP, "version": getattr(evox, "__version__", None)}
     try:
         import torch
         from evox.algorithms import DE
@@ -123,23 +136,42 @@ def _evox(D, NP, seconds, tiny):
                 z = pop - o
                 return (z * z - 10 * torch.cos(2 * math.pi * z) + 10).sum(-1)
         torch.set_default_dtype(torch.float64)
+        if compiled:
+            torch._dynamo.reset()  # each size compiles afresh (and no size meets the recompile limit)
         algo = DE(pop_size=NP, lb=torch.tensor(lo, device="cuda"), ub=torch.tensor(hi, device="cuda"),
                   base_vector="rand", differential_weight=0.5, cross_probability=0.3, device="cuda")
         wf = StdWorkflow(algo, Rastrigin(), device="cuda")
         wf.init_step()
-        for _ in range(3):
-            wf.step()
-        torch.cuda.synchronize()
+        step = wf.step
         t0 = time.perf_counter()
-        gens = 3 if tiny else 200
+        if compiled:
+            step = torch.compile(wf.step)
+            step()  # the first call compiles
+            torch.cuda.synchronize()
+            row["compile_s"] = time.perf_counter() - t0
+            row["torch_compile"] = "torch.compile(workflow.step), default mode"
+        for _ in range(3):
+            step()
+        torch.cuda.synchronize()
+        row["warmup_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        for _ in range(5):
+            step()
+        torch.cuda.synchronize()
+        per_gen = max((time.perf_counter() - t0) / 5, 1e-7)
+        gens = 3 if tiny else int(min(max(seconds / per_gen, 10), EVOX_GENERATION_CAP))
+        t0 = time.perf_counter()
         for _ in range(gens):
-            wf.step()
+            step()
         torch.cuda.synchronize()
         s = time.perf_counter() - t0
-        return {"peer": "evox DE (eager)", "D": D, "NP": NP, "generations": gens, "seconds": s,
-                "fe_per_s": gens * NP / s, "version": getattr(evox, "__version__", None)}
+        row.update(generations=gens, generation_cap=EVOX_GENERATION_CAP, seconds=s, fe_per_s=gens * NP / s,
+                   ms_per_generation=1e3 * s / gens, torch=torch.__version__)
+        return row
     except Exception as exc:
-        return {"peer": "evox", "D": D, "NP": NP, "skipped": f"evox run failed: {type(exc).__name__}: {exc}"}
+        # a compile (or run) failure is recorded, and the script goes on
+        row.update(error=f"{type(exc).__name__}: {exc}".splitlines()[0][:500], trace=traceback.format_exc()[-3000:])
+        return row
 
 
 def _tables(outdir, tables, tiny, budget, out):
@@ -193,10 +225,13 @@ def main():
             jobs.append(("scipy", dict(D=D, NP=NP)))
             jobs.append(("de-gpu", dict(D=D, NP=NP, runs=1, mode="fast", backend="cpu", variant="parallel")))
             jobs.append(("de-gpu", dict(D=D, NP=NP, runs=1, mode="fast", backend="cpu", variant="sde")))
-            jobs.append(("evox", dict(D=D, NP=NP)))
+        jobs.append(("evox", dict(D=D, NP=NP)))
+        jobs.append(("evox-compiled", dict(D=D, NP=NP)))
     reserve = 0.45 * a.budget if tables else 0.0
     for kind, kw in jobs:
-        if budget.left() - reserve < 5 * seconds + 5:
+        # torch.compile takes tens of seconds per size: it needs more room than a timed run
+        need = 5 * seconds + (45 if kind == "evox-compiled" and not tiny else 5)
+        if budget.left() - reserve < need:
             rec["speed"].append({"peer": kind, **kw, "skipped": "time budget"})
             continue
         try:
@@ -205,12 +240,16 @@ def main():
             elif kind == "scipy":
                 row = _scipy(kw["D"], kw["NP"], seconds, tiny)
             else:
-                row = _evox(kw["D"], kw["NP"], seconds, tiny)
+                row = _evox(kw["D"], kw["NP"], seconds, tiny, compiled=kind == "evox-compiled")
         except Exception as exc:
             row = {"peer": kind, **kw, "error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()}
         rec["speed"].append(row)
-        print(json.dumps({k: row.get(k) for k in ("peer", "D", "NP", "runs", "mode", "backend", "fe_per_s",
-                                                  "ms_per_generation", "skipped", "error")}), flush=True)
+        shown = {k: row.get(k) for k in ("peer", "D", "NP", "runs", "mode", "backend", "fe_per_s",
+                                         "ms_per_generation", "compile_s", "skipped", "error")}
+        if row.get("launch"):
+            shown["launch"] = {k: row["launch"].get(k) for k in ("schedule", "threads_per_member",
+                                                                 "elements_per_thread", "members_per_block", "grid")}
+        print(json.dumps(shown), flush=True)
         save()
     _tables(a.outdir, tables, tiny, budget, rec["tables"])
     rec["total_seconds"] = time.perf_counter() - budget.t0

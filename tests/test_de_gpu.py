@@ -5,6 +5,7 @@ replaces its target, so the next population *is* the trial population, and the m
 indices, the crossover and the bounds rule can be read back from it.
 """
 import itertools
+import shutil
 import os
 import subprocess
 import sys
@@ -92,14 +93,14 @@ def test_kernel_p_indices_distinct():
         assert 0 <= min(r1, r2, r3) and max(r1, r2, r3) < NP and 0 <= jr < D
 
 
-def _changed_counts(engine, CR, D=8, NP=8, runs=2):
-    before, after = _populations(FLAT, D, engine, 1, np=NP, runs=runs, CR=CR, F=0.5, bounds="clip", seed=11)
+def _changed_counts(engine, CR, D=8, NP=8, runs=2, **kw):
+    before, after = _populations(FLAT, D, engine, 1, np=NP, runs=runs, CR=CR, F=0.5, bounds="clip", seed=11, **kw)
     return (before != after).sum(axis=2).ravel()
 
 
-def _crossover_looks_binomial(engine, CR=0.3, D=8):
+def _crossover_looks_binomial(engine, CR=0.3, D=8, **kw):
     """Elements from the mutant: 1 (j_rand) + Binomial(D - 1, CR); a 5-sigma test of the mean."""
-    c = _changed_counts(engine, CR, D)
+    c = _changed_counts(engine, CR, D, **kw)
     mean, sd = 1 + (D - 1) * CR, np.sqrt((D - 1) * CR * (1 - CR))
     return abs(c.mean() - mean) <= 5 * sd / np.sqrt(c.size) and c.min() >= 1
 
@@ -199,8 +200,16 @@ def test_launch_configuration():
     assert de_gpu.launch_config(10, 50, 1, 40, h200)[:2] == (10, 50)  # no more members than there are
     assert de_gpu.launch_config(1000, 10_000, 1, 64, h200)[:2] == (1000, 1)
     assert de_gpu.launch_config(1000, 10_000, 1, 128, h200)[:2] == (512, 1)  # registers cap the block
-    assert de_gpu.launch_config(10, 10_000, 1, 81, h200)[:2] == (10, 73)  # 81 regs round up to 88: 23 warps, 736 threads
-    assert de_gpu.launch_config(10, 10_000, 1, 80, h200)[:2] == (10, 80)  # 80 regs: 25 warps of 2560
+    # 81 regs round up to 88 a thread, 2816 a warp: 23 warps by the quotient, 20 by groups of four
+    # (the H200's occupancy query gave 64 members of 10 threads for this kernel)
+    assert de_gpu.launch_config(10, 10_000, 1, 81, h200)[:2] == (10, 64)
+    assert de_gpu.launch_config(10, 10_000, 1, 80, h200)[:2] == (10, 76)  # 80 regs: 24 warps of 2560
+    # D = 1000 with 88 registers (the cooperative kernel on the H200, where T = 736 did not fit):
+    # at most 640 threads, so 2 elements per thread, balanced to 512 threads
+    assert de_gpu.launch_config(1000, 10_000, 2, 88, h200)[:2] == (512, 1)
+    assert de_gpu.launch_config(1000, 10_000, 2, 88, h200, cap=100)[:2] == (100, 5)  # 10 elements per thread
+    assert de_gpu.launch_config(5, 100, 1, None, h200, cap=2)[:2] == (2, 100)  # 3 elements per thread
+    assert de_gpu.launch_config(6000, 10, 2, 32, h200, cap=32)[:2] == (32, 1)  # near the shared-memory limit
     assert de_gpu.launch_config(100, 10_000, 2, 32, h200)[:2] == (100, 10)
     T, m, smem = de_gpu.launch_config(100, 10_000, 6, 32, h200)  # shared memory caps the members
     assert (T, m) == (100, 8) and smem == 8 * (8 * 100 + 6 * 8 * 100 + 5 * 8) <= 49152
@@ -298,3 +307,111 @@ def test_fast_mode_falls_back_to_the_paper_schedule_without_cooperative_launch(m
     r = _run("shifted_sphere", 4, "cuda-fast", np=8, runs=1, max_evaluations=8 * 3, seed=1)
     assert r.options["launch"]["schedule"] == "paper" and "cudadevrt not found" in r.options["note"]
     assert r.history["run_nfev"] == [24]
+
+
+STRIDED = dict(threads_per_member=2)  # D = 5 or 8 over 2 threads: 3 or 4 elements per thread
+
+
+@pytest.mark.parametrize("engine", ["cuda-fast", "cuda-paper"])
+def test_strided_threads_keep_the_operators(engine, keep, monkeypatch):
+    """Each thread covering several elements of its member (the layout of D = 1000 on an H200,
+    forced by a cap of 2 threads per member): indices distinct, crossover binomial (and a broken
+    one caught), bounds held, evaluation count exact, the launch saying so."""
+    NP, D, F = 8, 5, 0.5
+    before, after = _populations(FLAT, D, engine, 1, np=NP, runs=1, CR=1.0, F=F, bounds="clip", seed=5, **STRIDED)
+    for i in range(NP):
+        found = [(a, b, c) for a, b, c in itertools.product(range(NP), repeat=3)
+                 if np.allclose(np.clip(before[0][a] + F * (before[0][b] - before[0][c]), -1, 1), after[0][i],
+                                rtol=0, atol=1e-12)]
+        assert found and all(len({a, b, c, i}) == 4 for a, b, c in found)
+    assert set(_changed_counts(engine, 0.0, runs=1, **STRIDED)) == {1}
+    assert set(_changed_counts(engine, 1.0, runs=1, **STRIDED)) == {8}
+    _, after = _populations(FLAT, D, engine, 3, np=NP, runs=1, CR=1.0, F=0.9, bounds="reflect", seed=2, **STRIDED)
+    assert np.all(np.abs(after) <= 1.0)
+    r = _run("shifted_sphere", D, engine, np=NP, runs=2, max_evaluations=NP * 4, seed=1, **STRIDED)
+    launch = r.options["launch"]
+    assert launch["threads_per_member"] == 2 and launch["elements_per_thread"] == 3
+    assert r.history["run_nfev"] == [NP * 4] * 2 and r.history["run_generations"] == [3, 3]
+    assert _crossover_looks_binomial(engine, **STRIDED)
+    monkeypatch.setattr(de_gpu, "CROSSOVER", "True")
+    assert not _crossover_looks_binomial(engine, **STRIDED)
+
+
+def test_strided_fast_mode_statistically_equivalent_to_the_paper_mode():
+    """Final errors of sphere D = 5, NP = 8, 12 generations, 8 runs: 2 threads per member in fast
+    mode against one thread per element in the paper's mode (Mann-Whitney U, alpha = 1e-3)."""
+    kw = dict(np=8, runs=8, max_evaluations=8 * 13, F=0.5, CR=0.3)
+    strided = _run("shifted_sphere", 5, "cuda-fast", seed=3, **STRIDED, **kw)
+    paper = _run("shifted_sphere", 5, "cuda-paper", seed=3, **kw)
+    assert strided.options["launch"]["elements_per_thread"] == 3
+    assert paper.options["launch"]["elements_per_thread"] == 1
+    a, b = np.log10(strided.history["run_error"]), np.log10(paper.history["run_error"])
+    assert stats.mannwhitneyu(a, b).pvalue > 1e-3, (a.mean(), b.mean())
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="no ptxas (CUDA toolkit) here")
+def test_fast_kernel_at_d1000_fits_the_registers_ptxas_allocates():
+    """The real compiler: NVVM to PTX, then ptxas to sm_90 code, reports the cooperative kernel's
+    registers; at D = 1000 the launch configuration built on them takes 2 elements per thread and
+    a block that fits an H200 SM's register file allocated by warps in groups of four (the block
+    of 736 threads that the H200 refused does not)."""
+    script = r'''
+import numba, numpy as np, re, subprocess, sys, tempfile
+from numba import types as T
+from numba.cuda.random import xoroshiro128p_dtype
+import gpubench.functions as F
+from gpubench.methods import de_gpu
+from gpubench.ptx import compile_ptx
+a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
+st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
+i2, li, I, R, B = T.Array(T.int32, 2, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
+sig = (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B)
+mod = de_gpu._module(F.get("shifted_rastrigin"), "gpu")
+with tempfile.TemporaryDirectory() as d:
+    open(d + "/k.ptx", "w").write(compile_ptx(mod.de_fast, sig, device=False))
+    out = subprocess.run(["ptxas", "-arch=sm_90", "-c", "-v", d + "/k.ptx", "-o", d + "/k.o"],
+                         capture_output=True, text=True)
+assert out.returncode == 0, out.stderr[-2000:]
+print(int(re.search(r"Used (\d+) registers", out.stderr).group(1)), int(mod.COOP_SLOTS))
+'''
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    regs, slots = map(int, out.stdout.split()[-2:])
+    h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
+            "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
+    T, m, smem = de_gpu.launch_config(1000, 10_000, slots, regs, h200)
+    per_warp = -(-regs * 32 // 256) * 256
+
+    def fits(threads):  # each of the 4 sub-partitions holds 16384 registers and a quarter of the warps
+        return -(-(-(-threads // 32)) // 4) * per_warp <= 65536 // 4
+
+    assert T < 1000 and -(-1000 // T) >= 2 and m == 1 and fits(m * T) and smem <= 49152
+    plain = 65536 // per_warp  # warps by the plain quotient (the old rule: 736 threads at 88 registers)
+    assert plain % 4 == 0 or not fits(plain * 32)  # which overshoots, as the H200 said
+
+
+def test_report_prints_the_stored_hypothesis_runs(tmp_path):
+    """The Table 1 report renders scripts/de_hypotheses.py's JSON: each reading's figures and
+    whether it reproduces the published success rate (1.00 of 25 -> [0.86, 1.00])."""
+    import json
+    from gpubench import experiments_loader as loader
+    from gpubench import report, report_heuristic
+    res = {"as_run": {"success_rate": 0.0, "error_mean": 0.22, "error_std": 0.05},
+           "budget_x10": {"success_rate": 1.0, "error_mean": 0.0, "error_std": 0.0},
+           "evaluations_to_success": {"success_rate": 1.0, "error_mean": 9e-9, "error_std": 1e-9,
+                                      "evaluations_to_success_median": 265000.0}}
+    rec = {"runs": 25, "reports": ["qin2012_table1"], "hypotheses": {"as_run": "as run", "budget_x10": "ten times",
+                                                                     "evaluations_to_success": "to success"},
+           "cases": [{"function": "shifted_sphere", "D": 10, "NP": 1000, "budget": 100000,
+                      "published_success_rate": 1.0, "results": res}]}
+    path = tmp_path / "res" / report_heuristic.HYPOTHESES_FILE
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(rec))
+    md = report.build(loader.load("qin2012_table1"), tmp_path / "res", tmp_path / "rep").read_text()
+    rows = [ln for ln in md.splitlines() if ln.startswith("| F1 D=10 NP=1000")]
+    assert len(rows) == 3 and "| no |" in rows[0] and "| yes |" in rows[1] and "2.6 x budget" in rows[2]
+    assert "F1 D=10 NP=1000: budget_x10 reproduce(s) the published success rate" in md
+    md2 = report.build(loader.load("qin2012_table2"), tmp_path / "res", tmp_path / "rep").read_text()
+    assert "readings of the paper tested" not in md2  # the JSON names only Table 1's report

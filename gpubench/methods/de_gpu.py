@@ -109,6 +109,9 @@ class DeGpuSettings(MethodSettings):
                           choices=BOUNDS)
     cpu_variant: str = setting("parallel", "CPU twin: sde (sequential, the paper's sDE) or parallel (prange)",
                                choices=("sde", "parallel"))
+    threads_per_member: Optional[int] = setting(None, "cap on a member's threads (unset: the kernel's registers and "
+                                                "the device's limits decide); below D each thread takes "
+                                                "several elements", minimum=1)
     generations_per_launch: int = setting(1000, "fast mode and CPU: generations between host checks", minimum=1)
     success_error: float = setting(1e-8, "a run succeeds when f_best - f* < this (the paper: 1e-8)", minimum=0.0)
 
@@ -667,33 +670,51 @@ def _compiled(kernel, args):
     return kernel.compile(tuple(numba.typeof(a) for a in args))
 
 
-def launch_config(D, members, slots, regs, limits):
+def _shared_bytes(D, m, T, slots):
+    """Dynamic shared memory of a block: m trial vectors, slots partial aggregates per thread, and per
+    member its four indices and its replacement flag."""
+    return 8 * (m * D + slots * m * T + 5 * m)
+
+
+def _threads_per_member(D, limit):
+    """T: D when it fits under limit, else the fewest threads (whole warps where that stays under
+    limit) that take ceil(D / limit) elements each, so that the strided loops are balanced."""
+    limit = max(1, limit)
+    if D <= limit:
+        return D
+    per_thread = -(-D // limit)
+    T = -(-D // per_thread)
+    if T > 32 and -(-T // 32) * 32 <= limit:
+        T = -(-T // 32) * 32
+    return T
+
+
+def launch_config(D, members, slots, regs, limits, cap=None):
     """(T, m, shared bytes): threads per member, members per block, dynamic shared memory.
 
     Section 4 of the paper: one thread per element (T = D) unless the block or
-    register limits forbid it; then as many members per block as registers,
-    shared memory and the threads-per-block limit allow (and no more than there
-    are members).
+    register limits (or ``cap``) forbid it; then each thread takes ceil(D / T)
+    elements, strided, with T as small as that many elements per thread allows;
+    then as many members per block as registers, shared memory and the
+    threads-per-block limit allow (and no more than there are members).
     """
     max_t = limits["max_threads_per_block"]
     if regs:
-        # registers are allocated per warp, in units of 256
+        # Registers are allocated per warp in units of 256, and warps in groups of four (one per
+        # SM sub-partition, each with a quarter of the register file): 88 registers give 23 warps
+        # by the plain quotient but 20 in fact, which the H200's occupancy query confirmed.
         per_warp = -(-regs * 32 // 256) * 256
-        max_t = min(max_t, limits["max_registers_per_block"] // per_warp * 32)
-    T = min(D, max_t)
-    if T < D:
-        T = max(32, T // 32 * 32)  # whole warps when threads take several elements
-
-    def smem(m):
-        return 8 * (m * D + slots * m * T + 5 * m)
-    if smem(1) > limits["max_shared_memory_per_block"]:
+        warps = limits["max_registers_per_block"] // per_warp // 4 * 4
+        max_t = min(max_t, max(warps, 1) * 32)
+    T = _threads_per_member(D, max_t if cap is None else min(max_t, cap))
+    if _shared_bytes(D, 1, T, slots) > limits["max_shared_memory_per_block"]:
         raise InputError(f"de-gpu: dimension {D} does not fit the block's shared memory "
                          f"({limits['max_shared_memory_per_block']} bytes) on this device")
     m = max_t // T
-    while m > 1 and smem(m) > limits["max_shared_memory_per_block"]:
+    while m > 1 and _shared_bytes(D, m, T, slots) > limits["max_shared_memory_per_block"]:
         m -= 1
     m = max(1, min(m, members))
-    return T, m, smem(m)
+    return T, m, _shared_bytes(D, m, T, slots)
 
 
 class _CooperativeUnavailable(Exception):
@@ -728,7 +749,8 @@ def _run_cuda(plan, force_paper=False):
     def configure(kern, probe):
         ck = _compiled(kern, probe)
         regs = None if ck is None else int(ck.regs_per_thread)
-        T, m, smem = launch_config(D, total, slots, max(regs or 0, regs_init or 0) or None, limits)
+        T, m, smem = launch_config(D, total, slots, max(regs or 0, regs_init or 0) or None, limits,
+                                   s.threads_per_member)
         return ck, regs, T, m, smem
 
     resident = None
@@ -744,7 +766,6 @@ def _run_cuda(plan, force_paper=False):
         if m >= NP:
             # whole runs per block: blocks are independent, no grid-wide synchronisation
             m = m // NP * NP
-            smem = 8 * (m * D + slots * m * T + 5 * m)
         else:
             schedule = "cooperative"
             kern = mod.de_fast
@@ -753,31 +774,35 @@ def _run_cuda(plan, force_paper=False):
             except Exception as exc:
                 raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
     compile_s = time.perf_counter() - t_compile
+    if ck is not None:
+        # The register arithmetic of launch_config is an estimate (allocation rules differ by
+        # device): the occupancy query decides.  Members per block shrink first (by whole runs
+        # when a block holds whole runs); at the fewest, a member's threads shrink by a warp at a
+        # time, each thread taking more elements, so that a block always fits.
+        m_min = NP if schedule == "block" else 1
+        step = NP if schedule == "block" else max(1, m // 8)
+        resident = int(ck.max_cooperative_grid_blocks(m * T, _shared_bytes(D, m, T, slots)))
+        while resident < 1:
+            if m - step >= m_min:
+                m -= step
+                if schedule != "block":
+                    step = max(1, m // 8)
+            elif T > 32:
+                T = _threads_per_member(D, T - 32)
+            else:
+                raise InputError(f"de-gpu: no block of {m * T} threads and {_shared_bytes(D, m, T, slots)} "
+                                 f"bytes fits an SM")
+            resident = int(ck.max_cooperative_grid_blocks(m * T, _shared_bytes(D, m, T, slots)))
+    smem = _shared_bytes(D, m, T, slots)
     block = m * T
     groups = (total + m - 1) // m
     grid = groups
-    if ck is not None:
-        resident = int(ck.max_cooperative_grid_blocks(block, smem))
-        # The register arithmetic of launch_config is an estimate (allocation granularity and
-        # reserved registers differ by device): the occupancy query decides, and members per
-        # block shrink until a block fits (by whole runs when a block holds whole runs).
-        step = NP if schedule == "block" else max(1, m // 8)
-        while resident < 1 and m - step >= (NP if schedule == "block" else 1):
-            m -= step
-            if schedule != "block":
-                step = max(1, m // 8)
-            block = m * T
-            smem = 8 * (m * D + slots * m * T + 5 * m)
-            resident = int(ck.max_cooperative_grid_blocks(block, smem))
-        groups = (total + m - 1) // m
-        grid = groups
-        if resident < 1:
-            raise InputError(f"de-gpu: no block of {block} threads and {smem} bytes fits an SM")
     if schedule == "cooperative":
         # the simulator runs cooperative grids of one block only
         grid = 1 if ck is None else min(groups, resident)
     sms = limits["multiprocessors"]
-    launch = {"schedule": schedule, "threads_per_member": T, "members_per_block": m, "block": block, "grid": grid,
+    launch = {"schedule": schedule, "threads_per_member": T, "elements_per_thread": -(-D // T),
+              "members_per_block": m, "block": block, "grid": grid,
               "groups": groups, "dynamic_shared_bytes": smem, "registers_per_thread": regs,
               "registers_per_thread_init": regs_init, "resident_blocks_per_device": resident,
               "occupancy": None if resident is None else
