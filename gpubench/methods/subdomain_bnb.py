@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..solver.kernels import CUT
 from .base import Method, MethodSettings, setting
 
 NAME = "subdomain-bnb"
@@ -129,31 +130,24 @@ def cuda_cores():
     return int(cuda.get_current_device().MULTIPROCESSOR_COUNT) * 128
 
 
-# The subdomain edges are a function of the edge index alone, so neighbouring subdomains
-# share their common edge exactly and their union is the node (no gap from rounding).
-_EDGE = '''
-@{device}
-def _sub_edge(lo, hi, j, m):
-    if j <= 0:
-        return lo
-    if j >= m:
-        return hi
-    e = lo + (hi - lo) * (j / m)
-    return min(max(e, lo), hi)
+# The subdomain edges are the solver's cut points (solver.kernels.CUT): a function of the edge
+# index alone, so neighbouring subdomains share their common edge exactly and their union is the
+# node (no gap from rounding).  ``device`` and the round-to-nearest operations come from the
+# generated module these texts are appended to.
+_EDGE = CUT + '''
 
-
-@{device}
+@device
 def _sub_box(lo, hi, counts, r, blo, bhi):
     idx = r
     for k in range(lo.shape[0]):
         m = counts[k]
         j = idx % m
         idx = idx // m
-        blo[k] = _sub_edge(lo[k], hi[k], j, m)
-        bhi[k] = _sub_edge(lo[k], hi[k], j + 1, m)
+        blo[k] = _cut(lo[k], hi[k], j, m)
+        bhi[k] = _cut(lo[k], hi[k], j + 1, m)
 
 
-@{device}
+@device
 def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):
     if form == 0:
         return interval(blo, bhi, p)
@@ -164,7 +158,7 @@ def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):
 
 CPU_EXTENSION = '''
 from numba import njit as _njit, prange as _prange
-''' + _EDGE.format(device="_njit(cache=True, error_model='numpy')") + '''
+''' + _EDGE + '''
 
 @_njit(cache=True, error_model="numpy")
 def sub_bounds_serial(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
@@ -182,7 +176,7 @@ def sub_bounds_parallel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GL
 
 GPU_EXTENSION = '''
 from numba import cuda as _cu
-''' + _EDGE.format(device="_cu.jit(device=True)") + '''
+''' + _EDGE + '''
 
 @_cu.jit
 def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
