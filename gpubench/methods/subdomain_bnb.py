@@ -223,9 +223,10 @@ class _Bounder:
         if self.backend == "cuda":
             cu = self.cuda
             self.bufs = [cu.device_array((n, d)) for _ in range(7)]
-            self.d_lo, self.d_hi = cu.device_array(n), cu.device_array(n)
+            self.out_lo, self.out_hi = cu.device_array(n), cu.device_array(n)
         else:
             self.bufs = [np.empty((n, d)) for _ in range(7)]
+            self.out_lo, self.out_hi = np.empty(n), np.empty(n)
         self.n = n
 
     def bound(self, lo, hi, counts, form):
@@ -234,15 +235,22 @@ class _Bounder:
             self._alloc(n)
         if self.backend == "cuda":
             cu = self.cuda
+            self.compute(cu.to_device(lo), cu.to_device(hi), cu.to_device(counts), form)
+            return self.out_lo.copy_to_host(), self.out_hi.copy_to_host()
+        self.compute(lo, hi, counts, form)
+        return self.out_lo.copy(), self.out_hi.copy()
+
+    def compute(self, lo, hi, counts, form):
+        """The enclosures on the ``self.n`` subdomains into ``out_lo/out_hi`` (device arrays on
+        CUDA, given device arguments): the kernel alone, which the lower-bounding benchmark times."""
+        if self.backend == "cuda":
             tpb = 128
-            blocks = (n + tpb - 1) // tpb
-            self.mod.sub_bounds_kernel[blocks, tpb](cu.to_device(lo), cu.to_device(hi), cu.to_device(counts),
-                                                   self.d_p, form, self.d_lo, self.d_hi, *self.bufs)
-            return self.d_lo.copy_to_host(), self.d_hi.copy_to_host()
-        out_lo, out_hi = np.empty(n), np.empty(n)
+            blocks = (self.n + tpb - 1) // tpb
+            self.mod.sub_bounds_kernel[blocks, tpb](lo, hi, counts, self.d_p, form, self.out_lo, self.out_hi,
+                                                   *self.bufs)
+            return
         k = self.mod.sub_bounds_parallel if self.parallel else self.mod.sub_bounds_serial
-        k(lo, hi, counts, self.p, form, out_lo, out_hi, *self.bufs)
-        return out_lo, out_hi
+        k(lo, hi, counts, self.p, form, self.out_lo, self.out_hi, *self.bufs)
 
     def boxes(self, rows=None):
         """The subdomain boxes of the last call (host arrays), or only row ``rows``."""
@@ -467,9 +475,11 @@ def _f(v):
 
 
 def _warmup(fn, dim, s):
-    """One node compiles every kernel of this problem for the backend."""
+    """One node compiles every kernel of this problem for the backend, and the point forms and
+    gradients the local solve and the feasibility test use (their compile would land in the
+    first timed run otherwise)."""
     import dataclasses
-    run(fn, dim, dataclasses.replace(s, max_nodes=1, local_solve=False))
+    run(fn, dim, dataclasses.replace(s, max_nodes=1))
 
 
 METHOD = Method(
