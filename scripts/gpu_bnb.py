@@ -116,7 +116,7 @@ def plan_rows(backend="cuda", quick=False):
     counts3 = {2: (8,)} if quick else COUNTS3
     for d, counts in counts3.items():
         for n in counts:
-            rows.append(Row(f"table3_d{d}_N{n}", "table3", 1 if d <= 4 else 2, f"P3_{d}", d,
+            rows.append(Row(f"table3_d{d}_N{n}", "table3", 1 if d <= 3 else 2, f"P3_{d}", d,
                             dict(backend=backend, subdomains=n, partition="adaptive", time_limit=tcap, **small),
                             tcap, {"paper_limit_s": PAPER_LIMIT}))
     counts4 = (("alpine02", 3, (8,)), ("styblinski_tang", 3, (8,))) if quick else COUNTS4
