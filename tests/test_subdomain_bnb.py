@@ -17,6 +17,7 @@ from gpubench.definition import Definition, Problem, Rational, exp, variables
 from gpubench.errors import InputError
 from gpubench.forms import ConstrainedProblem, TestFunction
 from gpubench.methods import get as get_method, minimize
+from gpubench.solver.partition import cut
 
 X1, X2 = variables(2)
 NAN = lambda n: np.full(n, np.nan)  # noqa: E731
@@ -87,6 +88,9 @@ def test_subdomains_cover_the_node():
         edges_hi = np.unique(bhi[:, k])
         assert edges_lo.size == m and edges_lo[0] == lo[k] and edges_hi[-1] == hi[k]
         assert np.array_equal(edges_lo[1:], edges_hi[:-1])
+        # the solver's cut points (one _cut for both): the host rebuild matches bit for bit
+        want = np.array([cut(lo[k], hi[k], j, int(m)) for j in range(int(m))])
+        assert edges_lo.tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("form", ["natural", "mean-value", "best"])

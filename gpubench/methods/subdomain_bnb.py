@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..solver.kernels import CUT
 from .base import Method, MethodSettings, setting
 
 NAME = "subdomain-bnb"
@@ -129,31 +130,24 @@ def cuda_cores():
     return int(cuda.get_current_device().MULTIPROCESSOR_COUNT) * 128
 
 
-# The subdomain edges are a function of the edge index alone, so neighbouring subdomains
-# share their common edge exactly and their union is the node (no gap from rounding).
-_EDGE = '''
-@{device}
-def _sub_edge(lo, hi, j, m):
-    if j <= 0:
-        return lo
-    if j >= m:
-        return hi
-    e = lo + (hi - lo) * (j / m)
-    return min(max(e, lo), hi)
+# The subdomain edges are the solver's cut points (solver.kernels.CUT): a function of the edge
+# index alone, so neighbouring subdomains share their common edge exactly and their union is the
+# node (no gap from rounding).  ``device`` and the round-to-nearest operations come from the
+# generated module these texts are appended to.
+_EDGE = CUT + '''
 
-
-@{device}
+@device
 def _sub_box(lo, hi, counts, r, blo, bhi):
     idx = r
     for k in range(lo.shape[0]):
         m = counts[k]
         j = idx % m
         idx = idx // m
-        blo[k] = _sub_edge(lo[k], hi[k], j, m)
-        bhi[k] = _sub_edge(lo[k], hi[k], j + 1, m)
+        blo[k] = _cut(lo[k], hi[k], j, m)
+        bhi[k] = _cut(lo[k], hi[k], j + 1, m)
 
 
-@{device}
+@device
 def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):
     if form == 0:
         return interval(blo, bhi, p)
@@ -164,7 +158,7 @@ def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):
 
 CPU_EXTENSION = '''
 from numba import njit as _njit, prange as _prange
-''' + _EDGE.format(device="_njit(cache=True, error_model='numpy')") + '''
+''' + _EDGE + '''
 
 @_njit(cache=True, error_model="numpy")
 def sub_bounds_serial(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
@@ -182,7 +176,7 @@ def sub_bounds_parallel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GL
 
 GPU_EXTENSION = '''
 from numba import cuda as _cu
-''' + _EDGE.format(device="_cu.jit(device=True)") + '''
+''' + _EDGE + '''
 
 @_cu.jit
 def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
@@ -229,9 +223,10 @@ class _Bounder:
         if self.backend == "cuda":
             cu = self.cuda
             self.bufs = [cu.device_array((n, d)) for _ in range(7)]
-            self.d_lo, self.d_hi = cu.device_array(n), cu.device_array(n)
+            self.out_lo, self.out_hi = cu.device_array(n), cu.device_array(n)
         else:
             self.bufs = [np.empty((n, d)) for _ in range(7)]
+            self.out_lo, self.out_hi = np.empty(n), np.empty(n)
         self.n = n
 
     def bound(self, lo, hi, counts, form):
@@ -240,15 +235,22 @@ class _Bounder:
             self._alloc(n)
         if self.backend == "cuda":
             cu = self.cuda
+            self.compute(cu.to_device(lo), cu.to_device(hi), cu.to_device(counts), form)
+            return self.out_lo.copy_to_host(), self.out_hi.copy_to_host()
+        self.compute(lo, hi, counts, form)
+        return self.out_lo.copy(), self.out_hi.copy()
+
+    def compute(self, lo, hi, counts, form):
+        """The enclosures on the ``self.n`` subdomains into ``out_lo/out_hi`` (device arrays on
+        CUDA, given device arguments): the kernel alone, which the lower-bounding benchmark times."""
+        if self.backend == "cuda":
             tpb = 128
-            blocks = (n + tpb - 1) // tpb
-            self.mod.sub_bounds_kernel[blocks, tpb](cu.to_device(lo), cu.to_device(hi), cu.to_device(counts),
-                                                   self.d_p, form, self.d_lo, self.d_hi, *self.bufs)
-            return self.d_lo.copy_to_host(), self.d_hi.copy_to_host()
-        out_lo, out_hi = np.empty(n), np.empty(n)
+            blocks = (self.n + tpb - 1) // tpb
+            self.mod.sub_bounds_kernel[blocks, tpb](lo, hi, counts, self.d_p, form, self.out_lo, self.out_hi,
+                                                   *self.bufs)
+            return
         k = self.mod.sub_bounds_parallel if self.parallel else self.mod.sub_bounds_serial
-        k(lo, hi, counts, self.p, form, out_lo, out_hi, *self.bufs)
-        return out_lo, out_hi
+        k(lo, hi, counts, self.p, form, self.out_lo, self.out_hi, *self.bufs)
 
     def boxes(self, rows=None):
         """The subdomain boxes of the last call (host arrays), or only row ``rows``."""
@@ -473,9 +475,11 @@ def _f(v):
 
 
 def _warmup(fn, dim, s):
-    """One node compiles every kernel of this problem for the backend."""
+    """One node compiles every kernel of this problem for the backend, and the point forms and
+    gradients the local solve and the feasibility test use (their compile would land in the
+    first timed run otherwise)."""
     import dataclasses
-    run(fn, dim, dataclasses.replace(s, max_nodes=1, local_solve=False))
+    run(fn, dim, dataclasses.replace(s, max_nodes=1))
 
 
 METHOD = Method(

@@ -9,7 +9,11 @@ each thread decodes its own subregion from its index and the selected region).
 """
 from functools import lru_cache
 
-SHARED = '''
+# The j-th of parts+1 cut points of [lo, hi] (partition.cut on the device): a function of the
+# index alone, so neighbouring boxes share their common edge exactly and the ends are lo and hi
+# exactly; round-to-nearest operations, so no FMA contraction changes it between CPU and GPU.
+# Also appended by methods/subdomain_bnb.py (its subdomains of a node).
+CUT = '''
 @device
 def _cut(lo, hi, j, parts):
     if j <= 0:
@@ -18,6 +22,9 @@ def _cut(lo, hi, j, parts):
         return hi
     b = add_rn(lo, div_rn(mul_rn(add_rn(hi, -lo), float(j)), float(parts)))
     return min(max(b, lo), hi)
+'''
+
+SHARED = CUT + '''
 
 
 @device
