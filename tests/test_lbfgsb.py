@@ -5,6 +5,8 @@ whose solution has bounds active from below, above, both sides, or none, ours mu
 its minimum to tight tolerance in a comparable number of iterations.  A projection that
 ignores a bound must be caught by the same checks.
 """
+import math
+
 import numpy as np
 import pytest
 import scipy.optimize as so
@@ -201,7 +203,7 @@ def test_approximate_cauchy_never_leaves_the_box():
 # ------------------------------------------------------------------ MINPACK-2
 @pytest.mark.parametrize("name", list(minpack2.PROBLEMS))
 def test_minpack2_gradients(name):
-    n = 27 if name == "lennard-jones" else 49
+    n = {"lennard-jones": 27, "ginzburg-landau-2d": 64}.get(name, 49)
     p = minpack2.make(name, n)
     rng = np.random.default_rng(1)
     x = p.x0 + 0.05 * rng.standard_normal(n)
@@ -218,6 +220,68 @@ def test_minpack2_inputs():
         minpack2.make("nope", 49)
     p = minpack2.make("combustion", 16, box=1.0)
     assert np.all(p.lo == -1) and np.all(p.hi == 1)
+
+
+def test_ginzburg_landau_1d_is_the_integral():
+    """f is int alpha psi^2 + beta/2 psi^4 + gamma psi'^2 over the three layers, psi piecewise linear."""
+    p = minpack2.make("ginzburg-landau-1d", 16)
+    (an, as_), (bn, bs), gam = p.params["alpha"], p.params["beta"], p.params["gamma"]
+    dn, ds = p.params["layers"]
+    v = np.random.default_rng(3).uniform(20.0, 100.0, 16)   # where the quartic term counts (psi* ~ 90)
+    nodes = np.concatenate([-ds - dn + np.arange(4) * dn / 4, -ds + np.arange(8) * 2 * ds / 8,
+                            ds + np.arange(4) * dn / 4, [ds + dn]])
+    vals = np.append(v, v[0])                      # periodic
+    f = 0.0
+    for a, b, va, vb in zip(nodes[:-1], nodes[1:], vals[:-1], vals[1:]):
+        tin = -ds <= a < ds
+        al, be = (as_, bs) if tin else (an, bn)
+        s = np.linspace(0, 1, 2001)
+        psi = va + (vb - va) * s
+        integrand = al * psi ** 2 + be / 2 * psi ** 4
+        f += (b - a) * np.trapezoid(integrand, s) + gam * (vb - va) ** 2 / (b - a)
+    assert p.fg(v)[0] == pytest.approx(f, rel=1e-6)
+
+
+def test_ginzburg_landau_2d_is_the_lattice_energy():
+    """f by a plain loop over the cells, with the twisted right face and the periodic top face."""
+    nx = ny = 3
+    N, vor, kap = nx * ny, 8, 5.0
+    p = minpack2.make("ginzburg-landau-2d", 4 * N)
+    hx, hy = math.sqrt(vor / 2) * 3 / nx, math.sqrt(vor / 2) * 3 * math.sqrt(3) / ny
+    V = (p.x0 + 0.3 * np.random.default_rng(4).standard_normal(4 * N)).reshape(4, ny, nx)
+
+    def psi(i, j):
+        j %= ny
+        if i == nx:
+            return np.exp(2j * math.pi * vor * j / ny) * (V[0, j, 0] + 1j * V[1, j, 0])
+        return V[0, j, i] + 1j * V[1, j, i]
+
+    def pot(c, i, j):
+        j %= ny
+        if i == nx:
+            return V[c, j, 0] + (2 * math.pi * vor / (ny * hy) if c == 3 else 0.0)
+        return V[c, j, i]
+
+    f = 0.0
+    for i in range(nx):
+        for j in range(ny):
+            d = abs(psi(i, j)) ** 2
+            f += -d + d * d / 2
+            f += abs(psi(i + 1, j) - np.exp(1j * hx * pot(2, i, j)) * psi(i, j)) ** 2 / hx ** 2
+            f += abs(psi(i, j + 1) - np.exp(1j * hy * pot(3, i, j)) * psi(i, j)) ** 2 / hy ** 2
+            f += kap ** 2 * ((pot(3, i + 1, j) - pot(3, i, j)) / hx - (pot(2, i, j + 1) - pot(2, i, j)) / hy) ** 2
+    assert p.fg(V.ravel())[0] == pytest.approx(f / N, rel=1e-12)
+
+
+@pytest.mark.parametrize("name, n", [("ginzburg-landau-1d", 24), ("ginzburg-landau-2d", 36)])
+def test_ginzburg_landau_matches_scipy(name, n):
+    p = minpack2.make(name, n, box=1.0)            # Table 1's box: bounds active at the minimum
+    ref = so.minimize(p.fg, p.x0, jac=True, method="L-BFGS-B", bounds=list(zip(p.lo, p.hi)),
+                      options=dict(maxcor=5, gtol=1e-10, ftol=0, maxiter=5000))
+    for cauchy in ("exact", "approximate"):
+        r = minimize(p.fg, p.x0, p.lo, p.hi, m=5, pgtol=1e-10, factr=0.0, cauchy=cauchy, backend="cpu")
+        assert abs(r.fun - ref.fun) <= 1e-9 * abs(ref.fun), cauchy
+        assert np.all(r.x >= p.lo) and np.all(r.x <= p.hi)
 
 
 @pytest.mark.parametrize("cauchy", ["exact", "approximate"])

@@ -225,7 +225,10 @@ def report_table1(rec):
         f"{r['energy_diff_percent']:.2e} / {pub.get((h, 'Energy Diff'), '-')}" for h, r in zip(heads, rows)) + " |")
     lines.append("| iterations (approx. / exact) | " + " | ".join(
         f"{r['approximate']['iterations']} / {r['exact']['iterations']}" for r in rows) + " |")
-    lines += ["", "Not reproduced: 1-D and 2-D Ginzburg-Landau (not written).", "", rec.get("note", "")]
+    missing = [minpack2.TABLE1_NAMES[p] for p in minpack2.TABLE1_NAMES if p not in {r["problem"] for r in rows}]
+    if missing:
+        lines += ["", f"Not run in this record: {', '.join(missing)}."]
+    lines += ["", rec.get("note", "")]
     return "\n".join(lines) + "\n"
 
 
