@@ -436,3 +436,18 @@ def test_kernel_with_an_upper_bound_ignored_is_caught():
     np.testing.assert_allclose(f, ref, rtol=1e-9)
     _, f_bad = _kernel_run(src.replace("t = (X[i] - hi[i]) / g", "t = math.inf"), fn, X0, lo, hi)
     assert not np.allclose(f_bad, ref, rtol=1e-9)
+
+
+def test_host_reads_per_iteration():
+    """Approximate Cauchy point + projected step: the host reads device values once for the
+    memory update/stop test/next Cauchy point, once for the subspace products, once for the
+    descent test, and once per function evaluation (numpy stands in for CuPy: ``fetch`` counts)."""
+    p = minpack2.make("torsion", 400)
+    c0 = core.SYNC["count"]
+    r = minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=5, pgtol=1e-7, factr=0.0, cauchy="approximate",
+                 backend="cpu")
+    syncs = core.SYNC["count"] - c0
+    # + 1 for the start (f, pg) and + 1 for the first Cauchy point (nothing prepared yet);
+    # the first iteration has no memory, so no subspace read
+    assert r.success and syncs == 1 + 1 + 3 * r.nit - 1 + (r.nfev - 1)
+    assert syncs / r.nit < 4.2

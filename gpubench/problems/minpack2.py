@@ -184,7 +184,8 @@ def torsion(n, c=5.0):
                     g = ax * (2.0 * c - l - r) + ay * (2.0 * c - b - t) - lin;""", "torsion_gradient")
             g = xp.empty_like(v)
             kernels["g"](v, np.int32(nx), np.int32(ny), ax, ay, lin, g)   # the range: g's size
-        f = 0.5 * (float(v @ g) - lin * float(xp.sum(v)))
+        # f stays on the device (a 0-d array): the solver fetches it with the line-search slope
+        f = 0.5 * (v @ g - lin * xp.sum(v))
         return f, g
 
     d = _dist(nx, ny)
