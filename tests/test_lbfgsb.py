@@ -451,3 +451,24 @@ def test_host_reads_per_iteration():
     # the first iteration has no memory, so no subspace read
     assert r.success and syncs == 1 + 1 + 3 * r.nit - 1 + (r.nfev - 1)
     assert syncs / r.nit < 4.2
+
+
+def test_table4_report_shows_stored_gpu_runs(tmp_path, monkeypatch):
+    """The GPU host's measurements are rendered from the stored file, the published beside them."""
+    import json as _json
+    from gpubench.lbfgsb import reproduce as R
+    run = {"iterations": 11, "ms_per_iteration": 0.125, "fun": -0.5, "capped": False}
+    gpu = {"environment": {"gpu": {"name": "Test GPU", "driver": "1.2"}, "commit": "abc123", "versions": {}},
+           "note": "n", "torsion": [{"n": 10000, "runs": [
+               dict(run, solver="lbfgsb-gpu", cauchy="approximate"),
+               dict(run, solver="jaxopt LBFGSB", iterations=22, capped=True),
+               dict(run, solver="scipy L-BFGS-B (host CPU)", fun=-0.5 - 1e-12)]}]}
+    path = tmp_path / "g.json"
+    path.write_text(_json.dumps(gpu))
+    monkeypatch.setattr(R, "GPU_RECORD", path)
+    s4 = R.load("table4", quick=True)
+    text = R.report_table4(dict(s4, result={"rows": []}, backend="cpu"))
+    assert "Test GPU (driver 1.2" in text and "commit abc123" in text
+    assert "| 10,000 | 237 / 1.92 | 241 / 3.59 | 11 / 0.12 | - | 22 (capped) / 0.12 | 11 / 0.12 | 1.00e-12 |" in text
+    monkeypatch.setattr(R, "GPU_RECORD", tmp_path / "none.json")
+    assert "GPU host" not in R.report_table4(dict(s4, result={"rows": []}, backend="cpu"))
