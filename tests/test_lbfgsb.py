@@ -472,3 +472,25 @@ def test_table4_report_shows_stored_gpu_runs(tmp_path, monkeypatch):
     assert "| 10,000 | 237 / 1.92 | 241 / 3.59 | 11 / 0.12 | - | 22 (capped) / 0.12 | 11 / 0.12 | 1.00e-12 |" in text
     monkeypatch.setattr(R, "GPU_RECORD", tmp_path / "none.json")
     assert "GPU host" not in R.report_table4(dict(s4, result={"rows": []}, backend="cpu"))
+
+
+@pytest.mark.parametrize("step", ["project", "truncate"])
+def test_prefetched_cauchy_products_equal_fresh(monkeypatch, step):
+    """The next Cauchy point's W^T d, read with the memory update, is bit for bit the product
+    taken after the new pair is in its slot: prefetching must not change the rounding
+    (a one-ulp difference changed torsion's iteration counts)."""
+    fresh = core._approximate_cauchy
+    checked = []
+
+    def both(xp, x, g, lo, hi, mem, t, pre=None):
+        if pre is not None:
+            t1, dd, both = core.fetch(xp, *core._cauchy_scalars(xp, g, t, mem))
+            assert (t1, dd) == pre[:2] and np.array_equal(mem.Wt_host(both), pre[2])
+            checked.append(mem.k)
+        return fresh(xp, x, g, lo, hi, mem, t, pre)
+
+    monkeypatch.setattr(core, "_approximate_cauchy", both)
+    p = minpack2.make("torsion", 400)
+    r = minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=3, pgtol=1e-7, factr=0.0, cauchy="approximate",
+                 step=step, backend="cpu")
+    assert r.nit > 10 and len(checked) >= r.nit - 1 and max(checked) == 3

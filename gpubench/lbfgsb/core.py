@@ -142,25 +142,38 @@ class _Memory:
         self.theta = 1.0
         self.M = np.zeros((0, 0))
 
-    def push(self, s, y, sy, yy, products=None):
-        """Append (s, y).  ``products`` = (s.s, YS @ s, S @ y) taken before the slots change
-        (fetched with other scalars); the new slot's entries come from sy and s.s."""
+    def stage(self, s, y, accept):
+        """Write (s, y) into the slot the next ``push`` fills, where the device flag ``accept``
+        holds (the curvature test, decided without a read); otherwise the slot keeps its pair.
+
+        Products taken afterwards (W^T d of the next Cauchy point, fetched with the memory
+        update's scalars) are then the same matrix-vector products, rounded the same way,
+        as when the pair is pushed first.
+        """
         if self.m == 0:
             return
+        slot = self.order[0] if self.k == self.m else self.k
+        self.S[slot] = self.xp.where(accept, s, self.S[slot])
+        self.Y[slot] = self.xp.where(accept, y, self.Y[slot])
+
+    def push(self, s, y, sy, yy, products=None):
+        """Append (s, y).  ``products`` = (s.s, YS @ s, S @ y), fetched with other scalars after
+        ``stage`` wrote the pair; without them the pair is written and they are read here.
+        The new pair's own entries come from sy and s.s."""
+        if self.m == 0:
+            return
+        if products is None:
+            self.stage(s, y, True)
+            products = fetch(self.xp, s @ s, self.YS @ s, self.S @ y)
         if self.k == self.m:
             slot = self.order.pop(0)
             self.SS = self.SS[1:, 1:]
             self.SY = self.SY[1:, 1:]
         else:
             slot = self.k
-        self.S[slot] = s
-        self.Y[slot] = y
         self.order.append(slot)
         k = self.k
-        if products is None:
-            ss, both, Sy = fetch(self.xp, s @ s, self.YS @ s, self.S @ y)
-        else:
-            ss, both, Sy = products
+        ss, both, Sy = products
         Yv, Sv = both[:self.m], both[self.m:]   # y_i . s_new, s_i . s_new for every slot
         SS = np.zeros((k, k))
         SY = np.zeros((k, k))
@@ -175,7 +188,6 @@ class _Memory:
         self.SS, self.SY = SS, SY
         self.theta = yy / sy
         self._middle()
-        return slot
 
     def _middle(self):
         """M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4), W = [Y, theta S]."""
@@ -586,23 +598,20 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
         x, f, g = xnew, fnew, gnew
         nit += 1
         t = _breakpoints(xp, x, g, lo, hi)
-        # one fetch: the memory update's products (before any slot changes), the stopping
-        # test, and the next approximate Cauchy point's t_1, d.d and YS @ d (also s.d, y.d:
-        # the slot about to be written)
+        # one fetch: the memory update's products, the stopping test, and the next approximate
+        # Cauchy point's t_1, d.d and YS @ d.  The pair is staged first (where the curvature
+        # test accepts it), so YS @ d is the product over the updated memory, as when pushed
+        sy_d = s @ y
+        accept = EPS * (-gd * a)
+        mem.stage(s, y, sy_d > accept)
         want_next = cauchy == "approximate"
-        vals = [s @ y, y @ y, s @ s, mem.YS @ s, mem.S @ y, _pg_device(xp, x, g, lo, hi)]
+        vals = [sy_d, y @ y, s @ s, mem.YS @ s, mem.S @ y, _pg_device(xp, x, g, lo, hi)]
         if want_next:
-            t1, dd_next, YSd = _cauchy_scalars(xp, g, t, mem)
-            dn = xp.where(t > 0, -g, 0.0)
-            vals += [t1, dd_next, YSd, s @ dn, y @ dn]
+            vals += list(_cauchy_scalars(xp, g, t, mem))
         got = fetch(xp, *vals)
         sy, yy, ss, YSs, Sy, pg = got[:6]
-        if sy > EPS * (-gd * a):
-            slot = mem.push(s, y, sy, yy, (ss, YSs, Sy))
-            if want_next and slot is not None:
-                YSd = got[8].copy()
-                YSd[slot], YSd[mem.m + slot] = got[10], got[9]   # the new pair's y.d and s.d
-                got[8] = YSd
+        if sy > accept:
+            mem.push(s, y, sy, yy, (ss, YSs, Sy))
         pre = (got[6], got[7], mem.Wt_host(got[8])) if want_next else None
         if callback is not None:
             callback(x, f, pg)
