@@ -5,6 +5,8 @@ whose solution has bounds active from below, above, both sides, or none, ours mu
 its minimum to tight tolerance in a comparable number of iterations.  A projection that
 ignores a bound must be caught by the same checks.
 """
+import math
+
 import numpy as np
 import pytest
 import scipy.optimize as so
@@ -201,7 +203,7 @@ def test_approximate_cauchy_never_leaves_the_box():
 # ------------------------------------------------------------------ MINPACK-2
 @pytest.mark.parametrize("name", list(minpack2.PROBLEMS))
 def test_minpack2_gradients(name):
-    n = 27 if name == "lennard-jones" else 49
+    n = {"lennard-jones": 27, "ginzburg-landau-2d": 64}.get(name, 49)
     p = minpack2.make(name, n)
     rng = np.random.default_rng(1)
     x = p.x0 + 0.05 * rng.standard_normal(n)
@@ -218,6 +220,68 @@ def test_minpack2_inputs():
         minpack2.make("nope", 49)
     p = minpack2.make("combustion", 16, box=1.0)
     assert np.all(p.lo == -1) and np.all(p.hi == 1)
+
+
+def test_ginzburg_landau_1d_is_the_integral():
+    """f is int alpha psi^2 + beta/2 psi^4 + gamma psi'^2 over the three layers, psi piecewise linear."""
+    p = minpack2.make("ginzburg-landau-1d", 16)
+    (an, as_), (bn, bs), gam = p.params["alpha"], p.params["beta"], p.params["gamma"]
+    dn, ds = p.params["layers"]
+    v = np.random.default_rng(3).uniform(20.0, 100.0, 16)   # where the quartic term counts (psi* ~ 90)
+    nodes = np.concatenate([-ds - dn + np.arange(4) * dn / 4, -ds + np.arange(8) * 2 * ds / 8,
+                            ds + np.arange(4) * dn / 4, [ds + dn]])
+    vals = np.append(v, v[0])                      # periodic
+    f = 0.0
+    for a, b, va, vb in zip(nodes[:-1], nodes[1:], vals[:-1], vals[1:]):
+        tin = -ds <= a < ds
+        al, be = (as_, bs) if tin else (an, bn)
+        s = np.linspace(0, 1, 2001)
+        psi = va + (vb - va) * s
+        integrand = al * psi ** 2 + be / 2 * psi ** 4
+        f += (b - a) * np.trapezoid(integrand, s) + gam * (vb - va) ** 2 / (b - a)
+    assert p.fg(v)[0] == pytest.approx(f, rel=1e-6)
+
+
+def test_ginzburg_landau_2d_is_the_lattice_energy():
+    """f by a plain loop over the cells, with the twisted right face and the periodic top face."""
+    nx = ny = 3
+    N, vor, kap = nx * ny, 8, 5.0
+    p = minpack2.make("ginzburg-landau-2d", 4 * N)
+    hx, hy = math.sqrt(vor / 2) * 3 / nx, math.sqrt(vor / 2) * 3 * math.sqrt(3) / ny
+    V = (p.x0 + 0.3 * np.random.default_rng(4).standard_normal(4 * N)).reshape(4, ny, nx)
+
+    def psi(i, j):
+        j %= ny
+        if i == nx:
+            return np.exp(2j * math.pi * vor * j / ny) * (V[0, j, 0] + 1j * V[1, j, 0])
+        return V[0, j, i] + 1j * V[1, j, i]
+
+    def pot(c, i, j):
+        j %= ny
+        if i == nx:
+            return V[c, j, 0] + (2 * math.pi * vor / (ny * hy) if c == 3 else 0.0)
+        return V[c, j, i]
+
+    f = 0.0
+    for i in range(nx):
+        for j in range(ny):
+            d = abs(psi(i, j)) ** 2
+            f += -d + d * d / 2
+            f += abs(psi(i + 1, j) - np.exp(1j * hx * pot(2, i, j)) * psi(i, j)) ** 2 / hx ** 2
+            f += abs(psi(i, j + 1) - np.exp(1j * hy * pot(3, i, j)) * psi(i, j)) ** 2 / hy ** 2
+            f += kap ** 2 * ((pot(3, i + 1, j) - pot(3, i, j)) / hx - (pot(2, i, j + 1) - pot(2, i, j)) / hy) ** 2
+    assert p.fg(V.ravel())[0] == pytest.approx(f / N, rel=1e-12)
+
+
+@pytest.mark.parametrize("name, n", [("ginzburg-landau-1d", 24), ("ginzburg-landau-2d", 36)])
+def test_ginzburg_landau_matches_scipy(name, n):
+    p = minpack2.make(name, n, box=1.0)            # Table 1's box: bounds active at the minimum
+    ref = so.minimize(p.fg, p.x0, jac=True, method="L-BFGS-B", bounds=list(zip(p.lo, p.hi)),
+                      options=dict(maxcor=5, gtol=1e-10, ftol=0, maxiter=5000))
+    for cauchy in ("exact", "approximate"):
+        r = minimize(p.fg, p.x0, p.lo, p.hi, m=5, pgtol=1e-10, factr=0.0, cauchy=cauchy, backend="cpu")
+        assert abs(r.fun - ref.fun) <= 1e-9 * abs(ref.fun), cauchy
+        assert np.all(r.x >= p.lo) and np.all(r.x <= p.hi)
 
 
 @pytest.mark.parametrize("cauchy", ["exact", "approximate"])
@@ -372,3 +436,61 @@ def test_kernel_with_an_upper_bound_ignored_is_caught():
     np.testing.assert_allclose(f, ref, rtol=1e-9)
     _, f_bad = _kernel_run(src.replace("t = (X[i] - hi[i]) / g", "t = math.inf"), fn, X0, lo, hi)
     assert not np.allclose(f_bad, ref, rtol=1e-9)
+
+
+def test_host_reads_per_iteration():
+    """Approximate Cauchy point + projected step: the host reads device values once for the
+    memory update/stop test/next Cauchy point, once for the subspace products, once for the
+    descent test, and once per function evaluation (numpy stands in for CuPy: ``fetch`` counts)."""
+    p = minpack2.make("torsion", 400)
+    c0 = core.SYNC["count"]
+    r = minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=5, pgtol=1e-7, factr=0.0, cauchy="approximate",
+                 backend="cpu")
+    syncs = core.SYNC["count"] - c0
+    # + 1 for the start (f, pg) and + 1 for the first Cauchy point (nothing prepared yet);
+    # the first iteration has no memory, so no subspace read
+    assert r.success and syncs == 1 + 1 + 3 * r.nit - 1 + (r.nfev - 1)
+    assert syncs / r.nit < 4.2
+
+
+def test_table4_report_shows_stored_gpu_runs(tmp_path, monkeypatch):
+    """The GPU host's measurements are rendered from the stored file, the published beside them."""
+    import json as _json
+    from gpubench.lbfgsb import reproduce as R
+    run = {"iterations": 11, "ms_per_iteration": 0.125, "fun": -0.5, "capped": False}
+    gpu = {"environment": {"gpu": {"name": "Test GPU", "driver": "1.2"}, "commit": "abc123", "versions": {}},
+           "note": "n", "torsion": [{"n": 10000, "runs": [
+               dict(run, solver="lbfgsb-gpu", cauchy="approximate"),
+               dict(run, solver="jaxopt LBFGSB", iterations=22, capped=True),
+               dict(run, solver="scipy L-BFGS-B (host CPU)", fun=-0.5 - 1e-12)]}]}
+    path = tmp_path / "g.json"
+    path.write_text(_json.dumps(gpu))
+    monkeypatch.setattr(R, "GPU_RECORD", path)
+    s4 = R.load("table4", quick=True)
+    text = R.report_table4(dict(s4, result={"rows": []}, backend="cpu"))
+    assert "Test GPU (driver 1.2" in text and "commit abc123" in text
+    assert "| 10,000 | 237 / 1.92 | 241 / 3.59 | 11 / 0.12 | - | 22 (capped) / 0.12 | 11 / 0.12 | 1.00e-12 |" in text
+    monkeypatch.setattr(R, "GPU_RECORD", tmp_path / "none.json")
+    assert "GPU host" not in R.report_table4(dict(s4, result={"rows": []}, backend="cpu"))
+
+
+@pytest.mark.parametrize("step", ["project", "truncate"])
+def test_prefetched_cauchy_products_equal_fresh(monkeypatch, step):
+    """The next Cauchy point's W^T d, read with the memory update, is bit for bit the product
+    taken after the new pair is in its slot: prefetching must not change the rounding
+    (a one-ulp difference changed torsion's iteration counts)."""
+    fresh = core._approximate_cauchy
+    checked = []
+
+    def both(xp, x, g, lo, hi, mem, t, pre=None):
+        if pre is not None:
+            t1, dd, both = core.fetch(xp, *core._cauchy_scalars(xp, g, t, mem))
+            assert (t1, dd) == pre[:2] and np.array_equal(mem.Wt_host(both), pre[2])
+            checked.append(mem.k)
+        return fresh(xp, x, g, lo, hi, mem, t, pre)
+
+    monkeypatch.setattr(core, "_approximate_cauchy", both)
+    p = minpack2.make("torsion", 400)
+    r = minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=3, pgtol=1e-7, factr=0.0, cauchy="approximate",
+                 step=step, backend="cpu")
+    assert r.nit > 10 and len(checked) >= r.nit - 1 and max(checked) == 3

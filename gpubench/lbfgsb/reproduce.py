@@ -202,7 +202,70 @@ def report_table4(rec):
             cell(row.get("exact"), "ms_per_iteration", ".2f"), "-" if ed is None else f"{ed:.2e}",
             pr.get("energy_difference", "-")]) + " |")
     lines += ["", rec.get("note", "")]
+    gpu = load_gpu_record()
+    if gpu is not None:
+        lines += ["", *gpu_table4_lines(gpu, pub)]
     return "\n".join(lines) + "\n"
+
+
+GPU_RECORD = ROOT / "results" / "gpu" / "lbfgsb" / "lbfgsb_gpu.json"
+
+
+def load_gpu_record(path=None):
+    """The stored GPU measurements (``scripts/gpu_lbfgsb.py``), or None where there are none."""
+    path = Path(path or GPU_RECORD)
+    if not path.exists():
+        return None
+    return json.loads(path.read_text())
+
+
+def _run_of(row, prefix, cauchy=None):
+    for r in row["runs"]:
+        if str(r.get("solver", "")).startswith(prefix) and (cauchy is None or r.get("cauchy") == cauchy):
+            return r
+    return None
+
+
+def gpu_table4_lines(gpu, pub):
+    """Table 4's torsion sizes measured on the GPU host, beside the published GPU and CPU columns."""
+    env = gpu.get("environment", {})
+    dev = env.get("gpu") or {}
+    ver = env.get("versions", {})
+    lines = ["## Measured on the GPU host (`scripts/gpu_lbfgsb.py`, stored in `results/gpu/lbfgsb/lbfgsb_gpu.json`)", "",
+             f"GPU: {dev.get('name', 'none')} (driver {dev.get('driver', '-')}, CUDA runtime "
+             f"{dev.get('cuda_runtime', '-')}); host CPU: {env.get('cpu', '-')} x {env.get('cpu_count', '-')}; "
+             + ", ".join(f"{k} {v}" for k, v in ver.items()) + f"; commit {env.get('commit', '-')}; "
+             f"{env.get('date', '-')}.  {gpu.get('note', '')}.", "",
+             "Iterations / ms per iteration (capped: stopped at the run's wall-time cap before the stop rule; "
+             "its ms per iteration is still measured).  Stop rule: pg <= 1e-5 pg(x0), m = 5, x0 = the upper "
+             "bound.  The paper's GPU is a GTX 780, its CPU an Intel CPU running L-BFGS-B 3.0.", "",
+             "| n | paper GPU itr / ms | paper CPU itr / ms | lbfgsb-gpu approx. itr / ms | lbfgsb-gpu exact itr / ms "
+             "| jaxopt LBFGSB (GPU) itr / ms | SciPy (host CPU) itr / ms | f(lbfgsb-gpu) - f(SciPy) |",
+             "| " + " | ".join(["---"] * 8) + " |"]
+
+    def cell(r):
+        if r is None:
+            return "-"
+        if "skipped" in r or "error" in r:
+            return "not run: " + str(r.get("skipped") or r.get("error")).replace("|", "/")
+        capped = " (capped)" if r.get("capped") else ""
+        return f"{r['iterations']:,}{capped} / {r['ms_per_iteration']:.2f}"
+
+    for row in gpu.get("torsion", []):
+        pr = pub.get(row["n"], {})
+        ours, sp = _run_of(row, "lbfgsb-gpu", "approximate"), _run_of(row, "scipy")
+        diff = "-"
+        if ours and sp and "fun" in ours and "fun" in sp and not (ours.get("capped") or sp.get("capped")):
+            diff = f"{ours['fun'] - sp['fun']:.2e}"
+        lines.append(" | ".join([
+            f"| {row['n']:,}", f"{pr.get('gpu_itr', '-')} / {pr.get('gpu_lbfgsb_ms', '-')}",
+            f"{pr.get('cpu_itr', '-')} / {pr.get('cpu_lbfgsb_ms', '-')}", cell(ours),
+            cell(_run_of(row, "lbfgsb-gpu", "exact")), cell(_run_of(row, "jaxopt")), cell(sp), diff]) + " |")
+    jx = next((r for row in gpu.get("torsion", []) for r in row["runs"] if r.get("note")
+               and str(r.get("solver", "")).startswith("jaxopt")), None)
+    if jx:
+        lines += ["", f"jaxopt: {jx['note']}."]
+    return lines
 
 
 def report_table1(rec):
@@ -225,7 +288,10 @@ def report_table1(rec):
         f"{r['energy_diff_percent']:.2e} / {pub.get((h, 'Energy Diff'), '-')}" for h, r in zip(heads, rows)) + " |")
     lines.append("| iterations (approx. / exact) | " + " | ".join(
         f"{r['approximate']['iterations']} / {r['exact']['iterations']}" for r in rows) + " |")
-    lines += ["", "Not reproduced: 1-D and 2-D Ginzburg-Landau (not written).", "", rec.get("note", "")]
+    missing = [minpack2.TABLE1_NAMES[p] for p in minpack2.TABLE1_NAMES if p not in {r["problem"] for r in rows}]
+    if missing:
+        lines += ["", f"Not run in this record: {', '.join(missing)}."]
+    lines += ["", rec.get("note", "")]
     return "\n".join(lines) + "\n"
 
 

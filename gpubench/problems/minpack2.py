@@ -47,8 +47,24 @@ combustion (SFD, steady-state combustion / solid fuel ignition)
 lennard-jones (LJC)
     f(x) = sum_{i<j} r_ij^-12 - 2 r_ij^-6 over n/3 atoms (pair minimum -1 at r = 1);
     unbounded; start: atoms on a centred cubic lattice of spacing min(1, 1.8/(side-1)) (our choice).
-
-Not written (time): the 1-D and 2-D Ginzburg-Landau problems (GL1, GL2).
+ginzburg-landau-1d (GL1, a lead/tin/lead layer: MINPACK-2's dgl1)
+    f(psi) = int_{-d}^{d} alpha(x) psi^2 + beta(x)/2 psi^4 + gamma psi'^2 dx, periodic
+    (psi(d) = psi(-d)), d = ds + dn, ds = 1 (tin, |x| < ds), dn = 2.2 (lead); alpha, beta
+    from the materials' critical temperatures (7.32 K, 3.73 K), fields (803, 309 gauss) and
+    penetration depths (3.7e-6, 3.4e-6 cm) at the temperature t, gamma = hbar^2 / (4 m_e),
+    scaled by 1e6 per length unit; psi piecewise linear on n subintervals (n/4 on each lead
+    half-layer, the rest on the tin), every term integrated exactly; unbounded;
+    t = 5 K (the collection asks for t in (3.73, 7.32) and leaves the value to the user;
+    ours); start: the constant sqrt((beta_s + beta_n) / (2 (|alpha_s| + |alpha_n|))).
+ginzburg-landau-2d (GL2, a type-II superconductor with vortices: MINPACK-2's dgl2)
+    f(psi, A) = 1/N sum_cells [-|psi|^2 + |psi|^4/2 + |psi_E - e^{i hx A_x} psi|^2/hx^2
+    + |psi_N - e^{i hy A_y} psi|^2/hy^2 + kappa^2 ((A_y,E - A_y)/hx - (A_x,N - A_x)/hy)^2]
+    on an nx x ny grid (N = nx ny, n = 4N: Re psi, Im psi, A_x, A_y), kappa = 5, vornum = 8
+    vortices, hx = 3 sqrt(vornum/2)/nx, hy = 3 sqrt(3) sqrt(vornum/2)/ny; periodic in y, and
+    in x up to the gauge: psi(nx+1, j) = e^{2 pi i vornum (j-1)/ny} psi(1, j),
+    A_y(nx+1, j) = A_y(1, j) + 2 pi vornum/(ny hy); unbounded; start: Re psi =
+    1 - (sin(sqrt(vornum) pi x/6) sin(sqrt(vornum) pi y/(6 sqrt 3)))^2, Im psi = 0, A_x = 0,
+    A_y = bave x / kappa with bave = 2 pi vornum kappa/(N hx hy).
 
 Fei et al. state that Table 1 uses "the boundary [-1, 1] for all dimensions";
 ``make(..., box=1.0)`` intersects each problem's own bounds with [-box, box].
@@ -168,7 +184,8 @@ def torsion(n, c=5.0):
                     g = ax * (2.0 * c - l - r) + ay * (2.0 * c - b - t) - lin;""", "torsion_gradient")
             g = xp.empty_like(v)
             kernels["g"](v, np.int32(nx), np.int32(ny), ax, ay, lin, g)   # the range: g's size
-        f = 0.5 * (float(v @ g) - lin * float(xp.sum(v)))
+        # f stays on the device (a 0-d array): the solver fetches it with the line-search slope
+        f = 0.5 * (v @ g - lin * xp.sum(v))
         return f, g
 
     d = _dist(nx, ny)
@@ -341,6 +358,108 @@ def lennard_jones(n, chunk=512):
     return Problem("lennard-jones", n, fg, np.full(n, -np.inf), np.full(n, np.inf), x0, None)
 
 
+def ginzburg_landau_1d(n, t=5.0):
+    if n < 4:
+        raise InputError(f"ginzburg-landau-1d: n must be at least 4 subintervals, got {n}")
+    if not 3.73 < t < 7.32:
+        raise InputError(f"ginzburg-landau-1d: the temperature t must be in (3.73, 7.32), got {t}")
+    em, c, ec, hbar = 9.11e-28, 2.99e10, 4.80e-10, 1.05459e-27   # electron mass, light, charge, Planck (cgs)
+    ds, dn = 1.0, 2.2                 # half-layers of tin and lead, 1e3 angstroms
+    tcs, tcn, hcs, hcn = 7.32, 3.73, 803.0, 309.0
+    pens, penn = 3.7e-6, 3.4e-6
+    q = (ec / c) ** 2 / em
+    alphas = -2 * q * hcs ** 2 * pens ** 2 * (1 - (t / tcs) ** 2) / (1 + (t / tcs) ** 2)
+    alphan = -2 * q * hcn ** 2 * penn ** 2 * (1 - (t / tcn) ** 2) / (1 + (t / tcn) ** 2)
+    betas = 16 * math.pi * q * q * hcs ** 2 * pens ** 4 / (1 + (t / tcs) ** 2) ** 2
+    betan = 16 * math.pi * q * q * hcn ** 2 * penn ** 4 / (1 + (t / tcn) ** 2) ** 2
+    gamma = hbar ** 2 / (4 * em)
+    fac = 1e6                         # length unit 1e3 angstroms: the order parameter is dimensionless
+    alphas, alphan = alphas * fac ** 3, alphan * fac ** 3
+    betas, betan = betas * fac ** 6, betan * fac ** 6
+    gamma *= fac ** 5
+    n1 = n // 4
+    n2 = n - 2 * n1
+    h1, h2 = dn / n1, 2 * ds / n2
+    # interval i joins psi_i and psi_{i+1 mod n}: lead, tin, lead
+    tin = (np.arange(n) >= n1) & (np.arange(n) < n1 + n2)
+    H = np.where(tin, h2, h1)
+    AL = np.where(tin, alphas, alphan) / 3.0
+    BE = np.where(tin, betas, betan) / 10.0
+    cache = {}
+
+    def fg(v):
+        xp = _xp(v)
+        if xp not in cache:
+            cache[xp] = tuple(xp.asarray(a) for a in (H, AL, BE))
+        h, al, be = cache[xp]
+        a, b = v, xp.roll(v, -1)
+        a2, b2, ab = a * a, b * b, a * b
+        slope = (b - a) / h
+        f = float(xp.sum(h * (al * (a2 + ab + b2) + be * (a2 * a2 + ab * (a2 + ab + b2) + b2 * b2)
+                              + gamma * slope * slope)))
+        # d/da and d/db of every interval's term; psi_i is the a of interval i and the b of i-1
+        da = h * (al * (b + 2 * a) + be * (b2 * b + 2 * b2 * a + 3 * b * a2 + 4 * a2 * a)) - 2 * gamma * slope
+        db = h * (al * (2 * b + a) + be * (4 * b2 * b + 3 * b2 * a + 2 * b * a2 + a2 * a)) + 2 * gamma * slope
+        return f, da + xp.roll(db, 1)
+
+    x0 = np.full(n, math.sqrt((betas + betan) / (2 * (abs(alphas) + abs(alphan)))))
+    return Problem("ginzburg-landau-1d", n, fg, np.full(n, -np.inf), np.full(n, np.inf), x0, None,
+                   {"t": t, "n_lead": n1, "n_tin": n2, "alpha": (alphan, alphas), "beta": (betan, betas),
+                    "gamma": gamma, "layers": (dn, ds)})
+
+
+def ginzburg_landau_2d(n, vornum=8, kappa=5.0):
+    if n % 4:
+        raise InputError(f"ginzburg-landau-2d: n must be 4 nx ny (Re psi, Im psi, A_x, A_y), got {n}")
+    nx = ny = _grid_side(n // 4, "ginzburg-landau-2d (n/4)")
+    N = nx * ny
+    hx = math.sqrt(vornum / 2) * 3 / nx
+    hy = math.sqrt(vornum / 2) * 3 * math.sqrt(3) / ny
+    # the gauge twist across the right face: psi(nx+1, j) = e^{i arg_j} psi(1, j)
+    twist = np.ones((ny, nx), complex)
+    twist[:, -1] = np.exp(2j * math.pi * vornum * np.arange(ny) / ny)
+    jump = np.zeros((ny, nx))
+    jump[:, -1] = 2 * math.pi * vornum / (ny * hy)
+    k2 = kappa * kappa
+    cache = {}
+
+    def fg(v):
+        xp = _xp(v)
+        if xp not in cache:
+            cache[xp] = (xp.asarray(twist), xp.asarray(jump))
+        tw, jp = cache[xp]
+        V = v.reshape(4, ny, nx)
+        P = V[0] + 1j * V[1]
+        Ax, Ay = V[2], V[3]
+        Ex, Ey = xp.exp(1j * hx * Ax), xp.exp(1j * hy * Ay)
+        PE = xp.roll(P, -1, axis=1) * tw          # east neighbour (twisted across the face)
+        PN = xp.roll(P, -1, axis=0)               # north neighbour (periodic)
+        Dx = PE - Ex * P
+        Dy = PN - Ey * P
+        B = (xp.roll(Ay, -1, axis=1) + jp - Ay) / hx - (xp.roll(Ax, -1, axis=0) - Ax) / hy
+        m2 = (P * P.conj()).real
+        dx2 = (Dx * Dx.conj()).real
+        dy2 = (Dy * Dy.conj()).real
+        f = float(xp.sum(-m2 + 0.5 * m2 * m2 + dx2 / hx ** 2 + dy2 / hy ** 2 + k2 * B * B)) / N
+        # gradient as Re + i Im parts: d|z|^2 = 2 Re(conj(z) dz)
+        cx, cy = 2 * Dx / hx ** 2, 2 * Dy / hy ** 2
+        GP = 2 * P * (m2 - 1) - Ex.conj() * cx - Ey.conj() * cy \
+            + xp.roll(tw.conj() * cx, 1, axis=1) + xp.roll(cy, 1, axis=0)
+        GAx = hx * (cx.conj() * Ex * P).imag + 2 * k2 * B / hy - xp.roll(2 * k2 * B / hy, 1, axis=0)
+        GAy = hy * (cy.conj() * Ey * P).imag - 2 * k2 * B / hx + xp.roll(2 * k2 * B / hx, 1, axis=1)
+        g = xp.stack([GP.real, GP.imag, GAx, GAy]).ravel() / N
+        return f, g
+
+    sqrtv = math.sqrt(vornum) * math.pi
+    xs = np.arange(nx) * hx
+    ys = np.arange(ny) * hy
+    bave = 2 * math.pi * vornum * kappa / (N * hx * hy)
+    re = 1 - (np.sin(sqrtv * xs[None, :] / 6) * np.sin(sqrtv * ys[:, None] / (6 * math.sqrt(3)))) ** 2
+    x0 = np.concatenate([re.ravel(), np.zeros(N), np.zeros(N), np.tile(bave * xs / kappa, ny)])
+    return Problem("ginzburg-landau-2d", n, fg, np.full(n, -np.inf), np.full(n, np.inf), x0, (4, ny, nx),
+                   {"vornum": vornum, "kappa": kappa})
+
+
 PROBLEMS = {
     "torsion": torsion,
     "journal-bearing": journal_bearing,
@@ -348,6 +467,8 @@ PROBLEMS = {
     "optimal-design": optimal_design,
     "combustion": combustion,
     "lennard-jones": lennard_jones,
+    "ginzburg-landau-1d": ginzburg_landau_1d,
+    "ginzburg-landau-2d": ginzburg_landau_2d,
 }
 
 # the column names of Fei et al.'s Table 1 for the problems written here
@@ -358,6 +479,8 @@ TABLE1_NAMES = {
     "optimal-design": "Optimal Design",
     "lennard-jones": "Lennard-Jones Clusters",
     "combustion": "Stead-State Combustion",
+    "ginzburg-landau-1d": "1-D Ginzburg-Landau",
+    "ginzburg-landau-2d": "2-D Ginzburg-Landau",
 }
 
 
