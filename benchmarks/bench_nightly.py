@@ -170,9 +170,13 @@ class SecondProcessSolve:
         C.require_cuda()
         import subprocess
         import sys
+        import tempfile
         self.args = [sys.executable, "-m", "gpubench", "solve", "levy", "--dim", "50", "--backend", "cuda"]
-        subprocess.run(self.args, check=True, capture_output=True)  # fills the disk cache
+        # from a neutral folder: `python -m` puts the working folder first on sys.path, and a
+        # checkout's own gpubench/ must not shadow the installed package
+        self.cwd = tempfile.gettempdir()
+        subprocess.run(self.args, check=True, capture_output=True, cwd=self.cwd)  # fills the disk cache
 
     def time_second_process(self):
         import subprocess
-        subprocess.run(self.args, check=True, capture_output=True)
+        subprocess.run(self.args, check=True, capture_output=True, cwd=self.cwd)
