@@ -123,7 +123,8 @@ def main(argv=None):
     def top_up():
         while queue and len(running) < a.workers:
             c = queue[0]
-            pass
+            if est[c.case_id] > left():
+                return
             queue.pop(0)
             running[pool.submit(runner.run_case, c)] = (c, time.perf_counter())
 
