@@ -50,10 +50,11 @@ MARGIN = 1.25  # a chunk starts only if MARGIN x its estimate fits the time left
 
 
 def entries(exp, quick):
-    """[(spec, function, dim)] of the heuristic entries of the variant (the solver is run elsewhere)."""
+    """[(spec, function, dim)] of the chunkable entries (SciPy's methods; the solver is run elsewhere)."""
     from gpubench import methods
     v = exp.variant(quick)
-    return [(spec, f, n) for spec in v.methods if not methods.is_rigorous(spec.method)
+    # the multi-start methods that can run a range of their runs (SciPy's seven)
+    return [(spec, f, n) for spec in v.methods if "first_run" in methods.get(spec.method).settings.names()
             for f in v.functions for n in v.dims]
 
 
