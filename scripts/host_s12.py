@@ -248,19 +248,24 @@ def main(argv=None):
         return 0
 
     # the chunks to run: cheapest entries first; an entry's first chunk small (it measures the entry)
-    tasks = []
+    # the chunks to run: first a small chunk of every entry not yet measured (it replaces the prior
+    # by a measurement, so the plan printed at the end is measured), then cheapest entries first
+    probes, tasks = [], []
     for e in sorted(ents, key=lambda e: (todo[_k(e)][1] - todo[_k(e)][0]) * todo[_k(e)][2]):
         spec, f, n = e
         done, planned, spr, src = todo[_k(e)]
         size = max(1, int(a.chunk_seconds / max(spr, 1e-9)))
         first = max(1, int(a.chunk_seconds / 6 / max(spr, 1e-9))) if src == "prior" else size
+        probe = src == "prior"
         for lo, hi in gaps(planned, chunks_of[_k(e)]):
             k = lo
             while k < hi:
                 step = min(hi - k, first)
-                tasks.append((e, k, k + step, step * spr))
+                (probes if probe else tasks).append((e, k, k + step, step * spr))
+                probe = False
                 k += step
                 first = size
+    tasks = probes + tasks
     import concurrent.futures as cf
     import multiprocessing
 
