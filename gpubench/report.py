@@ -662,15 +662,20 @@ def _claim(doc, experiment, verdicts):
           "7.020 in Table S13; DIRECT 3.326 in both).")
 
     def verdict(spec, r, done, planned):
-        state = (f"{done:,} of {planned:,} runs done" if planned and done < planned else f"all {done:,} runs")
+        state = (f"{done:,} of {planned:,} runs done" if planned and done < planned
+                 else ("its one run" if done == 1 else f"all {done:,} runs"))
         word = "found f*" if r["success"] else "did not find f*"
         return f"{spec.key}: {word} (best {_num(r['measured']['best_f'], 4)}; {state})"
     partial = any(p and d < p for _, _, d, p in published)
     found = [spec.key for spec, r, _, _ in published if r["success"]]
+    stored = {spec.key for spec, _, _, _ in verdicts}
+    absent = [spec.key for spec in experiment.variant(False).methods
+              if spec.label and spec.key not in stored and spec.method != "interval"]
     doc.p("Measured with the paper's stated settings: " + "; ".join(verdict(*v) for v in published) + ". "
-          + (f"{len(found)} of {len(published)} entries found f* (within {experiment.success_tol:g})"
-             + (", so the claim does not hold for " + ", ".join(found) if found else ", as published")
-             + (" so far: some entries have not done all their runs, and the verdict of those may change."
+          + (f"{len(found)} of {len(published)} stored entries found f* (within {experiment.success_tol:g})"
+             + (": the claim does not hold for " + ", ".join(found) if found else ", as published")
+             + (". Not stored yet: " + ", ".join(absent) if absent else "")
+             + (". Some entries have not done all their runs yet; their verdict may change."
                 if partial else ".")))
     if extra:
         doc.p("With budgets a user would choose (no published counterpart): "
