@@ -37,13 +37,14 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-# Seconds per run at the experiment's settings, Ackley n = 100, one core of the development
-# machine (2 shared cores; measured with this script's first chunks, 2026-11-23): priors only,
-# replaced by each entry's own measured chunks as soon as one is stored.
+# Seconds per run at tableS12's settings, Ackley n = 100, measured with this script on one core of
+# the development machine (Xeon, 2 cores shared with other jobs, 2026-11-23): basin-hopping 1,000
+# runs, BFGS and trust region 50,000, DIRECT, interior point 1,142, Nelder-Mead 49, DE 1 run.
+# Priors only: an entry's own stored chunks replace them as soon as one is stored.
 PRIOR_S_PER_RUN = {
-    "basinhopping": 0.5, "bfgs": 0.002, "differential_evolution": 60.0, "direct": 30.0,
-    "direct_scipy_defaults": 0.1, "trust_constr": 0.6, "nelder_mead": 0.7, "trust_region": 0.002,
-    "de_user_budget": 60.0,
+    "basinhopping": 0.103, "bfgs": 0.0008, "differential_evolution": 69.1, "direct": 2.1,
+    "direct_scipy_defaults": 0.013, "trust_constr": 0.073, "nelder_mead": 0.71, "trust_region": 0.0015,
+    "de_user_budget": 22.1,
 }
 DEFAULT_PRIOR = 1.0
 MARGIN = 1.25  # a chunk starts only if MARGIN x its estimate fits the time left
