@@ -149,6 +149,9 @@ def main(argv=None):
             top_up()
             if est[c.case_id] > left():
                 continue
+            # said before it starts: a case that outlives the command is named in the status file
+            status["current_gpu_case"] = {"case": c.case_id, "estimate_s": est[c.case_id]}
+            _write_status(out, status)
             started = time.perf_counter()
             try:
                 record_done(c, runner.run_case(c), time.perf_counter() - started)
@@ -169,6 +172,7 @@ def main(argv=None):
     rest = {c.case_id: estimate(c, stored) for c in remaining}
     rest_wall = max(sum(rest[c.case_id] for c in remaining if uses_gpu(c)),
                     sum(rest[c.case_id] for c in remaining if not uses_gpu(c)) / a.workers) if remaining else 0.0
+    status.pop("current_gpu_case", None)
     status.update(remaining=len(remaining), estimated_wall_s_after=rest_wall,
                   seconds=time.perf_counter() - t0)
     _write_status(out, status)
