@@ -575,8 +575,11 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports, re
             else:
                 mv_text = _num(m["best_f"], 4)
                 value = m["best_f"]
-            runs_done = None if m is None else (m["runs_completed"] if m.get("runs_completed") is not None else 1)
-            runs_planned = None if m is None else m.get("runs")
+            # a multi-start GPU method counts its starts (all done in one call)
+            starts = None if r is None else (r.get("options") or {}).get("starts")
+            runs_done = None if m is None else (m["runs_completed"] if m.get("runs_completed") is not None
+                                                else (starts or 1))
+            runs_planned = None if m is None else (m.get("runs") or starts)
             runs_m = MISSING if m is None else (
                 f"{runs_done:,} of {runs_planned:,} (partial)" if runs_planned and runs_done < runs_planned
                 else _num(runs_done))
@@ -643,7 +646,7 @@ def _found_runs(record, tol):
     done = (record["measured"].get("runs_completed") or 1)
     if h.get("runs_found_fstar") is not None:
         return f"{h['runs_found_fstar']:,} of {done:,}"
-    vals = h.get("run_fun")
+    vals = h.get("run_fun") or h.get("fun") or h.get("start_fun")  # per run, or per start
     if not vals:
         return "not stored"
     fstar = record["fstar"]

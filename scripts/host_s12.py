@@ -59,6 +59,21 @@ def entries(exp, quick):
             for f in v.functions for n in v.dims]
 
 
+def pending_whole(exp, quick, results, only=()):
+    """The runner's cases of the entries that run whole (the GPU methods: every run in one call),
+    not yet stored under ``results``."""
+    from gpubench import methods, runner
+    stored = runner.stored_cases(results) if Path(results).is_dir() else set()
+    return [c for c in runner.plan(exp, quick=quick)
+            if not methods.is_rigorous(c.method) and "first_run" not in methods.get(c.method).settings.names()
+            and (not only or c.key in only) and c.case_id not in stored]
+
+
+def whole_estimate(case):
+    limit = case.settings.get("time_limit")
+    return float(limit) + 30.0 if limit else PRIOR_S_PER_RUN.get(case.key, DEFAULT_PRIOR * 60)
+
+
 def _k(e):
     """A hashable name of an entry (spec, function, dim): its settings are a dict."""
     return e[0].key, e[1], e[2]
@@ -217,11 +232,16 @@ def main(argv=None):
         out = check_writable_dir(a.out, "OUT")
         exp = experiments_loader.load(a.experiment)
         ents = entries(exp, a.quick)
+        from gpubench import methods
+        whole_keys = {s.key for s in exp.variant(a.quick).methods if not methods.is_rigorous(s.method)
+                      and "first_run" not in methods.get(s.method).settings.names()}
         only = [k for k in a.only.split(",") if k]
-        unknown = sorted(set(only) - {e[0].key for e in ents})
+        names = {e[0].key for e in ents} | whole_keys
+        unknown = sorted(set(only) - names)
         if unknown:
             raise InputError(f"--only: {exp.id} has no heuristic entry {unknown[0]!r}; its entries: "
-                             + ", ".join(sorted({e[0].key for e in ents})))
+                             + ", ".join(sorted(names)))
+        only_whole = [k for k in only if k in whole_keys]
         if only:
             ents = [e for e in ents if e[0].key in only]
     except InputError as e:
@@ -229,6 +249,7 @@ def main(argv=None):
         return 2
     t0 = time.perf_counter()
     variant = "quick" if a.quick else "full"
+    results = out / "results" / exp.id
     log_path = out / "chunks" / exp.id / f"commands-{variant}.json"
     commands = json.loads(log_path.read_text()) if log_path.is_file() else []
 
@@ -244,9 +265,13 @@ def main(argv=None):
 
     todo, chunks_of = state()
     lines, total = plan_lines(todo, a.budget)
-    print(f"{exp.id} ({variant}), {len(ents)} heuristic entries:\n" + "\n".join(lines), flush=True)
+    gpu_left = pending_whole(exp, a.quick, results, only_whole) if (not a.only or only_whole) else []
+    lines += [f"  {c.key:24s} one call (GPU when there is one), not stored; ~{whole_estimate(c):.0f} s at most"
+              for c in gpu_left]
+    print(f"{exp.id} ({variant}), {len(ents)} chunked entries:\n" + "\n".join(lines), flush=True)
     if a.plan:
         return 0
+    results.mkdir(parents=True, exist_ok=True)
 
     # the chunks to run: cheapest entries first; an entry's first chunk small (it measures the entry)
     # the chunks to run: first a small chunk of every entry not yet measured (it replaces the prior
@@ -267,6 +292,7 @@ def main(argv=None):
                 k += step
                 first = size
     tasks = probes + tasks
+    whole = [] if a.only and not only_whole else pending_whole(exp, a.quick, results, only_whole)
     import concurrent.futures as cf
     import multiprocessing
 
@@ -274,37 +300,66 @@ def main(argv=None):
         return a.budget - (time.perf_counter() - t0)
 
     ran, failed, running = [], [], {}
+
+    def top_up():
+        while tasks and len(running) < a.workers:
+            e, lo, hi, est = tasks[0]
+            if MARGIN * est > left():
+                # this entry's next chunk does not fit; a cheaper later one may (other entries)
+                fit = next((i for i, t in enumerate(tasks) if MARGIN * t[3] <= left()), None)
+                if fit is None:
+                    return
+                e, lo, hi, est = tasks.pop(fit)
+            else:
+                tasks.pop(0)
+            spec, f, n = e
+            running[pool.submit(run_chunk, exp.id, a.quick, spec.key, f, n, lo, hi)] = (e, lo, hi)
+
+    def collect(block):
+        if not running:
+            return
+        done, _ = cf.wait(list(running), timeout=None if block else 0, return_when=cf.FIRST_COMPLETED)
+        for fut in done:
+            e, lo, hi = running.pop(fut)
+            spec, f, n = e
+            try:
+                c = fut.result()
+            except Exception as exc:  # one failed chunk must not lose the others
+                failed.append(f"{spec.key} [{lo}, {hi}): {type(exc).__name__}: {exc}"[:300])
+                print("  FAILED " + failed[-1], flush=True)
+                continue
+            atomic_write(chunk_dir(out, exp, spec, f, n) / f"{lo}-{hi}.json", json.dumps(c))
+            ran.append((spec.key, lo, hi, c["seconds"]))
+            print(f"  {spec.key} runs [{lo:,}, {hi:,}): {c['seconds']:.1f} s, best {c['best_f']:.6g}", flush=True)
+
+    # spawned, not forked: this process may initialise CUDA for the GPU entries
     pool = cf.ProcessPoolExecutor(a.workers, mp_context=multiprocessing.get_context("spawn"))
     try:
+        top_up()
+        # the GPU entries (one call each, all their runs in one launch) run here, one at a time,
+        # while the workers run chunks
+        for case in whole:
+            collect(False)
+            top_up()
+            est = whole_estimate(case)
+            if MARGIN * est > left():
+                print(f"  {case.key}: not started (~{est:.0f} s does not fit the {max(left(), 0):.0f} s left)")
+                continue
+            try:
+                from gpubench import runner
+                rec = runner.run_case(case)
+                runner.write_record(results, rec)
+                ran.append((case.key, 0, 1, rec["measured"]["seconds"]))
+                print(f"  {case.key} ({rec['measured']['backend']}): {rec['measured']['seconds']:.1f} s, "
+                      f"best {rec['measured']['best_f']:.6g}", flush=True)
+            except Exception as exc:
+                failed.append(f"{case.key}: {type(exc).__name__}: {exc}"[:300])
+                print("  FAILED " + failed[-1], flush=True)
         while tasks or running:
-            while tasks and len(running) < a.workers:
-                e, lo, hi, est = tasks[0]
-                if MARGIN * est > left():
-                    # this entry's next chunk does not fit; a cheaper later one may (other entries)
-                    fit = next((i for i, t in enumerate(tasks) if MARGIN * t[3] <= left()), None)
-                    if fit is None:
-                        break
-                    e, lo, hi, est = tasks.pop(fit)
-                else:
-                    tasks.pop(0)
-                spec, f, n = e
-                fut = pool.submit(run_chunk, exp.id, a.quick, spec.key, f, n, lo, hi)
-                running[fut] = (e, lo, hi)
+            top_up()
             if not running:
                 break
-            done, _ = cf.wait(list(running), return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                e, lo, hi = running.pop(fut)
-                spec, f, n = e
-                try:
-                    c = fut.result()
-                except Exception as exc:  # one failed chunk must not lose the others
-                    failed.append(f"{spec.key} [{lo}, {hi}): {type(exc).__name__}: {exc}"[:300])
-                    print("  FAILED " + failed[-1], flush=True)
-                    continue
-                atomic_write(chunk_dir(out, exp, spec, f, n) / f"{lo}-{hi}.json", json.dumps(c))
-                ran.append((spec.key, lo, hi, c["seconds"]))
-                print(f"  {spec.key} runs [{lo:,}, {hi:,}): {c['seconds']:.1f} s, best {c['best_f']:.6g}", flush=True)
+            collect(True)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     wall = time.perf_counter() - t0
@@ -319,6 +374,8 @@ def main(argv=None):
         if chunks_of[_k(e)]:
             merge(out, exp, a.quick, *e, chunks_of[_k(e)], commands)
     lines, total = plan_lines(todo, a.budget)
+    lines += [f"  {c.key:24s} one call, not stored yet" for c in pending_whole(exp, a.quick, results, only_whole)
+              if not a.only or only_whole]
     print(f"{len(ran)} chunk(s) in {wall:.0f} s on {a.workers} worker(s), {len(failed)} failed; "
           + ("all runs done" if not total else "remaining:") + "\n" + "\n".join(lines), flush=True)
     return 1 if failed else 0

@@ -52,3 +52,20 @@ def test_chunks_resume_and_merge_into_the_record_of_one_call(s, tmp_path, capsys
     assert rec["case"] == next(c.case_id for c in runner.plan(exp, quick=True) if c.key == "bfgs")
     assert s.main([str(out), "--quick", "--only", "nope", "--plan"]) == 2
     assert "no heuristic entry 'nope'" in capsys.readouterr().err
+
+
+def test_gpu_entries_run_whole_beside_the_chunks(s, tmp_path):
+    """de-gpu and lbfgsb-gpu (CPU twins here) run as one call each, stored as the runner's records."""
+    out = tmp_path / "out"
+    assert s.main([str(out), "--quick", "--only", "de_gpu,lbfgsb_gpu", "--workers", "1", "--budget", "500"]) == 0
+    recs = {r["key"]: r for r in runner.load_records(out / "results" / "tableS12")}
+    assert set(recs) == {"de_gpu", "lbfgsb_gpu"}
+    assert recs["de_gpu"]["measured"]["runs_completed"] == 2 and recs["lbfgsb_gpu"]["options"]["starts"] == 8
+    exp = loader.load("tableS12")
+    md = report.build(exp, out / "results", tmp_path / "rep").read_text()
+    row = next(ln for ln in md.splitlines() if ln.startswith("| lbfgsb_gpu"))
+    assert "| 8 |" in row and "of 8" in row  # its starts, and how many of them found f*
+    assert "With budgets a user would choose" in md and "de_gpu:" in md
+    # a second command finds them stored and runs nothing
+    assert s.main([str(out), "--quick", "--only", "de_gpu,lbfgsb_gpu", "--plan"]) == 0
+    assert s.pending_whole(exp, True, out / "results" / "tableS12") == []
