@@ -266,7 +266,8 @@ def main(argv=None):
     todo, chunks_of = state()
     lines, total = plan_lines(todo, a.budget)
     gpu_left = pending_whole(exp, a.quick, results, only_whole) if (not a.only or only_whole) else []
-    lines += [f"  {c.key:24s} one call (GPU when there is one), not stored; ~{whole_estimate(c):.0f} s at most"
+    lines += [f"  {c.key:24s} one call (GPU when there is one), not stored; ~{whole_estimate(c):.0f} s "
+              + ("at most (its time limit)" if c.settings.get("time_limit") else "(a prior; it has no time limit)")
               for c in gpu_left]
     print(f"{exp.id} ({variant}), {len(ents)} chunked entries:\n" + "\n".join(lines), flush=True)
     if a.plan:
@@ -336,30 +337,39 @@ def main(argv=None):
     pool = cf.ProcessPoolExecutor(a.workers, mp_context=multiprocessing.get_context("spawn"))
     try:
         top_up()
-        # the GPU entries (one call each, all their runs in one launch) run here, one at a time,
-        # while the workers run chunks
-        for case in whole:
-            collect(False)
-            top_up()
-            est = whole_estimate(case)
-            if MARGIN * est > left():
-                print(f"  {case.key}: not started (~{est:.0f} s does not fit the {max(left(), 0):.0f} s left)")
-                continue
-            try:
-                from gpubench import runner
-                rec = runner.run_case(case)
-                runner.write_record(results, rec)
-                ran.append((case.key, 0, 1, rec["measured"]["seconds"]))
-                print(f"  {case.key} ({rec['measured']['backend']}): {rec['measured']['seconds']:.1f} s, "
-                      f"best {rec['measured']['best_f']:.6g}", flush=True)
-            except Exception as exc:
-                failed.append(f"{case.key}: {type(exc).__name__}: {exc}"[:300])
-                print("  FAILED " + failed[-1], flush=True)
-        while tasks or running:
+
+        def run_whole():
+            # the GPU entries (one call each, all their runs in one launch), one at a time, in a
+            # thread of this process while the workers run chunks
+            from gpubench import runner
+            for case in whole:
+                est = whole_estimate(case)
+                if MARGIN * est > left():
+                    print(f"  {case.key}: not started (~{est:.0f} s does not fit the {max(left(), 0):.0f} s left)")
+                    continue
+                try:
+                    rec = runner.run_case(case)
+                    runner.write_record(results, rec)
+                    ran.append((case.key, 0, 1, rec["measured"]["seconds"]))
+                    print(f"  {case.key} ({rec['measured']['backend']}): {rec['measured']['seconds']:.1f} s, "
+                          f"best {rec['measured']['best_f']:.6g}", flush=True)
+                except Exception as exc:
+                    failed.append(f"{case.key}: {type(exc).__name__}: {exc}"[:300])
+                    print("  FAILED " + failed[-1], flush=True)
+        import threading
+        gpu_thread = threading.Thread(target=run_whole, daemon=True)
+        gpu_thread.start()
+        while tasks or running or gpu_thread.is_alive():
             top_up()
             if not running:
-                break
-            collect(True)
+                if not gpu_thread.is_alive():
+                    break
+                gpu_thread.join(1.0)
+                continue
+            collect(False) if gpu_thread.is_alive() else collect(True)
+            if gpu_thread.is_alive():
+                time.sleep(0.2)
+        gpu_thread.join()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     wall = time.perf_counter() - t0
