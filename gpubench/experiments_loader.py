@@ -29,6 +29,7 @@ reads (every key is checked; an unknown key is an error)::
     [quick]                         # the --quick variant: what it changes
     dims = [10, 20, 40]
     note = "why and what changes"
+    skip = ["some_entry"]           # entries left out of the quick variant (say why in note)
     [quick.methods.interval]
     parts = 2
 
@@ -48,7 +49,7 @@ VARIANTS = ("full", "quick")
 _TOP_KEYS = {"id", "title", "source", "layout", "functions", "dims", "repetitions", "success_tol",
              "note", "published", "methods", "quick"}
 _REQUIRED = ("id", "title", "source", "layout", "functions", "dims", "methods")
-_QUICK_KEYS = {"functions", "dims", "repetitions", "methods", "note"}
+_QUICK_KEYS = {"functions", "dims", "repetitions", "methods", "note", "skip"}
 _PUBLISHED_KEYS = {"file", "tables"}
 _RESERVED = {"method", "label"}
 
@@ -287,6 +288,16 @@ def parse(data, path="<experiment>"):
         old = q_methods[index[name]]
         _check_setting_names(path, f"quick.methods.{name}", old.method, {**old.settings, **entry})
         q_methods[index[name]] = MethodSpec(old.key, old.method, old.label, {**old.settings, **entry})
+    skip = quick.get("skip", [])
+    if not isinstance(skip, list) or not all(isinstance(k, str) for k in skip):
+        _fail(path, f"quick.skip must be a list of method entry names, got {skip!r}")
+    for name in skip:
+        if name not in index:
+            _fail(path, f"quick.skip: no [methods.{name}] to leave out")
+    # an entry too slow for a CPU in minutes (say why in quick.note) runs in the full variant only
+    q_methods = [m for m in q_methods if m.key not in skip]
+    if not q_methods:
+        _fail(path, "quick.skip leaves the quick variant without methods")
     q_note = _str(path, "quick.note", quick.get("note", ""), empty_ok=True)
     qv = Variant("quick", q_functions, q_dims, q_reps, tuple(q_methods), q_note)
     return Experiment(id=eid, title=_str(path, "title", data["title"]),

@@ -100,3 +100,81 @@ def test_trace_of_a_scipy_run_matches_its_result():
     tr = np.array(r.history["trace"])
     assert tr[-1, 0] == r.nfev and tr[-1, 2] == pytest.approx(r.fun)
     assert np.all(np.diff(tr[:, 0]) > 0) and np.all(np.diff(tr[:, 2]) <= 0)
+
+
+def test_gpu_methods_are_compared_with_their_traces(quick):
+    res, rep = quick
+    recs = runner.load_records(res / "compare")
+    for key in ("de_gpu", "lbfgsb_gpu"):
+        mine = [r for r in recs if r["key"] == key]
+        assert len(mine) == 5 * 2  # five functions, two repetitions
+        for r in mine:
+            tr = np.array(r["history"]["trace"])
+            assert r["measured"]["backend"] == "cpu"  # no GPU here: the CPU twin
+            assert tr[-1, 0] == r["measured"]["evaluations"] and tr[-1, 2] == pytest.approx(r["measured"]["best_f"])
+            assert np.all(np.diff(tr[:, 0]) > 0) and np.all(np.diff(tr[:, 2]) <= 0)
+            assert len(tr) >= 2  # several launches (DE) or rounds (L-BFGS-B), not only the end
+    md = (rep / "compare.md").read_text()
+    assert "| levy | 4 | de_gpu" in md and "| levy | 4 | lbfgsb_gpu" in md
+    fstars = compare._fstars(recs)
+    curves = compare.ecdf(recs, fstars, "seconds")
+    assert curves["de_gpu"][0].size > 0 and curves["lbfgsb_gpu"][0].size > 0
+    # tron-gpu is in the full variant only (its CPU twin compiles too long for the quick one)
+    exp = loader.load("compare")
+    assert "tron_gpu" in [m.key for m in exp.full.methods]
+    assert "tron_gpu" not in [m.key for m in exp.quick.methods]
+
+
+def test_gpu_method_traces_on_both_backends():
+    """The CPU twin and the CUDA kernels (simulator here) keep the same kind of trace."""
+    from gpubench import methods
+    for backend in ("cpu", "cuda"):
+        r = methods.minimize("rastrigin", 2, method="de-gpu", np=6, runs=2, max_evaluations=6 * 7,
+                             generations_per_launch=2, backend=backend, seed=3)
+        tr = np.array(r.history["trace"])
+        assert r.backend == backend and tr[-1, 0] == r.nfev and tr[-1, 2] == r.fun
+        assert tr[0, 0] == 12  # the initial populations of both runs, read before the first launch
+        assert np.all(np.diff(tr[:, 0]) > 0) and np.all(np.diff(tr[:, 2]) <= 0)
+    one = methods.minimize("levy", 2, method="lbfgsb-gpu", starts=4, backend="cpu", seed=5)
+    four = methods.minimize("levy", 2, method="lbfgsb-gpu", starts=4, rounds=4, backend="cpu", seed=5)
+    assert one.history["fun"] == four.history["fun"]  # start k is the same whatever the rounds
+    assert len(one.history["trace"]) == 1 and one.history["trace"][0][2] == one.fun
+    tr = np.array(four.history["trace"])
+    assert tr[0, 2] == four.history["fun"][0] and tr[-1, 0] == four.nfev and tr[-1, 2] == four.fun
+    # each row counts every evaluation of the rounds done so far (the first k starts: the same points)
+    prefix = [methods.minimize("levy", 2, method="lbfgsb-gpu", starts=k, backend="cpu", seed=5).nfev
+              for k in (1, 2, 3, 4)]
+    assert set(tr[:, 0].astype(int)) <= set(prefix) and tr[0, 0] == prefix[0]
+
+
+def _gpu_compare():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "scripts" / "gpu_compare.py"
+    spec = importlib.util.spec_from_file_location("gpu_compare", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gpu_compare_script_resumes_within_its_budget(quick, tmp_path, capsys):
+    """scripts/gpu_compare.py on the quick variant: runs only what is missing, only what fits."""
+    res, _ = quick
+    out = tmp_path / "out"
+    shutil.copytree(res / "compare", out / "results" / "compare")
+    gone = sorted((out / "results" / "compare").glob("bfgs-*.json"))
+    assert len(gone) == 10
+    for p in gone:
+        p.unlink()
+    script = _gpu_compare()
+    # unmeasured bfgs cases count their time limit (10 s) plus the compile allowance: none fits 5 s
+    assert script.main([str(out), "--quick", "--budget", "5", "--workers", "1"]) == 0
+    status = json.loads((out / "gpu_compare.json").read_text())
+    assert status["ran"] == [] and status["remaining"] == 10
+    assert script.main([str(out), "--quick", "--budget", "200", "--workers", "2"]) == 0
+    status = json.loads((out / "gpu_compare.json").read_text())
+    assert sorted(r["case"] for r in status["ran"]) == sorted(p.stem for p in gone)
+    assert status["remaining"] == 0 and status["environment"]["versions"]
+    assert {p.name for p in gone} <= {p.name for p in (out / "results" / "compare").glob("*.json")}
+    assert script.main([str(out), "--quick", "--budget", "0"]) == 2
+    assert "--budget must be positive" in capsys.readouterr().err

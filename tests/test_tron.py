@@ -230,10 +230,26 @@ def test_method_minimize_and_settings():
     assert r.fun == pytest.approx(fn.fstar(3), abs=1e-10)
     np.testing.assert_allclose(r.x, fn.xstar(3), atol=1e-6)
     assert r.options["cholesky"] == "left" and r.options["hessian"] == "differences"
+    # the starts split over launches: start k is the same, the trace notes the best after each launch
+    r3 = methods.minimize(fn, 3, method="tron-gpu", starts=3, rounds=3, backend="cpu", hessian="differences")
+    assert r3.history["start_fun"] == r.history["start_fun"] and r3.nfev == r.nfev
+    tr = np.array(r3.history["trace"])
+    assert tr[0, 2] == r.history["start_fun"][0] and tr[-1, 0] == r.nfev and tr[-1, 2] == r.fun
+    assert np.all(np.diff(tr[:, 0]) > 0) and np.all(np.diff(tr[:, 2]) <= 0)
+    with pytest.raises(InputError, match="rounds"):
+        methods.minimize(fn, 3, method="tron-gpu", starts=2, rounds=3)
     with pytest.raises(InputError):
         methods.minimize(fn, 3, method="tron-gpu", cholesky="middle")
     with pytest.raises(InputError):
         methods.minimize(fn, 3, method="tron-gpu", layout="2d", threads=4)
+
+
+def test_method_on_a_function_without_parameters():
+    # such a function gets one dummy parameter row, which solve_batch must accept
+    fn = functions.get("rosenbrock")
+    assert fn.params(2).shape[0] == 0
+    r = methods.minimize(fn, 2, method="tron-gpu", starts=2, backend="cpu", hessian="differences")
+    assert r.fun == pytest.approx(0.0, abs=1e-6)
 
 
 def test_shared_memory_limit_is_one_line():

@@ -64,6 +64,13 @@ CPU twins (numba), used for ``backend="cpu"`` and when there is no GPU:
 members in order), and ``"parallel"``, members of a generation in parallel
 (``prange``, one random stream per member, so the result does not depend on
 the thread count).  Both are the same synchronous DE/rand/1/bin.
+
+Trace (``history["trace"]``, rows ``[evaluations, seconds, best so far]`` over all
+runs, :mod:`gpubench.methods.trace`): read on the host after the initial population
+and after each launch (fast mode and CPU: every ``generations_per_launch``
+generations; paper mode: at each host check, every 64 generations), so its
+resolution is the launch; a smaller ``generations_per_launch`` gives a finer trace
+at the cost of more host round trips.
 """
 import time
 import warnings
@@ -76,6 +83,7 @@ from ..device import BACKENDS, gpu_available, resolve_backend, simulator
 from ..errors import InputError
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
+from .trace import Trace
 
 BOUNDS = ("clip", "reflect", "reinit")
 STATUS = {0: "reached target_error", 1: "spent max_evaluations", 2: "stopped at time_limit"}
@@ -560,7 +568,15 @@ class _Plan:
         self.target = 0.0 if s.target_error is None else float(s.target_error)
 
 
-def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_out, options, timing):
+def _see(trace, plan, fits, stop, evals, done_gens):
+    """Note the best value over all runs so far: a stopped run's members are in the buffer of the
+    generation it stopped at, a running run's in that of the last generation done."""
+    gen = np.where(stop >= 0, stop, done_gens) % 2
+    block = fits.reshape(2, plan.R, plan.NP)[gen, np.arange(plan.R)]
+    trace.see(int(evals.sum()), plan.sign * float(block.min()))
+
+
+def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_out, options, timing, trace):
     """One OptimizeResult from the final device/host buffers of every run."""
     NP, R = plan.NP, plan.R
     run_fun, run_err, run_gen, run_nfev, status, xs = [], [], [], [], [], []
@@ -585,6 +601,7 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_ou
     status = np.asarray(status, dtype=np.int64)
     history = {"run_fun": run_fun, "run_error": run_err, "run_generations": run_gen, "run_nfev": run_nfev,
                "run_success": succ, "success_rate": sum(succ) / R, "status_meaning": STATUS, **history_extra}
+    history["trace"] = trace.close(int(evals.sum()))
     converged = bool(np.all(status < 2)) and (not plan.use_target or bool(np.all(status == 0)))
     msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
            + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
@@ -620,9 +637,11 @@ def _run_cpu(plan, note):
     stop = np.full(R, -1, dtype=np.int64)
     evals = np.zeros(R * NP, dtype=np.int64)
     trials = np.empty((R * NP, D)) if per_member else None
+    trace = Trace(plan.fn.sense)
     t0 = time.perf_counter()
     mod.cpu_init(pops, fits, plan.lo, plan.hi, plan.p, states, per_member, NP, R, D, stop, evals, plan.fstar,
                  plan.target, plan.use_target)
+    _see(trace, plan, fits, stop, evals, 0)
     g, timed_out = 1, False
     while g <= plan.G and (stop < 0).any():
         if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
@@ -636,11 +655,12 @@ def _run_cpu(plan, note):
         else:
             mod.cpu_sde(*args)
         g = g1
+        _see(trace, plan, fits, stop, evals, g - 1)
     seconds = time.perf_counter() - t0
     opts = _options(plan, "cpu", {"variant": "sDE (sequential)" if not per_member else "parallel (numba prange)"})
     if note:
         opts["note"] = note
-    return _finish(plan, "cpu", pops, fits, stop, evals, g - 1, seconds, timed_out, opts, {"run_s": seconds})
+    return _finish(plan, "cpu", pops, fits, stop, evals, g - 1, seconds, timed_out, opts, {"run_s": seconds}, trace)
 
 
 def _device_limits():
@@ -818,11 +838,13 @@ def _run_cuda(plan, force_paper=False):
     cuda.synchronize()
     states_s = time.perf_counter() - t_states
 
+    trace = Trace(plan.fn.sense)
     t0 = time.perf_counter()
     mod.de_init[grid, block, 0, smem](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
     g, timed_out = 1, False
     G = plan.G
     host_stop = stop.copy_to_host()
+    _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), 0)
     check_every = 64
     if mode == "paper":
         streams = [cuda.stream(), cuda.stream()]
@@ -846,6 +868,7 @@ def _run_cuda(plan, force_paper=False):
             if g % check_every == 0 or g == G:
                 cuda.synchronize()
                 host_stop = stop.copy_to_host()
+                _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), g)
                 if not (host_stop < 0).any():
                     g += 1
                     break
@@ -867,6 +890,7 @@ def _run_cuda(plan, force_paper=False):
             cuda.synchronize()
             g = g1
             host_stop = stop.copy_to_host()
+            _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), g - 1)
             if not (host_stop < 0).any():
                 break
             if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit and g <= G:
@@ -886,7 +910,7 @@ def _run_cuda(plan, force_paper=False):
         opts["note"] = "ran under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
     timing = {"run_s": seconds, "compile_s": compile_s, "rng_states_s": states_s}
     return _finish(plan, "cuda", pops.copy_to_host(), fits.copy_to_host(), stop.copy_to_host(),
-                   evals.copy_to_host(), g - 1, seconds, timed_out, opts, timing)
+                   evals.copy_to_host(), g - 1, seconds, timed_out, opts, timing, trace)
 
 
 def run(fn, dim, s):

@@ -14,6 +14,14 @@ start's outcome (0 converged, 1 iteration/evaluation limit, 2 abnormal), and
 ``history["fun"]`` each start's final value.  A maximised function
 (``sense="max"``) is run on -f.
 
+``rounds`` splits the starts into that many consecutive launches (start k is
+the same whatever the split, every start being independent); after each the
+best value so far is noted in ``history["trace"]`` (rows ``[evaluations,
+seconds, best so far]``, :mod:`gpubench.methods.trace`).  With one round (the
+default) the trace has one row, the end of the launch: a batched method's
+answer exists only when its launch ends.  More rounds give time-to-target
+figures a finer grain at the price of smaller launches.
+
 For one large problem with a user value-and-gradient on device arrays use
 :func:`gpubench.lbfgsb.minimize` instead.
 """
@@ -27,6 +35,7 @@ from ..errors import InputError
 from ..lbfgsb import batch
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
+from .trace import Trace
 
 NAME = "lbfgsb-gpu"
 
@@ -46,6 +55,12 @@ class LbfgsbGpuSettings(MethodSettings):
                         choices=("project", "truncate"))
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
     threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
+    rounds: int = setting(1, "consecutive launches sharing the starts; the trace notes the best after each",
+                          minimum=1)
+
+    def validate(self):
+        if self.rounds > self.starts:
+            raise InputError(f"{NAME}: rounds ({self.rounds}) must be at most starts ({self.starts})")
 
 
 def _starts(fn, dim, s):
@@ -60,11 +75,21 @@ def _run(fn, dim, s):
     backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
     lo, hi, X0 = _starts(fn, dim, s)
     sign = -1.0 if fn.sense == "max" else 1.0
+    trace = Trace(fn.sense)
     t0 = time.perf_counter()
-    X, f, nit, nfev, status, pg = batch.solve(
-        fn, X0, lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
-        cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
+    parts, evals = [], 0
+    for rows in np.array_split(np.arange(s.starts), s.rounds):
+        part = batch.solve(
+            fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
+            cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
+        parts.append(part)
+        evals += int(part[3].sum())
+        fin = sign * part[1]
+        fin = fin[np.isfinite(fin)]
+        if fin.size:
+            trace.see(evals, sign * float(fin.min()))
     seconds = time.perf_counter() - t0
+    X, f, nit, nfev, status, pg = (np.concatenate([p[i] for p in parts]) for i in range(6))
     key = sign * f
     key = np.where(np.isfinite(key), key, np.inf)
     b = int(np.argmin(key))
@@ -80,7 +105,7 @@ def _run(fn, dim, s):
         message=(f"best of {s.starts} start(s): {counts[0]} converged, {counts[1]} at a limit, "
                  f"{counts[2]} abnormal"),
         status=status, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
-                                "best_start": b},
+                                "best_start": b, "trace": trace.close(int(nfev.sum()))},
         timing={"solve": seconds}, options=options)
 
 

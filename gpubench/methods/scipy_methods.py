@@ -124,6 +124,8 @@ class _Common(MethodSettings):
     time_limit: Optional[float] = setting(None, "seconds: no new run starts after this", exclusive_minimum=0.0)
     workers: int = setting(1, "processes sharing the runs (run k is the same whatever the split); "
                               "the trace is kept only with one worker", minimum=1)
+    first_run: int = setting(0, "the runs are k = first_run ... first_run + runs - 1 (a chunk of a larger "
+                                "budget: run k is the same whatever the chunking)", minimum=0)
 
     # what the paper prints for this method (Tables S12/S13) and how the box is kept
     paper_runs: ClassVar[int] = 0
@@ -439,15 +441,16 @@ def _chunk(ks):
 def _multistart(name, one, fn, dim, settings):
     s = settings.resolved(dim)
     runs, time_limit, workers = settings.runs, settings.time_limit, min(settings.workers, settings.runs)
+    first = settings.first_run
     sign = -1.0 if fn.sense == "max" else 1.0
     t0 = time.perf_counter()
     if workers == 1:
-        done, nfev, njev, trace = _runs(name, one, fn, dim, s, range(runs), t0, time_limit, True)
+        done, nfev, njev, trace = _runs(name, one, fn, dim, s, range(first, first + runs), t0, time_limit, True)
     else:
         import concurrent.futures as cf
         import multiprocessing
         # interleaved chunks, so that a time limit cuts every worker at about the same run index
-        chunks = [range(w, runs, workers) for w in range(workers)]
+        chunks = [range(first + w, first + runs, workers) for w in range(workers)]
         _JOB["job"] = (name, one, fn, dim, s, t0, time_limit)
         try:
             with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:

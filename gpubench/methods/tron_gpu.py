@@ -17,7 +17,14 @@ expanded at n (:mod:`gpubench.tron.hessian`; ``hessian="auto"`` does so for
 n <= 16) or taken by central differences of the generated gradient.  Stopping rule (relative):
 ``||pg(x)|| <= gtol ||pg(x0)||`` with pg the projected gradient, or
 ``||pg|| <= gatol``, or actual and predicted reductions both ``<= frtol |f|``.
+
+``rounds`` splits the starts into that many consecutive launches (start k is
+the same whatever the split); after each the best value so far is noted in
+``history["trace"]`` (rows ``[evaluations, wall-clock seconds, best so far]``,
+:mod:`gpubench.methods.trace`).  One round (the default) gives one row, the end
+of the launch, when a batched method's answer first exists.
 """
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -26,6 +33,7 @@ import numpy as np
 from ..errors import InputError
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
+from .trace import Trace
 
 NAME = "tron-gpu"
 # the expanded expression, and so generation and compile time, grows fast with n
@@ -60,10 +68,14 @@ class TronSettings(MethodSettings):
                            maximum=1.0)
     delta0: Optional[float] = setting(None, "initial trust radius (none: max(||pg(x0)||, 1))",
                                       exclusive_minimum=0.0)
+    rounds: int = setting(1, "consecutive launches sharing the starts; the trace notes the best after each",
+                          minimum=1)
 
     def validate(self):
         if self.layout == "2d" and self.threads:
             raise InputError(f"{NAME}: threads applies to the 1d layout only")
+        if self.rounds > self.starts:
+            raise InputError(f"{NAME}: rounds ({self.rounds}) must be at most starts ({self.starts})")
 
 
 def _run(fn, dim, s):
@@ -77,11 +89,23 @@ def _run(fn, dim, s):
         par = np.zeros((s.starts, 1, dim))
     hessian = s.hessian if s.hessian != "auto" else ("symbolic" if dim <= SYMBOLIC_MAX_N
                                                      else "differences")
-    res = tron.solve_batch(x0, lo, hi, par, objective="library", fn=fn, backend=backend,
-                           hessian=hessian, cholesky=s.cholesky, backsolve=s.backsolve, layout=s.layout,
-                           memory=s.memory, threads=s.threads, max_iter=s.max_iter, gtol=s.gtol,
-                           gatol=s.gatol, frtol=s.frtol, delta0=s.delta0 or 0.0, cgtol=s.cgtol)
     sign = -1.0 if fn.sense == "max" else 1.0
+    trace = Trace(fn.sense)
+    parts, evals = [], 0
+    for rows in np.array_split(np.arange(s.starts), s.rounds):
+        part = tron.solve_batch(x0[rows], lo, hi, par[rows], objective="library", fn=fn, backend=backend,
+                                hessian=hessian, cholesky=s.cholesky, backsolve=s.backsolve, layout=s.layout,
+                                memory=s.memory, threads=s.threads, max_iter=s.max_iter, gtol=s.gtol,
+                                gatol=s.gatol, frtol=s.frtol, delta0=s.delta0 or 0.0, cgtol=s.cgtol)
+        parts.append(part)
+        evals += int(part.nfev.sum())
+        fin = part.f[np.isfinite(part.f)]
+        if fin.size:
+            trace.see(evals, sign * float(fin.min()))  # part.f is in minimisation terms
+    res = parts[0] if len(parts) == 1 else dataclasses.replace(
+        parts[0], **{k: np.concatenate([getattr(p, k) for p in parts])
+                     for k in ("x", "f", "iterations", "status", "nfev", "pgnorm")},
+        seconds=sum(p.seconds for p in parts))
     vals = sign * res.f
     ok = np.isfinite(vals)
     best = int(np.argmin(np.where(ok, sign * vals, np.inf))) if ok.any() else 0
@@ -99,7 +123,8 @@ def _run(fn, dim, s):
         seconds=res.seconds, converged=bool(res.status[best] == 0),
         message=f"{n_ok} of {s.starts} starts converged; best start {best}",
         status=res.status, history={"start_fun": vals.tolist(),
-                                    "start_iterations": res.iterations.tolist()},
+                                    "start_iterations": res.iterations.tolist(),
+                                    "trace": trace.close(int(res.nfev.sum()))},
         timing={"solve": res.seconds}, options=options)
 
 

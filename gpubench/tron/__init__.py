@@ -110,7 +110,8 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         if hessian not in ("differences", "symbolic"):
             raise InputError(f"hessian must be 'differences' or 'symbolic', got {hessian!r}")
     x0, lo, hi, par = _check(x0, lo, hi, par)
-    if objective == "library" and par.shape[1] != fn.params(x0.shape[1]).shape[0]:
+    # a function without parameters gets one dummy row (arrays of extent 0 do not reach the kernels)
+    if objective == "library" and par.shape[1] != max(fn.params(x0.shape[1]).shape[0], 1):
         raise InputError(f"{fn.name} has {fn.params(x0.shape[1]).shape[0]} parameter rows")
     if cholesky not in CHOLESKY or backsolve not in ("explicit", "implicit") \
             or layout not in ("1d", "2d") or memory not in ("shared", "global"):

@@ -1,0 +1,71 @@
+"""scripts/host_s12.py: Tables S12/S13 at full run counts, in resumable chunks (quick variant here)."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from gpubench import experiments_loader as loader
+from gpubench import methods, report, runner
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def s(monkeypatch):
+    # imported by name (not from a path) so that the spawned workers can import it too
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    return importlib.import_module("host_s12")
+
+
+def test_gaps_cover_what_no_chunk_covers(s):
+    chunks = [{"first": 0, "last": 10}, {"first": 20, "last": 25}, {"first": 25, "last": 30}]
+    assert s.gaps(40, chunks) == [(10, 20), (30, 40)]
+    assert s.gaps(30, chunks) == [(10, 20)]
+    assert s.gaps(5, []) == [(0, 5)]
+
+
+def test_chunks_resume_and_merge_into_the_record_of_one_call(s, tmp_path, capsys):
+    out = tmp_path / "out"
+    args = [str(out), "--quick", "--only", "bfgs", "--workers", "2", "--chunk-seconds", "0.05"]
+    # a budget too short for every chunk: the record says how many of the 100 runs are done
+    assert s.main(args + ["--budget", "0.5"]) == 0
+    (path,) = (out / "results" / "tableS12").glob("bfgs-*.json")
+    rec = json.loads(path.read_text())
+    done = rec["measured"]["runs_completed"]
+    assert 0 < done < 100 and rec["measured"]["runs"] == 100 and "partial" in rec["measured"]["message"]
+    exp = loader.load("tableS12")
+    md = report.build(exp, out / "results", tmp_path / "rep").read_text()
+    assert f"{done:,} of 100 (partial)" in md and "All seven popular CPU-based" in md
+    # the rest, in a second command; the merged record is that of all 100 runs in one call
+    assert s.main(args + ["--budget", "300"]) == 0
+    rec = json.loads(path.read_text())
+    chunks = sorted(rec["provenance"]["chunks"], key=lambda c: c["first"])
+    assert len(chunks) > 2 and chunks[0]["first"] == 0 and chunks[-1]["last"] == 100
+    assert all(a["last"] == b["first"] for a, b in zip(chunks, chunks[1:]))  # no run twice, none left out
+    spec = next(m for m in exp.quick.methods if m.key == "bfgs")
+    one = methods.minimize("ackley", 100, method="bfgs", **spec.settings)
+    assert rec["history"]["run_fun"] == one.history["run_fun"]
+    assert rec["measured"]["best_f"] == one.fun and rec["measured"]["evaluations"] == one.nfev
+    assert rec["measured"]["runs_completed"] == 100 and rec["measured"]["seconds"] == pytest.approx(
+        sum(c["seconds"] for c in chunks))
+    assert rec["case"] == next(c.case_id for c in runner.plan(exp, quick=True) if c.key == "bfgs")
+    assert s.main([str(out), "--quick", "--only", "nope", "--plan"]) == 2
+    assert "no heuristic entry 'nope'" in capsys.readouterr().err
+
+
+def test_gpu_entries_run_whole_beside_the_chunks(s, tmp_path):
+    """de-gpu and lbfgsb-gpu (CPU twins here) run as one call each, stored as the runner's records."""
+    out = tmp_path / "out"
+    assert s.main([str(out), "--quick", "--only", "de_gpu,lbfgsb_gpu", "--workers", "1", "--budget", "500"]) == 0
+    recs = {r["key"]: r for r in runner.load_records(out / "results" / "tableS12")}
+    assert set(recs) == {"de_gpu", "lbfgsb_gpu"}
+    assert recs["de_gpu"]["measured"]["runs_completed"] == 2 and recs["lbfgsb_gpu"]["options"]["starts"] == 8
+    exp = loader.load("tableS12")
+    md = report.build(exp, out / "results", tmp_path / "rep").read_text()
+    row = next(ln for ln in md.splitlines() if ln.startswith("| lbfgsb_gpu"))
+    assert "| 8 |" in row and "of 8" in row  # its starts, and how many of them found f*
+    assert "With budgets a user would choose" in md and "de_gpu:" in md
+    # a second command finds them stored and runs nothing
+    assert s.main([str(out), "--quick", "--only", "de_gpu,lbfgsb_gpu", "--plan"]) == 0
+    assert s.pending_whole(exp, True, out / "results" / "tableS12") == []
