@@ -2,9 +2,17 @@
 # the host's numba/numba-cuda, and exports the paths.  numpy 2.5 there breaks numba-cuda 0.30, so
 # a numpy 2.4 wheel travels in .whl/ (with the peers missing there: jaxopt, evox); see
 # ../shared/notes/gpu.md and docs/reproduction.md.  Set GPUBENCH_COMMIT before sourcing.
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
+if [ "$(cat /tmp/site/.wheels 2>/dev/null)" != "$(ls .whl/*.whl)" ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
+    ls .whl/*.whl > /tmp/site/.wheels
+fi
 export PYTHONPATH=/tmp/site
-rm -rf /tmp/gpb; python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/gpb . >/dev/null 2>&1 || return 1
+# reinstall gpubench unless this commit is already there: a warm machine may hold another
+# commit's, and a process still running from /tmp/gpb (a setsid run) must not lose its files
+if [ "$(cat /tmp/gpb/.commit 2>/dev/null)" != "${GPUBENCH_COMMIT:-none}" ] || [ "${GPUBENCH_COMMIT:-unknown}" = unknown ]; then
+    rm -rf /tmp/gpb; python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/gpb . >/dev/null 2>&1 || return 1
+    echo "${GPUBENCH_COMMIT:-none}" > /tmp/gpb/.commit
+fi
 export PYTHONPATH=/tmp/gpb:/tmp/site PYTHONUNBUFFERED=1
 export GPUBENCH_CACHE=${GPUBENCH_CACHE:-/tmp/gpubench-cache}
 python3 -c "import numpy, numba, numba_cuda; from numba import cuda; print('numpy', numpy.__version__, 'numba', numba.__version__, 'gpu', cuda.get_current_device().name)"
