@@ -399,8 +399,12 @@ def start_client(workers=None, scheduler=None, processes=True):
             cluster = SpecCluster(
                 scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False,
                                                          "dashboard_address": "127.0.0.1:0"}},
+                # memory_limit 0: Dask's "auto" gives a worker memory in proportion to its threads
+                # (1 of the host's cores: 8 GB on a 32-core, 256 GB host) and restarts it above
+                # that; a worker here owns a whole GPU and its share of the host, not one core's
                 workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1",
-                                                          "dashboard_address": "127.0.0.1:0"}}
+                                                          "dashboard_address": "127.0.0.1:0",
+                                                          "memory_limit": 0}}
                          for name, env in gpu_worker_spec(workers, gpus).items()})
     elif processes:
         threads = max(1, (os.cpu_count() or 1) // workers)

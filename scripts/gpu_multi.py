@@ -81,6 +81,7 @@ def main(argv=None):
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    atomic_write(os.path.join(a.outdir, f"w{a.workers}.log"), p.stdout + "\n" + p.stderr)  # whole, for a post-mortem
     print(p.stdout[-3000:], p.stderr[-3000:], sep="\n", flush=True)
     if p.returncode != 0:
         print(f"reproduce failed with exit {p.returncode}", flush=True)

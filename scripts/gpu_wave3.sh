@@ -55,6 +55,18 @@ elif [ "$phase" = 2 ]; then
       log "asv exit $?"; tar czf /tmp/o/asv_results.tgz results/asv )
     compare 1
     wait
+elif [ "$phase" = 4 ]; then
+    # a fresh machine after the first two: the S12 chunks so far travel in .gpu_state/s12
+    [ -d /tmp/o/s12 ] || cp -r $REPO/.gpu_state/s12 /tmp/o/s12
+    s12 & S12=$!
+    on 0,1 python3 $REPO/scripts/gpu_multi.py /tmp/o/multi --workers 2 --warm > /tmp/o/multi_w2.txt 2>&1
+    log "two GPUs exit $?"
+    on 1 python3 $REPO/scripts/gpu_bnb.py /tmp/o/paper001 --part 1 --sections lb100x,fig6ab,fig6cd,table1 \
+        --budget $(( $(left) - 40 )) > /tmp/o/bnb1_log.txt 2>&1 &
+    on 0 python3 $REPO/scripts/gpu_multi.py /tmp/o/multi --workers 1 > /tmp/o/multi_w1.txt 2>&1
+    log "one GPU exit $?"
+    wait
+    grep -h -i "memory\|killed" /tmp/o/multi/w*.log | head -5
 else
     s12 & S12=$!
     on 0,1 python3 $REPO/scripts/gpu_multi.py /tmp/o/multi --workers 2 > /tmp/o/multi_w2.txt 2>&1
