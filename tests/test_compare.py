@@ -178,3 +178,23 @@ def test_gpu_compare_script_resumes_within_its_budget(quick, tmp_path, capsys):
     assert {p.name for p in gone} <= {p.name for p in (out / "results" / "compare").glob("*.json")}
     assert script.main([str(out), "--quick", "--budget", "0"]) == 2
     assert "--budget must be positive" in capsys.readouterr().err
+
+
+
+@pytest.mark.parametrize("name, module", [("lbfgsb-gpu", "gpubench.methods.lbfgsb_gpu"),
+                                          ("tron-gpu", "gpubench.methods.tron_gpu")])
+def test_warmup_settings_of_a_multi_round_entry_are_valid(name, module, monkeypatch):
+    """The warm-up runs one start; with rounds = 4 kept (dataclasses.replace skips validate) it
+    split that start into three empty rounds, and a CUDA launch of zero blocks failed every
+    such case on the GPU host."""
+    import importlib
+
+    from gpubench import functions, methods
+    mod = importlib.import_module(module)
+    seen = []
+    monkeypatch.setattr(mod, "_run", lambda fn, dim, s: seen.append(s))
+    m = methods.get(name)
+    m.warmup(functions.get("levy"), 3, m.make_settings({"starts": 8, "rounds": 4, "backend": "cpu"}))
+    assert len(seen) == 1
+    seen[0].validate()  # raises InputError when rounds > starts
+    assert seen[0].rounds <= seen[0].starts

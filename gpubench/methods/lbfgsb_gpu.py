@@ -112,7 +112,7 @@ def _run(fn, dim, s):
 def _warmup(fn, dim, s):
     """One start compiles the kernel (CPU or CUDA) for this function."""
     import dataclasses
-    _run(fn, dim, dataclasses.replace(s, starts=1, maxiter=2))
+    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, maxiter=2))  # one start: one round
 
 
 def _interactive(dim, given):

@@ -130,7 +130,7 @@ def _run(fn, dim, s):
 
 def _warmup(fn, dim, s):
     import dataclasses
-    _run(fn, dim, dataclasses.replace(s, starts=1, max_iter=1))
+    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, max_iter=1))  # one start: one round
 
 
 METHOD = Method(
