@@ -494,3 +494,27 @@ def test_prefetched_cauchy_products_equal_fresh(monkeypatch, step):
     r = minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=3, pgtol=1e-7, factr=0.0, cauchy="approximate",
                  step=step, backend="cpu")
     assert r.nit > 10 and len(checked) >= r.nit - 1 and max(checked) == 3
+
+
+def test_table1_report_adds_the_gpu_hosts_problems(tmp_path):
+    """The full Table 1 report shows a stored GPU record's problems in a section of their own,
+    beside the published percentages, and counts them as run; the quick report ignores it."""
+    import json
+
+    from gpubench.lbfgsb import reproduce as R
+    bins = {label: 0.0 for label, _, _ in R.BINS}
+    bins["0"] = 100.0
+    row = {"problem": "lennard-jones", "n": 39999, "bins": bins, "energy_diff_percent": 0.0,
+           "approximate": {"iterations": 7}, "exact": {"iterations": 9}}
+    gpu = tmp_path / "gpu.json"
+    gpu.write_text(json.dumps({"result": {"backend": "cuda", "rows": [row]}, "note": "made up",
+                               "environment": {"gpu": {"name": "Test GPU", "driver": "1"}, "commit": "abc"}}))
+    full = dict(R.load("table1"), result={"rows": []}, backend="cpu", variant="full")
+    text = R.report_table1(full, gpu_path=gpu)
+    section = text.split("## The other problems")[1]
+    assert "Lennard-Jones Clusters (n=39,999)" in section and "Test GPU" in section
+    assert "| 0 | 100.00 / 100.00 |" in section          # ours / published
+    assert "7 / 9" in section
+    assert "Lennard-Jones" not in text.split("Not run in this record:")[1].split("\n")[0]
+    quick = dict(R.load("table1", quick=True), result={"rows": []}, backend="cpu")
+    assert "## The other problems" not in R.report_table1(quick, gpu_path=gpu)

@@ -268,15 +268,12 @@ def gpu_table4_lines(gpu, pub):
     return lines
 
 
-def report_table1(rec):
-    pub = {}
-    for r in _published("fei2014_cauchy_minpack.csv"):
-        pub[(r["problem"], r["row_label"])] = r["percent"]
-    rows = rec["result"]["rows"]
+GPU_TABLE1 = ROOT / "results" / "gpu" / "lbfgsb" / "fei2014_table1_gpu.json"
+
+
+def _bins_table(rows, pub):
     heads = [minpack2.TABLE1_NAMES[r["problem"]] for r in rows]
-    lines = [f"# {rec['title']}", "", f"Source: {rec['source']}. Variant: {rec['variant']}; ours on "
-             f"{rec['backend']}.  Percent of iterations per bin of |t_c - t*|/t*: ours / published.", "",
-             "| bin | " + " | ".join(f"{h} (n={r['n']:,})" for h, r in zip(heads, rows)) + " |",
+    lines = ["| bin | " + " | ".join(f"{h} (n={r['n']:,})" for h, r in zip(heads, rows)) + " |",
              "| --- | " + " | ".join("---" for _ in rows) + " |"]
     for label, _, _ in BINS:
         cells = []
@@ -288,10 +285,36 @@ def report_table1(rec):
         f"{r['energy_diff_percent']:.2e} / {pub.get((h, 'Energy Diff'), '-')}" for h, r in zip(heads, rows)) + " |")
     lines.append("| iterations (approx. / exact) | " + " | ".join(
         f"{r['approximate']['iterations']} / {r['exact']['iterations']}" for r in rows) + " |")
-    missing = [minpack2.TABLE1_NAMES[p] for p in minpack2.TABLE1_NAMES if p not in {r["problem"] for r in rows}]
+    return lines
+
+
+def report_table1(rec, gpu_path=None):
+    pub = {}
+    for r in _published("fei2014_cauchy_minpack.csv"):
+        pub[(r["problem"], r["row_label"])] = r["percent"]
+    rows = rec["result"]["rows"]
+    lines = [f"# {rec['title']}", "", f"Source: {rec['source']}. Variant: {rec['variant']}; ours on "
+             f"{rec['backend']}.  Percent of iterations per bin of |t_c - t*|/t*: ours / published.", "",
+             *_bins_table(rows, pub)]
+    done = {r["problem"] for r in rows}
+    gpu = None
+    gpath = Path(gpu_path or GPU_TABLE1)
+    if rec.get("variant") == "full" and gpath.exists():
+        gpu = json.loads(gpath.read_text())
+        done |= {r["problem"] for r in gpu["result"]["rows"]}
+    missing = [minpack2.TABLE1_NAMES[p] for p in minpack2.TABLE1_NAMES if p not in done]
     if missing:
         lines += ["", f"Not run in this record: {', '.join(missing)}."]
     lines += ["", rec.get("note", "")]
+    if gpu is not None:
+        env = gpu.get("environment", {})
+        g = env.get("gpu") or {}
+        lines += ["", f"## The other problems, on the GPU host (`scripts/gpu_lbfgsb.py`, stored in "
+                      f"`{gpath.relative_to(ROOT) if gpath.is_relative_to(ROOT) else gpath}`)", "",
+                  f"Measured on {g.get('name', 'a GPU')} (driver {str(g.get('driver', '?')).splitlines()[0]}), "
+                  f"commit {env.get('commit', '?')}, {env.get('date', '')}; ours on {gpu['result']['backend']}. "
+                  "Percent of iterations per bin: ours / published.", "",
+                  *_bins_table(gpu["result"]["rows"], pub), "", gpu.get("note", "")]
     return "\n".join(lines) + "\n"
 
 
@@ -303,8 +326,21 @@ def main(argv=None):
     ap.add_argument("--out", default=str(ROOT))
     ap.add_argument("--problems", default=None,
                     help="table1: a comma-separated subset of the problems (the record says which ran)")
+    ap.add_argument("--render", action="store_true",
+                    help="rewrite the report from the stored records.json (and GPU records) without running")
     args = ap.parse_args(argv)
     from .. import environment
+    stem = load(args.table, args.quick)["id"] + ("_quick" if args.quick else "")
+    if args.render:
+        out = Path(args.out)
+        path = out / "results" / stem / "records.json"
+        if not path.exists():
+            raise SystemExit(f"no stored record {path}: run the table first")
+        rec = json.loads(path.read_text())
+        text = report_table1(rec) if args.table == "table1" else report_table4(rec)
+        atomic_write(out / "reports" / f"{stem}.md", text)
+        print(text)
+        return
     spec = load(args.table, args.quick)
     if args.problems:
         spec["problems"] = [p.strip() for p in args.problems.split(",")]
