@@ -2,6 +2,7 @@
 
     python scripts/host_s12.py OUT [--experiment tableS12] [--budget SECONDS] [--workers N]
                                [--chunk-seconds S] [--only ENTRY,...] [--quick] [--plan]
+    python scripts/host_s12.py OUT --experiment tableS13 --same-as tableS12
 
 The heuristics of Tables S12/S13 (Zhang, Shan & Cagan 2026, SI Appendix E) at the paper's
 run counts (basin-hopping 1,000, BFGS 50,000, DE 100, DIRECT 1, interior point 50,000,
@@ -18,6 +19,12 @@ of runs done of those planned ("k of 50,000"), how many found f*, the evaluation
 time: the sum of the chunks' times (each run on one core, as the paper's sequential runs),
 with the commands' wall times and core counts in ``provenance``.  Copy ``OUT/results/<experiment>``
 into ``results/`` and run ``gpubench report <experiment>``.
+
+Tables S12 and S13 print one computation timed on two machines (a laptop and a server);
+their experiment files plan the same cases (same settings and seeds: the case ids are equal).
+``--same-as tableS12`` therefore runs nothing: it checks that the two plans are the same and
+writes S12's merged records as S13's (``experiment`` changed, ``provenance.same_computation_as``
+saying where they come from), so each table is compared with its own published column.
 
 The estimate of a chunk is the entry's measured seconds per run (from its stored chunks), else
 :data:`PRIOR_S_PER_RUN` (measured on one core of the development machine, see the note there);
@@ -209,6 +216,33 @@ def plan_lines(todo, budget):
     return lines, total
 
 
+def same_as(out, src, dst, quick=False):
+    """Store ``src``'s merged records as ``dst``'s, after checking that both plan the same cases."""
+    from gpubench import experiments_loader, runner
+    from gpubench.device import atomic_write
+    if src == dst:
+        print(f"host_s12: --same-as names the experiment itself ({dst})", file=sys.stderr)
+        return 2
+    plans = {e: {c.case_id for c in runner.plan(experiments_loader.load(e), quick)} for e in (src, dst)}
+    if plans[src] != plans[dst]:
+        print(f"host_s12: {src} and {dst} plan different cases; run {dst} itself", file=sys.stderr)
+        return 2
+    folder = Path(out) / "results" / src
+    recs = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    if not recs:
+        print(f"host_s12: no merged records of {src} under {folder}", file=sys.stderr)
+        return 2
+    for rec in recs:
+        if rec.get("case") not in plans[dst]:
+            continue
+        rec["experiment"] = dst
+        rec.setdefault("provenance", {})["same_computation_as"] = (
+            f"{src}: the same case (settings and seeds), one computation reported against each table")
+        atomic_write(Path(out) / "results" / dst / f"{rec['case']}.json", json.dumps(rec, indent=1))
+    print(f"{dst}: {len(recs)} record(s) of {src} stored as {dst}'s", flush=True)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
@@ -219,7 +253,11 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="the quick variant (to test this script on a CPU)")
     ap.add_argument("--plan", action="store_true", help="print what remains and the commands it needs; run nothing")
     ap.add_argument("--only", default="", help="comma-separated entry names (default: every heuristic entry)")
+    ap.add_argument("--same-as", default=None, choices=("tableS12", "tableS13"),
+                    help="store that experiment's merged records as this one's (same cases), run nothing")
     a = ap.parse_args(argv)
+    if a.same_as:
+        return same_as(a.out, a.same_as, a.experiment, a.quick)
     from gpubench import experiments_loader
     from gpubench.device import atomic_write, check_writable_dir
     from gpubench.errors import InputError

@@ -69,3 +69,24 @@ def test_gpu_entries_run_whole_beside_the_chunks(s, tmp_path):
     # a second command finds them stored and runs nothing
     assert s.main([str(out), "--quick", "--only", "de_gpu,lbfgsb_gpu", "--plan"]) == 0
     assert s.pending_whole(exp, True, out / "results" / "tableS12") == []
+
+
+def test_same_as_stores_one_computation_under_both_tables(s, tmp_path, monkeypatch, capsys):
+    """S12 and S13 plan the same cases: --same-as copies S12's merged records as S13's (marked so);
+    an experiment that plans other cases is refused in one line."""
+    out = tmp_path / "out"
+    folder = out / "results" / "tableS12"
+    folder.mkdir(parents=True)
+    cases = runner.plan(loader.load("tableS12"), quick=False)
+    for c in cases[:2]:
+        (folder / f"{c.case_id}.json").write_text(json.dumps({"case": c.case_id, "experiment": "tableS12"}))
+    assert s.main([str(out), "--experiment", "tableS13", "--same-as", "tableS12"]) == 0
+    copied = sorted((out / "results" / "tableS13").glob("*.json"))
+    assert [p.name for p in copied] == sorted(f"{c.case_id}.json" for c in cases[:2])
+    rec = json.loads(copied[0].read_text())
+    assert rec["experiment"] == "tableS13" and "tableS12" in rec["provenance"]["same_computation_as"]
+    # a different plan (a changed setting) is refused
+    real = runner.plan
+    monkeypatch.setattr(runner, "plan", lambda exp, quick=False: real(exp, quick)[: 1 if exp.id == "tableS13" else None])
+    assert s.main([str(out), "--experiment", "tableS13", "--same-as", "tableS12"]) == 2
+    assert "plan different cases" in capsys.readouterr().err
