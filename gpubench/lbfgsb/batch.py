@@ -142,6 +142,25 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
 
 
 @device
+def _lb_maxstep(x, d, lo, hi, cap):
+    # the longest step t <= cap along d from x that stays in [lo, hi] (0 if x + 0 d is already out)
+    t = cap
+    for i in range(x.shape[0]):
+        di = d[i]
+        if di < 0.0:
+            am = (lo[i] - x[i]) / di
+        elif di > 0.0:
+            am = (hi[i] - x[i]) / di
+        else:
+            am = math.inf
+        if am < t:
+            t = am
+    if t < 0.0:
+        t = 0.0
+    return t
+
+
+@device
 def _lb_pgnorm(x, g, lo, hi):
     best = 0.0
     for i in range(x.shape[0]):
@@ -346,19 +365,7 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                         ddp += (v - X[i]) * G[i]
                     use_trunc = ddp > 0.0
                 if use_trunc:
-                    alpha = 1.0
-                    for i in range(n):
-                        du = DU[i]
-                        if du < 0.0:
-                            am = (lo[i] - XC[i]) / du
-                        elif du > 0.0:
-                            am = (hi[i] - XC[i]) / du
-                        else:
-                            am = math.inf
-                        if am < alpha:
-                            alpha = am
-                    if alpha < 0.0:
-                        alpha = 0.0
+                    alpha = _lb_maxstep(XC, DU, lo, hi, 1.0)
                     for i in range(n):
                         XB[i] = XC[i] + alpha * DU[i]
         # ---- line search along d = xbar - x (strong Wolfe)
@@ -382,18 +389,7 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
             if nit == 0 and k == 0:
                 stpmax = 1.0
             else:
-                for i in range(n):
-                    di = D[i]
-                    if di < 0.0:
-                        am = (lo[i] - X[i]) / di
-                    elif di > 0.0:
-                        am = (hi[i] - X[i]) / di
-                    else:
-                        am = math.inf
-                    if am < stpmax:
-                        stpmax = am
-                if stpmax < 0.0:
-                    stpmax = 0.0
+                stpmax = _lb_maxstep(X, D, lo, hi, stpmax)
         if k == 0 and nit == 0 and not boxed:
             stp = min(1.0 / dnorm, stpmax)
         else:
