@@ -91,6 +91,24 @@ def nrm2(a, m, red, tid, nt):
 
 # --------------------------------------------------------------------- Cholesky
 @device
+def _scale_column(M, m, ld, j, tid, nt):
+    """Column j of a Cholesky factor from its updated entries: the pivot's square root, the rest
+    divided by it.  False, in every thread, if the pivot is not positive."""
+    d = M[j + j * ld]
+    sync()
+    if not (d > 0.0) or not math.isfinite(d):
+        return False
+    d = math.sqrt(d)
+    for i in range(j + tid, m, nt):
+        if i == j:
+            M[i + j * ld] = d
+        else:
+            M[i + j * ld] = M[i + j * ld] / d
+    sync()
+    return True
+
+
+@device
 def chol_left(M, m, ld, tid, nt):
     """Left-looking (lazy) Cholesky of the lower triangle of ``M``, in place.
 
@@ -104,17 +122,8 @@ def chol_left(M, m, ld, tid, nt):
                 acc -= M[i + k * ld] * M[j + k * ld]
             M[i + j * ld] = acc
         sync()
-        d = M[j + j * ld]
-        sync()
-        if not (d > 0.0) or not math.isfinite(d):
+        if not _scale_column(M, m, ld, j, tid, nt):
             return False
-        d = math.sqrt(d)
-        for i in range(j + tid, m, nt):
-            if i == j:
-                M[i + j * ld] = d
-            else:
-                M[i + j * ld] = M[i + j * ld] / d
-        sync()
     return True
 
 
@@ -122,17 +131,8 @@ def chol_left(M, m, ld, tid, nt):
 def chol_right(M, m, ld, tid, nt, c0, cs, r0, rs):
     """Right-looking (eager) Cholesky: the trailing submatrix is updated after each column."""
     for j in range(m):
-        d = M[j + j * ld]
-        sync()
-        if not (d > 0.0) or not math.isfinite(d):
+        if not _scale_column(M, m, ld, j, tid, nt):
             return False
-        d = math.sqrt(d)
-        for i in range(j + tid, m, nt):
-            if i == j:
-                M[i + j * ld] = d
-            else:
-                M[i + j * ld] = M[i + j * ld] / d
-        sync()
         for k in range(j + 1 + c0, m, cs):
             ljk = M[k + j * ld]
             for i in range(k + r0, m, rs):
