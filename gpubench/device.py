@@ -41,6 +41,14 @@ def gpu_available():
     return _GPU["real"]
 
 
+def gpu_count():
+    """How many GPUs this host has, from ``nvidia-smi -L``: no CUDA context is created, so a process
+    that starts one worker per GPU (the runner's Dask path) leaves every GPU to its workers."""
+    from .environment import _run
+    out = _run(["nvidia-smi", "-L"])
+    return len([line for line in (out or "").splitlines() if line.startswith("GPU ")])
+
+
 def cuda_usable():
     """True when CUDA kernels can run here: a real GPU or the simulator."""
     return gpu_available() or simulator()

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .device import atomic_write, check_writable_dir
+from .device import atomic_write, check_writable_dir, gpu_count
 from .errors import InputError
 
 SCHEMA = 1
@@ -355,12 +355,6 @@ def _progress(title, total, stream, fancy=None):
 
 
 # ---------------------------------------------------------------- Dask
-def _gpu_count():
-    from .environment import _run
-    out = _run(["nvidia-smi", "-L"])
-    return len([line for line in (out or "").splitlines() if line.startswith("GPU ")])
-
-
 def gpu_worker_spec(workers, gpus):
     """Per-worker environments for one worker per GPU (round-robin when workers > gpus)."""
     return {f"gpu-{i}": {"CUDA_VISIBLE_DEVICES": str(i % gpus), "NUMBA_NUM_THREADS": "1"}
@@ -388,7 +382,7 @@ def start_client(workers=None, scheduler=None, processes=True):
              "scheduler_kwargs": {"dashboard": False}}
     if processes:
         local["host"] = "127.0.0.1"  # the in-process cluster talks inproc://, no socket at all
-    gpus = _gpu_count() if processes else 0
+    gpus = gpu_count() if processes else 0
     if gpus:
         try:
             from dask_cuda import LocalCUDACluster

@@ -24,8 +24,8 @@ import sys
 import time
 
 from gpubench import environment
-from gpubench.device import atomic_write
-from gpubench.runner import _gpu_count, load_records
+from gpubench.device import atomic_write, gpu_count
+from gpubench.runner import load_records
 
 RECORDS = "multi_gpu.jsonl"
 
@@ -91,7 +91,7 @@ def main(argv=None):
     same = None if ref is None else all(
         {k: v for k, v in got[c].items() if k != "seconds"} == {k: v for k, v in ref[c].items() if k != "seconds"}
         for c in ref if c in got) and set(ref) == set(got)
-    gpus = _gpu_count()
+    gpus = gpu_count()
     row = {"experiment": a.experiment, "quick": a.quick, "workers": a.workers, "gpus_on_host": gpus,
            "gpus_used": min(a.workers, gpus) if gpus else 0, "command": " ".join(cmd[1:]),
            "wall_seconds": wall, "sum_case_seconds": sum(c["seconds"] for c in got.values()),
