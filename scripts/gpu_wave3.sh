@@ -1,6 +1,10 @@
-# The runs of the third wave on a two-GPU host (nvidia-h200-x2), as three back-to-back commands
-# of under 10 minutes each:
-#     bash scripts/gpu_wave3.sh 1|2|3
+# The runs of the third wave on a two-GPU host (nvidia-h200-x2), as back-to-back commands of
+# under 10 minutes each:
+#     bash scripts/gpu_wave3.sh 1|2|3|4
+# What ran: phases 1 and 2 on one machine, then phase 4 on a fresh one (the first machine went
+# back between commands, so phase 3, written for the same machine, never ran; phase 4 is its
+# fresh-machine form with the S12 chunks carried in .gpu_state/s12).  results/gpu/README.md
+# lists what each stored.
 # from the repository root, with .whl carried (numpy 2.4, jaxopt, evox, dask, asv wheels; the
 # commit in .whl/COMMIT, the repository as .whl/repo.bundle for asv).
 #
