@@ -41,12 +41,24 @@ def gpu_available():
     return _GPU["real"]
 
 
-def gpu_count():
-    """How many GPUs this host has, from ``nvidia-smi -L``: no CUDA context is created, so a process
-    that starts one worker per GPU (the runner's Dask path) leaves every GPU to its workers."""
+def visible_gpus():
+    """The GPUs this process may use, as CUDA names them for a child process.
+
+    ``CUDA_VISIBLE_DEVICES``, when set, is the list (a user who hides GPUs from gpubench expects
+    its workers to stay inside what is left; ``""`` hides them all); otherwise every GPU of
+    ``nvidia-smi -L``, so that no CUDA context is created here and a process that starts one
+    worker per GPU (the runner's Dask path) leaves every GPU to its workers."""
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is not None:
+        return [d.strip() for d in env.split(",") if d.strip()]
     from .environment import _run
     out = _run(["nvidia-smi", "-L"])
-    return len([line for line in (out or "").splitlines() if line.startswith("GPU ")])
+    return [str(i) for i, line in enumerate(line for line in (out or "").splitlines() if line.startswith("GPU "))]
+
+
+def gpu_count():
+    """How many GPUs this process may use (:func:`visible_gpus`)."""
+    return len(visible_gpus())
 
 
 def cuda_usable():

@@ -65,6 +65,9 @@ def git_commit(path=None):
     return commit or os.environ.get("GPUBENCH_COMMIT")
 
 
+_PINNED = ("CUDA_VISIBLE_DEVICES", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
 def capture():
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -72,6 +75,9 @@ def capture():
         "platform": platform.platform(),
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        # what this process may use, which a pinned or shared run differs in from the host
+        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "settings": {k: os.environ[k] for k in _PINNED if k in os.environ},
         "gpu": _gpu(),
         "versions": _versions(),
         "commit": git_commit(),

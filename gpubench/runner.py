@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .device import atomic_write, check_writable_dir, gpu_count
+from .device import atomic_write, check_writable_dir, visible_gpus
 from .errors import InputError
 
 SCHEMA = 1
@@ -356,8 +356,9 @@ def _progress(title, total, stream, fancy=None):
 
 # ---------------------------------------------------------------- Dask
 def gpu_worker_spec(workers, gpus):
-    """Per-worker environments for one worker per GPU (round-robin when workers > gpus)."""
-    return {f"gpu-{i}": {"CUDA_VISIBLE_DEVICES": str(i % gpus), "NUMBA_NUM_THREADS": "1"}
+    """Per-worker environments for one worker per GPU (round-robin when workers > GPUs);
+    ``gpus`` lists the visible GPUs' names (:func:`gpubench.device.visible_gpus`)."""
+    return {f"gpu-{i}": {"CUDA_VISIBLE_DEVICES": gpus[i % len(gpus)], "NUMBA_NUM_THREADS": "1"}
             for i in range(workers)}
 
 
@@ -382,11 +383,11 @@ def start_client(workers=None, scheduler=None, processes=True):
              "scheduler_kwargs": {"dashboard": False}}
     if processes:
         local["host"] = "127.0.0.1"  # the in-process cluster talks inproc://, no socket at all
-    gpus = gpu_count() if processes else 0
+    gpus = visible_gpus() if processes else []
     if gpus:
         try:
             from dask_cuda import LocalCUDACluster
-            cluster = LocalCUDACluster(n_workers=min(workers, gpus), threads_per_worker=1,
+            cluster = LocalCUDACluster(n_workers=min(workers, len(gpus)), threads_per_worker=1,
                                        interface="lo", **{k: v for k, v in local.items() if k != "host"})
         except ImportError:
             from distributed import Nanny, Scheduler, SpecCluster

@@ -6,7 +6,8 @@
 Each ``--workers K`` runs ``python -m gpubench reproduce EXPERIMENT --workers K --results
 OUTDIR/wK`` in a new process and times it end to end (cluster start, the workers' kernel loads
 and warm-ups, the solves, the records written).  With K workers on a host of G GPUs the runner
-gives worker i ``CUDA_VISIBLE_DEVICES = i mod G`` (gpubench.runner.gpu_worker_spec), so K = 1 is
+gives worker i the (i mod G)-th visible GPU (gpubench.runner.gpu_worker_spec; the parent's
+``CUDA_VISIBLE_DEVICES``, when set, is the list), so K = 1 is
 one GPU and K = 2 on a two-GPU host is both.  ``--warm`` first fills the on-disk kernel cache
 (one iteration of each function, timed: that is the cold compile) so that every timed run loads
 kernels from the cache and the runs differ only in how many GPUs share the cases.
@@ -92,7 +93,8 @@ def main(argv=None):
         {k: v for k, v in got[c].items() if k != "seconds"} == {k: v for k, v in ref[c].items() if k != "seconds"}
         for c in ref if c in got) and set(ref) == set(got)
     gpus = gpu_count()
-    row = {"experiment": a.experiment, "quick": a.quick, "workers": a.workers, "gpus_on_host": gpus,
+    row = {"experiment": a.experiment, "quick": a.quick, "workers": a.workers, "gpus_visible": gpus,
+           "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
            "gpus_used": min(a.workers, gpus) if gpus else 0, "command": " ".join(cmd[1:]),
            "wall_seconds": wall, "sum_case_seconds": sum(c["seconds"] for c in got.values()),
            "cases": got, "counts_equal": same, "warm_cache_seconds": warm,

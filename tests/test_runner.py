@@ -211,8 +211,20 @@ def test_dask_local_cluster_sweep(tmp_path):
 
 
 def test_gpu_worker_spec_gives_each_worker_its_gpu():
-    spec = runner.gpu_worker_spec(3, 2)
+    spec = runner.gpu_worker_spec(3, ["0", "1"])
     assert [v["CUDA_VISIBLE_DEVICES"] for v in spec.values()] == ["0", "1", "0"]
+
+
+def test_visible_gpus_respects_cuda_visible_devices(monkeypatch):
+    from gpubench import device
+    # a parent restricted to GPU 1 gives its one worker GPU 1, not the host's first GPU
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    assert device.visible_gpus() == ["1"] and device.gpu_count() == 1
+    assert [v["CUDA_VISIBLE_DEVICES"] for v in runner.gpu_worker_spec(2, device.visible_gpus()).values()] == ["1", "1"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2, 3")
+    assert device.visible_gpus() == ["2", "3"]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert device.gpu_count() == 0
 
 
 def test_rich_progress_shows_cases_and_elapsed(tmp_path):
