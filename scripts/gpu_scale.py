@@ -89,7 +89,9 @@ def run_case(case, outdir, settings_values, deadline, compiled):
         print(f"{case:16s} paused at iteration {result.iterations} after {result.seconds:.1f} s "
               f"(checkpoint {path})", flush=True)
         return False
-    rec = {"case": case, "function": name, "dim": n, "backend": "cuda", "settings": result.options,
+    # the pause deadline above is how a command bounds the search, not a setting of the solve
+    options = dict(result.options, time_limit=settings_values.get("time_limit"))
+    rec = {"case": case, "function": name, "dim": n, "backend": "cuda", "settings": options,
            "iterations": result.iterations, "n_regions": result.n_regions, "glb": result.glb,
            "gub": result.gub, "fun": result.fun, "nfev": result.nfev, "njev": result.njev,
            "converged": result.converged, "message": result.message,

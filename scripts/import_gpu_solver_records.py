@@ -26,6 +26,15 @@ TABLE_OF = {"levy": "table2", "ackley": "tableS2", "belegundu": "tableS3", "brei
 SOLVER_SETTINGS = ("split_dims", "parts", "tol", "samples")
 
 
+def _options(rec):
+    """The solve's settings; a run that spanned commands (scripts/gpu_scale.py) paused through
+    time_limit, which is the command's deadline, not a setting of the experiment."""
+    opts = dict(rec["settings"])
+    if "commands" in rec:
+        opts["time_limit"] = None
+    return opts
+
+
 def _result(rec):
     regions = rec["regions"]
     return OptimizeResult(
@@ -35,7 +44,7 @@ def _result(rec):
         iterations=rec["iterations"], nfev=rec["nfev"], njev=rec["njev"],
         seconds=rec["solver_seconds_warm"], converged=rec["converged"],
         message="converged: every region is narrower than tol" if rec["converged"] else "",
-        history=rec["history"], timing=rec.get("timing", {}), options=rec["settings"])
+        history=rec["history"], timing=rec.get("timing", {}), options=_options(rec))
 
 
 def main(paths, results=None):

@@ -232,10 +232,10 @@ def gpu_table4_lines(gpu, pub):
     dev = env.get("gpu") or {}
     ver = env.get("versions", {})
     lines = ["## Measured on the GPU host (`scripts/gpu_lbfgsb.py`, stored in `results/gpu/lbfgsb/lbfgsb_gpu.json`)", "",
-             f"GPU: {dev.get('name', 'none')} (driver {dev.get('driver', '-')}, CUDA runtime "
+             f"GPU: {dev.get('name', 'none')} (driver {str(dev.get('driver', '-')).splitlines()[0]}, CUDA runtime "
              f"{dev.get('cuda_runtime', '-')}); host CPU: {env.get('cpu', '-')} x {env.get('cpu_count', '-')}; "
              + ", ".join(f"{k} {v}" for k, v in ver.items()) + f"; commit {env.get('commit', '-')}; "
-             f"{env.get('date', '-')}.  {gpu.get('note', '')}.", "",
+             f"{env.get('date', '-')}.  {gpu.get('note', '')}." + (f"  Host: {gpu['host_load']}." if gpu.get("host_load") else ""), "",
              "Iterations / ms per iteration (capped: stopped at the run's wall-time cap before the stop rule; "
              "its ms per iteration is still measured).  Stop rule: pg <= 1e-5 pg(x0), m = 5, x0 = the upper "
              "bound.  The paper's GPU is a GTX 780, its CPU an Intel CPU running L-BFGS-B 3.0.", "",
@@ -305,15 +305,21 @@ def report_table1(rec, gpu_path=None):
     missing = [minpack2.TABLE1_NAMES[p] for p in minpack2.TABLE1_NAMES if p not in done]
     if missing:
         lines += ["", f"Not run in this record: {', '.join(missing)}."]
-    lines += ["", rec.get("note", "")]
+    note = rec.get("note", "")
+    if gpu is not None:  # the CPU record's note predates the GPU rows: it must not say they are missing
+        note = note.replace(" The 1-D and 2-D Ginzburg-Landau problems are not written (not reproduced).", "")
+    lines += ["", note]
     if gpu is not None:
-        env = gpu.get("environment", {})
-        g = env.get("gpu") or {}
+        def measured(env):
+            g = env.get("gpu") or {}
+            return (f"{g.get('name', 'a GPU')} (driver {str(g.get('driver', '?')).splitlines()[0]}), "
+                    f"commit {str(env.get('commit', '?'))[:7]}, {env.get('date', '')}")
+        envs = [(minpack2.TABLE1_NAMES[r["problem"]], r.get("environment") or gpu.get("environment", {}))
+                for r in gpu["result"]["rows"]]
         lines += ["", f"## The other problems, on the GPU host (`scripts/gpu_lbfgsb.py`, stored in "
                       f"`{gpath.relative_to(ROOT) if gpath.is_relative_to(ROOT) else gpath}`)", "",
-                  f"Measured on {g.get('name', 'a GPU')} (driver {str(g.get('driver', '?')).splitlines()[0]}), "
-                  f"commit {env.get('commit', '?')}, {env.get('date', '')}; ours on {gpu['result']['backend']}. "
-                  "Percent of iterations per bin: ours / published.", "",
+                  "Measured on " + "; ".join(f"{name}: {measured(env)}" for name, env in envs)
+                  + f"; ours on {gpu['result']['backend']}. Percent of iterations per bin: ours / published.", "",
                   *_bins_table(gpu["result"]["rows"], pub), "", gpu.get("note", "")]
     return "\n".join(lines) + "\n"
 
