@@ -628,6 +628,11 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports, re
     _claim(doc, experiment, verdicts)
     doc.p(f"Total evaluations in this setting: {_num(total_fev)} function evaluations (for the rigorous "
           f"solver: interval evaluations) and {_num(total_gev)} gradient evaluations.")
+    shared = [(r["key"], r["provenance"]["same_computation_as"]) for r in records
+              if r is not None and isinstance(r.get("provenance"), dict) and r["provenance"].get("same_computation_as")]
+    if shared:
+        doc.p("Records of one computation reported in several tables (the same case id: function, n, settings "
+              "and seeds): " + "; ".join(f"{key} from {src}" for key, src in shared) + ".")
     doc.h(3, "Each method's best value against the rigorous enclosure")
     if any(r is not None for r in records):
         rel = f"figures/{experiment.id}-{variant}-methods.png"

@@ -216,15 +216,22 @@ def plan_lines(todo, budget):
     return lines, total
 
 
-def same_as(out, src, dst, quick=False):
-    """Store ``src``'s merged records as ``dst``'s, after checking that both plan the same cases."""
+def same_as(out, src, dst, quick=False, shared_only=False):
+    """Store ``src``'s merged records as ``dst``'s, after checking that both plan the same cases
+    (``shared_only``: only the cases both plan, e.g. Table S12's rigorous row, which Table S2
+    plans with the same case id: the same function, n, settings and seed)."""
     from gpubench import experiments_loader, runner
     from gpubench.device import atomic_write
     if src == dst:
         print(f"host_s12: --same-as names the experiment itself ({dst})", file=sys.stderr)
         return 2
     plans = {e: {c.case_id for c in runner.plan(experiments_loader.load(e), quick)} for e in (src, dst)}
-    if plans[src] != plans[dst]:
+    if shared_only:
+        plans[dst] &= plans[src]
+        if not plans[dst]:
+            print(f"host_s12: {src} and {dst} plan no case in common", file=sys.stderr)
+            return 2
+    elif plans[src] != plans[dst]:
         print(f"host_s12: {src} and {dst} plan different cases; run {dst} itself", file=sys.stderr)
         return 2
     folder = Path(out) / "results" / src
@@ -232,11 +239,12 @@ def same_as(out, src, dst, quick=False):
     if not recs:
         print(f"host_s12: no merged records of {src} under {folder}", file=sys.stderr)
         return 2
+    recs = [rec for rec in recs if rec.get("case") in plans[dst]]
     for rec in recs:
-        if rec.get("case") not in plans[dst]:
-            continue
         rec["experiment"] = dst
-        rec.setdefault("provenance", {})["same_computation_as"] = (
+        prov = rec.get("provenance")
+        rec["provenance"] = prov if isinstance(prov, dict) else ({"source": prov} if prov else {})
+        rec["provenance"]["same_computation_as"] = (
             f"{src}: the same case (settings and seeds), one computation reported against each table")
         atomic_write(Path(out) / "results" / dst / f"{rec['case']}.json", json.dumps(rec, indent=1))
     print(f"{dst}: {len(recs)} record(s) of {src} stored as {dst}'s", flush=True)
@@ -255,9 +263,14 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="comma-separated entry names (default: every heuristic entry)")
     ap.add_argument("--same-as", default=None, choices=("tableS12", "tableS13"),
                     help="store that experiment's merged records as this one's (same cases), run nothing")
+    ap.add_argument("--cases-from", default=None, metavar="EXPERIMENT",
+                    help="store that experiment's records of the cases both plan (same case id) as this one's, "
+                         "run nothing (e.g. tableS2 for the rigorous row)")
     a = ap.parse_args(argv)
     if a.same_as:
         return same_as(a.out, a.same_as, a.experiment, a.quick)
+    if a.cases_from:
+        return same_as(a.out, a.cases_from, a.experiment, a.quick, shared_only=True)
     from gpubench import experiments_loader
     from gpubench.device import atomic_write, check_writable_dir
     from gpubench.errors import InputError

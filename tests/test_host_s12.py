@@ -90,3 +90,24 @@ def test_same_as_stores_one_computation_under_both_tables(s, tmp_path, monkeypat
     monkeypatch.setattr(runner, "plan", lambda exp, quick=False: real(exp, quick)[: 1 if exp.id == "tableS13" else None])
     assert s.main([str(out), "--experiment", "tableS13", "--same-as", "tableS12"]) == 2
     assert "plan different cases" in capsys.readouterr().err
+
+
+def test_cases_from_copies_only_the_cases_both_plan(s, tmp_path, capsys):
+    """Table S2 plans Ackley n = 100 with the same case id as Table S12's rigorous row: --cases-from
+    stores that one record as S12's (marked so, with the original provenance kept); another S2 case
+    (n = 50) is not copied; an experiment with no shared case is refused in one line."""
+    out = tmp_path / "out"
+    folder = out / "results" / "tableS2"
+    folder.mkdir(parents=True)
+    for c in runner.plan(loader.load("tableS2"), quick=False):
+        (folder / f"{c.case_id}.json").write_text(json.dumps(
+            {"case": c.case_id, "experiment": "tableS2", "dim": c.dim, "provenance": "gpu host file"}))
+    assert s.main([str(out), "--experiment", "tableS12", "--cases-from", "tableS2"]) == 0
+    copied = sorted((out / "results" / "tableS12").glob("*.json"))
+    s12 = {c.case_id for c in runner.plan(loader.load("tableS12"), quick=False)}
+    assert len(copied) == 1 and copied[0].stem in s12
+    rec = json.loads(copied[0].read_text())
+    assert rec["dim"] == 100 and rec["experiment"] == "tableS12"
+    assert rec["provenance"]["source"] == "gpu host file" and "tableS2" in rec["provenance"]["same_computation_as"]
+    assert s.main([str(out), "--experiment", "tableS12", "--cases-from", "tableS3"]) == 2
+    assert "no case in common" in capsys.readouterr().err
