@@ -128,3 +128,17 @@ def test_script_bad_budget_is_one_line(tmp_path, capsys):
     gb = _script()
     assert gb.main([str(tmp_path), "--budget", "-1"]) == 2
     assert capsys.readouterr().err.strip() == "error: --budget must be positive, got -1.0"
+
+
+def test_a_gpu_record_names_the_published_rows_it_lacks(tmp_path):
+    """A GPU folder with one Table 3 row lists every other published Table 3 row and every Table 4
+    row as not measured, so that a row the device time did not reach is never silently absent."""
+    rows = tmp_path / "run" / "rows"
+    rows.mkdir(parents=True)
+    r = _bnb("table3", "table3_d6_N4096", problem="P3_6", dim=6, subdomains=4096, counts_root=[4] * 6)
+    (rows / f"{r['id']}.json").write_text(json.dumps(r))
+    md = rp.render([tmp_path / "run"])
+    t3, t4 = [ln for ln in md.splitlines() if ln.startswith("Not measured in this record")]
+    assert "d = 6, N = 1296" in t3 and "d = 6, N = 4096" not in t3 and "d = 2, N = 1024" in t3
+    assert "Alpine02 function 6d, N = 1296" in t4 and "Styblinski-Tang function 7d, N = 2187" in t4
+    assert "Kinetic" not in t3 + t4
