@@ -36,7 +36,7 @@ from pathlib import Path
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from .device import atomic_write
+from .device import atomic_write, phase, watch_compiles
 from .definition import (DefinitionError, Max2, Min2, Prod, Sum, i, lower, n, param, sigmoid,
                          softplus, step, variables, x, x1, xn, y)
 
@@ -856,7 +856,8 @@ def load(defn, backend, extensions=()):
     Thread-safe: Dask's in-process workers load the same function at once, and a
     module is published in ``sys.modules`` only once it has run to the end.
     """
-    text = source(defn, backend, extensions)
+    with phase("codegen.source"):
+        text = source(defn, backend, extensions)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     modname = f"gpubench_generated_{defn.name}_{backend}_{digest}"
     module = _LOADED.get(modname)
@@ -873,7 +874,9 @@ def load(defn, backend, extensions=()):
         module = importlib.util.module_from_spec(spec)
         sys.modules[modname] = module  # numba's cache locator looks the module up while it runs
         try:
-            spec.loader.exec_module(module)
+            with phase("codegen.import"):
+                watch_compiles(cuda=backend == "gpu")  # imports numba, as the module is about to
+                spec.loader.exec_module(module)
         except BaseException:
             sys.modules.pop(modname, None)
             raise

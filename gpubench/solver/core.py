@@ -355,10 +355,13 @@ def run_search(fn, dim, settings, checkpoint=None, resume=None, checkpoint_every
     """Run (or resume) one search of a loaded function with checked settings."""
     if checkpoint and resume and checkpoint != resume:
         raise InputError("give checkpoint or resume, not both (resume keeps writing to its file)")
-    search = Search(fn, dim, settings=settings)
+    from ..device import phase
+    with phase("search.setup"):
+        search = Search(fn, dim, settings=settings)
     if method_name:
         search.method_name = method_name
     if resume is not None:
         ckpt.restore(resume, search)
-    return search.run(progress=progress, checkpoint=checkpoint or resume,
-                      checkpoint_every=checkpoint_every)
+    with phase("search.run"):
+        return search.run(progress=progress, checkpoint=checkpoint or resume,
+                          checkpoint_every=checkpoint_every)
