@@ -15,8 +15,10 @@ one JSON object: for each run, the wall time from launch to exit split into
   below), ``codegen.source`` (deriving the forms' source, or finding it in the cache),
   ``codegen.import`` (running the generated modules: numba's import, the interval operations),
   ``cuda.context``, ``numba.compile_or_load`` (numba holding its compiler lock: compiling a
-  kernel, or loading it from its disk cache, on its first call), ``search.run`` (the search
-  itself), ``command`` (the rest of the command: options, printing);
+  kernel, or loading it from its disk cache, on its first call), ``search.first_iteration``
+  (the first iteration but that: on a GPU, loading the kernel into the context and the first
+  transfers), ``search.run`` (the other iterations), ``command`` (the rest of the command:
+  options, printing);
 * ``exit``: from the command's end to the process's exit;
 
 and the imports, from ``-X importtime``: the seconds spent importing each top-level package
@@ -41,7 +43,8 @@ from pathlib import Path
 
 # the phases of a run, in the order a solve meets them (any other recorded name is reported too)
 ORDER = ("startup", "function", "cuda.driver", "search.setup", "codegen.source", "codegen.import",
-         "cuda.context", "numba.compile_or_load", "search.run", "command", "exit")
+         "cuda.context", "numba.compile_or_load", "search.first_iteration", "search.run", "command",
+         "exit")
 
 
 # ---------------------------------------------------------------- -X importtime
