@@ -14,17 +14,37 @@ from gpubench.definition import Definition, DefinitionError, Problem
 from gpubench.forms import ConstrainedProblem, InputError, TestFunction
 
 _REGISTRY = {}
+_SCANNED = set()  # modules of this package whose definitions are registered
+_COMPLETE = []  # [True] once every module is
+
+
+def _scan(modname):
+    if modname not in _SCANNED:
+        module = importlib.import_module(f"{__name__}.{modname}")
+        for defn in _definitions_in(module):
+            register(defn)
+        _SCANNED.add(modname)
 
 
 def _discover():
-    if _REGISTRY:
+    if _COMPLETE:
         return
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for defn in _definitions_in(module):
-            register(defn)
+        if not info.name.startswith("_"):
+            _scan(info.name)
+    _COMPLETE.append(True)
+
+
+def _find(name):
+    """Register the function ``name``: from the module of the same name when there is one (making
+    every definition costs a new process a fifth of a second of sympy), else from all of them."""
+    if name in _REGISTRY:
+        return
+    if name.isidentifier() and not name.startswith("_") and not _COMPLETE:
+        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            _scan(name)
+    if name not in _REGISTRY:
+        _discover()
 
 
 def _definitions_in(module):
@@ -51,7 +71,6 @@ def names():
 
 def get(name) -> TestFunction:
     """The function called ``name``, or ``path/to/file.py:NAME`` for a user's own."""
-    _discover()
     if isinstance(name, (TestFunction, ConstrainedProblem)):
         return name
     if isinstance(name, Problem):
@@ -59,6 +78,7 @@ def get(name) -> TestFunction:
     if ":" in str(name) and str(name).split(":", 1)[0].endswith(".py"):
         path, attr = str(name).split(":", 1)
         return load_file(path, attr)
+    _find(str(name))
     try:
         return _REGISTRY[name]
     except KeyError:

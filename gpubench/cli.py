@@ -7,6 +7,7 @@ import sys
 
 from .commands import demo, eval, functions, methods, minimize, report, reproduce, solve
 from .commands._args import Parser
+from .device import phase
 from .errors import InputError
 
 EXIT_USAGE = 2
@@ -38,7 +39,8 @@ def main(argv=None):
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             raise InputError("name a command (`gpubench --help` lists them)")
-        return args.run(args) or 0
+        with phase("command"):
+            return args.run(args) or 0
     except InputError as exc:
         print(f"gpubench: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
               file=sys.stderr)

@@ -20,11 +20,14 @@ The source is the same for the CPU and the GPU except for the decorator; the
 interval operations it calls (``iadd``, ``isin`` ...) come from
 :func:`gpubench.interval.namespace`.  Generated files are written to a cache
 directory (``GPUBENCH_CACHE``, default ``~/.cache/gpubench``) under a content
-hash, so numba's on-disk cache works and a user can read exactly what runs.
+hash, so numba's on-disk cache works and a user can read exactly what runs; an
+index there, keyed by the definition and this generator, lets a new process
+find its module without deriving the forms again (see :func:`load`).
 
 ``p`` is a float64 array of shape ``(len(params), n)`` with the definition's
 per-coordinate parameters (possibly zero rows).
 """
+import functools
 import hashlib
 import importlib.util
 import os
@@ -36,7 +39,8 @@ from pathlib import Path
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from .device import atomic_write
+from . import definition as _definition_module
+from .device import atomic_write, phase, watch_compiles
 from .definition import (DefinitionError, Max2, Min2, Prod, Sum, i, lower, n, param, sigmoid,
                          softplus, step, variables, x, x1, xn, y)
 
@@ -843,7 +847,68 @@ def source(defn, backend, extensions=()):
     method's kernels, which then call the forms directly (and are cached with
     them).
     """
-    return _generate(defn, backend) + "".join("\n\n" + e for e in extensions)
+    key = (definition_key(defn), backend)
+    if key not in _GENERATED:  # a solver loads the same forms with several extensions
+        _GENERATED[key] = _generate(defn, backend)
+    return _GENERATED[key] + "".join("\n\n" + e for e in extensions)
+
+
+# ---------------------------------------------------------------- the cache of generated sources
+# Deriving the forms (sympy) is done once per definition and generator: an index file named by a
+# hash of everything the generated text depends on holds the name of the module file written
+# from it, whose own name is the hash of its text.  A change to the definition, to this
+# generator or to the sympy that runs it changes the key, so a stale text is never found.
+_GENERATOR_SOURCES = (__file__, _definition_module.__file__)
+_GENERATED = {}  # (definition_key, backend) -> text, in this process
+_INDEXED = {}  # load key -> module name, in this process
+
+
+@functools.lru_cache(maxsize=None)
+def generator_key():
+    """A hash of what decides the generated text besides the definition: the code of this module
+    and of gpubench.definition (lower, window, the functions' classes), the versions of sympy and
+    mpmath (printing, simplification, the evalf that encloses constants), and Python's."""
+    import mpmath
+    h = hashlib.sha256()
+    for path in _GENERATOR_SOURCES:
+        h.update(Path(path).read_bytes())
+    h.update(f"{GENERATOR_VERSION} {sp.__version__} {mpmath.__version__} {sys.version_info[:2]}".encode())
+    return h.hexdigest()
+
+
+def definition_key(defn):
+    """A hash of every field of ``defn`` that the generator reads (see ``_generate``): name, expr,
+    terms (in order, with their kinds), parameter names, spike and dim.  The bounds, optimum and
+    parameter values are not in the generated text (parameters are passed at run time)."""
+    spike = None if defn.spike is None else [sp.srepr(v) for v in (defn.spike.center, defn.spike.halfwidth,
+                                                                    defn.spike.value)]
+    fields = [defn.name, sp.srepr(defn.expr),
+              [(sp.srepr(a), type(t).__name__, sp.srepr(t.term)) for a, t in defn.terms.items()],
+              list(defn.param_names), spike, defn.dim]
+    return hashlib.sha256(repr(fields).encode()).hexdigest()
+
+
+def _load_key(defn, backend, extensions):
+    h = hashlib.sha256(f"{generator_key()} {definition_key(defn)} {backend}".encode())
+    for e in extensions:
+        h.update(b"\0" + e.encode())
+    return h.hexdigest()[:32]
+
+
+def _indexed_module(key, prefix):
+    """The module name the index holds for ``key``, if its file is there with the text that name
+    hashes (else None: the text is generated again)."""
+    try:
+        modname = (cache_dir() / "index" / key).read_text().strip()
+        text = (cache_dir() / f"{modname}.py").read_text()
+    except OSError:
+        return None
+    ok = modname.startswith(prefix) and modname.endswith(_digest(text))
+    return modname if ok else None
+
+
+def _digest(text):
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 _LOAD_LOCK = threading.RLock()
@@ -851,14 +916,19 @@ _LOADED = {}  # modules that have run to the end (sys.modules holds them while t
 
 
 def load(defn, backend, extensions=()):
-    """Generate, write and import the module of ``defn``'s forms on ``backend``.
+    """Generate (or find in the cache), write and import the module of ``defn``'s forms on ``backend``.
 
     Thread-safe: Dask's in-process workers load the same function at once, and a
     module is published in ``sys.modules`` only once it has run to the end.
     """
-    text = source(defn, backend, extensions)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    modname = f"gpubench_generated_{defn.name}_{backend}_{digest}"
+    prefix = f"gpubench_generated_{defn.name}_{backend}_"
+    with phase("codegen.source"):
+        key = _load_key(defn, backend, extensions)
+        modname = _INDEXED.get(key) or _indexed_module(key, prefix)
+        text = None
+        if modname is None:
+            text = source(defn, backend, extensions)
+            modname = prefix + _digest(text)
     module = _LOADED.get(modname)
     if module is not None:
         return module
@@ -867,13 +937,18 @@ def load(defn, backend, extensions=()):
         if module is not None:
             return module
         path = cache_dir() / f"{modname}.py"
-        if not path.exists() or path.read_text() != text:
-            atomic_write(path, text, fsync=False)
+        if text is not None:
+            if not path.exists() or path.read_text() != text:
+                atomic_write(path, text, fsync=False)
+            atomic_write(cache_dir() / "index" / key, modname, fsync=False)
+        _INDEXED[key] = modname
         spec = importlib.util.spec_from_file_location(modname, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[modname] = module  # numba's cache locator looks the module up while it runs
         try:
-            spec.loader.exec_module(module)
+            with phase("codegen.import"):
+                watch_compiles(cuda=backend == "gpu")  # imports numba, as the module is about to
+                spec.loader.exec_module(module)
         except BaseException:
             sys.modules.pop(modname, None)
             raise

@@ -1,4 +1,5 @@
-"""The one device layer: backend names, GPU detection, launch buffers and timing, atomic writes.
+"""The one device layer: backend names, GPU detection, launch buffers and timing, atomic writes,
+and the start-up phases of a process (``GPUBENCH_PHASES``).
 
 Every method and command speaks of backends with the same three words:
 
@@ -9,6 +10,7 @@ Every method and command speaks of backends with the same three words:
 
 Nothing here imports numba at module import time, so ``gpubench --help`` stays fast.
 """
+import contextlib
 import os
 import tempfile
 import time
@@ -32,11 +34,12 @@ def gpu_available():
     if "real" not in _GPU:
         ok = False
         if not simulator():
-            try:
-                from numba import cuda
-                ok = bool(cuda.is_available())
-            except Exception:  # no driver, no toolkit: no GPU
-                ok = False
+            with phase("cuda.driver"):  # importing numba-cuda and initialising the driver
+                try:
+                    from numba import cuda
+                    ok = bool(cuda.is_available())
+                except Exception:  # no driver, no toolkit: no GPU
+                    ok = False
         _GPU["real"] = ok
     return _GPU["real"]
 
@@ -144,6 +147,87 @@ class Timer:
             yield
             dt = time.perf_counter() - t0
         self.seconds[key] = self.seconds.get(key, 0.0) + dt
+
+
+# ---------------------------------------------------------------- start-up phases
+# GPUBENCH_PHASES=FILE: phase() records when each named phase of this process began and ended, and
+# the list is written to FILE at exit (scripts/startup_profile.py sets it and reads FILE).  Read
+# once, here: unset, phase() returns one shared null context and records nothing.
+_PHASES_FILE = os.environ.get("GPUBENCH_PHASES") or None
+_PHASES = []
+_WATCHED = set()
+_NULL = contextlib.nullcontext()
+
+
+def phase(name):
+    """``with phase("codegen.source"): ...`` records the block's wall-clock interval (see above)."""
+    return _NULL if _PHASES_FILE is None else _record(name)
+
+
+def _write_at_exit():
+    if "atexit" not in _WATCHED:
+        import atexit
+        atexit.register(_write_phases)
+        _WATCHED.add("atexit")
+
+
+@contextmanager
+def _record(name):
+    _write_at_exit()
+    start = time.time()  # wall clock, not perf_counter: the profiler compares it with its own launch time
+    try:
+        yield
+    finally:
+        _PHASES.append({"phase": name, "start": start, "end": time.time()})
+
+
+def watch_compiles(cuda=False):
+    """Record, as phases ``numba.compile_or_load``, the intervals in which numba holds its compiler
+    lock: a dispatcher compiling, or loading a kernel from its disk cache, on its first call.
+
+    Only with ``GPUBENCH_PHASES`` set; numba (and with ``cuda``, numba-cuda) is imported here, so call
+    it where the caller imports it anyway.
+    """
+    if _PHASES_FILE is None:
+        return
+    sources = [("numba", "numba.core.event", "numba:compiler_lock")]
+    if cuda:  # numba-cuda has its own lock and events (it also takes numba's while numba is installed)
+        sources.append(("numba-cuda", "numba.cuda.core.event", "numba-cuda:compiler_lock"))
+    for key, module, kind in sources:
+        if key in _WATCHED:
+            continue
+        try:
+            import importlib
+            event = importlib.import_module(module)
+            event.register(kind, _lock_listener(event.Listener))
+        except (ImportError, AttributeError, ValueError):  # an older numba without these events
+            continue
+        _WATCHED.add(key)
+
+
+def _lock_listener(base):
+    class LockHeld(base):
+        # the lock is re-entrant: only the outermost acquire and release bound an interval
+        depth = 0
+        start = 0.0
+
+        def on_start(self, event):
+            if self.depth == 0:
+                self.start = time.time()
+            self.depth += 1
+
+        def on_end(self, event):
+            self.depth -= 1
+            if self.depth == 0:
+                _PHASES.append({"phase": "numba.compile_or_load", "start": self.start, "end": time.time()})
+
+    _write_at_exit()
+    return LockHeld()
+
+
+def _write_phases():
+    import json
+    atomic_write(_PHASES_FILE, json.dumps({"pid": os.getpid(), "phases": _PHASES}), fsync=False)
 
 
 # ---------------------------------------------------------------- files

@@ -80,6 +80,20 @@ def test_registry_lists_every_function():
         assert name in repr(fn) and fn.title and fn.source
 
 
+def test_get_makes_only_the_named_definition():
+    """A new process asking for one library function imports its module alone (making every
+    definition is a fifth of a second of sympy); listing the functions still finds them all."""
+    code = ("import sys; from gpubench import functions as F; F.get('levy')\n"
+            "print(sorted(m for m in sys.modules if m.startswith('gpubench.functions.')))\n"
+            "F.get('zabinsky'); print(F.names())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    first, listed = out.stdout.strip().splitlines()
+    assert first == "['gpubench.functions.levy']"
+    assert listed == str(EXPECTED_NAMES)
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("n", DIMS)
 def test_optimum(name, n):

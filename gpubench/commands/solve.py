@@ -29,8 +29,7 @@ def add_arguments(p):
 
 
 def run(args):
-    from .. import functions
-    from ..device import check_writable_file
+    from ..device import check_writable_file, phase
     from ..errors import InputError
     from ..methods import interval
     from . import _result
@@ -41,7 +40,9 @@ def run(args):
     for opt in ("checkpoint", "resume", "regions"):
         if getattr(args, opt):
             check_writable_file(getattr(args, opt), f"--{opt}")
-    fn = functions.get(args.function)
+    with phase("function"):
+        from .. import functions  # sympy, and the definitions
+        fn = functions.get(args.function)
     method = interval.METHOD
     typed = {k: getattr(args, k) for k in method.settings.names() if getattr(args, k) is not None}
     given = method.settings.build(method.name, typed, from_text=True).as_dict()

@@ -180,7 +180,8 @@ def div_rn(a, b):
     return a / b
 
 
-@njit
+# cached: compiling it cost every new process about a tenth of a second; the check is the run
+@njit(cache=True)
 def _flushes_subnormals(tiny):
     return tiny / 2.0 == 0.0
 

@@ -38,6 +38,7 @@ L holds, per region, only (subregion index, iteration index, cycling index,
 lower bound) plus an open flag (Section 3.2); the selected region of each
 iteration is kept so that any region's bounds can be rebuilt exactly.
 """
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..device import phase
 from ..errors import InputError
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
@@ -53,6 +55,8 @@ from .partition import PartitionRule, child_box, child_boxes, child_max_width, d
 from .region_list import RegionList
 from .settings import SPACINGS, Settings  # noqa: F401  (Settings is part of this module's API)
 from .uncut import UncutTerms, prepare_split
+
+_NO_PHASE = contextlib.nullcontext()
 
 ROOT = -1
 
@@ -145,7 +149,10 @@ class Search:
             if cfg.time_limit is not None and time.perf_counter() - started >= cfg.time_limit:
                 message = "stopped at time_limit"
                 break
-            self._iterate()
+            # the first iteration holds what the first launch costs (kernel load or compile, first
+            # transfers): timed apart when start-up phases are recorded
+            with phase("search.first_iteration") if st.iteration == 0 else _NO_PHASE:
+                self._iterate()
             st.seconds = time.perf_counter() - started
             if progress is not None:
                 progress(st)
@@ -355,10 +362,12 @@ def run_search(fn, dim, settings, checkpoint=None, resume=None, checkpoint_every
     """Run (or resume) one search of a loaded function with checked settings."""
     if checkpoint and resume and checkpoint != resume:
         raise InputError("give checkpoint or resume, not both (resume keeps writing to its file)")
-    search = Search(fn, dim, settings=settings)
+    with phase("search.setup"):
+        search = Search(fn, dim, settings=settings)
     if method_name:
         search.method_name = method_name
     if resume is not None:
         ckpt.restore(resume, search)
-    return search.run(progress=progress, checkpoint=checkpoint or resume,
-                      checkpoint_every=checkpoint_every)
+    with phase("search.run"):
+        return search.run(progress=progress, checkpoint=checkpoint or resume,
+                          checkpoint_every=checkpoint_every)

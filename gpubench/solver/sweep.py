@@ -45,8 +45,10 @@ class CudaSweep:
     def __init__(self, definition, n, params, dom_lo, dom_hi, split_dims=10, full=False):
         from numba import cuda
 
-        from ..device import Buffers, Timer
+        from ..device import Buffers, Timer, phase
         self.cuda = cuda
+        with phase("cuda.context"):  # made here, where to_device below would make it anyway
+            cuda.get_current_device()
         # only the kernel that runs is generated: the split one's size depends on s, not on n
         ext = (kernels.extensions("gpu", nmax=kernels.nmax_for(n)) if full
                else kernels.extensions("gpu", smax=kernels.smax_for(min(split_dims, n))))

@@ -1,0 +1,230 @@
+"""Where a new ``gpubench solve`` process spends its time, phase by phase (issue 11, item 2).
+
+    python scripts/startup_profile.py FUNCTION --dim N --backend B [--cold | --cache DIR] [--runs K]
+                                      [--out FILE] [--no-importtime] [-- SOLVE OPTIONS]
+
+Runs ``python -X importtime -m gpubench solve FUNCTION --dim N --backend B --json [SOLVE OPTIONS]``
+in fresh subprocesses with ``GPUBENCH_PHASES`` set (see :func:`gpubench.device.phase`), and prints
+one JSON object: for each run, the wall time from launch to exit split into
+
+* ``startup``: interpreter start and the imports of the command line, up to ``main`` running
+  the command;
+* the phases the command records, each in seconds exclusive of the phases inside it:
+  ``function`` (importing sympy and the function's definition), ``cuda.driver`` (numba-cuda's
+  import and the driver's initialisation), ``search.setup`` (the solver's set-up not counted
+  below), ``codegen.source`` (deriving the forms' source, or finding it in the cache),
+  ``codegen.import`` (running the generated modules: numba's import, the interval operations),
+  ``cuda.context``, ``numba.compile_or_load`` (numba holding its compiler lock: compiling a
+  kernel, or loading it from its disk cache, on its first call), ``search.first_iteration``
+  (the first iteration but that: on a GPU, loading the kernel into the context and the first
+  transfers), ``search.run`` (the other iterations), ``command`` (the rest of the command:
+  options, printing);
+* ``exit``: from the command's end to the process's exit;
+
+and the imports, from ``-X importtime``: the seconds spent importing each top-level package
+(self times, which add up without double counting) and the slowest imports with what imported
+them.  Imports happen inside the phases above (sympy in ``function``, numba in
+``codegen.import``), so they are a second view of the same seconds, not more of them.
+
+``--cold`` runs in a new empty cache (``GPUBENCH_CACHE`` and ``NUMBA_CACHE_DIR``): the first run is
+the cold start, the next ``--runs`` (default 2) are second processes.  ``--cache DIR`` keeps that
+cache in DIR instead; neither: the caller's own caches.  ``-X importtime`` costs a few percent;
+``--no-importtime`` leaves it out.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# the phases of a run, in the order a solve meets them (any other recorded name is reported too)
+ORDER = ("startup", "function", "cuda.driver", "search.setup", "codegen.source", "codegen.import",
+         "cuda.context", "numba.compile_or_load", "search.first_iteration", "search.run", "command",
+         "exit")
+
+
+# ---------------------------------------------------------------- -X importtime
+def parse_importtime(text):
+    """[(depth, module, self seconds, cumulative seconds)] from ``-X importtime``'s stderr, in its order
+    (a module's line comes after the lines of the imports it made, one level deeper)."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        head, cum, name = line.split("|", 2)
+        try:
+            self_us, cum_us = int(head.split(":", 1)[1]), int(cum)
+        except ValueError:  # the header line
+            continue
+        depth = (len(name) - len(name.lstrip(" ")) - 1) // 2
+        out.append((depth, name.strip(), self_us / 1e6, cum_us / 1e6))
+    return out
+
+
+def import_summary(entries, top=12):
+    """Seconds by top-level package (self times) and the ``top`` slowest imports that another
+    package made (cumulative), each with the chain of modules that imported it."""
+    by_package = {}
+    for _, name, self_s, _ in entries:
+        root = name.split(".")[0]
+        by_package[root] = by_package.get(root, 0.0) + self_s
+    largest = []
+    for k, (depth, name, _, cum) in enumerate(entries):
+        chain, d = [], depth
+        for later in entries[k + 1:]:  # the importer is the next line one level up
+            if later[0] < d:
+                chain.append(later[1])
+                d = later[0]
+        importer = chain[0].split(".")[0] if chain else None
+        if importer != name.split(".")[0]:  # the first module of a package its importer pulled in
+            largest.append({"module": name, "seconds": round(cum, 4), "imported_by": " <- ".join(chain)})
+    largest.sort(key=lambda r: -r["seconds"])
+    return {"total_s": round(sum(e[2] for e in entries), 4),
+            "by_package_s": {k: round(v, 4) for k, v in sorted(by_package.items(), key=lambda kv: -kv[1])
+                             if v >= 0.001},
+            "largest": largest[:top]}
+
+
+# ---------------------------------------------------------------- phases
+def _union(intervals):
+    out = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def phase_seconds(records):
+    """{name: {"seconds": exclusive, "inclusive": s, "count": k}} from the recorded intervals.
+
+    Intervals nest (a phase holds the phases and compiler-lock intervals recorded inside it); a
+    phase's exclusive seconds leave out its children's.  The lock intervals of numba and numba-cuda
+    overlap (numba-cuda takes both locks), so they are merged first.
+    """
+    locks = _union([(r["start"], r["end"]) for r in records if r["phase"] == "numba.compile_or_load"])
+    items = [(r["start"], r["end"], r["phase"]) for r in records if r["phase"] != "numba.compile_or_load"]
+    items += [(s, e, "numba.compile_or_load") for s, e in locks]
+    # outermost first at equal starts; a child lies inside its parent
+    items.sort(key=lambda t: (t[0], -t[1]))
+    child_total = [0.0] * len(items)
+    stack = []
+    for k, (s, e, _) in enumerate(items):
+        while stack and not (s >= items[stack[-1]][0] and e <= items[stack[-1]][1]):
+            stack.pop()
+        if stack:
+            child_total[stack[-1]] += e - s
+        stack.append(k)
+    out = {}
+    for k, (s, e, name) in enumerate(items):
+        r = out.setdefault(name, {"seconds": 0.0, "inclusive": 0.0, "count": 0})
+        r["seconds"] += (e - s) - child_total[k]
+        r["inclusive"] += e - s
+        r["count"] += 1
+    return out
+
+
+def breakdown(launched, ended, records, importtime_text=None, solve_json=None):
+    """One run's breakdown (see the module's docstring); times are ``time.time()`` seconds."""
+    phases = phase_seconds(records)
+    command = [r for r in records if r["phase"] == "command"]
+    seconds = {}
+    if command:
+        seconds["startup"] = command[0]["start"] - launched
+        seconds["exit"] = ended - command[-1]["end"]
+    for name, r in phases.items():
+        seconds[name] = r["seconds"]
+    names = [n for n in ORDER if n in seconds] + sorted(set(seconds) - set(ORDER))
+    out = {"total_s": round(ended - launched, 4),
+           "phases_s": {n: round(seconds[n], 4) for n in names},
+           "phase_counts": {n: r["count"] for n, r in phases.items() if r["count"] > 1}}
+    if solve_json is not None:
+        out["solver_seconds"] = solve_json.get("seconds")
+        out["iterations"] = solve_json.get("iterations")
+    if importtime_text is not None:
+        out["imports"] = import_summary(parse_importtime(importtime_text))
+    return out
+
+
+# ---------------------------------------------------------------- runs
+def solve_command(function, dim, backend, extra=(), importtime=True):
+    return ([sys.executable] + (["-X", "importtime"] if importtime else [])
+            + ["-m", "gpubench", "solve", function, "--dim", str(dim), "--backend", backend, "--json",
+               *extra])
+
+
+def run_once(args, env):
+    with tempfile.TemporaryDirectory() as tmp:
+        phases_file = os.path.join(tmp, "phases.json")
+        launched = time.time()
+        p = subprocess.run(args, env=dict(env, GPUBENCH_PHASES=phases_file), capture_output=True, text=True)
+        ended = time.time()
+        if p.returncode != 0:
+            raise SystemExit(f"startup_profile: the solve failed ({p.returncode}):\n{p.stderr[-3000:]}")
+        records = json.loads(Path(phases_file).read_text())["phases"]
+    solve_json = json.loads(p.stdout.strip().splitlines()[-1])
+    return breakdown(launched, ended, records, p.stderr if "-X" in args else None, solve_json)
+
+
+def median(runs):
+    """The median of each phase over ``runs`` (the total too)."""
+    if not runs:
+        return None
+    names = [n for n in ORDER if any(n in r["phases_s"] for r in runs)]
+    names += sorted({n for r in runs for n in r["phases_s"]} - set(names))
+    return {"total_s": round(statistics.median(r["total_s"] for r in runs), 4),
+            "phases_s": {n: round(statistics.median(r["phases_s"].get(n, 0.0) for r in runs), 4)
+                         for n in names}}
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = []
+    if "--" in argv:
+        k = argv.index("--")
+        argv, extra = argv[:k], argv[k + 1:]
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("function")
+    ap.add_argument("--dim", type=int, required=True)
+    ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda", "auto"))
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--cold", action="store_true", help="a new empty cache: one cold run, then --runs")
+    where.add_argument("--cache", metavar="DIR", help="GPUBENCH_CACHE and NUMBA_CACHE_DIR under DIR")
+    ap.add_argument("--runs", type=int, default=2, help="runs (after the cold one with --cold)")
+    ap.add_argument("--out", metavar="FILE", help="also write the JSON to FILE")
+    ap.add_argument("--no-importtime", action="store_true", help="without -X importtime")
+    args = ap.parse_args(argv)
+
+    from gpubench import environment
+    from gpubench.device import atomic_write
+
+    cmd = solve_command(args.function, args.dim, args.backend, extra, not args.no_importtime)
+    # the child inherits this process's folder and paths, so it imports the gpubench imported here
+    env = dict(os.environ)
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = tmp if args.cold else args.cache
+        if cache:
+            env.update(GPUBENCH_CACHE=cache, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
+        labels = (["cold"] if args.cold else []) + [("second" if args.cold else "run")] * args.runs
+        for label in labels:
+            r = run_once(cmd, env)
+            runs.append(dict(r, cache=label))
+            print(f"{label:7s} {r['total_s']:7.2f} s  " + "  ".join(f"{k} {v:.2f}" for k, v in
+                                                                  r["phases_s"].items()), file=sys.stderr)
+    rec = {"command": " ".join(cmd[1:]), "cache": "cold" if args.cold else (args.cache or "the caller's"),
+           "runs": runs, "median_second": median([r for r in runs if r["cache"] != "cold"]),
+           "environment": environment.capture()}
+    text = json.dumps(rec, indent=1)
+    if args.out:
+        atomic_write(args.out, text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

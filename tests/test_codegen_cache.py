@@ -1,0 +1,109 @@
+"""The on-disk index of generated sources (gpubench.codegen.load): a second process finds the
+forms' module without deriving them again, and a changed definition or generator never finds a
+stale one (issue 11, item 2)."""
+import dataclasses
+
+import pytest
+
+from gpubench import codegen, functions
+
+EXT = ("CACHE_TEST = 1",)  # a module of its own, so other tests' modules are not touched
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch, request):
+    """An empty cache, and a way to forget everything this process holds (as a new process would)."""
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    calls = []
+    real = codegen._generate
+
+    def counting(defn, backend):
+        calls.append(defn.name)
+        return real(defn, backend)
+
+    monkeypatch.setattr(codegen, "_generate", counting)
+
+    def new_process():
+        for memo in ("_GENERATED", "_INDEXED", "_LOADED"):
+            monkeypatch.setattr(codegen, memo, {})
+        codegen.generator_key.cache_clear()
+
+    new_process()
+    request.addfinalizer(codegen.generator_key.cache_clear)
+    return calls, new_process, tmp_path
+
+
+def test_a_second_process_uses_the_same_text_without_deriving_it(fresh):
+    calls, new_process, _ = fresh
+    defn = functions.get("levy").definition
+    a = codegen.load(defn, "cpu", EXT)
+    assert calls == ["levy"]
+    text = open(a.__file__).read()
+    new_process()
+    b = codegen.load(defn, "cpu", EXT)
+    assert calls == ["levy"], "the index was not used"
+    assert b is not a and b.__file__ == a.__file__ and open(b.__file__).read() == text
+    # bit-identical with and without the cache: the text the generator writes now is the cached one
+    assert codegen.source(defn, "cpu", EXT) == text
+    # in this process the derivation is not repeated for another extension either
+    codegen.load(defn, "cpu", EXT + ("MORE = 2",))
+    assert calls == ["levy", "levy"]
+    codegen.load(defn, "cpu", EXT + ("MORE = 3",))
+    assert calls == ["levy", "levy"]
+
+
+def test_a_changed_definition_is_derived_again(fresh):
+    calls, new_process, _ = fresh
+    defn = functions.get("levy").definition
+    a = codegen.load(defn, "cpu", EXT)
+    new_process()
+    b = codegen.load(dataclasses.replace(defn, expr=defn.expr + 1), "cpu", EXT)
+    assert calls == ["levy", "levy"] and b.__file__ != a.__file__
+
+
+@pytest.mark.parametrize("change", ["name", "expr", "term", "param", "spike", "dim"])
+def test_every_field_the_generator_reads_is_in_the_key(change):
+    from gpubench.definition import Spike, Sum, param, x
+    defn = functions.get("levy_delta").definition
+    agg = next(iter(defn.terms))
+    other = {
+        "name": lambda: dataclasses.replace(defn, name="levy_other"),
+        "expr": lambda: dataclasses.replace(defn, expr=defn.expr * 2),
+        "term": lambda: dataclasses.replace(defn, terms={agg: Sum(defn.terms[agg].term + x)}),
+        "param": lambda: dataclasses.replace(defn, params={**defn.params, "q": lambda n: [0.0] * n},
+                                             terms={agg: Sum(defn.terms[agg].term + param("q")[0])}),
+        "spike": lambda: dataclasses.replace(defn, spike=Spike(defn.spike.center, defn.spike.halfwidth * 2,
+                                                               defn.spike.value)),
+        "dim": lambda: dataclasses.replace(defn, dim=3),
+    }[change]()
+    assert codegen.definition_key(other) != codegen.definition_key(defn)
+    assert codegen.definition_key(dataclasses.replace(defn)) == codegen.definition_key(defn)
+
+
+def test_a_changed_generator_is_derived_again(fresh, tmp_path, monkeypatch):
+    calls, new_process, _ = fresh
+    copy = tmp_path / "codegen_copy.py"
+    copy.write_text(open(codegen.__file__).read())
+    monkeypatch.setattr(codegen, "_GENERATOR_SOURCES", (str(copy),))
+    defn = functions.get("levy").definition
+    codegen.load(defn, "cpu", EXT)
+    new_process()
+    codegen.load(defn, "cpu", EXT)
+    assert calls == ["levy"]
+    copy.write_text(copy.read_text() + "\n# an edit\n")
+    new_process()
+    codegen.load(defn, "cpu", EXT)
+    assert calls == ["levy", "levy"]
+
+
+def test_an_altered_module_file_is_not_used(fresh):
+    calls, new_process, _ = fresh
+    defn = functions.get("levy").definition
+    a = codegen.load(defn, "cpu", EXT)
+    text = open(a.__file__).read()
+    with open(a.__file__, "a") as f:
+        f.write("\nALTERED = 1\n")
+    new_process()
+    b = codegen.load(defn, "cpu", EXT)
+    assert calls == ["levy", "levy"]
+    assert open(b.__file__).read() == text and not hasattr(b, "ALTERED")

@@ -1,0 +1,97 @@
+"""scripts/startup_profile.py and the phase hooks it reads (gpubench.device.phase): issue 11, item 2."""
+import importlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gpubench import device
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def sp(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    return importlib.import_module("startup_profile")
+
+
+def test_phase_is_a_shared_no_op_without_the_variable(monkeypatch):
+    monkeypatch.setattr(device, "_PHASES_FILE", None)
+    before = list(device._PHASES)
+    assert device.phase("x") is device.phase("y") is device._NULL
+    with device.phase("x"):
+        pass
+    device.watch_compiles(cuda=True)
+    assert device._PHASES == before
+
+
+def test_phase_records_nested_intervals(monkeypatch, tmp_path):
+    monkeypatch.setattr(device, "_PHASES_FILE", str(tmp_path / "p.json"))
+    monkeypatch.setattr(device, "_PHASES", [])
+    monkeypatch.setattr(device, "_WATCHED", {"atexit"})  # no exit hook from inside the test process
+    with device.phase("outer"):
+        with device.phase("inner"):
+            pass
+    inner, outer = device._PHASES
+    assert (inner["phase"], outer["phase"]) == ("inner", "outer")
+    assert outer["start"] <= inner["start"] <= inner["end"] <= outer["end"]
+    device._write_phases()
+    assert json.loads((tmp_path / "p.json").read_text())["phases"] == [inner, outer]
+
+
+def test_exclusive_seconds_leave_out_nested_phases_and_merge_the_two_locks(sp):
+    r = lambda name, s, e: {"phase": name, "start": s, "end": e}  # noqa: E731
+    records = [r("codegen.import", 1.0, 3.0), r("numba.compile_or_load", 2.0, 2.5),
+               # numba-cuda takes numba's lock and its own: the same interval twice, overlapping
+               r("numba.compile_or_load", 4.0, 6.0), r("numba.compile_or_load", 4.5, 6.5),
+               r("search.run", 3.5, 9.0), r("command", 0.5, 10.0)]
+    got = sp.phase_seconds(records)
+    assert got["codegen.import"]["seconds"] == pytest.approx(1.5)
+    assert got["numba.compile_or_load"]["seconds"] == pytest.approx(3.0)
+    assert got["numba.compile_or_load"]["count"] == 2
+    assert got["search.run"]["seconds"] == pytest.approx(5.5 - 2.5)
+    assert got["command"]["seconds"] == pytest.approx(9.5 - 2.0 - 5.5)
+    b = sp.breakdown(0.0, 10.25, records)
+    assert b["phases_s"]["startup"] == pytest.approx(0.5) and b["phases_s"]["exit"] == pytest.approx(0.25)
+    assert sum(b["phases_s"].values()) == pytest.approx(b["total_s"])
+
+
+IMPORTTIME = """import time: self [us] | cumulative | imported package
+import time:    100000 |     100000 |       sympy.core
+import time:    300000 |     400000 |     sympy
+import time:      5000 |     405000 |   gpubench.definition
+import time:      2000 |     407000 | gpubench.functions
+import time:    200000 |     200000 |   scipy.linalg
+import time:       500 |     200500 | numba.np.arraymath
+"""
+
+
+def test_imports_by_package_and_by_importer(sp):
+    entries = sp.parse_importtime(IMPORTTIME)
+    assert [e[:2] for e in entries] == [(3, "sympy.core"), (2, "sympy"), (1, "gpubench.definition"),
+                                        (0, "gpubench.functions"), (1, "scipy.linalg"), (0, "numba.np.arraymath")]
+    s = sp.import_summary(entries)
+    assert s["total_s"] == pytest.approx(0.6075)
+    # self times add up per package; numba's half millisecond is left out as noise
+    assert s["by_package_s"] == {"sympy": 0.4, "scipy": 0.2, "gpubench": 0.007}
+    top = {r["module"]: r for r in s["largest"]}
+    assert [r["module"] for r in s["largest"]] == ["gpubench.functions", "sympy", "numba.np.arraymath",
+                                                   "scipy.linalg"]
+    assert top["sympy"]["imported_by"] == "gpubench.definition <- gpubench.functions"
+    assert top["scipy.linalg"]["imported_by"] == "numba.np.arraymath"
+
+
+def test_a_real_solve_is_split_into_phases_that_add_up(sp):
+    """The phases of a small CPU solve in a new process (numba's cache as the tests keep it)."""
+    cmd = sp.solve_command("levy", 3, "cpu", ["--split-dims", "2", "--max-iterations", "2"])
+    r = sp.run_once(cmd, dict(os.environ))
+    p = r["phases_s"]
+    for name in ("startup", "function", "codegen.source", "codegen.import", "numba.compile_or_load",
+                 "search.run", "command", "exit"):
+        assert p[name] > 0, name
+    assert sum(p.values()) == pytest.approx(r["total_s"], rel=0.01)
+    assert r["iterations"] == 2
+    assert r["imports"]["by_package_s"]["sympy"] > 0 and r["imports"]["by_package_s"]["numba"] > 0
+
