@@ -198,3 +198,51 @@ def test_warmup_settings_of_a_multi_round_entry_are_valid(name, module, monkeypa
     assert len(seen) == 1
     seen[0].validate()  # raises InputError when rounds > starts
     assert seen[0].rounds <= seen[0].starts
+
+
+def _slow_rounds(monkeypatch, name):
+    """Replace the batched solver of ``name`` by one that takes 0.2 s per launch and returns each
+    start's own value, so that the round logic is tested without compiling anything."""
+    import time as _time
+    from gpubench import functions
+
+    if name == "lbfgsb-gpu":
+        from gpubench.lbfgsb import batch
+
+        def solve(fn, X0, lo, hi, **kw):
+            _time.sleep(0.2)
+            k = X0.shape[0]
+            f = np.array([fn.point(x) for x in X0])
+            return X0.copy(), f, np.ones(k, int), np.full(k, 3), np.zeros(k, int), np.zeros(k)
+        monkeypatch.setattr(batch, "solve", solve)
+    else:
+        from gpubench import tron
+
+        def solve_batch(x0, lo, hi, par, fn=None, **kw):
+            _time.sleep(0.2)
+            k = x0.shape[0]
+            return tron.BatchResult(x=x0.copy(), f=np.array([fn.point(x) for x in x0]),
+                                    iterations=np.ones(k, int), status=np.zeros(k, int),
+                                    nfev=np.full(k, 3), pgnorm=np.zeros(k), seconds=0.2, backend="cpu")
+        monkeypatch.setattr(tron, "solve_batch", solve_batch)
+    return functions.get("levy")
+
+
+@pytest.mark.parametrize("name", ["lbfgsb-gpu", "tron-gpu"])
+def test_time_limit_stops_launching_rounds(name, monkeypatch):
+    from gpubench import methods
+    fn = _slow_rounds(monkeypatch, name)
+    full = methods.minimize("levy", 3, method=name, starts=10, rounds=10, backend="cpu", seed=1)
+    assert full.converged and full.history["rounds_completed"] == 10 and "time_limit" not in full.message
+    cut = methods.minimize("levy", 3, method=name, starts=10, rounds=10, backend="cpu", seed=1,
+                           time_limit=0.5)
+    # rounds of 0.2 s: launched at 0, 0.2, 0.4 s, none at 0.6 s
+    assert cut.history["rounds_completed"] == 3 and cut.history["starts_completed"] == 3
+    assert not cut.converged and "stopped at time_limit after 3 of 10 rounds" in cut.message
+    assert len(cut.history["trace"]) <= 3 + 1 and cut.nfev == 3 * 3
+    # the best of the starts solved, which are the first starts of the full call
+    assert cut.fun == min(full.history["fun" if name == "lbfgsb-gpu" else "start_fun"][:3])
+    assert cut.fun == pytest.approx(fn.point(cut.x))
+    # the limit is a declared setting with its bounds
+    with pytest.raises(Exception, match="time_limit must be greater than 0"):
+        methods.minimize("levy", 3, method=name, time_limit=0.0)
