@@ -3,8 +3,8 @@
 Three things a heuristic's user cannot get elsewhere, computed from stored records only:
 
 * **Certified gaps.**  The rigorous solver's converged enclosure ``[GLB, GUB]`` of
-  the same function and dimension (from any stored experiment) certifies the
-  global minimum; a heuristic's best value ``b`` is then at most ``b - GLB`` above
+  the same problem (from any stored experiment; :func:`certifies` says when a
+  record's problem is the comparison's) certifies the global minimum; a heuristic's best value ``b`` is then at most ``b - GLB`` above
   it (``GUB - b`` for a maximised function), and its best point either lies in
   the solver's output regions (it found the basin of a global minimiser) or
   not.  Where no converged rigorous record is stored the answer is "no
@@ -37,8 +37,69 @@ def _rigorous(record):
     return bool(declared)
 
 
+_PLANS = {}
+
+
+def _planned(experiment, variant):
+    """The case ids the experiment definition ``experiment`` states for ``variant`` (None: no such file)."""
+    from . import experiments_loader, runner
+    from .errors import InputError
+    key = (experiment, variant)
+    if key not in _PLANS:
+        try:
+            exp = experiments_loader.load(experiment)
+            _PLANS[key] = {c.case_id: c for c in runner.plan(exp, quick=variant == "quick")}
+        except InputError:
+            _PLANS[key] = None
+    return _PLANS[key]
+
+
+def certifies(record):
+    """Why ``record`` may not certify the library function it names at its n, or None when it may.
+
+    A certificate needs a method the registry declares rigorous (an unregistered one
+    is refused), a converged solve with finite GLB <= GUB, and the very problem the
+    comparison runs: the library function of that name, with its box and parameters
+    at that n.  A record that states its problem (``problem``, written by the runner)
+    must state this one exactly.  An older record without it is used only when its
+    experiment definition states its case (the case id, which hashes the method and
+    settings, is in that experiment's plan): an experiment names library functions and
+    cannot change their box or parameters; its f* must also be the library's now.
+    """
+    from . import functions, methods, runner
+    from .errors import InputError
+    if methods.is_rigorous(record.get("method")) is not True:
+        return "not a method declared rigorous"
+    m = record.get("measured") or {}
+    glb, gub = m.get("glb"), m.get("gub")
+    if m.get("converged") is not True:
+        return "not converged"
+    if not (isinstance(glb, (int, float)) and isinstance(gub, (int, float))
+            and math.isfinite(glb) and math.isfinite(gub) and glb <= gub):
+        return "no finite enclosure"
+    try:
+        fn = functions.get(record["function"])
+    except InputError:
+        return "not a library function"
+    dim = int(record["dim"])
+    if record.get("sense", "min") != fn.sense:
+        return "another sense"
+    stated = record.get("problem")
+    if stated is not None:
+        return None if stated == runner.problem(fn, dim) else "another box or parameters"
+    plan = _planned(record.get("experiment"), record.get("variant"))
+    case = plan.get(record.get("case")) if plan else None
+    if case is None:
+        return "states no problem, and no experiment definition states its case"
+    if (case.function, case.dim) != (record["function"], dim):
+        return "its experiment's case is another function or n"
+    if record.get("fstar") != fn.fstar(dim):
+        return "its f* differs from the library's"
+    return None
+
+
 def certificates(results=None, experiments=None):
-    """{(function, dim): certificate} from every converged rigorous record stored under ``results``.
+    """{(function, dim): certificate} from every stored record that :func:`certifies`.
 
     A certificate is ``{"glb", "gub", "regions", "experiment", "case"}``; of several,
     the narrowest enclosure is kept.  ``regions`` is None when the record did not
@@ -51,9 +112,9 @@ def certificates(results=None, experiments=None):
         return out
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         for r in load_records(folder):
-            m = r["measured"]
-            if not (_rigorous(r) and m.get("converged") and m.get("glb") is not None and m.get("gub") is not None):
+            if certifies(r) is not None:
                 continue
+            m = r["measured"]
             key = (r["function"], int(r["dim"]))
             cert = {"glb": float(m["glb"]), "gub": float(m["gub"]), "regions": r.get("regions"),
                     "experiment": r["experiment"], "case": r["case"]}
@@ -61,6 +122,11 @@ def certificates(results=None, experiments=None):
             if old is None or cert["gub"] - cert["glb"] < old["gub"] - old["glb"]:
                 out[key] = cert
     return out
+
+
+def source(cert):
+    """Where a certificate came from, for a reader: ``experiment: case``."""
+    return f"{cert['experiment']}: {cert['case']}" if cert else NO_CERTIFICATE
 
 
 def certified_gap(best, cert, sense="min"):
@@ -104,6 +170,20 @@ def trace_of(record):
     if best is None:
         return []
     return [[float(m.get("evaluations") or 0), float(m.get("seconds") or 0.0), float(best)]]
+
+
+def first_reach(record, target):
+    """(evaluations, seconds) of the first trace row at or beyond ``target``; (None, None) if none."""
+    sense = record.get("sense", "min")
+    hit = next((row for row in trace_of(record) if _reached(row[2], target, sense)), None)
+    return (None, None) if hit is None else (hit[0], hit[1])
+
+
+def certified_target(cert, sense="min"):
+    """The value a run must reach to be certified within 1e-8 of the global minimum: GLB + 1e-8
+    (GUB - 1e-8 for a maximised function); then best - f* <= best - GLB <= 1e-8."""
+    tol = 10.0 ** SUCCESS_EXPONENT
+    return cert["glb"] + tol if sense == "min" else cert["gub"] - tol
 
 
 def runtimes(record, fstar):
@@ -291,6 +371,8 @@ def rows(records, certs):
             reached.append(rt[SUCCESS_EXPONENT])
         hits = [s for e, s in reached if s is not None]
         inside = [inside_regions(r.get("x"), cert["regions"]) if cert else None for r in rs]
+        certified = [first_reach(r, certified_target(cert, sense))[1] for r in rs] if cert else None
+        certified_hits = None if certified is None else [t for t in certified if t is not None]
         out.append({
             "function": f, "dim": dim, "key": key, "method": rs[0]["method"], "rigorous": _rigorous(rs[0]),
             "repetitions": len(rs), "best": best, "fstar": fstar, "certificate": cert,
@@ -298,6 +380,9 @@ def rows(records, certs):
             "inside": None if not cert or cert["regions"] is None else sum(bool(i) for i in inside),
             "success": len(hits), "median_seconds": float(np.median([r["measured"]["seconds"] for r in rs])),
             "median_seconds_to_target": float(np.median(hits)) if hits else None,
+            # against the certificate (None without one): reached GLB + 1e-8, and how fast
+            "certified_success": None if certified is None else len(certified_hits),
+            "median_seconds_to_certified": float(np.median(certified_hits)) if certified_hits else None,
             "evaluations": int(np.median([r["measured"].get("evaluations") or 0 for r in rs])),
         })
     return out
@@ -334,6 +419,10 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
           "case is stored, and no f* is guessed. 'In the solver's regions': runs whose best point lies in "
           "an output region of the solver (the basin of a global minimiser).")
     doc.table(pd.DataFrame(table))
+    doc.p("Where each certificate comes from: the converged record of a rigorous method, from any "
+          "stored experiment, of the same problem (the library function with its box and parameters at "
+          "that n; see gpubench.compare.certifies). The narrowest of several is used.")
+    doc.table(pd.DataFrame(_certificate_rows(recs, certs)))
     fstars = _fstars(recs)
     doc.h(3, "Time to target (runtime ECDFs)")
     doc.p("Targets f* + 10^k, k = 2 ... -8 (f* of the function library); the fraction of (function, n, "
@@ -349,37 +438,75 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
     doc.p(f"COCO data (bbob-new2 layout, last column: seconds), one folder per method, readable by "
           f"cocopp and IOHanalyzer: `{coco.relative_to(reports)}/` ({len(written)} data sets).")
     # the one-page summary follows the fullest setting stored (the full one is built after the quick one)
-    page = summary(recs, certs, reports / "summary.md")
+    v = experiment.variant(variant == "quick")
+    page = summary(recs, certs, reports / "summary.md", grid=[(f, d) for f in v.functions for d in v.dims])
     doc.p(f"One-page summary for practitioners: [{page.name}]({page.name}) (from the {variant} setting).")
 
 
-def summary(records, certs, path):
-    """The one page a practitioner reads first: reports/summary.md (and .html)."""
+def _certificate_rows(records, certs):
+    out = []
+    for f, dim in sorted({(r["function"], int(r["dim"])) for r in records}):
+        cert = certs.get((f, dim))
+        out.append({"Function": f, "n": dim,
+                    "GLB": _fmt_bound(cert["glb"]) if cert else NO_CERTIFICATE,
+                    "GUB": _fmt_bound(cert["gub"]) if cert else NO_CERTIFICATE,
+                    "Source (experiment: case)": source(cert)})
+    return out
+
+
+def _fmt_bound(v):
+    from .report import _bound
+    return _bound(v)
+
+
+def summary(records, certs, path, grid=()):
+    """The one page a practitioner reads first: reports/summary.md (and .html).
+
+    ``grid``: the experiment's (function, n) pairs, shown (with their certificates) even
+    where no method's record is stored yet."""
     import pandas as pd
     from .report import Doc, _bound, _atomic_write, _seconds
     doc = Doc()
     doc.h(1, "gpubench: which method to use")
-    doc.p("For each function and dimension: the certified minimum (the rigorous solver's enclosure "
-          "[GLB, GUB], or 'no certificate'), the fastest method to reach f* + 1e-8 (median wall-clock "
-          "seconds on the same machine), and each method's success rate and median time. From the "
-          "stored records of the comparison experiments only.")
-    by_case = {}
+    doc.p("Every method of the comparison experiment (experiments/compare.toml) on the same functions "
+          "and dimensions, from its stored records only. The certified minimum is a rigorous "
+          "solver's converged enclosure [GLB, GUB] of the same problem (named by its source record); "
+          "a run succeeds when its best value is at most GLB + 1e-8, so it is certainly within 1e-8 of "
+          "the global minimum. Without a certificate nothing is claimed: 'no certificate', never a "
+          "guessed f*. Times are median wall-clock seconds of the runs on the same machine (budgets: "
+          "compare.md).")
+    by_case = {tuple(g): [] for g in grid}
     for row in rows(records, certs):
         by_case.setdefault((row["function"], row["dim"]), []).append(row)
-    table = []
+    keys = sorted({row["key"] for rs in by_case.values() for row in rs})
+    best, detail = [], []
     for (f, dim), rs in sorted(by_case.items()):
         cert = certs.get((f, dim))
-        ok = [r for r in rs if r["median_seconds_to_target"] is not None]
-        fastest = min(ok, key=lambda r: r["median_seconds_to_target"]) if ok else None
-        table.append({
+        ok = [r for r in rs if r["median_seconds_to_certified"] is not None]
+        fastest = min(ok, key=lambda r: r["median_seconds_to_certified"]) if ok else None
+        best.append({
             "Function": f, "n": dim,
-            "Certified minimum": f"[{_bound(cert['glb'])}, {_bound(cert['gub'])}]" if cert else NO_CERTIFICATE,
-            "Fastest to 1e-8": (f"{fastest['key']} ({_seconds(fastest['median_seconds_to_target'])} s)"
-                                if fastest else "none reached it"),
-            "Each method: reached / runs, median s": "; ".join(
-                f"{r['key']} {r['success']}/{r['repetitions']}, {_seconds(r['median_seconds'])}" for r in rs),
+            "Certified minimum [GLB, GUB]": f"[{_bound(cert['glb'])}, {_bound(cert['gub'])}]" if cert
+            else NO_CERTIFICATE,
+            "Fastest to GLB + 1e-8 (median s)": (
+                f"{fastest['key']} ({_seconds(fastest['median_seconds_to_certified'])})" if fastest
+                else (NO_CERTIFICATE if not cert else "none reached it" if rs else "no runs stored yet")),
+            "Certificate from": source(cert),
         })
-    doc.table(pd.DataFrame(table))
+        cells = {"Function": f, "n": dim}
+        mine = {r["key"]: r for r in rs}
+        for key in keys:
+            r = mine.get(key)
+            if r is None:
+                cells[key] = "not stored"
+            elif r["certified_success"] is None:
+                cells[key] = f"no certificate; {_seconds(r['median_seconds'])} s"
+            else:
+                cells[key] = f"{r['certified_success']}/{r['repetitions']}; {_seconds(r['median_seconds'])} s"
+        detail.append(cells)
+    doc.table(pd.DataFrame(best))
+    doc.h(2, "Each method: runs that reached GLB + 1e-8 / runs; median time of a run")
+    doc.table(pd.DataFrame(detail))
     path = Path(path)
     _atomic_write(path, doc.markdown())
     _atomic_write(path.with_suffix(".html"), doc.html("gpubench summary"))

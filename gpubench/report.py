@@ -790,6 +790,10 @@ def write_index(reports=None, results=None, experiments_dir=None):
           "under `results/` only, next to the published values (`experiments/published/`); a "
           "measurement that is not stored is marked missing. `make demo` runs the quick setting (into .demo/); "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")
+    if (reports / "summary.md").is_file():
+        doc.p("Which method to use: [the one-page summary](summary.md) ([html](summary.html)): for each "
+              "function and n of the comparison, the certified minimum and its source, the fastest method "
+              "to it, and every method's success rate and median time.")
     doc.table(pd.DataFrame(rows))
     path = reports / "index.md"
     _atomic_write(path, doc.markdown())

@@ -179,6 +179,17 @@ def run_case(case):
     return make_record(case, fn, result, wall, warm, env)
 
 
+def problem(fn, dim):
+    """What identifies the problem a record solved beyond the function's name: its box and
+    parameters at ``dim`` (digests of the exact float64 arrays; the domain's extremes for a reader)."""
+    import numpy as np
+    lo, hi = (np.ascontiguousarray(b, dtype=np.float64) for b in fn.bounds(dim))
+    par = np.ascontiguousarray(fn.params(dim), dtype=np.float64)
+    return {"domain": [float(lo.min()), float(hi.max())],
+            "domain_sha1": hashlib.sha1(lo.tobytes() + hi.tobytes()).hexdigest(),
+            "params_sha1": hashlib.sha1(repr(par.shape).encode() + par.tobytes()).hexdigest()}
+
+
 def make_record(case, fn, result, wall, warm, env, provenance=None):
     """The stored record of ``case`` from its OptimizeResult and timings."""
     fstar = fn.fstar(case.dim)
@@ -202,6 +213,7 @@ def make_record(case, fn, result, wall, warm, env, provenance=None):
         "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
         "key": case.key, "method": case.method, "label": case.label,
         "function": case.function, "dim": case.dim, "sense": fn.sense, "repetition": case.repetition,
+        "problem": problem(fn, case.dim),
         "settings": case.settings, "options": d["options"],
         "measured": measured,
         "fstar": fstar, "success": ok, "success_rule": rule,
@@ -238,10 +250,20 @@ def write_record(folder, record):
     return final
 
 
-def clean_partial(folder):
-    """Remove temporary files that a killed writer left (``atomic_write``'s ``.NAME.XXXX.tmp``)."""
+def clean_partial(folder, older_than=None):
+    """Remove temporary files that a killed writer left (``atomic_write``'s ``.NAME.XXXX.tmp``).
+
+    ``older_than`` (seconds) spares younger ones: with several processes writing to one
+    folder, a younger file may be another writer's record about to be renamed into place.
+    """
     removed = 0
+    now = time.time()
     for p in Path(folder).glob(".*.tmp"):
+        try:
+            if older_than is not None and now - p.stat().st_mtime < older_than:
+                continue
+        except FileNotFoundError:
+            continue
         p.unlink(missing_ok=True)
         removed += 1
     return removed

@@ -27,7 +27,11 @@ def test_report_has_certified_gaps_ecdfs_and_summary(quick):
     for axis in ("evaluations", "seconds"):
         assert (rep / "figures" / f"compare-quick-ecdf-{axis}.png").stat().st_size > 1000
     summary = (rep / "summary.md").read_text()
-    assert "Fastest to 1e-8" in summary and "levy" in summary
+    assert "Fastest to GLB + 1e-8" in summary and "levy" in summary
+    # the quick solver certifies n = 4 itself: every row names its source record
+    lines = [ln for ln in summary.splitlines() if ln.startswith("| levy | 4 |")]
+    assert len(lines) == 2 and "compare: interval-levy-n4-quick-r0-" in lines[0]
+    assert "Source (experiment: case)" in md and "compare: interval-levy-n4-quick-r0-" in md
 
 
 def test_gap_is_best_minus_the_certified_lower_bound(quick):
@@ -56,6 +60,10 @@ def test_without_a_rigorous_record_there_is_no_certificate(quick, tmp_path):
     md = report.build(loader.load("compare"), copy, tmp_path / "rep").read_text()
     table = [ln for ln in md.splitlines() if ln.startswith("| ackley | 4 | bfgs")]
     assert table and compare.NO_CERTIFICATE in table[0]
+    summary = (tmp_path / "rep" / "summary.md").read_text()
+    rows = [ln for ln in summary.splitlines() if ln.startswith("| ackley | 4 |")]
+    # no fastest method and no success rate without a certificate, only times
+    assert rows and all(compare.NO_CERTIFICATE in ln for ln in rows) and "/2;" not in rows[1]
 
 
 def test_runtimes_read_the_trace():
@@ -198,3 +206,135 @@ def test_warmup_settings_of_a_multi_round_entry_are_valid(name, module, monkeypa
     assert len(seen) == 1
     seen[0].validate()  # raises InputError when rounds > starts
     assert seen[0].rounds <= seen[0].starts
+
+
+def _slow_rounds(monkeypatch, name):
+    """Replace the batched solver of ``name`` by one that takes 0.2 s per launch and returns each
+    start's own value, so that the round logic is tested without compiling anything."""
+    import time as _time
+    from gpubench import functions
+
+    if name == "lbfgsb-gpu":
+        from gpubench.lbfgsb import batch
+
+        def solve(fn, X0, lo, hi, **kw):
+            _time.sleep(0.2)
+            k = X0.shape[0]
+            f = np.array([fn.point(x) for x in X0])
+            return X0.copy(), f, np.ones(k, int), np.full(k, 3), np.zeros(k, int), np.zeros(k)
+        monkeypatch.setattr(batch, "solve", solve)
+    else:
+        from gpubench import tron
+
+        def solve_batch(x0, lo, hi, par, fn=None, **kw):
+            _time.sleep(0.2)
+            k = x0.shape[0]
+            return tron.BatchResult(x=x0.copy(), f=np.array([fn.point(x) for x in x0]),
+                                    iterations=np.ones(k, int), status=np.zeros(k, int),
+                                    nfev=np.full(k, 3), pgnorm=np.zeros(k), seconds=0.2, backend="cpu")
+        monkeypatch.setattr(tron, "solve_batch", solve_batch)
+    return functions.get("levy")
+
+
+@pytest.mark.parametrize("name", ["lbfgsb-gpu", "tron-gpu"])
+def test_time_limit_stops_launching_rounds(name, monkeypatch):
+    from gpubench import methods
+    fn = _slow_rounds(monkeypatch, name)
+    full = methods.minimize("levy", 3, method=name, starts=10, rounds=10, backend="cpu", seed=1)
+    assert full.converged and full.history["rounds_completed"] == 10 and "time_limit" not in full.message
+    cut = methods.minimize("levy", 3, method=name, starts=10, rounds=10, backend="cpu", seed=1,
+                           time_limit=0.5)
+    # rounds of 0.2 s: launched at 0, 0.2, 0.4 s, none at 0.6 s
+    assert cut.history["rounds_completed"] == 3 and cut.history["starts_completed"] == 3
+    assert not cut.converged and "stopped at time_limit after 3 of 10 rounds" in cut.message
+    assert len(cut.history["trace"]) <= 3 + 1 and cut.nfev == 3 * 3
+    # the best of the starts solved, which are the first starts of the full call
+    assert cut.fun == min(full.history["fun" if name == "lbfgsb-gpu" else "start_fun"][:3])
+    assert cut.fun == pytest.approx(fn.point(cut.x))
+    # the limit is a declared setting with its bounds
+    with pytest.raises(Exception, match="time_limit must be greater than 0"):
+        methods.minimize("levy", 3, method=name, time_limit=0.0)
+
+
+def _store(folder, rec):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{rec['case']}.json").write_text(json.dumps(rec))
+
+
+def test_certificate_from_another_experiment_only_for_the_same_problem(tmp_path):
+    """A stored rigorous record of another experiment certifies the comparison's (function, n) only
+    when it is converged and of the very problem: the library function, its box and parameters at n."""
+    from gpubench import functions
+    src = runner.load_records(runner.results_dir() / "tableS2")
+    (rec,) = [r for r in src if r["function"] == "ackley" and r["dim"] == 50]
+    assert "problem" not in rec  # an older record: decided by its experiment's definition
+    res = tmp_path / "res"
+    _store(res / "tableS2", rec)
+    certs = compare.certificates(res)
+    assert certs[("ackley", 50)]["case"] == rec["case"] and certs[("ackley", 50)]["experiment"] == "tableS2"
+    assert compare.source(certs[("ackley", 50)]) == f"tableS2: {rec['case']}"
+    assert certs[("ackley", 50)]["glb"] == rec["measured"]["glb"]
+
+    def refused(changed, why):
+        one = tmp_path / why.replace(" ", "_")
+        _store(one / "x", changed)
+        assert compare.certificates(one) == {}, why
+        assert compare.certifies(changed) is not None
+
+    refused(dict(rec, measured=dict(rec["measured"], converged=False)), "not converged")
+    refused(dict(rec, dim=60), "another n than its experiment's case")
+    refused(dict(rec, experiment="nowhere"), "no experiment states it")
+    refused(dict(rec, method="no-such-method"), "not declared rigorous")
+    refused(dict(rec, fstar=1.0), "another f star")
+    fn = functions.get("ackley")
+    here = runner.problem(fn, 50)
+    # a record that states its problem is judged by it, wherever it comes from
+    ok = dict(rec, experiment="nowhere", problem=here)
+    assert compare.certifies(ok) is None
+    refused(dict(ok, problem=dict(here, domain_sha1=runner.problem(functions.get("rastrigin"), 50)["domain_sha1"])),
+            "another domain")
+    refused(dict(ok, problem=dict(here, params_sha1="0" * 40)), "other parameters")
+    refused(dict(ok, problem=runner.problem(fn, 51)), "another dimension")
+
+
+def test_gpu_compare_shares_are_disjoint_whole_groups(tmp_path, capsys):
+    """--share I/K: every GPU-capable case in exactly one share, a (method entry, function) group in
+    one share only (its kernels compile once), the same deal whatever is stored."""
+    script = _gpu_compare()
+    exp = loader.load("compare")
+    cases = runner.plan(exp)
+    gpu = [c for c in cases if script.uses_gpu(c)]
+    allow = {"interval": 50.0}
+    shares = script.deal(gpu, 2, allow)
+    ids = [c.case_id for s in shares for c in s]
+    assert sorted(ids) == sorted(c.case_id for c in gpu) and len(set(ids)) == len(ids)
+    owner = {}
+    for i, s in enumerate(shares):
+        for c in s:
+            assert owner.setdefault((c.key, c.function), i) == i
+    assert {c.method for c in cases if not script.uses_gpu(c)}.isdisjoint({c.method for c in gpu})
+    assert script.deal(gpu, 2, allow) == shares  # deterministic
+    loads = [sum(script.estimates(s, [], allow).values()) for s in shares]
+    assert max(loads) - min(loads) <= max(script.estimates(gpu, [], allow).values()) * 8  # balanced by groups
+    out = tmp_path / "out"
+    assert script.main([str(out), "--gpu-only", "--share", "1/2", "--plan"]) == 0
+    text = capsys.readouterr().out
+    assert "--gpu-only --share 1/2: 112 case(s)" in text and "--cpu-only --workers" in text
+    assert json.loads((out / "gpu_compare-gpu1of2.json").read_text())["remaining"] == len(shares[1])
+    for bad, words in ((["--share", "2/2", "--gpu-only"], "0 <= I < K"), (["--share", "x"], "I/K"),
+                       (["--share", "0/2"], "--share needs --gpu-only")):
+        assert script.main([str(out), *bad]) == 2
+        assert words in capsys.readouterr().err
+
+
+def test_clean_partial_spares_young_temporary_files(tmp_path):
+    """Concurrent writers share one results folder: a starting process must not remove another
+    process's temporary record before its rename."""
+    import os
+    import time
+    young, old = tmp_path / ".a.json.x1.tmp", tmp_path / ".b.json.x2.tmp"
+    young.write_text("{}")
+    old.write_text("{}")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    assert runner.clean_partial(tmp_path, older_than=3600) == 1
+    assert young.exists() and not old.exists()

@@ -86,7 +86,7 @@ def test_direct_with_scipy_defaults_stops_at_the_papers_value():
 
 def test_time_limit_stops_starting_runs():
     r = methods.minimize("ackley", 5, method="nelder_mead", runs=1000, time_limit=0.05)
-    assert 1 <= r.history["runs_completed"] < 1000
+    assert 1 <= r.history["runs_completed"] + r.history["runs_cut"] < 1000
     assert not r.converged and "time_limit" in r.message
 
 
@@ -119,3 +119,22 @@ def test_workers_split_the_runs_without_changing_them():
     b = methods.minimize("rastrigin", 4, method="nelder_mead", runs=6, seed=5, workers=3)
     assert a.history["run_fun"] == b.history["run_fun"] and a.nfev == b.nfev
     assert np.array_equal(a.x, b.x) and "trace" in a.history and "trace" not in b.history
+
+
+@pytest.mark.parametrize("name, settings", [
+    ("differential_evolution", {"runs": 1, "maxiter": 100000}),
+    ("direct", {"maxfun": 10**8, "maxiter": 10**6}),
+    # tolerances 0: it then iterates without evaluating f, so only its iteration callback can stop it
+    ("trust_constr", {"runs": 1, "maxiter": 10**6, "gtol": 0.0, "xtol": 0.0, "barrier_tol": 0.0}),
+    ("basinhopping", {"runs": 1, "niter": 10**6}),
+])
+def test_time_limit_cuts_a_run_in_progress(name, settings):
+    """One run of these outlasts any per-case budget at n = 1,000; time_limit must still bound the call."""
+    fn = functions.get("rastrigin")
+    r = methods.minimize("rastrigin", 30, method=name, time_limit=0.5, **settings)
+    assert r.seconds < 0.5 + 1.5  # the next evaluation after the limit ends it (slack: a busy machine)
+    assert r.history["runs_cut"] == 1 and r.history["runs_completed"] == 0
+    assert not r.converged and "cut" in r.message
+    lo, hi = fn.bounds(30)
+    assert np.all(r.x >= lo) and np.all(r.x <= hi)
+    assert r.fun == pytest.approx(fn.point(r.x)) and r.fun <= min(r.history["trace"][0][2], r.fun)

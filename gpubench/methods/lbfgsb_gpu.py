@@ -20,13 +20,17 @@ best value so far is noted in ``history["trace"]`` (rows ``[evaluations,
 seconds, best so far]``, :mod:`gpubench.methods.trace`).  With one round (the
 default) the trace has one row, the end of the launch: a batched method's
 answer exists only when its launch ends.  More rounds give time-to-target
-figures a finer grain at the price of smaller launches.
+figures a finer grain at the price of smaller launches.  ``time_limit`` is
+checked between rounds: past it no further round is launched (the result says
+so, ``converged=False``); a launch in progress runs to its end, so the bound on
+the wall time is the limit plus one round.
 
 For one large problem with a user value-and-gradient on device arrays use
 :func:`gpubench.lbfgsb.minimize` instead.
 """
 import time
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -57,6 +61,9 @@ class LbfgsbGpuSettings(MethodSettings):
     threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
     rounds: int = setting(1, "consecutive launches sharing the starts; the trace notes the best after each",
                           minimum=1)
+    time_limit: Optional[float] = setting(None, "seconds: no further round is launched after this (a launch "
+                                                "in progress finishes); the best of the rounds done counts",
+                                          exclusive_minimum=0.0)
 
     def validate(self):
         if self.rounds > self.starts:
@@ -79,6 +86,8 @@ def _run(fn, dim, s):
     t0 = time.perf_counter()
     parts, evals = [], 0
     for rows in np.array_split(np.arange(s.starts), s.rounds):
+        if parts and s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+            break
         part = batch.solve(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
             cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
@@ -94,6 +103,7 @@ def _run(fn, dim, s):
     key = np.where(np.isfinite(key), key, np.inf)
     b = int(np.argmin(key))
     counts = np.bincount(status, minlength=3)
+    run = X.shape[0]
     options = s.as_dict()
     options["backend"] = backend
     if backend == "cuda" and not gpu_available():
@@ -101,18 +111,21 @@ def _run(fn, dim, s):
     return OptimizeResult(
         function=fn.name, dim=dim, method=NAME, backend=backend, x=X[b], fun=float(f[b]),
         iterations=int(nit.sum()), nfev=int(nfev.sum()), njev=int(nfev.sum()), seconds=seconds,
-        converged=bool(status[b] == 0),
-        message=(f"best of {s.starts} start(s): {counts[0]} converged, {counts[1]} at a limit, "
-                 f"{counts[2]} abnormal"),
+        # a round not launched leaves starts unsolved: the multi-start did not finish
+        converged=bool(status[b] == 0) and run == s.starts,
+        message=(f"best of {run} start(s): {counts[0]} converged, {counts[1]} at a limit, {counts[2]} abnormal"
+                 + ("" if run == s.starts else f"; stopped at time_limit after {len(parts)} of {s.rounds} "
+                                                f"rounds ({run} of {s.starts} starts)")),
         status=status, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
-                                "best_start": b, "trace": trace.close(int(nfev.sum()))},
+                                "best_start": b, "trace": trace.close(int(nfev.sum())),
+                                "rounds_completed": len(parts), "starts_completed": run},
         timing={"solve": seconds}, options=options)
 
 
 def _warmup(fn, dim, s):
     """One start compiles the kernel (CPU or CUDA) for this function."""
     import dataclasses
-    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, maxiter=2))  # one start: one round
+    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, maxiter=2, time_limit=None))  # one start: one round
 
 
 def _interactive(dim, given):

@@ -29,8 +29,12 @@ Common rules
   ``numpy.random.default_rng([seed, k])``, so run k is the same whatever the
   number of runs (the quick setting's runs are the first runs of the full one),
   and so are the random streams of basin-hopping and differential evolution.
-* ``time_limit`` (seconds, optional) stops starting new runs; the result then
-  says how many were done (``history["runs_completed"]``, ``converged=False``).
+* ``time_limit`` (seconds, optional) bounds the wall time of the call: no run
+  starts after it, and a run in progress stops at its next evaluation of f or of
+  the gradient (one DE, DIRECT or interior-point run at n = 1,000 outlasts any
+  per-case budget); such a run counts with the best in-box point it evaluated.
+  The result then says how many runs were done (``history["runs_completed"]``,
+  ``history["runs_cut"]``, ``converged=False``).
 * Called interactively (``minimize`` or ``gpubench minimize``) each method
   does ``runs = 10`` runs unless told otherwise (DIRECT: 1); the experiments of
   Tables S12/S13 pin the paper's counts, which are kept as ``paper_runs``.
@@ -121,7 +125,9 @@ INTERACTIVE_RUNS = 10
 class _Common(MethodSettings):
     runs: int = setting(INTERACTIVE_RUNS, "independent runs from random starts; the best is reported", minimum=1)
     seed: int = setting(0, "run k draws from numpy.random.default_rng([seed, k])", minimum=0)
-    time_limit: Optional[float] = setting(None, "seconds: no new run starts after this", exclusive_minimum=0.0)
+    time_limit: Optional[float] = setting(None, "seconds: no run starts after this, and a run in progress stops "
+                                               "at its next evaluation (its best point so far counts)",
+                                          exclusive_minimum=0.0)
     workers: int = setting(1, "processes sharing the runs (run k is the same whatever the split); "
                               "the trace is kept only with one worker", minimum=1)
     first_run: int = setting(0, "the runs are k = first_run ... first_run + runs - 1 (a chunk of a larger "
@@ -263,35 +269,72 @@ class TrustRegionSettings(_Common):
         return d
 
 
-class _Objective:
-    """f (or -f for a maximiser) with its analytic gradient, counting evaluations."""
+class _OutOfTime(Exception):
+    """Raised by the objective past the deadline: SciPy's loops have no wall-time stop of their own."""
 
-    def __init__(self, fn, dim, trace=True):
+
+class _Objective:
+    """f (or -f for a maximiser) with its analytic gradient, counting evaluations.
+
+    Past ``deadline`` (a ``time.perf_counter()`` value) every evaluation raises
+    :class:`_OutOfTime`; the best in-box point evaluated since :meth:`new_run`
+    is then the cut run's answer (there is one: the limit applies only after the run's
+    first in-box evaluation, its start or, for DIRECT and DE, a point of the box).
+    """
+
+    def __init__(self, fn, dim, trace=True, deadline=None):
         self.fn = fn
         self.sign = -1.0 if fn.sense == "max" else 1.0
         self.lo, self.hi = fn.bounds(dim)
         self.nfev = 0
         self.njev = 0
         self.trace = Trace(fn.sense) if trace else None
+        self.deadline = deadline
+        self.new_run()
+
+    def new_run(self):
+        self.run_best = math.inf  # in minimisation terms
+        self.run_x = None
+
+    def _check_time(self):
+        # not before the run's first in-box point (its start): every run has an answer
+        if self.deadline is not None and self.run_x is not None and time.perf_counter() >= self.deadline:
+            raise _OutOfTime
+
+    def _see(self, x, v):
+        # trust-ncg evaluates outside the box: only a feasible point may answer for a cut run
+        if self.sign * v < self.run_best and np.all(x >= self.lo) and np.all(x <= self.hi):
+            self.run_best = self.sign * v
+            self.run_x = np.array(x, dtype=float)
 
     def f(self, x):
+        self._check_time()
         self.nfev += 1
         v = self.fn.point(x)
         if self.trace is not None:
             self.trace.see(self.nfev, v)
+        self._see(x, v)
         return self.sign * v
 
+    def tick(self, *args):
+        """An iteration callback: trust-constr may iterate without evaluating anything."""
+        self._check_time()
+
     def grad(self, x):
+        self._check_time()
         self.njev += 1
         return self.sign * self.fn.gradient(x)
 
     def fs(self, X):
         """Values at the columns of X, shape (n, S): SciPy's vectorized convention."""
+        self._check_time()
         X = np.ascontiguousarray(np.asarray(X).T)
         v = self.fn.points(X)
         if self.trace is not None:
             for k, vk in enumerate(v):
                 self.trace.see(self.nfev + k + 1, vk)
+        b = int(np.argmin(self.sign * v))
+        self._see(X[b], v[b])
         self.nfev += X.shape[0]
         return self.sign * v
 
@@ -387,7 +430,7 @@ def _trust_constr(obj, rng, s):
     x0 = obj.start(rng)
     res = optimize.minimize(
         obj.f, x0, jac=obj.grad, hess=optimize.BFGS(), method="trust-constr",
-        bounds=obj.bounds(keep_feasible=s["keep_feasible"]),
+        bounds=obj.bounds(keep_feasible=s["keep_feasible"]), callback=obj.tick,
         options={"gtol": s["gtol"], "xtol": s["xtol"], "barrier_tol": s["barrier_tol"],
                  "maxiter": s["maxiter"], "initial_tr_radius": s["initial_tr_radius"],
                  "initial_barrier_parameter": s["initial_barrier_parameter"],
@@ -416,17 +459,24 @@ def _trust_region(obj, rng, s):
 
 
 def _runs(name, one, fn, dim, s, ks, t0, time_limit, trace):
-    """Runs ``ks`` (run k draws from default_rng([seed, k])); stops starting runs at time_limit."""
-    obj = _Objective(fn, dim, trace)
+    """Runs ``ks`` (run k draws from default_rng([seed, k])); none starts after time_limit, and the
+    one in progress then stops at its next evaluation.  Entries: (k, x, f, nit, left box, cut)."""
+    obj = _Objective(fn, dim, trace, None if time_limit is None else t0 + time_limit)
     _single_threaded_blas()
     out = []
     for k in ks:
         if time_limit is not None and out and time.perf_counter() - t0 >= time_limit:
             break
         rng = np.random.default_rng([s["seed"], k])
-        x, f, nit, message = one(obj, rng, s)
+        obj.new_run()
+        try:
+            x, f, nit, message = one(obj, rng, s)
+        except _OutOfTime:
+            # iterations of a cut run are not known: none counted
+            out.append((k, obj.run_x, obj.sign * obj.run_best, 0, False, True))
+            break
         out.append((k, np.asarray(x, dtype=float).copy(), obj.sign * float(f), nit,
-                    "projected onto the box" in message))
+                    "projected onto the box" in message, False))
     return out, obj.nfev, obj.njev, (obj.trace.close(obj.nfev) if trace else None)
 
 
@@ -461,11 +511,12 @@ def _multistart(name, one, fn, dim, settings):
         nfev, njev = sum(p[1] for p in parts), sum(p[2] for p in parts)
         trace = None
     seconds = time.perf_counter() - t0
-    run_fun = [f for _, _, f, _, _ in done]
-    iterations = sum(nit for _, _, _, nit, _ in done)
+    run_fun = [d[2] for d in done]
+    iterations = sum(d[3] for d in done)
+    cut = sum(1 for d in done if d[5])
     k_best = min(range(len(done)), key=lambda j: sign * done[j][2])
     best_x, best_f = done[k_best][1], done[k_best][2]
-    history = {"run_fun": run_fun, "runs_completed": len(done)}
+    history = {"run_fun": run_fun, "runs_completed": len(done) - cut, "runs_cut": cut}
     if trace is not None:
         history["trace"] = trace
     if name == "trust_region":
@@ -477,8 +528,9 @@ def _multistart(name, one, fn, dim, settings):
                "blas_threads": 1, "paper_runs": settings.paper_runs, "paper_label": settings.paper_label}
     return OptimizeResult(
         function=fn.name, dim=dim, method=name, backend="cpu", x=best_x, fun=best_f,
-        iterations=iterations, nfev=nfev, njev=njev, seconds=seconds, converged=len(done) == runs,
-        message=f"best of {len(done)} of {runs} run(s)" + ("" if len(done) == runs else " (stopped at time_limit)"),
+        iterations=iterations, nfev=nfev, njev=njev, seconds=seconds, converged=len(done) - cut == runs,
+        message=f"best of {len(done)} of {runs} run(s)" + ("" if len(done) - cut == runs else
+                                                           f" (stopped at time_limit{'; the last one cut' if cut else ''})"),
         history=history, options=options)
 
 

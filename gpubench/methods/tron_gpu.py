@@ -22,9 +22,13 @@ n <= 16) or taken by central differences of the generated gradient.  Stopping ru
 the same whatever the split); after each the best value so far is noted in
 ``history["trace"]`` (rows ``[evaluations, wall-clock seconds, best so far]``,
 :mod:`gpubench.methods.trace`).  One round (the default) gives one row, the end
-of the launch, when a batched method's answer first exists.
+of the launch, when a batched method's answer first exists.  ``time_limit`` is
+checked between rounds: past it no further round is launched (the result says
+so, ``converged=False``); a launch in progress runs to its end, so the bound on
+the wall time is the limit plus one round.
 """
 import dataclasses
+import time
 from dataclasses import dataclass
 from typing import Optional
 
@@ -70,6 +74,9 @@ class TronSettings(MethodSettings):
                                       exclusive_minimum=0.0)
     rounds: int = setting(1, "consecutive launches sharing the starts; the trace notes the best after each",
                           minimum=1)
+    time_limit: Optional[float] = setting(None, "seconds: no further round is launched after this (a launch "
+                                                "in progress finishes); the best of the rounds done counts",
+                                          exclusive_minimum=0.0)
 
     def validate(self):
         if self.layout == "2d" and self.threads:
@@ -92,7 +99,10 @@ def _run(fn, dim, s):
     sign = -1.0 if fn.sense == "max" else 1.0
     trace = Trace(fn.sense)
     parts, evals = [], 0
+    t0 = time.perf_counter()
     for rows in np.array_split(np.arange(s.starts), s.rounds):
+        if parts and s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+            break
         part = tron.solve_batch(x0[rows], lo, hi, par[rows], objective="library", fn=fn, backend=backend,
                                 hessian=hessian, cholesky=s.cholesky, backsolve=s.backsolve, layout=s.layout,
                                 memory=s.memory, threads=s.threads, max_iter=s.max_iter, gtol=s.gtol,
@@ -116,21 +126,26 @@ def _run(fn, dim, s):
     if backend == "cuda" and simulator():
         options["note"] = "CUDA simulator: correctness only, times are not GPU times"
     n_ok = int(np.sum(res.status == 0))
+    run = res.x.shape[0]
     return OptimizeResult(
         function=fn.name, dim=dim, method=NAME, backend=backend, x=res.x[best], fun=float(vals[best]),
         iterations=int(res.iterations.sum()), nfev=int(res.nfev.sum()),
-        njev=int(res.iterations.sum() + s.starts), nhev=int(res.iterations.sum() + s.starts),
-        seconds=res.seconds, converged=bool(res.status[best] == 0),
-        message=f"{n_ok} of {s.starts} starts converged; best start {best}",
+        njev=int(res.iterations.sum() + run), nhev=int(res.iterations.sum() + run),
+        # a round not launched leaves starts unsolved: the multi-start did not finish
+        seconds=res.seconds, converged=bool(res.status[best] == 0) and run == s.starts,
+        message=f"{n_ok} of {run} starts converged; best start {best}"
+                + ("" if run == s.starts else f"; stopped at time_limit after {len(parts)} of {s.rounds} "
+                                              f"rounds ({run} of {s.starts} starts)"),
         status=res.status, history={"start_fun": vals.tolist(),
                                     "start_iterations": res.iterations.tolist(),
-                                    "trace": trace.close(int(res.nfev.sum()))},
+                                    "trace": trace.close(int(res.nfev.sum())),
+                                    "rounds_completed": len(parts), "starts_completed": run},
         timing={"solve": res.seconds}, options=options)
 
 
 def _warmup(fn, dim, s):
     import dataclasses
-    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, max_iter=1))  # one start: one round
+    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, max_iter=1, time_limit=None))  # one start: one round
 
 
 METHOD = Method(
