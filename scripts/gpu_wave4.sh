@@ -17,6 +17,10 @@
 # traffic.  Every call waits (at most SECONDS) and packs /tmp/o into $OUT/wave4.tgz; a later
 # call on the same machine only waits and packs again.  Every script is resumable, so on a
 # fresh machine the same command restarts from what the repository carries.
+# What ran (commit 3b34270): two commands on one machine, then a third on a fresh one (the
+# reply to the second came after the 30 s idle limit), which repeated the queues' first steps
+# before the session's device time ran out: chain0 never reached asv or the rigorous S12 row,
+# and paper 001's part 2 stopped after 8 of 24 rows.  results/gpu/README.md lists what each stored.
 set -u
 export GPUBENCH_COMMIT=${GPUBENCH_COMMIT:-$(cat .whl/COMMIT 2>/dev/null || echo unknown)}
 export HOME=/tmp/h

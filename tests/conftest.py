@@ -11,3 +11,17 @@ import shutil
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and shutil.which("nvidia-smi") is None:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 os.environ.setdefault("GPUBENCH_CACHE", os.path.join(os.path.dirname(__file__), "..", ".cache"))
+
+
+import importlib  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def script(monkeypatch):
+    """``script("host_s12")``: a module of scripts/, imported by name (not from a path) so that
+    worker processes it spawns can import it too."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
+    return importlib.import_module

@@ -1,21 +1,15 @@
 """scripts/host_s12.py: Tables S12/S13 at full run counts, in resumable chunks (quick variant here)."""
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from gpubench import experiments_loader as loader
 from gpubench import methods, report, runner
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture
-def s(monkeypatch):
-    # imported by name (not from a path) so that the spawned workers can import it too
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    return importlib.import_module("host_s12")
+def s(script):
+    return script("host_s12")
 
 
 def test_gaps_cover_what_no_chunk_covers(s):

@@ -387,6 +387,7 @@ def test_tables_run_and_report(tmp_path):
     rec1 = dict(s1, result=r1, backend="cpu")
     text = R.report_table1(rec1)
     assert "85.23" in text and "Elastic-Plastic Torsion (n=64)" in text   # the published beside ours
+    assert "Tables 2 and 3 (centroidal Voronoi tessellation, VTGPU): **not reproduced**" in text
     for row in r1["rows"]:
         assert sum(row["bins"].values()) == pytest.approx(100)
         assert abs(row["energy_diff_percent"]) < 1e-6
@@ -394,6 +395,7 @@ def test_tables_run_and_report(tmp_path):
     r4 = R.run_table4(s4, "cpu", sizes=[400])
     text = R.report_table4(dict(s4, result=r4, backend="cpu"))
     assert "| 400 | 52 | 0.20 | 49 | 1.17 |" in text
+    assert "## Not reproduced" in text
     row = r4["rows"][0]
     assert abs(row["energy_difference"]) <= 1e-9 * abs(row["scipy"]["fun"])
 

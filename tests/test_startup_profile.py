@@ -1,20 +1,15 @@
 """scripts/startup_profile.py and the phase hooks it reads (gpubench.device.phase): issue 11, item 2."""
-import importlib
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 from gpubench import device
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture
-def sp(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    return importlib.import_module("startup_profile")
+def sp(script):
+    return script("startup_profile")
 
 
 def test_phase_is_a_shared_no_op_without_the_variable(monkeypatch):
@@ -56,7 +51,6 @@ def test_exclusive_seconds_leave_out_nested_phases_and_merge_the_two_locks(sp):
     b = sp.breakdown(0.0, 10.25, records)
     assert b["phases_s"]["startup"] == pytest.approx(0.5) and b["phases_s"]["exit"] == pytest.approx(0.25)
     assert sum(b["phases_s"].values()) == pytest.approx(b["total_s"])
-
 
 IMPORTTIME = """import time: self [us] | cumulative | imported package
 import time:    100000 |     100000 |       sympy.core
