@@ -3,8 +3,8 @@
 # from the repository root, with .whl carried (numpy 2.4, jaxopt, evox, dask, asv wheels; the
 # commit in .whl/COMMIT, the repository as .whl/repo.bundle for asv).
 #
-# The first call on a machine restores the state the repository carries (Rosenbrock n = 1,000's
-# checkpoint, Table 1 of paper 004's Lennard-Jones row, Table S12's chunks and records, the
+# The first call on a machine restores the state the repository carries (the stored solver rows
+# and paper 001's rows, so that only what is missing runs; Table 1 of paper 004's Lennard-Jones row, Table S12's chunks and records, the
 # two-worker Table 1 run) into /tmp/o and starts two queues as their own process sessions
 # (setsid), so they outlive the command while the machine is held:
 #   chain0: GPU 0, cores 0-15: paper 001's rows (scripts/gpu_bnb.py parts 1 and 2), the asv GPU
@@ -80,8 +80,8 @@ if [ ! -e /tmp/o/started ]; then
     touch /tmp/o/started
     log "start on $(nvidia-smi -L | wc -l) GPU(s), $(nproc) cores, commit $GPUBENCH_COMMIT"
     mkdir -p /tmp/o/scale/checkpoints /tmp/o/lbfgsb_t1 /tmp/o/multi /tmp/o/s12
-    cp results/gpu/scale/rosenbrock_1000_checkpoint_it41656.npz /tmp/o/scale/checkpoints/rosenbrock_1000.npz
-    echo 1 > /tmp/o/scale/checkpoints/rosenbrock_1000.npz.commands  # wave 3's one command so far
+    cp results/gpu/scale/solver_h200.jsonl /tmp/o/scale/   # stored cases are skipped, not redone
+    mkdir -p /tmp/o/paper001/rows && cp results/paper001/h200/rows/*.json /tmp/o/paper001/rows/  # only missing rows run
     cp results/gpu/lbfgsb/fei2014_table1_gpu.json /tmp/o/lbfgsb_t1/   # Lennard-Jones: kept, not redone
     cp results/gpu/multi/multi_gpu.jsonl /tmp/o/multi/                # the two-worker run: K=1 is compared with it
     cp -r results/gpu/s12/chunks /tmp/o/s12/
