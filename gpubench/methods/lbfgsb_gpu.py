@@ -39,6 +39,7 @@ from ..errors import InputError
 from ..lbfgsb import batch
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
+from . import rounds as batched
 from .trace import Trace
 
 NAME = "lbfgsb-gpu"
@@ -59,15 +60,11 @@ class LbfgsbGpuSettings(MethodSettings):
                         choices=("project", "truncate"))
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
     threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
-    rounds: int = setting(1, "consecutive launches sharing the starts; the trace notes the best after each",
-                          minimum=1)
-    time_limit: Optional[float] = setting(None, "seconds: no further round is launched after this (a launch "
-                                                "in progress finishes); the best of the rounds done counts",
-                                          exclusive_minimum=0.0)
+    rounds: int = batched.rounds_setting()
+    time_limit: Optional[float] = batched.time_limit_setting()
 
     def validate(self):
-        if self.rounds > self.starts:
-            raise InputError(f"{NAME}: rounds ({self.rounds}) must be at most starts ({self.starts})")
+        batched.check(NAME, self)
 
 
 def _starts(fn, dim, s):
@@ -85,9 +82,7 @@ def _run(fn, dim, s):
     trace = Trace(fn.sense)
     t0 = time.perf_counter()
     parts, evals = [], 0
-    for rows in np.array_split(np.arange(s.starts), s.rounds):
-        if parts and s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
-            break
+    for rows in batched.launches(s):
         part = batch.solve(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
             cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
@@ -104,6 +99,7 @@ def _run(fn, dim, s):
     b = int(np.argmin(key))
     counts = np.bincount(status, minlength=3)
     run = X.shape[0]
+    stopped, done = batched.summary(s, len(parts), run)
     options = s.as_dict()
     options["backend"] = backend
     if backend == "cuda" and not gpu_available():
@@ -114,11 +110,9 @@ def _run(fn, dim, s):
         # a round not launched leaves starts unsolved: the multi-start did not finish
         converged=bool(status[b] == 0) and run == s.starts,
         message=(f"best of {run} start(s): {counts[0]} converged, {counts[1]} at a limit, {counts[2]} abnormal"
-                 + ("" if run == s.starts else f"; stopped at time_limit after {len(parts)} of {s.rounds} "
-                                                f"rounds ({run} of {s.starts} starts)")),
+                 + stopped),
         status=status, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
-                                "best_start": b, "trace": trace.close(int(nfev.sum())),
-                                "rounds_completed": len(parts), "starts_completed": run},
+                                "best_start": b, "trace": trace.close(int(nfev.sum())), **done},
         timing={"solve": seconds}, options=options)
 
 

@@ -28,7 +28,6 @@ so, ``converged=False``); a launch in progress runs to its end, so the bound on
 the wall time is the limit plus one round.
 """
 import dataclasses
-import time
 from dataclasses import dataclass
 from typing import Optional
 
@@ -37,6 +36,7 @@ import numpy as np
 from ..errors import InputError
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
+from . import rounds as batched
 from .trace import Trace
 
 NAME = "tron-gpu"
@@ -72,17 +72,13 @@ class TronSettings(MethodSettings):
                            maximum=1.0)
     delta0: Optional[float] = setting(None, "initial trust radius (none: max(||pg(x0)||, 1))",
                                       exclusive_minimum=0.0)
-    rounds: int = setting(1, "consecutive launches sharing the starts; the trace notes the best after each",
-                          minimum=1)
-    time_limit: Optional[float] = setting(None, "seconds: no further round is launched after this (a launch "
-                                                "in progress finishes); the best of the rounds done counts",
-                                          exclusive_minimum=0.0)
+    rounds: int = batched.rounds_setting()
+    time_limit: Optional[float] = batched.time_limit_setting()
 
     def validate(self):
         if self.layout == "2d" and self.threads:
             raise InputError(f"{NAME}: threads applies to the 1d layout only")
-        if self.rounds > self.starts:
-            raise InputError(f"{NAME}: rounds ({self.rounds}) must be at most starts ({self.starts})")
+        batched.check(NAME, self)
 
 
 def _run(fn, dim, s):
@@ -99,10 +95,7 @@ def _run(fn, dim, s):
     sign = -1.0 if fn.sense == "max" else 1.0
     trace = Trace(fn.sense)
     parts, evals = [], 0
-    t0 = time.perf_counter()
-    for rows in np.array_split(np.arange(s.starts), s.rounds):
-        if parts and s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
-            break
+    for rows in batched.launches(s):
         part = tron.solve_batch(x0[rows], lo, hi, par[rows], objective="library", fn=fn, backend=backend,
                                 hessian=hessian, cholesky=s.cholesky, backsolve=s.backsolve, layout=s.layout,
                                 memory=s.memory, threads=s.threads, max_iter=s.max_iter, gtol=s.gtol,
@@ -127,19 +120,17 @@ def _run(fn, dim, s):
         options["note"] = "CUDA simulator: correctness only, times are not GPU times"
     n_ok = int(np.sum(res.status == 0))
     run = res.x.shape[0]
+    stopped, done = batched.summary(s, len(parts), run)
     return OptimizeResult(
         function=fn.name, dim=dim, method=NAME, backend=backend, x=res.x[best], fun=float(vals[best]),
         iterations=int(res.iterations.sum()), nfev=int(res.nfev.sum()),
         njev=int(res.iterations.sum() + run), nhev=int(res.iterations.sum() + run),
         # a round not launched leaves starts unsolved: the multi-start did not finish
         seconds=res.seconds, converged=bool(res.status[best] == 0) and run == s.starts,
-        message=f"{n_ok} of {run} starts converged; best start {best}"
-                + ("" if run == s.starts else f"; stopped at time_limit after {len(parts)} of {s.rounds} "
-                                              f"rounds ({run} of {s.starts} starts)"),
+        message=f"{n_ok} of {run} starts converged; best start {best}" + stopped,
         status=res.status, history={"start_fun": vals.tolist(),
                                     "start_iterations": res.iterations.tolist(),
-                                    "trace": trace.close(int(res.nfev.sum())),
-                                    "rounds_completed": len(parts), "starts_completed": run},
+                                    "trace": trace.close(int(res.nfev.sum())), **done},
         timing={"solve": res.seconds}, options=options)
 
 

@@ -1,0 +1,45 @@
+"""A batched multi-start run as consecutive launches ("rounds"), shared by the batched methods.
+
+A batched method's answer exists only when its launch ends, so a multi-start split into
+``rounds`` launches gives time-to-target a finer grain (the trace notes the best after each)
+and lets ``time_limit`` bound the case: it is checked between rounds, and past it no further
+round is launched (a launch in progress finishes).  Start k is the same start however the
+starts are split.
+"""
+import time
+
+import numpy as np
+
+from ..errors import InputError
+from .base import setting
+
+
+def rounds_setting():
+    return setting(1, "consecutive launches sharing the starts; the trace notes the best after each", minimum=1)
+
+
+def time_limit_setting():
+    return setting(None, "seconds: no further round is launched after this (a launch in progress "
+                         "finishes); the best of the rounds done counts", exclusive_minimum=0.0)
+
+
+def check(name, s):
+    """One-line error for more rounds than starts (a round would launch nothing)."""
+    if s.rounds > s.starts:
+        raise InputError(f"{name}: rounds ({s.rounds}) must be at most starts ({s.starts})")
+
+
+def launches(s):
+    """The start indices of each round to launch, until ``s.time_limit`` (the first always runs)."""
+    t0 = time.perf_counter()
+    for k, rows in enumerate(np.array_split(np.arange(s.starts), s.rounds)):
+        if k and s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+            return
+        yield rows
+
+
+def summary(s, rounds_done, starts_done):
+    """(message suffix, history entries) of a multi-start that ran ``rounds_done`` rounds."""
+    suffix = "" if starts_done == s.starts else (
+        f"; stopped at time_limit after {rounds_done} of {s.rounds} rounds ({starts_done} of {s.starts} starts)")
+    return suffix, {"rounds_completed": rounds_done, "starts_completed": starts_done}
