@@ -267,13 +267,15 @@ def main(argv=None):
                     help="store that experiment's records of the cases both plan (same case id) as this one's, "
                          "run nothing (e.g. tableS2 for the rigorous row)")
     a = ap.parse_args(argv)
-    if a.same_as:
-        return same_as(a.out, a.same_as, a.experiment, a.quick)
-    if a.cases_from:
-        return same_as(a.out, a.cases_from, a.experiment, a.quick, shared_only=True)
     from gpubench import experiments_loader
     from gpubench.device import atomic_write, check_writable_dir
     from gpubench.errors import InputError
+    if a.same_as or a.cases_from:
+        try:
+            return same_as(a.out, a.same_as or a.cases_from, a.experiment, a.quick, shared_only=bool(a.cases_from))
+        except InputError as e:  # an unknown experiment name
+            print(f"host_s12: {e}", file=sys.stderr)
+            return 2
     try:
         for name, v in (("--budget", a.budget), ("--chunk-seconds", a.chunk_seconds)):
             if not v > 0:

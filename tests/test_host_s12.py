@@ -105,3 +105,6 @@ def test_cases_from_copies_only_the_cases_both_plan(s, tmp_path, capsys):
     assert rec["provenance"]["source"] == "gpu host file" and "tableS2" in rec["provenance"]["same_computation_as"]
     assert s.main([str(out), "--experiment", "tableS12", "--cases-from", "tableS3"]) == 2
     assert "no case in common" in capsys.readouterr().err
+    assert s.main([str(out), "--experiment", "tableS12", "--cases-from", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown experiment 'nosuch'" in err and len(err.strip().splitlines()) == 1
