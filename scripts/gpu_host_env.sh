@@ -7,13 +7,14 @@ if [ "$(cat /tmp/site/.wheels 2>/dev/null)" != "$(ls .whl/*.whl)" ]; then
     ls .whl/*.whl > /tmp/site/.wheels
 fi
 export PYTHONPATH=/tmp/site
-# reinstall gpubench unless this commit is already there: a warm machine may hold another
-# commit's, and a process still running from /tmp/gpb (a setsid run) must not lose its files
-if [ "$(cat /tmp/gpb/.commit 2>/dev/null)" != "${GPUBENCH_COMMIT:-none}" ] || [ "${GPUBENCH_COMMIT:-unknown}" = unknown ]; then
-    rm -rf /tmp/gpb; python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/gpb . >/dev/null 2>&1 || return 1
-    echo "${GPUBENCH_COMMIT:-none}" > /tmp/gpb/.commit
+# gpubench goes to a folder of its own commit (/tmp/gpb/<commit>): a warm machine may hold another
+# commit's, and a process still running from it (a setsid queue) must not lose its files
+GPB=/tmp/gpb/${GPUBENCH_COMMIT:-unknown}
+if [ ! -e $GPB/.done ] || [ "${GPUBENCH_COMMIT:-unknown}" = unknown ]; then
+    rm -rf $GPB; python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target $GPB . >/dev/null 2>&1 || return 1
+    touch $GPB/.done
 fi
-export PYTHONPATH=/tmp/gpb:/tmp/site PYTHONUNBUFFERED=1
+export PYTHONPATH=$GPB:/tmp/site PYTHONUNBUFFERED=1
 export GPUBENCH_CACHE=${GPUBENCH_CACHE:-/tmp/gpubench-cache}
 python3 -c "import numpy, numba, numba_cuda; from numba import cuda; print('numpy', numpy.__version__, 'numba', numba.__version__, 'gpu', cuda.get_current_device().name)"
 # the repository's own gpubench/ folder would shadow the installed package (functions/ and
