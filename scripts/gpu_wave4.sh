@@ -80,7 +80,7 @@ if [ ! -e /tmp/o/started ]; then
     touch /tmp/o/started
     log "start on $(nvidia-smi -L | wc -l) GPU(s), $(nproc) cores, commit $GPUBENCH_COMMIT"
     mkdir -p /tmp/o/scale/checkpoints /tmp/o/lbfgsb_t1 /tmp/o/multi /tmp/o/s12
-    cp results/gpu/scale/solver_h200.jsonl /tmp/o/scale/   # stored cases are skipped, not redone
+    zcat results/gpu/scale/solver_h200.jsonl.gz > /tmp/o/scale/solver_h200.jsonl   # stored cases are skipped, not redone
     mkdir -p /tmp/o/paper001/rows && cp results/paper001/h200/rows/*.json /tmp/o/paper001/rows/  # only missing rows run
     cp results/gpu/lbfgsb/fei2014_table1_gpu.json /tmp/o/lbfgsb_t1/   # Lennard-Jones: kept, not redone
     cp results/gpu/multi/multi_gpu.jsonl /tmp/o/multi/                # the two-worker run: K=1 is compared with it

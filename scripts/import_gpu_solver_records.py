@@ -10,6 +10,7 @@ experiment's own settings are stored (a run with another sample spacing is not
 a case of the experiment); ``provenance`` names the source file.  A case
 already stored is left alone, as the runner would.
 """
+import gzip
 import json
 import os
 import sys
@@ -51,7 +52,8 @@ def main(paths, results=None):
     folder_root = runner.results_dir(results)
     stored = skipped = 0
     for path in paths:
-        for line in open(path):
+        # the stored record files are gzipped (a few of them hold every iteration's history)
+        for line in (gzip.open(path, 'rt') if str(path).endswith('.gz') else open(path)):
             rec = json.loads(line)
             # a solve is a case of its function's own table and, at n = 1,000, of Table 1 too
             for table in (TABLE_OF[rec["function"]], "table1"):
@@ -83,4 +85,11 @@ def _store(rec, exp, folder_root, path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    import argparse
+    ap = argparse.ArgumentParser(description="Store the GPU host's solver records (JSON lines, or gzipped) as runner records.")
+    ap.add_argument("paths", nargs="+", metavar="JSONL")
+    args = ap.parse_args()
+    missing = [p for p in args.paths if not os.path.isfile(p)]
+    if missing:
+        sys.exit(f"import_gpu_solver_records: no such file: {missing[0]}")
+    main(args.paths)
