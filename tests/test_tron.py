@@ -333,3 +333,31 @@ def test_symbolic_hessian_in_the_kernel():
                            threads=2, hessian="symbolic")
     assert np.all(res.status == 0) and res.options["hessian"] == "symbolic"
     np.testing.assert_allclose(res.x, xstar, atol=1e-7)
+
+
+def test_kernel_block_shrinks_when_registers_run_out(monkeypatch):
+    """A launch refused for resources (1,024 threads of the library kernel at n = 1,000 on an
+    H200) is retried with half the threads, down to one warp, and the result is the same."""
+    real = kernels.tron_kernel
+    seen = []
+
+    class Refusing:  # launches of more than 32 threads fail as the driver's would
+        def __init__(self, kern):
+            self.kern = kern
+
+        def compile(self, sig):
+            return self.kern.compile(sig)
+
+        def __getitem__(self, config):
+            seen.append(config[1])
+            if config[1][0] * config[1][1] > 32:
+                def refuse(*args):
+                    raise RuntimeError("[701] Call to cuLaunchKernel results in CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
+                return refuse
+            return self.kern[config]
+
+    monkeypatch.setattr(kernels, "tron_kernel", lambda *a, **k: Refusing(real(*a, **k)))
+    res = tron.solve_hs45(1, 33, start="mid", backend="cuda", memory="global")
+    check_hs45(res, 33)
+    assert seen[0] == (64, 1) and seen[-1] == (32, 1)
+    assert res.options["block"] == [32, 1] and "registers" in res.options["note"]

@@ -184,16 +184,24 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
                 cuda.synchronize()
                 break
             except Exception as e:
-                # a 2-D tile of n x n threads can exceed the SM's registers for this big
-                # kernel ("too many resources requested"): shrink the tile and say so
-                if layout != "2d" or block[0] <= 1 or "resources" not in str(e).lower():
+                # a block of many threads can exceed the SM's registers for this big kernel
+                # (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: a 2-D tile of n x n threads, or 1,024
+                # threads in 1-D at n = 1,000): shrink the block and say so.  Every loop of the
+                # kernel strides over the block's threads, so fewer threads give the same result.
+                if "resources" not in str(e).lower():
                     raise
-                side = block[0] - 1
-                block = (side, side)
-                nt = side * side
+                if layout == "2d" and block[0] > 1:
+                    side = block[0] - 1
+                    block = (side, side)
+                    opts["note"] = f"2-D tile reduced to {side} x {side}: registers"
+                elif layout != "2d" and block[0] > 32:
+                    block = (max(32, block[0] // 2 // 32 * 32), 1)
+                    opts["note"] = f"block reduced to {block[0]} threads: registers"
+                else:
+                    raise
+                nt = block[0] * block[1]
                 smem = kernels.dynamic_shared_bytes(n, nt, memory)
                 args = args[:-1] + (kernels.padded(nt),)
-                opts["note"] = f"2-D tile reduced to {side} x {side}: registers"
         secs = time.perf_counter() - t0
         X = dX.copy_to_host()
         out = dOUT.copy_to_host()
