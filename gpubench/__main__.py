@@ -1,5 +1,5 @@
 import sys
 
-from gpubench.cli import main
+from gpubench.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

@@ -3,7 +3,9 @@
 Every user error ends in one line on stderr, ``gpubench: error: ...``, and exit
 code 2; never a traceback.
 """
+import os
 import sys
+import threading
 
 from .commands import demo, eval, functions, methods, minimize, report, reproduce, solve
 from .commands._args import Parser
@@ -11,6 +13,7 @@ from .device import phase
 from .errors import InputError
 
 EXIT_USAGE = 2
+_FAST_EXIT = []  # set by main() when the command that ran declares FAST_EXIT and succeeded
 
 # in the order `gpubench --help` lists them
 COMMANDS = (functions, eval, methods, solve, minimize, reproduce, report, demo)
@@ -29,7 +32,7 @@ def build_parser():
     for mod in COMMANDS:
         c = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(c)
-        c.set_defaults(run=mod.run)
+        c.set_defaults(run=mod.run, fast_exit=getattr(mod, "FAST_EXIT", False))
     return p
 
 
@@ -40,7 +43,10 @@ def main(argv=None):
         if not getattr(args, "run", None):
             raise InputError("name a command (`gpubench --help` lists them)")
         with phase("command"):
-            return args.run(args) or 0
+            rc = args.run(args) or 0
+        if args.fast_exit:
+            _FAST_EXIT.append(True)
+        return rc
     except InputError as exc:
         print(f"gpubench: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
               file=sys.stderr)
@@ -53,5 +59,33 @@ def main(argv=None):
         return 0
 
 
+def entry():
+    """The process's entry point (``gpubench``, ``python -m gpubench``): :func:`main`, then the exit.
+
+    A command that declares ``FAST_EXIT = True`` (solve, minimize: one process, every file
+    written before the command returns) ends the process by ``os._exit`` once its output is
+    flushed, if no other thread or child process is alive.  The interpreter's teardown (the
+    atexit handlers of numba and of the CUDA context, freeing every module) took 0.5-1.0 s of a
+    5 s second-process ``gpubench solve levy --dim 50 --backend cuda`` on the H200 and 0.16 s
+    on a CPU; the operating system and the driver free the same resources with the process.
+    """
+    rc = main()
+    if _FAST_EXIT and threading.active_count() == 1 and not _children_alive():
+        from .device import write_phases_now
+        write_phases_now()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # closed (a reader that left): nothing more to write
+                pass
+        os._exit(rc)
+    return rc
+
+
+def _children_alive():
+    mp = sys.modules.get("multiprocessing")
+    return bool(mp and mp.active_children())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

@@ -230,6 +230,12 @@ def _write_phases():
     atomic_write(_PHASES_FILE, json.dumps({"pid": os.getpid(), "phases": _PHASES}), fsync=False)
 
 
+def write_phases_now():
+    """Write the recorded phases now (a process about to leave by ``os._exit`` runs no atexit)."""
+    if _PHASES_FILE is not None and "atexit" in _WATCHED:
+        _write_phases()
+
+
 # ---------------------------------------------------------------- files
 def check_writable_file(path, what="output file"):
     """Fail early, in one line, when ``path`` cannot be written as a file."""

@@ -8,7 +8,7 @@
 # cores (taskset), so that they outlive the command while the machine is held:
 #   q0: GPU 0, cores 0-5: paper 001's missing rows (scripts/gpu_bnb.py parts 1 and 2), then
 #       share 0 of 2 of the comparison's GPU-capable cases (scripts/gpu_compare.py);
-#   q1: GPU 1, cores 6-11: the start-up profile of `gpubench solve levy --dim 50 --backend cuda`
+#   q1: GPU 1, cores 6-11: where the host's imports come from, the start-up profile of `gpubench solve levy --dim 50 --backend cuda`
 #       (scripts/startup_profile.py, cold then second processes), the asv GPU benchmarks (the
 #       issue-11 set first: second process, large-n solves, cold compile), then share 1 of 2;
 #   q2: no GPU, cores 12-31: the comparison's CPU-only cases (SciPy's methods), 20 at a time.
@@ -49,10 +49,19 @@ q0() {
 }
 
 q1() {
-    python3 $REPO/scripts/startup_profile.py levy --dim 50 --backend cuda --cold --runs 3 \
-        --out /tmp/o/startup_cuda.json > /tmp/o/startup_log.txt 2>&1
+    # where the host's imports go (the first profile found sympy's import at 1.8 s, 9x this CPU's)
+    python3 -c "import os, sys, sympy, numpy; d = os.path.dirname(sympy.__file__)
+print('sympy at', d, 'writable', os.access(d, os.W_OK), 'pycache', os.path.isdir(os.path.join(d, '__pycache__')),
+      'dont_write_bytecode', sys.flags.dont_write_bytecode, 'prefix', sys.pycache_prefix, 'numpy at', numpy.__file__)" \
+        > /tmp/o/imports_${GPUBENCH_COMMIT}.txt 2>&1
+    for prefix in "" /tmp/pyc /tmp/pyc; do
+        echo "PYTHONPYCACHEPREFIX=$prefix: $(PYTHONPYCACHEPREFIX=$prefix python3 -X importtime -c 'import sympy' 2>&1 | tail -n 1)" \
+            >> /tmp/o/imports_${GPUBENCH_COMMIT}.txt
+    done
+    [ -e /tmp/o/startup_cuda_$GPUBENCH_COMMIT.json ] || python3 $REPO/scripts/startup_profile.py levy --dim 50 \
+        --backend cuda --cold --runs 3 --out /tmp/o/startup_cuda_$GPUBENCH_COMMIT.json > /tmp/o/startup_log.txt 2>&1
     log "startup profile exit $?"
-    ( cd $REPO && git config --global --add safe.directory '*' && rm -rf .git && git init -q \
+    [ -e /tmp/o/asv_results.tgz ] || ( cd $REPO && git config --global --add safe.directory '*' && rm -rf .git && git init -q \
         && git fetch -q .whl/repo.bundle "+HEAD:refs/heads/main" && git symbolic-ref HEAD refs/heads/main
       export ASV_PYTHONPATH=$PYTHONPATH
       M=$(python3 -m benchmarks.tools machine); H=$(git rev-parse HEAD)
@@ -107,7 +116,8 @@ done
 log "waited $((SECONDS - T0)) s; done: $(ls /tmp/o/*.done 2>/dev/null | xargs -n1 basename 2>/dev/null | tr '\n' ' ')"
 tail -n 2 /tmp/o/*log*.txt /tmp/o/q?.txt 2>/dev/null | cut -c1-300
 ls /tmp/o/compare/results/compare 2>/dev/null | wc -l
-show_profile /tmp/o/startup_cuda.json
+show_profile /tmp/o/startup_cuda.json; show_profile /tmp/o/startup_cuda_$GPUBENCH_COMMIT.json
+cat /tmp/o/imports_*.txt 2>/dev/null
 nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv
 tar czf $OUT/wave5.tgz -C /tmp o 2>/dev/null
 ls -la $OUT

@@ -1,6 +1,7 @@
 """scripts/startup_profile.py and the phase hooks it reads (gpubench.device.phase): issue 11, item 2."""
 import json
 import os
+import sys
 
 import pytest
 
@@ -89,3 +90,41 @@ def test_a_real_solve_is_split_into_phases_that_add_up(sp):
     assert r["iterations"] == 2
     assert r["imports"]["by_package_s"]["sympy"] > 0 and r["imports"]["by_package_s"]["numba"] > 0
 
+
+
+def test_solve_leaves_by_os_exit_only_when_nothing_else_runs(monkeypatch, tmp_path):
+    """cli.entry skips the interpreter's teardown after a FAST_EXIT command (solve), with the
+    output flushed and the phases written, but not while a child process is alive, and never
+    after a command without it (eval)."""
+    import multiprocessing
+    from gpubench import cli, device
+    calls = []
+
+    class Left(Exception):
+        pass
+
+    def fake_exit(rc):
+        calls.append(rc)
+        raise Left
+
+    monkeypatch.setattr(cli.os, "_exit", fake_exit)
+    monkeypatch.setattr(device, "_PHASES_FILE", str(tmp_path / "phases.json"))
+    monkeypatch.setattr(device, "_PHASES", [])
+    monkeypatch.setattr(device, "_WATCHED", set())  # and no atexit writer left in this process:
+    monkeypatch.setattr(device, "_write_at_exit", lambda: device._WATCHED.add("atexit"))
+    argv = ["solve", "levy", "--dim", "2", "--backend", "cpu", "--json"]
+    for argv_i, children, expect in ((argv, False, [0]), (["eval", "levy", "--dim", "2", "--x", "1", "1"], False, []),
+                                     (argv, True, [])):
+        calls.clear()
+        cli._FAST_EXIT.clear()
+        monkeypatch.setattr(sys, "argv", ["gpubench"] + argv_i)
+        monkeypatch.setattr(multiprocessing, "active_children", lambda c=children: [object()] if c else [])
+        try:
+            rc = cli.entry()
+        except Left:
+            rc = None
+        assert calls == expect, (argv_i, children)
+        if expect:
+            assert json.loads((tmp_path / "phases.json").read_text())["phases"]
+        else:
+            assert rc == 0

@@ -4,6 +4,8 @@ from ._args import positive_integer
 
 NAME = "minimize"
 HELP = "run any registered method (`gpubench methods` lists them) on a function"
+# one process whose files are all written when run() returns: it may leave by os._exit (cli.entry)
+FAST_EXIT = True
 
 
 def add_arguments(p):

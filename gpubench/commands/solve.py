@@ -7,6 +7,8 @@ from ._args import positive_integer, positive_number
 
 NAME = "solve"
 HELP = "enclose the global minimum rigorously (Zhang, Shan & Cagan 2026)"
+# one process whose files are all written when run() returns: it may leave by os._exit (cli.entry)
+FAST_EXIT = True
 
 
 def add_arguments(p):
