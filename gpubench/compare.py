@@ -279,6 +279,25 @@ def write_coco(records, fstars, folder, suite="gpubench"):
     return out
 
 
+def zip_folder(folder):
+    """``folder`` as ``folder.zip`` (the form IOHanalyzer uploads), byte-for-byte reproducible:
+    members in sorted order with a fixed date, so the same records give the same archive.
+    Written atomically; returns its path."""
+    import io
+    import zipfile
+    from .device import atomic_write
+    folder = Path(folder)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for p in sorted(q for q in folder.rglob("*") if q.is_file()):
+            info = zipfile.ZipInfo(f"{folder.name}/{p.relative_to(folder).as_posix()}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, p.read_bytes())
+    out = folder.with_name(folder.name + ".zip")
+    atomic_write(out, buf.getvalue(), fsync=False)
+    return out
+
+
 def read_coco(folder):
     """Read a data set written by :func:`write_coco` (or COCO's own bbob-new2 files).
 
@@ -435,8 +454,11 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
         doc.img(rel, f"runtime ECDF, {axis}")
     coco = reports / "coco" / f"{experiment.id}-{variant}"
     written = write_coco(recs, fstars, coco)
+    archive = zip_folder(coco)
     doc.p(f"COCO data (bbob-new2 layout, last column: seconds), one folder per method, readable by "
-          f"cocopp and IOHanalyzer: `{coco.relative_to(reports)}/` ({len(written)} data sets).")
+          f"cocopp and IOHanalyzer: `{archive.relative_to(reports)}` ({len(written)} data sets; the "
+          f"archive IOHanalyzer uploads, kept in git; `gpubench report {experiment.id}` also writes "
+          f"the same files unpacked in `{coco.relative_to(reports)}/`, which git ignores).")
     # the one-page summary follows the fullest setting stored (the full one is built after the quick one)
     v = experiment.variant(variant == "quick")
     page = summary(recs, certs, reports / "summary.md", grid=[(f, d) for f in v.functions for d in v.dims])
@@ -484,13 +506,15 @@ def summary(records, certs, path, grid=()):
         cert = certs.get((f, dim))
         ok = [r for r in rs if r["median_seconds_to_certified"] is not None]
         fastest = min(ok, key=lambda r: r["median_seconds_to_certified"]) if ok else None
+        absent = len(keys) - len({r["key"] for r in rs}) if rs else 0
+        among = f"; {absent} of {len(keys)} methods not stored" if absent else ""
         best.append({
             "Function": f, "n": dim,
             "Certified minimum [GLB, GUB]": f"[{_bound(cert['glb'])}, {_bound(cert['gub'])}]" if cert
             else NO_CERTIFICATE,
             "Fastest to GLB + 1e-8 (median s)": (
                 f"{fastest['key']} ({_seconds(fastest['median_seconds_to_certified'])})" if fastest
-                else (NO_CERTIFICATE if not cert else "none reached it" if rs else "no runs stored yet")),
+                else (NO_CERTIFICATE if not cert else "none reached it" if rs else "no runs stored yet")) + among,
             "Certificate from": source(cert),
         })
         cells = {"Function": f, "n": dim}

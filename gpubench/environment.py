@@ -48,7 +48,9 @@ def _gpu():
                 "multiprocessors": dev.MULTIPROCESSOR_COUNT}
     except Exception:  # no driver or toolkit: no GPU to describe
         return None
-    info["driver"] = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+    # one line per GPU: the first (a host's GPUs share one driver)
+    driver = _run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+    info["driver"] = driver.splitlines()[0].strip() if driver else driver
     try:
         from numba.cuda import runtime
         info["cuda_runtime"] = ".".join(map(str, runtime.get_version()))

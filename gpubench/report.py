@@ -134,10 +134,52 @@ def _paper_settings(record):
     return all(o.get(k) == v for k, v in PAPER_SOLVER_SETTINGS.items())
 
 
-def _settings_text(record):
-    o = {**(record.get("settings") or {}), **(record.get("options") or {})}
+def _settings_summary(records):
+    """{method key: text}: each setting the method's records share once, as ``k=v``, and each
+    that differs between cases (seed, budgets by n) as ``k in {v1, v2}``, in the records' order."""
     skip = {"paper_label", "paper_runs"}
-    return ", ".join(f"{k}={v}" for k, v in o.items() if k not in skip)
+    values = {}
+    for r in records:
+        o = {**(r.get("settings") or {}), **(r.get("options") or {})}
+        for k, v in o.items():
+            if k not in skip:
+                seen = values.setdefault(r["key"], {}).setdefault(k, [])
+                if str(v) not in seen:
+                    seen.append(str(v))
+    def text(k, vs):
+        if len(vs) == 1:
+            return f"{k}={vs[0]}"
+        if len(vs) > 6:  # a per-run figure a method reports among its options (compile_s)
+            return f"{k}: {len(vs)} different values"
+        return f"{k} in {{{', '.join(sorted(vs, key=_natural))}}}"
+    return {key: ", ".join(text(k, vs) for k, vs in kv.items()) for key, kv in values.items()}
+
+
+def _natural(text):
+    try:
+        return (0, float(text), "")
+    except ValueError:
+        return (1, 0.0, text)
+
+
+def _missing_cases(planned, stored):
+    """The planned cases without a record, as "key function n=N (R repetitions)" in plan order."""
+    groups = {}
+    for c in planned:
+        if c.case_id not in stored:
+            k = (c.key, c.function, c.dim)
+            groups[k] = groups.get(k, 0) + 1
+    return [f"{key} {f} n={n}" + (f" ({k} repetitions)" if k > 1 else "") for (key, f, n), k in groups.items()]
+
+
+def runner_notes(results, experiment_id):
+    """The text of ``results/<experiment>/NOTES.md`` (why cases are missing, what a run met), or ""."""
+    from .runner import results_dir
+    path = results_dir(results) / experiment_id / "NOTES.md"
+    try:
+        return " ".join(path.read_text().split())
+    except OSError:
+        return ""
 
 
 def _environment_lines(records):
@@ -145,7 +187,8 @@ def _environment_lines(records):
     for r in records:
         e = r.get("environment", {})
         gpu = e.get("gpu") or {}
-        gpu_text = f"{gpu.get('name')} (driver {gpu.get('driver')})" if gpu else "none"
+        driver = (str(gpu.get("driver") or "").splitlines() or ["?"])[0]  # older records: one line per GPU
+        gpu_text = f"{gpu.get('name')} (driver {driver})" if gpu else "none"
         line = (f"CPU {e.get('cpu')} ({e.get('cpu_count')} cores), GPU {gpu_text}, "
                 f"Python {e.get('versions', {}).get('python')}, numba {e.get('versions', {}).get('numba')}, "
                 f"SciPy {e.get('versions', {}).get('scipy')}, commit {e.get('commit')}")
@@ -738,12 +781,16 @@ def build(experiment, results=None, reports=None):
             doc.p("This is the FULL setting: the paper's settings and run counts.")
         doc.p(f"Cases stored: {done} of {len(planned)} planned"
               + (f" (plus {len(recs) - done} stored with other settings)" if len(recs) > done else "") + ".")
-        settings = {}
-        for r in recs:
-            settings.setdefault(r["key"], set()).add(_settings_text(r))
+        missing = _missing_cases(planned, stored)
+        if missing:
+            doc.p(f"Not stored ({len(planned) - done} cases, so not shown below): " + "; ".join(missing) + ".")
+        notes = runner_notes(results, experiment.id)
+        if notes:
+            doc.p(f"Notes on the stored runs (`results/{experiment.id}/NOTES.md`): " + notes)
+        settings = _settings_summary(recs)
         if settings:
-            doc.p("Settings used (every setting the method reported):")
-            doc.items(f"`{k}`: {s}" for k in settings for s in sorted(settings[k]))
+            doc.p("Settings used (every setting the method reported; where the cases differ, each value seen):")
+            doc.items(f"`{k}`: {s}" for k, s in settings.items())
         else:
             doc.p("Settings planned: " + "; ".join(
                 f"`{m.key}` ({m.method}): " + ", ".join(f"{k}={val}" for k, val in m.settings.items())

@@ -338,3 +338,20 @@ def test_clean_partial_spares_young_temporary_files(tmp_path):
     os.utime(old, (time.time() - 7200, time.time() - 7200))
     assert runner.clean_partial(tmp_path, older_than=3600) == 1
     assert young.exists() and not old.exists()
+
+
+def test_coco_archive_holds_the_folder_and_is_reproducible(quick, tmp_path):
+    """reports/coco/<experiment>-<variant>.zip: every file of the folder under the folder's name,
+    read back by read_coco once unpacked; the same records give the same bytes."""
+    import zipfile
+    res, rep = quick
+    recs = [r for r in runner.load_records(res / "compare") if r["key"] == "bfgs"]
+    (folder,) = compare.write_coco(recs, compare._fstars(recs), tmp_path / "coco" / "set")
+    first = compare.zip_folder(tmp_path / "coco" / "set").read_bytes()
+    again = compare.zip_folder(tmp_path / "coco" / "set").read_bytes()
+    assert first == again
+    files = sorted(p.relative_to(tmp_path / "coco").as_posix() for p in (tmp_path / "coco" / "set").rglob("*") if p.is_file())
+    with zipfile.ZipFile(tmp_path / "coco" / "set.zip") as z:
+        assert sorted(z.namelist()) == files
+        z.extractall(tmp_path / "unpacked")
+    assert compare.read_coco(tmp_path / "unpacked" / "set" / "bfgs") == compare.read_coco(folder)
