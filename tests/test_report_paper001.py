@@ -142,3 +142,17 @@ def test_a_gpu_record_names_the_published_rows_it_lacks(tmp_path):
     assert "d = 6, N = 1296" in t3 and "d = 6, N = 4096" not in t3 and "d = 2, N = 1024" in t3
     assert "Alpine02 function 6d, N = 1296" in t4 and "Styblinski-Tang function 7d, N = 2187" in t4
     assert "Kinetic" not in t3 + t4
+
+
+def test_verdict_against_the_papers_times():
+    """A row counts as faster only if it converged in less than the paper's time; a row cut by a
+    limit shorter than the paper's time is named as not compared, never counted either way."""
+    from gpubench.report_paper001 import _verdict
+    rows = [("a", {"status": "converged", "seconds": 1.0, "limit_s": 15}, "2.0"),
+            ("b", {"status": "converged", "seconds": 3.0, "limit_s": 15}, "2.0"),
+            ("c", {"status": "time_limit", "seconds": 15.0, "limit_s": 15}, "40"),
+            ("d", {"status": "time_limit", "seconds": 15.0, "limit_s": 15}, "10"),
+            ("e", {"status": "converged", "seconds": 1.0, "limit_s": 15}, "-")]
+    (line,) = [x for x in _verdict(rows) if x]
+    assert line.startswith("Against the paper's times: 1 of 4 rows converged faster")
+    assert "within the paper's time: b, d;" in line and line.endswith("not compared: c.")
