@@ -138,20 +138,25 @@ def _settings_summary(records):
     """{method key: text}: each setting the method's records share once, as ``k=v``, and each
     that differs between cases (seed, budgets by n) as ``k in {v1, v2}``, in the records' order."""
     skip = {"paper_label", "paper_runs"}
-    values = {}
-    for r in records:
-        o = {**(r.get("settings") or {}), **(r.get("options") or {})}
-        for k, v in o.items():
+    opts = [(r["key"], {**(r.get("settings") or {}), **(r.get("options") or {})}) for r in records]
+    names = {}
+    for key, o in opts:
+        for k in o:
             if k not in skip:
-                seen = values.setdefault(r["key"], {}).setdefault(k, [])
-                if str(v) not in seen:
-                    seen.append(str(v))
+                names.setdefault(key, {}).setdefault(k, None)
+    values = {}
+    for key, o in opts:
+        for k in names.get(key, ()):
+            v = str(o[k]) if k in o else "(not reported)"  # an older record without the setting
+            seen = values.setdefault(key, {}).setdefault(k, [])
+            if v not in seen:
+                seen.append(v)
     def text(k, vs):
         if len(vs) == 1:
             return f"{k}={vs[0]}"
-        if len(vs) > 6:  # a per-run figure a method reports among its options (compile_s)
+        if len(vs) > 8:  # a per-run figure a method reports among its options (compile_s)
             return f"{k}: {len(vs)} different values"
-        return f"{k} in {{{', '.join(sorted(vs, key=_natural))}}}"
+        return f"{k} in {{{' | '.join(sorted(vs, key=_natural))}}}"  # values may hold commas
     return {key: ", ".join(text(k, vs) for k, vs in kv.items()) for key, kv in values.items()}
 
 
@@ -757,8 +762,9 @@ def build(experiment, results=None, reports=None):
     doc = Doc()
     doc.h(1, f"{experiment.id}: {experiment.title}")
     doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{Path(experiment.path).name}`. "
-          f"Published values: `experiments/published/{experiment.published_file}` "
-          f"(tables {', '.join(experiment.published_tables)}).")
+          + (f"Published values: `experiments/published/{experiment.published_file}` "
+             f"(tables {', '.join(experiment.published_tables)})." if experiment.published_tables
+             else "No published table: nothing below is compared with a paper's figures."))
     if experiment.note:
         doc.p(experiment.note)
     doc.p("Every measured number below comes from the records stored under "
@@ -778,7 +784,8 @@ def build(experiment, results=None, reports=None):
         if variant == "quick":
             doc.p("This is the QUICK setting, not the paper's. " + (v.note or ""))
         else:
-            doc.p("This is the FULL setting: the paper's settings and run counts.")
+            doc.p("This is the FULL setting: the paper's settings and run counts." if experiment.published_tables
+                  else "This is the FULL setting: the experiment's own settings and run counts.")
         doc.p(f"Cases stored: {done} of {len(planned)} planned"
               + (f" (plus {len(recs) - done} stored with other settings)" if len(recs) > done else "") + ".")
         missing = _missing_cases(planned, stored)

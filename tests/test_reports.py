@@ -189,3 +189,16 @@ def test_committed_records_load_and_rebuild_the_committed_reports(tmp_path):
             continue
         md = report.build(e, repo / "results", tmp_path / "rep")
         assert md.read_text() == (repo / "reports" / f"{e.id}.md").read_text(), e.id
+
+
+def test_settings_summary_lists_shared_settings_once_and_every_value_that_differs():
+    """One line per method: a setting all its records share as k=v, one that differs (seed, budgets
+    by n, a setting older records lack) as k in {...}, never one record's value as everyone's."""
+    from gpubench.report import _settings_summary
+    recs = [{"key": "de", "settings": {"np": 100, "seed": s, "evaluation": "split"}, "options": {}} for s in (1, 0)]
+    recs.append({"key": "de", "settings": {"np": 100, "seed": 0}, "options": {"compile_s": 0.5}})
+    line = _settings_summary(recs)["de"]
+    assert line.startswith("np=100, seed in {0 | 1}, evaluation in {(not reported) | split}")
+    assert line.endswith("compile_s in {0.5 | (not reported)}")
+    many = [{"key": "m", "settings": {}, "options": {"compile_s": i / 10}} for i in range(12)]
+    assert _settings_summary(many)["m"] == "compile_s: 12 different values"
