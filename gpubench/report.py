@@ -177,7 +177,7 @@ def _missing_cases(planned, stored):
     return [f"{key} {f} n={n}" + (f" ({k} repetitions)" if k > 1 else "") for (key, f, n), k in groups.items()]
 
 
-def runner_notes(results, experiment_id):
+def _run_notes(results, experiment_id):
     """The text of ``results/<experiment>/NOTES.md`` (why cases are missing, what a run met), or ""."""
     from .runner import results_dir
     path = results_dir(results) / experiment_id / "NOTES.md"
@@ -791,7 +791,7 @@ def build(experiment, results=None, reports=None):
         missing = _missing_cases(planned, stored)
         if missing:
             doc.p(f"Not stored ({len(planned) - done} cases, so not shown below): " + "; ".join(missing) + ".")
-        notes = runner_notes(results, experiment.id)
+        notes = _run_notes(results, experiment.id)
         if notes:
             doc.p(f"Notes on the stored runs (`results/{experiment.id}/NOTES.md`): " + notes)
         settings = _settings_summary(recs)

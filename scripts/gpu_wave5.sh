@@ -8,12 +8,12 @@
 # cores (taskset), so that they outlive the command while the machine is held:
 #   q0: GPU 0, cores 0-5: paper 001's missing rows (scripts/gpu_bnb.py parts 1 and 2), then
 #       share 0 of 2 of the comparison's GPU-capable cases (scripts/gpu_compare.py);
-#   q1: GPU 1, cores 6-11: where the host's imports come from, the start-up profile of `gpubench solve levy --dim 50 --backend cuda`
-#       (scripts/startup_profile.py, cold then second processes), the asv GPU benchmarks (the
-#       issue-11 set first: second process, large-n solves, cold compile), then share 1 of 2;
+#   q1: GPU 1, cores 6-11: where the host's imports come from; the start-up profile of
+#       `gpubench solve levy --dim 50 --backend cuda` once per commit (scripts/startup_profile.py,
+#       cold then second processes; the first command, at 410b480, named it startup_cuda.json);
+#       the asv GPU benchmarks (the issue-11 set first: second process, large-n solves, cold
+#       compile); then share 1 of 2;
 #   q2: no GPU, cores 12-31: the comparison's CPU-only cases (SciPy's methods), 20 at a time.
-# PROFILE_GPU=I bash scripts/gpu_wave5.sh ... first profiles the start-up again at this command's
-# commit on GPU I (cores 26-31), into /tmp/o/startup_cuda_<commit>.json.
 # Every call waits (at most SECONDS) and packs /tmp/o into $OUT/wave5.tgz; a later call on the
 # same machine only waits and packs again.  Every step is resumable, so on a fresh machine the
 # same command restarts from what the repository carries plus what the last pack held, if
@@ -102,21 +102,13 @@ if [ ! -e /tmp/o/started ]; then
     NUMBA_NUM_THREADS=1 setsid nohup $(pin 12-31) bash scripts/gpu_wave5.sh q2 \
         > /tmp/o/q2.txt 2>&1 < /dev/null &
 fi
-if [ -n "${PROFILE_GPU:-}" ]; then  # the start-up profile again, at this command's commit, on that GPU
-    cd /tmp/run   # a checkout's own gpubench/ must not shadow the installed package
-    CUDA_VISIBLE_DEVICES=$PROFILE_GPU NUMBA_NUM_THREADS=6 $(pin 26-31) python3 $REPO/scripts/startup_profile.py levy \
-        --dim 50 --backend cuda --cold --runs 3 --out /tmp/o/startup_cuda_$GPUBENCH_COMMIT.json \
-        > /tmp/o/startup_${GPUBENCH_COMMIT}_log.txt 2>&1
-    log "start-up profile at $GPUBENCH_COMMIT on GPU $PROFILE_GPU exit $?"; cd $REPO
-    show_profile /tmp/o/startup_cuda_$GPUBENCH_COMMIT.json
-fi
 while [ $((SECONDS - T0)) -lt $END ] && ! { [ -e /tmp/o/q0.done ] && [ -e /tmp/o/q1.done ] && [ -e /tmp/o/q2.done ]; }; do
     sleep 5
 done
 log "waited $((SECONDS - T0)) s; done: $(ls /tmp/o/*.done 2>/dev/null | xargs -n1 basename 2>/dev/null | tr '\n' ' ')"
 tail -n 2 /tmp/o/*log*.txt /tmp/o/q?.txt 2>/dev/null | cut -c1-300
 ls /tmp/o/compare/results/compare 2>/dev/null | wc -l
-show_profile /tmp/o/startup_cuda.json; show_profile /tmp/o/startup_cuda_$GPUBENCH_COMMIT.json
+for f in /tmp/o/startup_cuda*.json; do show_profile $f; done
 cat /tmp/o/imports_*.txt 2>/dev/null
 nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv
 tar czf $OUT/wave5.tgz -C /tmp o 2>/dev/null
