@@ -1,7 +1,9 @@
 """The environment a measurement was taken in: stored with every result."""
 import datetime
+import hashlib
 import os
 import platform
+import re
 import subprocess
 import sys
 
@@ -59,12 +61,35 @@ def _gpu():
     return info
 
 
+# A record's commit names the code that ran: a full hash from git, "+dirty-<hash of the diff>"
+# when tracked files differ from it, or (on a host whose copy has no git metadata) the
+# GPUBENCH_COMMIT the queue exported, accepted only when it looks like a hash.  Anything else
+# (a branch label, say) is kept as commit_label and the commit is None: labels went stale before.
+_COMMIT = re.compile(r"[0-9a-f]{7,40}(\+dirty(-[0-9a-f]{12})?)?")
+
+
 def git_commit(path=None):
     path = path or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     commit = _run(["git", "-C", path, "rev-parse", "HEAD"])
-    if commit and _run(["git", "-C", path, "status", "--porcelain", "--untracked-files=no"]):
-        commit += "+dirty"
-    return commit or os.environ.get("GPUBENCH_COMMIT")
+    if commit:
+        try:
+            diff = subprocess.run(["git", "-C", path, "diff", "HEAD", "--binary"], capture_output=True,
+                                  timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            diff = b""
+        return commit + ("+dirty-" + hashlib.sha256(diff).hexdigest()[:12] if diff else "")
+    given = os.environ.get("GPUBENCH_COMMIT")
+    return given if given and _COMMIT.fullmatch(given) else None
+
+
+def commit_fields(path=None):
+    """{"commit": ...}, plus "commit_label" when GPUBENCH_COMMIT was set to something not a hash."""
+    commit = git_commit(path)
+    out = {"commit": commit}
+    given = os.environ.get("GPUBENCH_COMMIT")
+    if commit is None and given:
+        out["commit_label"] = given
+    return out
 
 
 _PINNED = ("CUDA_VISIBLE_DEVICES", "NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -82,6 +107,6 @@ def capture():
         "settings": {k: os.environ[k] for k in _PINNED if k in os.environ},
         "gpu": _gpu(),
         "versions": _versions(),
-        "commit": git_commit(),
+        **commit_fields(),
         "argv": sys.argv,
     }

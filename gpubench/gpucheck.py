@@ -49,6 +49,8 @@ from fractions import Fraction
 import numpy as np
 from numba import config, cuda
 
+from .environment import git_commit
+
 OPS = ("iadd", "isub", "imul", "idiv", "isqrt", "iexp", "ilog", "isin", "icos")
 BINARY = frozenset({"iadd", "isub", "imul", "idiv"})
 TRANSCENDENTAL = {"iexp": "exp", "ilog": "log", "isin": "sin", "icos": "cos"}
@@ -522,15 +524,6 @@ def _version(dist):
         return None
 
 
-def _git_commit():
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
-                             cwd=os.path.dirname(os.path.abspath(__file__)))
-        return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
-    except Exception:
-        return None
-
-
 def _nvidia_smi_driver():
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -553,7 +546,7 @@ def environment():
         "python": platform.python_version(), "platform": platform.platform(),
         "numba": numba.__version__, "numba_cuda": _version("numba-cuda"),
         "numpy": np.__version__, "mpmath": mpmath.__version__,
-        "git_commit": _git_commit(),
+        "git_commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     try:
