@@ -1,0 +1,158 @@
+"""Verdicts on reproduced rows: every published row is judged by a stated rule, never by eye.
+
+A row *matches* when its rule holds: exact equality for counts (iterations, regions); for a
+success rate, the published rate lies inside the Clopper-Pearson 95 % interval of the measured
+k of n; for a mean over runs, the published mean lies inside the measured mean's 95 % interval
+(Student's t) or within a stated relative tolerance; for any other statistic, a stated relative
+tolerance.  A row that fails its rule *differs*, with the explanation the suite found or "not
+explained".  A row that is not measured is *not reproduced* with a reason about data or
+definition (budget is never a reason), or *not implemented yet* while the capability is missing.
+Timings on other hardware are facts beside the row, not a verdict: they are never judged.
+
+The rule of each verdict is stored with it, so a report can say how every row was judged.
+"""
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+MATCHES = "matches"
+DIFFERS = "differs"
+NOT_REPRODUCED = "not reproduced"
+NOT_IMPLEMENTED = "not implemented yet"
+KINDS = (MATCHES, DIFFERS, NOT_REPRODUCED, NOT_IMPLEMENTED)
+NOT_EXPLAINED = "not explained"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str
+    rule: str
+    reason: str = ""        # differs: the explanation found (or NOT_EXPLAINED); not reproduced: why
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown verdict {self.kind!r}")
+        if self.kind == NOT_REPRODUCED and not self.reason:
+            raise ValueError("a row not reproduced needs its reason (data or definition)")
+
+    def explained(self, explanation):
+        """This verdict with an explanation attached where it differs (others are unchanged)."""
+        if self.kind != DIFFERS or not explanation:
+            return self
+        return Verdict(self.kind, self.rule, explanation)
+
+    @property
+    def cell(self):
+        """One table cell: the verdict, and for a difference or a missing row its reason."""
+        if self.kind in (DIFFERS, NOT_REPRODUCED) and self.reason:
+            return f"{self.kind}: {self.reason}"
+        return self.kind
+
+
+def _differs(rule):
+    return Verdict(DIFFERS, rule, NOT_EXPLAINED)
+
+
+def exact(measured, published, what="count"):
+    """Counts: equal or not."""
+    rule = f"{what} equal to the published"
+    if measured is None:
+        raise ValueError("exact(): a measured value is needed (use not_reproduced for a missing row)")
+    return Verdict(MATCHES, rule) if measured == published else _differs(rule)
+
+
+def clopper_pearson(k, n, level=0.95):
+    """The exact (Clopper-Pearson) interval of a binomial proportion k of n."""
+    from scipy import stats
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError(f"clopper_pearson(): need 0 <= k <= n, n > 0 (got k={k}, n={n})")
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def rate(k, n, published):
+    """A success rate: the published rate inside the 95 % interval of the measured k of n."""
+    lo, hi = clopper_pearson(k, n)
+    rule = f"published rate inside the Clopper-Pearson 95% interval of the measured {k} of {n} [{lo:.2f}, {hi:.2f}]"
+    # a rate printed to two decimals is judged with that rounding's half-width
+    ok = lo - 0.005 <= float(published) <= hi + 0.005
+    return Verdict(MATCHES, rule) if ok else _differs(rule)
+
+
+def mean(values, published, rtol=0.0, what="mean"):
+    """A mean over runs: the published mean inside the measured mean's 95 % t-interval, or within
+    ``rtol`` of it (relative to the published value)."""
+    from scipy import stats
+    vals = [float(v) for v in values]
+    if not vals:
+        raise ValueError("mean(): no values")
+    m = math.fsum(vals) / len(vals)
+    if len(vals) > 1:
+        s = math.sqrt(math.fsum((v - m) ** 2 for v in vals) / (len(vals) - 1))
+        half = float(stats.t.ppf(0.975, len(vals) - 1)) * s / math.sqrt(len(vals))
+    else:
+        half = 0.0
+    p = float(published)
+    tol = max(half, rtol * abs(p))
+    rule = (f"published {what} inside the measured mean's 95% interval ({m:.3g} +- {half:.2g})"
+            + (f" or within {rtol:g} of it, relatively" if rtol else ""))
+    return Verdict(MATCHES, rule) if abs(p - m) <= tol else _differs(rule)
+
+
+def relative(measured, published, rtol, what="value"):
+    """Any other statistic: within ``rtol`` of the published value (absolute when it is 0)."""
+    p, m = float(published), float(measured)
+    rule = f"{what} within {rtol:g} of the published, relatively"
+    ok = abs(m - p) <= rtol * abs(p) if p != 0 else abs(m) <= rtol
+    return Verdict(MATCHES, rule) if ok else _differs(rule)
+
+
+def ordering(measured_first_smaller, published_first_smaller, what):
+    """A qualitative claim (which of two is faster, larger ...): the same direction or not."""
+    rule = f"the same direction as published: {what}"
+    return Verdict(MATCHES, rule) if bool(measured_first_smaller) == bool(published_first_smaller) else _differs(rule)
+
+
+def not_reproduced(reason):
+    return Verdict(NOT_REPRODUCED, "not measured", reason)
+
+
+def not_implemented(what="its method or problem is not implemented yet"):
+    return Verdict(NOT_IMPLEMENTED, "not measured", what)
+
+
+def combine(verdicts):
+    """One verdict from the verdicts of a row's parts: it matches only when each part does."""
+    vs = list(verdicts)
+    if not vs:
+        raise ValueError("combine(): no verdicts")
+    for kind in (NOT_IMPLEMENTED, NOT_REPRODUCED, DIFFERS):
+        bad = [v for v in vs if v.kind == kind]
+        if bad:
+            reasons = sorted({v.reason for v in bad if v.reason})
+            return Verdict(kind, "; ".join(v.rule for v in vs), "; ".join(reasons))
+    return Verdict(MATCHES, "; ".join(v.rule for v in vs))
+
+
+def counts(verdicts):
+    """{kind: count} in the fixed order of KINDS, kinds with no row left out."""
+    c = Counter(v.kind for v in verdicts)
+    return {k: c[k] for k in KINDS if c[k]}
+
+
+def headline(verdicts):
+    """'14 published rows: 12 match, 1 differs (explained), 1 not reproduced'."""
+    vs = list(verdicts)
+    if not vs:
+        return "no published rows"
+    c = counts(vs)
+    words = {MATCHES: ("matches", "match"), DIFFERS: ("differs", "differ"),
+             NOT_REPRODUCED: ("not reproduced", "not reproduced"), NOT_IMPLEMENTED: ("not implemented yet",) * 2}
+    parts = []
+    for k, n in c.items():
+        part = f"{n} {words[k][0] if n == 1 else words[k][1]}"
+        if k == DIFFERS:
+            unexplained = sum(v.kind == DIFFERS and v.reason == NOT_EXPLAINED for v in vs)
+            part += f" ({n - unexplained} explained, {unexplained} not explained)"
+        parts.append(part)
+    return f"{len(vs)} published row{'s' if len(vs) != 1 else ''}: " + ", ".join(parts)
