@@ -1,6 +1,7 @@
 """The result object every method returns (in the style of ``scipy.optimize.OptimizeResult``)."""
-from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+import zipfile
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -40,6 +41,11 @@ class OptimizeResult:
     history: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
+    # A stopped search can hold millions of open regions at n = 1,000 (16 n bytes each as arrays:
+    # 120 GB for Ackley's 7.5 million after 200 iterations).  Such a result keeps the compact list
+    # and builds boxes on demand: ``region_boxes(start, stop)`` -> (lo, hi) of regions start..stop-1.
+    region_boxes: Optional[Callable] = field(default=None, repr=False, compare=False)
+    region_count: Optional[int] = None
 
     # scipy.optimize's names
     @property
@@ -51,26 +57,52 @@ class OptimizeResult:
         return self.converged
 
     @property
+    def has_regions(self):
+        """Whether the method states output regions (a rigorous method does, even when none is left)."""
+        return self.regions_lo is not None or self.region_count is not None
+
+    @property
     def n_regions(self):
-        return 0 if self.regions_lo is None else int(len(self.regions_lo))
+        if self.regions_lo is not None:
+            return int(len(self.regions_lo))
+        return int(self.region_count or 0)
+
+    def boxes(self, start=0, stop=None):
+        """(lo, hi) arrays of the output regions ``start`` .. ``stop - 1``."""
+        stop = self.n_regions if stop is None else min(stop, self.n_regions)
+        start = min(max(start, 0), stop)
+        if self.regions_lo is not None:
+            return self.regions_lo[start:stop], self.regions_hi[start:stop]
+        if self.region_boxes is None or stop == start:
+            return np.zeros((0, self.dim)), np.zeros((0, self.dim))
+        return self.region_boxes(start, stop)
 
     def regions(self, limit=None):
         """Output regions as a list of ``{"lo": [...], "hi": [...]}`` (the first ``limit`` of them)."""
-        if self.regions_lo is None:
-            return []
-        k = self.n_regions if limit is None else min(limit, self.n_regions)
-        return [{"lo": self.regions_lo[i].tolist(), "hi": self.regions_hi[i].tolist()} for i in range(k)]
+        lo, hi = self.boxes(0, limit)
+        return [{"lo": a.tolist(), "hi": b.tolist()} for a, b in zip(lo, hi)]
 
-    def save_regions(self, path):
-        """Write every output region to ``path`` (``.npz`` with arrays ``lo`` and ``hi``), atomically."""
+    def save_regions(self, path, chunk=65536):
+        """Write every output region to ``path`` (``.npz`` with arrays ``lo`` and ``hi``), atomically.
+
+        Written ``chunk`` regions at a time, so memory stays bounded however many regions there are."""
         from .device import atomic_write
-        lo = np.zeros((0, self.dim)) if self.regions_lo is None else self.regions_lo
-        hi = np.zeros((0, self.dim)) if self.regions_hi is None else self.regions_hi
-        atomic_write(path, lambda fh: np.savez(fh, lo=lo, hi=hi))
+        k = self.n_regions
+
+        def write(fh):
+            with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+                for which, name in ((0, "lo.npy"), (1, "hi.npy")):
+                    with zf.open(name, "w", force_zip64=True) as out:
+                        np.lib.format.write_array_header_1_0(
+                            out, {"descr": "<f8", "fortran_order": False, "shape": (k, self.dim)})
+                        for a in range(0, k, chunk):
+                            out.write(np.ascontiguousarray(self.boxes(a, a + chunk)[which], dtype="<f8").tobytes())
+        atomic_write(path, write)
 
     def to_dict(self, max_regions=None):
         """Every field as JSON-ready values; regions as lists (at most ``max_regions``)."""
-        d = {k: v for k, v in asdict(self).items() if k not in ("x", "regions_lo", "regions_hi")}
+        skip = ("x", "regions_lo", "regions_hi", "region_boxes", "region_count")
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
         d["x"] = None if self.x is None else np.asarray(self.x).tolist()
         d["regions"] = self.regions(max_regions)
         d["n_regions"] = self.n_regions

@@ -200,7 +200,7 @@ def make_record(case, fn, result, wall, warm, env, provenance=None):
     runs = d["options"].get("runs")
     measured = {
         "iterations": result.iterations,
-        "regions": result.n_regions if result.regions_lo is not None else None,
+        "regions": result.n_regions if result.has_regions else None,
         "glb": _finite(result.glb), "gub": _finite(result.gub),
         "best_f": result.fun,
         "evaluations": result.nfev, "gradient_evaluations": result.njev,

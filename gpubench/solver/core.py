@@ -253,7 +253,13 @@ class Search:
     # -------------------------------------------------------------- output
     def result(self, message=""):
         st = self.state
-        regions_lo, regions_hi = self.output_boxes()
+        count = self.state.regions.size
+        if count * self.dim * 16 <= EAGER_REGION_BYTES:
+            regions_lo, regions_hi = self.output_boxes()
+            lazy = {}
+        else:
+            regions_lo = regions_hi = None
+            lazy = {"region_boxes": self._box_maker(), "region_count": count}
         glb, gub = st.regions.min_lb(), st.gub
         x = fun = None
         if st.best_iteration >= 0:
@@ -262,7 +268,7 @@ class Search:
             glb, gub = -gub, -glb
         return OptimizeResult(
             function=self.fn.name, dim=self.dim, method=self.method_name, backend=self.backend,
-            x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi,
+            x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi, **lazy,
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
             converged=not st.regions.any_open(), message=message,
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size)},
@@ -275,18 +281,17 @@ class Search:
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})
 
-    def output_boxes(self):
-        """Every region of L as arrays ``(lo, hi)`` of shape ``(|L|, n)``, by (iteration, subregion).
+    def output_boxes(self, start=0, stop=None, order=None, selected=None):
+        """Regions ``start`` .. ``stop - 1`` of L, by (iteration, subregion), as arrays ``(lo, hi)``
+        of shape ``(k, n)``; all of them by default.
 
         Built per iteration segment with :func:`child_boxes` (the selected region
         and plan are shared by a segment), so memory is the two arrays, 16 n
         bytes per region, plus one segment's temporaries: no Python object per region.
         """
-        st = self.state
-        sidx, itr, _, _, _ = st.regions.flat()
-        order = np.lexsort((sidx, itr))
-        sidx, itr = sidx[order], itr[order]
-        del order
+        sidx, itr = order if order is not None else self._region_order()
+        sidx, itr = sidx[start:stop], itr[start:stop]
+        sel_lo, sel_hi, sel_cyc = selected or (self.state.sel_lo, self.state.sel_hi, self.state.sel_cyc)
         lo = np.empty((sidx.size, self.dim))
         hi = np.empty((sidx.size, self.dim))
         if sidx.size == 0:
@@ -297,9 +302,20 @@ class Search:
             if it == ROOT:
                 lo[a:b], hi[a:b] = self.dom_lo, self.dom_hi
             else:
-                child_boxes(st.sel_lo[it], st.sel_hi[it], self.rule.plan(st.sel_cyc[it]), sidx[a:b],
+                child_boxes(sel_lo[it], sel_hi[it], self.rule.plan(sel_cyc[it]), sidx[a:b],
                             out=(lo[a:b], hi[a:b]))
         return lo, hi
+
+    def _region_order(self):
+        sidx, itr, _, _, _ = self.state.regions.flat()
+        order = np.lexsort((sidx, itr))
+        return sidx[order], itr[order]
+
+    def _box_maker(self):
+        """``(start, stop) -> (lo, hi)`` over L as it is now (a later iteration does not change it)."""
+        order = self._region_order()
+        selected = (dict(self.state.sel_lo), dict(self.state.sel_hi), list(self.state.sel_cyc))
+        return lambda start, stop: self.output_boxes(start, stop, order, selected)
 
     def _best_sample(self):
         st = self.state
@@ -310,6 +326,9 @@ class Search:
         return points[k], float(values[k])
 
 
+# output regions up to this many bytes as (lo, hi) arrays are built with the result; more are built
+# on demand (OptimizeResult.boxes), so a stopped search never needs 16 n bytes per open region at once
+EAGER_REGION_BYTES = 256 * 2**20
 # subregions with lower bound -inf checked per iteration for an empty enclosure (host evaluations)
 UNDEFINED_CHECKS = 16
 # a width tolerance must exceed this many units in the last place of the domain's largest bound
