@@ -8,7 +8,7 @@ same folder and renamed into place (``os.replace``), so a record is either
 complete or absent.  A rerun skips every case already stored: an interrupted
 sweep resumes where it stopped.  The case id names the method entry, function,
 n, variant and repetition, plus a hash of the method and its settings, so a
-changed setting is a new case.
+changed setting is a new case; the backend it ran on is recorded, not part of its id.
 
 Scale-out (Dask distributed): ``--workers N`` starts a LocalCluster of N
 single-threaded worker processes (one per GPU on a GPU host:
@@ -54,12 +54,25 @@ class Case:
 
     @property
     def case_id(self):
-        blob = json.dumps({"method": self.method, "settings": self.settings}, sort_keys=True)
-        h = hashlib.sha1(blob.encode()).hexdigest()[:8]
-        return f"{self.key}-{self.function}-n{self.dim}-{self.variant}-r{self.repetition}-{h}"
+        return case_id(self.key, self.function, self.dim, self.variant, self.repetition,
+                       self.method, self.settings)
 
     def describe(self):
         return f"{self.key} {self.function} n={self.dim}" + (f" rep {self.repetition}" if self.repetition else "")
+
+
+# Where a case ran is what the record measured, not what was asked: a case run on a GPU
+# and the same case run on a CPU are one case, so a GPU record counts as stored.
+NOT_IDENTITY = ("backend",)
+
+
+def case_id(key, function, dim, variant, repetition, method, settings):
+    """The stored name of a case: entry, function, n, variant, repetition and a hash of the
+    method and its settings (a changed setting is a new case; the backend is not one)."""
+    kept = {k: v for k, v in settings.items() if k not in NOT_IDENTITY}
+    blob = json.dumps({"method": method, "settings": kept}, sort_keys=True)
+    h = hashlib.sha1(blob.encode()).hexdigest()[:8]
+    return f"{key}-{function}-n{dim}-{variant}-r{repetition}-{h}"
 
 
 def plan(experiment, quick=False, backend=None):

@@ -99,8 +99,41 @@ def test_plan_and_case_ids(tmp_path):
     a = {c.key: c for c in runner.plan(s12, quick=True)}
     b = {c.key: c for c in runner.plan(s12, quick=True, backend="cuda")}
     assert b["interval"].settings["backend"] == "cuda"
-    assert a["interval"].case_id != b["interval"].case_id       # another setting, another case
-    assert a["bfgs"].case_id == b["bfgs"].case_id               # no backend setting: unchanged
+    assert a["interval"].case_id == b["interval"].case_id       # where it runs is recorded, not identity
+    assert a["bfgs"].case_id == b["bfgs"].case_id
+    c = {k: runner.Case(**{**vars(v), "settings": {**v.settings, "parts": 3}})
+         for k, v in a.items() if "parts" in v.settings}
+    assert c["interval"].case_id != a["interval"].case_id       # another setting, another case
+
+
+def test_gpu_records_of_a_case_count_as_stored_and_old_names_are_converted(tmp_path, capsys):
+    """qin2012_table1's committed records ran with --backend cuda: --list counts them all."""
+    import shutil
+    from gpubench.records import convert
+    e = loader.load("qin2012_table1")
+    stored = runner.stored_cases(REPO / "results" / "qin2012_table1")
+    cases = runner.plan(e)
+    assert len(cases) == 16 and all(c.case_id in stored for c in cases)
+    assert main(["reproduce", "--list"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("qin2012_table1 "))
+    assert " 16/16 " in line
+    # a record stored under its old name (the hash once held the backend) is renamed once
+    folder = tmp_path / "qin2012_table1"
+    folder.mkdir()
+    src = REPO / "results" / "qin2012_table1" / f"{cases[0].case_id}.json"
+    rec = json.loads(src.read_text())
+    old = rec["case"][:-8] + "0badc0de"
+    rec["case"] = old
+    (folder / f"{old}.json").write_text(json.dumps(rec))
+    shutil.copy(REPO / "results" / "qin2012_table1" / f"{cases[1].case_id}.json", folder)
+    assert runner.stored_cases(folder) == {old, cases[1].case_id}
+    renamed, clashes = convert.rename_records(folder)
+    assert renamed == [(old, cases[0].case_id)] and clashes == []
+    assert runner.stored_cases(folder) == {cases[0].case_id, cases[1].case_id}
+    new = json.loads((folder / f"{cases[0].case_id}.json").read_text())
+    assert new["provenance"]["renamed_from"] == old
+    assert new["measured"] == rec["measured"] and new["environment"] == rec["environment"]
+    assert convert.rename_records(folder) == ([], [])
 
 
 def test_sweep_stores_one_complete_record_per_case_and_skips_them_later(tmp_path):
