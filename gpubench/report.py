@@ -750,6 +750,21 @@ def _section(layout):
 
 # layouts whose report section lives in a module of its own
 LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic"}
+BUILT_LAYOUTS = ("methods", "scaling", *LAYOUT_MODULES)
+# Until their layouts are here (issue 24), the fixed-problem tables are rendered by their papers'
+# own report modules into these pages; the index links them so that every table has its page.
+PAPER_PAGES = {"001": "paper001_bnb.md", "003": "kim_exatron.md"}
+
+
+def page_of(experiment, reports):
+    """The report page of ``experiment`` in ``reports`` (a name), or None when none is built."""
+    if experiment.layout in BUILT_LAYOUTS:
+        name = f"{experiment.id}.md"
+    elif experiment.paper == "004":
+        name = f"{experiment.id}.md" if (reports / f"{experiment.id}.md").is_file() else f"{experiment.id}_quick.md"
+    else:
+        name = PAPER_PAGES.get(experiment.paper, f"{experiment.id}.md")
+    return name if (reports / name).is_file() else None
 
 
 def build(experiment, results=None, reports=None):
@@ -825,22 +840,26 @@ def write_index(reports=None, results=None, experiments_dir=None):
     reports = reports_dir(reports)
     reports.mkdir(parents=True, exist_ok=True)
     rows = []
-    for e in loader.load_all(experiments_dir):
+    for e in sorted(loader.load_all(experiments_dir), key=lambda e: (e.paper, e.id)):
         stored = stored_cases(results_dir(results) / e.id)
         counts = {}
         for quick in (False, True):
             cases = plan(e, quick)
             counts[quick] = f"{sum(c.case_id in stored for c in cases)}/{len(cases)}"
-        has = (reports / f"{e.id}.md").is_file()
-        rows.append({"Experiment": f"[{e.id}]({e.id}.md)" if has else e.id,
-                     "HTML": f"[html]({e.id}.html)" if has else "not built",
-                     "Table": ", ".join(e.published_tables), "Title": e.title,
-                     "Quick cases stored": counts[True], "Full cases stored": counts[False]})
+        page = page_of(e, reports)
+        html = page and page[:-3] + ".html"
+        title = e.title + (f" (not implemented yet: {e.not_implemented})" if e.not_implemented else "")
+        rows.append({"Paper": e.paper or "-", "Experiment": f"[{e.id}]({page})" if page else e.id,
+                     "HTML": f"[html]({html})" if html and (reports / html).is_file() else "-" if page else "not built",
+                     "Table": e.table, "Title": title,
+                     "Quick cases stored": "-" if e.not_implemented else counts[True],
+                     "Full cases stored": "-" if e.not_implemented else counts[False]})
     doc = Doc()
     doc.h(1, "gpubench reports")
-    doc.p("Reproductions of the tables of Zhang, Shan & Cagan (2026), \"Global optimization tailored "
-          "for graphics processing units: complete and rigorous search for large-scale nonlinear "
-          "minimization\", PNAS Nexus 5(4), pgag103. Each report is built from the records stored "
+    doc.p("Reproductions of the tables of the five papers (000: Zhang, Shan & Cagan (2026), PNAS Nexus "
+          "5(4), pgag103; 001: Zhang, Kerkenhoff et al., GPU-parallel interval arithmetic; 002: Qin et al. "
+          "(2012), GPU differential evolution; 003: Kim et al., ExaTron; 004: Fei et al. (2014), parallel "
+          "L-BFGS-B), one row per table (`gpubench reproduce --list`). Each report is built from the records stored "
           "under `results/` only, next to the published values (`experiments/published/`); a "
           "measurement that is not stored is marked missing. `make demo` runs the quick setting (into .demo/); "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")

@@ -72,7 +72,7 @@ def case_id(key, function, dim, variant, repetition, method, settings):
     kept = {k: v for k, v in settings.items() if k not in NOT_IDENTITY}
     blob = json.dumps({"method": method, "settings": kept}, sort_keys=True)
     h = hashlib.sha1(blob.encode()).hexdigest()[:8]
-    return f"{key}-{function}-n{dim}-{variant}-r{repetition}-{h}"
+    return f"{key}-{function.replace(':', '_')}-n{dim}-{variant}-r{repetition}-{h}"
 
 
 def plan(experiment, quick=False, backend=None):
@@ -81,17 +81,21 @@ def plan(experiment, quick=False, backend=None):
     ``backend`` (auto/cpu/cuda) replaces the ``backend`` setting of every method
     entry that has one.
     """
+    if experiment.not_implemented:
+        return []
     v = experiment.variant(quick)
+    # a fixed problem is a "function" at its size n, with settings of its own
+    axis = ([(p.problem, p.n, p.settings) for p in v.problems] if v.problems else
+            [(function, dim, {}) for dim in v.dims for function in v.functions])
     cases = []
-    for dim in v.dims:
-        for function in v.functions:
-            for spec in v.methods:
-                settings = dict(spec.settings)
-                if backend is not None and "backend" in settings:
-                    settings["backend"] = backend
-                for rep in range(v.repetitions):
-                    cases.append(Case(experiment.id, v.name, function, dim, spec.key, spec.method,
-                                      spec.label, settings, rep, experiment.success_tol))
+    for function, dim, own in axis:
+        for spec in v.methods:
+            settings = {**spec.settings, **own}
+            if backend is not None and "backend" in settings:
+                settings["backend"] = backend
+            for rep in range(v.repetitions):
+                cases.append(Case(experiment.id, v.name, function, dim, spec.key, spec.method,
+                                  spec.label, settings, rep, experiment.success_tol))
     return cases
 
 
@@ -461,7 +465,17 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
           processes=True, stream=None, fancy=None):
     """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``."""
     stream = stream or sys.stdout
+    if experiment.not_implemented:
+        raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
     cases = plan(experiment, quick, backend)
+    from . import functions
+    known = set(functions.names())
+    other = sorted({c.function for c in cases if c.function not in known})
+    if other:
+        from .problems import catalog
+        space = other[0].partition(":")[0]
+        raise InputError(f"{experiment.id}: the runner does not run {space} problems yet ({other[0]}); "
+                         f"until it does: {catalog.RUN_ELSEWHERE.get(space, 'no runner')}")
     folder = check_writable_dir(results_dir(results), "--results") / experiment.id
     check_writable_dir(folder, "results folder")
     clean_partial(folder)

@@ -115,7 +115,7 @@ def test_gpu_records_of_a_case_count_as_stored_and_old_names_are_converted(tmp_p
     cases = runner.plan(e)
     assert len(cases) == 16 and all(c.case_id in stored for c in cases)
     assert main(["reproduce", "--list"]) == 0
-    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("qin2012_table1 "))
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.split()[1:2] == ["qin2012_table1"])
     assert " 16/16 " in line
     # a record stored under its old name (the hash once held the backend) is renamed once
     folder = tmp_path / "qin2012_table1"

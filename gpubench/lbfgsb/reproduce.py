@@ -16,7 +16,6 @@ import argparse
 import csv
 import json
 import time
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -33,14 +32,26 @@ BINS = [("0", 0, 0), ("0~5%", 0, 5), ("5%~10%", 5, 10), ("10%~15%", 10, 15), ("1
 
 
 def load(table, quick=False, folder=None):
-    path = Path(folder or ROOT / "experiments" / "fei2014") / f"{table}.toml"
+    """The settings of ``table`` (table1 or table4) as this module's runs take them, read by the
+    one experiment loader from ``experiments/fei2014/<table>.toml`` (or ``folder``)."""
+    from .. import experiments_loader as loader
+    path = Path(folder or loader.experiments_dir() / "fei2014") / f"{table}.toml"
     if not path.exists():
         raise InputError(f"no experiment {str(path)!r}")
-    spec = tomllib.loads(path.read_text())
-    q = spec.pop("quick", {})
-    if quick:
-        spec.update(q)
-    spec["variant"] = "quick" if quick else "full"
+    e = loader.load(str(path))
+    v = e.variant(quick)
+    first = v.methods[0].settings
+    names = [p.problem.partition(":")[2] for p in v.problems]
+    spec = {"id": e.id, "title": e.title, "source": e.source, "note": v.note if quick else e.note,
+            "variant": v.name, "m": first.get("m", 5), "pg_rel": first.get("pg_rel", 1e-5)}
+    if table == "table4":
+        spec.update(problem=names[0], sizes=[p.n for p in v.problems], solvers=[m.key for m in v.methods],
+                    cap_seconds=first["cap_seconds"], backend=v.methods[-1].settings.get("backend", "auto"))
+    else:
+        sizes = {p.problem.partition(":")[2]: p.n for p in v.problems}
+        spec.update(problems=names, n=next(n for k, n in sizes.items() if k != "lennard-jones"),
+                    lj_n=sizes.get("lennard-jones"), box=first.get("box"), maxiter=first["maxiter"],
+                    backend=first.get("backend", "auto"))
     return spec
 
 
