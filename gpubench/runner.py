@@ -129,6 +129,8 @@ def _finite(v):
 
 def success(result, fstar, tol, sense="min"):
     """(success, rule): rigorous methods by enclosure, the others by distance to f*."""
+    if fstar is None:
+        return bool(result.converged), "converged (no f* known)"
     if result.glb is not None and result.gub is not None:
         ok = bool(result.converged and result.glb <= fstar <= result.gub)
         return ok, "converged and GLB <= f* <= GUB"
@@ -168,21 +170,61 @@ def warm_up(fn, case, method, settings):
     """
     import numpy as np
     t0 = time.perf_counter()
-    lo, hi = fn.bounds(case.dim)
-    x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
-    fn.point(x)
-    fn.gradient(x)
-    fn.points(x[None, :])
+    if hasattr(fn, "points"):           # a constrained problem has no point forms: its method compiles
+        lo, hi = fn.bounds(case.dim)
+        x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
+        fn.point(x)
+        fn.gradient(x)
+        fn.points(x[None, :])
     if method.warmup is not None:
         method.warmup(fn, case.dim, settings)
     return time.perf_counter() - t0
 
 
+def runnable(case):
+    """Whether this runner can run ``case``: a method on a library function, or a procedure
+    that has its run (the others still run through their papers' scripts)."""
+    from . import functions
+    from .problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return bool(catalog.PROCEDURES[case.method].run)
+    return case.function in functions.names() or case.function.startswith("paper001:")
+
+
+def run_procedure(case):
+    """A procedure's case (a fixed problem's table row): measured numbers and the table's own
+    figures (``result``) in the one record format."""
+    from .problems import catalog
+    env = environment()
+    proc = catalog.PROCEDURES[case.method]
+    settings = {**proc.settings, **case.settings}
+    t0 = time.perf_counter()
+    measured, result = proc.runner()(case.function, case.dim, settings)
+    wall = time.perf_counter() - t0
+    measured = {**measured, "wall_seconds": wall}
+    record = {
+        "schema": SCHEMA,
+        "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
+        "key": case.key, "method": case.method, "label": case.label,
+        "function": case.function, "dim": case.dim, "sense": "min", "repetition": case.repetition,
+        "problem": {"name": case.function, "n": case.dim},
+        "settings": case.settings, "options": settings,
+        "measured": measured,
+        "fstar": None, "success": bool(measured["converged"]), "success_rule": "converged (no f* known)",
+        "result": result,
+        "environment": env,
+    }
+    return json.loads(json.dumps(record, default=_json_default))
+
+
 def run_case(case):
     """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
-    from . import functions, methods
+    from . import methods
+    from .problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return run_procedure(case)
     env = environment()
-    fn = functions.get(case.function)
+    fn = catalog.test_function(case.function)
     method = methods.get(case.method)
     values = dict(case.settings)
     if case.repetition and "seed" in method.settings.names():
@@ -201,7 +243,7 @@ def problem(fn, dim):
     parameters at ``dim`` (digests of the exact float64 arrays; the domain's extremes for a reader)."""
     import numpy as np
     lo, hi = (np.ascontiguousarray(b, dtype=np.float64) for b in fn.bounds(dim))
-    par = np.ascontiguousarray(fn.params(dim), dtype=np.float64)
+    par = np.ascontiguousarray(fn.params(dim) if hasattr(fn, "params") else np.zeros((0, dim)), dtype=np.float64)
     return {"domain": [float(lo.min()), float(hi.max())],
             "domain_sha1": hashlib.sha1(lo.tobytes() + hi.tobytes()).hexdigest(),
             "params_sha1": hashlib.sha1(repr(par.shape).encode() + par.tobytes()).hexdigest()}
@@ -209,7 +251,9 @@ def problem(fn, dim):
 
 def make_record(case, fn, result, wall, warm, env, provenance=None):
     """The stored record of ``case`` from its OptimizeResult and timings."""
-    fstar = fn.fstar(case.dim)
+    fstar = fn.fstar(case.dim) if hasattr(fn, "fstar") else None
+    if fstar is not None and math.isnan(fstar):
+        fstar = None                    # paper 001's networks: no known minimum
     ok, rule = success(result, fstar, case.success_tol, fn.sense)
     keep_regions = result.n_regions * case.dim <= MAX_REGION_NUMBERS
     d = result.to_dict(max_regions=None if keep_regions else 0)
@@ -468,9 +512,7 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     if experiment.not_implemented:
         raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
     cases = plan(experiment, quick, backend)
-    from . import functions
-    known = set(functions.names())
-    other = sorted({c.function for c in cases if c.function not in known})
+    other = sorted({c.function for c in cases if not runnable(c)})
     if other:
         from .problems import catalog
         space = other[0].partition(":")[0]

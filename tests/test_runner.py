@@ -339,3 +339,64 @@ def test_dask_services_bind_to_loopback_with_no_dashboard(processes):
     finally:
         client.close()
         cluster.close()
+
+
+FIXED_PROBLEM = '''
+id = "torsion_rows"
+paper = "004"
+title = "a Table 4 row"
+source = "the tests"
+layout = "lbfgsb"
+
+[methods.scipy]
+method = "lbfgsb-minpack"
+solver = "scipy"
+cap_seconds = 20.0
+
+[methods.approximate]
+method = "lbfgsb-minpack"
+cauchy = "approximate"
+cap_seconds = 20.0
+backend = "cpu"
+
+[[problems]]
+problem = "minpack2:torsion"
+n = [100]
+
+[quick]
+note = "the same"
+'''
+
+
+def test_a_procedure_on_a_fixed_problem_runs_as_a_case_in_the_one_record_format(tmp_path):
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "torsion_rows.toml").write_text(FIXED_PROBLEM)
+    e = loader.load(str(tmp_path / "exp" / "torsion_rows.toml"))
+    s = runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    assert (s.total, s.ran) == (2, 2)
+    recs = {r["key"]: r for r in runner.load_records(tmp_path / "res" / "torsion_rows")}
+    assert set(recs) == {"scipy", "approximate"}
+    for r in recs.values():
+        assert r["function"] == "minpack2:torsion" and r["dim"] == 100 and r["success"] is True
+        assert r["measured"]["iterations"] > 0 and r["environment"]["versions"]["numpy"]
+    # the same minimum, whichever L-BFGS-B found it
+    assert recs["approximate"]["measured"]["best_f"] == pytest.approx(recs["scipy"]["measured"]["best_f"], rel=1e-6)
+    assert runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False).skipped == 2
+
+
+def test_the_papers_old_records_were_converted_with_their_provenance():
+    """Paper 004's records.json files and paper 001's rows are records of their tables now."""
+    from gpubench.records import convert
+    res = REPO / "results"
+    for eid, variant, n in (("fei2014_table1", "quick", 8), ("maingo_gpu_table1", "full", 6),
+                            ("maingo_gpu_table3", "full", 18), ("maingo_gpu_table4", "full", 12)):
+        stored = runner.stored_cases(res / eid)
+        planned = runner.plan(loader.load(eid), quick=variant == "quick")
+        assert len(planned) == n and all(c.case_id in stored for c in planned), eid
+    recs = convert.from_fei2014(res / "fei2014_table1_quick" / "records.json")
+    assert len(recs) == 8 and all(r["provenance"]["converted_from"].endswith("records.json") for r in recs)
+    by = {r["function"]: r for r in recs}
+    old = json.loads((res / "fei2014_table1_quick" / "records.json").read_text())
+    row = old["result"]["rows"][0]
+    assert by["minpack2:" + row["problem"]]["result"]["bins"] == row["bins"]
+    assert by["minpack2:torsion"]["environment"]["commit"] == old["environment"]["commit"]

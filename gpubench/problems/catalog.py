@@ -51,11 +51,21 @@ def check_problem(name):
 
 # What runs each kind of fixed problem until `gpubench reproduce` does (issue 24)
 RUN_ELSEWHERE = {
-    "minpack2": "python -m gpubench.lbfgsb.reproduce table1|table4 [--quick]",
-    "paper001": "python scripts/gpu_bnb.py OUTDIR [--quick] (then python -m gpubench.report_paper001)",
     "hs45": "python scripts/gpu_tron.py OUTDIR (then python -m gpubench.tron.report)",
     "device": "python scripts/gpu_tron.py OUTDIR (then python -m gpubench.tron.report)",
 }
+
+
+def test_function(name):
+    """What a method runs on for the case's ``name``: a library function or a problem of paper 001."""
+    from .. import functions
+    space, _, rest = name.rpartition(":")
+    if space == "paper001":
+        import importlib
+        from ..forms import TestFunction
+        obj = importlib.import_module("gpubench.functions._paper001").get(rest)
+        return functions.get(obj) if hasattr(obj, "objective") else TestFunction(obj)
+    return functions.get(name)
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,12 @@ class Procedure:
     namespace: str      # the fixed problems it measures
     summary: str
     settings: dict      # name -> default (a setting must have one)
+    run: str = ""       # "module:function" that measures one case, (measured, result); "" = not yet
+
+    def runner(self):
+        import importlib
+        module, _, fn = self.run.partition(":")
+        return getattr(importlib.import_module(module), fn)
 
 
 PROCEDURES = {p.name: p for p in (
@@ -71,11 +87,12 @@ PROCEDURES = {p.name: p for p in (
               "one L-BFGS-B solve to pg <= pg_rel * pg(x0): SciPy's, or ours with the approximate or exact "
               "generalized Cauchy point (paper 004, Table 4)",
               {"solver": "ours", "cauchy": "approximate", "m": 5, "pg_rel": 1e-5, "cap_seconds": 120.0,
-               "backend": "auto"}),
+               "backend": "auto"}, "gpubench.problems.lbfgsb_rows:lbfgsb_minpack"),
     Procedure("lbfgsb-cauchy", "minpack2",
               "L-BFGS-B driven by the approximate and by the exact Cauchy point; |t_c - t*| / t* binned "
               "(paper 004, Table 1)",
-              {"m": 5, "pg_rel": 1e-5, "maxiter": 3000, "box": 1.0, "backend": "auto"}),
+              {"m": 5, "pg_rel": 1e-5, "maxiter": 3000, "box": 1.0, "backend": "auto"},
+              "gpubench.problems.lbfgsb_rows:lbfgsb_cauchy"),
     Procedure("cholesky-batch", "device",
               "batched Cholesky factorization of random SPD matrices, left- or right-looking (paper 003, Table 1)",
               {"variant": "left", "batch": 10000, "reps": 10, "backend": "cuda"}),
