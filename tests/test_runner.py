@@ -389,7 +389,8 @@ def test_the_papers_old_records_were_converted_with_their_provenance():
     from gpubench.records import convert
     res = REPO / "results"
     for eid, variant, n in (("fei2014_table1", "quick", 8), ("maingo_gpu_table1", "full", 6),
-                            ("maingo_gpu_table3", "full", 18), ("maingo_gpu_table4", "full", 12)):
+                            ("maingo_gpu_table3", "full", 18), ("maingo_gpu_table4", "full", 12),
+                            ("kim_exatron_table1", "full", 64), ("kim_exatron_table3", "full", 6)):
         stored = runner.stored_cases(res / eid)
         planned = runner.plan(loader.load(eid), quick=variant == "quick")
         assert len(planned) == n and all(c.case_id in stored for c in planned), eid
@@ -400,3 +401,40 @@ def test_the_papers_old_records_were_converted_with_their_provenance():
     row = old["result"]["rows"][0]
     assert by["minpack2:" + row["problem"]]["result"]["bins"] == row["bins"]
     assert by["minpack2:torsion"]["environment"]["commit"] == old["environment"]["commit"]
+
+
+def test_device_micro_benchmarks_run_as_cases_on_the_cpu_twin(tmp_path):
+    (tmp_path / "kim.toml").write_text('''
+id = "kim"
+title = "batched kernels"
+source = "the tests"
+layout = "micro"
+
+[methods.left]
+method = "cholesky-batch"
+variant = "left"
+batch = 8
+reps = 1
+backend = "cpu"
+
+[methods.right]
+method = "cholesky-batch"
+variant = "right"
+batch = 8
+reps = 1
+backend = "cpu"
+
+[[problems]]
+problem = "device:cholesky"
+n = [1, 5]
+
+[quick]
+note = "the same"
+''')
+    e = loader.load(str(tmp_path / "kim.toml"))
+    runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    recs = runner.load_records(tmp_path / "res" / "kim")
+    assert len(recs) == 4
+    for r in recs:
+        m = r["measured"]
+        assert m["converged"] and m["max_err_vs_numpy"] < 1e-12 and m["backend"] == "cpu" and m["ms"] > 0

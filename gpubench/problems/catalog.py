@@ -49,23 +49,8 @@ def check_problem(name):
     return space
 
 
-# What runs each kind of fixed problem until `gpubench reproduce` does (issue 24)
-RUN_ELSEWHERE = {
-    "hs45": "python scripts/gpu_tron.py OUTDIR (then python -m gpubench.tron.report)",
-    "device": "python scripts/gpu_tron.py OUTDIR (then python -m gpubench.tron.report)",
-}
-
-
-def test_function(name):
-    """What a method runs on for the case's ``name``: a library function or a problem of paper 001."""
-    from .. import functions
-    space, _, rest = name.rpartition(":")
-    if space == "paper001":
-        import importlib
-        from ..forms import TestFunction
-        obj = importlib.import_module("gpubench.functions._paper001").get(rest)
-        return functions.get(obj) if hasattr(obj, "objective") else TestFunction(obj)
-    return functions.get(name)
+# What runs each kind of fixed problem until `gpubench reproduce` does (none left)
+RUN_ELSEWHERE = {}
 
 
 @dataclass(frozen=True)
@@ -95,13 +80,16 @@ PROCEDURES = {p.name: p for p in (
               "gpubench.problems.lbfgsb_rows:lbfgsb_cauchy"),
     Procedure("cholesky-batch", "device",
               "batched Cholesky factorization of random SPD matrices, left- or right-looking (paper 003, Table 1)",
-              {"variant": "left", "batch": 10000, "reps": 10, "backend": "cuda"}),
+              {"variant": "left", "batch": 10000, "reps": 10, "backend": "auto"},
+              "gpubench.problems.device_rows:cholesky"),
     Procedure("triangular-batch", "device",
               "batched L^T x = b on the same factors, explicit L^T or implicit row access (paper 003, Table 2)",
-              {"variant": "implicit", "batch": 10000, "reps": 10, "backend": "cuda"}),
+              {"variant": "implicit", "batch": 10000, "reps": 10, "backend": "auto"},
+              "gpubench.problems.device_rows:triangular"),
     Procedure("tron-batch", "hs45",
               "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
-              {"memory": "shared", "batch": 10000, "reps": 3, "backend": "cuda"}),
+              {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
+              "gpubench.problems.device_rows:tron_batch"),
 )}
 
 

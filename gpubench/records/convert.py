@@ -2,7 +2,8 @@
 
 ``python -m gpubench.records.convert [RESULTS]`` writes the records of the papers' own
 runners (``python -m gpubench.lbfgsb.reproduce``'s ``results/fei2014_*/records.json``,
-``scripts/gpu_bnb.py``'s ``results/paper001/*/rows/``) as records of their tables, with
+``scripts/gpu_bnb.py``'s ``results/paper001/*/rows/``, ``scripts/gpu_tron.py``'s
+``results/gpu/tron/tron_gpu.json``) as records of their tables, with
 the source file and commit in ``provenance``, and renames every record whose stored case
 id is not the id the runner gives its case today (ids once hashed the backend, so a GPU
 record of a case was "another setting"; the old id stays in ``provenance.renamed_from``).
@@ -70,7 +71,7 @@ def main(argv=None):
     root = runner.results_dir(argv[0] if argv else None)
     papers = convert_papers(root)
     if papers:
-        print(f"{len(papers)} record(s) of papers 001 and 004 written in the one format")
+        print(f"{len(papers)} record(s) of papers 001, 003 and 004 written in the one format")
     for folder in sorted(d for d in root.iterdir() if d.is_dir()):
         renamed, clashes = rename_records(folder)
         if renamed or clashes:
@@ -163,6 +164,45 @@ def from_gpu_bnb(path):
                     "converged (no f* known)", row.get("environment"), str(path), {"x": row.get("x")})]
 
 
+def from_gpu_tron(path):
+    """``scripts/gpu_tron.py``'s record: Tables 1-3 of paper 003, one record per (table, n, variant)."""
+    old = json.loads(Path(path).read_text())
+    if old.get("tiny") or old.get("simulator"):
+        return []          # a check of the mechanics, not a measurement of the tables
+    from .. import experiments_loader as loader
+    env, out = old.get("environment"), []
+    for table, cols in (("table1", ("left", "right")), ("table2", ("explicit", "implicit")),
+                        ("table3", ("shared", "global"))):
+        t = old.get(table)
+        if not t:
+            continue
+        e = loader.load(f"kim_exatron_{table}")
+        specs = {m.key: m for m in e.full.methods}
+        for row in t["rows"]:
+            for key in cols:
+                if table == "table3":
+                    r = row[key]
+                    measured = {"iterations": r["mean_iterations"], "seconds": r["ms"] / 1e3,
+                                "best_f": None, "converged": r["converged"] == r["batch"], "ms": r["ms"],
+                                "backend": "cuda", "max_abs_err": r["max_abs_err"]}
+                    result = {"batch": r["batch"], "converged": r["converged"], "ms_all": r["ms_all"],
+                              "options": r["options"]}
+                else:
+                    ms = row[f"{key}_ms" if table == "table1" else f"{key}_rhs1_ms"]
+                    measured = {"iterations": t["reps"], "seconds": ms / 1e3, "best_f": None,
+                                "converged": row.get("all_factored", True), "ms": ms, "backend": "cuda",
+                                "max_err_vs_numpy": row.get("max_err_vs_numpy")}
+                    result = {"batch": t["batch"], "reps": t["reps"], "torch_ms": row.get("torch_ms")}
+                    if table == "table1":
+                        result["right_2d_ms"] = row.get("right_2d_ms")
+                    else:
+                        result["rhs_n_ms"] = row.get(f"{key}_rhsn_ms")
+                out.append(_record(e.id, "full", key, e.full.problems[0].problem, row["n"], dict(specs[key].settings),
+                                   measured, measured["converged"], "converged (no f* known)", env, str(path),
+                                   result))
+    return out
+
+
 def convert_papers(root):
     """Write the papers' old records (paper 004's tables, paper 001's rows) in the one format."""
     root = Path(root)
@@ -171,6 +211,8 @@ def convert_papers(root):
         recs += from_fei2014(p)
     for p in sorted(root.glob("paper001/*/rows/*.json")):
         recs += from_gpu_bnb(p)
+    for p in sorted(root.glob("gpu/tron/tron_gpu.json")):
+        recs += from_gpu_tron(p)
     for rec in recs:
         runner.write_record(root / rec["experiment"], rec)
     return recs
