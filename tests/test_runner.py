@@ -438,3 +438,13 @@ note = "the same"
     for r in recs:
         m = r["measured"]
         assert m["converged"] and m["max_err_vs_numpy"] < 1e-12 and m["backend"] == "cpu" and m["ms"] > 0
+
+
+def test_device_micro_benchmarks_on_the_gpu_path_under_the_simulator():
+    code = ("from gpubench.problems import device_rows as d\n"
+            "for f, v in ((d.cholesky, 'right'), (d.triangular, 'implicit')):\n"
+            "    m, _ = f('device:x', 3, {'variant': v, 'batch': 2, 'reps': 1, 'backend': 'cuda'})\n"
+            "    assert m['backend'] == 'cuda' and m['converged'] and m['max_err_vs_numpy'] < 1e-12 and m['ms'] > 0, m\n")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
