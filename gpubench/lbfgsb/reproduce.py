@@ -182,7 +182,8 @@ def run_table1(spec, backend="auto", problems=None, n=None):
 
 
 def _published(fname):
-    path = ROOT / "experiments" / "published" / fname
+    from ..experiments_loader import published_dir
+    path = published_dir() / fname      # the package's copy: a wheel has no checkout
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh))
 
