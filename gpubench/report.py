@@ -749,22 +749,23 @@ def _section(layout):
 
 
 # layouts whose report section lives in a module of its own
-LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic"}
+LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic",
+                  "bnb": "gpubench.report_fixed", "micro": "gpubench.report_fixed", "lbfgsb": "gpubench.report_fixed"}
 BUILT_LAYOUTS = ("methods", "scaling", *LAYOUT_MODULES)
-# Until their layouts are here (issue 24), the fixed-problem tables are rendered by their papers'
-# own report modules into these pages; the index links them so that every table has its page.
+# A table gpubench cannot run links its paper's page of what was measured and what was not.
 PAPER_PAGES = {"001": "paper001_bnb.md", "003": "kim_exatron.md"}
 
 
 def page_of(experiment, reports):
     """The report page of ``experiment`` in ``reports`` (a name), or None when none is built."""
-    if experiment.layout in BUILT_LAYOUTS:
-        name = f"{experiment.id}.md"
-    elif experiment.paper == "004":
-        name = f"{experiment.id}.md" if (reports / f"{experiment.id}.md").is_file() else f"{experiment.id}_quick.md"
-    else:
-        name = PAPER_PAGES.get(experiment.paper, f"{experiment.id}.md")
+    name = (f"{experiment.id}.md" if experiment.layout in BUILT_LAYOUTS
+            else PAPER_PAGES.get(experiment.paper, f"{experiment.id}.md"))
     return name if (reports / name).is_file() else None
+
+
+def _file_of(experiment):
+    p = Path(experiment.path)
+    return p.name if experiment.id == p.stem else f"{p.parent.name}/{p.name}"
 
 
 def build(experiment, results=None, reports=None):
@@ -776,7 +777,7 @@ def build(experiment, results=None, reports=None):
     pub = experiment.published()
     doc = Doc()
     doc.h(1, f"{experiment.id}: {experiment.title}")
-    doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{Path(experiment.path).name}`. "
+    doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{_file_of(experiment)}`. "
           + (f"Published values: `experiments/published/{experiment.published_file}` "
              f"(tables {', '.join(experiment.published_tables)})." if experiment.published_tables
              else "No published table: nothing below is compared with a paper's figures."))

@@ -7,8 +7,8 @@
 with spinning OpenBLAS threads; the quick records were made so)
 
 Reads ``experiments/fei2014/table{1,4}.toml``, runs it, writes
-``results/fei2014_tableX[_quick]/records.json`` (atomically, with the environment) and
-``reports/fei2014_tableX[_quick].md`` with the published figures
+``results/fei2014_tableX_{full,quick}/records.json`` (atomically, with the environment) and
+``reports/fei2014_tableX_{full,quick}.md`` with the published figures
 (``experiments/published/fei2014_*.csv``) beside ours.  Self-contained: the suite's
 experiment loader takes library functions, these tables take MINPACK-2 problems.
 """
@@ -357,7 +357,8 @@ def main(argv=None):
                     help="rewrite the report from the stored records.json (and GPU records) without running")
     args = ap.parse_args(argv)
     from .. import environment
-    stem = load(args.table, args.quick)["id"] + ("_quick" if args.quick else "")
+    # never results/<experiment>/: that folder holds the one runner's records of the table
+    stem = load(args.table, args.quick)["id"] + ("_quick" if args.quick else "_full")
     if args.render:
         out = Path(args.out)
         path = out / "results" / stem / "records.json"
@@ -375,7 +376,7 @@ def main(argv=None):
     result = run_table1(spec, args.backend) if args.table == "table1" else run_table4(spec, args.backend)
     rec = dict(spec, result=result, backend=result["backend"], seconds=time.perf_counter() - t0,
                environment=environment.capture())
-    stem = spec["id"] + ("_quick" if args.quick else "")
+    stem = spec["id"] + ("_quick" if args.quick else "_full")
     out = Path(args.out)
     atomic_write(out / "results" / stem / "records.json", json.dumps(rec, indent=1, default=float))
     text = report_table1(rec) if args.table == "table1" else report_table4(rec)

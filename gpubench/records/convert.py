@@ -92,10 +92,16 @@ def _record(exp, variant, key, function, dim, settings, measured, success, rule,
            "sense": "min" if "P3_" not in function else "max", "repetition": 0,
            "problem": {"name": function, "n": dim}, "settings": settings, "options": settings,
            "measured": measured, "fstar": None, "success": bool(success), "success_rule": rule,
-           "environment": env, "provenance": {"converted_from": source, "commit": (env or {}).get("commit")}}
+           "environment": env, "provenance": {"converted_from": _where(source), "commit": (env or {}).get("commit")}}
     if result is not None:
         rec["result"] = result
     return rec
+
+
+def _where(source):
+    """``results/...`` for a file under a results folder (the record names its source, not this machine)."""
+    parts = Path(source).resolve().parts
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("results"):]) if "results" in parts else str(source)
 
 
 def _lbfgsb_measured(r, backend, seconds=None):
@@ -117,7 +123,8 @@ def from_fei2014(path):
                         "box": float(old["box"]), "backend": old["backend"]}
             out.append(_record(old["id"], old["variant"], "cauchy", "minpack2:" + row["problem"], row["n"], settings,
                                _lbfgsb_measured(a, backend, a["seconds"] + e["seconds"]),
-                               a["status"] == 0 and not a["capped"], "converged (no f* known)", old["environment"],
+                               a["status"] == 0 and not a["capped"], "converged (no f* known)",
+                               row.get("environment") or old["environment"],
                                str(path), {"bins": row["bins"], "energy_diff_percent": row["energy_diff_percent"],
                                            **{k: {x: row[k][x] for x in ("iterations", "fun", "seconds", "status")}
                                               for k in ("approximate", "exact")}}))
@@ -207,10 +214,13 @@ def convert_papers(root):
     """Write the papers' old records (paper 004's tables, paper 001's rows) in the one format."""
     root = Path(root)
     recs = []
-    for p in sorted(root.glob("fei2014_table*/records.json")):
+    # (python -m gpubench.lbfgsb.reproduce's own files; the full run of Table 1 kept apart from its records)
+    for p in sorted(root.glob("fei2014_table*_*/records.json")):
         recs += from_fei2014(p)
     for p in sorted(root.glob("paper001/*/rows/*.json")):
         recs += from_gpu_bnb(p)
+    for p in sorted(root.glob("gpu/lbfgsb/fei2014_table1_gpu.json")):
+        recs += from_fei2014(p)
     for p in sorted(root.glob("gpu/tron/tron_gpu.json")):
         recs += from_gpu_tron(p)
     for rec in recs:
