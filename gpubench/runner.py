@@ -224,7 +224,7 @@ def run_case(case):
     if case.method in catalog.PROCEDURES:
         return run_procedure(case)
     env = environment()
-    fn = catalog.test_function(case.function)
+    fn = catalog.function_of(case.function)
     method = methods.get(case.method)
     values = dict(case.settings)
     if case.repetition and "seed" in method.settings.names():
@@ -512,12 +512,9 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     if experiment.not_implemented:
         raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
     cases = plan(experiment, quick, backend)
-    other = sorted({c.function for c in cases if not runnable(c)})
+    other = sorted({f"{c.method} on {c.function}" for c in cases if not runnable(c)})
     if other:
-        from .problems import catalog
-        space = other[0].partition(":")[0]
-        raise InputError(f"{experiment.id}: the runner does not run {space} problems yet ({other[0]}); "
-                         f"until it does: {catalog.RUN_ELSEWHERE.get(space, 'no runner')}")
+        raise InputError(f"{experiment.id}: the runner cannot run {other[0]}")
     folder = check_writable_dir(results_dir(results), "--results") / experiment.id
     check_writable_dir(folder, "results folder")
     clean_partial(folder)

@@ -448,3 +448,13 @@ def test_device_micro_benchmarks_on_the_gpu_path_under_the_simulator():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_a_case_on_a_paper001_problem_gets_that_problem():
+    from gpubench.problems import catalog
+    fn = catalog.function_of("paper001:P4_1")
+    lo, hi = fn.bounds(2)
+    assert list(lo) == [3.0, 3.0] and list(hi) == [9.0, 9.0] and fn.sense == "min"
+    assert catalog.function_of("alpine02").name == "alpine02"
+    case = runner.plan(loader.load("maingo_gpu_table1"))[0]
+    assert case.function == "paper001:P4_1" and runner.runnable(case)

@@ -49,8 +49,16 @@ def check_problem(name):
     return space
 
 
-# What runs each kind of fixed problem until `gpubench reproduce` does (none left)
-RUN_ELSEWHERE = {}
+def function_of(name):
+    """What a method runs on for the case's ``name``: a library function or a problem of paper 001."""
+    from .. import functions
+    space, _, rest = name.rpartition(":")
+    if space == "paper001":
+        import importlib
+        from ..forms import TestFunction
+        obj = importlib.import_module("gpubench.functions._paper001").get(rest)
+        return functions.get(obj) if hasattr(obj, "objective") else TestFunction(obj)
+    return functions.get(name)
 
 
 @dataclass(frozen=True)
