@@ -1,15 +1,21 @@
-"""Load and check the declarative experiment files ``experiments/*.toml``.
+"""Load and check the declarative experiment files: one per published table of the five papers.
 
-One file per published table of Zhang, Shan & Cagan (2026), PNAS Nexus 5(4)
-pgag103 (Tables 1, 2, S2-S14), plus ``functions12`` (the demo's rows).  A file
+``experiments/<name>.toml`` has the id ``<name>``; ``experiments/<folder>/<name>.toml`` the id
+``<folder>_<name>`` (``experiments/fei2014/table4.toml`` is ``fei2014_table4``).  Paper 000's
+tables (Zhang, Shan & Cagan (2026), PNAS Nexus 5(4) pgag103: Tables 1, 2, S2-S14), paper 002's
+(``qin2012_*``), the comparison and ``functions12`` (the demo's rows) are at the top; papers
+001 (``maingo_gpu/``), 003 (``kim_exatron/``) and 004 (``fei2014/``) in folders.  A file
 reads (every key is checked; an unknown key is an error)::
 
-    id = "tableS2"                  # = the file's name
+    id = "tableS2"                  # as above
+    paper = "000"                   # 000 .. 004, or "all" (gpubench's own comparison); optional
+    table = "S2"                    # the table's name in the paper (default: published.tables)
     title = "Ackley function with scalable dimensions"
     source = "Zhang, Shan & Cagan (2026), SI Appendix C, Table S2"
-    layout = "scaling"              # "scaling" (solver tables), "methods" (S12/S13) or
-                                    # "heuristic" (mean (std) error and success rate of many runs)
-    functions = ["ackley"]
+    layout = "scaling"              # "scaling" (solver tables), "methods" (S12/S13), "heuristic"
+                                    # (mean (std) error and success rate of many runs), "compare",
+                                    # "bnb" (paper 001), "micro" (batched kernels), "lbfgsb" (paper 004)
+    functions = ["ackley"]          # library functions x dims, or [[problems]] below
     dims = [50, 100, 500, 1000]
     repetitions = 1                 # timed repetitions of each case
     success_tol = 1e-6              # heuristics: success when f - f* <= this (optional)
@@ -20,18 +26,26 @@ reads (every key is checked; an unknown key is an error)::
     tables = ["S2"]
 
     [methods.interval]              # one table per method entry; the key names the entry
-    method = "..."                  # the registered method it runs (default: the key)
+    method = "..."                  # a registered method, or a procedure of gpubench.problems.catalog
     label = "Proposed method"       # its label in the published table (optional)
     backend = "auto"                # everything else is passed to the method as a setting
     split_dims = 10
     parts = 4
 
+    [[problems]]                    # instead of functions x dims: fixed problems
+    problem = "minpack2:torsion"    # a library function or NAMESPACE:NAME (gpubench.problems.catalog)
+    n = [400, 1600]                 # its size (a list: one problem per size)
+    subdomains = 1024               # any other key: a setting of every method on this problem
+
     [quick]                         # the --quick variant: what it changes
-    dims = [10, 20, 40]
+    dims = [10, 20, 40]             # (an experiment of [[problems]] has [[quick.problems]] instead)
     note = "why and what changes"
     skip = ["some_entry"]           # entries left out of the quick variant (say why in note)
     [quick.methods.interval]
     parts = 2
+
+A published table that gpubench cannot run yet has ``not_implemented = "why"`` and only
+id, paper, table, title, source, note and published: it is listed, never run.
 
 A malformed file raises :class:`gpubench.forms.InputError` with one line:
 the file, the key and what is wrong.
@@ -44,12 +58,13 @@ from pathlib import Path
 
 from .errors import InputError
 
-LAYOUTS = ("scaling", "methods", "compare", "heuristic")
+LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro")
 VARIANTS = ("full", "quick")
-_TOP_KEYS = {"id", "title", "source", "layout", "functions", "dims", "repetitions", "success_tol",
-             "note", "published", "methods", "quick"}
-_REQUIRED = ("id", "title", "source", "layout", "functions", "dims", "methods")
-_QUICK_KEYS = {"functions", "dims", "repetitions", "methods", "note", "skip"}
+PAPERS = ("000", "001", "002", "003", "004", "all")
+_TOP_KEYS = {"id", "paper", "table", "title", "source", "layout", "functions", "dims", "problems", "repetitions",
+             "success_tol", "note", "published", "methods", "quick", "not_implemented"}
+_REQUIRED = ("id", "title", "source", "layout", "methods")
+_QUICK_KEYS = {"functions", "dims", "problems", "repetitions", "methods", "note", "skip"}
 _PUBLISHED_KEYS = {"file", "tables"}
 _RESERVED = {"method", "label"}
 
@@ -63,18 +78,28 @@ class MethodSpec:
 
 
 @dataclass(frozen=True)
+class ProblemSpec:
+    problem: str       # a fixed problem, NAMESPACE:NAME (gpubench.problems.catalog)
+    n: int             # its size
+    settings: dict     # given to every method on it (they win over the method entry's)
+
+
+@dataclass(frozen=True)
 class Variant:
     name: str          # "full" or "quick"
-    functions: tuple
+    functions: tuple   # library functions x dims, or else
     dims: tuple
     repetitions: int
     methods: tuple     # of MethodSpec, in file order
     note: str = ""
+    problems: tuple = ()   # of ProblemSpec: fixed problems (then functions and dims are empty)
 
 
 @dataclass(frozen=True)
 class Experiment:
     id: str
+    paper: str
+    table: str         # the table's name in the paper ("S2", "1")
     title: str
     source: str
     layout: str
@@ -85,6 +110,7 @@ class Experiment:
     path: str
     full: Variant
     quick: Variant = field(default=None)
+    not_implemented: str = ""   # why the table cannot be run yet (then it has no variants)
 
     def variant(self, quick=False):
         return self.quick if quick else self.full
@@ -117,9 +143,18 @@ def published_dir():
     return Path(experiments.__path__[0]) / "published"
 
 
+def _id_of(path, root):
+    """``table1`` for ``root/table1.toml``; ``fei2014_table1`` for ``root/fei2014/table1.toml``."""
+    rel = Path(path).relative_to(root)
+    return "_".join(rel.parts[:-1] + (rel.stem,))
+
+
+def _files(d):
+    return {_id_of(p, d): p for p in d.rglob("*.toml") if "published" not in p.relative_to(d).parts}
+
+
 def names(directory=None):
-    d = Path(directory) if directory else experiments_dir()
-    return sorted(p.stem for p in d.glob("*.toml"))
+    return sorted(_files(Path(directory) if directory else experiments_dir()))
 
 
 def load_all(directory=None):
@@ -133,10 +168,10 @@ def load(name, directory=None):
     if p.suffix == ".toml" and p.is_file():
         path = p
     else:
-        path = d / f"{name}.toml"
-        if not path.is_file():
-            known = ", ".join(names(d)) or "none"
-            raise InputError(f"unknown experiment {name!r}; known: {known} (`gpubench reproduce --list`)")
+        path = _files(d).get(name) if d.is_dir() else None
+        if path is None:
+            known = ", ".join(names(d)) if d.is_dir() else "none"
+            raise InputError(f"unknown experiment {name!r}; known: {known or 'none'} (`gpubench reproduce --list`)")
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -156,13 +191,54 @@ def setting_names(method):
 
 def _check_setting_names(path, where, method, settings):
     from . import methods as registry
+    from .problems import catalog
     for k, v in settings.items():
         if isinstance(v, dict):
             _fail(path, f"{where}.{k}: a setting must be a value or a list, not a table")
     try:
-        registry.get(method).make_settings(settings)
+        if method in catalog.PROCEDURES:
+            catalog.check_settings(method, settings)
+        else:
+            registry.get(method).make_settings(settings)
     except InputError as exc:
         _fail(path, f"{where}: {exc}")
+
+
+def _known_methods():
+    from . import methods as registry
+    from .problems import catalog
+    return set(registry.names()) | set(catalog.PROCEDURES)
+
+
+def _problems(path, key, v, methods):
+    """``[[problems]]``: fixed problems, each ``problem``, ``n`` (a list: one problem per n) and
+    settings given to every method on it; each method must be able to measure it."""
+    from .problems import catalog
+    if not isinstance(v, list) or not v or not all(isinstance(e, dict) for e in v):
+        _fail(path, f"{key} must hold at least one [[{key}]] table")
+    out = []
+    for i, e in enumerate(v):
+        where = f"{key}[{i}]"
+        if "problem" not in e or "n" not in e:
+            _fail(path, f"{where} needs problem and n")
+        try:
+            space = catalog.check_problem(e["problem"])
+        except InputError as exc:
+            _fail(path, f"{where}: {exc}")
+        ns = e["n"] if isinstance(e["n"], list) else [e["n"]]
+        ns = _int_list(path, f"{where}.n", ns)
+        settings = {k: x for k, x in e.items() if k not in ("problem", "n")}
+        for m in methods:
+            takes = ((catalog.PROCEDURES[m.method].namespace,) if m.method in catalog.PROCEDURES
+                     else ("library", "paper001"))     # a registered method takes any TestFunction
+            if space not in takes:
+                _fail(path, f"{where}: {m.key} ({m.method}) does not measure {space} problems")
+            _check_setting_names(path, where, m.method, {**m.settings, **settings})
+        out += [ProblemSpec(e["problem"], n, settings) for n in ns]
+    seen = [(p.problem, p.n, repr(sorted(p.settings.items()))) for p in out]
+    if len(set(seen)) != len(seen):
+        _fail(path, f"{key} lists a problem twice")
+    return tuple(out)
 
 
 def _fail(path, msg):
@@ -205,7 +281,7 @@ def _positive_int(path, key, v):
     return v
 
 
-def _methods(path, key, table, known_methods):
+def _methods(path, key, table, known_methods, fixed=False):
     if not isinstance(table, dict) or not table:
         _fail(path, f"{key} must hold at least one [{key}.NAME] table")
     specs = []
@@ -215,6 +291,9 @@ def _methods(path, key, table, known_methods):
         method = entry.get("method", name)
         if not isinstance(method, str) or method not in known_methods:
             _fail(path, f"{key}.{name}: unknown method {method!r}; known: {', '.join(sorted(known_methods))}")
+        from .problems import catalog
+        if method in catalog.PROCEDURES and not fixed:
+            _fail(path, f"{key}.{name}: {method} measures fixed problems ([[problems]]), not functions x dims")
         label = entry.get("label", "")
         _str(path, f"{key}.{name}.label", label, empty_ok=True)
         settings = {k: v for k, v in entry.items() if k not in _RESERVED}
@@ -223,31 +302,7 @@ def _methods(path, key, table, known_methods):
     return tuple(specs)
 
 
-def parse(data, path="<experiment>"):
-    """Check a parsed TOML document and build the :class:`Experiment`."""
-    from . import methods as registry
-    unknown = sorted(set(data) - _TOP_KEYS)
-    if unknown:
-        _fail(path, f"unknown key {unknown[0]!r}; allowed: {', '.join(sorted(_TOP_KEYS))}")
-    for k in _REQUIRED:
-        if k not in data:
-            _fail(path, f"missing required key {k!r}")
-    eid = _str(path, "id", data["id"])
-    stem = Path(path).stem
-    if path.endswith(".toml") and eid != stem:
-        _fail(path, f"id {eid!r} differs from the file name {stem!r}")
-    layout = data["layout"]
-    if layout not in LAYOUTS:
-        _fail(path, f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    known_methods = set(registry.names())
-    functions = _functions(path, "functions", data["functions"])
-    dims = _int_list(path, "dims", data["dims"])
-    reps = _positive_int(path, "repetitions", data.get("repetitions", 1))
-    tol = data.get("success_tol", 1e-6)
-    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0:
-        _fail(path, f"success_tol must be a non-negative number, got {tol!r}")
-    note = _str(path, "note", data.get("note", ""), empty_ok=True)
-    full_methods = _methods(path, "methods", data["methods"], known_methods)
+def _published(path, data):
     published = data.get("published", {})
     if not isinstance(published, dict):
         _fail(path, "published must be a table with file and tables")
@@ -260,7 +315,74 @@ def parse(data, path="<experiment>"):
     ptables = published.get("tables", [])
     if not isinstance(ptables, list) or not all(isinstance(t, str) for t in ptables):
         _fail(path, f"published.tables must be a list of table names, got {ptables!r}")
-    full = Variant("full", functions, dims, reps, full_methods, "")
+    return pfile, tuple(ptables)
+
+
+def _header(path, data):
+    eid = _str(path, "id", data["id"])
+    p = Path(path)
+    if path.endswith(".toml") and eid not in (p.stem, f"{p.parent.name}_{p.stem}"):
+        _fail(path, f"id {eid!r} differs from the file name {p.stem!r} "
+                    f"(in a folder: FOLDER_NAME, here {p.parent.name}_{p.stem})")
+    paper = data.get("paper", "")
+    if paper and paper not in PAPERS:
+        _fail(path, f"paper must be one of {', '.join(PAPERS)}, got {paper!r}")
+    table = _str(path, "table", data.get("table", ""), empty_ok=True)
+    return eid, paper, table
+
+
+def parse(data, path="<experiment>"):
+    """Check a parsed TOML document and build the :class:`Experiment`."""
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        _fail(path, f"unknown key {unknown[0]!r}; allowed: {', '.join(sorted(_TOP_KEYS))}")
+    if "not_implemented" in data:
+        # a published table gpubench cannot run yet: listed, with the reason, and nothing else
+        allowed = {"id", "paper", "table", "title", "source", "note", "published", "not_implemented"}
+        bad = sorted(set(data) - allowed)
+        if bad:
+            _fail(path, f"{bad[0]!r} with not_implemented: a table that cannot run has no cases")
+        for k in ("id", "title", "source"):
+            if k not in data:
+                _fail(path, f"missing required key {k!r}")
+        eid, paper, table = _header(path, data)
+        pfile, ptables = _published(path, data)
+        return Experiment(id=eid, paper=paper, table=table or ", ".join(ptables),
+                          title=_str(path, "title", data["title"]), source=_str(path, "source", data["source"]),
+                          layout="", published_file=pfile, published_tables=ptables, success_tol=0.0,
+                          note=_str(path, "note", data.get("note", ""), empty_ok=True), path=path,
+                          full=None, quick=None,
+                          not_implemented=_str(path, "not_implemented", data["not_implemented"]))
+    for k in _REQUIRED:
+        if k not in data:
+            _fail(path, f"missing required key {k!r}")
+    eid, paper, table = _header(path, data)
+    layout = data["layout"]
+    if layout not in LAYOUTS:
+        _fail(path, f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    fixed = "problems" in data
+    if fixed and ("functions" in data or "dims" in data):
+        _fail(path, "an experiment has functions and dims, or [[problems]], not both")
+    if not fixed:
+        for k in ("functions", "dims"):
+            if k not in data:
+                _fail(path, f"missing required key {k!r} (or [[problems]])")
+    known_methods = _known_methods()
+    full_methods = _methods(path, "methods", data["methods"], known_methods, fixed)
+    if fixed:
+        functions, dims = (), ()
+        problems = _problems(path, "problems", data["problems"], full_methods)
+    else:
+        functions = _functions(path, "functions", data["functions"])
+        dims = _int_list(path, "dims", data["dims"])
+        problems = ()
+    reps = _positive_int(path, "repetitions", data.get("repetitions", 1))
+    tol = data.get("success_tol", 1e-6)
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0:
+        _fail(path, f"success_tol must be a non-negative number, got {tol!r}")
+    note = _str(path, "note", data.get("note", ""), empty_ok=True)
+    pfile, ptables = _published(path, data)
+    full = Variant("full", functions, dims, reps, full_methods, "", problems)
 
     quick = data.get("quick")
     if quick is None:
@@ -270,6 +392,10 @@ def parse(data, path="<experiment>"):
     bad = sorted(set(quick) - _QUICK_KEYS)
     if bad:
         _fail(path, f"quick: unknown key {bad[0]!r}; allowed: {', '.join(sorted(_QUICK_KEYS))}")
+    if fixed and ("functions" in quick or "dims" in quick):
+        _fail(path, "quick: an experiment of [[problems]] changes them with [[quick.problems]]")
+    if not fixed and "problems" in quick:
+        _fail(path, "quick.problems: the experiment has functions and dims, not [[problems]]")
     q_functions = _functions(path, "quick.functions", quick["functions"]) if "functions" in quick else functions
     q_dims = _int_list(path, "quick.dims", quick["dims"]) if "dims" in quick else dims
     q_reps = _positive_int(path, "quick.repetitions", quick.get("repetitions", reps))
@@ -298,9 +424,11 @@ def parse(data, path="<experiment>"):
     q_methods = [m for m in q_methods if m.key not in skip]
     if not q_methods:
         _fail(path, "quick.skip leaves the quick variant without methods")
+    q_problems = _problems(path, "quick.problems", quick["problems"], q_methods) if "problems" in quick else problems
     q_note = _str(path, "quick.note", quick.get("note", ""), empty_ok=True)
-    qv = Variant("quick", q_functions, q_dims, q_reps, tuple(q_methods), q_note)
-    return Experiment(id=eid, title=_str(path, "title", data["title"]),
+    qv = Variant("quick", q_functions, q_dims, q_reps, tuple(q_methods), q_note, q_problems)
+    return Experiment(id=eid, paper=paper, table=table or ", ".join(ptables),
+                      title=_str(path, "title", data["title"]),
                       source=_str(path, "source", data["source"]), layout=layout,
-                      published_file=pfile, published_tables=tuple(ptables), success_tol=float(tol),
+                      published_file=pfile, published_tables=ptables, success_tol=float(tol),
                       note=note, path=path, full=full, quick=qv)

@@ -749,7 +749,23 @@ def _section(layout):
 
 
 # layouts whose report section lives in a module of its own
-LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic"}
+LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic",
+                  "bnb": "gpubench.report_fixed", "micro": "gpubench.report_fixed", "lbfgsb": "gpubench.report_fixed"}
+BUILT_LAYOUTS = ("methods", "scaling", *LAYOUT_MODULES)
+# A table gpubench cannot run links its paper's page of what was measured and what was not.
+PAPER_PAGES = {"001": "paper001_bnb.md", "003": "kim_exatron.md"}
+
+
+def page_of(experiment, reports):
+    """The report page of ``experiment`` in ``reports`` (a name), or None when none is built."""
+    name = (f"{experiment.id}.md" if experiment.layout in BUILT_LAYOUTS
+            else PAPER_PAGES.get(experiment.paper, f"{experiment.id}.md"))
+    return name if (reports / name).is_file() else None
+
+
+def _file_of(experiment):
+    p = Path(experiment.path)
+    return p.name if experiment.id == p.stem else f"{p.parent.name}/{p.name}"
 
 
 def build(experiment, results=None, reports=None):
@@ -761,7 +777,7 @@ def build(experiment, results=None, reports=None):
     pub = experiment.published()
     doc = Doc()
     doc.h(1, f"{experiment.id}: {experiment.title}")
-    doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{Path(experiment.path).name}`. "
+    doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{_file_of(experiment)}`. "
           + (f"Published values: `experiments/published/{experiment.published_file}` "
              f"(tables {', '.join(experiment.published_tables)})." if experiment.published_tables
              else "No published table: nothing below is compared with a paper's figures."))
@@ -825,22 +841,26 @@ def write_index(reports=None, results=None, experiments_dir=None):
     reports = reports_dir(reports)
     reports.mkdir(parents=True, exist_ok=True)
     rows = []
-    for e in loader.load_all(experiments_dir):
+    for e in sorted(loader.load_all(experiments_dir), key=lambda e: (e.paper, e.id)):
         stored = stored_cases(results_dir(results) / e.id)
         counts = {}
         for quick in (False, True):
             cases = plan(e, quick)
             counts[quick] = f"{sum(c.case_id in stored for c in cases)}/{len(cases)}"
-        has = (reports / f"{e.id}.md").is_file()
-        rows.append({"Experiment": f"[{e.id}]({e.id}.md)" if has else e.id,
-                     "HTML": f"[html]({e.id}.html)" if has else "not built",
-                     "Table": ", ".join(e.published_tables), "Title": e.title,
-                     "Quick cases stored": counts[True], "Full cases stored": counts[False]})
+        page = page_of(e, reports)
+        html = page and page[:-3] + ".html"
+        title = e.title + (f" (not implemented yet: {e.not_implemented})" if e.not_implemented else "")
+        rows.append({"Paper": e.paper or "-", "Experiment": f"[{e.id}]({page})" if page else e.id,
+                     "HTML": f"[html]({html})" if html and (reports / html).is_file() else "-" if page else "not built",
+                     "Table": e.table, "Title": title,
+                     "Quick cases stored": "-" if e.not_implemented else counts[True],
+                     "Full cases stored": "-" if e.not_implemented else counts[False]})
     doc = Doc()
     doc.h(1, "gpubench reports")
-    doc.p("Reproductions of the tables of Zhang, Shan & Cagan (2026), \"Global optimization tailored "
-          "for graphics processing units: complete and rigorous search for large-scale nonlinear "
-          "minimization\", PNAS Nexus 5(4), pgag103. Each report is built from the records stored "
+    doc.p("Reproductions of the tables of the five papers (000: Zhang, Shan & Cagan (2026), PNAS Nexus "
+          "5(4), pgag103; 001: Zhang, Kerkenhoff et al., GPU-parallel interval arithmetic; 002: Qin et al. "
+          "(2012), GPU differential evolution; 003: Kim et al., ExaTron; 004: Fei et al. (2014), parallel "
+          "L-BFGS-B), one row per table (`gpubench reproduce --list`). Each report is built from the records stored "
           "under `results/` only, next to the published values (`experiments/published/`); a "
           "measurement that is not stored is marked missing. `make demo` runs the quick setting (into .demo/); "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")

@@ -19,7 +19,6 @@ from .errors import InputError
 from .paths import reports_dir, results_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-PUB = ROOT / "experiments" / "published"
 SECTIONS = ("lb100x", "lb_step", "fig6ab", "fig6cd", "table1", "table3", "table4")
 NAMES = {"alpine02": "Alpine02 function", "styblinski_tang": "Styblinski-Tang function"}
 
@@ -69,7 +68,8 @@ def _table(head, rows):
 
 
 def published(name):
-    with open(PUB / name, newline="") as fh:
+    from .experiments_loader import published_dir
+    with open(published_dir() / name, newline="") as fh:      # the package's copy: a wheel has no checkout
         return list(csv.DictReader(fh))
 
 

@@ -8,7 +8,7 @@ same folder and renamed into place (``os.replace``), so a record is either
 complete or absent.  A rerun skips every case already stored: an interrupted
 sweep resumes where it stopped.  The case id names the method entry, function,
 n, variant and repetition, plus a hash of the method and its settings, so a
-changed setting is a new case.
+changed setting is a new case; the backend it ran on is recorded, not part of its id.
 
 Scale-out (Dask distributed): ``--workers N`` starts a LocalCluster of N
 single-threaded worker processes (one per GPU on a GPU host:
@@ -54,12 +54,25 @@ class Case:
 
     @property
     def case_id(self):
-        blob = json.dumps({"method": self.method, "settings": self.settings}, sort_keys=True)
-        h = hashlib.sha1(blob.encode()).hexdigest()[:8]
-        return f"{self.key}-{self.function}-n{self.dim}-{self.variant}-r{self.repetition}-{h}"
+        return case_id(self.key, self.function, self.dim, self.variant, self.repetition,
+                       self.method, self.settings)
 
     def describe(self):
         return f"{self.key} {self.function} n={self.dim}" + (f" rep {self.repetition}" if self.repetition else "")
+
+
+# Where a case ran is what the record measured, not what was asked: a case run on a GPU
+# and the same case run on a CPU are one case, so a GPU record counts as stored.
+NOT_IDENTITY = ("backend",)
+
+
+def case_id(key, function, dim, variant, repetition, method, settings):
+    """The stored name of a case: entry, function, n, variant, repetition and a hash of the
+    method and its settings (a changed setting is a new case; the backend is not one)."""
+    kept = {k: v for k, v in settings.items() if k not in NOT_IDENTITY}
+    blob = json.dumps({"method": method, "settings": kept}, sort_keys=True)
+    h = hashlib.sha1(blob.encode()).hexdigest()[:8]
+    return f"{key}-{function.replace(':', '_')}-n{dim}-{variant}-r{repetition}-{h}"
 
 
 def plan(experiment, quick=False, backend=None):
@@ -68,17 +81,21 @@ def plan(experiment, quick=False, backend=None):
     ``backend`` (auto/cpu/cuda) replaces the ``backend`` setting of every method
     entry that has one.
     """
+    if experiment.not_implemented:
+        return []
     v = experiment.variant(quick)
+    # a fixed problem is a "function" at its size n, with settings of its own
+    axis = ([(p.problem, p.n, p.settings) for p in v.problems] if v.problems else
+            [(function, dim, {}) for dim in v.dims for function in v.functions])
     cases = []
-    for dim in v.dims:
-        for function in v.functions:
-            for spec in v.methods:
-                settings = dict(spec.settings)
-                if backend is not None and "backend" in settings:
-                    settings["backend"] = backend
-                for rep in range(v.repetitions):
-                    cases.append(Case(experiment.id, v.name, function, dim, spec.key, spec.method,
-                                      spec.label, settings, rep, experiment.success_tol))
+    for function, dim, own in axis:
+        for spec in v.methods:
+            settings = {**spec.settings, **own}
+            if backend is not None and "backend" in settings:
+                settings["backend"] = backend
+            for rep in range(v.repetitions):
+                cases.append(Case(experiment.id, v.name, function, dim, spec.key, spec.method,
+                                  spec.label, settings, rep, experiment.success_tol))
     return cases
 
 
@@ -112,6 +129,8 @@ def _finite(v):
 
 def success(result, fstar, tol, sense="min"):
     """(success, rule): rigorous methods by enclosure, the others by distance to f*."""
+    if fstar is None:
+        return bool(result.converged), "converged (no f* known)"
     if result.glb is not None and result.gub is not None:
         ok = bool(result.converged and result.glb <= fstar <= result.gub)
         return ok, "converged and GLB <= f* <= GUB"
@@ -151,21 +170,61 @@ def warm_up(fn, case, method, settings):
     """
     import numpy as np
     t0 = time.perf_counter()
-    lo, hi = fn.bounds(case.dim)
-    x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
-    fn.point(x)
-    fn.gradient(x)
-    fn.points(x[None, :])
+    if hasattr(fn, "points"):           # a constrained problem has no point forms: its method compiles
+        lo, hi = fn.bounds(case.dim)
+        x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
+        fn.point(x)
+        fn.gradient(x)
+        fn.points(x[None, :])
     if method.warmup is not None:
         method.warmup(fn, case.dim, settings)
     return time.perf_counter() - t0
 
 
+def runnable(case):
+    """Whether this runner can run ``case``: a method on a library function, or a procedure
+    that has its run (the others still run through their papers' scripts)."""
+    from . import functions
+    from .problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return bool(catalog.PROCEDURES[case.method].run)
+    return case.function in functions.names() or case.function.startswith("paper001:")
+
+
+def run_procedure(case):
+    """A procedure's case (a fixed problem's table row): measured numbers and the table's own
+    figures (``result``) in the one record format."""
+    from .problems import catalog
+    env = environment()
+    proc = catalog.PROCEDURES[case.method]
+    settings = {**proc.settings, **case.settings}
+    t0 = time.perf_counter()
+    measured, result = proc.runner()(case.function, case.dim, settings)
+    wall = time.perf_counter() - t0
+    measured = {**measured, "wall_seconds": wall}
+    record = {
+        "schema": SCHEMA,
+        "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
+        "key": case.key, "method": case.method, "label": case.label,
+        "function": case.function, "dim": case.dim, "sense": "min", "repetition": case.repetition,
+        "problem": {"name": case.function, "n": case.dim},
+        "settings": case.settings, "options": settings,
+        "measured": measured,
+        "fstar": None, "success": bool(measured["converged"]), "success_rule": "converged (no f* known)",
+        "result": result,
+        "environment": env,
+    }
+    return json.loads(json.dumps(record, default=_json_default))
+
+
 def run_case(case):
     """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
-    from . import functions, methods
+    from . import methods
+    from .problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return run_procedure(case)
     env = environment()
-    fn = functions.get(case.function)
+    fn = catalog.function_of(case.function)
     method = methods.get(case.method)
     values = dict(case.settings)
     if case.repetition and "seed" in method.settings.names():
@@ -184,7 +243,7 @@ def problem(fn, dim):
     parameters at ``dim`` (digests of the exact float64 arrays; the domain's extremes for a reader)."""
     import numpy as np
     lo, hi = (np.ascontiguousarray(b, dtype=np.float64) for b in fn.bounds(dim))
-    par = np.ascontiguousarray(fn.params(dim), dtype=np.float64)
+    par = np.ascontiguousarray(fn.params(dim) if hasattr(fn, "params") else np.zeros((0, dim)), dtype=np.float64)
     return {"domain": [float(lo.min()), float(hi.max())],
             "domain_sha1": hashlib.sha1(lo.tobytes() + hi.tobytes()).hexdigest(),
             "params_sha1": hashlib.sha1(repr(par.shape).encode() + par.tobytes()).hexdigest()}
@@ -192,7 +251,9 @@ def problem(fn, dim):
 
 def make_record(case, fn, result, wall, warm, env, provenance=None):
     """The stored record of ``case`` from its OptimizeResult and timings."""
-    fstar = fn.fstar(case.dim)
+    fstar = fn.fstar(case.dim) if hasattr(fn, "fstar") else None
+    if fstar is not None and math.isnan(fstar):
+        fstar = None                    # paper 001's networks: no known minimum
     ok, rule = success(result, fstar, case.success_tol, fn.sense)
     keep_regions = result.n_regions * case.dim <= MAX_REGION_NUMBERS
     d = result.to_dict(max_regions=None if keep_regions else 0)
@@ -448,7 +509,12 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
           processes=True, stream=None, fancy=None):
     """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``."""
     stream = stream or sys.stdout
+    if experiment.not_implemented:
+        raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
     cases = plan(experiment, quick, backend)
+    other = sorted({f"{c.method} on {c.function}" for c in cases if not runnable(c)})
+    if other:
+        raise InputError(f"{experiment.id}: the runner cannot run {other[0]}")
     folder = check_writable_dir(results_dir(results), "--results") / experiment.id
     check_writable_dir(folder, "results folder")
     clean_partial(folder)

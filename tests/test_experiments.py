@@ -1,4 +1,4 @@
-"""The experiment files: one per published table of paper 000, and one-line errors for bad ones."""
+"""The experiment files: one per published table of the five papers, and one-line errors for bad ones."""
 import textwrap
 
 import pytest
@@ -37,9 +37,13 @@ def test_every_shipped_experiment_loads():
     exps = loader.load_all()
     ids = [e.id for e in exps]
     assert ids == loader.names()
-    covered = {t for e in exps for t in e.published_tables}
+    covered = {t for e in exps if e.paper == "000" for t in e.published_tables}
     assert set(TABLES) <= covered          # Tables 1, 2 and S2-S14 all have an experiment
     for e in exps:
+        assert e.paper in loader.PAPERS, e.id
+        if e.not_implemented:
+            assert e.quick is None and e.full is None and e.published_file
+            continue
         assert e.quick is not None and e.full is not None
         assert e.quick.note, f"{e.id}: the quick variant must say what it changes"
         if e.layout == "compare":  # gpubench's own comparison: no published table, by design
@@ -60,6 +64,69 @@ def test_solver_tables_compare_every_full_case_with_a_published_row(eid):
     assert spec.method == "interval"
     assert {k: spec.settings[k] for k in ("split_dims", "parts", "tol", "samples")} == \
         {"split_dims": 10, "parts": 4, "tol": 1e-4, "samples": 10}
+
+
+# every table the five papers print, as (paper, table): run, or listed as not implemented yet
+PAPER_TABLES = ([("000", t) for t in TABLES] + [("001", t) for t in "1234"] + [("002", t) for t in "123"]
+                + [("003", t) for t in "12345"] + [("004", t) for t in "1234"])
+
+
+def test_every_table_of_the_five_papers_is_listed_with_its_counts_or_why_not(capsys):
+    exps = loader.load_all()
+    have = {(e.paper, t) for e in exps for t in ([e.table] if e.table and e.paper != "000" else e.published_tables)}
+    assert set(PAPER_TABLES) <= have
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for e in exps:
+        line = next(ln for ln in out if ln.split()[1:2] == [e.id])
+        assert line.split()[0] == e.paper
+        if e.not_implemented:
+            assert "not implemented yet: " + e.not_implemented in line
+        else:
+            full, quick = line.split()[4:6]
+            assert full.endswith(f"/{len(__import__('gpubench.runner').runner.plan(e))}") and "/" in quick
+    listed = {ln.split()[1] for ln in out[1:-1]}
+    assert {e.id for e in exps if e.not_implemented} == {
+        "maingo_gpu_table2", "kim_exatron_table4", "kim_exatron_table5", "fei2014_table2", "fei2014_table3"} <= listed
+    assert main(["reproduce", "fei2014_table2"]) == 2
+    assert "not implemented yet" in capsys.readouterr().err
+
+
+def test_fixed_problems_expand_into_cases_with_their_own_settings():
+    from gpubench import runner
+    t3 = loader.load("maingo_gpu_table3")
+    cases = runner.plan(t3)
+    assert len(cases) == 18 and {c.function for c in cases} == {f"paper001:P3_{d}" for d in range(2, 7)}
+    c = next(c for c in cases if c.function == "paper001:P3_5" and c.settings["subdomains"] == 2500)
+    assert c.dim == 5 and c.settings["partition"] == "adaptive" and ":" not in c.case_id
+    assert len({c.case_id for c in cases}) == 18
+    t4 = loader.load("fei2014_table4")
+    assert [p.n for p in t4.quick.problems] == [400, 1600, 3600, 10000]
+    assert len(runner.plan(t4)) == 13 * 3 and len(runner.plan(t4, quick=True)) == 4 * 3
+    assert {c.settings["cap_seconds"] for c in runner.plan(t4, quick=True)} == {20.0}
+
+
+FIXED = textwrap.dedent('''
+    id = "mine"
+    paper = "004"
+    title = "a test"
+    source = "nowhere"
+    layout = "lbfgsb"
+
+    [methods.ours]
+    method = "lbfgsb-minpack"
+    cap_seconds = 5.0
+
+    [[problems]]
+    problem = "minpack2:torsion"
+    n = [100, 400]
+
+    [quick]
+    note = "smaller"
+    [[quick.problems]]
+    problem = "minpack2:torsion"
+    n = [100]
+''')
 
 
 def test_s12_has_the_seven_methods_with_the_papers_run_counts():
@@ -104,6 +171,14 @@ BAD = [
     (GOOD + '\n[published]\nfile = "nope.csv"\n', "is not in"),
     (GOOD + '\n[published]\nfile = "zhang2026_solver.csv"\nrows = 1\n', "published: unknown key 'rows'"),
     (GOOD.replace("repetitions", "x").replace('dims = [3]', 'dims = [3]\nrepetitions = -1'), "repetitions"),
+    (GOOD.replace('id = "mine"', 'id = "mine"\npaper = "007"'), "paper must be one of"),
+    (FIXED.replace("minpack2:torsion", "minpack2:nosuch", 1), "no such minpack2 problem"),
+    (FIXED.replace("minpack2:torsion", "cfd:wing", 1), "unknown namespace 'cfd'"),
+    (FIXED.replace("cap_seconds = 5.0", "cap_seconds = 5.0\ncolour = 1"), "unknown setting 'colour' of lbfgsb-minpack"),
+    (FIXED.replace('"lbfgsb-minpack"\ncap_seconds = 5.0', '"cholesky-batch"'), "does not measure minpack2 problems"),
+    (FIXED.replace('layout = "lbfgsb"', 'layout = "lbfgsb"\ndims = [3]'), "not both"),
+    (GOOD.replace("[methods.bfgs]", '[methods.bfgs]\nmethod = "lbfgsb-cauchy"'), "measures fixed problems"),
+    ('id = "mine"\ntitle = "t"\nsource = "s"\nnot_implemented = "why"\ndims = [2]\n', "a table that cannot run"),
 ]
 
 

@@ -179,12 +179,14 @@ def test_committed_records_load_and_rebuild_the_committed_reports(tmp_path):
     committed ones, number for number."""
     repo = Path(__file__).resolve().parents[1]
     # experiment records live in results/<experiment>/ (results/gpu and results/asv hold raw runs)
-    ids = {e.id for e in loader.load_all()}
+    # (the fixed-problem tables' records are still in their papers' own formats and pages)
+    built = [e for e in loader.load_all() if e.layout in report.BUILT_LAYOUTS]
+    ids = {e.id for e in built}
     files = sorted(f for f in (repo / "results").glob("*/*.json") if f.parent.name in ids)
     assert files, "no committed records"
     loaded = sum(len(runner.load_records(d)) for d in {f.parent for f in files})
     assert loaded == len(files)
-    for e in loader.load_all():
+    for e in built:
         if not (repo / "reports" / f"{e.id}.md").is_file():
             continue
         md = report.build(e, repo / "results", tmp_path / "rep")

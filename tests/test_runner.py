@@ -99,8 +99,41 @@ def test_plan_and_case_ids(tmp_path):
     a = {c.key: c for c in runner.plan(s12, quick=True)}
     b = {c.key: c for c in runner.plan(s12, quick=True, backend="cuda")}
     assert b["interval"].settings["backend"] == "cuda"
-    assert a["interval"].case_id != b["interval"].case_id       # another setting, another case
-    assert a["bfgs"].case_id == b["bfgs"].case_id               # no backend setting: unchanged
+    assert a["interval"].case_id == b["interval"].case_id       # where it runs is recorded, not identity
+    assert a["bfgs"].case_id == b["bfgs"].case_id
+    c = {k: runner.Case(**{**vars(v), "settings": {**v.settings, "parts": 3}})
+         for k, v in a.items() if "parts" in v.settings}
+    assert c["interval"].case_id != a["interval"].case_id       # another setting, another case
+
+
+def test_gpu_records_of_a_case_count_as_stored_and_old_names_are_converted(tmp_path, capsys):
+    """qin2012_table1's committed records ran with --backend cuda: --list counts them all."""
+    import shutil
+    from gpubench.records import convert
+    e = loader.load("qin2012_table1")
+    stored = runner.stored_cases(REPO / "results" / "qin2012_table1")
+    cases = runner.plan(e)
+    assert len(cases) == 16 and all(c.case_id in stored for c in cases)
+    assert main(["reproduce", "--list"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.split()[1:2] == ["qin2012_table1"])
+    assert " 16/16 " in line
+    # a record stored under its old name (the hash once held the backend) is renamed once
+    folder = tmp_path / "qin2012_table1"
+    folder.mkdir()
+    src = REPO / "results" / "qin2012_table1" / f"{cases[0].case_id}.json"
+    rec = json.loads(src.read_text())
+    old = rec["case"][:-8] + "0badc0de"
+    rec["case"] = old
+    (folder / f"{old}.json").write_text(json.dumps(rec))
+    shutil.copy(REPO / "results" / "qin2012_table1" / f"{cases[1].case_id}.json", folder)
+    assert runner.stored_cases(folder) == {old, cases[1].case_id}
+    renamed, clashes = convert.rename_records(folder)
+    assert renamed == [(old, cases[0].case_id)] and clashes == []
+    assert runner.stored_cases(folder) == {cases[0].case_id, cases[1].case_id}
+    new = json.loads((folder / f"{cases[0].case_id}.json").read_text())
+    assert new["provenance"]["renamed_from"] == old
+    assert new["measured"] == rec["measured"] and new["environment"] == rec["environment"]
+    assert convert.rename_records(folder) == ([], [])
 
 
 def test_sweep_stores_one_complete_record_per_case_and_skips_them_later(tmp_path):
@@ -306,3 +339,122 @@ def test_dask_services_bind_to_loopback_with_no_dashboard(processes):
     finally:
         client.close()
         cluster.close()
+
+
+FIXED_PROBLEM = '''
+id = "torsion_rows"
+paper = "004"
+title = "a Table 4 row"
+source = "the tests"
+layout = "lbfgsb"
+
+[methods.scipy]
+method = "lbfgsb-minpack"
+solver = "scipy"
+cap_seconds = 20.0
+
+[methods.approximate]
+method = "lbfgsb-minpack"
+cauchy = "approximate"
+cap_seconds = 20.0
+backend = "cpu"
+
+[[problems]]
+problem = "minpack2:torsion"
+n = [100]
+
+[quick]
+note = "the same"
+'''
+
+
+def test_a_procedure_on_a_fixed_problem_runs_as_a_case_in_the_one_record_format(tmp_path):
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "torsion_rows.toml").write_text(FIXED_PROBLEM)
+    e = loader.load(str(tmp_path / "exp" / "torsion_rows.toml"))
+    s = runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    assert (s.total, s.ran) == (2, 2)
+    recs = {r["key"]: r for r in runner.load_records(tmp_path / "res" / "torsion_rows")}
+    assert set(recs) == {"scipy", "approximate"}
+    for r in recs.values():
+        assert r["function"] == "minpack2:torsion" and r["dim"] == 100 and r["success"] is True
+        assert r["measured"]["iterations"] > 0 and r["environment"]["versions"]["numpy"]
+    # the same minimum, whichever L-BFGS-B found it
+    assert recs["approximate"]["measured"]["best_f"] == pytest.approx(recs["scipy"]["measured"]["best_f"], rel=1e-6)
+    assert runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False).skipped == 2
+
+
+def test_the_papers_old_records_were_converted_with_their_provenance():
+    """Paper 004's records.json files and paper 001's rows are records of their tables now."""
+    from gpubench.records import convert
+    res = REPO / "results"
+    for eid, variant, n in (("fei2014_table1", "quick", 8), ("maingo_gpu_table1", "full", 6),
+                            ("maingo_gpu_table3", "full", 18), ("maingo_gpu_table4", "full", 12),
+                            ("kim_exatron_table1", "full", 64), ("kim_exatron_table3", "full", 6)):
+        stored = runner.stored_cases(res / eid)
+        planned = runner.plan(loader.load(eid), quick=variant == "quick")
+        assert len(planned) == n and all(c.case_id in stored for c in planned), eid
+    recs = convert.from_fei2014(res / "fei2014_table1_quick" / "records.json")
+    assert len(recs) == 8 and all(r["provenance"]["converted_from"].endswith("records.json") for r in recs)
+    by = {r["function"]: r for r in recs}
+    old = json.loads((res / "fei2014_table1_quick" / "records.json").read_text())
+    row = old["result"]["rows"][0]
+    assert by["minpack2:" + row["problem"]]["result"]["bins"] == row["bins"]
+    assert by["minpack2:torsion"]["environment"]["commit"] == old["environment"]["commit"]
+
+
+def test_device_micro_benchmarks_run_as_cases_on_the_cpu_twin(tmp_path):
+    (tmp_path / "kim.toml").write_text('''
+id = "kim"
+title = "batched kernels"
+source = "the tests"
+layout = "micro"
+
+[methods.left]
+method = "cholesky-batch"
+variant = "left"
+batch = 8
+reps = 1
+backend = "cpu"
+
+[methods.right]
+method = "cholesky-batch"
+variant = "right"
+batch = 8
+reps = 1
+backend = "cpu"
+
+[[problems]]
+problem = "device:cholesky"
+n = [1, 5]
+
+[quick]
+note = "the same"
+''')
+    e = loader.load(str(tmp_path / "kim.toml"))
+    runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    recs = runner.load_records(tmp_path / "res" / "kim")
+    assert len(recs) == 4
+    for r in recs:
+        m = r["measured"]
+        assert m["converged"] and m["max_err_vs_numpy"] < 1e-12 and m["backend"] == "cpu" and m["ms"] > 0
+
+
+def test_device_micro_benchmarks_on_the_gpu_path_under_the_simulator():
+    code = ("from gpubench.problems import device_rows as d\n"
+            "for f, v in ((d.cholesky, 'right'), (d.triangular, 'implicit')):\n"
+            "    m, _ = f('device:x', 3, {'variant': v, 'batch': 2, 'reps': 1, 'backend': 'cuda'})\n"
+            "    assert m['backend'] == 'cuda' and m['converged'] and m['max_err_vs_numpy'] < 1e-12 and m['ms'] > 0, m\n")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_a_case_on_a_paper001_problem_gets_that_problem():
+    from gpubench.problems import catalog
+    fn = catalog.function_of("paper001:P4_1")
+    lo, hi = fn.bounds(2)
+    assert list(lo) == [3.0, 3.0] and list(hi) == [9.0, 9.0] and fn.sense == "min"
+    assert catalog.function_of("alpine02").name == "alpine02"
+    case = runner.plan(loader.load("maingo_gpu_table1"))[0]
+    assert case.function == "paper001:P4_1" and runner.runnable(case)

@@ -31,11 +31,19 @@ def run(args):
     rep = reports_dir(args.reports)
     if rep.exists() and not rep.is_dir():
         raise InputError(f"--reports {str(rep)!r} is a file, not a folder")
+    from ..report import BUILT_LAYOUTS
     names = loader.names(args.experiments) if args.all else args.experiment
     if not names:
         raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
     # every experiment file is read before the reports folder is made: a typo leaves nothing behind
     exps = [loader.load(name, args.experiments) for name in names]
+    for exp in exps:
+        if not args.all and exp.not_implemented:
+            raise InputError(f"{exp.id} is not implemented yet: {exp.not_implemented}")
+        if not args.all and exp.layout not in BUILT_LAYOUTS:
+            raise InputError(f"{exp.id}: the report layout {exp.layout!r} is not in `gpubench report` yet "
+                             "(reports/index.md links its paper's page)")
+    exps = [e for e in exps if e.layout in BUILT_LAYOUTS]
     check_writable_dir(rep, "--reports")
     print(f"records from {res.resolve()}" + ("" if res.is_dir() else " (no such folder: every case is missing)"))
     for exp in exps:

@@ -29,21 +29,25 @@ def _list(args):
     if root.exists() and not root.is_dir():
         raise InputError(f"--results {str(root)!r} is a file, not a folder")
     for e in loader.load_all(args.experiments):
+        if e.not_implemented:
+            rows.append((e.paper or "-", e.id, e.table or "-", "-", "-", "-", f"{e.title} [not implemented yet: {e.not_implemented}]"))
+            continue
         stored = stored_cases(root / e.id)
         counts = []
         for quick in (False, True):
             cases = plan(e, quick)
             done = sum(c.case_id in stored for c in cases)
             counts.append(f"{done}/{len(cases)}")
-        rows.append((e.id, e.layout, counts[0], counts[1], e.title))
+        rows.append((e.paper or "-", e.id, e.table or "-", e.layout, counts[0], counts[1], e.title))
     if not rows:
         raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
-    head = ("experiment", "layout", "full", "quick", "title")
-    widths = [max(len(str(r[j])) for r in rows + [head]) for j in range(4)]
-    print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[4])
+    rows.sort(key=lambda r: (r[0], r[1]))
+    head = ("paper", "experiment", "table", "layout", "full", "quick", "title")
+    widths = [max(len(str(r[j])) for r in rows + [head]) for j in range(6)]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[6])
     for r in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
-    print(f"(full/quick: cases stored in {root.resolve()} / cases planned)")
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)) + "  " + r[6])
+    print(f"(full/quick: cases stored in {root.resolve()} / cases planned; paper 'all': gpubench's own comparison)")
     return 0
 
 
@@ -57,6 +61,8 @@ def run(args):
     if not args.experiment:
         raise InputError("name an experiment (`gpubench reproduce --list` lists them)")
     exp = loader.load(args.experiment, args.experiments)
+    if exp.not_implemented:
+        raise InputError(f"{exp.id} (paper {exp.paper}, Table {exp.table}) is not implemented yet: {exp.not_implemented}")
     s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
               workers=args.workers, scheduler=args.scheduler)
     print(f"{s.experiment} ({s.variant}): {s.ran} case(s) run, {s.skipped} already stored, "

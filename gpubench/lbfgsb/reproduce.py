@@ -7,8 +7,8 @@
 with spinning OpenBLAS threads; the quick records were made so)
 
 Reads ``experiments/fei2014/table{1,4}.toml``, runs it, writes
-``results/fei2014_tableX[_quick]/records.json`` (atomically, with the environment) and
-``reports/fei2014_tableX[_quick].md`` with the published figures
+``results/fei2014_tableX_{full,quick}/records.json`` (atomically, with the environment) and
+``reports/fei2014_tableX_{full,quick}.md`` with the published figures
 (``experiments/published/fei2014_*.csv``) beside ours.  Self-contained: the suite's
 experiment loader takes library functions, these tables take MINPACK-2 problems.
 """
@@ -16,7 +16,6 @@ import argparse
 import csv
 import json
 import time
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -33,14 +32,26 @@ BINS = [("0", 0, 0), ("0~5%", 0, 5), ("5%~10%", 5, 10), ("10%~15%", 10, 15), ("1
 
 
 def load(table, quick=False, folder=None):
-    path = Path(folder or ROOT / "experiments" / "fei2014") / f"{table}.toml"
+    """The settings of ``table`` (table1 or table4) as this module's runs take them, read by the
+    one experiment loader from ``experiments/fei2014/<table>.toml`` (or ``folder``)."""
+    from .. import experiments_loader as loader
+    path = Path(folder or loader.experiments_dir() / "fei2014") / f"{table}.toml"
     if not path.exists():
         raise InputError(f"no experiment {str(path)!r}")
-    spec = tomllib.loads(path.read_text())
-    q = spec.pop("quick", {})
-    if quick:
-        spec.update(q)
-    spec["variant"] = "quick" if quick else "full"
+    e = loader.load(str(path))
+    v = e.variant(quick)
+    first = v.methods[0].settings
+    names = [p.problem.partition(":")[2] for p in v.problems]
+    spec = {"id": e.id, "title": e.title, "source": e.source, "note": v.note if quick else e.note,
+            "variant": v.name, "m": first.get("m", 5), "pg_rel": first.get("pg_rel", 1e-5)}
+    if table == "table4":
+        spec.update(problem=names[0], sizes=[p.n for p in v.problems], solvers=[m.key for m in v.methods],
+                    cap_seconds=first["cap_seconds"], backend=v.methods[-1].settings.get("backend", "auto"))
+    else:
+        sizes = {p.problem.partition(":")[2]: p.n for p in v.problems}
+        spec.update(problems=names, n=next(n for k, n in sizes.items() if k != "lennard-jones"),
+                    lj_n=sizes.get("lennard-jones"), box=first.get("box"), maxiter=first["maxiter"],
+                    backend=first.get("backend", "auto"))
     return spec
 
 
@@ -171,7 +182,8 @@ def run_table1(spec, backend="auto", problems=None, n=None):
 
 
 def _published(fname):
-    path = ROOT / "experiments" / "published" / fname
+    from ..experiments_loader import published_dir
+    path = published_dir() / fname      # the package's copy: a wheel has no checkout
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh))
 
@@ -345,7 +357,8 @@ def main(argv=None):
                     help="rewrite the report from the stored records.json (and GPU records) without running")
     args = ap.parse_args(argv)
     from .. import environment
-    stem = load(args.table, args.quick)["id"] + ("_quick" if args.quick else "")
+    # never results/<experiment>/: that folder holds the one runner's records of the table
+    stem = load(args.table, args.quick)["id"] + ("_quick" if args.quick else "_full")
     if args.render:
         out = Path(args.out)
         path = out / "results" / stem / "records.json"
@@ -363,7 +376,7 @@ def main(argv=None):
     result = run_table1(spec, args.backend) if args.table == "table1" else run_table4(spec, args.backend)
     rec = dict(spec, result=result, backend=result["backend"], seconds=time.perf_counter() - t0,
                environment=environment.capture())
-    stem = spec["id"] + ("_quick" if args.quick else "")
+    stem = spec["id"] + ("_quick" if args.quick else "_full")
     out = Path(args.out)
     atomic_write(out / "results" / stem / "records.json", json.dumps(rec, indent=1, default=float))
     text = report_table1(rec) if args.table == "table1" else report_table4(rec)

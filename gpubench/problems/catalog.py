@@ -1,0 +1,113 @@
+"""The fixed problems an experiment can name, and the procedures that measure them.
+
+A case of an experiment is a method on a library function at n, or one of these
+on a fixed problem (a library function's name is one too, at a size of its own).
+A fixed problem is written ``NAMESPACE:NAME``:
+
+    minpack2:torsion    a MINPACK-2 problem (:mod:`gpubench.problems.minpack2`), n variables
+    paper001:P4_3       a problem of paper 001 (``functions/_paper001.py``), run by any method
+    hs45:batch          the batch of hs45-type problems of paper 003 (:mod:`gpubench.tron`)
+    device:cholesky     a device micro-benchmark of paper 003 on a batch of n x n matrices
+    device:triangular
+
+A procedure is what measures a fixed problem when no registered method does (an
+L-BFGS-B table row, a batched kernel): its settings are declared here with their
+defaults, so the experiment loader checks them like a method's.
+"""
+import re
+from dataclasses import dataclass
+
+from ..errors import InputError
+
+_PAPER001 = re.compile(r"^(P1|P2|PEAKS|P3_[2-7]|P4_[1-6])$")
+_DEVICE = ("cholesky", "triangular")
+
+
+def _minpack2_names():
+    from . import minpack2
+    return tuple(minpack2.PROBLEMS)
+
+
+def check_problem(name):
+    """The namespace of ``name`` (a fixed problem); an InputError when there is no such problem."""
+    if not isinstance(name, str) or not name:
+        raise InputError(f"problem {name!r} is not a library function or NAMESPACE:NAME")
+    if ":" not in name:
+        from .. import functions
+        if name not in functions.names():
+            raise InputError(f"problem {name!r}: no such library function (`gpubench functions`), and not "
+                             "NAMESPACE:NAME (minpack2, paper001, hs45 or device)")
+        return "library"
+    space, _, rest = name.partition(":")
+    known = {"minpack2": _minpack2_names, "paper001": None, "hs45": lambda: ("batch",), "device": lambda: _DEVICE}
+    if space not in known:
+        raise InputError(f"problem {name!r}: unknown namespace {space!r}; known: {', '.join(known)}")
+    ok = bool(_PAPER001.match(rest)) if space == "paper001" else rest in known[space]()
+    if not ok:
+        listed = "P1, P2, P3_2..P3_7, P4_1..P4_6" if space == "paper001" else ", ".join(known[space]())
+        raise InputError(f"problem {name!r}: no such {space} problem; known: {listed}")
+    return space
+
+
+def function_of(name):
+    """What a method runs on for the case's ``name``: a library function or a problem of paper 001."""
+    from .. import functions
+    space, _, rest = name.rpartition(":")
+    if space == "paper001":
+        import importlib
+        from ..forms import TestFunction
+        obj = importlib.import_module("gpubench.functions._paper001").get(rest)
+        return functions.get(obj) if hasattr(obj, "objective") else TestFunction(obj)
+    return functions.get(name)
+
+
+@dataclass(frozen=True)
+class Procedure:
+    name: str
+    namespace: str      # the fixed problems it measures
+    summary: str
+    settings: dict      # name -> default (a setting must have one)
+    run: str = ""       # "module:function" that measures one case, (measured, result); "" = not yet
+
+    def runner(self):
+        import importlib
+        module, _, fn = self.run.partition(":")
+        return getattr(importlib.import_module(module), fn)
+
+
+PROCEDURES = {p.name: p for p in (
+    Procedure("lbfgsb-minpack", "minpack2",
+              "one L-BFGS-B solve to pg <= pg_rel * pg(x0): SciPy's, or ours with the approximate or exact "
+              "generalized Cauchy point (paper 004, Table 4)",
+              {"solver": "ours", "cauchy": "approximate", "m": 5, "pg_rel": 1e-5, "cap_seconds": 120.0,
+               "backend": "auto"}, "gpubench.problems.lbfgsb_rows:lbfgsb_minpack"),
+    Procedure("lbfgsb-cauchy", "minpack2",
+              "L-BFGS-B driven by the approximate and by the exact Cauchy point; |t_c - t*| / t* binned "
+              "(paper 004, Table 1)",
+              {"m": 5, "pg_rel": 1e-5, "maxiter": 3000, "box": 1.0, "backend": "auto"},
+              "gpubench.problems.lbfgsb_rows:lbfgsb_cauchy"),
+    Procedure("cholesky-batch", "device",
+              "batched Cholesky factorization of random SPD matrices, left- or right-looking (paper 003, Table 1)",
+              {"variant": "left", "batch": 10000, "reps": 10, "backend": "auto"},
+              "gpubench.problems.device_rows:cholesky"),
+    Procedure("triangular-batch", "device",
+              "batched L^T x = b on the same factors, explicit L^T or implicit row access (paper 003, Table 2)",
+              {"variant": "implicit", "batch": 10000, "reps": 10, "backend": "auto"},
+              "gpubench.problems.device_rows:triangular"),
+    Procedure("tron-batch", "hs45",
+              "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
+              {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
+              "gpubench.problems.device_rows:tron_batch"),
+)}
+
+
+def check_settings(procedure, settings):
+    """An InputError naming the first setting ``procedure`` does not have, or of another type."""
+    p = PROCEDURES[procedure]
+    for k, v in settings.items():
+        if k not in p.settings:
+            raise InputError(f"unknown setting {k!r} of {procedure}; known: {', '.join(p.settings)}")
+        d = p.settings[k]
+        if isinstance(d, bool) != isinstance(v, bool) or not isinstance(v, (type(d), int) if isinstance(d, float)
+                                                                            else type(d)):
+            raise InputError(f"setting {k!r} of {procedure} must be like {d!r}, got {v!r}")

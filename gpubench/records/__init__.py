@@ -1,0 +1,1 @@
+"""The records of experiments: conversions of records that older versions of gpubench wrote."""

@@ -1,0 +1,51 @@
+# Run queues of `gpubench reproduce ID --backend cuda` on the GPU host, one queue per GPU, resumable across 10-minute commands.
+#
+#     bash scripts/gpu_queue.sh SECONDS "ID ID ..." ["ID ID ..." ...]
+#
+# from the repository root on the host, with .whl/ carried (scripts/gpu_host_env.sh: the numpy
+# 2.4 wheel and the peers; gpubench is installed into /tmp/gpb/<commit> and run from outside the
+# checkout).  Each quoted list is the queue of one GPU (the first list GPU 0, the next GPU 1, ...).
+# The first call on a machine copies the repository's records of the queued experiments, and
+# those of the last pack if it is carried back as .whl/queue.tgz, into /tmp/q/results, then starts
+# every queue as its own process session (setsid), so that it outlives the command while the
+# machine is held.  Every call then waits at most SECONDS and packs /tmp/q/results into
+# $OUT/queue.tgz; a later call on the same machine only waits and packs again.  A case is a record
+# written atomically, and `gpubench reproduce` skips the stored ones, so a killed or timed-out
+# queue loses at most the case it was running, and the next command (on any machine) continues.
+# Unpack the pack's results/ over the checkout's and commit the records.
+set -u
+WAIT=${1:?usage: bash scripts/gpu_queue.sh SECONDS \"ID ...\" [\"ID ...\" ...]}
+shift
+[ $# -ge 1 ] || { echo "gpu_queue: name at least one queue of experiment ids" >&2; exit 2; }
+export GPUBENCH_COMMIT=${GPUBENCH_COMMIT:-$(cat .whl/COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)}
+export HOME=/tmp/h
+Q=/tmp/q
+mkdir -p $Q/results $HOME
+ROOT=$PWD
+source scripts/gpu_host_env.sh || exit 1     # leaves us in /tmp/run, outside the checkout
+export GPUBENCH_RESULTS=$Q/results
+log() { echo "[$(date +%T)] $*" | tee -a $Q/queue.log; }
+
+if [ ! -e $Q/started ]; then
+    [ -e $ROOT/.whl/queue.tgz ] && tar -xzf $ROOT/.whl/queue.tgz -C $Q
+    i=0
+    for queue in "$@"; do
+        for id in $queue; do
+            [ -d $ROOT/results/$id ] && cp -rn $ROOT/results/$id $Q/results/
+        done
+        log "queue $i on GPU $i: $queue"
+        CUDA_VISIBLE_DEVICES=$i setsid bash -c "for id in $queue; do
+            echo \"[\$(date +%T)] gpu $i: \$id\"; python3 -m gpubench reproduce \$id --backend cuda || echo \"gpu $i: \$id failed (\$?)\"
+        done; echo \"[\$(date +%T)] gpu $i: done\"; touch $Q/done.$i" >> $Q/queue.log 2>&1 < /dev/null &
+        i=$((i + 1))
+    done
+    echo $i > $Q/started
+fi
+
+n=$(cat $Q/started)
+T0=$SECONDS
+while [ $((SECONDS - T0)) -lt $WAIT ] && [ "$(ls $Q/done.* 2>/dev/null | wc -l)" -lt "$n" ]; do sleep 5; done
+log "$(ls $Q/done.* 2>/dev/null | wc -l) of $n queue(s) done; records: $(find $Q/results -name '*.json' | wc -l)"
+tail -n 20 $Q/queue.log
+mkdir -p ${OUT:-$ROOT/out}
+tar -czf ${OUT:-$ROOT/out}/queue.tgz -C $Q results queue.log
