@@ -37,6 +37,13 @@ reads (every key is checked; an unknown key is an error)::
     n = [400, 1600]                 # its size (a list: one problem per size)
     subdomains = 1024               # any other key: a setting of every method on this problem
 
+    [verdicts]                      # how the report judges each published row (gpubench.verdict)
+    rtol = 0.25                     # relative tolerance for statistics (means, times per iteration)
+    [verdicts.explained]            # a row that differs, with the explanation the suite found
+    "levy_delta n=500" = "the paper's sample spacing (docs/reproduction.md)"
+    [verdicts.not_reproduced]       # a row not measured, with its reason (data or definition)
+    "Kinetic N=512" = "the authors' ODE model and data are unpublished"
+
     [quick]                         # the --quick variant: what it changes
     dims = [10, 20, 40]             # (an experiment of [[problems]] has [[quick.problems]] instead)
     note = "why and what changes"
@@ -62,7 +69,7 @@ LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro
 VARIANTS = ("full", "quick")
 PAPERS = ("000", "001", "002", "003", "004", "all")
 _TOP_KEYS = {"id", "paper", "table", "title", "source", "layout", "functions", "dims", "problems", "repetitions",
-             "success_tol", "note", "published", "methods", "quick", "not_implemented"}
+             "success_tol", "note", "published", "methods", "quick", "not_implemented", "verdicts"}
 _REQUIRED = ("id", "title", "source", "layout", "methods")
 _QUICK_KEYS = {"functions", "dims", "problems", "repetitions", "methods", "note", "skip"}
 _PUBLISHED_KEYS = {"file", "tables"}
@@ -111,6 +118,7 @@ class Experiment:
     full: Variant
     quick: Variant = field(default=None)
     not_implemented: str = ""   # why the table cannot be run yet (then it has no variants)
+    verdicts: dict = field(default_factory=dict)   # [verdicts]: rtol, explained, not_reproduced
 
     def variant(self, quick=False):
         return self.quick if quick else self.full
@@ -331,6 +339,27 @@ def _header(path, data):
     return eid, paper, table
 
 
+def _verdicts(path, v):
+    """[verdicts]: rtol (a number >= 0), explained and not_reproduced (tables of row -> text)."""
+    if not isinstance(v, dict):
+        _fail(path, "verdicts must be a table")
+    bad = sorted(set(v) - {"rtol", "explained", "not_reproduced"})
+    if bad:
+        _fail(path, f"verdicts: unknown key {bad[0]!r}; allowed: explained, not_reproduced, rtol")
+    out = {}
+    if "rtol" in v:
+        r = v["rtol"]
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not r >= 0:
+            _fail(path, f"verdicts.rtol must be a non-negative number, got {r!r}")
+        out["rtol"] = float(r)
+    for k in ("explained", "not_reproduced"):
+        t = v.get(k, {})
+        if not isinstance(t, dict) or not all(isinstance(x, str) and x.strip() for x in t.values()):
+            _fail(path, f"verdicts.{k} must be a table of row = \"text\"")
+        out[k] = dict(t)
+    return out
+
+
 def parse(data, path="<experiment>"):
     """Check a parsed TOML document and build the :class:`Experiment`."""
     unknown = sorted(set(data) - _TOP_KEYS)
@@ -338,7 +367,7 @@ def parse(data, path="<experiment>"):
         _fail(path, f"unknown key {unknown[0]!r}; allowed: {', '.join(sorted(_TOP_KEYS))}")
     if "not_implemented" in data:
         # a published table gpubench cannot run yet: listed, with the reason, and nothing else
-        allowed = {"id", "paper", "table", "title", "source", "note", "published", "not_implemented"}
+        allowed = {"id", "paper", "table", "title", "source", "note", "published", "not_implemented", "verdicts"}
         bad = sorted(set(data) - allowed)
         if bad:
             _fail(path, f"{bad[0]!r} with not_implemented: a table that cannot run has no cases")
@@ -352,7 +381,8 @@ def parse(data, path="<experiment>"):
                           layout="", published_file=pfile, published_tables=ptables, success_tol=0.0,
                           note=_str(path, "note", data.get("note", ""), empty_ok=True), path=path,
                           full=None, quick=None,
-                          not_implemented=_str(path, "not_implemented", data["not_implemented"]))
+                          not_implemented=_str(path, "not_implemented", data["not_implemented"]),
+                          verdicts=_verdicts(path, data.get("verdicts", {})))
     for k in _REQUIRED:
         if k not in data:
             _fail(path, f"missing required key {k!r}")
@@ -431,4 +461,5 @@ def parse(data, path="<experiment>"):
                       title=_str(path, "title", data["title"]),
                       source=_str(path, "source", data["source"]), layout=layout,
                       published_file=pfile, published_tables=ptables, success_tol=float(tol),
-                      note=note, path=path, full=full, quick=qv)
+                      note=note, path=path, full=full, quick=qv,
+                      verdicts=_verdicts(path, data.get("verdicts", {})))

@@ -210,6 +210,16 @@ class Doc:
 
     def __init__(self):
         self.blocks = []
+        self.verdicts = []      # (variant, row, Verdict) of every published row judged
+        self.variant = "full"
+
+    def verdict(self, row, v):
+        """Record the verdict of a published row (full setting only: a quick variant is not the paper's);
+        returns its table cell."""
+        if self.variant != "full":
+            return "— (quick setting: not judged)"
+        self.verdicts.append((self.variant, row, v))
+        return v.cell
 
     def h(self, level, text):
         self.blocks.append(("h", level, text))
@@ -474,7 +484,7 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports, re
         return rows if len(rows) else None
 
     rows_a, rows_b = [], []
-    measured_times, published_times = {}, {}
+    measured_times, published_times, device_times = {}, {}, {}
     total_fev = total_gev = 0
     history_records = {}
     for f, n in keys:
@@ -494,8 +504,9 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports, re
                     return "n/a (settings differ)"
                 return "yes" if pv == mv else "no"
 
+            verdict_cell = _scaling_verdict(doc, experiment, f, n, r, p_it, p_rg)
             rows_a.append({
-                "Function": f, "n": n,
+                "Function": f, "n": n, "Verdict": verdict_cell,
                 "Iterations, published": _num(p_it) if p_it is not None else NOT_PUBLISHED,
                 "Iterations, measured": _num(m["iterations"]) if m else MISSING,
                 "Iterations match": mark(p_it, m["iterations"] if m else None),
@@ -525,12 +536,14 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports, re
                 row_b[f"{RESOURCE_TITLES[res]} (published)"] = cell
             msec = m["seconds"] if m else None
             row_b["Measured"] = _seconds(msec)
+            row_b["Measured on"] = _device_of(r) if r else MISSING
             for res in resources:
                 row_b[f"Measured / {RESOURCE_TITLES[res]}"] = (
                     _ratio(msec, pub_secs.get(res)) if res in pub_secs else (MISSING if msec is None else NOT_PUBLISHED))
             rows_b.append(row_b)
             if m:
                 measured_times.setdefault(f, []).append((n, msec))
+                device_times.setdefault((f, _device_of(r)), []).append((n, msec))
                 total_fev += m["evaluations"] or 0
                 total_gev += m["gradient_evaluations"] or 0
                 if _rigorous(r["method"], r) and (f not in history_records or n > history_records[f]["dim"]):
@@ -563,10 +576,18 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports, re
         exps = {f: fit_exponent(*zip(*pts)) for f, pts in published_times.items()}
         doc.p(f"Figure {MISSING}: no measurement of this setting is stored.")
     erows = []
+    devices = sorted({d for (_, d) in device_times})
     for f in v.functions:
         row = {"Function": f, "Measured": (_num(exps.get((f, "measured")), 3)
                                            if exps.get((f, "measured")) is not None
                                            else (MISSING if f not in measured_times else "one n only"))}
+        if len(devices) > 1:
+            # a table measured on several machines: a fit across them would mix their speeds
+            row["Measured"] = "mixed devices: see per device"
+            for d in devices:
+                pts = device_times.get((f, d), [])
+                row[f"Measured, {d}"] = (_num(fit_exponent(*zip(*pts)), 3) if len({p[0] for p in pts}) > 1
+                                         else ("one n only" if pts else MISSING))
         for res in resources:
             e = exps.get((f, res))
             row[f"{RESOURCE_TITLES[res]} (published)"] = _num(e, 3) if e is not None else NOT_PUBLISHED
@@ -586,6 +607,55 @@ def _scaling_section(doc, experiment, variant, records, pub, figdir, reports, re
         doc.h(3, "GLB, GUB and |L| against iteration")
         doc.p(f"No solve of this setting is stored: the figure is {MISSING}.")
     return total_fev, total_gev
+
+
+def _scaling_verdict(doc, experiment, f, n, r, p_it, p_rg):
+    """A paper-000 row matches when its iteration and output-region counts equal the published."""
+    from . import verdict as V
+    if p_it is None:
+        return NOT_PUBLISHED
+    label = f"{f} n={n}"
+    vs = experiment.verdicts
+    if r is None or not _paper_settings(r):
+        reason = vs.get("not_reproduced", {}).get(label, "no record at the paper's settings is stored")
+        return doc.verdict(label, V.not_reproduced(reason))
+    m = r["measured"]
+    v = V.combine([V.exact(m["iterations"], p_it, "iterations"), V.exact(m["regions"], p_rg, "output regions")])
+    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)))
+
+
+# a minimum over many random runs varies from one set of runs to the next: judged within this
+# relative tolerance of the published one unless [verdicts] rtol says otherwise
+METHODS_RTOL = 0.5
+
+
+def _methods_verdict(doc, experiment, spec, r, prow, p_val, value, runs_done, runs_p):
+    """Table S12/S13: a CPU method matches when it fails to find f*, as published, with a minimum
+    within the tolerance of the published one over as many runs; the rigorous solver when its
+    enclosure holds f* (the paper's printed interval)."""
+    from . import verdict as V
+    if prow is None:
+        return NOT_PUBLISHED
+    label = spec.label
+    vs = experiment.verdicts
+    if r is None:
+        return doc.verdict(label, V.not_reproduced(vs.get("not_reproduced", {}).get(
+            label, "no record at the paper's settings is stored")))
+    if _rigorous(spec.method, r):
+        v = V.exact(bool(r["success"]), True, "f* enclosed")
+    else:
+        parts = [V.exact(bool(r["success"]), False, "found f*")]
+        if p_val is not None and value is not None:
+            if runs_done != runs_p:
+                return doc.verdict(label, V.not_reproduced(f"{runs_done} of the paper's {runs_p} runs stored"))
+            parts.append(V.relative(value, p_val, vs.get("rtol", METHODS_RTOL), "minimum value"))
+        v = V.combine(parts)
+    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)))
+
+
+def _device_of(record):
+    gpu = (record.get("environment") or {}).get("gpu")
+    return gpu.get("name") if isinstance(gpu, dict) and gpu.get("name") else "CPU"
 
 
 def _methods_section(doc, experiment, variant, records, pub, figdir, reports, results=None):
@@ -658,6 +728,7 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports, re
                 "Gradient evaluations": _num(m["gradient_evaluations"]) if m else MISSING,
                 "Found f*": ("yes" if r["success"] else "no") if r else MISSING,
                 "Runs that found f*": found_m,
+                "Verdict": _methods_verdict(doc, experiment, spec, r, prow, p_val, value, runs_done, runs_p),
             })
             if m is not None and not _rigorous(spec.method, r):
                 verdicts.append((spec, r, runs_done, runs_planned))
@@ -822,11 +893,86 @@ def build(experiment, results=None, reports=None):
         if env:
             doc.p("Measured on:")
             doc.items(env)
+        doc.variant = variant
         _section(experiment.layout)(doc, experiment, variant, recs, pub, figdir, reports, results=results)
+    _verdict_summary(doc, experiment, reports)
     md = reports / f"{experiment.id}.md"
     _atomic_write(md, doc.markdown())
     _atomic_write(reports / f"{experiment.id}.html", doc.html(f"{experiment.id}: {experiment.title}"))
     return md
+
+
+def _verdict_summary(doc, experiment, reports):
+    """Open the report with its verdict counts, list every row that is not a match, and store the
+    counts (reports/verdicts/<id>.json) for the reproduction summary."""
+    from . import verdict as V
+    judged = [(row, v) for variant, row, v in doc.verdicts if variant == "full"]
+    blocks = [("p", "**Verdicts** (full setting, each published row judged by its rule; "
+                    "`gpubench/verdict.py` states the rules): "
+                    + (V.headline(v for _, v in judged) if judged else
+                       "no published row is judged in this report") + ".")]
+    others = [f"{row}: {v.cell}" for row, v in judged if v.kind != V.MATCHES]
+    if others:
+        blocks.append(("ul", others))
+    doc.blocks[1:1] = blocks
+    out = reports / "verdicts" / f"{experiment.id}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason} for row, v in judged]
+    _atomic_write(out, json.dumps({"experiment": experiment.id, "paper": experiment.paper,
+                                   "table": experiment.table, "title": experiment.title,
+                                   "counts": V.counts(v for _, v in judged), "rows": rows}, indent=1) + "\n")
+
+
+def write_reproduction(reports=None, experiments_dir=None):
+    """reports/reproduction.md: verdict counts per paper and table, from reports/verdicts/*.json;
+    a table gpubench cannot run counts its published rows as not implemented yet."""
+    from . import experiments_loader as loader
+    from . import verdict as V
+    reports = reports_dir(reports)
+    lines = ["# Reproduction: a verdict on every published row", "",
+             "Counts per paper and table of the rows each report judged (full setting). *matches*: exact "
+             "counts, a success rate inside the binomial 95% interval, or a statistic within the stated "
+             "tolerance; *differs*: with the explanation found, or \"not explained\"; *not reproduced*: "
+             "not measured, with the reason; *not implemented yet*: the capability is missing. Rules: "
+             "`gpubench/verdict.py`. Built by `gpubench report --all` from the stored records only.", ""]
+    head = "| paper | table | experiment | rows | " + " | ".join(V.KINDS) + " |"
+    lines += [head, "|" + "---|" * (4 + len(V.KINDS))]
+    totals = {k: 0 for k in V.KINDS}
+    for e in sorted(loader.load_all(experiments_dir), key=lambda e: (e.paper, e.id)):
+        if e.table == "demo":
+            continue  # the demo's rows are rows of the tables listed here
+        if e.not_implemented:
+            counts = {V.NOT_IMPLEMENTED: _published_row_count(e)}
+        else:
+            path = reports / "verdicts" / f"{e.id}.json"
+            if not path.is_file():
+                continue
+            counts = json.loads(path.read_text())["counts"]
+            if not counts:
+                continue
+        rows = sum(v for v in counts.values() if isinstance(v, int))
+        for k, v in counts.items():
+            if isinstance(v, int):
+                totals[k] += v
+        link = f"[{e.id}]({e.id}.md)" if (reports / f"{e.id}.md").is_file() else e.id
+        lines.append(f"| {e.paper} | {e.table or '-'} | {link} | {rows or '-'} | "
+                     + " | ".join(str(counts.get(k, 0)) for k in V.KINDS) + " |")
+    lines += ["", "Judged rows in all: " + ", ".join(f"{v} {k}" for k, v in totals.items()) + ". A table "
+              "gpubench cannot run counts every row of its published CSV as not implemented yet; the demo "
+              "(functions12) is left out, its rows being rows of paper 000's tables above."]
+    _atomic_write(reports / "reproduction.md", "\n".join(lines) + "\n")
+    return reports / "reproduction.md"
+
+
+def _published_row_count(experiment):
+    """How many rows the published CSV holds for this experiment's table (at least 1)."""
+    pub = experiment.published()
+    if pub is None:
+        return 1
+    if "table" not in pub:
+        return max(1, len(pub))        # a CSV of this one table
+    tables = set(experiment.published_tables) or {experiment.table}
+    return max(1, int(pub["table"].astype(str).isin(tables).sum()))
 
 
 def _atomic_write(path, text):
@@ -864,6 +1010,9 @@ def write_index(reports=None, results=None, experiments_dir=None):
           "under `results/` only, next to the published values (`experiments/published/`); a "
           "measurement that is not stored is marked missing. `make demo` runs the quick setting (into .demo/); "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")
+    repro = write_reproduction(reports, experiments_dir)
+    doc.p(f"Every published row judged: [the reproduction summary]({repro.name}) gives the verdict counts "
+          "(matches, differs, not reproduced, not implemented yet) per paper and table.")
     if (reports / "summary.md").is_file():
         doc.p("Which method to use: [the one-page summary](summary.md) ([html](summary.html)): for each "
               "function and n of the comparison, the certified minimum and its source, the fastest method "
@@ -875,4 +1024,4 @@ def write_index(reports=None, results=None, experiments_dir=None):
     return path
 
 
-__all__ = ["build", "write_index", "fit_exponent", "Doc"]
+__all__ = ["build", "write_index", "write_reproduction", "fit_exponent", "Doc"]

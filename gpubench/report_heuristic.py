@@ -90,6 +90,8 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
                         if not ok:
                             mismatches.append(f"{flabel} D={dim} NP={np_}: measured {sr_m:.2f}, "
                                               f"published {ps['mean']:.2f}")
+                row["Verdict"] = _row_verdict(doc, experiment, f"{flabel} D={dim} NP={np_}", r, errs,
+                                              h.get("run_success", []) if r is not None else [], pe, ps)
                 row["Time per run (s), published"] = (NOT_PUBLISHED if pt is None
                                                       else f"{pt['mean']:.3f} ({pt['std']:.3f})")
                 if r is None:
@@ -115,6 +117,33 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     if variant == "full":
         _hypotheses(doc, experiment, results)
     return total_fev, 0
+
+
+# runs behind each published figure of Qin et al.'s tables
+PUBLISHED_RUNS = 25
+# relative tolerance on a mean error when [verdicts] rtol is not given: errors of runs that stop
+# at a threshold scatter by about their own size
+MEAN_RTOL = 0.5
+
+
+def _row_verdict(doc, experiment, label, record, errs, run_success, pe, ps):
+    """The success rate (binomial interval), the mean error (t-interval or tolerance) and the spread
+    (F test) of a row against the published, each by its rule (gpubench.verdict)."""
+    from . import verdict as V
+    if pe is None and ps is None:
+        return NOT_PUBLISHED
+    vs = experiment.verdicts
+    if record is None or not errs:
+        reason = vs.get("not_reproduced", {}).get(label, "no record at the paper's settings is stored")
+        return doc.verdict(label, V.not_reproduced(reason))
+    parts = []
+    if ps is not None:
+        parts.append(V.rate(sum(bool(x) for x in run_success), len(errs), float(ps["mean"])))
+    if pe is not None:
+        parts.append(V.mean(errs, float(pe["mean"]), vs.get("rtol", MEAN_RTOL), "mean error"))
+        if len(errs) > 1:
+            parts.append(V.spread(errs, float(pe["std"]), PUBLISHED_RUNS, "error spread"))
+    return doc.verdict(label, V.combine(parts).explained(vs.get("explained", {}).get(label)))
 
 
 # Readings of the paper tested against its mismatched success rates (scripts/de_hypotheses.py)

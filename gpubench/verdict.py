@@ -28,6 +28,7 @@ class Verdict:
     kind: str
     rule: str
     reason: str = ""        # differs: the explanation found (or NOT_EXPLAINED); not reproduced: why
+    failed: str = ""        # differs: the rule(s) that did not hold
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -39,18 +40,19 @@ class Verdict:
         """This verdict with an explanation attached where it differs (others are unchanged)."""
         if self.kind != DIFFERS or not explanation:
             return self
-        return Verdict(self.kind, self.rule, explanation)
+        return Verdict(self.kind, self.rule, explanation, self.failed)
 
     @property
     def cell(self):
         """One table cell: the verdict, and for a difference or a missing row its reason."""
+        out = self.kind + (f" ({self.failed})" if self.kind == DIFFERS and self.failed else "")
         if self.kind in (DIFFERS, NOT_REPRODUCED) and self.reason:
-            return f"{self.kind}: {self.reason}"
-        return self.kind
+            out += f": {self.reason}"
+        return out
 
 
-def _differs(rule):
-    return Verdict(DIFFERS, rule, NOT_EXPLAINED)
+def _differs(rule, failed):
+    return Verdict(DIFFERS, rule, NOT_EXPLAINED, failed)
 
 
 def exact(measured, published, what="count"):
@@ -58,7 +60,7 @@ def exact(measured, published, what="count"):
     rule = f"{what} equal to the published"
     if measured is None:
         raise ValueError("exact(): a measured value is needed (use not_reproduced for a missing row)")
-    return Verdict(MATCHES, rule) if measured == published else _differs(rule)
+    return Verdict(MATCHES, rule) if measured == published else _differs(rule, f"{what} {measured} vs {published}")
 
 
 def clopper_pearson(k, n, level=0.95):
@@ -76,7 +78,7 @@ def rate(k, n, published):
     rule = f"published rate inside the Clopper-Pearson 95% interval of the measured {k} of {n} [{lo:.2f}, {hi:.2f}]"
     # a rate printed to two decimals is judged with that rounding's half-width
     ok = lo - 0.005 <= float(published) <= hi + 0.005
-    return Verdict(MATCHES, rule) if ok else _differs(rule)
+    return Verdict(MATCHES, rule) if ok else _differs(rule, f"success rate {k}/{n} [{lo:.2f}, {hi:.2f}] vs {published}")
 
 
 def mean(values, published, rtol=0.0, what="mean"):
@@ -96,7 +98,27 @@ def mean(values, published, rtol=0.0, what="mean"):
     tol = max(half, rtol * abs(p))
     rule = (f"published {what} inside the measured mean's 95% interval ({m:.3g} +- {half:.2g})"
             + (f" or within {rtol:g} of it, relatively" if rtol else ""))
-    return Verdict(MATCHES, rule) if abs(p - m) <= tol else _differs(rule)
+    return Verdict(MATCHES, rule) if abs(p - m) <= tol else _differs(rule, f"{what} {m:.3g} +- {half:.2g} vs {p:.3g}")
+
+
+def spread(values, published_std, n_published, what="standard deviation"):
+    """A spread over runs: the two-sided F test of the measured variance against the published one
+    (of ``n_published`` runs) does not reject equality at the 5 % level."""
+    from scipy import stats
+    vals = [float(v) for v in values]
+    if len(vals) < 2 or n_published < 2:
+        raise ValueError("spread(): need at least two runs on each side")
+    m = math.fsum(vals) / len(vals)
+    s2 = math.fsum((v - m) ** 2 for v in vals) / (len(vals) - 1)
+    p2 = float(published_std) ** 2
+    rule = f"{what}: F test of the measured variance against the published ({n_published} runs) at 5%"
+    failed = f"{what} {math.sqrt(s2):.3g} vs {float(published_std):.3g}"
+    if s2 == 0 or p2 == 0:
+        return Verdict(MATCHES, rule) if s2 == p2 else _differs(rule, failed)
+    f = s2 / p2
+    d1, d2 = len(vals) - 1, n_published - 1
+    p = 2 * min(float(stats.f.cdf(f, d1, d2)), float(stats.f.sf(f, d1, d2)))
+    return Verdict(MATCHES, rule) if p >= 0.05 else _differs(rule, f"{failed} (F test p = {p:.2g})")
 
 
 def relative(measured, published, rtol, what="value"):
@@ -104,13 +126,14 @@ def relative(measured, published, rtol, what="value"):
     p, m = float(published), float(measured)
     rule = f"{what} within {rtol:g} of the published, relatively"
     ok = abs(m - p) <= rtol * abs(p) if p != 0 else abs(m) <= rtol
-    return Verdict(MATCHES, rule) if ok else _differs(rule)
+    return Verdict(MATCHES, rule) if ok else _differs(rule, f"{what} {m:.4g} vs {p:.4g} (rtol {rtol:g})")
 
 
 def ordering(measured_first_smaller, published_first_smaller, what):
     """A qualitative claim (which of two is faster, larger ...): the same direction or not."""
     rule = f"the same direction as published: {what}"
-    return Verdict(MATCHES, rule) if bool(measured_first_smaller) == bool(published_first_smaller) else _differs(rule)
+    same = bool(measured_first_smaller) == bool(published_first_smaller)
+    return Verdict(MATCHES, rule) if same else _differs(rule, f"the opposite direction: {what}")
 
 
 def not_reproduced(reason):
@@ -130,7 +153,8 @@ def combine(verdicts):
         bad = [v for v in vs if v.kind == kind]
         if bad:
             reasons = sorted({v.reason for v in bad if v.reason})
-            return Verdict(kind, "; ".join(v.rule for v in vs), "; ".join(reasons))
+            return Verdict(kind, "; ".join(v.rule for v in vs), "; ".join(reasons),
+                           "; ".join(v.failed for v in bad if v.failed))
     return Verdict(MATCHES, "; ".join(v.rule for v in vs))
 
 

@@ -8,7 +8,8 @@ def test_exact_counts():
     assert V.exact(450, 450, "iterations").kind == V.MATCHES
     d = V.exact(451, 450, "iterations")
     assert d.kind == V.DIFFERS and d.reason == V.NOT_EXPLAINED
-    assert d.explained("the paper's sample spacing").cell == "differs: the paper's sample spacing"
+    assert d.explained("the paper's sample spacing").cell == (
+        "differs (iterations 451 vs 450): the paper's sample spacing")
 
 
 def test_clopper_pearson_known_values():
@@ -50,7 +51,8 @@ def test_not_reproduced_needs_a_reason_and_combine_takes_the_worst():
     nr = V.not_reproduced("the authors' networks are unpublished")
     assert nr.cell == "not reproduced: the authors' networks are unpublished"
     assert V.combine([V.exact(1, 1), V.exact(2, 2)]).kind == V.MATCHES
-    assert V.combine([V.exact(1, 1), V.exact(2, 3)]).kind == V.DIFFERS
+    both = V.combine([V.exact(1, 1, "iterations"), V.exact(2, 3, "regions")])
+    assert both.kind == V.DIFFERS and both.failed == "regions 2 vs 3"
     assert V.combine([V.exact(2, 3), nr]).kind == V.NOT_REPRODUCED
 
 
@@ -61,3 +63,11 @@ def test_headline_counts():
     assert V.headline(vs) == ("6 published rows: 2 match, 2 differ (1 explained, 1 not explained), "
                               "1 not reproduced, 1 not implemented yet")
     assert V.headline([]) == "no published rows"
+
+
+def test_spread_by_f_test():
+    vals = [1.0, 1.2, 0.8, 1.1, 0.9] * 5           # s = 0.144 over 25 runs
+    assert V.spread(vals, 0.15, 25).kind == V.MATCHES
+    assert V.spread(vals, 0.5, 25).kind == V.DIFFERS
+    assert V.spread([0.0] * 25, 0.0, 25).kind == V.MATCHES
+    assert V.spread([0.0] * 25, 0.1, 25).kind == V.DIFFERS
