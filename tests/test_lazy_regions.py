@@ -5,6 +5,7 @@ Ackley at n = 1,000 stopped by a 3 s time limit held 7.5 million open regions; b
 missing n = 1,000 cases).  Here the eager threshold is lowered so a small search takes that path.
 """
 import numpy as np
+import pytest
 
 from gpubench.solver import core, solve
 from gpubench.solver.settings import Settings
@@ -48,3 +49,19 @@ def test_eager_results_save_the_same_file(monkeypatch, tmp_path):
     with np.load(tmp_path / "e.npz") as z:
         np.testing.assert_array_equal(z["lo"], eager.regions_lo)
         np.testing.assert_array_equal(z["hi"], eager.regions_hi)
+
+
+def test_a_resumed_search_lists_every_segment(tmp_path):
+    """Provenance of a search resumed across commands: each part's iterations, seconds and environment."""
+    ck = tmp_path / "run.npz"
+    first = solve("rosenbrock", 4, Settings(**{**SETTINGS, "max_iterations": 3}), checkpoint=str(ck),
+                  checkpoint_every=0.0)
+    assert [s["iterations"] for s in first.history["segments"]] == [[0, 3]]
+    second = solve("rosenbrock", 4, Settings(**{**SETTINGS, "max_iterations": 6}), resume=str(ck),
+                   checkpoint=str(ck), checkpoint_every=0.0)
+    segs = second.history["segments"]
+    assert [s["iterations"] for s in segs] == [[0, 3], [3, 6]]
+    assert all(s["environment"]["versions"]["numpy"] and s["seconds"] >= 0 for s in segs)
+    assert sum(s["seconds"] for s in segs) == pytest.approx(second.seconds, rel=1e-6, abs=1e-9)
+    plain = solve("rosenbrock", 4, Settings(**SETTINGS))
+    assert "segments" not in plain.history

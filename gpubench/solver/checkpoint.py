@@ -28,7 +28,32 @@ def _fingerprint(search):
             "spacing": s.spacing}
 
 
+def segment_begins(search):
+    _segment_start(search)
+
+
+def _segment_start(search):
+    """Where this process's part of the search began (set on the first save or on restore)."""
+    if not hasattr(search, "_segment_start"):
+        from ..environment import capture
+        search._segment_start = {"from_iteration": search.state.iteration, "seconds_before": search.state.seconds,
+                                 "environment": capture()}
+    return search._segment_start
+
+
+def segments(search):
+    """Every process's part of a search resumed across commands: its iterations, seconds and
+    environment (the earlier parts from the checkpoint), or [] for a search never checkpointed."""
+    if not hasattr(search, "_segment_start"):
+        return list(getattr(search, "_segments_before", []))
+    start, st = search._segment_start, search.state
+    here = {"iterations": [start["from_iteration"], st.iteration], "seconds": st.seconds - start["seconds_before"],
+            "environment": start["environment"]}
+    return list(getattr(search, "_segments_before", [])) + [here]
+
+
 def save(path, search):
+    _segment_start(search)
     st = search.state
     sidx, itr, cyc, lb, open_ = st.regions.flat()
     arrays = {
@@ -42,7 +67,7 @@ def save(path, search):
     }
     scalars = {"gub": st.gub, "best_iteration": st.best_iteration, "best_index": st.best_index,
                "iteration": st.iteration, "nfev": st.nfev, "njev": st.njev, "seconds": st.seconds}
-    meta = json.dumps({"fingerprint": _fingerprint(search), "scalars": scalars})
+    meta = json.dumps({"fingerprint": _fingerprint(search), "scalars": scalars, "segments": segments(search)})
     atomic_write(path, lambda fh: np.savez_compressed(fh, meta=np.array(meta), **arrays))
 
 
@@ -74,3 +99,7 @@ def restore(path, search):
     st.hist_size = arrays["hist_size"].tolist()
     for k, v in meta["scalars"].items():
         setattr(st, k, v)
+    search._segments_before = list(meta.get("segments", []))
+    if hasattr(search, "_segment_start"):
+        del search._segment_start
+    _segment_start(search)

@@ -135,6 +135,8 @@ class Search:
     # -------------------------------------------------------------- the loop
     def run(self, progress=None, checkpoint=None, checkpoint_every=30.0):
         st, cfg = self.state, self.settings
+        if checkpoint:
+            ckpt.segment_begins(self)   # a checkpointed search records which process did which part
         started = time.perf_counter() - st.seconds
         last_save = time.perf_counter()
         first_save = True
@@ -271,7 +273,8 @@ class Search:
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi, **lazy,
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
             converged=not st.regions.any_open(), message=message,
-            history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size)},
+            history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size),
+                     **({"segments": segs} if (segs := ckpt.segments(self)) else {})},
             timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,
                     "kernel_seconds": getattr(self.sweep, "kernel_seconds", None)},
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
