@@ -44,6 +44,7 @@ def interactive_defaults(method, dim, given):
 def run(args):
     from .. import functions, methods
     from ..device import check_writable_file
+    from ..resources import check_method
     from . import _result
     from ._progress import Progress
     method = methods.get(args.method)
@@ -65,6 +66,7 @@ def run(args):
     given = {k: getattr(typed, k) for k in text}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
+    check_method(method.name, args.dim, settings)
     fn = functions.get(args.function)
     note = None
     backends = method.backends

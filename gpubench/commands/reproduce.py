@@ -56,6 +56,8 @@ def run(args):
         return _list(args)
     if not args.experiment:
         raise InputError("name an experiment (`gpubench reproduce --list` lists them)")
+    from ..resources import check_workers
+    check_workers(args.workers)
     exp = loader.load(args.experiment, args.experiments)
     s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
               workers=args.workers, scheduler=args.scheduler)

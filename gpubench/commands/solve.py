@@ -34,6 +34,7 @@ def run(args):
     from ..device import check_writable_file, phase
     from ..errors import InputError
     from ..methods import interval
+    from ..resources import check_method
     from . import _result
     from ._progress import Progress
     from .minimize import interactive_defaults
@@ -51,6 +52,7 @@ def run(args):
     given = {k: given[k] for k in typed}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
+    check_method(method.name, args.dim, settings)
     progress = Progress()
     result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
                         resume=args.resume, checkpoint_every=args.checkpoint_every)
