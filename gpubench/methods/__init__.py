@@ -75,6 +75,9 @@ def _discover():
                 spec.loader.exec_module(mod)
             except InputError:
                 raise
+            except SystemExit as exc:  # sys.exit() at import would end gpubench silently
+                raise InputError(f"{path}: cannot load the method module: it calls exit ({exc.code!r}) "
+                                 f"when imported") from None
             except Exception as exc:
                 raise InputError(f"{path}: cannot load the method module: "
                                  f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
