@@ -1,4 +1,6 @@
 """``gpubench minimize FUNCTION --dim N --method M [--set KEY=VALUE ...]``: any registered method."""
+import math
+
 from ..errors import InputError
 from ._args import positive_integer
 
@@ -79,5 +81,8 @@ def run(args):
     else:
         with progress.ticker(method.name):
             result = method.run(fn, args.dim, settings)
+    if result.glb is None and result.fun is not None and math.isnan(result.fun):
+        raise InputError(f"{fn.name}: every evaluation of {method.name} was NaN (is the function "
+                         f"defined anywhere in its box?); no answer")
     note = (result.options or {}).get("note") or note
     return _result.show(result, args.json, args.regions, note=note)
