@@ -56,6 +56,11 @@ def run(args):
         v = getattr(args, opt)
         if v is None:
             continue
+        if opt == "backend" and opt not in names:
+            # a method without the setting runs on the CPU only: asking for that is no error
+            if v != "cuda" and "cpu" in method.backends:
+                continue
+            raise InputError(f"method {method.name!r} has no {v} backend (it has: {', '.join(method.backends)})")
         if opt not in names:
             raise InputError(f"method {method.name!r} has no {opt} setting")
         if opt in text:
