@@ -1,5 +1,6 @@
 """``gpubench minimize FUNCTION --dim N --method M [--set KEY=VALUE ...]``: any registered method."""
 import math
+import time
 
 from ..errors import InputError
 from ._args import positive_integer
@@ -80,14 +81,16 @@ def run(args):
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
         raise InputError(f"method {method.name!r} has no cuda backend")
     progress = Progress()
+    t0 = time.perf_counter()
     if "progress" in method.controls:
         result = method.run(fn, args.dim, settings, progress=progress)
         progress.close()
     else:
         with progress.ticker(method.name):
             result = method.run(fn, args.dim, settings)
+    wall = time.perf_counter() - t0
     if result.glb is None and result.fun is not None and math.isnan(result.fun):
         raise InputError(f"{fn.name}: every evaluation of {method.name} was NaN (is the function "
                          f"defined anywhere in its box?); no answer")
     note = (result.options or {}).get("note") or note
-    return _result.show(result, args.json, args.regions, note=note)
+    return _result.show(result, args.json, args.regions, note=note, wall=wall)

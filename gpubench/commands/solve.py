@@ -3,6 +3,8 @@
 Its options are the solver's settings (:class:`gpubench.solver.core.Settings`),
 read from that dataclass: defaults and help are stated there once.
 """
+import time
+
 from ._args import positive_integer, positive_number
 
 NAME = "solve"
@@ -54,7 +56,8 @@ def run(args):
     settings = method.make_settings(values)
     check_method(method.name, args.dim, settings)
     progress = Progress()
+    t0 = time.perf_counter()
     result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
                         resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()
-    return _result.show(result, args.json, args.regions)
+    return _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0)
