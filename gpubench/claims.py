@@ -48,6 +48,25 @@ def _stale(owner):
     return owner.get("host") == socket.gethostname() and not _alive(owner["pid"])
 
 
+def _remove_stale(path, owner):
+    """Remove the claim at ``path`` if it still is ``owner``'s; False when a live process holds it."""
+    # moved aside under a name of our own first: only one process can, and what it moved is checked
+    aside = path.with_name(f"{path.name}.{os.getpid()}.stale")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return True
+    if _read(aside) != owner:  # another process re-claimed it in between: give it back
+        try:
+            os.link(aside, path)
+        except OSError:
+            pass
+        os.unlink(aside)
+        return False
+    os.unlink(aside)
+    return True
+
+
 def _take(path):
     """True when this process now holds the claim at ``path``."""
     for _ in range(3):
@@ -55,22 +74,8 @@ def _take(path):
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             owner = _read(path)
-            if not _stale(owner):
+            if not _stale(owner) or not _remove_stale(path, owner):
                 return False
-            # take the stale claim aside under a name of our own; only one process can
-            aside = path.with_name(f"{path.name}.{os.getpid()}.stale")
-            try:
-                os.rename(path, aside)
-            except FileNotFoundError:
-                continue
-            if _read(aside) != owner:  # another process re-claimed it in between: give it back
-                try:
-                    os.link(aside, path)
-                except OSError:
-                    pass
-                os.unlink(aside)
-                return False
-            os.unlink(aside)
             continue
         with os.fdopen(fd, "w") as fh:
             json.dump(_me(), fh)
@@ -82,6 +87,11 @@ def claim(folder, cases, valid_record, stream=None):
     """The cases of ``cases`` this process now holds; those another live process holds are named
     on ``stream`` and left to it.  A case whose record (``valid_record(rec, case_id)``) another
     process stored since the caller looked is not run again."""
+    # a killed run's claims, stored cases' included, are cleared (as clean_partial clears its .tmp)
+    for path in Path(folder).glob(f".*{SUFFIX}"):
+        owner = _read(path)
+        if _stale(owner):
+            _remove_stale(path, owner)
     mine, busy = [], []
     for case in cases:
         path = _path(folder, case.case_id)

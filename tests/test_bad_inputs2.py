@@ -232,6 +232,7 @@ def test_a_live_claim_is_left_to_its_owner_and_a_dead_ones_is_taken(tmp_path):
     (tmp_path / ".live.claim").write_text(json.dumps({"pid": os.getppid(), "host": host}))
     (tmp_path / ".dead.claim").write_text(json.dumps({"pid": int(dead), "host": host}))
     (tmp_path / ".away.claim").write_text(json.dumps({"pid": int(dead), "host": host + "-elsewhere"}))
+    (tmp_path / ".stored.claim").write_text(json.dumps({"pid": int(dead), "host": host}))  # a killed run's
     cases = [_Case(c) for c in ("live", "dead", "away", "free")]
     mine = claims.claim(tmp_path, cases, valid_record, stream=open(os.devnull, "w"))
     assert [c.case_id for c in mine] == ["dead", "free"]
