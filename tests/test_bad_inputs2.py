@@ -35,6 +35,11 @@ FILES2 = {
                          domain=(-3, -1), xstar=lambda n: np.ones(n), fstar=lambda n: 0.0)
     """,
     "exits.py": "raise SystemExit(0)\n",
+    # a definition file beside its weights, run from another folder
+    "sub/surrogate.py": """
+        from gpubench.models import network_from_file
+        S = network_from_file("s", "w.npz", domain=(-1, 1))
+    """,
 }
 
 LEVY = ["--backend", "cpu", "--split-dims", "2"]
@@ -102,6 +107,8 @@ GOOD2 = [
     (17, ["methods", "lbfgsb_gpu"]),
     (17, ["methods", "nelder-mead"]),
     (17, ["minimize", "levy", "--dim", "2", "--method", "nelder_mead", "--backend", "cpu", "--set", "runs=1"]),
+    # 20: a surrogate's weights are found beside its definition file, not in the current folder
+    (20, ["eval", "sub/surrogate.py:S", "--dim", "2", "--x", "0"]),
 ]
 
 
@@ -123,7 +130,9 @@ def _checkpoint(path):
 
 def _scratch2(tmp_path):
     for name, text in FILES2.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(text))
+    np.savez(tmp_path / "sub" / "w.npz", W1=[[0.5, -0.25]], b1=[0.125], W2=[[2.0]], b2=[0.0])
     os.mkfifo(tmp_path / "fifo")
     _checkpoint(tmp_path / "mixed.npz")
 
@@ -255,3 +264,12 @@ def test_second_process_leaves_a_claimed_case(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "another process" in p.stdout and "0 case(s) run" in p.stdout, p.stdout
     assert not list(folder.glob("*.json"))
+
+
+# ---------------------------------------------------------------- item 20: `reproduce NAME --list`
+def test_reproduce_list_of_one_experiment(tmp_path, monkeypatch, capsys):
+    from gpubench.cli import main
+    monkeypatch.setenv("GPUBENCH_RESULTS", str(tmp_path))
+    assert main(["reproduce", "tableS2", "--list"]) == 0
+    rows = [ln.split()[0] for ln in capsys.readouterr().out.splitlines()[1:-1]]
+    assert rows == ["tableS2"]
