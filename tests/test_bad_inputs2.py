@@ -273,3 +273,57 @@ def test_reproduce_list_of_one_experiment(tmp_path, monkeypatch, capsys):
     assert main(["reproduce", "tableS2", "--list"]) == 0
     rows = [ln.split()[0] for ln in capsys.readouterr().out.splitlines()[1:-1]]
     assert rows == ["tableS2"]
+
+
+# ---------------------------------------------------------------- item 19: what a run prints
+def _printed(result, **kw):
+    import contextlib
+    import io
+    from gpubench.commands import _result
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        _result.show(result, False, **kw)
+    return out.getvalue()
+
+
+def test_printed_seconds_split_compilation_from_the_run():
+    from gpubench.result import OptimizeResult
+    r = OptimizeResult("levy", 2, "tron-gpu", x=np.ones(2), fun=0.0, seconds=0.001)
+    text = _printed(r, wall=15.0)
+    assert "0.00 s solving + 15.00 s compiling" in text, text
+    assert "compiling" not in _printed(r, wall=0.002)
+
+
+def test_a_rigorous_method_without_regions_shows_its_point():
+    """subdomain-bnb certifies a gap, keeps no regions: it printed "0 output region(s)" and no x."""
+    from gpubench.result import OptimizeResult
+    r = OptimizeResult("levy", 2, "subdomain-bnb", x=np.array([1.0, 1.0]), fun=0.0, glb=-0.01, gub=0.0,
+                       iterations=7, seconds=0.5)
+    text = _printed(r, wall=0.5)
+    assert "output region" not in text and "at x = (1, 1)" in text and "[GLB, GUB]" in text, text
+
+
+def test_de_gpu_one_run_summary_reads_as_one_run():
+    from gpubench.methods import minimize
+    r = minimize("levy", 2, method="de-gpu", backend="cpu", runs=1, max_evaluations=200)
+    assert r.message.startswith("one run: did not reach error < 1e-08; it spent max_evaluations"), r.message
+
+
+# ---------------------------------------------------------------- item 20: the README's example runs as written
+def test_readme_python_example_prints_what_it_shows(tmp_path):
+    """The snippet after mine.py printed nothing (bare expressions); it now prints, and the README
+    shows its output.  Numbers are compared to 1e-6: libm's cos may differ in the last bits."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = re.findall(r"```(\w*)\n(.*?)```", text, re.S)
+    k = next(i for i, (_, b) in enumerate(blocks) if b.startswith("# mine.py"))
+    (tmp_path / "mine.py").write_text(blocks[k][1])
+    assert blocks[k + 1][0] == "python" and blocks[k + 2][0] == ""
+    p = subprocess.run([sys.executable, "-c", blocks[k + 1][1]], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    number = r"-?\d+\.?\d*(?:e[-+]\d+)?"
+    got = [float(v) for v in re.findall(number, p.stdout)]
+    want = [float(v) for v in re.findall(number, blocks[k + 2][1])]
+    assert len(got) == len(want) and np.allclose(got, want, rtol=1e-6, atol=1e-10), p.stdout
