@@ -127,7 +127,7 @@ def method_needs(name, dim, settings, backend="cpu"):
         subregions = float(get("parts", 2)) ** split
         samples = int(get("samples", 1))
         # every subregion of an iteration kept as lo, hi rows; the uncut tables per sample
-        check_work(f"--samples {samples}" if samples * n > subregions * n else dim_arg,
+        check_work(f"--samples {samples}" if samples > subregions else dim_arg,
                    subregions * (samples + 1) * n, backend)
         return [(dim_arg, 2 * F64 * subregions * n + 64 * F64 * n),
                 (f"--samples {samples}", 4 * F64 * (samples + 1) * n)]
@@ -138,10 +138,11 @@ def method_needs(name, dim, settings, backend="cpu"):
             per = F64 * (n * (2 * m + 12) + 4 * m * m + 64)
         else:  # the Hessian, its Cholesky factor and the CG vectors of every start
             per = F64 * (3 * n * n + 20 * n + 64)
-        return [(f"--set starts={starts}" if starts * per > per * 1000 else dim_arg, starts * per)]
+        return [(f"--set starts={starts}" if starts > 1000 else dim_arg, starts * per)]
     if name == "de-gpu":
         pop, runs = int(get("np", 50)), int(get("runs", 1))
-        return [(f"--set np={pop}" if pop > n else dim_arg, 4 * F64 * pop * runs * (n + 2))]
+        arg = f"--set runs={runs}" if runs > max(pop, n) else f"--set np={pop}" if pop > n else dim_arg
+        return [(arg, 4 * F64 * pop * runs * (n + 2))]
     if name == "subdomain-bnb":
         sub = int(get("subdomains", 1))
         return [(f"--set subdomains={sub}" if sub > n else dim_arg, 8 * F64 * sub * (n + 4))]
