@@ -116,13 +116,18 @@ def check_workers(workers, option="--workers"):
 
 
 # ---------------------------------------------------------------- per command
-def method_needs(name, dim, settings, backend="cpu"):
-    """``[(argument, bytes)]`` for a run of method ``name`` in ``dim`` dimensions."""
+def method_needs(dim, settings, backend="cpu"):
+    """``[(argument, bytes)]`` for a run in ``dim`` dimensions with ``settings``.
+
+    Read from the settings a method declares (a partition, starts, a population, subdomains),
+    not from its name: a method names itself in its own module only.
+    """
     s = settings
     n = dim
     dim_arg = f"--dim {dim}"
     get = lambda k, d=None: getattr(s, k, d)  # noqa: E731
-    if name == "interval":
+    has = lambda *ks: all(hasattr(s, k) for k in ks)  # noqa: E731
+    if has("split_dims", "parts", "samples"):
         split = min(int(get("split_dims", 1)), n)
         subregions = float(get("parts", 2)) ** split
         samples = int(get("samples", 1))
@@ -131,29 +136,29 @@ def method_needs(name, dim, settings, backend="cpu"):
                    subregions * (samples + 1) * n, backend)
         return [(dim_arg, 2 * F64 * subregions * n + 64 * F64 * n),
                 (f"--samples {samples}", 4 * F64 * (samples + 1) * n)]
-    if name in ("lbfgsb-gpu", "tron-gpu"):
+    if has("starts"):
         starts = int(get("starts", 1))
-        if name == "lbfgsb-gpu":
+        if has("m"):  # limited memory: m pairs of vectors a start
             m = int(get("m", 5))
             per = F64 * (n * (2 * m + 12) + 4 * m * m + 64)
         else:  # the Hessian, its Cholesky factor and the CG vectors of every start
             per = F64 * (3 * n * n + 20 * n + 64)
         return [(f"--set starts={starts}" if starts > 1000 else dim_arg, starts * per)]
-    if name == "de-gpu":
+    if has("np"):
         pop, runs = int(get("np", 50)), int(get("runs", 1))
         arg = f"--set runs={runs}" if runs > max(pop, n) else f"--set np={pop}" if pop > n else dim_arg
         return [(arg, 4 * F64 * pop * runs * (n + 2))]
-    if name == "subdomain-bnb":
+    if has("subdomains"):
         sub = int(get("subdomains", 1))
         return [(f"--set subdomains={sub}" if sub > n else dim_arg, 8 * F64 * sub * (n + 4))]
     # SciPy's methods: a few vectors, and trust_constr's and trust_region's n x n matrices
     return [(dim_arg, F64 * (4 * n * n + 64 * n))]
 
 
-def check_method(name, dim, settings):
+def check_method(dim, settings):
     backend = getattr(settings, "backend", "cpu")
     device = backend == "cuda" or (backend == "auto" and _gpu())
-    check(method_needs(name, dim, settings, "cuda" if device else "cpu"), device=device)
+    check(method_needs(dim, settings, "cuda" if device else "cpu"), device=device)
 
 
 def _gpu():

@@ -74,7 +74,7 @@ def run(args):
     given = {k: getattr(typed, k) for k in text}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
-    check_method(method.name, args.dim, settings)
+    check_method(args.dim, settings)
     fn = functions.get(args.function)
     note = None
     backends = method.backends

@@ -54,7 +54,7 @@ def run(args):
     given = {k: given[k] for k in typed}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
-    check_method(method.name, args.dim, settings)
+    check_method(args.dim, settings)
     progress = Progress()
     t0 = time.perf_counter()
     result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
