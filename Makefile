@@ -7,10 +7,12 @@ export GPUBENCH_CACHE ?= $(CURDIR)/.cache
 
 .PHONY: demo test bench nightly report clean
 
+# PYTHONWARNINGS: setuptools' "Editable installation" notice (gpubench/ is in the current folder,
+# as it must be in a checkout) would be the only output of a quiet install
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=23"
-	$(BIN)/python -m pip install --quiet -e ".[test,scale,bench]"
+	PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet -e ".[test,scale,bench]"
 	touch $(STAMP)
 
 # Set up the virtual environment only.
@@ -49,15 +51,21 @@ bench: $(STAMP)
 
 # Full set, results of the HEAD commit saved under results/asv/<machine>/, HTML published to
 # reports/asv/.  `make nightly PUBLISH_ONLY=1` only publishes what results/asv/ holds.
+# results/asv/ and reports/asv/ are the GPU host's, tracked: on any other machine (an ASV_MACHINE
+# not named gpuhost-*) both go to .asv/nightly/ instead, so a CPU run leaves them alone.
+WARM ?= $(BIN)/python -m benchmarks.tools warm >/dev/null
 nightly: $(STAMP)
-ifndef PUBLISH_ONLY
-	$(BIN)/python -m benchmarks.tools warm >/dev/null
-	$(ASV) machine --yes --machine "$(ASV_MACHINE)" >/dev/null
-	$(ASV) run --python=same --set-commit-hash "$$(git rev-parse HEAD)" --show-stderr \
-	    --machine "$(ASV_MACHINE)" $(NIGHTLY_ARGS); rc=$$?; $(ASV) publish; exit $$rc
-else
-	$(ASV) publish
-endif
+	@m="$(ASV_MACHINE)"; case "$$m" in \
+	  gpuhost-*) conf=asv.conf.json ;; \
+	  *) conf=$$($(BIN)/python -m benchmarks.tools conf .asv/nightly/asv.conf.json \
+	         --results .asv/nightly/results --html .asv/nightly/html) || exit 1; \
+	     echo "make nightly: $$m is not a GPU host; results and HTML go to .asv/nightly/" ;; \
+	esac; \
+	if [ -n "$(PUBLISH_ONLY)" ]; then exec $(ASV) publish --config "$$conf"; fi; \
+	$(WARM) && $(ASV) machine --yes --machine "$$m" >/dev/null || exit 1; \
+	$(ASV) run --config "$$conf" --python=same --set-commit-hash "$$(git rev-parse HEAD)" \
+	    --show-stderr --machine "$$m" $(NIGHTLY_ARGS); rc=$$?; \
+	$(ASV) publish --config "$$conf"; exit $$rc
 
 # Benchmark BASE and TARGET (default HEAD~1, HEAD) in this Python; exit 1 if any benchmark is
 # worse by more than FACTOR.  e.g. make compare BASE=v0.1 BENCH='CpuSweep|CpuSolve'

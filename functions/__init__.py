@@ -96,6 +96,8 @@ def load_file(path, attr):
         spec.loader.exec_module(module)
     except DefinitionError as exc:  # already one line, naming the construct and the term
         raise InputError(f"{path}: {exc}") from None
+    except SystemExit as exc:  # sys.exit() at import would end gpubench silently, with its code
+        raise InputError(f"cannot load {path}: it calls exit ({exc.code!r}) when imported") from None
     except Exception as exc:  # the user's file: report, don't crash
         raise InputError(f"cannot load {path}: {type(exc).__name__}: {exc}") from None
     defn = getattr(module, attr, None)

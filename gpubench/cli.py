@@ -3,6 +3,7 @@
 Every user error ends in one line on stderr, ``gpubench: error: ...``, and exit
 code 2; never a traceback.
 """
+import errno
 import os
 import sys
 import threading
@@ -13,6 +14,7 @@ from .device import phase
 from .errors import InputError
 
 EXIT_USAGE = 2
+_DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 _FAST_EXIT = []  # set by main() when the command that ran declares FAST_EXIT and succeeded
 
 # in the order `gpubench --help` lists them
@@ -57,6 +59,12 @@ def main(argv=None):
     except BrokenPipeError:  # `gpubench ... | head`: the reader left; nothing more to say
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full or read-only disk met outside the atomic writer (a cache, a figure)
+        if exc.errno not in _DISK_ERRORS:
+            raise
+        print(f"gpubench: error: {exc.strerror}" + (f": {exc.filename}" if exc.filename else ""),
+              file=sys.stderr)
+        return EXIT_USAGE
 
 
 def entry():

@@ -11,7 +11,9 @@ Every method and command speaks of backends with the same three words:
 Nothing here imports numba at module import time, so ``gpubench --help`` stays fast.
 """
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 import time
 from contextlib import contextmanager
@@ -242,6 +244,7 @@ def check_writable_file(path, what="output file"):
     p = Path(path)
     if p.exists() and p.is_dir():
         raise InputError(f"{what} {str(path)!r} is a directory, not a file")
+    _refuse_special(os.path.realpath(p), what, shown=path)
     parent = p.parent if str(p.parent) else Path(".")
     if parent.exists() and not parent.is_dir():
         raise InputError(f"{what} {str(path)!r}: {str(parent)!r} is not a directory")
@@ -269,19 +272,48 @@ def check_writable_dir(path, what="output folder"):
     return p
 
 
+def _refuse_special(path, what="output file", shown=None):
+    """A device, FIFO or socket is never replaced by a regular file (``--regions /dev/full``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(f"{what} {str(shown or path)!r} is a special file (a device, FIFO or socket), "
+                         f"not a regular file")
+
+
+def _new_file_mode(path):
+    """The mode a plain ``open(path, "w")`` would give: the old file's, else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def atomic_write(path, data, fsync=True):
     """Write ``data`` (str, bytes, or a callable taking a binary file) to ``path`` atomically.
 
     The data goes to a temporary file in the same folder, is flushed and
     fsynced, and is renamed into place with ``os.replace``: a reader (or a
     resume after ``kill -9``) sees the old file or the new one, never a part.
-    The temporary file is removed if writing fails.
+    The temporary file is removed if writing fails.  A symlink is followed
+    (its target is written, the link stays), a special file is refused, and the
+    file gets the mode ``open`` would give it (mkstemp's is 0600).  A full or
+    read-only disk is one line naming the file.
     """
-    path = os.path.abspath(os.fspath(path))
+    path = os.path.realpath(os.fspath(path))
+    _refuse_special(path)
     directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise _disk_error(path, exc) from None
+    try:
+        os.fchmod(fd, _new_file_mode(path))
         with os.fdopen(fd, "wb") as fh:
             if callable(data):
                 data(fh)
@@ -291,13 +323,25 @@ def atomic_write(path, data, fsync=True):
             if fsync:
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.errno in _DISK_ERRORS:
+            raise _disk_error(path, exc) from None
         raise
     return path
+
+
+# the machine's state, not a bug: one line (`reproduce --results DIR` on a full disk)
+_DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG)
+
+
+def _disk_error(path, exc):
+    if exc.errno not in _DISK_ERRORS:
+        return exc
+    return InputError(f"cannot write {path}: {exc.strerror or exc}")
 
 
 def remove_stale_temporaries(path):

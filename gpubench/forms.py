@@ -53,15 +53,41 @@ class TestFunction:
         return n
 
     def bounds(self, n):
+        """The domain at ``n``: lo < hi and finite in every coordinate (every method samples or
+        splits it), else one line naming the function and the coordinate."""
         n = self._dim(n)
-        lo, hi = self.definition.bounds(n)
-        return np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
+        lo, hi = (self._numbers("domain", v, n) for v in self.definition.bounds(n))
+        for k in range(n):
+            if not (np.isfinite(lo[k]) and np.isfinite(hi[k])):
+                raise InputError(f"{self.name}: its domain is not finite in coordinate {k + 1} "
+                                 f"({float(lo[k])!r}, {float(hi[k])!r}); the methods need a bounded box")
+            if not lo[k] < hi[k]:
+                raise InputError(f"{self.name}: its domain is empty in coordinate {k + 1}: "
+                                 f"lo={float(lo[k])!r} is not below hi={float(hi[k])!r}")
+        return lo, hi
 
     def xstar(self, n):
-        return np.asarray(self.definition.xstar(self._dim(n)), dtype=np.float64)
+        return self._numbers("xstar(n)", self.definition.xstar(self._dim(n)), None)
 
     def fstar(self, n):
-        return float(self.definition.fstar(self._dim(n)))
+        return float(self._numbers("fstar(n)", self.definition.fstar(self._dim(n)), ()))
+
+    def _numbers(self, what, value, n):
+        """A user's ``domain``, ``xstar`` or ``fstar`` as float64 (shape ``(n,)``, or a scalar for ``()``)."""
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError(f"{self.name}: {what} returned {value!r}, not numbers") from None
+        if n == ():
+            if a.shape != ():
+                raise InputError(f"{self.name}: {what} returned shape {a.shape}, not one number")
+            return a
+        if n is not None:
+            a = np.broadcast_to(a, (n,)) if a.ndim == 0 else a
+            if a.shape != (n,):
+                raise InputError(f"{self.name}: {what} has shape {a.shape}, not ({n},)")
+            a = np.array(a)
+        return a
 
     def params(self, n):
         """Per-coordinate parameters as a ``(len(params), n)`` float64 array."""

@@ -12,6 +12,7 @@ arrays define, with no decimal rounding in between.  Paper 001 (section 4) optim
 such surrogates: dense tanh layers over all inputs.
 """
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -90,7 +91,15 @@ def network(name, layers, domain, activation="tanh", title=None, source="user we
 
 
 def network_from_file(name, path, domain, activation="tanh", **kw):
-    """:func:`network` from weights ``W1, b1, W2, b2, ...`` in ``path`` (npz or JSON)."""
+    """:func:`network` from weights ``W1, b1, W2, b2, ...`` in ``path`` (npz or JSON).
+
+    A relative ``path`` is read beside the file that calls this (a definition file and its
+    weights travel together: ``gpubench eval sub/surrogate.py:S`` works from any folder); from
+    an interactive session, against the current folder.
+    """
+    caller = sys._getframe(1).f_globals.get("__file__")
+    if caller and not Path(path).is_absolute():
+        path = Path(caller).resolve().parent / path
     w = load_weights(path)
     layers = []
     k = 1

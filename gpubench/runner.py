@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import claims
 from .device import atomic_write, check_writable_dir, visible_gpus
 from .errors import InputError
 
@@ -346,17 +347,25 @@ def valid_record(rec, case_id=None):
 
 
 def load_records(folder):
-    """Every complete, well-formed record in ``folder`` (any other file is skipped, so it is re-run)."""
+    """Every complete, well-formed record in ``folder``.  Any other ``.json`` file there is named on
+    stderr (once per process) and its case counts as missing, so it is re-run."""
     out = []
     for p in sorted(Path(folder).glob("*.json")):
         try:
             with open(p) as fh:
                 rec = json.load(fh)
         except (OSError, ValueError):
-            continue
+            rec = None
         if valid_record(rec, p.stem):
             out.append(rec)
+        elif str(p) not in _WARNED:
+            _WARNED.add(str(p))
+            print(f"gpubench: warning: {p} is not a complete record (truncated or edited); its case "
+                  f"counts as missing", file=sys.stderr)
     return out
+
+
+_WARNED = set()
 
 
 def stored_cases(folder):
@@ -526,6 +535,7 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     if skipped:
         print(f"{experiment.id} ({variant}): {skipped} of {len(cases)} case(s) already stored in {folder}, skipped",
               file=stream, flush=True)
+    pending = claims.claim(folder, pending, valid_record, stream)
     if not pending:
         return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
     bar = _progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
@@ -540,6 +550,7 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
                 bar.finish(case, record)
     finally:
         bar.close()
+        claims.release(folder, pending)
     return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
 
 

@@ -88,3 +88,35 @@ def test_asv_quick_dry_run(asv_env):
     for name in ("CpuPoints.time_points", "CpuIteration.time_iteration"):
         line = next(l for l in out.splitlines() if name in l and "···" in l)
         assert line.rstrip().endswith("ok"), line
+
+
+@pytest.mark.parametrize("machine,gpu_host", [("somecpu", False), ("gpuhost-NVIDIA-H200", True)])
+def test_nightly_writes_the_tracked_graphs_only_on_a_gpu_host(tmp_path, machine, gpu_host):
+    """`make nightly` on a CPU once rewrote reports/asv/ and results/asv/ (the GPU host's graphs,
+    tracked): elsewhere than on a gpuhost-* machine its results and HTML go to .asv/nightly/.
+    asv itself is a stand-in that logs its arguments and the folders of the config it is given."""
+    import shutil
+    if shutil.which("make") is None or not (ROOT / ".venv" / ".installed-stamp").exists():
+        pytest.skip("needs make and the checkout's .venv")
+    log = tmp_path / "asv.log"
+    fake = tmp_path / "asv"
+    fake.write_text(f"#!{sys.executable}\n"
+                    "import json, re, sys\n"
+                    "a = sys.argv[1:]\n"
+                    "dirs = ''\n"
+                    "if '--config' in a:\n"
+                    "    text = open(a[a.index('--config') + 1]).read()\n"
+                    "    d = json.loads(re.sub(r'(?m)^\\s*//.*$', '', text))\n"
+                    "    dirs = ' results=' + d['results_dir'] + ' html=' + d['html_dir']\n"
+                    f"open({str(log)!r}, 'a').write(a[0] + dirs + '\\n')\n")
+    fake.chmod(0o755)
+    p = subprocess.run(["make", "-s", "-o", ".venv/.installed-stamp", "nightly", f"ASV={fake}", f"ASV_MACHINE={machine}", "WARM=true"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    calls = log.read_text().splitlines()
+    writes = [c for c in calls if c.split()[0] in ("run", "publish")]
+    assert [c.split()[0] for c in writes] == ["run", "publish"], calls
+    for c in writes:
+        assert "results=" in c, f"asv {c}: no --config, so asv.conf.json's folders"
+        tracked = "results/asv" in c and "reports/asv" in c
+        assert tracked == gpu_host, c

@@ -55,3 +55,18 @@ def test_the_check_sees_a_file_outside_the_globs(tmp_path):
     assert _shipped(tmp_path / "a.toml", rules)
     assert not _shipped(tmp_path / "sub" / "a.toml", rules)  # setuptools globs do not descend
     assert not _shipped(tmp_path / "a.npz", rules)
+
+
+def test_every_data_folder_is_a_declared_package():
+    """A folder Python can import (any folder, as a namespace package) but ``packages`` leaves out
+    makes setuptools print a 40-line "Package would be ignored" warning on every ``make .venv``."""
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    declared = set(conf["packages"])
+    undeclared = []
+    for pkg, top in (("gpubench.functions", "functions"), ("gpubench.experiments", "experiments")):
+        for d in sorted((ROOT / top).rglob("*")):
+            if d.is_dir() and "__pycache__" not in d.parts and any(f.is_file() for f in d.iterdir()):
+                name = ".".join([pkg, *d.relative_to(ROOT / top).parts])
+                if name not in declared:
+                    undeclared.append(name)
+    assert not undeclared, f"declare in [tool.setuptools] packages: {undeclared}"

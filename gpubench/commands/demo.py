@@ -20,6 +20,8 @@ def add_arguments(p):
 def run(args):
     from .. import demo
     from ..device import check_writable_dir
+    from ..resources import check_workers
+    check_workers(args.workers)
     for opt in ("results", "reports"):
         if getattr(args, opt):
             check_writable_dir(getattr(args, opt), f"--{opt}")

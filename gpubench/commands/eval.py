@@ -66,6 +66,9 @@ def _parse_box(texts, dim):
 
 def run(args):
     from .. import functions as F
+    from ..resources import check_vectors
+    # the box and its gradient enclosure as arrays, as Python lists and as JSON text
+    check_vectors(args.dim, 400 if args.box is not None else 160)
     fn = F.get(args.function)
     if (args.x is None) == (args.box is None):
         raise InputError("give exactly one of --x (a point) or --box (a box)")

@@ -22,7 +22,9 @@ def _vector_summary(v):
 
 def run(args):
     from .. import functions as F
-    dim = args.dim
+    from ..resources import check_vectors
+    # x*, the bounds and the parameters of one function at a time, and the printed summaries
+    dim = check_vectors(args.dim, 8 * 8)
     rows = []
     for name in F.names():
         fn = F.get(name)

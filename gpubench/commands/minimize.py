@@ -1,4 +1,7 @@
 """``gpubench minimize FUNCTION --dim N --method M [--set KEY=VALUE ...]``: any registered method."""
+import math
+import time
+
 from ..errors import InputError
 from ._args import positive_integer
 
@@ -44,6 +47,7 @@ def interactive_defaults(method, dim, given):
 def run(args):
     from .. import functions, methods
     from ..device import check_writable_file
+    from ..resources import check_method
     from . import _result
     from ._progress import Progress
     method = methods.get(args.method)
@@ -53,6 +57,11 @@ def run(args):
         v = getattr(args, opt)
         if v is None:
             continue
+        if opt == "backend" and opt not in names:
+            # a method without the setting runs on the CPU only: asking for that is no error
+            if v != "cuda" and "cpu" in method.backends:
+                continue
+            raise InputError(f"method {method.name!r} has no {v} backend (it has: {', '.join(method.backends)})")
         if opt not in names:
             raise InputError(f"method {method.name!r} has no {opt} setting")
         if opt in text:
@@ -65,17 +74,23 @@ def run(args):
     given = {k: getattr(typed, k) for k in text}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
+    check_method(args.dim, settings)
     fn = functions.get(args.function)
     note = None
     backends = method.backends
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
         raise InputError(f"method {method.name!r} has no cuda backend")
     progress = Progress()
+    t0 = time.perf_counter()
     if "progress" in method.controls:
         result = method.run(fn, args.dim, settings, progress=progress)
         progress.close()
     else:
         with progress.ticker(method.name):
             result = method.run(fn, args.dim, settings)
+    wall = time.perf_counter() - t0
+    if result.glb is None and result.fun is not None and math.isnan(result.fun):
+        raise InputError(f"{fn.name}: every evaluation of {method.name} was NaN (is the function "
+                         f"defined anywhere in its box?); no answer")
     note = (result.options or {}).get("note") or note
-    return _result.show(result, args.json, args.regions, note=note)
+    return _result.show(result, args.json, args.regions, note=note, wall=wall)

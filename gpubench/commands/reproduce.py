@@ -8,7 +8,8 @@ HELP = "run an experiment (a published table) and store its records"
 
 def add_arguments(p):
     p.add_argument("experiment", nargs="?", help="an experiment id (see --list) or a .toml file")
-    p.add_argument("--list", action="store_true", help="list the experiments and how many cases are stored")
+    p.add_argument("--list", action="store_true", help="list the experiments (or the one named) and how many "
+                   "cases are stored")
     p.add_argument("--quick", action="store_true", help="the quick variant: a CPU in minutes")
     p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default=None,
                    help="override the backend setting of every method entry that has one")
@@ -28,7 +29,9 @@ def _list(args):
     root = results_dir(args.results)
     if root.exists() and not root.is_dir():
         raise InputError(f"--results {str(root)!r} is a file, not a folder")
-    for e in loader.load_all(args.experiments):
+    # `reproduce tableS2 --list`: that experiment's line only
+    chosen = [loader.load(args.experiment, args.experiments)] if args.experiment else loader.load_all(args.experiments)
+    for e in chosen:
         if e.not_implemented:
             rows.append((e.paper or "-", e.id, e.table or "-", "-", "-", "-", f"{e.title} [not implemented yet: {e.not_implemented}]"))
             continue
@@ -60,6 +63,8 @@ def run(args):
         return _list(args)
     if not args.experiment:
         raise InputError("name an experiment (`gpubench reproduce --list` lists them)")
+    from ..resources import check_workers
+    check_workers(args.workers)
     exp = loader.load(args.experiment, args.experiments)
     if exp.not_implemented:
         raise InputError(f"{exp.id} (paper {exp.paper}, Table {exp.table}) is not implemented yet: {exp.not_implemented}")

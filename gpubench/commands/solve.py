@@ -3,6 +3,8 @@
 Its options are the solver's settings (:class:`gpubench.solver.core.Settings`),
 read from that dataclass: defaults and help are stated there once.
 """
+import time
+
 from ._args import positive_integer, positive_number
 
 NAME = "solve"
@@ -34,6 +36,7 @@ def run(args):
     from ..device import check_writable_file, phase
     from ..errors import InputError
     from ..methods import interval
+    from ..resources import check_method
     from . import _result
     from ._progress import Progress
     from .minimize import interactive_defaults
@@ -51,8 +54,10 @@ def run(args):
     given = {k: given[k] for k in typed}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
+    check_method(args.dim, settings)
     progress = Progress()
+    t0 = time.perf_counter()
     result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
                         resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()
-    return _result.show(result, args.json, args.regions)
+    return _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0)

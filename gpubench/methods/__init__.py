@@ -75,6 +75,9 @@ def _discover():
                 spec.loader.exec_module(mod)
             except InputError:
                 raise
+            except SystemExit as exc:  # sys.exit() at import would end gpubench silently
+                raise InputError(f"{path}: cannot load the method module: it calls exit ({exc.code!r}) "
+                                 f"when imported") from None
             except Exception as exc:
                 raise InputError(f"{path}: cannot load the method module: "
                                  f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
@@ -99,15 +102,26 @@ def get(name):
         return name
     _discover()
     try:
-        return _METHODS[name]
-    except (KeyError, TypeError):
+        return _METHODS[_spelling(name)]
+    except (KeyError, TypeError, AttributeError):
         raise InputError(f"unknown method {name!r}; known: {', '.join(sorted(_METHODS))}") from None
+
+
+def _spelling(name):
+    """The registered name of ``name``: ``lbfgsb_gpu`` is ``lbfgsb-gpu``, ``nelder-mead`` is
+    ``nelder_mead`` (experiment files key their entries with underscores, the CLI lists hyphens)."""
+    if name in _METHODS:
+        return name
+    for other in (name.replace("_", "-"), name.replace("-", "_")):
+        if other in _METHODS:
+            return other
+    return name
 
 
 def is_rigorous(name):
     """Whether the method ``name`` declares itself rigorous; None when it is not registered here."""
     _discover()
-    m = _METHODS.get(name)
+    m = _METHODS.get(_spelling(name)) if isinstance(name, str) else None
     return None if m is None else m.rigorous
 
 

@@ -603,8 +603,12 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_ou
                "run_success": succ, "success_rate": sum(succ) / R, "status_meaning": STATUS, **history_extra}
     history["trace"] = trace.close(int(evals.sum()))
     converged = bool(np.all(status < 2)) and (not plan.use_target or bool(np.all(status == 0)))
-    msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
-           + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
+    if R == 1:  # "1 reached ...; 1 spent ..." reads as two runs
+        msg = (f"one run: {'reached' if succ[0] else 'did not reach'} error < {plan.s.success_error:g}; "
+               f"it {STATUS[int(status[0])]}")
+    else:
+        msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
+               + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
     return OptimizeResult(
         function=plan.fn.name, dim=plan.D, method="de-gpu", backend=backend, x=xs[b], fun=run_fun[b],
         iterations=max(run_gen), nfev=int(sum(run_nfev)), seconds=seconds, converged=converged, message=msg,

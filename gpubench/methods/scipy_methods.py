@@ -514,7 +514,8 @@ def _multistart(name, one, fn, dim, settings):
     run_fun = [d[2] for d in done]
     iterations = sum(d[3] for d in done)
     cut = sum(1 for d in done if d[5])
-    k_best = min(range(len(done)), key=lambda j: sign * done[j][2])
+    # a NaN run never beats a number (min() keeps whichever NaN it met first)
+    k_best = min(range(len(done)), key=lambda j: math.inf if math.isnan(done[j][2]) else sign * done[j][2])
     best_x, best_f = done[k_best][1], done[k_best][2]
     history = {"run_fun": run_fun, "runs_completed": len(done) - cut, "runs_cut": cut}
     if trace is not None:

@@ -71,6 +71,34 @@ def save(path, search):
     atomic_write(path, lambda fh: np.savez_compressed(fh, meta=np.array(meta), **arrays))
 
 
+_KEYS = ("sidx", "itr", "cyc", "lb", "open", "sel_itr", "sel_lo", "sel_hi", "sel_cyc", "hist_glb", "hist_gub",
+         "hist_size")
+
+
+def _check_consistent(path, arrays, meta, dim):
+    """Arrays that agree with each other and with the stored dimension (an edited or mixed file
+    would otherwise fail deep in the search with a broadcast error)."""
+    def bad(why):
+        return InputError(f"checkpoint {path!r} is inconsistent: {why}")
+    missing = [k for k in _KEYS if k not in arrays]
+    if missing or not isinstance(meta.get("scalars"), dict):
+        raise bad(f"it lacks {missing[0] if missing else 'its scalars'}")
+    nsel = arrays["sel_itr"].shape
+    if len(nsel) != 1:
+        raise bad(f"sel_itr has shape {nsel}")
+    for k in ("sel_lo", "sel_hi"):
+        if arrays[k].shape != (nsel[0], dim):
+            raise bad(f"{k} has shape {arrays[k].shape}, not ({nsel[0]}, {dim}) for n = {dim}")
+    flat = [arrays[k].shape for k in ("sidx", "itr", "cyc", "lb", "open")]
+    if any(len(s) != 1 or s != flat[0] for s in flat):
+        raise bad(f"the region arrays differ in shape ({', '.join(map(str, flat))})")
+    if not np.isin(arrays["itr"], arrays["sel_itr"]).all():
+        raise bad("a region refers to an iteration whose selected box is not stored")
+    hist = {len(arrays[k]) for k in ("hist_glb", "hist_gub", "hist_size")}
+    if len(hist) != 1:
+        raise bad("its history arrays differ in length")
+
+
 def restore(path, search):
     if os.path.isdir(os.path.dirname(os.path.abspath(path))):
         remove_stale_temporaries(path)
@@ -87,6 +115,7 @@ def restore(path, search):
     if got != want:
         diff = ", ".join(f"{k}={got.get(k)!r} (run has {want[k]!r})" for k in want if got.get(k) != want[k])
         raise InputError(f"checkpoint {path!r} was made with other settings: {diff}")
+    _check_consistent(path, arrays, meta, search.dim)
     st = search.state
     st.regions = RegionList.from_flat(arrays["sidx"], arrays["itr"], arrays["cyc"], arrays["lb"],
                                       arrays["open"].astype(bool))
