@@ -829,7 +829,9 @@ def decorators(backend):
         return (njit(cache=True, error_model="numpy"),
                 njit(cache=True, error_model="numpy"))
     from numba import cuda
-    return cuda.jit(device=True), cuda.jit
+    # kernels cached on disk: the generated module is a real file (numba locates its source), named
+    # by the hash of its text, so a changed function or kernel is a new file, never a stale entry
+    return cuda.jit(device=True), cuda.jit(cache=True)
 
 
 def cache_dir():
