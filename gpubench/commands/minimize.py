@@ -65,17 +65,20 @@ def run(args):
     given = {k: getattr(typed, k) for k in text}
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
-    fn = functions.get(args.function)
+    from ..device import phase
+    with phase("function"):  # sympy and the definition (scripts/startup_profile.py)
+        fn = functions.get(args.function)
     note = None
     backends = method.backends
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
         raise InputError(f"method {method.name!r} has no cuda backend")
     progress = Progress()
-    if "progress" in method.controls:
-        result = method.run(fn, args.dim, settings, progress=progress)
-        progress.close()
-    else:
-        with progress.ticker(method.name):
-            result = method.run(fn, args.dim, settings)
+    with phase("method.run"):  # forms, compiling or loading kernels, the solve
+        if "progress" in method.controls:
+            result = method.run(fn, args.dim, settings, progress=progress)
+            progress.close()
+        else:
+            with progress.ticker(method.name):
+                result = method.run(fn, args.dim, settings)
     note = (result.options or {}).get("note") or note
     return _result.show(result, args.json, args.regions, note=note)
