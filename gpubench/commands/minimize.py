@@ -37,8 +37,9 @@ def parse_sets(items):
 
 
 def interactive_defaults(method, dim, given):
-    """The defaults a method suggests for a run typed by a user (see ``Method.interactive``)."""
-    return dict(method.interactive(dim, given)) if method.interactive else {}
+    """The defaults of a run typed by a user (``Method.interactive`` and the interactive time limit)."""
+    from ..methods.base import interactive_values
+    return interactive_values(method, dim, given)
 
 
 def run(args):
