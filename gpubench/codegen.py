@@ -835,9 +835,8 @@ def decorators(backend):
 
 
 def cache_dir():
-    root = os.environ.get("GPUBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpubench")
-    path = Path(root) / "generated"
+    from .cache import folder  # the one definition of the folder (gpubench cache shows and clears it)
+    path = folder()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
