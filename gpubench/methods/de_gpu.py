@@ -81,6 +81,7 @@ import numpy as np
 
 from ..device import BACKENDS, gpu_available, resolve_backend, simulator
 from ..errors import InputError
+from ..monitor import stop_word
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
 from .trace import Trace
@@ -207,10 +208,11 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_ou
     converged = bool(np.all(status < 2)) and (not plan.use_target or bool(np.all(status == 0)))
     msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
            + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
+    stop = "time_limit" if (status == 2).any() else ("target" if (status == 0).all() else "evaluations")
     return OptimizeResult(
         function=plan.fn.name, dim=plan.D, method="de-gpu", backend=backend, x=xs[b], fun=run_fun[b],
         iterations=max(run_gen), nfev=int(sum(run_nfev)), seconds=seconds, converged=converged, message=msg,
-        status=status, history=history, timing=timing, options=options)
+        status=status, stop=stop_word(stop), history=history, timing=timing, options=options)
 
 
 def _options(plan, backend, extra):

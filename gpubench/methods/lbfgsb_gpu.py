@@ -111,7 +111,7 @@ def _run(fn, dim, s):
         converged=bool(status[b] == 0) and run == s.starts,
         message=(f"best of {run} start(s): {counts[0]} converged, {counts[1]} at a limit, {counts[2]} abnormal"
                  + stopped),
-        status=status, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
+        status=status, stop=batched.stop(s, run, status), history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
                                 "best_start": b, "trace": trace.close(int(nfev.sum())), **done},
         timing={"solve": seconds}, options=options)
 

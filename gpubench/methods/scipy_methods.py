@@ -531,7 +531,7 @@ def _multistart(name, one, fn, dim, settings):
         iterations=iterations, nfev=nfev, njev=njev, seconds=seconds, converged=len(done) - cut == runs,
         message=f"best of {len(done)} of {runs} run(s)" + ("" if len(done) - cut == runs else
                                                            f" (stopped at time_limit{'; the last one cut' if cut else ''})"),
-        history=history, options=options)
+        stop="time_limit" if len(done) - cut < runs else "completed", history=history, options=options)
 
 
 def _declare(name, settings, one, summary):

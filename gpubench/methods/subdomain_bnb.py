@@ -464,6 +464,8 @@ def run(fn, dim, s):
         glb=_f(lo_b), gub=_f(hi_b), iterations=out["iterations"], nfev=search.nfev, njev=search.njev,
         seconds=out["seconds"], converged=out["status"] in ("converged", "infeasible"),
         message=messages[out["status"]], status=out["status"], history=hist,
+        stop={"converged": "converged", "infeasible": "converged", "node_limit": "nodes",
+              "time_limit": "time_limit"}[out["status"]],
         timing={"lower_bounding_seconds": search.lb_seconds, "total_seconds": out["seconds"],
                 "root_lower_bound": None if root is None else sign * root,
                 "open_nodes": out["open_nodes"]},

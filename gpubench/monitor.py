@@ -1,0 +1,43 @@
+"""One vocabulary for why a run stopped, and one time limit (issue 25, item 3; EvoX's split).
+
+A method's algorithm never owns a clock of its own: it asks a :class:`Deadline` (made from its
+``time_limit`` setting when the run starts) whether time is up, at the points where it can stop
+(between launches, rounds, iterations or nodes), and says why it stopped with one of
+:data:`STOPS` in ``OptimizeResult.stop``; the command line and the records read that word.
+"""
+import time
+
+# why a run stopped: the budget or the test that ended it
+STOPS = {
+    "converged": "the method's convergence test held (tolerances met, gap closed, every start converged)",
+    "completed": "every run ran to its own end (its method's test or limit; SciPy's runs)",
+    "target": "the target error was reached",
+    "evaluations": "the evaluation budget was spent",
+    "iterations": "the iteration limit (per start, or of the search) was reached",
+    "nodes": "the node limit was reached",
+    "time_limit": "the time limit was reached",
+    "interrupted": "Ctrl-C (SIGINT) ended the run",
+    "failed": "the method could not go on (a numerical failure, or no start converged)",
+}
+
+
+def stop_word(word):
+    """``word`` checked against :data:`STOPS` (a method's typo fails loudly, in tests)."""
+    if word not in STOPS:
+        raise ValueError(f"unknown stop reason {word!r}; one of {', '.join(STOPS)}")
+    return word
+
+
+class Deadline:
+    """``time_limit`` seconds (None: no limit) from now, or from ``start`` (a ``perf_counter`` time;
+    a resumed run passes the seconds it had already spent)."""
+
+    def __init__(self, time_limit, start=None):
+        self.time_limit = time_limit
+        self.start = time.perf_counter() if start is None else start
+
+    def elapsed(self):
+        return time.perf_counter() - self.start
+
+    def expired(self):
+        return self.time_limit is not None and self.elapsed() >= self.time_limit
