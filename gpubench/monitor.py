@@ -5,7 +5,11 @@ A method's algorithm never owns a clock of its own: it asks a :class:`Deadline` 
 (between launches, rounds, iterations or nodes), and says why it stopped with one of
 :data:`STOPS` in ``OptimizeResult.stop``; the command line and the records read that word.
 """
+import signal
+import sys
+import threading
 import time
+from contextlib import contextmanager
 
 # why a run stopped: the budget or the test that ended it
 STOPS = {
@@ -41,3 +45,38 @@ class Deadline:
 
     def expired(self):
         return self.time_limit is not None and self.elapsed() >= self.time_limit
+
+
+# ---------------------------------------------------------------- Ctrl-C
+_INTERRUPT = {"requested": False}
+
+
+def interrupted():
+    """Whether Ctrl-C asked the run to stop (only inside :func:`catch_interrupts`)."""
+    return _INTERRUPT["requested"]
+
+
+@contextmanager
+def catch_interrupts():
+    """While a typed-in run is inside: the first Ctrl-C (SIGINT) asks it to stop at its next check
+    (a method that checks returns its best so far, ``stop='interrupted'``, and saves its checkpoint
+    where it keeps one); a second Ctrl-C raises KeyboardInterrupt as usual.  Library calls never
+    enter it, so their runs are not changed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        if _INTERRUPT["requested"]:
+            raise KeyboardInterrupt
+        _INTERRUPT["requested"] = True
+        print("gpubench: stopping at the next check with the best so far (Ctrl-C again to abort)",
+              file=sys.stderr, flush=True)
+
+    old = signal.signal(signal.SIGINT, handler)
+    _INTERRUPT["requested"] = False
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        _INTERRUPT["requested"] = False

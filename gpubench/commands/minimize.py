@@ -74,7 +74,8 @@ def run(args):
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
         raise InputError(f"method {method.name!r} has no cuda backend")
     progress = Progress()
-    with phase("method.run"):  # forms, compiling or loading kernels, the solve
+    from ..monitor import catch_interrupts
+    with phase("method.run"), catch_interrupts():  # forms, kernels (compiled or loaded), the solve
         if "progress" in method.controls:
             result = method.run(fn, args.dim, settings, progress=progress)
             progress.close()
@@ -82,4 +83,5 @@ def run(args):
             with progress.ticker(method.name):
                 result = method.run(fn, args.dim, settings)
     note = (result.options or {}).get("note") or note
-    return _result.show(result, args.json, args.regions, note=note)
+    rc = _result.show(result, args.json, args.regions, note=note)
+    return 130 if result.stop == "interrupted" else rc  # printed with its best point, then as Ctrl-C exits

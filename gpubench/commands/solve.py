@@ -52,7 +52,10 @@ def run(args):
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
     progress = Progress()
-    result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
-                        resume=args.resume, checkpoint_every=args.checkpoint_every)
+    from ..monitor import catch_interrupts
+    with catch_interrupts():  # Ctrl-C: the best so far and its bounds printed, the checkpoint saved
+        result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
+                            resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()
-    return _result.show(result, args.json, args.regions)
+    rc = _result.show(result, args.json, args.regions)
+    return 130 if result.stop == "interrupted" else rc

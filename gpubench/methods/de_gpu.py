@@ -81,7 +81,7 @@ import numpy as np
 
 from ..device import BACKENDS, gpu_available, resolve_backend, simulator
 from ..errors import InputError
-from ..monitor import stop_word
+from ..monitor import interrupted, stop_word
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
 from .trace import Trace
@@ -129,6 +129,11 @@ class DeGpuSettings(MethodSettings):
 # The kernels (gpubench/kernels/de_gpu.py) and CPU twins (gpubench/kernels/de_cpu.py) are real
 # modules, appended to the function's generated module so that numba caches them on disk.
 _DEFAULT_CROSSOVER = "j == jr or u <= CR"
+
+
+def _out_of_time(s, t0):
+    """Past time_limit, or Ctrl-C asked to stop (both end a run as status 2, between launches)."""
+    return (s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit) or interrupted()
 
 
 def _module(fn, backend):
@@ -208,7 +213,7 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_ou
     converged = bool(np.all(status < 2)) and (not plan.use_target or bool(np.all(status == 0)))
     msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
            + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
-    stop = "time_limit" if (status == 2).any() else ("target" if (status == 0).all() else "evaluations")
+    stop = ("interrupted" if interrupted() else "time_limit") if (status == 2).any() else ("target" if (status == 0).all() else "evaluations")
     return OptimizeResult(
         function=plan.fn.name, dim=plan.D, method="de-gpu", backend=backend, x=xs[b], fun=run_fun[b],
         iterations=max(run_gen), nfev=int(sum(run_nfev)), seconds=seconds, converged=converged, message=msg,
@@ -248,7 +253,7 @@ def _run_cpu(plan, note):
     _see(trace, plan, fits, stop, evals, 0)
     g, timed_out = 1, False
     while g <= plan.G and (stop < 0).any():
-        if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+        if _out_of_time(s, t0):
             timed_out = True
             break
         g1 = min(plan.G + 1, g + s.generations_per_launch)
@@ -476,7 +481,7 @@ def _run_cuda(plan, force_paper=False):
                 if not (host_stop < 0).any():
                     g += 1
                     break
-                if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit and g < G:
+                if _out_of_time(s, t0) and g < G:
                     timed_out = True
                     g += 1
                     break
@@ -497,7 +502,7 @@ def _run_cuda(plan, force_paper=False):
             _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), g - 1)
             if not (host_stop < 0).any():
                 break
-            if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit and g <= G:
+            if _out_of_time(s, t0) and g <= G:
                 timed_out = True
                 break
     cuda.synchronize()

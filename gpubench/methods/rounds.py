@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import stop_word
+from ..monitor import interrupted, stop_word
 from .base import setting
 
 
@@ -34,7 +34,7 @@ def launches(s):
     """The start indices of each round to launch, until ``s.time_limit`` (the first always runs)."""
     t0 = time.perf_counter()
     for k, rows in enumerate(np.array_split(np.arange(s.starts), s.rounds)):
-        if k and s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+        if k and ((s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit) or interrupted()):
             return
         yield rows
 
@@ -44,7 +44,7 @@ def stop(s, starts_done, status):
     every start converged (status 0), iterations when some stopped at a limit, failed otherwise."""
     status = np.asarray(status)
     if starts_done < s.starts:
-        return stop_word("time_limit")
+        return stop_word("interrupted" if interrupted() else "time_limit")
     if (status == 0).all():
         return stop_word("converged")
     return stop_word("iterations" if (status == 1).any() else "failed")

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..monitor import interrupted
 from ..solver.kernels import CUT
 from .base import Method, MethodSettings, setting
 
@@ -402,6 +403,9 @@ class SubdomainSearch:
             if time.perf_counter() - t0 > s.time_limit:
                 status = "time_limit"
                 break
+            if interrupted():
+                status = "interrupted"
+                break
             key, _, lo, hi = heapq.heappop(heap)
             it += 1
             if key >= ub - fathom_tol(ub):
@@ -450,7 +454,7 @@ def run(fn, dim, s):
     messages = {"converged": "gap closed within eps_abs/eps_rel",
                 "infeasible": "every node is provably infeasible",
                 "node_limit": f"node limit {s.max_nodes} reached",
-                "time_limit": f"time limit {s.time_limit} s reached"}
+                "time_limit": f"time limit {s.time_limit} s reached", "interrupted": "stopped by Ctrl-C"}
     opts = s.as_dict()
     opts["subdomains_used"] = search.n_sub
     opts["counts_root"] = parts_per_dim(search.hi0 - search.lo0, search.n_sub, s.partition).tolist()
@@ -465,7 +469,7 @@ def run(fn, dim, s):
         seconds=out["seconds"], converged=out["status"] in ("converged", "infeasible"),
         message=messages[out["status"]], status=out["status"], history=hist,
         stop={"converged": "converged", "infeasible": "converged", "node_limit": "nodes",
-              "time_limit": "time_limit"}[out["status"]],
+              "time_limit": "time_limit", "interrupted": "interrupted"}[out["status"]],
         timing={"lower_bounding_seconds": search.lb_seconds, "total_seconds": out["seconds"],
                 "root_lower_bound": None if root is None else sign * root,
                 "open_nodes": out["open_nodes"]},

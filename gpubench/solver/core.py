@@ -48,6 +48,7 @@ import numpy as np
 
 from ..device import phase
 from ..errors import InputError
+from ..monitor import interrupted
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
@@ -148,6 +149,9 @@ class Search:
                 break
             if cfg.time_limit is not None and time.perf_counter() - started >= cfg.time_limit:
                 message, self.stop = "stopped at time_limit", "time_limit"
+                break
+            if interrupted():
+                message, self.stop = "stopped by Ctrl-C", "interrupted"
                 break
             # the first iteration holds what the first launch costs (kernel load or compile, first
             # transfers): timed apart when start-up phases are recorded
