@@ -75,8 +75,34 @@ def catch_interrupts():
 
     old = signal.signal(signal.SIGINT, handler)
     _INTERRUPT["requested"] = False
+    _LATEST.clear()
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, old)
         _INTERRUPT["requested"] = False
+
+
+# ---------------------------------------------------------------- progress
+_LATEST = {}
+
+
+def report(**values):
+    """A method's latest figures for the progress line (``best``; ``glb`` and ``gub`` for a rigorous
+    method), in f's sense.  Cheap (a dict update): called wherever the method already sees them."""
+    _LATEST.update(values)
+
+
+def latest():
+    return dict(_LATEST)
+
+
+def progress_line(label, seconds):
+    """``label: 12.3 s, best 0.25, bounds [0.1, 0.25]`` from what the run reported so far."""
+    v = latest()
+    parts = [f"{label}: {seconds:7.1f} s"]
+    if v.get("best") is not None:
+        parts.append(f"best {v['best']:.10g}")
+    if v.get("glb") is not None and v.get("gub") is not None:
+        parts.append(f"bounds [{v['glb']:.10g}, {v['gub']:.10g}]")
+    return ", ".join(parts)

@@ -62,3 +62,31 @@ def test_the_command_line_prints_the_stop(capsys):
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["stop"] == "evaluations"
     assert np.isfinite(out["fun"])
+
+
+def test_methods_report_their_best_and_bounds_for_the_progress_line():
+    from gpubench import monitor
+    monitor._LATEST.clear()
+    r = methods.get("de-gpu")(functions.get("rastrigin"), 2, **dict(SETTINGS["de-gpu"], max_evaluations=80))
+    assert monitor.latest()["best"] == pytest.approx(r.fun)
+    monitor._LATEST.clear()
+    r = methods.get("subdomain-bnb")(functions.get("rastrigin"), 2, backend="cpu")
+    v = monitor.latest()
+    assert v["glb"] == pytest.approx(r.glb) and v["gub"] == pytest.approx(r.gub) and v["glb"] <= v["gub"]
+
+
+def test_a_run_longer_than_two_seconds_shows_its_best_on_stderr():
+    import io
+    import time
+
+    from gpubench import monitor
+    from gpubench.commands._progress import Progress
+    stream = io.StringIO()
+    monitor._LATEST.clear()
+    with Progress(stream=stream, every=0.1).ticker("de-gpu"):
+        monitor.report(best=0.5, glb=0.25, gub=0.5)
+        time.sleep(1.0)
+        quiet = stream.getvalue()
+        time.sleep(1.6)
+    assert quiet == ""  # nothing in the first ~2 s
+    assert "de-gpu:" in stream.getvalue() and "best 0.5, bounds [0.25, 0.5]" in stream.getvalue()

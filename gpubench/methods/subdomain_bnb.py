@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import interrupted
+from ..monitor import interrupted, report
 from ..solver.kernels import CUT
 from .base import Method, MethodSettings, setting
 
@@ -381,6 +381,10 @@ class SubdomainSearch:
             return max(s.eps_abs, s.eps_rel * abs(u)) if math.isfinite(u) else 0.0
 
         def record(glb):
+            if self.maximise:  # the progress line, in f's sense
+                report(best=-ub if math.isfinite(ub) else None, glb=-ub, gub=-glb)
+            else:
+                report(best=ub if math.isfinite(ub) else None, glb=glb, gub=ub)
             hist["iteration"].append(it)
             hist["glb"].append(glb)
             hist["gub"].append(ub)
