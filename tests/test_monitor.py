@@ -90,3 +90,14 @@ def test_a_run_longer_than_two_seconds_shows_its_best_on_stderr():
         time.sleep(1.6)
     assert quiet == ""  # nothing in the first ~2 s
     assert "de-gpu:" in stream.getvalue() and "best 0.5, bounds [0.25, 0.5]" in stream.getvalue()
+
+
+@pytest.mark.parametrize("name", TIMED)
+def test_every_method_stops_when_ctrl_c_asked_and_says_so(name, monkeypatch):
+    """The flag the first Ctrl-C sets (gpubench.monitor.catch_interrupts) stops every method at its
+    next check, as its time limit would, with stop='interrupted'."""
+    from gpubench import monitor
+    monkeypatch.setitem(monitor._INTERRUPT, "requested", True)
+    values = dict(SETTINGS.get(name, dict(runs=3)), time_limit=600.0)
+    r = methods.get(name)(functions.get("rastrigin"), 2, **values)
+    assert r.stop == "interrupted", (name, r.stop, r.message)
