@@ -846,12 +846,14 @@ def source(defn, backend, extensions=()):
 
     ``extensions`` are further source texts appended to the module, e.g. a
     method's kernels, which then call the forms directly (and are cached with
-    them).
+    them), or functions of this module taking the definition (e.g. :func:`term_forms`),
+    called only when the text is generated: a second process that finds the module in the
+    index derives nothing.
     """
     key = (definition_key(defn), backend)
     if key not in _GENERATED:  # a solver loads the same forms with several extensions
         _GENERATED[key] = _generate(defn, backend)
-    return _GENERATED[key] + "".join("\n\n" + e for e in extensions)
+    return _GENERATED[key] + "".join("\n\n" + (e(defn) if callable(e) else e) for e in extensions)
 
 
 # ---------------------------------------------------------------- the cache of generated sources
@@ -892,7 +894,12 @@ def definition_key(defn):
 def _load_key(defn, backend, extensions):
     h = hashlib.sha256(f"{generator_key()} {definition_key(defn)} {backend}".encode())
     for e in extensions:
-        h.update(b"\0" + e.encode())
+        if callable(e):  # a function of this module: its code is in generator_key, defn in definition_key
+            if getattr(e, "__module__", None) != __name__:
+                raise ValueError(f"a callable extension must be a function of {__name__}, got {e!r}")
+            h.update(b"\0callable " + e.__name__.encode())
+        else:
+            h.update(b"\0" + e.encode())
     return h.hexdigest()[:32]
 
 

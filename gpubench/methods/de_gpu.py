@@ -142,7 +142,8 @@ def _module(fn, backend):
     defn = fn.definition if fn.sense == "min" else fn.definition.negated()
     ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu",
                          [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")])
-    extensions = [codegen.term_forms(defn), ext] if backend == "gpu" else [ext]
+    # term_forms is derived (sympy) only when the module is not in the cache's index
+    extensions = [codegen.term_forms, ext] if backend == "gpu" else [ext]
     return codegen.load(defn, backend, extensions=extensions)
 
 
