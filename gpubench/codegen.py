@@ -30,7 +30,6 @@ per-coordinate parameters (possibly zero rows).
 import functools
 import hashlib
 import importlib.util
-import os
 import sys
 import threading
 from fractions import Fraction
