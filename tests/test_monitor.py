@@ -101,3 +101,13 @@ def test_every_method_stops_when_ctrl_c_asked_and_says_so(name, monkeypatch):
     values = dict(SETTINGS.get(name, dict(runs=3)), time_limit=600.0)
     r = methods.get(name)(functions.get("rastrigin"), 2, **values)
     assert r.stop == "interrupted", (name, r.stop, r.message)
+
+
+def test_the_text_output_says_what_stopped_the_run_and_an_interrupted_one_shows_its_point(capsys):
+    from gpubench.commands import _result
+    from gpubench.result import OptimizeResult
+    r = OptimizeResult(function="levy", dim=2, method="interval", x=np.array([1.0, 2.0]), fun=0.5, glb=0.25,
+                       gub=0.5, stop="interrupted", message="stopped by Ctrl-C")
+    _result.show(r, as_json=False)
+    out = capsys.readouterr().out
+    assert "stopped by: interrupted" in out and "at x = (1, 2)" in out and "[GLB, GUB]" in out
