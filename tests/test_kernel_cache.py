@@ -103,3 +103,32 @@ def test_each_kernel_module_imports_alone(name, tmp_path):
 def test_a_kernel_module_alone_compiles_to_ptx(tmp_path):
     """NVVM compiles the batched L-BFGS-B kernel from its module, with the stand-in forms."""
     _run(PTX_ALONE, tmp_path, cudasim=False)
+
+
+USER_FUNCTION = '''
+from gpubench.definition import Definition, Sum, x, symbols
+S = symbols("S")
+MINE = Definition(name="mine", title="mine", source="a test", terms={S: Sum(x ** 2)}, expr=S + OFFSET,
+                  domain=(-1, 1), xstar=lambda d: [0.0] * d, fstar=lambda d: OFFSET)
+'''
+
+
+def test_a_changed_user_definition_is_never_served_from_the_cache(tmp_path):
+    """The same file, the same name, a new expression: the next process evaluates the new one (the
+    cache is keyed by the definition, and its kernels by the generated file's text), on the CPU forms
+    and on de-gpu's CPU twin with its kernels spliced in."""
+    f = tmp_path / "mine.py"
+    code = r'''
+import json, numpy as np
+from gpubench import functions
+from gpubench.methods import de_gpu
+fn = functions.get(PATH + ":MINE")
+mod = de_gpu._module(fn, "cpu")
+print(json.dumps({"point": fn.point([0.5, 0.5]), "twin": float(mod.point(np.array([0.5, 0.5]), fn.params(2)))}))
+'''.replace("PATH", repr(str(f)))
+    values = []
+    for offset in ("1", "2"):
+        f.write_text("OFFSET = " + offset + "\n" + USER_FUNCTION)
+        values.append(_run(code, tmp_path / "cache", cudasim=True))
+    assert values[0] == {"point": 1.5, "twin": 1.5}
+    assert values[1] == {"point": 2.5, "twin": 2.5}
