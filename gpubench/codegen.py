@@ -30,7 +30,6 @@ per-coordinate parameters (possibly zero rows).
 import functools
 import hashlib
 import importlib.util
-import os
 import sys
 import threading
 from fractions import Fraction
@@ -829,13 +828,14 @@ def decorators(backend):
         return (njit(cache=True, error_model="numpy"),
                 njit(cache=True, error_model="numpy"))
     from numba import cuda
-    return cuda.jit(device=True), cuda.jit
+    # kernels cached on disk: the generated module is a real file (numba locates its source), named
+    # by the hash of its text, so a changed function or kernel is a new file, never a stale entry
+    return cuda.jit(device=True), cuda.jit(cache=True)
 
 
 def cache_dir():
-    root = os.environ.get("GPUBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpubench")
-    path = Path(root) / "generated"
+    from .cache import folder  # the one definition of the folder (gpubench cache shows and clears it)
+    path = folder()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -845,12 +845,14 @@ def source(defn, backend, extensions=()):
 
     ``extensions`` are further source texts appended to the module, e.g. a
     method's kernels, which then call the forms directly (and are cached with
-    them).
+    them), or functions of this module taking the definition (e.g. :func:`term_forms`),
+    called only when the text is generated: a second process that finds the module in the
+    index derives nothing.
     """
     key = (definition_key(defn), backend)
     if key not in _GENERATED:  # a solver loads the same forms with several extensions
         _GENERATED[key] = _generate(defn, backend)
-    return _GENERATED[key] + "".join("\n\n" + e for e in extensions)
+    return _GENERATED[key] + "".join("\n\n" + (e(defn) if callable(e) else e) for e in extensions)
 
 
 # ---------------------------------------------------------------- the cache of generated sources
@@ -891,7 +893,12 @@ def definition_key(defn):
 def _load_key(defn, backend, extensions):
     h = hashlib.sha256(f"{generator_key()} {definition_key(defn)} {backend}".encode())
     for e in extensions:
-        h.update(b"\0" + e.encode())
+        if callable(e):  # a function of this module: its code is in generator_key, defn in definition_key
+            if getattr(e, "__module__", None) != __name__:
+                raise ValueError(f"a callable extension must be a function of {__name__}, got {e!r}")
+            h.update(b"\0callable " + e.__name__.encode())
+        else:
+            h.update(b"\0" + e.encode())
     return h.hexdigest()[:32]
 
 

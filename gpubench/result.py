@@ -18,7 +18,8 @@ class OptimizeResult:
     are proven to hold every global minimiser.  A method that runs many
     independent runs or problems at once gives each one's outcome in
     ``status`` (an integer array, 0 = converged; see the method's docs) and
-    their values in ``history``.
+    their values in ``history``.  ``stop`` says in one word why the run stopped, from the one
+    vocabulary of :data:`gpubench.monitor.STOPS` (``time_limit``, ``evaluations`` ...).
     """
     function: str
     dim: int
@@ -38,6 +39,7 @@ class OptimizeResult:
     converged: bool = False
     message: str = ""
     status: Any = None
+    stop: Optional[str] = None  # why the run stopped: one of gpubench.monitor.STOPS
     history: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)

@@ -1,7 +1,14 @@
-"""Where a new ``gpubench solve`` process spends its time, phase by phase (issue 11, item 2).
+"""Where a new ``gpubench solve`` or ``gpubench minimize --method M`` process spends its time, phase by phase.
 
-    python scripts/startup_profile.py FUNCTION --dim N --backend B [--cold | --cache DIR] [--runs K]
+    python scripts/startup_profile.py FUNCTION --dim N --backend B [--method M ... | --method all]
+                                      [--cold | --cache DIR] [--runs K]
                                       [--out FILE] [--no-importtime] [-- SOLVE OPTIONS]
+
+Without ``--method``: ``gpubench solve`` (issue 11, item 2).  With ``--method M`` (repeatable;
+``all``: every registered method with the backend): ``gpubench minimize FUNCTION --method M``, each
+method in its own cache with ``--cold`` (issue 25, item 4), the output then keyed by method, each run
+with ``wall_minus_solve_s`` (the process's wall time less the method's own ``seconds``) and the phases
+``function`` and ``method.run`` (inside it, those below).
 
 Runs ``python -X importtime -m gpubench solve FUNCTION --dim N --backend B --json [SOLVE OPTIONS]``
 in fresh subprocesses with ``GPUBENCH_PHASES`` set (see :func:`gpubench.device.phase`), and prints
@@ -42,7 +49,7 @@ import time
 from pathlib import Path
 
 # the phases of a run, in the order a solve meets them (any other recorded name is reported too)
-ORDER = ("startup", "function", "cuda.driver", "search.setup", "codegen.source", "codegen.import",
+ORDER = ("startup", "function", "method.run", "cuda.driver", "search.setup", "codegen.source", "codegen.import",
          "cuda.context", "numba.compile_or_load", "search.first_iteration", "search.run", "command",
          "exit")
 
@@ -146,16 +153,28 @@ def breakdown(launched, ended, records, importtime_text=None, solve_json=None):
     if solve_json is not None:
         out["solver_seconds"] = solve_json.get("seconds")
         out["iterations"] = solve_json.get("iterations")
+        if solve_json.get("seconds") is not None:
+            out["wall_minus_solve_s"] = round(out["total_s"] - solve_json["seconds"], 4)
+        out["stop"] = solve_json.get("stop", solve_json.get("message"))
     if importtime_text is not None:
         out["imports"] = import_summary(parse_importtime(importtime_text))
     return out
 
 
 # ---------------------------------------------------------------- runs
-def solve_command(function, dim, backend, extra=(), importtime=True):
+def solve_command(function, dim, backend, extra=(), importtime=True, method=None):
+    how = ["solve"] if method is None else ["minimize"]
     return ([sys.executable] + (["-X", "importtime"] if importtime else [])
-            + ["-m", "gpubench", "solve", function, "--dim", str(dim), "--backend", backend, "--json",
-               *extra])
+            + ["-m", "gpubench", *how, function, "--dim", str(dim)]
+            + ([] if method is None else ["--method", method])
+            + ["--backend", backend, "--json", *extra])
+
+
+def every_method(backend):
+    """The registered methods that run on ``backend`` (all of them for auto)."""
+    from gpubench import methods
+    return [m.name for m in methods.all_methods()
+            if backend == "auto" or backend in m.backends]
 
 
 def run_once(args, env):
@@ -182,6 +201,26 @@ def median(runs):
                          for n in names}}
 
 
+def profile(args, extra, method=None):
+    """The cold and later runs of one command (``gpubench solve``, or ``minimize --method``)."""
+    cmd = solve_command(args.function, args.dim, args.backend, extra, not args.no_importtime, method)
+    # the child inherits this process's folder and paths, so it imports the gpubench imported here
+    env = dict(os.environ)
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = tmp if args.cold else args.cache
+        if cache:
+            env.update(GPUBENCH_CACHE=cache, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
+        labels = (["cold"] if args.cold else []) + [("second" if args.cold else "run")] * args.runs
+        for label in labels:
+            r = run_once(cmd, env)
+            runs.append(dict(r, cache=label))
+            print(f"{(method or 'solve')[:14]:14s} {label:7s} {r['total_s']:7.2f} s  "
+                  + "  ".join(f"{k} {v:.2f}" for k, v in r["phases_s"].items()), file=sys.stderr)
+    return {"command": " ".join(cmd[1:]), "cache": "cold" if args.cold else (args.cache or "the caller's"),
+            "runs": runs, "median_second": median([r for r in runs if r["cache"] != "cold"])}
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = []
@@ -198,28 +237,19 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=2, help="runs (after the cold one with --cold)")
     ap.add_argument("--out", metavar="FILE", help="also write the JSON to FILE")
     ap.add_argument("--no-importtime", action="store_true", help="without -X importtime")
+    ap.add_argument("--method", action="append", default=[],
+                    help="gpubench minimize --method M (repeatable; 'all': every method with the backend)")
     args = ap.parse_args(argv)
 
     from gpubench import environment
     from gpubench.device import atomic_write
 
-    cmd = solve_command(args.function, args.dim, args.backend, extra, not args.no_importtime)
-    # the child inherits this process's folder and paths, so it imports the gpubench imported here
-    env = dict(os.environ)
-    runs = []
-    with tempfile.TemporaryDirectory() as tmp:
-        cache = tmp if args.cold else args.cache
-        if cache:
-            env.update(GPUBENCH_CACHE=cache, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
-        labels = (["cold"] if args.cold else []) + [("second" if args.cold else "run")] * args.runs
-        for label in labels:
-            r = run_once(cmd, env)
-            runs.append(dict(r, cache=label))
-            print(f"{label:7s} {r['total_s']:7.2f} s  " + "  ".join(f"{k} {v:.2f}" for k, v in
-                                                                  r["phases_s"].items()), file=sys.stderr)
-    rec = {"command": " ".join(cmd[1:]), "cache": "cold" if args.cold else (args.cache or "the caller's"),
-           "runs": runs, "median_second": median([r for r in runs if r["cache"] != "cold"]),
-           "environment": environment.capture()}
+    if args.method:
+        names = every_method(args.backend) if args.method == ["all"] else args.method
+        rec = {"function": args.function, "dim": args.dim, "backend": args.backend,
+               "methods": {m: profile(args, extra, m) for m in names}, "environment": environment.capture()}
+    else:
+        rec = dict(profile(args, extra), environment=environment.capture())
     text = json.dumps(rec, indent=1)
     if args.out:
         atomic_write(args.out, text + "\n")

@@ -107,3 +107,27 @@ def test_an_altered_module_file_is_not_used(fresh):
     b = codegen.load(defn, "cpu", EXT)
     assert calls == ["levy", "levy"]
     assert open(b.__file__).read() == text and not hasattr(b, "ALTERED")
+
+
+def test_a_callable_extension_is_derived_only_when_the_module_is_not_in_the_index(fresh, monkeypatch):
+    """de-gpu appends codegen.term_forms as a function: a second process that finds the module in the
+    index does not derive it (no _Structure built), and loads the same text."""
+    calls, new_process, _ = fresh
+    built = []
+    real = codegen._Structure
+
+    class Counting(real):
+        def __init__(self, defn):
+            built.append(defn.name)
+            super().__init__(defn)
+
+    monkeypatch.setattr(codegen, "_Structure", Counting)
+    defn = functions.get("levy").definition
+    a = codegen.load(defn, "cpu", (codegen.term_forms, "CACHE_TEST_CALLABLE = 1"))
+    assert "COOP_SLOTS" in open(a.__file__).read() and built
+    new_process()
+    built.clear()
+    b = codegen.load(defn, "cpu", (codegen.term_forms, "CACHE_TEST_CALLABLE = 1"))
+    assert b.__name__ == a.__name__ and built == [] and calls == ["levy"]
+    with pytest.raises(ValueError):
+        codegen.load(defn, "cpu", (lambda d: "X = 1",))

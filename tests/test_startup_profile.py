@@ -80,7 +80,7 @@ def test_imports_by_package_and_by_importer(sp):
 
 def test_a_real_solve_is_split_into_phases_that_add_up(sp):
     """The phases of a small CPU solve in a new process (numba's cache as the tests keep it)."""
-    cmd = sp.solve_command("levy", 3, "cpu", ["--split-dims", "2", "--max-iterations", "2"])
+    cmd = sp.solve_command("levy", 3, "cpu", ["--split-dims", "2", "--max-iterations", "2", "--time-limit", "600"])
     r = sp.run_once(cmd, dict(os.environ))
     p = r["phases_s"]
     for name in ("startup", "function", "codegen.source", "codegen.import", "numba.compile_or_load",
@@ -90,6 +90,19 @@ def test_a_real_solve_is_split_into_phases_that_add_up(sp):
     assert r["iterations"] == 2
     assert r["imports"]["by_package_s"]["sympy"] > 0 and r["imports"]["by_package_s"]["numba"] > 0
 
+
+
+def test_any_method_is_profiled_through_minimize(sp):
+    """--method M profiles `gpubench minimize --method M`: the method's run is a phase, and the wall
+    time less the method's own seconds and its stop come with each run."""
+    cmd = sp.solve_command("rastrigin", 2, "cpu", ["--set", "np=8", "--set", "max_evaluations=80",
+                                                   "--set", "cpu_variant=sde"], importtime=False, method="de-gpu")
+    assert cmd[cmd.index("gpubench") + 1] == "minimize" and cmd[cmd.index("--method") + 1] == "de-gpu"
+    r = sp.run_once(cmd, dict(os.environ))
+    assert r["phases_s"]["method.run"] > 0 and r["phases_s"]["function"] > 0
+    assert r["wall_minus_solve_s"] == pytest.approx(r["total_s"] - r["solver_seconds"], abs=1e-3)
+    assert r["stop"] == "evaluations"
+    assert "de-gpu" in sp.every_method("cuda") and "nelder_mead" not in sp.every_method("cuda")
 
 
 def test_solve_leaves_by_os_exit_only_when_nothing_else_runs(monkeypatch, tmp_path):

@@ -50,8 +50,11 @@ class Progress:
                 return self
 
             def _loop(self):
+                from ..monitor import progress_line
                 while not self.stop.wait(prog.every):
-                    prog._write(f"{label}: running, {time.perf_counter() - prog.t0:8.1f} s")
+                    seconds = time.perf_counter() - prog.t0
+                    if seconds >= 2.0:  # a run that answers within ~2 s shows nothing
+                        prog._write(progress_line(label, seconds))
 
             def __exit__(self, *exc):
                 self.stop.set()

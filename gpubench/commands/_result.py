@@ -47,7 +47,10 @@ def show(result, as_json, regions_file=None, note=None, wall=None):
         print(f"  {result.iterations} iterations, {result.nfev} evaluations, {_seconds(result, wall)}")
     if result.fun is not None:
         print(f"  best f = {fmt(result.fun)}")
-    if result.x is not None and result.regions_lo is None:
+    if result.stop:  # the one vocabulary of gpubench.monitor
+        from ..monitor import STOPS
+        print(f"  stopped by: {result.stop} ({STOPS.get(result.stop, '')})")
+    if result.x is not None and (not result.has_regions or result.stop == "interrupted"):
         x = list(result.x)
         print("  at x = (" + ", ".join(f"{v:.8g}" for v in x[:6]) + (", ..." if len(x) > 6 else "") + ")")
     for k, r in enumerate(result.regions(limit=5)):

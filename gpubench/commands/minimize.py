@@ -40,8 +40,9 @@ def parse_sets(items):
 
 
 def interactive_defaults(method, dim, given):
-    """The defaults a method suggests for a run typed by a user (see ``Method.interactive``)."""
-    return dict(method.interactive(dim, given)) if method.interactive else {}
+    """The defaults of a run typed by a user (``Method.interactive`` and the interactive time limit)."""
+    from ..methods.base import interactive_values
+    return interactive_values(method, dim, given)
 
 
 def run(args):
@@ -75,22 +76,27 @@ def run(args):
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
     check_method(args.dim, settings)
-    fn = functions.get(args.function)
+    from ..device import phase
+    with phase("function"):  # sympy and the definition (scripts/startup_profile.py)
+        fn = functions.get(args.function)
     note = None
     backends = method.backends
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
         raise InputError(f"method {method.name!r} has no cuda backend")
     progress = Progress()
+    from ..monitor import catch_interrupts
     t0 = time.perf_counter()
-    if "progress" in method.controls:
-        result = method.run(fn, args.dim, settings, progress=progress)
-        progress.close()
-    else:
-        with progress.ticker(method.name):
-            result = method.run(fn, args.dim, settings)
+    with phase("method.run"), catch_interrupts():  # forms, kernels (compiled or loaded), the solve
+        if "progress" in method.controls:
+            result = method.run(fn, args.dim, settings, progress=progress)
+            progress.close()
+        else:
+            with progress.ticker(method.name):
+                result = method.run(fn, args.dim, settings)
     wall = time.perf_counter() - t0
     if result.glb is None and result.fun is not None and math.isnan(result.fun):
         raise InputError(f"{fn.name}: every evaluation of {method.name} was NaN (is the function "
                          f"defined anywhere in its box?); no answer")
     note = (result.options or {}).get("note") or note
-    return _result.show(result, args.json, args.regions, note=note, wall=wall)
+    rc = _result.show(result, args.json, args.regions, note=note, wall=wall)
+    return 130 if result.stop == "interrupted" else rc  # printed with its best point, then as Ctrl-C exits

@@ -14,6 +14,7 @@ FAST_EXIT = True
 
 
 def add_arguments(p):
+    from ..methods.base import INTERACTIVE_TIME_LIMIT
     from ..solver.settings import CPU_SPLIT_DIMS, Settings
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
     p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
@@ -21,7 +22,8 @@ def add_arguments(p):
     for name, base, optional, default, meta in Settings.fields():
         extra = {"choices": list(meta["choices"])} if meta.get("choices") else {}
         shown = {"split_dims": f"{default} on a GPU; on the CPU {CPU_SPLIT_DIMS}, about 4,096 subregions "
-                               f"per iteration"}.get(name, default)
+                               f"per iteration",
+                 "time_limit": f"{INTERACTIVE_TIME_LIMIT:g} typed in; {default} from the library"}.get(name, default)
         p.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar=name.upper(),
                        help=f"{meta['help']} (default {shown})", **extra)
     p.add_argument("--checkpoint", metavar="FILE", help="write the search state to FILE after the first "
@@ -56,8 +58,11 @@ def run(args):
     settings = method.make_settings(values)
     check_method(args.dim, settings)
     progress = Progress()
+    from ..monitor import catch_interrupts
     t0 = time.perf_counter()
-    result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
-                        resume=args.resume, checkpoint_every=args.checkpoint_every)
+    with catch_interrupts():  # Ctrl-C: the best so far and its bounds printed, the checkpoint saved
+        result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
+                            resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()
-    return _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0)
+    rc = _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0)
+    return 130 if result.stop == "interrupted" else rc

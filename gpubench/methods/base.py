@@ -200,6 +200,21 @@ def _parse_text(method, name, text, base, optional):
     return t
 
 
+# A run typed in (gpubench minimize / solve) with no time_limit given stops after this many
+# seconds, its result saying so; library calls and experiments keep each method's own default.
+INTERACTIVE_TIME_LIMIT = 20.0
+
+
+def interactive_values(method, dim, given):
+    """The defaults of a run typed in: the method's ``interactive`` hook (sized to the backend),
+    and ``INTERACTIVE_TIME_LIMIT`` for a method with a ``time_limit`` setting; ``given`` (the
+    typed values) always wins."""
+    out = dict(method.interactive(dim, given)) if method.interactive else {}
+    if "time_limit" in method.settings.names() and "time_limit" not in given:
+        out.setdefault("time_limit", INTERACTIVE_TIME_LIMIT)
+    return {k: v for k, v in out.items() if k not in given}
+
+
 @dataclass(frozen=True)
 class Method:
     """A registered method: what it is, what it runs on, and how it is set.

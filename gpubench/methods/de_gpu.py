@@ -81,6 +81,7 @@ import numpy as np
 
 from ..device import BACKENDS, gpu_available, resolve_backend, simulator
 from ..errors import InputError
+from ..monitor import interrupted, stop_word
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
 from .trace import Trace
@@ -124,417 +125,25 @@ class DeGpuSettings(MethodSettings):
     success_error: float = setting(1e-8, "a run succeeds when f_best - f* < this (the paper: 1e-8)", minimum=0.0)
 
 
-# ---------------------------------------------------------------- generated code
-_GPU_KERNELS = '''
-from numba import cuda as _dcuda
-from numba import float64 as _df64
-from numba import int32 as _dint32
-from numba.cuda.random import xoroshiro128p_uniform_float64 as _uniform
+# ---------------------------------------------------------------- kernels
+# The kernels (gpubench/kernels/de_gpu.py) and CPU twins (gpubench/kernels/de_cpu.py) are real
+# modules, appended to the function's generated module so that numba caches them on disk.
+_DEFAULT_CROSSOVER = "j == jr or u <= CR"
 
 
-@_dcuda.jit(device=True)
-def _index(states, t, n):
-    r = int(_uniform(states, t) * n)
-    if r >= n:
-        r = n - 1
-    return r
-
-
-@_dcuda.jit(device=True)
-def _indices(states, t, i, NP, D):
-    r1 = _index(states, t, NP)
-    while r1 == i:
-        r1 = _index(states, t, NP)
-    r2 = _index(states, t, NP)
-    while r2 == i or r2 == r1:
-        r2 = _index(states, t, NP)
-    r3 = _index(states, t, NP)
-    while r3 == i or r3 == r1 or r3 == r2:
-        r3 = _index(states, t, NP)
-    return r1, r2, r3, _index(states, t, D)
-
-
-@_dcuda.jit(device=True)
-def _bounded(v, lo, hi, mode, states, t):
-    if v < lo or v > hi:
-        if mode == 0:
-            v = min(max(v, lo), hi)
-        elif mode == 1:
-            if v < lo:
-                v = 2.0 * lo - v
-            else:
-                v = 2.0 * hi - v
-            v = min(max(v, lo), hi)
-        else:
-            v = lo + _uniform(states, t) * (hi - lo)
-    return v
-
-
-@_dcuda.jit(device=True)
-def _evaluate(sh, toff, m, T, D, p, valid):
-    """f of the trial at sh[toff:toff+D], by the member's T threads; valid in lane 0.
-
-    Every thread of the block calls this (it synchronises the block)."""
-    tid = _dcuda.threadIdx.x
-    slot = tid // T
-    lane = tid - slot * T
-    BS = m * T
-    roff = m * D
-    acc = _dcuda.local.array(COOP_SLOTS, _df64)
-    for a in range(COOP_SLOTS):
-        acc[a] = agg_identity(a)
-    if valid:
-        j = lane
-        while j < D:
-            term_fold(sh, toff, p, j, D, acc)
-            j += T
-    for a in range(COOP_SLOTS):
-        sh[roff + a * BS + tid] = acc[a]
-    _dcuda.syncthreads()
-    s = 1
-    while s < T:
-        s *= 2
-    s //= 2
-    while s > 0:
-        if lane < s and lane + s < T:
-            for a in range(COOP_SLOTS):
-                sh[roff + a * BS + tid] = agg_combine(a, sh[roff + a * BS + tid], sh[roff + a * BS + tid + s])
-        _dcuda.syncthreads()
-        s //= 2
-    f = 0.0
-    if valid and lane == 0:
-        for a in range(COOP_SLOTS):
-            acc[a] = sh[roff + a * BS + tid]
-        f = outer_value(acc, sh[toff], sh[toff + D - 1], D)
-        if HAS_SPIKE and in_spike_at(sh, toff, D):
-            f = SPIKE_VALUE
-    return f
-
-
-@_dcuda.jit(device=True)
-def _member_step(pops, fits, src, dst, first, lo, hi, p, states, t, idx, use_idx, stop, evals, gen,
-                 F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh):
-    """One generation of the members first .. first+m-1 (one per slot of T threads)."""
-    tid = _dcuda.threadIdx.x
-    slot = tid // T
-    lane = tid - slot * T
-    gi = first + slot
-    valid = slot < m and gi < R * NP
-    run = 0
-    i = 0
-    if valid:
-        run = gi // NP
-        i = gi - run * NP
-        sg = stop[run]
-        if sg >= 0 and sg < gen:  # the run stopped in an earlier generation
-            valid = False
-    ioff = m * D + COOP_SLOTS * m * T
-    foff = ioff + 4 * m
-    if valid and lane == 0:
-        if use_idx:
-            r1 = idx[gi, 0]
-            r2 = idx[gi, 1]
-            r3 = idx[gi, 2]
-            jr = idx[gi, 3]
-        else:
-            r1, r2, r3, jr = _indices(states, t, i, NP, D)
-        sh[ioff + 4 * slot] = r1
-        sh[ioff + 4 * slot + 1] = r2
-        sh[ioff + 4 * slot + 2] = r3
-        sh[ioff + 4 * slot + 3] = jr
-    _dcuda.syncthreads()
-    toff = slot * D
-    if valid:
-        base = run * NP
-        r1 = base + int(sh[ioff + 4 * slot])
-        r2 = base + int(sh[ioff + 4 * slot + 1])
-        r3 = base + int(sh[ioff + 4 * slot + 2])
-        jr = int(sh[ioff + 4 * slot + 3])
-        j = lane
-        while j < D:
-            v = pops[src, gi, j]
-            u = _uniform(states, t)
-            if CROSSOVER_RULE:
-                v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
-                v = _bounded(v, lo[j], hi[j], mode, states, t)
-            sh[toff + j] = v
-            j += T
-    _dcuda.syncthreads()
-    f = _evaluate(sh, toff, m, T, D, p, valid)
-    if valid and lane == 0:
-        old = fits[src, gi]
-        evals[gi] += 1
-        new = old
-        sh[foff + slot] = 0.0
-        if f <= old:
-            new = f
-            sh[foff + slot] = 1.0
-        fits[dst, gi] = new
-        if use_target and new - fstar <= target:
-            stop[run] = gen
-    _dcuda.syncthreads()
-    if valid:
-        take = sh[foff + slot] > 0.5
-        j = lane
-        while j < D:
-            if take:
-                pops[dst, gi, j] = sh[toff + j]
-            else:
-                pops[dst, gi, j] = pops[src, gi, j]
-            j += T
-
-
-@_dcuda.jit
-def de_init(pops, fits, lo, hi, p, states, stop, evals, NP, R, D, m, T, fstar, target, use_target):
-    """kernel(IE): a uniform initial population, evaluated (generation 0, buffer 0).  Blocks
-    stride over the groups of m members, so the grid (and the random states) may be smaller."""
-    sh = _dcuda.shared.array(0, _df64)
-    tid = _dcuda.threadIdx.x
-    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + tid
-    slot = tid // T
-    lane = tid - slot * T
-    toff = slot * D
-    ngroups = (R * NP + m - 1) // m
-    group = _dcuda.blockIdx.x
-    while group < ngroups:
-        gi = group * m + slot
-        valid = slot < m and gi < R * NP
-        if valid:
-            j = lane
-            while j < D:
-                v = lo[j] + _uniform(states, t) * (hi[j] - lo[j])
-                sh[toff + j] = v
-                pops[0, gi, j] = v
-                j += T
-        _dcuda.syncthreads()
-        f = _evaluate(sh, toff, m, T, D, p, valid)
-        if valid and lane == 0:
-            fits[0, gi] = f
-            evals[gi] = 1
-            if use_target and f - fstar <= target:
-                stop[gi // NP] = 0
-        _dcuda.syncthreads()  # lane 0 has read this group's trial before the next group overwrites it
-        group += _dcuda.gridDim.x
-
-
-@_dcuda.jit
-def de_indices(idx, states, NP, R, D):
-    """kernel(P): mutually distinct r1, r2, r3 (all != i) and j_rand of every member."""
-    gi = _dcuda.grid(1)
-    if gi < R * NP:
-        r1, r2, r3, jr = _indices(states, gi, gi % NP, NP, D)
-        idx[gi, 0] = r1
-        idx[gi, 1] = r2
-        idx[gi, 2] = r3
-        idx[gi, 3] = jr
-
-
-@_dcuda.jit
-def de_mcer(pops, fits, src, dst, lo, hi, p, states, idx, stop, evals, gen, F, CR, mode, NP, R, D, m, T,
-            fstar, target, use_target):
-    """kernel(MCER): one generation, m members per block, indices from kernel(P)."""
-    sh = _dcuda.shared.array(0, _df64)
-    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
-    _member_step(pops, fits, src, dst, _dcuda.blockIdx.x * m, lo, hi, p, states, t, idx, True, stop, evals,
-                 gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
-
-
-@_dcuda.jit
-def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
-             fstar, target, use_target):
-    """Generations g0 .. g1-1, m = k NP members per block: whole runs, so a block needs only its own
-    synchronisation (beyond the paper: one launch for many generations of many runs)."""
-    sh = _dcuda.shared.array(0, _df64)
-    halt = _dcuda.shared.array(1, _dint32)
-    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
-    first = _dcuda.blockIdx.x * m
-    r0 = first // NP
-    r1 = min(R, (first + m) // NP)
-    for gen in range(g0, g1):
-        if _dcuda.threadIdx.x == 0:
-            halt[0] = 1
-            for r in range(r0, r1):
-                if stop[r] < 0 or stop[r] >= gen:
-                    halt[0] = 0
-        _dcuda.syncthreads()
-        if halt[0] == 1:
-            break
-        _member_step(pops, fits, (gen - 1) % 2, gen % 2, first, lo, hi, p, states, t, idx, False, stop, evals,
-                     gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
-        _dcuda.syncthreads()  # this generation's members written before the next one reads them
-
-
-@_dcuda.jit
-def de_fast(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
-            fstar, target, use_target):
-    """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them)."""
-    sh = _dcuda.shared.array(0, _df64)
-    grid = _dcuda.cg.this_grid()
-    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
-    ngroups = (R * NP + m - 1) // m
-    halt = _dcuda.shared.array(1, _dint32)
-    for gen in range(g0, g1):
-        # Leave once every run stopped in an earlier generation.  Those stops were written
-        # before the last grid sync, so every block reaches the same verdict (a stop written
-        # during this generation is gen, not < gen, and changes nobody's verdict).
-        if _dcuda.threadIdx.x == 0:
-            halt[0] = 1
-            for r in range(R):
-                if stop[r] < 0 or stop[r] >= gen:
-                    halt[0] = 0
-        _dcuda.syncthreads()
-        if halt[0] == 1:
-            break
-        src = (gen - 1) % 2
-        dst = gen % 2
-        group = _dcuda.blockIdx.x
-        while group < ngroups:
-            _member_step(pops, fits, src, dst, group * m, lo, hi, p, states, t, idx, False, stop, evals,
-                         gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
-            group += _dcuda.gridDim.x
-        grid.sync()
-'''
-
-_CPU_TWINS = '''
-import numba as _dnb
-import numpy as _dnp
-
-_U11 = _dnp.uint64(11)
-_U16 = _dnp.uint64(16)
-_U24 = _dnp.uint64(24)
-_U37 = _dnp.uint64(37)
-_U64 = _dnp.uint64(64)
-_TWO_M53 = 2.0 ** -53
-
-
-@_dnb.njit(cache=True)
-def _rotl(x, k):
-    return (x << k) | (x >> (_U64 - k))
-
-
-@_dnb.njit(cache=True)
-def _uniform(s, r):
-    """xoroshiro128+ (Blackman & Vigna), the generator numba-cuda uses: a double in [0, 1)."""
-    s0 = s[r, 0]
-    s1 = s[r, 1]
-    out = s0 + s1
-    s1 ^= s0
-    s[r, 0] = _rotl(s0, _U24) ^ s1 ^ (s1 << _U16)
-    s[r, 1] = _rotl(s1, _U37)
-    return float(out >> _U11) * _TWO_M53
-
-
-@_dnb.njit(cache=True)
-def _index(s, r, n):
-    k = int(_uniform(s, r) * n)
-    return n - 1 if k >= n else k
-
-
-@_dnb.njit(cache=True, error_model="numpy")
-def _cpu_member(pops, fits, src, dst, gi, base, i, NP, D, lo, hi, p, s, r, F, CR, mode, trial, evals):
-    r1 = _index(s, r, NP)
-    while r1 == i:
-        r1 = _index(s, r, NP)
-    r2 = _index(s, r, NP)
-    while r2 == i or r2 == r1:
-        r2 = _index(s, r, NP)
-    r3 = _index(s, r, NP)
-    while r3 == i or r3 == r1 or r3 == r2:
-        r3 = _index(s, r, NP)
-    jr = _index(s, r, D)
-    r1 += base
-    r2 += base
-    r3 += base
-    for j in range(D):
-        v = pops[src, gi, j]
-        u = _uniform(s, r)
-        if CROSSOVER_RULE:
-            v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
-            if v < lo[j] or v > hi[j]:
-                if mode == 0:
-                    v = min(max(v, lo[j]), hi[j])
-                elif mode == 1:
-                    v = 2.0 * lo[j] - v if v < lo[j] else 2.0 * hi[j] - v
-                    v = min(max(v, lo[j]), hi[j])
-                else:
-                    v = lo[j] + _uniform(s, r) * (hi[j] - lo[j])
-        trial[j] = v
-    f = point(trial, p)
-    evals[gi] += 1
-    old = fits[src, gi]
-    if f <= old:
-        fits[dst, gi] = f
-        for j in range(D):
-            pops[dst, gi, j] = trial[j]
-    else:
-        fits[dst, gi] = old
-        for j in range(D):
-            pops[dst, gi, j] = pops[src, gi, j]
-
-
-@_dnb.njit(cache=True, error_model="numpy")
-def cpu_init(pops, fits, lo, hi, p, s, per_member, NP, R, D, stop, evals, fstar, target, use_target):
-    for gi in range(R * NP):
-        r = gi if per_member else gi // NP
-        for j in range(D):
-            pops[0, gi, j] = lo[j] + _uniform(s, r) * (hi[j] - lo[j])
-        fits[0, gi] = point(pops[0, gi], p)
-        evals[gi] = 1
-        if use_target and fits[0, gi] - fstar <= target:
-            stop[gi // NP] = 0
-
-
-@_dnb.njit(cache=True, error_model="numpy")
-def _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target):
-    if use_target and stop[run] < 0:
-        best = fits[dst, run * NP]
-        for i in range(1, NP):
-            best = min(best, fits[dst, run * NP + i])
-        if best - fstar <= target:
-            stop[run] = gen
-
-
-@_dnb.njit(cache=True, error_model="numpy")
-def cpu_sde(pops, fits, lo, hi, p, s, stop, evals, g0, g1, F, CR, mode, NP, R, D, fstar, target, use_target):
-    """The paper's sDE: runs one after another, members in order, one random stream per run."""
-    trial = _dnp.empty(D)
-    for run in range(R):
-        base = run * NP
-        for gen in range(g0, g1):
-            if stop[run] >= 0:
-                break
-            src = (gen - 1) % 2
-            dst = gen % 2
-            for i in range(NP):
-                _cpu_member(pops, fits, src, dst, base + i, base, i, NP, D, lo, hi, p, s, run, F, CR, mode,
-                            trial, evals)
-            _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)
-
-
-@_dnb.njit(cache=True, error_model="numpy", parallel=True)
-def cpu_parallel(pops, fits, lo, hi, p, s, stop, evals, g0, g1, F, CR, mode, NP, R, D, fstar, target,
-                 use_target, trials):
-    """The same generations with the members of all runs in parallel, one random stream per member."""
-    for gen in range(g0, g1):
-        src = (gen - 1) % 2
-        dst = gen % 2
-        for gi in _dnb.prange(R * NP):
-            run = gi // NP
-            if stop[run] < 0:
-                _cpu_member(pops, fits, src, dst, gi, run * NP, gi - run * NP, NP, D, lo, hi, p, s, gi, F, CR,
-                            mode, trials[gi], evals)
-        for run in range(R):
-            _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)
-'''
+def _out_of_time(s, t0):
+    """Past time_limit, or Ctrl-C asked to stop (both end a run as status 2, between launches)."""
+    return (s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit) or interrupted()
 
 
 def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
-    from .. import codegen
+    from .. import codegen, kernels
     defn = fn.definition if fn.sense == "min" else fn.definition.negated()
-    template = _GPU_KERNELS if backend == "gpu" else _CPU_TWINS
-    ext = template.replace("CROSSOVER_RULE", "(" + CROSSOVER + ")")
-    extensions = [codegen.term_forms(defn), ext] if backend == "gpu" else [ext]
+    ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu",
+                         [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")])
+    # term_forms is derived (sympy) only when the module is not in the cache's index
+    extensions = [codegen.term_forms, ext] if backend == "gpu" else [ext]
     return codegen.load(defn, backend, extensions=extensions)
 
 
@@ -609,10 +218,11 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_ou
     else:
         msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
                + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
+    stop = ("interrupted" if interrupted() else "time_limit") if (status == 2).any() else ("target" if (status == 0).all() else "evaluations")
     return OptimizeResult(
         function=plan.fn.name, dim=plan.D, method="de-gpu", backend=backend, x=xs[b], fun=run_fun[b],
         iterations=max(run_gen), nfev=int(sum(run_nfev)), seconds=seconds, converged=converged, message=msg,
-        status=status, history=history, timing=timing, options=options)
+        status=status, stop=stop_word(stop), history=history, timing=timing, options=options)
 
 
 def _options(plan, backend, extra):
@@ -648,7 +258,7 @@ def _run_cpu(plan, note):
     _see(trace, plan, fits, stop, evals, 0)
     g, timed_out = 1, False
     while g <= plan.G and (stop < 0).any():
-        if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+        if _out_of_time(s, t0):
             timed_out = True
             break
         g1 = min(plan.G + 1, g + s.generations_per_launch)
@@ -876,7 +486,7 @@ def _run_cuda(plan, force_paper=False):
                 if not (host_stop < 0).any():
                     g += 1
                     break
-                if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit and g < G:
+                if _out_of_time(s, t0) and g < G:
                     timed_out = True
                     g += 1
                     break
@@ -897,7 +507,7 @@ def _run_cuda(plan, force_paper=False):
             _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), g - 1)
             if not (host_stop < 0).any():
                 break
-            if s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit and g <= G:
+            if _out_of_time(s, t0) and g <= G:
                 timed_out = True
                 break
     cuda.synchronize()

@@ -111,7 +111,7 @@ def _run(fn, dim, s):
         converged=bool(status[b] == 0) and run == s.starts,
         message=(f"best of {run} start(s): {counts[0]} converged, {counts[1]} at a limit, {counts[2]} abnormal"
                  + stopped),
-        status=status, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
+        status=status, stop=batched.stop(s, run, status), history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
                                 "best_start": b, "trace": trace.close(int(nfev.sum())), **done},
         timing={"solve": seconds}, options=options)
 
@@ -123,8 +123,11 @@ def _warmup(fn, dim, s):
 
 
 def _interactive(dim, given):
+    """Typed in: fewer starts on the CPU, and on either backend an iteration cap that keeps the
+    slowest start (a block waits for its slowest thread) from holding the answer for seconds."""
     backend = resolve_backend(given.get("backend", "auto"))
-    return {} if backend == "cuda" else {"starts": 100}
+    caps = {"maxiter": 1000, "maxfun": 1000}
+    return caps if backend == "cuda" else {"starts": 100, **caps}
 
 
 METHOD = Method(

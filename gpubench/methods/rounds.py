@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 from ..errors import InputError
+from ..monitor import interrupted, stop_word
 from .base import setting
 
 
@@ -33,9 +34,20 @@ def launches(s):
     """The start indices of each round to launch, until ``s.time_limit`` (the first always runs)."""
     t0 = time.perf_counter()
     for k, rows in enumerate(np.array_split(np.arange(s.starts), s.rounds)):
-        if k and s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit:
+        if k and ((s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit) or interrupted()):
             return
         yield rows
+
+
+def stop(s, starts_done, status):
+    """The stop word of a multi-start: time_limit when rounds were left out, else converged when
+    every start converged (status 0), iterations when some stopped at a limit, failed otherwise."""
+    status = np.asarray(status)
+    if starts_done < s.starts:
+        return stop_word("interrupted" if interrupted() else "time_limit")
+    if (status == 0).all():
+        return stop_word("converged")
+    return stop_word("iterations" if (status == 1).any() else "failed")
 
 
 def summary(s, rounds_done, starts_done):

@@ -114,6 +114,7 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import InputError
+from ..monitor import interrupted
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
 from .trace import Trace
@@ -298,7 +299,8 @@ class _Objective:
 
     def _check_time(self):
         # not before the run's first in-box point (its start): every run has an answer
-        if self.deadline is not None and self.run_x is not None and time.perf_counter() >= self.deadline:
+        if self.run_x is not None and ((self.deadline is not None and time.perf_counter() >= self.deadline)
+                                       or interrupted()):  # Ctrl-C under a typed-in run (gpubench.monitor)
             raise _OutOfTime
 
     def _see(self, x, v):
@@ -465,7 +467,7 @@ def _runs(name, one, fn, dim, s, ks, t0, time_limit, trace):
     _single_threaded_blas()
     out = []
     for k in ks:
-        if time_limit is not None and out and time.perf_counter() - t0 >= time_limit:
+        if out and ((time_limit is not None and time.perf_counter() - t0 >= time_limit) or interrupted()):
             break
         rng = np.random.default_rng([s["seed"], k])
         obj.new_run()
@@ -532,7 +534,7 @@ def _multistart(name, one, fn, dim, settings):
         iterations=iterations, nfev=nfev, njev=njev, seconds=seconds, converged=len(done) - cut == runs,
         message=f"best of {len(done)} of {runs} run(s)" + ("" if len(done) - cut == runs else
                                                            f" (stopped at time_limit{'; the last one cut' if cut else ''})"),
-        history=history, options=options)
+        stop=("interrupted" if interrupted() else "time_limit") if len(done) - cut < runs else "completed", history=history, options=options)
 
 
 def _declare(name, settings, one, summary):

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..monitor import interrupted, report
 from ..solver.kernels import CUT
 from .base import Method, MethodSettings, setting
 
@@ -380,6 +381,10 @@ class SubdomainSearch:
             return max(s.eps_abs, s.eps_rel * abs(u)) if math.isfinite(u) else 0.0
 
         def record(glb):
+            if self.maximise:  # the progress line, in f's sense
+                report(best=-ub if math.isfinite(ub) else None, glb=-ub, gub=-glb)
+            else:
+                report(best=ub if math.isfinite(ub) else None, glb=glb, gub=ub)
             hist["iteration"].append(it)
             hist["glb"].append(glb)
             hist["gub"].append(ub)
@@ -401,6 +406,9 @@ class SubdomainSearch:
                 break
             if time.perf_counter() - t0 > s.time_limit:
                 status = "time_limit"
+                break
+            if interrupted():
+                status = "interrupted"
                 break
             key, _, lo, hi = heapq.heappop(heap)
             it += 1
@@ -450,7 +458,7 @@ def run(fn, dim, s):
     messages = {"converged": "gap closed within eps_abs/eps_rel",
                 "infeasible": "every node is provably infeasible",
                 "node_limit": f"node limit {s.max_nodes} reached",
-                "time_limit": f"time limit {s.time_limit} s reached"}
+                "time_limit": f"time limit {s.time_limit} s reached", "interrupted": "stopped by Ctrl-C"}
     opts = s.as_dict()
     opts["subdomains_used"] = search.n_sub
     opts["counts_root"] = parts_per_dim(search.hi0 - search.lo0, search.n_sub, s.partition).tolist()
@@ -464,6 +472,8 @@ def run(fn, dim, s):
         glb=_f(lo_b), gub=_f(hi_b), iterations=out["iterations"], nfev=search.nfev, njev=search.njev,
         seconds=out["seconds"], converged=out["status"] in ("converged", "infeasible"),
         message=messages[out["status"]], status=out["status"], history=hist,
+        stop={"converged": "converged", "infeasible": "converged", "node_limit": "nodes",
+              "time_limit": "time_limit", "interrupted": "interrupted"}[out["status"]],
         timing={"lower_bounding_seconds": search.lb_seconds, "total_seconds": out["seconds"],
                 "root_lower_bound": None if root is None else sign * root,
                 "open_nodes": out["open_nodes"]},

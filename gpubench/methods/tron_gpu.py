@@ -128,7 +128,7 @@ def _run(fn, dim, s):
         # a round not launched leaves starts unsolved: the multi-start did not finish
         seconds=res.seconds, converged=bool(res.status[best] == 0) and run == s.starts,
         message=f"{n_ok} of {run} starts converged; best start {best}" + stopped,
-        status=res.status, history={"start_fun": vals.tolist(),
+        status=res.status, stop=batched.stop(s, run, res.status), history={"start_fun": vals.tolist(),
                                     "start_iterations": res.iterations.tolist(),
                                     "trace": trace.close(int(res.nfev.sum())), **done},
         timing={"solve": res.seconds}, options=options)

@@ -48,6 +48,7 @@ import numpy as np
 
 from ..device import phase
 from ..errors import InputError
+from ..monitor import interrupted
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
@@ -143,13 +144,16 @@ class Search:
         message = ""
         while True:
             if not st.regions.any_open():
-                message = "converged: every region is narrower than tol"
+                message, self.stop = "converged: every region is narrower than tol", "converged"
                 break
             if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
-                message = "stopped at max_iterations"
+                message, self.stop = "stopped at max_iterations", "iterations"
                 break
             if cfg.time_limit is not None and time.perf_counter() - started >= cfg.time_limit:
-                message = "stopped at time_limit"
+                message, self.stop = "stopped at time_limit", "time_limit"
+                break
+            if interrupted():
+                message, self.stop = "stopped by Ctrl-C", "interrupted"
                 break
             # the first iteration holds what the first launch costs (kernel load or compile, first
             # transfers): timed apart when start-up phases are recorded
@@ -272,7 +276,7 @@ class Search:
             function=self.fn.name, dim=self.dim, method=self.method_name, backend=self.backend,
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi, **lazy,
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
-            converged=not st.regions.any_open(), message=message,
+            converged=not st.regions.any_open(), message=message, stop=getattr(self, "stop", None),
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size),
                      **({"segments": segs} if (segs := ckpt.segments(self)) else {})},
             timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,

@@ -6,7 +6,9 @@
     Lin & More, SIAM J. Optim. 9(4), 1999 (paper ref. [23]).
 
 This file is not imported as a normal module.  :func:`gpubench.tron.load_core`
-executes it once per (backend, objective) with these names injected:
+writes its text, once per (backend, objective, function), into a file of the cache folder
+after a header that binds these names (and before the kernels of
+:mod:`gpubench.kernels.tron_gpu` or ``tron_cpu``), and imports that file:
 
 ``device``      the decorator: ``numba.cuda.jit(device=True)`` or ``numba.njit``;
 ``sync``        a device function: ``cuda.syncthreads()`` on the GPU, nothing on the CPU;

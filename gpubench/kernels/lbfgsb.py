@@ -1,0 +1,557 @@
+"""The batched L-BFGS-B solver of one start, for any backend: see :mod:`gpubench.lbfgsb.batch`.
+
+Spliced after a function's generated forms (:func:`gpubench.kernels.splice`), whose ``device``
+decorator and ``point`` and ``gradient`` forms it uses; imported as itself (lint, PTX checks) it
+uses the stand-ins of :mod:`gpubench.kernels.stand_in`.  A driver (``lbfgsb_cpu`` or
+``lbfgsb_gpu``) follows it.
+"""
+import math
+
+if __name__ == "gpubench.kernels.lbfgsb":  # imported as itself: stand-in forms
+    from gpubench.kernels.stand_in import device, gradient, point
+
+_LB_EPS = 2.220446049250313e-16
+
+
+@device
+def _lb_fg(x, p, g, w, sign):
+    f = point(x, p)
+    gradient(x, p, g, w)
+    for i in range(x.shape[0]):
+        g[i] = sign * g[i]
+    return sign * f
+
+
+@device
+def _lb_wrow(S, Y, k, theta, i, a):
+    # component a of w_i, the row i of W = [Y^T, theta S^T]
+    if a < k:
+        return Y[a, i]
+    return theta * S[a - k, i]
+
+
+@device
+def _lb_wt(S, Y, k, theta, v, out):
+    n = v.shape[0]
+    for a in range(2 * k):
+        s = 0.0
+        for i in range(n):
+            s += _lb_wrow(S, Y, k, theta, i, a) * v[i]
+        out[a] = s
+
+
+@device
+def _lb_wmul(S, Y, k, theta, a, i):
+    # (W a)_i
+    s = 0.0
+    for b in range(2 * k):
+        s += _lb_wrow(S, Y, k, theta, i, b) * a[b]
+    return s
+
+
+@device
+def _lb_quad(M, k2, u, v):
+    # u^T M v
+    s = 0.0
+    for a in range(k2):
+        t = 0.0
+        for b in range(k2):
+            t += M[a, b] * v[b]
+        s += u[a] * t
+    return s
+
+
+@device
+def _lb_matvec(M, k2, v, out):
+    for a in range(k2):
+        t = 0.0
+        for b in range(k2):
+            t += M[a, b] * v[b]
+        out[a] = t
+
+
+@device
+def _lb_solve(A, k2, rhs):
+    # Gaussian elimination with partial pivoting, in place; False when singular
+    for c in range(k2):
+        piv = c
+        big = abs(A[c, c])
+        for r in range(c + 1, k2):
+            if abs(A[r, c]) > big:
+                big = abs(A[r, c])
+                piv = r
+        if big == 0.0 or big != big:
+            return False
+        if piv != c:
+            for q in range(k2):
+                t = A[c, q]
+                A[c, q] = A[piv, q]
+                A[piv, q] = t
+            t = rhs[c]
+            rhs[c] = rhs[piv]
+            rhs[piv] = t
+        for r in range(c + 1, k2):
+            fct = A[r, c] / A[c, c]
+            if fct != 0.0:
+                for q in range(c, k2):
+                    A[r, q] -= fct * A[c, q]
+                rhs[r] -= fct * rhs[c]
+    for c in range(k2 - 1, -1, -1):
+        s = rhs[c]
+        for q in range(c + 1, k2):
+            s -= A[c, q] * rhs[q]
+        rhs[c] = s / A[c, c]
+    return True
+
+
+@device
+def _lb_middle(SS, SY, k, theta, M, A, col):
+    # M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4), column by column
+    k2 = 2 * k
+    for j in range(k2):
+        for a in range(k2):
+            for b in range(k2):
+                if a < k and b < k:
+                    A[a, b] = -SY[a, a] if a == b else 0.0
+                elif a < k:
+                    A[a, b] = SY[b - k, a] if b - k > a else 0.0
+                elif b < k:
+                    A[a, b] = SY[a - k, b] if a - k > b else 0.0
+                else:
+                    A[a, b] = theta * SS[a - k, b - k]
+            col[a] = 1.0 if a == j else 0.0
+        if not _lb_solve(A, k2, col):
+            return False
+        for a in range(k2):
+            M[a, j] = col[a]
+    return True
+
+
+@device
+def _lb_maxstep(x, d, lo, hi, cap):
+    # the longest step t <= cap along d from x that stays in [lo, hi] (0 if x + 0 d is already out)
+    t = cap
+    for i in range(x.shape[0]):
+        di = d[i]
+        if di < 0.0:
+            am = (lo[i] - x[i]) / di
+        elif di > 0.0:
+            am = (hi[i] - x[i]) / di
+        else:
+            am = math.inf
+        if am < t:
+            t = am
+    if t < 0.0:
+        t = 0.0
+    return t
+
+
+@device
+def _lb_pgnorm(x, g, lo, hi):
+    best = 0.0
+    for i in range(x.shape[0]):
+        z = x[i] - g[i]
+        if z < lo[i]:
+            z = lo[i]
+        if z > hi[i]:
+            z = hi[i]
+        z = abs(z - x[i])
+        if z > best:
+            best = z
+    return best
+
+
+@device
+def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project,
+                  V, SYb, SM, SV, xout, res):
+    n = x0.shape[0]
+    X = V[0]
+    G = V[1]
+    D = V[2]
+    XC = V[3]
+    T = V[4]
+    FR = V[5]
+    XT = V[6]
+    GT = V[7]
+    R = V[8]
+    DU = V[9]
+    XB = V[10]
+    GW = V[11]
+    S = SYb[0]
+    Y = SYb[1]
+    SS = SM[0]
+    SY = SM[1]
+    M = SM[2]
+    A = SM[3]
+    GR = SM[4]
+    P = SV[0]
+    C = SV[1]
+    VV = SV[2]
+    WB = SV[3]
+    T1 = SV[4]
+    T2 = SV[5]
+    constrained = False
+    boxed = True
+    for i in range(n):
+        v = x0[i]
+        if v < lo[i]:
+            v = lo[i]
+        if v > hi[i]:
+            v = hi[i]
+        X[i] = v
+        if lo[i] > -math.inf or hi[i] < math.inf:
+            constrained = True
+        if not (lo[i] > -math.inf and hi[i] < math.inf):
+            boxed = False
+    f = _lb_fg(X, p, G, GW, sign)
+    nfev = 1
+    nit = 0
+    k = 0
+    theta = 1.0
+    status = 1
+    pg = _lb_pgnorm(X, G, lo, hi)
+    retried = False
+    if pg <= pgtol:
+        status = 0
+    while status == 1:
+        if nit >= maxiter or nfev >= maxfun:
+            break
+        k2 = 2 * k
+        # ---- generalized Cauchy point (BLNZ algorithm CP; approx: Fei et al. 4.1)
+        dd = 0.0
+        for i in range(n):
+            g = G[i]
+            if g < 0.0:
+                t = (X[i] - hi[i]) / g
+            elif g > 0.0:
+                t = (X[i] - lo[i]) / g
+            else:
+                t = math.inf
+            if not (t > 0.0):
+                t = 0.0
+            T[i] = t
+            XC[i] = X[i]
+            if t > 0.0:
+                D[i] = -g
+                FR[i] = 1.0
+                dd += g * g
+            else:
+                D[i] = 0.0
+                FR[i] = 0.0
+        for a in range(k2):
+            C[a] = 0.0
+        if dd > 0.0:
+            _lb_wt(S, Y, k, theta, D, P)
+            f1 = -dd
+            f2 = theta * dd - _lb_quad(M, k2, P, P)
+            f2org = theta * dd
+            if f2 < _LB_EPS * f2org:
+                f2 = _LB_EPS * f2org
+            tsum = 0.0
+            while True:
+                b = -1
+                tb = math.inf
+                for i in range(n):
+                    if FR[i] > 0.0 and T[i] < tb:
+                        tb = T[i]
+                        b = i
+                dtmin = -f1 / f2
+                dt = tb - tsum
+                if approx:
+                    if b >= 0 and dtmin >= dt:
+                        # t_c = t_1: every coordinate with t_i <= t_1 lands on its bound
+                        tsum = tb
+                        for i in range(n):
+                            if FR[i] > 0.0 and T[i] <= tb:
+                                XC[i] = hi[i] if G[i] < 0.0 else lo[i]
+                                FR[i] = 0.0
+                                D[i] = 0.0
+                        for a in range(k2):
+                            C[a] = tb * P[a]
+                        dtmin = 0.0
+                    else:
+                        if dtmin < 0.0:
+                            dtmin = 0.0
+                        tsum = dtmin
+                        for a in range(k2):
+                            C[a] = dtmin * P[a]
+                        dtmin = 0.0
+                    break
+                if b < 0 or dtmin < dt:
+                    break
+                tsum = tb
+                gb = G[b]
+                bound = hi[b] if gb < 0.0 else lo[b]
+                zb = bound - X[b]
+                XC[b] = bound
+                FR[b] = 0.0
+                D[b] = 0.0
+                for a in range(k2):
+                    C[a] += dt * P[a]
+                    WB[a] = _lb_wrow(S, Y, k, theta, b, a)
+                f1 = f1 + dt * f2 + gb * gb + theta * gb * zb - gb * _lb_quad(M, k2, WB, C)
+                f2 = f2 - theta * gb * gb - 2.0 * gb * _lb_quad(M, k2, WB, P) \
+                    - gb * gb * _lb_quad(M, k2, WB, WB)
+                if f2 < _LB_EPS * f2org:
+                    f2 = _LB_EPS * f2org
+                for a in range(k2):
+                    P[a] += gb * WB[a]
+            if dtmin < 0.0:
+                dtmin = 0.0
+            tsum += dtmin
+            for a in range(k2):
+                C[a] += dtmin * P[a]
+            for i in range(n):
+                if FR[i] > 0.0:
+                    XC[i] = X[i] + tsum * D[i]
+        # ---- subspace minimisation (BLNZ 5.1, direct primal)
+        nfree = 0
+        for i in range(n):
+            XB[i] = XC[i]
+            if FR[i] > 0.0:
+                nfree += 1
+        if k > 0 and nfree > 0:
+            _lb_matvec(M, k2, C, T1)
+            for i in range(n):
+                if FR[i] > 0.0:
+                    R[i] = G[i] + theta * (XC[i] - X[i]) - _lb_wmul(S, Y, k, theta, T1, i)
+                else:
+                    R[i] = 0.0
+            _lb_wt(S, Y, k, theta, R, T2)
+            _lb_matvec(M, k2, T2, VV)
+            for a in range(k2):
+                for b in range(k2):
+                    s = 0.0
+                    for i in range(n):
+                        if FR[i] > 0.0:
+                            s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
+                    GR[a, b] = s
+            for a in range(k2):
+                for b in range(k2):
+                    s = 0.0
+                    for q in range(k2):
+                        s += M[a, q] * GR[q, b]
+                    A[a, b] = (1.0 if a == b else 0.0) - s / theta
+            if _lb_solve(A, k2, VV):
+                for i in range(n):
+                    if FR[i] > 0.0:
+                        DU[i] = -R[i] / theta - _lb_wmul(S, Y, k, theta, VV, i) / (theta * theta)
+                    else:
+                        DU[i] = 0.0
+                use_trunc = True
+                if project:
+                    ddp = 0.0
+                    for i in range(n):
+                        v = XC[i] + DU[i]
+                        if v < lo[i]:
+                            v = lo[i]
+                        if v > hi[i]:
+                            v = hi[i]
+                        XB[i] = v
+                        ddp += (v - X[i]) * G[i]
+                    use_trunc = ddp > 0.0
+                if use_trunc:
+                    alpha = _lb_maxstep(XC, DU, lo, hi, 1.0)
+                    for i in range(n):
+                        XB[i] = XC[i] + alpha * DU[i]
+        # ---- line search along d = xbar - x (strong Wolfe)
+        gd = 0.0
+        dnorm = 0.0
+        for i in range(n):
+            D[i] = XB[i] - X[i]
+            gd += G[i] * D[i]
+            dnorm += D[i] * D[i]
+        dnorm = math.sqrt(dnorm)
+        if not (gd < 0.0) or dnorm == 0.0:
+            if k > 0 and not retried:
+                k = 0
+                theta = 1.0
+                retried = True
+                continue
+            status = 0 if (dnorm == 0.0 or gd == 0.0) else 2
+            break
+        stpmax = 1e10
+        if constrained:
+            if nit == 0 and k == 0:
+                stpmax = 1.0
+            else:
+                stpmax = _lb_maxstep(X, D, lo, hi, stpmax)
+        if k == 0 and nit == 0 and not boxed:
+            stp = min(1.0 / dnorm, stpmax)
+        else:
+            stp = min(1.0, stpmax)
+        # bracketing then zoom (Nocedal & Wright 3.5/3.6); the point tried last is in XT/GT
+        f0 = f
+        aprev = 0.0
+        fprev = f0
+        gprev = gd
+        a = stp
+        evals = 0
+        ok = False
+        lo_a = 0.0
+        lo_f = f0
+        lo_g = gd
+        hi_a = 0.0
+        hi_f = 0.0
+        hi_g = 0.0
+        zoom = False
+        fa = 0.0
+        while evals < 20:
+            if zoom:
+                w = hi_a - lo_a
+                d1 = lo_g + hi_g - 3.0 * (lo_f - hi_f) / (lo_a - hi_a)
+                disc = d1 * d1 - lo_g * hi_g
+                cand = 0.5 * (lo_a + hi_a)
+                if disc >= 0.0:
+                    d2 = math.sqrt(disc)
+                    if hi_a < lo_a:
+                        d2 = -d2
+                    den = hi_g - lo_g + 2.0 * d2
+                    if den != 0.0:
+                        cc = hi_a - (hi_a - lo_a) * (hi_g + d2 - d1) / den
+                        smin = min(lo_a, hi_a) + 0.1 * abs(w)
+                        smax = max(lo_a, hi_a) - 0.1 * abs(w)
+                        if smin <= cc and cc <= smax:
+                            cand = cc
+                a = cand
+            for i in range(n):
+                XT[i] = X[i] + a * D[i]
+                if XT[i] < lo[i]:
+                    XT[i] = lo[i]
+                if XT[i] > hi[i]:
+                    XT[i] = hi[i]
+            fa = _lb_fg(XT, p, GT, GW, sign)
+            nfev += 1
+            evals += 1
+            ga = 0.0
+            for i in range(n):
+                ga += GT[i] * D[i]
+            if not zoom:
+                if not (fa == fa) or fa == math.inf:
+                    a = aprev + 0.1 * (a - aprev)
+                    continue
+                if fa > f0 + 1e-3 * a * gd or (aprev > 0.0 and fa >= fprev):
+                    zoom = True
+                    lo_a = aprev
+                    lo_f = fprev
+                    lo_g = gprev
+                    hi_a = a
+                    hi_f = fa
+                    hi_g = ga
+                    continue
+                if abs(ga) <= -0.9 * gd or a >= stpmax:
+                    ok = True
+                    break
+                if ga >= 0.0:
+                    zoom = True
+                    lo_a = a
+                    lo_f = fa
+                    lo_g = ga
+                    hi_a = aprev
+                    hi_f = fprev
+                    hi_g = gprev
+                    continue
+                aprev = a
+                fprev = fa
+                gprev = ga
+                a = min(stpmax, 4.0 * a)
+            else:
+                if fa > f0 + 1e-3 * a * gd or fa >= lo_f:
+                    hi_a = a
+                    hi_f = fa
+                    hi_g = ga
+                else:
+                    if abs(ga) <= -0.9 * gd:
+                        ok = True
+                        break
+                    if ga * (hi_a - lo_a) >= 0.0:
+                        hi_a = lo_a
+                        hi_f = lo_f
+                        hi_g = lo_g
+                    lo_a = a
+                    lo_f = fa
+                    lo_g = ga
+                if abs(hi_a - lo_a) <= _LB_EPS * max(1.0, abs(lo_a)):
+                    break
+        if not ok:
+            # out of evaluations: the best bracket end with sufficient decrease is still progress
+            best = lo_a if zoom else aprev
+            if best > 0.0:
+                a = best
+                for i in range(n):
+                    XT[i] = X[i] + a * D[i]
+                    if XT[i] < lo[i]:
+                        XT[i] = lo[i]
+                    if XT[i] > hi[i]:
+                        XT[i] = hi[i]
+                fa = _lb_fg(XT, p, GT, GW, sign)
+                nfev += 1
+                ok = fa < f0 + 1e-3 * a * gd
+        if not ok:
+            if k > 0 and not retried:
+                k = 0
+                theta = 1.0
+                retried = True
+                continue
+            status = 2
+            break
+        retried = False
+        # ---- limited-memory update
+        sy = 0.0
+        yy = 0.0
+        for i in range(n):
+            s = XT[i] - X[i]
+            y = GT[i] - G[i]
+            sy += s * y
+            yy += y * y
+        if m > 0 and sy > _LB_EPS * (-gd * a):
+            if k == m:
+                for q in range(m - 1):
+                    for i in range(n):
+                        S[q, i] = S[q + 1, i]
+                        Y[q, i] = Y[q + 1, i]
+                    for r in range(m - 1):
+                        SS[q, r] = SS[q + 1, r + 1]
+                        SY[q, r] = SY[q + 1, r + 1]
+                k -= 1
+            for i in range(n):
+                S[k, i] = XT[i] - X[i]
+                Y[k, i] = GT[i] - G[i]
+            k += 1
+            j = k - 1
+            for q in range(k):
+                ss = 0.0
+                s_y = 0.0
+                y_s = 0.0
+                for i in range(n):
+                    ss += S[q, i] * S[j, i]
+                    s_y += S[j, i] * Y[q, i]
+                    y_s += S[q, i] * Y[j, i]
+                SS[q, j] = ss
+                SS[j, q] = ss
+                SY[j, q] = s_y
+                SY[q, j] = y_s
+            theta = yy / sy
+            if not _lb_middle(SS, SY, k, theta, M, A, T2):
+                k = 0
+                theta = 1.0
+        for i in range(n):
+            X[i] = XT[i]
+            G[i] = GT[i]
+        fold = f
+        f = fa
+        nit += 1
+        pg = _lb_pgnorm(X, G, lo, hi)
+        if pg <= pgtol:
+            status = 0
+            break
+        if (fold - f) / max(abs(fold), abs(f), 1.0) <= factr * _LB_EPS:
+            status = 0
+            break
+    for i in range(n):
+        xout[i] = X[i]
+    res[0] = sign * f
+    res[1] = nit
+    res[2] = nfev
+    res[3] = status
+    res[4] = _lb_pgnorm(X, G, lo, hi)

@@ -1,0 +1,41 @@
+"""Interactive defaults (issue 25, item 2): a run typed in (``gpubench minimize`` / ``solve``) gets
+defaults sized to answer in seconds, a time limit included, and says what stopped it; library
+calls and experiments keep the papers' defaults."""
+import json
+
+import pytest
+
+from gpubench import cli, methods
+from gpubench.methods import base
+
+METHODS = methods.names()
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_every_method_with_a_time_limit_gets_the_interactive_one(name):
+    method = methods.get(name)
+    values = base.interactive_values(method, 10, {})
+    settings = method.make_settings(values)  # the defaults are valid settings
+    if "time_limit" in method.settings.names():
+        assert settings.time_limit == base.INTERACTIVE_TIME_LIMIT
+        typed = base.interactive_values(method, 10, {"time_limit": 3.0})
+        assert "time_limit" not in typed  # a typed limit wins
+    else:
+        assert "time_limit" not in values
+
+
+def test_library_calls_keep_the_papers_defaults():
+    assert methods.get("subdomain-bnb").make_settings({}).time_limit == 3600.0
+    assert methods.get("lbfgsb-gpu").make_settings({}).maxiter == 15000
+    assert base.interactive_values(methods.get("lbfgsb-gpu"), 10, {"backend": "cuda"})["maxiter"] == 1000
+
+
+def test_a_typed_in_run_stops_at_the_interactive_limit_and_says_so(monkeypatch, capsys):
+    """subdomain-bnb with tight tolerances would run for its paper's hour; typed in it stops at the
+    interactive limit and its result says the time limit stopped it."""
+    monkeypatch.setattr(base, "INTERACTIVE_TIME_LIMIT", 0.3)
+    code = cli.main(["minimize", "rastrigin", "--dim", "4", "--method", "subdomain-bnb", "--backend", "cpu",
+                     "--set", "eps_abs=1e-12", "--set", "eps_rel=1e-12", "--json"])
+    assert code in (0, None)
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["status"] == "time_limit", out.get("status")
