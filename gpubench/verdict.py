@@ -129,6 +129,13 @@ def relative(measured, published, rtol, what="value"):
     return Verdict(MATCHES, rule) if ok else _differs(rule, f"{what} {m:.4g} vs {p:.4g} (rtol {rtol:g})")
 
 
+def absolute(measured, published, atol, what="value"):
+    """A figure in fixed units (a percentage of iterations, say): within ``atol`` of the published."""
+    p, m = float(published), float(measured)
+    rule = f"{what} within {atol:g} of the published"
+    return Verdict(MATCHES, rule) if abs(m - p) <= atol else _differs(rule, f"{what} {m:.4g} vs {p:.4g} (atol {atol:g})")
+
+
 def ordering(measured_first_smaller, published_first_smaller, what):
     """A qualitative claim (which of two is faster, larger ...): the same direction or not."""
     rule = f"the same direction as published: {what}"

@@ -275,7 +275,7 @@ def test_reproduce_list_of_one_experiment(tmp_path, monkeypatch, capsys):
     from gpubench.cli import main
     monkeypatch.setenv("GPUBENCH_RESULTS", str(tmp_path))
     assert main(["reproduce", "tableS2", "--list"]) == 0
-    rows = [ln.split()[0] for ln in capsys.readouterr().out.splitlines()[1:-1]]
+    rows = [ln.split()[1] for ln in capsys.readouterr().out.splitlines()[1:-1]]  # paper, experiment, ...
     assert rows == ["tableS2"]
 
 

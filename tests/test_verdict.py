@@ -71,3 +71,8 @@ def test_spread_by_f_test():
     assert V.spread(vals, 0.5, 25).kind == V.DIFFERS
     assert V.spread([0.0] * 25, 0.0, 25).kind == V.MATCHES
     assert V.spread([0.0] * 25, 0.1, 25).kind == V.DIFFERS
+
+
+def test_absolute():
+    assert V.absolute(80.0, 85.23, 10).kind == V.MATCHES
+    assert V.absolute(70.0, 85.23, 10).kind == V.DIFFERS
