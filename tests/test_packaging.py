@@ -63,10 +63,20 @@ def test_every_data_folder_is_a_declared_package():
     conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     declared = set(conf["packages"])
     undeclared = []
-    for pkg, top in (("gpubench.functions", "functions"), ("gpubench.experiments", "experiments")):
+    for pkg, top in (("gpubench.functions", "functions"), ("gpubench.experiments", "experiments"),
+                     ("gpubench", "gpubench")):
         for d in sorted((ROOT / top).rglob("*")):
             if d.is_dir() and "__pycache__" not in d.parts and any(f.is_file() for f in d.iterdir()):
                 name = ".".join([pkg, *d.relative_to(ROOT / top).parts])
                 if name not in declared:
                     undeclared.append(name)
     assert not undeclared, f"declare in [tool.setuptools] packages: {undeclared}"
+
+
+def test_every_code_package_is_declared():
+    """A subpackage of gpubench/ left out of ``packages`` works in the editable install and is
+    missing from a wheel (gpubench.kernels was: the GPU host's install failed to import it)."""
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "gpubench").rglob("__init__.py")
+             if "__pycache__" not in p.parts}
+    assert found - set(conf["packages"]) == set()
