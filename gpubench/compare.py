@@ -459,6 +459,12 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
           f"cocopp and IOHanalyzer: `{archive.relative_to(reports)}` ({len(written)} data sets; the "
           f"archive IOHanalyzer uploads, kept in git; `gpubench report {experiment.id}` also writes "
           f"the same files unpacked in `{coco.relative_to(reports)}/`, which git ignores).")
+    from .interop.ioh import write_ioh
+    ioh = reports / "ioh" / f"{experiment.id}-{variant}"
+    ioh_archive = zip_folder(ioh) if write_ioh(recs, fstars, ioh) else None
+    if ioh_archive:
+        doc.p(f"The same runs in IOHprofiler's format (IOHanalyzer, iohinspector; columns evaluations, "
+              f"best value, seconds): `{ioh_archive.relative_to(reports)}` (docs/interop.md).")
     # the one-page summary follows the fullest setting stored (the full one is built after the quick one)
     v = experiment.variant(variant == "quick")
     page = summary(recs, certs, reports / "summary.md", grid=[(f, d) for f in v.functions for d in v.dims])

@@ -196,3 +196,75 @@ def test_cocopp_is_imported_without_network():
             "print(seen)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- IOHprofiler (IOHanalyzer)
+@pytest.fixture(scope="module")
+def ioh_data(tiny):
+    """The tiny comparison in IOHprofiler's format, read back by iohinspector's DataManager."""
+    iohinspector = pytest.importorskip("iohinspector")
+    from gpubench.interop import ioh
+    root, recs, _ = tiny
+    folders = ioh.write_ioh(recs, compare._fstars(recs), root / "ioh")
+    dm = iohinspector.DataManager()
+    dm.add_folders([str(f) for f in folders])
+    return recs, folders, dm
+
+
+def test_iohinspector_reads_every_run(ioh_data):
+    """One run per record, each with its method, function, n, repetition (instance), evaluations
+    and best value."""
+    recs, folders, dm = ioh_data
+    assert sorted(f.name for f in folders) == ["bfgs", "differential_evolution", "nelder_mead"]
+    ov = dm.overview
+    assert len(ov) == len(recs) and set(ov["suite"]) == {"gpubench"}
+    seen = set()
+    for row in ov.iter_rows(named=True):
+        runs = _ours(recs, row["algorithm_name"])[(row["function_name"], row["dimension"])]
+        r = runs[row["instance"] - 1]
+        last = compare.trace_of(r)[-1]
+        assert row["evals"] == last[0] and row["best_y"] == last[2]
+        seen.add((row["algorithm_name"], row["function_name"], row["dimension"], row["instance"]))
+    assert len(seen) == len(recs)
+
+
+def test_iohinspector_fixed_target_runtimes_equal_ours(ioh_data):
+    """Aligned at the targets f* + 10^k by iohinspector, each run's evaluations and seconds to the
+    target are those gpubench.compare reads from the record's trace."""
+    from iohinspector import align_data
+    recs, folders, dm = ioh_data
+    data = dm.load(monotonic=True, include_meta_data=True)
+    assert {"evaluations", "raw_y", "seconds"} <= set(data.columns)
+    fstars = compare._fstars(recs)
+    reached = 0
+    for (key, f, dim, inst), run in data.group_by(["algorithm_name", "function_name", "dimension", "instance"]):
+        r = _ours(recs, key)[(f, dim)][inst - 1]
+        ks = sorted(compare.TARGET_EXPONENTS)  # ascending targets, as the alignment needs them
+        aligned = align_data(run, [fstars[(f, dim)] + 10.0 ** k for k in ks], group_cols=["data_id"],
+                             x_col="raw_y", y_col="evaluations", silence_warning=True).sort("raw_y")
+        mine = sorted(compare.runtimes(r, fstars[(f, dim)]))
+        for (k, e, s), ev, sec in zip(mine, aligned["evaluations"], aligned["seconds"]):
+            if e is None:
+                assert ev is None or not math.isfinite(ev), (key, f, dim, inst, k)
+            else:
+                assert (ev, sec) == (e, pytest.approx(s, rel=1e-12)), (key, f, dim, inst, k)
+                reached += 1
+    assert reached > 0
+
+
+def test_ioh_run_starting_after_its_first_evaluation(tmp_path):
+    """A batch method's trace starts at its first batch: the run still starts at evaluation 1 (the
+    readers split runs there) with no value claimed before its first trace point."""
+    iohinspector = pytest.importorskip("iohinspector")
+    from gpubench.interop import ioh
+    recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
+             "repetition": rep, "x": [1.0, 1.0], "measured": {"best_f": 1e-3, "evaluations": 40, "seconds": 0.4},
+             "history": {"trace": [[20, 0.2, 5.0 + rep], [40, 0.4, 1e-3]]}} for rep in (0, 1)]
+    (folder,) = ioh.write_ioh(recs, {("levy", 2): 0.0}, tmp_path)
+    dm = iohinspector.DataManager()
+    dm.add_folder(str(folder))
+    data = dm.load(monotonic=True, include_meta_data=True).sort(["instance", "evaluations"])
+    assert data["instance"].to_list() == [1, 1, 1, 2, 2, 2]
+    assert data["evaluations"].to_list() == [1, 20, 40] * 2
+    assert data["raw_y"].to_list() == [math.inf, 5.0, 1e-3, math.inf, 6.0, 1e-3]
+    assert data["seconds"].to_list() == [0.2, 0.2, 0.4] * 2
