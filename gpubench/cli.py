@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 
-from .commands import demo, eval, functions, methods, minimize, report, reproduce, solve
+from .commands import compare, demo, eval, functions, methods, minimize, report, reproduce, solve
 from .commands._args import Parser
 from .device import phase
 from .errors import InputError
@@ -16,7 +16,7 @@ EXIT_USAGE = 2
 _FAST_EXIT = []  # set by main() when the command that ran declares FAST_EXIT and succeeded
 
 # in the order `gpubench --help` lists them
-COMMANDS = (functions, eval, methods, solve, minimize, reproduce, report, demo)
+COMMANDS = (functions, eval, methods, solve, minimize, reproduce, report, compare, demo)
 
 
 def _version():
