@@ -226,7 +226,9 @@ def write_coco(records, fstars, folder, suite="gpubench"):
 
     Function ids are the library's functions in sorted order (1-based), so the
     numbering is stable; ``%`` comment lines name them.  Columns of ``.dat`` and
-    ``.tdat``: evaluations, g-evaluations (0), best f - f*, f, best f, seconds.
+    ``.tdat``: evaluations, g-evaluations (0), best f - f*, f, best f, seconds.  A run whose trace
+    starts after evaluation 1 gets a first row at evaluation 1 whose best f - f* is a placeholder
+    above every target: max(1e3, 10 x that of its first point).
     """
     from .device import atomic_write
     folder = Path(folder)
@@ -257,6 +259,15 @@ def write_coco(records, fstars, folder, suite="gpubench"):
                         f"| seconds")
                 dat.append(head)
                 tdat.append(head)
+                if rows and rows[0][0] > 1:
+                    # COCO logs evaluation 1; a trace that starts later (a batch) reaches no target
+                    # before its first point: a placeholder above every target (10^2) and above that
+                    # point (cocopp loops forever on inf)
+                    err0 = max(1e3, 10.0 * max(sign * (rows[0][2] - fstar), 0.0))
+                    val0 = fstar + sign * err0
+                    first = f"1 0 {err0:.12e} {val0:.12e} {val0:.12e} {rows[0][1]:.6e}"
+                    dat.append(first)
+                    tdat.append(first)
                 for nfev, sec, best in rows:
                     err = max(sign * (best - fstar), 0.0)
                     line = f"{int(nfev)} 0 {err:.12e} {best:.12e} {best:.12e} {sec:.6e}"

@@ -268,3 +268,18 @@ def test_ioh_run_starting_after_its_first_evaluation(tmp_path):
     assert data["evaluations"].to_list() == [1, 20, 40] * 2
     assert data["raw_y"].to_list() == [math.inf, 5.0, 1e-3, math.inf, 6.0, 1e-3]
     assert data["seconds"].to_list() == [0.2, 0.2, 0.4] * 2
+
+
+def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp_path):
+    """A batch method whose first trace point (its first batch) is already within 1e-8 of f*: COCO's
+    files still start at evaluation 1 (best - f* = inf there), cocopp reads them, and its runtime
+    to every target is the batch's evaluation count, as gpubench.compare credits it."""
+    from gpubench.interop import coco
+    recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
+             "repetition": rep, "measured": {"best_f": 0.0, "evaluations": 40, "seconds": 0.4},
+             "history": {"trace": [[20, 0.2, 1e-12 * rep], [40, 0.4, 0.0]]}} for rep in (0, 1)]
+    (folder,) = compare.write_coco(recs, {("levy", 2): 0.0}, tmp_path / "coco")
+    (ds,) = coco.load(folder, tmp_path / "work")
+    for k in compare.TARGET_EXPONENTS:
+        assert list(ds.detEvals([10.0 ** k])[0]) == [20.0, 20.0]
+        assert [e for j, e, _ in compare.runtimes(recs[0], 0.0) if j == k] == [20.0]
