@@ -283,3 +283,21 @@ def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp
     for k in compare.TARGET_EXPONENTS:
         assert list(ds.detEvals([10.0 ** k])[0]) == [20.0, 20.0]
         assert [e for j, e, _ in compare.runtimes(recs[0], 0.0) if j == k] == [20.0]
+
+
+def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
+    """`python -m gpubench.interop.coco DATA OUT` on a comparison's COCO folder (or its zip) writes
+    cocopp's pages; reports/index.md links every reports/cocopp/*/index.html."""
+    from gpubench import report
+    from gpubench.interop import coco
+    root, recs, folders = tiny
+    assert coco.main([str(tmp_path / "nothing.zip"), str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("gpubench: error: ") and "neither" in err[0]
+    archive = compare.zip_folder(folders[0].parent)
+    reports = tmp_path / "reports"
+    assert coco.main([str(archive), str(reports / "cocopp" / "tiny")]) == 0
+    assert "cocopp on 3 data set(s)" in capsys.readouterr().out
+    assert (reports / "cocopp" / "tiny" / "index.html").is_file()
+    index = report.write_index(reports, root / "res").read_text()
+    assert "[cocopp/tiny/index.html](cocopp/tiny/index.html)" in index

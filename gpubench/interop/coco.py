@@ -180,3 +180,40 @@ def load(folder, workdir):
     testbedsettings.reset_current_testbed()
     with contextlib.redirect_stdout(io.StringIO()):
         return pproc.DataSetList(str(folder))
+
+
+def main(argv=None):
+    """``python -m gpubench.interop.coco ARCHIVE_OR_FOLDER OUT``: cocopp on every method's data set
+    of a comparison's COCO output (``reports/coco/<experiment>-<variant>.zip`` or its folder)."""
+    import argparse
+    import sys
+    import tempfile
+    import time
+    import zipfile
+    p = argparse.ArgumentParser(prog="python -m gpubench.interop.coco", description=main.__doc__)
+    p.add_argument("data", help="reports/coco/<experiment>-<variant>.zip, or a folder of data sets")
+    p.add_argument("out", help="cocopp's output folder (its index.html)")
+    args = p.parse_args(argv)
+    try:
+        src = Path(args.data)
+        with tempfile.TemporaryDirectory() as tmp:
+            if src.suffix == ".zip" and src.is_file():
+                with zipfile.ZipFile(src) as z:
+                    z.extractall(tmp)
+                src = next(Path(tmp).iterdir())
+            if not src.is_dir():
+                raise InputError(f"{args.data}: neither a .zip archive nor a folder")
+            folders = sorted(f for f in src.iterdir() if f.is_dir() and any(f.glob("*.info")))
+            if not folders:
+                raise InputError(f"{args.data}: no COCO data set (a folder with a .info file)")
+            t0 = time.perf_counter()
+            page = run(folders, args.out)
+        print(f"cocopp on {len(folders)} data set(s) in {time.perf_counter() - t0:.0f} s: {page}")
+        return 0
+    except InputError as exc:
+        print(f"gpubench: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
