@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 
-from .commands import cache, demo, eval, functions, methods, minimize, report, reproduce, solve
+from .commands import cache, compare, demo, eval, functions, methods, minimize, report, reproduce, solve
 from .commands._args import Parser
 from .device import phase
 from .errors import InputError
@@ -18,7 +18,7 @@ _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 _FAST_EXIT = []  # set by main() when the command that ran declares FAST_EXIT and succeeded
 
 # in the order `gpubench --help` lists them
-COMMANDS = (functions, eval, methods, solve, minimize, reproduce, report, demo, cache)
+COMMANDS = (functions, eval, methods, solve, minimize, reproduce, report, compare, demo, cache)
 
 
 def _version():

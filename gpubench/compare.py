@@ -226,7 +226,9 @@ def write_coco(records, fstars, folder, suite="gpubench"):
 
     Function ids are the library's functions in sorted order (1-based), so the
     numbering is stable; ``%`` comment lines name them.  Columns of ``.dat`` and
-    ``.tdat``: evaluations, g-evaluations (0), best f - f*, f, best f, seconds.
+    ``.tdat``: evaluations, g-evaluations (0), best f - f*, f, best f, seconds.  A run whose trace
+    starts after evaluation 1 gets a first row at evaluation 1 whose best f - f* is a placeholder
+    above every target: max(1e3, 10 x that of its first point).
     """
     from .device import atomic_write
     folder = Path(folder)
@@ -257,6 +259,15 @@ def write_coco(records, fstars, folder, suite="gpubench"):
                         f"| seconds")
                 dat.append(head)
                 tdat.append(head)
+                if rows and rows[0][0] > 1:
+                    # COCO logs evaluation 1; a trace that starts later (a batch) reaches no target
+                    # before its first point: a placeholder above every target (10^2) and above that
+                    # point (cocopp loops forever on inf)
+                    err0 = max(1e3, 10.0 * max(sign * (rows[0][2] - fstar), 0.0))
+                    val0 = fstar + sign * err0
+                    first = f"1 0 {err0:.12e} {val0:.12e} {val0:.12e} {rows[0][1]:.6e}"
+                    dat.append(first)
+                    tdat.append(first)
                 for nfev, sec, best in rows:
                     err = max(sign * (best - fstar), 0.0)
                     line = f"{int(nfev)} 0 {err:.12e} {best:.12e} {best:.12e} {sec:.6e}"
@@ -459,6 +470,12 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
           f"cocopp and IOHanalyzer: `{archive.relative_to(reports)}` ({len(written)} data sets; the "
           f"archive IOHanalyzer uploads, kept in git; `gpubench report {experiment.id}` also writes "
           f"the same files unpacked in `{coco.relative_to(reports)}/`, which git ignores).")
+    from .interop.ioh import write_ioh
+    ioh = reports / "ioh" / f"{experiment.id}-{variant}"
+    ioh_archive = zip_folder(ioh) if write_ioh(recs, fstars, ioh) else None
+    if ioh_archive:
+        doc.p(f"The same runs in IOHprofiler's format (IOHanalyzer, iohinspector; columns evaluations, "
+              f"best value, seconds): `{ioh_archive.relative_to(reports)}` (docs/interop.md).")
     # the one-page summary follows the fullest setting stored (the full one is built after the quick one)
     v = experiment.variant(variant == "quick")
     page = summary(recs, certs, reports / "summary.md", grid=[(f, d) for f in v.functions for d in v.dims])

@@ -1017,6 +1017,9 @@ def write_index(reports=None, results=None, experiments_dir=None):
         doc.p("Which method to use: [the one-page summary](summary.md) ([html](summary.html)): for each "
               "function and n of the comparison, the certified minimum and its source, the fastest method "
               "to it, and every method's success rate and median time.")
+    for page in sorted(reports.glob("cocopp/*/index.html")):  # python -m gpubench.interop.coco (docs/interop.md)
+        doc.p(f"cocopp (COCO's post-processor) on `coco/{page.parent.name}.zip`: "
+              f"[{page.relative_to(reports).as_posix()}]({page.relative_to(reports).as_posix()}).")
     doc.table(pd.DataFrame(rows))
     path = reports / "index.md"
     _atomic_write(path, doc.markdown())

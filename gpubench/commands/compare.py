@@ -1,0 +1,216 @@
+"""``gpubench compare FUNCTION --dim N [--quick]``: every method of the comparison on one function.
+
+The methods, their budgets (settings, time limits) and repetitions are those of the comparison
+experiment (``experiments/compare.toml``; ``--quick``: its quick variant, a CPU in minutes).
+Each (method, repetition) is one record, written atomically when it ends, under
+``OUT/records/``: a rerun of the same command runs only what is missing (resume after Ctrl-C).
+The rigorous method certifies the minimum when its solve converges within its budget; the
+one-page summary (``OUT/summary.md``) then gives each method's success rate (runs whose best
+value is at most GLB + 1e-8, so certainly within 1e-8 of the global minimum), its median time
+and evaluations to that target, and the fastest.  ``OUT/coco/`` and ``OUT/ioh/`` hold the runs
+for cocopp and IOHanalyzer (docs/interop.md).
+"""
+from ..errors import InputError
+from ._args import positive_integer
+
+NAME = "compare"
+HELP = "run every method of the comparison on one function (yours too: FILE.py:NAME) and summarise"
+
+
+def add_arguments(p):
+    p.add_argument("function", help="a library name or path/to/file.py:NAME")
+    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
+    p.add_argument("--quick", action="store_true",
+                   help="the comparison's quick budgets (experiments/compare.toml [quick]): a CPU in minutes")
+    p.add_argument("--repetitions", type=positive_integer, metavar="R",
+                   help="runs of each method (default: the comparison's, 2)")
+    p.add_argument("--methods", metavar="KEY,KEY", help="only these method entries of the comparison "
+                   "(default: every one; `interval` is the one that certifies)")
+    p.add_argument("--out", metavar="DIR", help="where records and the summary go "
+                   "(default: ./compare-FUNCTION-nN[-quick])")
+    p.add_argument("--backend", choices=["auto", "cpu", "cuda"], default=None,
+                   help="override the backend setting of every method that has one")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--workers", type=positive_integer, metavar="N",
+                   help="run on a new Dask LocalCluster of N workers (as `gpubench reproduce`)")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://host:port)")
+
+
+def _user_function(text):
+    """(registry name, TestFunction) of ``text``: a library function, or a user's file registered
+    under ``<file stem>_<NAME>`` so that records and case ids name it without a path."""
+    import dataclasses
+    from pathlib import Path
+    from .. import functions
+    if not (":" in text and text.split(":", 1)[0].endswith(".py")):
+        return text, functions.get(text), None
+    path, attr = text.split(":", 1)
+    fn = functions.load_file(path, attr)
+    defn = getattr(fn, "definition", None)
+    if defn is None:
+        raise InputError(f"{text}: a constrained problem; compare runs box-constrained functions only")
+    name = "".join(c if c.isalnum() else "_" for c in f"{Path(path).stem}_{attr}")
+    try:
+        functions.get(name)
+        taken = True
+    except InputError:
+        taken = False
+    if taken:
+        raise InputError(f"{text}: its name {name!r} is a library function's; rename the file or NAME")
+    return name, functions.register(dataclasses.replace(defn, name=name)), str(Path(path).resolve())
+
+
+def experiment(function, dim, repetitions=None, methods=None):
+    """The comparison experiment restricted to ``function`` at ``dim`` (both variants) and to the
+    method entries ``methods`` (None: all)."""
+    import dataclasses
+    from .. import experiments_loader as loader
+    base = loader.load("compare")
+    if methods is not None:
+        known = {m.key for m in base.full.methods}
+        bad = sorted(set(methods) - known)
+        if bad:
+            raise InputError(f"--methods: no method entry {bad[0]!r} in the comparison; "
+                             f"entries: {', '.join(sorted(known))}")
+
+    def variant(v):
+        chosen = tuple(m for m in v.methods if methods is None or m.key in methods)
+        return dataclasses.replace(v, functions=(function,), dims=(dim,), methods=chosen,
+                                   repetitions=repetitions or v.repetitions)
+    return dataclasses.replace(base, id=f"compare-{function}-n{dim}", layout="compare",
+                               title=f"Every method on {function}, n = {dim}",
+                               published_file="", published_tables=(), success_tol=1e-8,
+                               full=variant(base.full), quick=variant(base.quick))
+
+
+def certificate(records):
+    """The narrowest converged enclosure [GLB, GUB] among ``records`` of a rigorous method, or None."""
+    import math
+    from .. import compare as cmp
+    best = None
+    for r in records:
+        m = r["measured"]
+        glb, gub = m.get("glb"), m.get("gub")
+        if not (cmp._rigorous(r) and m.get("converged") is True and isinstance(glb, (int, float))
+                and isinstance(gub, (int, float)) and math.isfinite(glb) and math.isfinite(gub) and glb <= gub):
+            continue
+        if best is None or gub - glb < best["gub"] - best["glb"]:
+            best = {"glb": float(glb), "gub": float(gub), "regions": r.get("regions"),
+                    "experiment": r["experiment"], "case": r["case"]}
+    return best
+
+
+def _fmt(v, digits=4):
+    if v is None:
+        return "-"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.{digits}g}"
+    return f"{int(v):,}"
+
+
+def summary_rows(records, cert, sense):
+    """One row per method entry: runs, successes, median seconds/evaluations to the target, best."""
+    import numpy as np
+    from .. import compare as cmp
+    by_key = {}
+    for r in records:
+        by_key.setdefault(r["key"], []).append(r)
+    rows = []
+    for key, rs in sorted(by_key.items()):
+        hits = [cmp.first_reach(r, cmp.certified_target(cert, sense)) for r in rs] if cert else []
+        ok = [(e, s) for e, s in hits if s is not None]
+        bests = [cmp.trace_of(r)[-1][2] for r in rs if cmp.trace_of(r)]
+        rows.append({
+            "key": key, "method": rs[0]["method"], "runs": len(rs), "success": len(ok) if cert else None,
+            "seconds_to_target": float(np.median([s for _, s in ok])) if ok else None,
+            "evaluations_to_target": float(np.median([e for e, _ in ok])) if ok else None,
+            "median_seconds": float(np.median([r["measured"]["seconds"] for r in rs])),
+            "best": (min(bests) if sense == "min" else max(bests)) if bests else None,
+            "settings": rs[0].get("settings", {}),
+        })
+    return rows
+
+
+def write_summary(path, function, dim, variant, records, cert, fstar, sense, source=None):
+    """``path`` (Markdown): the one page a practitioner reads; returns its text."""
+    from ..device import atomic_write
+    rows = summary_rows(records, cert, sense)
+    fastest = min((r for r in rows if r["seconds_to_target"] is not None),
+                  key=lambda r: r["seconds_to_target"], default=None)
+    lines = [f"# Which method for {function} at n = {dim}?", ""]
+    if source:
+        lines += [f"Function file: `{source}`.", ""]
+    lines += [f"Every method of gpubench's comparison with the budgets of `experiments/compare.toml` "
+              f"({variant} variant), {max((r['runs'] for r in rows), default=0)} run(s) each (repetition r "
+              "adds r to a method's seed), on the same machine.", ""]
+    if cert:
+        tgt = "GLB + 1e-8" if sense == "min" else "GUB - 1e-8"
+        lines += [f"**Certified minimum**: [GLB, GUB] = [{cert['glb']:.12g}, {cert['gub']:.12g}] "
+                  f"(rigorous solve `{cert['case']}`). A run succeeds when its best value reaches "
+                  f"{tgt}: then it is certainly within 1e-8 of the global optimum.", ""]
+        lines += [f"**Fastest to the target**: {fastest['key']} (median {_fmt(fastest['seconds_to_target'])} s)."
+                  if fastest else "**Fastest to the target**: no method reached it.", ""]
+    else:
+        lines += ["**Certified minimum**: no certificate (the rigorous method did not converge within its "
+                  f"budget); nothing is claimed about the global minimum. The function's stated f* is "
+                  f"{fstar!r}, not certified here.", ""]
+    head = ["Method", "Runs", "Reached target", "Median s to target", "Median evals to target",
+            "Median s per run", "Best f"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        succ = f"{r['success']}/{r['runs']}" if r["success"] is not None else "no certificate"
+        lines.append(f"| {r['key']} | {r['runs']} | {succ} | {_fmt(r['seconds_to_target'])} | "
+                     f"{_fmt(r['evaluations_to_target'])} | {_fmt(r['median_seconds'])} | "
+                     f"{_fmt(r['best'], 10)} |")
+    lines += ["", "Budgets (each method's settings):", ""]
+    for r in rows:
+        s = ", ".join(f"{k}={v}" for k, v in sorted(r["settings"].items()))
+        lines.append(f"- {r['key']} ({r['method']}): {s or 'defaults'}")
+    lines += ["", "Data: `records/` (one JSON record per run), `coco/` (cocopp), `ioh/` (IOHanalyzer); "
+              "see docs/interop.md of gpubench."]
+    text = "\n".join(lines) + "\n"
+    atomic_write(path, text, fsync=False)
+    return text
+
+
+def run(args):
+    from pathlib import Path
+    from .. import compare as cmp
+    from .. import runner
+    from ..device import check_writable_dir
+    from ..interop.ioh import write_ioh
+    if args.scheduler is not None and "://" not in args.scheduler and ":" not in args.scheduler:
+        raise InputError(f"--scheduler {args.scheduler!r} is not an address (tcp://HOST:PORT)")
+    name, fn, source = _user_function(args.function)
+    if source and args.scheduler:
+        raise InputError("--scheduler needs a library function (a remote worker cannot read your file); "
+                         "use --workers")
+    dim = args.dim
+    fn.bounds(dim)  # a dimension the function refuses fails here, before anything is written
+    chosen = None
+    if args.methods is not None:
+        chosen = [m.strip() for m in args.methods.split(",") if m.strip()]
+        if not chosen:
+            raise InputError("--methods names no method entry")
+    exp = experiment(name, dim, args.repetitions, chosen)
+    if not exp.variant(args.quick).methods:
+        raise InputError(f"--methods: none of {', '.join(chosen)} runs in the "
+                         f"{'quick' if args.quick else 'full'} variant")
+    variant = "quick" if args.quick else "full"
+    out = Path(args.out or f"compare-{name}-n{dim}" + ("-quick" if args.quick else ""))
+    check_writable_dir(out, "--out")
+    # a user's function is registered in this process only: its workers are threads here
+    s = runner.sweep(exp, quick=args.quick, backend=args.backend, results=out / "records",
+                     workers=args.workers, scheduler=args.scheduler, processes=source is None)
+    planned = {c.case_id for c in runner.plan(exp, args.quick, args.backend)}
+    recs = [r for r in runner.load_records(Path(s.folder)) if r["case"] in planned]
+    cert = certificate(recs)
+    if cert is None and source is None:
+        cert = cmp.certificates().get((name, dim))  # a converged solve stored by another experiment
+    fstars = cmp._fstars(recs)
+    cmp.write_coco(recs, fstars, out / "coco")
+    write_ioh(recs, fstars, out / "ioh")
+    text = write_summary(out / "summary.md", name, dim, variant, recs, cert, fn.fstar(dim), fn.sense, source)
+    print(text, end="")
+    print(f"{s.ran} run(s) now, {s.skipped} already stored; summary in {out / 'summary.md'}")
+    return 0
