@@ -16,7 +16,7 @@ lacks.  :data:`FINDINGS` lists where SciPy's stated f* is not the function's val
 stated minimiser (checked by ``tests/test_scipy_go.py``).
 """
 from ._lib import ENTRIES, LIBRARY, NOT_EXPRESSED, SCALABLE_DIMS, Entry  # noqa: F401
-from . import a_to_f  # noqa: F401,E402  (each module registers its entries)
+from . import a_to_f, g_to_m, n_to_r, s_to_z  # noqa: F401,E402  (each module registers its entries)
 
 __all__ = ["ENTRIES", "NOT_EXPRESSED", "LIBRARY", "SCALABLE_DIMS", "definitions", "entry", "names"]
 
