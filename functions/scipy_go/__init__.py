@@ -17,6 +17,7 @@ stated minimiser (checked by ``tests/test_scipy_go.py``).
 """
 from ._lib import ENTRIES, LIBRARY, NOT_EXPRESSED, SCALABLE_DIMS, Entry  # noqa: F401
 from . import a_to_f, g_to_m, n_to_r, s_to_z  # noqa: F401,E402  (each module registers its entries)
+from .findings import FINDINGS  # noqa: E402
 
 __all__ = ["ENTRIES", "NOT_EXPRESSED", "LIBRARY", "SCALABLE_DIMS", "definitions", "entry", "names"]
 
