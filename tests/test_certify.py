@@ -61,6 +61,12 @@ def test_each_verdict_from_a_real_enclosure(branin):
     moved = [mins[0], mins[1] + np.array([0.0, 0.5])]
     v, inside, ev, _ = C.judge(fn, 2, e.fglob(2), moved, r)
     assert v == "minimiser wrong" and inside is False and ev["enclosure"][0] > r.gub
+    # a stated minimiser rounded to too few digits: not in a region, but within SciPy's
+    # success tolerance of the minimum; reported, and the verdict stands
+    rounded = [mins[0] + np.array([1e-4, 0.0]), mins[1], mins[2]]
+    v, inside, ev, why = C.judge(fn, 2, e.fglob(2), rounded, r)
+    assert v == "agrees" and inside is False and "too few digits" in why
+    assert 5e-5 < ev["distance"] <= 1e-4
     # an enclosure still wider than ftol: not certified
     wide = type("W", (), {"glb": r.glb - 1.0, "gub": r.gub, "x": r.x,
                           "regions_lo": r.regions_lo, "regions_hi": r.regions_hi})()
