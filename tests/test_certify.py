@@ -29,6 +29,23 @@ def test_quick_certification_agrees_on_five_functions(rows):
     assert "scipy_go.Branin01" in text and "agrees" in text
 
 
+def test_compiled_forms_agree_with_the_symbolic_expression():
+    """The generated point and interval forms of the five (compiled by the certification)
+    agree with the definition's expression evaluated in mpmath, and the point box's
+    enclosure contains the true value."""
+    import mpmath
+    rng = np.random.default_rng(30)
+    for name in FIVE:
+        fn = F.get(name)
+        lo, hi = fn.bounds(2)
+        for p in [lo + (hi - lo) * rng.random(2) for _ in range(5)]:
+            with mpmath.workdps(40):
+                exact = C.symbolic_value(fn.definition, p)
+            assert abs(fn.point(p) - float(exact)) <= 1e-12 * max(1.0, abs(float(exact))), name
+            elo, ehi = fn.interval(p, p)
+            assert mpmath.mpf(elo) <= exact <= mpmath.mpf(ehi), (name, p, elo, ehi, exact)
+
+
 class _Result:
     """A rigorous result's fields, to judge other statements against the same enclosure."""
 
