@@ -434,3 +434,40 @@ def _zimmerman(x):
         return 100 * (1 + t)
 
     return max(h1, zp(h2) * _sgn(h2), zp(h3) * _sgn(h3), zp(-x[0]) * _sgn(x[0]), zp(-x[1]) * _sgn(x[1]))
+
+
+# Scalable in SciPy, expressed at its default n = 2 only: transcribed here for general n.
+def _pinter(x):
+    N = len(x)
+    xx = [x[-1]] + list(x) + [x[0]]
+    tot = 0
+    for k in range(1, N + 1):
+        a = xx[k - 1] * sin(xx[k]) + sin(xx[k + 1])
+        b = xx[k - 1]**2 - 2 * xx[k] + 3 * xx[k + 1] - cos(xx[k]) + 1
+        tot += k * x[k - 1]**2 + 20 * k * sin(a)**2 + k * log(1 + k * b**2, 10)
+    return tot
+
+
+def _whitley(x):
+    tot = 0
+    for xi in x:
+        for xj in x:
+            t = 100 * (xi**2 - xj) + (1 - xj)**2
+            tot += t**2 / 4000 - cos(t) + 1
+    return tot
+
+
+REF.update({
+    "AMGM": lambda x: (sum(x) / len(x) - _prod(x)**(mpf(1) / len(x)))**2,
+    "Mishra07": lambda x: (_prod(x) - _prod(range(1, len(x) + 1)))**2,
+    "PermFunction01": lambda x: sum(sum((j**k + D(0.5)) * ((x[j - 1] / j)**k - 1) for j in range(1, len(x) + 1))**2
+                                    for k in range(1, len(x) + 1)),
+    "PermFunction02": lambda x: sum(sum((j + 10) * (x[j - 1]**k - (mpf(1) / j)**k) for j in range(1, len(x) + 1))**2
+                                    for k in range(1, len(x) + 1)),
+    "Pinter": _pinter,
+    "Schwefel02": lambda x: sum(sum(x[:k])**2 for k in range(1, len(x) + 1)),
+    "Schwefel21": lambda x: max(fabs(v) for v in x),
+    "YaoLiu04": lambda x: max(fabs(v) for v in x),
+    "Sodp": lambda x: sum(fabs(v)**(k + 1) for k, v in enumerate(x, 1)),
+    "Whitley": _whitley,
+})

@@ -12,14 +12,15 @@ library, which the tests and experiments iterate) does not list them;
 ``gpubench.functions.get("scipy_go.Ackley01")`` finds one.
 
 A function the language cannot express is in :data:`NOT_EXPRESSED`, with the construct it
-lacks.  :data:`FINDINGS` lists where SciPy's stated f* is not the function's value at its own
+lacks; a scalable one it can write only at SciPy's default dimension is in
+:data:`ONLY_DEFAULT_DIM`, with what general n lacks.  :data:`FINDINGS` lists where SciPy's stated f* is not the function's value at its own
 stated minimiser (checked by ``tests/test_scipy_go.py``).
 """
-from ._lib import ENTRIES, LIBRARY, NOT_EXPRESSED, SCALABLE_DIMS, Entry  # noqa: F401
+from ._lib import ENTRIES, LIBRARY, NOT_EXPRESSED, ONLY_DEFAULT_DIM, SCALABLE_DIMS, Entry  # noqa: F401
 from . import a_to_f, g_to_m, n_to_r, s_to_z  # noqa: F401,E402  (each module registers its entries)
 from .findings import FINDINGS  # noqa: E402
 
-__all__ = ["ENTRIES", "NOT_EXPRESSED", "LIBRARY", "SCALABLE_DIMS", "definitions", "entry", "names"]
+__all__ = ["ENTRIES", "NOT_EXPRESSED", "ONLY_DEFAULT_DIM", "LIBRARY", "SCALABLE_DIMS", "definitions", "entry", "names"]
 
 
 def names():

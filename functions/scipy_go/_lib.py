@@ -45,6 +45,8 @@ class Entry:
 
 ENTRIES = {}  # class name -> Entry, in the order defined
 NOT_EXPRESSED = {}  # class name -> the construct gpubench's language lacks for it
+# scalable in SciPy but expressed at its default dimension only -> what general n lacks
+ONLY_DEFAULT_DIM = {}
 
 
 def _source(cls):
@@ -69,10 +71,16 @@ def _box(bounds, dim):
     return lo, hi
 
 
-def fixed(cls, dim, f, bounds, optima, fglob, notes=""):
+def fixed(cls, dim, f, bounds, optima, fglob, notes="", lacks=None):
     """A fixed-dimension benchmark: ``f(X)`` builds the expression from ``X = [x1, ..., x_dim]``
     (0-based, as SciPy's ``x[0]``); ``bounds`` is one ``(lo, hi)`` pair for every coordinate or
-    one pair per coordinate; ``optima`` SciPy's global_optimum vectors; ``fglob`` its f*."""
+    one pair per coordinate; ``optima`` SciPy's global_optimum vectors; ``fglob`` its f*.
+    ``lacks``: for a function SciPy scales, written here at its default dimension only, the
+    construct the language lacks for general n."""
+    if lacks:
+        ONLY_DEFAULT_DIM[cls] = lacks
+        notes = (f"SciPy's function is scalable; written at its default n = {dim} only "
+                 f"(for general n the language lacks {lacks}). " + notes).strip()
     X = variables(dim)
     lo, hi = _box(bounds, dim)
     optima = [np.asarray(v, dtype=np.float64) for v in optima]

@@ -30,7 +30,8 @@ scalable("Alpine01", {S: Sum(Abs(x * sin(x) + R("0.1") * x))}, S,
 scalable("Alpine02", {P: Prod(sqrt(x) * sin(x))}, P,
          (0.0, 10.0), lambda d: [[7.91705268, 4.81584232]], lambda d: -6.12950,
          notes="SciPy states the n = 2 minimiser and value for every n.")
-missing("AMGM", "the n-th root of a product, prod(x)^(1/n) (a power whose exponent depends on n)")
+fixed("AMGM", 2, lambda X: ((X[0] + X[1]) / 2 - sqrt(X[0] * X[1]))**2, (0, 10), [[1, 1]], 0.0,
+      lacks="the n-th root of a product, prod(x)^(1/n) (a power whose exponent depends on n)")
 
 # ---------------------------------------------------------------- B
 fixed("BartelsConn", 2, lambda X: Abs(X[0]**2 + X[1]**2 + X[0] * X[1]) + Abs(sin(X[0]))

@@ -60,11 +60,28 @@ fixed("PenHolder", 2, lambda X: -exp(-1 / Abs(cos(X[0]) * cos(X[1])
                                                * exp(Abs(1 - sqrt(X[0]**2 + X[1]**2) / pi)))),
       (-11, 11), [[-9.646167708023526, 9.646167671043401]], -0.9635348327265058,
       notes="1/|b| is unbounded where cos x1 cos x2 = 0 (the limit of f there is 0).")
-missing("PermFunction01", "sums over all k = 1..n of squared sums with powers x_j^k (k up to n), "
-                          "and bounds that depend on n")
-missing("PermFunction02", "sums over all k = 1..n of squared sums with powers x_j^k (k up to n), "
-                          "and bounds that depend on n")
-missing("Pinter", "a window of three coordinates with cyclic neighbours (x_0 = x_n, x_{n+1} = x_1)")
+fixed("PermFunction01", 2, lambda X: sum(sum((j**k + R("0.5")) * ((X[j - 1] / j)**k - 1)
+                                               for j in (1, 2))**2 for k in (1, 2)),
+      (-2, 3), [[1, 2]], 0.0,
+      lacks="sums over k = 1..n of squared sums with powers x_j^k (k up to n), and bounds in n")
+fixed("PermFunction02", 2, lambda X: sum(sum((j + 10) * (X[j - 1]**k - Rational(1, j)**k)
+                                               for j in (1, 2))**2 for k in (1, 2)),
+      (-2, 3), [[1, 0.5]], 0.0,
+      lacks="sums over k = 1..n of squared sums with powers x_j^k (k up to n), and bounds in n")
+
+
+def _pinter2(X):
+    """SciPy's Pinter at n = 2: neighbours are cyclic, so x_0 = x_2 and x_3 = x_1."""
+    total = 0
+    for k, (prev, cur, nxt) in enumerate([(X[1], X[0], X[1]), (X[0], X[1], X[0])], 1):
+        a = prev * sin(cur) + sin(nxt)
+        b = prev**2 - 2 * cur + 3 * nxt - cos(cur) + 1
+        total += k * cur**2 + 20 * k * sin(a)**2 + k * log(1 + k * b**2) / log(10)
+    return total
+
+
+fixed("Pinter", 2, _pinter2, (-10, 10), [[0, 0]], 0.0,
+      lacks="a window of three coordinates with cyclic neighbours (x_0 = x_n, x_{n+1} = x_1)")
 missing("Plateau", "floor")
 fixed("Powell", 4, lambda X: (X[0] + 10 * X[1])**2 + 5 * (X[2] - X[3])**2 + (X[1] - 2 * X[2])**4
       + 10 * (X[0] - X[3])**4, (-4, 5), [[0, 0, 0, 0]], 0.0)

@@ -34,14 +34,16 @@ fixed("Schaffer03", 2, lambda X: _schaffer(sin(cos(Abs(X[0]**2 - X[1]**2)))**2, 
 fixed("Schaffer04", 2, lambda X: _schaffer(cos(sin(Abs(X[0]**2 - X[1]**2)))**2, X), (-100, 100),
       [[0.0, 1.253115]], 0.292579)
 missing("Schwefel01", "an irrational power, (sum x_i^2)^sqrt(pi), of a sum that reaches 0")
-missing("Schwefel02", "prefix sums (sum over j <= i inside a sum over i)")
+fixed("Schwefel02", 2, lambda X: X[0]**2 + (X[0] + X[1])**2, (-100, 100), [[0, 0]], 0.0,
+      lacks="prefix sums (sum over j <= i inside a sum over i)")
 scalable("Schwefel04", {S: Sum((x - 1)**2), S2: Sum(x**2), S3: Sum(x**4)},
          S + n * x1**2 - 2 * x1 * S2 + S3, (0.0, 10.0), lambda d: [np.ones(d)], lambda d: 0.0,
          notes="sum (x1 - x_i^2)^2 is expanded to n x1^2 - 2 x1 sum x_i^2 + sum x_i^4.")
 fixed("Schwefel06", 2, lambda X: Max(Abs(X[0] + 2 * X[1] - 7), Abs(2 * X[0] + X[1] - 5)),
       (-100, 100), [[1, 3]], 0.0)
 scalable("Schwefel20", {S: Sum(Abs(x))}, S, (-100.0, 100.0), zeros, lambda d: 0.0)
-missing("Schwefel21", "a maximum over all n coordinates (no max aggregate)")
+fixed("Schwefel21", 2, lambda X: Max(Abs(X[0]), Abs(X[1])), (-100, 100), [[0, 0]], 0.0,
+      lacks="a maximum over all n coordinates (no max aggregate)")
 scalable("Schwefel22", {S: Sum(Abs(x)), P: Prod(Abs(x))}, S + P, (-100.0, 100.0), zeros,
          lambda d: 0.0)
 scalable("Schwefel26", {S: Sum(x * sin(sqrt(Abs(x))))}, R("418.982887") * n - S, (-500.0, 500.0),
@@ -82,7 +84,8 @@ fixed("SixHumpCamel", 2, lambda X: (4 - R("2.1") * X[0]**2 + X[0]**4 / 3) * X[0]
       + (4 * X[1]**2 - 4) * X[1]**2, (-5, 5),
       [[0.08984201368301331, -0.7126564032704135], [-0.08984201368301331, 0.7126564032704135]],
       -1.031628)
-missing("Sodp", "|x_i|^(i+1), a power whose exponent is the coordinate's index")
+fixed("Sodp", 2, lambda X: Abs(X[0])**2 + Abs(X[1])**3, (-1, 1), [[0, 0]], 0.0,
+      lacks="|x_i|^(i+1), a power whose exponent is the coordinate's index")
 scalable("Sphere", {S: Sum(x**2)}, S, (-5.12, 5.12), zeros, lambda d: 0.0)
 missing("Step", "floor")
 missing("Step2", "floor")
@@ -194,7 +197,11 @@ scalable("Weierstrass", {S: Sum(sum(Rational(1, 2**k) * cos(2 * pi * 3**k * (x +
                                     for k in range(21)))},
          S - n * sum(Rational(1, 2**k) * cos(pi * 3**k) for k in range(21)), (-0.5, 0.5), zeros,
          lambda d: 0.0)
-missing("Whitley", "a sum over all pairs (i, j) of coordinates")
+fixed("Whitley", 2, lambda X: sum((100 * (X[i_]**2 - X[j_]) + (1 - X[j_])**2)**2 / 4000
+                                   - cos(100 * (X[i_]**2 - X[j_]) + (1 - X[j_])**2) + 1
+                                   for i_ in (0, 1) for j_ in (0, 1)),
+      (-10.24, 10.24), [[1, 1]], 0.0, lacks="a sum over all pairs (i, j) of coordinates",
+      notes="As SciPy's code: the inner term is 100 (x_i^2 - x_j) + (1 - x_j)^2, unsquared.")
 fixed("Wolfe", 3, lambda X: Rational(4, 3) * (X[0]**2 + X[1]**2 - X[0] * X[1])**Rational(3, 4) + X[2],
       (0, 2), [[0, 0, 0]], 0.0)
 
@@ -220,7 +227,8 @@ fixed("Xor", 9, _xor, (-1, 1), [[1, -1, 1, -1, -1, 1, 1, -1, 0.421134]], 0.95975
       notes="1/(1 + e^-u) is the sigmoid operation.")
 
 # ---------------------------------------------------------------- Y, Z
-missing("YaoLiu04", "a maximum over all n coordinates (no max aggregate)")
+fixed("YaoLiu04", 2, lambda X: Max(Abs(X[0]), Abs(X[1])), (-10, 10), [[0, 0]], 0.0,
+      lacks="a maximum over all n coordinates (no max aggregate)")
 scalable("YaoLiu09", {S: Sum(x**2 - 10 * cos(2 * pi * x) + 10)}, S, (-5.12, 5.12), zeros,
          lambda d: 0.0)
 scalable("Zacharov", {S: Sum(x**2), S2: Sum(i * x)}, S + (S2 / 2)**2 + (S2 / 2)**4, (-5.0, 10.0),
