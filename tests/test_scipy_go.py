@@ -100,3 +100,16 @@ def test_stated_optima_disagreements_are_the_listed_findings():
     found = stated_value_findings()
     listed = {(cls, n) for cls, n in G.FINDINGS}
     assert set(found) == listed, sorted(set(found) ^ listed)
+
+
+def test_cli_lists_the_library_at_each_function_s_own_dimension(capsys):
+    import json
+
+    from gpubench import cli
+    assert cli.main(["functions", "--library", "scipy_go", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert set(rows) == set(G.names())
+    assert rows["scipy_go.Hartmann6"]["dim"] == 6 and rows["scipy_go.Ackley01"]["dim"] == 10
+    assert rows["scipy_go.Hartmann6"]["fstar"] == G.entry("Hartmann6").fglob(6)
+    assert cli.main(["functions", "--library", "no_such_library"]) != 0
+    assert "unknown function library" in capsys.readouterr().err
