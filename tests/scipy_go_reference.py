@@ -471,3 +471,25 @@ REF.update({
     "Sodp": lambda x: sum(fabs(v)**(k + 1) for k, v in enumerate(x, 1)),
     "Whitley": _whitley,
 })
+
+
+def _dvg1(x):
+    tot = 0
+    for k in range(24):
+        t = mpf(k) / 10
+        yv = D(60.137) * D(1.371)**t * sin(D(3.112) * t + D(1.761))
+        tot += (x[0] * x[1]**t * sin(x[2] * t + x[3]) - yv)**2
+    return tot
+
+
+def _dvg2(x):
+    from mpmath import tanh
+    tot = 0
+    for k in range(16):
+        t = mpf(k) / 10
+        yv = D(53.81) * D(1.27)**t * tanh(D(3.012) * t + sin(D(2.13) * t)) * cos(exp(D(0.507)) * t)
+        tot += (x[0] * x[1]**t * tanh(x[2] * t + sin(x[3] * t)) * cos(t * exp(x[4])) - yv)**2
+    return tot
+
+
+REF.update({"DeVilliersGlasser01": _dvg1, "DeVilliersGlasser02": _dvg2})

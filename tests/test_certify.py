@@ -94,3 +94,26 @@ def test_quick_list_is_the_small_fixed_dimension_functions():
     names = C.quick_names()
     assert len(names) >= 30 and set(FIVE) <= set(names)
     assert all(G.entry(nm).dims[0] <= 3 and not G.entry(nm).scalable for nm in names)
+
+
+def test_rational_powers_other_than_halves_are_enclosed():
+    """b^(3/4) (Wolfe) and b^(-1/10) (CrossLegTable) are generated as exp(e log b) in two steps
+    (sympy folds exp(e*log(b)) back into b^e, which made the generator recurse); the point
+    boxes and random boxes enclose the true values."""
+    import mpmath
+    rng = np.random.default_rng(34)
+    for name in ("scipy_go.Wolfe", "scipy_go.CrossLegTable"):
+        fn = F.get(name)
+        d = fn.definition.dim
+        lo, hi = fn.bounds(d)
+        for _ in range(60):
+            a = lo + (hi - lo) * rng.random(d)
+            b = a + (hi - a) * rng.random(d) * 0.3
+            ilo, ihi = fn.interval(a, b)
+            for p in [a, b] + [a + (b - a) * rng.random(d) for _ in range(3)]:
+                with mpmath.workdps(30):
+                    v = C.symbolic_value(fn.definition, p)
+                assert mpmath.mpf(ilo) <= v <= mpmath.mpf(ihi), (name, a, b, ilo, ihi, v)
+            with mpmath.workdps(30):
+                exact = float(C.symbolic_value(fn.definition, a))
+            assert abs(fn.point(a) - exact) <= 1e-12 * max(1.0, abs(exact))

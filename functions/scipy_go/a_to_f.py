@@ -2,7 +2,7 @@
 import numpy as np
 
 from gpubench.definition import (E, Abs, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin, sqrt,
-                                 symbols, x, x1, y)
+                                 symbols, tanh, x, x1, y)
 
 from ._lib import R, fixed, missing, scalable
 
@@ -177,10 +177,30 @@ scalable("DeflectedCorrugatedSpring", {S: Sum((x - 5)**2)}, -cos(5 * sqrt(S)) + 
          (0.0, 10.0), lambda d: [np.full(d, 5.0)], lambda d: -1.0)
 
 
-missing("DeVilliersGlasser01", "a constant raised to a non-integer power (1.371^t, t = 0.1 j): the "
-                               "code generator has no enclosure for such a constant")
-missing("DeVilliersGlasser02", "a constant raised to a non-integer power (1.27^t, t = 0.1 j): the "
-                               "code generator has no enclosure for such a constant")
+def _dvg1(X):
+    total = 0
+    for j in range(24):
+        t = Rational(j, 10)
+        target = R("60.137") * R("1.371")**t * sin(R("3.112") * t + R("1.761"))
+        total += (X[0] * X[1]**t * sin(X[2] * t + X[3]) - target)**2
+    return total
+
+
+def _dvg2(X):
+    total = 0
+    for j in range(16):
+        t = Rational(j, 10)
+        target = (R("53.81") * R("1.27")**t * tanh(R("3.012") * t + sin(R("2.13") * t))
+                  * cos(exp(R("0.507")) * t))
+        total += (X[0] * X[1]**t * tanh(X[2] * t + sin(X[3] * t)) * cos(t * exp(X[4]))
+                  - target)**2
+    return total
+
+
+fixed("DeVilliersGlasser01", 4, _dvg1, (1, 100), [[60.137, 1.371, 3.112, 1.761]], 0.0,
+      notes="x2^t with t = 0.1 j, x2 >= 1 on the domain.")
+fixed("DeVilliersGlasser02", 5, _dvg2, (1, 60), [[53.81, 1.27, 3.012, 2.13, 0.507]], 0.0,
+      notes="x2^t with t = 0.1 j, x2 >= 1 on the domain.")
 scalable("DixonPrice", {S: Sum((i + 1) * (2 * y**2 - x)**2)}, (x1 - 1)**2 + S, (-10.0, 10.0),
          lambda d: [[2.0 ** (-(2.0 ** k - 2.0) / 2.0 ** k) for k in range(1, d + 1)]],
          lambda d: 0.0)

@@ -9,6 +9,7 @@ equal this table.  Whether the stated value is the true minimum is a separate qu
 FINDINGS = {
     ('Alpine02', 5): 'stated minimiser has 2 coordinates',
     ('Alpine02', 10): 'stated minimiser has 2 coordinates',
+    ('DeVilliersGlasser02', 5): 'stated minimiser outside the domain',
     ('Deb01', 5): 'stated minimiser has 2 coordinates',
     ('Deb01', 10): 'stated minimiser has 2 coordinates',
     ('Deb03', 5): 'stated minimiser has 2 coordinates',
