@@ -4,6 +4,10 @@ Each module in this package defines one function as a
 :class:`gpubench.definition.Definition` named ``DEFINITION``.  Adding a function
 means adding one file here; the registry finds it.  A user's own function,
 defined the same way in their own file, is loaded with :func:`load_file`.
+
+A subpackage is a library of its own (:data:`LIBRARIES`), kept out of the default
+listing: ``names("scipy_go")`` lists SciPy's benchmarks, ``get("scipy_go.Ackley01")``
+finds one.
 """
 import importlib
 import importlib.util
@@ -16,6 +20,21 @@ from gpubench.forms import ConstrainedProblem, InputError, TestFunction
 _REGISTRY = {}
 _SCANNED = set()  # modules of this package whose definitions are registered
 _COMPLETE = []  # [True] once every module is
+LIBRARIES = ("scipy_go",)  # subpackages, each a library named by its prefix "<library>."
+_LIBRARY_LOADED = set()
+
+
+def _library(library):
+    """Register every definition of the subpackage ``library`` (under ``<library>.<Name>``)."""
+    if library not in LIBRARIES:
+        raise InputError(f"unknown function library {library!r}; libraries: default, "
+                         f"{', '.join(LIBRARIES)}")
+    if library not in _LIBRARY_LOADED:
+        module = importlib.import_module(f"{__name__}.{library}")
+        for defn in module.definitions():
+            register(defn)
+        _LIBRARY_LOADED.add(library)
+    return sorted(k for k in _REGISTRY if k.startswith(library + "."))
 
 
 def _scan(modname):
@@ -30,7 +49,7 @@ def _discover():
     if _COMPLETE:
         return
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
+        if not info.name.startswith("_") and not info.ispkg:
             _scan(info.name)
     _COMPLETE.append(True)
 
@@ -63,10 +82,12 @@ def register(definition: Definition) -> TestFunction:
     return fn
 
 
-def names():
-    """Names of every registered function, sorted."""
+def names(library=None):
+    """Names of every function of the default library, sorted; or of ``library`` (e.g. "scipy_go")."""
+    if library not in (None, "default"):
+        return _library(library)
     _discover()
-    return sorted(_REGISTRY)
+    return sorted(k for k in _REGISTRY if k.split(".", 1)[0] not in LIBRARIES or "." not in k)
 
 
 def get(name) -> TestFunction:
@@ -78,7 +99,11 @@ def get(name) -> TestFunction:
     if ":" in str(name) and str(name).split(":", 1)[0].endswith(".py"):
         path, attr = str(name).split(":", 1)
         return load_file(path, attr)
-    _find(str(name))
+    prefix = str(name).split(".", 1)[0]
+    if "." in str(name) and prefix in LIBRARIES:
+        _library(prefix)
+    else:
+        _find(str(name))
     try:
         return _REGISTRY[name]
     except KeyError:

@@ -280,8 +280,11 @@ class IntervalEmitter:
             return r
         if ex.is_Rational and ex.q == 2:  # b**(k/2) = sqrt(b)**k
             return self.emit(sp.Pow(sp.sqrt(b), ex.p, evaluate=False), lines)
-        # general power b**e = exp(e log b), b > 0
-        return self.emit(sp.exp(ex * sp.log(b)), lines)
+        # general power b**e = exp(e log b), b > 0.  In two steps: sympy folds exp(e*log(b))
+        # straight back into b**e (which recursed here for every rational e but +-1/2, k/2)
+        logb = sp.Dummy("logb", real=True)
+        self.names[logb] = self.emit(sp.log(b), lines)
+        return self.emit(sp.exp(ex * logb), lines)
 
 
 # ---------------------------------------------------------------- source assembly

@@ -10,6 +10,9 @@ HELP = "list the test functions"
 def add_arguments(p):
     p.add_argument("--dim", type=positive_integer, default=10, help="n for bounds, x* and f* (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
+    p.add_argument("--library", default=None,
+                   help="list another library: scipy_go (SciPy's global optimization benchmarks); "
+                        "fixed-dimension functions are shown at their own dimension")
 
 
 def _vector_summary(v):
@@ -26,8 +29,9 @@ def run(args):
     # x*, the bounds and the parameters of one function at a time, and the printed summaries
     dim = check_vectors(args.dim, 8 * 8)
     rows = []
-    for name in F.names():
+    for name in F.names(args.library):
         fn = F.get(name)
+        dim = fn.definition.dim or args.dim
         rows.append({
             "name": name, "title": fn.title,
             "bounds": fn.definition.describe_bounds(dim),
@@ -38,6 +42,7 @@ def run(args):
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
+    dim = args.dim
     cols = [("name", "name"), ("bounds", "bounds"), ("xstar", "x*"), ("fstar", f"f*(n={dim})"),
             ("sense", "sense"), ("source", "source")]
     cells = [[h for _, h in cols]] + [[fmt(r[k]) for k, _ in cols] for r in rows]

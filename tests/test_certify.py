@@ -1,0 +1,119 @@
+"""The quick certification of SciPy's stated minima (gpubench.certify), end to end on five
+small functions, and each verdict reached from a real rigorous result."""
+import numpy as np
+import pytest
+
+from gpubench import certify as C
+from gpubench import functions as F
+from gpubench.functions import scipy_go as G
+
+FIVE = ["scipy_go.Matyas", "scipy_go.SixHumpCamel", "scipy_go.Branin01", "scipy_go.Michalewicz",
+        "scipy_go.Bukin04"]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return {r.name: r for r in C.certify(FIVE, time_limit=20.0)}
+
+
+def test_quick_certification_agrees_on_five_functions(rows):
+    for name in FIVE:
+        r = rows[name]
+        assert r.verdict == "agrees", (name, r)
+        assert r.glb <= r.gub and r.gub - r.glb <= 1e-6
+        assert r.glb - 1e-5 <= r.stated_fstar <= r.gub + 1e-5
+        assert r.minimisers_in_regions is True and r.regions >= 1
+    # Branin01 has three global minimisers; all three stated ones lie in the regions
+    assert len(rows["scipy_go.Branin01"].stated_minimisers) == 3
+    text = C.table(list(rows.values()))
+    assert "scipy_go.Branin01" in text and "agrees" in text
+
+
+def test_compiled_forms_agree_with_the_symbolic_expression():
+    """The generated point and interval forms of the five (compiled by the certification)
+    agree with the definition's expression evaluated in mpmath, and the point box's
+    enclosure contains the true value."""
+    import mpmath
+    rng = np.random.default_rng(30)
+    for name in FIVE:
+        fn = F.get(name)
+        lo, hi = fn.bounds(2)
+        for p in [lo + (hi - lo) * rng.random(2) for _ in range(5)]:
+            with mpmath.workdps(40):
+                exact = C.symbolic_value(fn.definition, p)
+            assert abs(fn.point(p) - float(exact)) <= 1e-12 * max(1.0, abs(float(exact))), name
+            elo, ehi = fn.interval(p, p)
+            assert mpmath.mpf(elo) <= exact <= mpmath.mpf(ehi), (name, p, elo, ehi, exact)
+
+
+class _Result:
+    """A rigorous result's fields, to judge other statements against the same enclosure."""
+
+    def __init__(self, row, x, regions_lo, regions_hi):
+        self.glb, self.gub, self.x = row.glb, row.gub, x
+        self.regions_lo, self.regions_hi = regions_lo, regions_hi
+
+
+@pytest.fixture(scope="module")
+def branin():
+    from gpubench.methods import minimize
+    fn = F.get("scipy_go.Branin01")
+    r = minimize(fn, 2, method="interval", backend="cpu", split_dims=2, parts=4, tol=1e-7,
+                 inclusion="best", evaluation="full", time_limit=20.0)
+    return fn, r
+
+
+def test_each_verdict_from_a_real_enclosure(branin):
+    fn, r = branin
+    e = G.entry("scipy_go.Branin01")
+    mins = e.minimisers(2)
+    assert C.judge(fn, 2, e.fglob(2), mins, r)[0] == "agrees"
+    # a stated value below GLB: nothing reaches it
+    v, _, ev, _ = C.judge(fn, 2, r.glb - 0.01, mins, r)
+    assert v == "value wrong" and ev["glb"] == r.glb
+    # a stated value above GUB: a point does better, its outward-rounded enclosure says so
+    v, _, ev, _ = C.judge(fn, 2, r.gub + 0.01, mins, r)
+    assert v == "value wrong" and ev["enclosure"][1] < r.gub + 0.01
+    # a stated minimiser moved off the minimum: in no region, and its enclosure is above GUB
+    moved = [mins[0], mins[1] + np.array([0.0, 0.5])]
+    v, inside, ev, _ = C.judge(fn, 2, e.fglob(2), moved, r)
+    assert v == "minimiser wrong" and inside is False and ev["enclosure"][0] > r.gub
+    # a stated minimiser rounded to too few digits: not in a region, but within SciPy's
+    # success tolerance of the minimum; reported, and the verdict stands
+    rounded = [mins[0] + np.array([1e-4, 0.0]), mins[1], mins[2]]
+    v, inside, ev, why = C.judge(fn, 2, e.fglob(2), rounded, r)
+    assert v == "agrees" and inside is False and "too few digits" in why
+    assert 5e-5 < ev["distance"] <= 1e-4
+    # an enclosure still wider than ftol: not certified
+    wide = type("W", (), {"glb": r.glb - 1.0, "gub": r.gub, "x": r.x,
+                          "regions_lo": r.regions_lo, "regions_hi": r.regions_hi})()
+    assert C.judge(fn, 2, e.fglob(2), mins, wide)[0] == "not certified"
+
+
+def test_quick_list_is_the_small_fixed_dimension_functions():
+    names = C.quick_names()
+    assert len(names) >= 30 and set(FIVE) <= set(names)
+    assert all(G.entry(nm).dims[0] <= 3 and not G.entry(nm).scalable for nm in names)
+
+
+def test_rational_powers_other_than_halves_are_enclosed():
+    """b^(3/4) (Wolfe) and b^(-1/10) (CrossLegTable) are generated as exp(e log b) in two steps
+    (sympy folds exp(e*log(b)) back into b^e, which made the generator recurse); the point
+    boxes and random boxes enclose the true values."""
+    import mpmath
+    rng = np.random.default_rng(34)
+    for name in ("scipy_go.Wolfe", "scipy_go.CrossLegTable"):
+        fn = F.get(name)
+        d = fn.definition.dim
+        lo, hi = fn.bounds(d)
+        for _ in range(60):
+            a = lo + (hi - lo) * rng.random(d)
+            b = a + (hi - a) * rng.random(d) * 0.3
+            ilo, ihi = fn.interval(a, b)
+            for p in [a, b] + [a + (b - a) * rng.random(d) for _ in range(3)]:
+                with mpmath.workdps(30):
+                    v = C.symbolic_value(fn.definition, p)
+                assert mpmath.mpf(ilo) <= v <= mpmath.mpf(ihi), (name, a, b, ilo, ihi, v)
+            with mpmath.workdps(30):
+                exact = float(C.symbolic_value(fn.definition, a))
+            assert abs(fn.point(a) - exact) <= 1e-12 * max(1.0, abs(exact))
