@@ -123,3 +123,34 @@ def test_selection_ties_to_the_last_index_are_caught(monkeypatch):
     grad = np.zeros(600, np.int8)
     out = _device(red.DeviceReduction(), lb, ub, grad, math.inf)
     assert out.best_index == 400 != red.reduce_host(lb, ub, grad, math.inf).best_index
+
+
+def test_scan_over_more_blocks_than_threads(monkeypatch):
+    """32-thread blocks over 3,000 entries: 94 blocks, so the last block scans three block counts
+    per thread; survivors land at their rank, in subregion order."""
+    monkeypatch.setattr(red, "TPB", 32)
+    rng = np.random.default_rng(7)
+    lb, ub, grad = _arrays(rng, 3000)
+    ub += 5.0  # no sample below GUB: about half the subregions survive
+    out = _device(red.DeviceReduction(), lb, ub, grad, 0.3)
+    assert out.sidx.size > 1000
+    _same(out, red.reduce_host(lb, ub, grad, 0.3))
+
+
+def test_staging_round_trip():
+    """Tables of several dtypes and shapes, a zero-size one among them, through the one staging
+    copy; then again with one table grown (new layout) and with new values (same layout)."""
+    from gpubench.solver.sweep import Staging
+    rng = np.random.default_rng(3)
+    st = Staging(cuda)
+    tables = [rng.normal(size=5), np.arange(3, dtype=np.int64), np.zeros(0), rng.normal(size=(4, 2)),
+              np.array([[1, 0], [0, 1]], dtype=np.int8), rng.normal(size=1)]
+    for step in range(3):
+        if step == 1:
+            tables[3] = rng.normal(size=(4, 7))
+        if step == 2:
+            tables = [t + 1 for t in tables]
+        got = st.put(tables)
+        for d, t in zip(got, tables):
+            assert d.shape == t.shape and d.dtype == t.dtype
+            np.testing.assert_array_equal(d.copy_to_host(), t)

@@ -10,8 +10,9 @@ s = 10, p = 4).  Of those arrays the search needs only
 
 :func:`reduce_host` computes them with numpy from host arrays (the CPU
 backend).  :class:`DeviceReduction` computes the same on the GPU from the
-sweep's device arrays with two kernels, and copies back a five-number header
-and the survivors only, instead of 17 bytes per subregion: the CUDA backend's
+sweep's device arrays with three kernels (best sample; survivors counted per
+block and scanned; survivors written at their rank), and copies back a
+five-number header and the survivors only, instead of 17 bytes per subregion: the CUDA backend's
 twin of :func:`reduce_host`, equal to it entry for entry (tests/test_reduce.py).
 """
 import math
@@ -26,7 +27,7 @@ TPB = 256
 # reduces the per-block results, so their number bounds that serial step
 MAX_BLOCKS = 1024
 NO_INDEX = 2 ** 62
-# the header the two kernels fill: read back once per iteration
+# the header the kernels fill: read back once per iteration
 BEST, INDEX, NJEV, GUB, COUNT = range(5)
 HEADER = 5
 
@@ -142,24 +143,82 @@ def _kept(v, header):
     return v <= header[GUB] and v != math.inf
 
 
-@cuda.jit
-def survivors(lb, header, out_sidx, out_lb):
-    """Append every subregion with lb <= GUB (the iteration's, from ``best_sample``) and not ruled out.
+@cuda.jit(device=True)
+def _inclusive_scan(s, tid):
+    # Hillis-Steele over the block's shared array (blockDim.x entries)
+    off = 1
+    while off < cuda.blockDim.x:
+        v = s[tid - off] if tid >= off else 0
+        cuda.syncthreads()
+        s[tid] += v
+        cuda.syncthreads()
+        off *= 2
 
-    The order of the atomic appends is arbitrary; the host sorts the few survivors by index.
-    The count is a float64 atomic on integers below 2**53, so it is exact.
-    """
-    r = cuda.grid(1)
-    if r < lb.shape[0]:
-        v = lb[r]
-        if _kept(v, header):
-            pos = int(cuda.atomic.add(header, COUNT, 1.0))
-            out_sidx[pos] = r
-            out_lb[pos] = v
+
+@cuda.jit
+def count_kept(lb, header, block_count, block_start, done):
+    """Survivors per block; the last block to finish turns the counts into each block's first
+    output position (an exclusive scan) and the total into ``header[COUNT]``."""
+    s = cuda.shared.array(TPB, int64)
+    last = cuda.shared.array(1, int64)
+    tid = cuda.threadIdx.x
+    r = cuda.blockIdx.x * cuda.blockDim.x + tid
+    s[tid] = 1 if r < lb.shape[0] and _kept(lb[r], header) else 0
+    cuda.syncthreads()
+    step = cuda.blockDim.x // 2
+    while step > 0:
+        if tid < step:
+            s[tid] += s[tid + step]
+        cuda.syncthreads()
+        step //= 2
+    if tid == 0:
+        block_count[cuda.blockIdx.x] = s[0]
+        cuda.threadfence()
+        last[0] = 1 if cuda.atomic.add(done, 1, 1) == cuda.gridDim.x - 1 else 0
+    cuda.syncthreads()
+    if last[0] == 0:
+        return
+    # each thread scans a contiguous chunk of the block counts
+    nb = cuda.gridDim.x
+    chunk = (nb + cuda.blockDim.x - 1) // cuda.blockDim.x
+    a = min(tid * chunk, nb)
+    b = min(a + chunk, nb)
+    tot = 0
+    for i in range(a, b):
+        tot += block_count[i]
+    cuda.syncthreads()
+    s[tid] = tot
+    cuda.syncthreads()
+    _inclusive_scan(s, tid)
+    run = s[tid] - tot
+    for i in range(a, b):
+        block_start[i] = run
+        run += block_count[i]
+    if tid == cuda.blockDim.x - 1:
+        header[COUNT] = s[tid]
+        done[1] = 0
+
+
+@cuda.jit
+def survivors(lb, header, block_start, out_sidx, out_lb):
+    """Write every kept subregion at its rank among the kept ones: subregion order, as the host's
+    ``np.flatnonzero``, with no sort."""
+    s = cuda.shared.array(TPB, int64)
+    tid = cuda.threadIdx.x
+    r = cuda.blockIdx.x * cuda.blockDim.x + tid
+    v = lb[r] if r < lb.shape[0] else math.inf
+    k = 1 if r < lb.shape[0] and _kept(v, header) else 0
+    s[tid] = k
+    cuda.syncthreads()
+    _inclusive_scan(s, tid)
+    if k:
+        pos = block_start[cuda.blockIdx.x] + s[tid] - 1
+        out_sidx[pos] = r
+        out_lb[pos] = v
 
 
 class DeviceReduction:
-    """:func:`reduce_host` on device arrays: three launches' worth of work, one small read-back."""
+    """:func:`reduce_host` on device arrays: three launches, then the header and the survivors read back."""
 
     def __init__(self):
         from ..device import Buffers
@@ -167,12 +226,12 @@ class DeviceReduction:
         self.part_ub = cuda.device_array(MAX_BLOCKS, np.float64)
         self.part_idx = cuda.device_array(MAX_BLOCKS, np.int64)
         self.part_nj = cuda.device_array(MAX_BLOCKS, np.int64)
-        self.done = cuda.to_device(np.zeros(1, np.int64))
+        self.done = cuda.to_device(np.zeros(2, np.int64))  # the last-block tickets of the two passes
         self.header = cuda.device_array(HEADER, np.float64)
         self.header_host = cuda.pinned_array(HEADER, np.float64)
 
     def launch(self, lb, ub, grad, gub_prev, stream=0):
-        """Queue the two kernels on ``stream``; nothing waits."""
+        """Queue the kernels on ``stream``; nothing waits."""
         count = lb.shape[0]
         # small sweeps (small n, and the simulator's tests) get small blocks: a power of two for
         # the tree reduction, at least a warp
@@ -184,7 +243,11 @@ class DeviceReduction:
                                          self.done, self.header)
         self._sidx = self.buffers.device("sidx", count, np.int64)
         self._lb = self.buffers.device("lb", count, np.float64)
-        survivors[(count + tpb - 1) // tpb, tpb, stream](lb, self.header, self._sidx, self._lb)
+        grid = (count + tpb - 1) // tpb
+        block_count = self.buffers.device("block_count", grid, np.int64)
+        block_start = self.buffers.device("block_start", grid, np.int64)
+        count_kept[grid, tpb, stream](lb, self.header, block_count, block_start, self.done)
+        survivors[grid, tpb, stream](lb, self.header, block_start, self._sidx, self._lb)
 
     def fetch(self, stream=0):
         """Wait for ``launch`` and bring back the outcome: the header, then the survivors."""
@@ -196,15 +259,11 @@ class DeviceReduction:
         sidx = np.empty(k, np.int64)
         lb = np.empty(k, np.float64)
         if k:
-            ps = self.buffers.pinned("sidx", k, np.int64)
-            pl = self.buffers.pinned("lb", k, np.float64)
-            self._sidx[:k].copy_to_host(ps, stream=stream)
-            self._lb[:k].copy_to_host(pl, stream=stream)
+            # straight into the arrays the region list keeps (a pinned buffer would need a copy)
+            self._sidx[:k].copy_to_host(sidx, stream=stream)
+            self._lb[:k].copy_to_host(lb, stream=stream)
             if stream:
                 stream.synchronize()
-            order = np.argsort(ps, kind="stable")
-            np.take(ps, order, out=sidx)
-            np.take(pl, order, out=lb)
         return Outcome(float(h[BEST]), int(h[INDEX]), int(h[NJEV]), sidx, lb)
 
     def __call__(self, lb, ub, grad, gub_prev):

@@ -40,6 +40,52 @@ class CpuSweep:
 
 
 BLOCK_SIZES = (64, 128, 256, 512)
+ALIGN = 16  # bytes between tables in the staging buffers: every view stays aligned for float64
+
+
+class Staging:
+    """An iteration's host tables in one pinned buffer and one device buffer: one copy a launch.
+
+    Each table copied on its own cost a driver call plus numba's Python (a device-array
+    slice per copy), about 0.2 ms, 16 times an iteration (results/gpu/solver/run1_9aa8190).  The
+    device views are made again only when a table changes shape (and the buffers grow only)."""
+
+    def __init__(self, cuda):
+        self.cuda = cuda
+        self.layout = None
+        self.capacity = 0
+
+    def put(self, tables):
+        """Device arrays holding ``tables`` (numpy arrays), in order."""
+        tables = [np.ascontiguousarray(t) for t in tables]
+        layout = tuple((t.shape, t.dtype.str) for t in tables)
+        if layout != self.layout:
+            self._arrange(tables, layout)
+        for h, t in zip(self.host_views, tables):
+            if h is not None:
+                h[...] = t
+        self.device.copy_to_device(self.host)
+        return [self.cuda.to_device(t) if v is None else v for v, t in zip(self.device_views, tables)]
+
+    def _arrange(self, tables, layout):
+        cuda = self.cuda
+        offsets, end = [], 0
+        for t in tables:
+            offsets.append(end)
+            end += -(-t.nbytes // ALIGN) * ALIGN
+        end = max(end, ALIGN)
+        if end > self.capacity:
+            self.capacity = max(end, 2 * self.capacity)
+            self.host_all = cuda.pinned_array(self.capacity, np.uint8)
+            self.device_all = cuda.device_array(self.capacity, np.uint8)
+        self.host = self.host_all[:end]
+        self.device = self.device_all[:end]
+        # a zero-size table has no bytes to view: it travels on its own (None marks it)
+        self.host_views = [self.host[o:o + t.nbytes].view(t.dtype).reshape(t.shape) if t.size else None
+                           for o, t in zip(offsets, tables)]
+        self.device_views = [self.device[o:o + t.nbytes].view(t.dtype).reshape(t.shape) if t.size else None
+                             for o, t in zip(offsets, tables)]
+        self.layout = layout
 
 
 class CudaSweep:
@@ -63,7 +109,7 @@ class CudaSweep:
         self.dom_hi = cuda.to_device(dom_hi)
         self.buffers = Buffers()
         self.timer = Timer(cuda=True)
-        self.staged = {}
+        self.staging = {"full": Staging(cuda), "split": Staging(cuda)}
         self.block_sizes = {}
         self.reduction = DeviceReduction()
         self.events = tuple(cuda.event() for _ in range(3))  # timing events by default
@@ -98,18 +144,6 @@ class CudaSweep:
         tpb = -max(fits)[1] if fits and max(fits)[0] > 0 else self.threads_per_block
         self.block_sizes[kernel] = tpb
         return tpb
-
-    def _put(self, name, host):
-        """``host`` in a device array kept under ``name``: allocated again only when its shape
-        changes, so an iteration costs one copy per table and no allocation."""
-        host = np.ascontiguousarray(host)
-        if host.size == 0:
-            return self.cuda.to_device(host)
-        d = self.staged.get(name)
-        if d is None or d.shape != host.shape or d.dtype != host.dtype:
-            d = self.staged[name] = self.cuda.device_array(host.shape, host.dtype)
-        d.copy_to_device(host)
-        return d
 
     def _outputs(self, count):
         b = self.buffers
@@ -147,21 +181,19 @@ class CudaSweep:
 
     def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
                  win1, win2, base_lo, base_hi, mv=0, reduce=False):
-        put = self._put
-        args = (put("sel_lo", sel_lo), put("sel_hi", sel_hi), self.dom_lo, self.dom_hi,
-                put("dims", np.asarray(dims, dtype=np.int64)), parts, samples, t_shift, t_den, gub_prev,
-                self.params, put("win1", win1), put("win2", win2), put("base_lo", base_lo),
-                put("base_hi", base_hi))
+        lo, hi, d, w1, w2, blo, bhi = self.staging["full"].put(
+            (sel_lo, sel_hi, np.asarray(dims, dtype=np.int64), win1, win2, base_lo, base_hi))
+        args = (lo, hi, self.dom_lo, self.dom_hi, d, parts, samples, t_shift, t_den, gub_prev, self.params,
+                w1, w2, blo, bhi)
         return self._launch(self.module.sweep, count, args, tail=(mv,), gub_prev=gub_prev if reduce else None)
 
     def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb, reduce=False):
-        put = self._put
-        args = (put("sel_lo", sel_lo), put("sel_hi", sel_hi), put("samp", tb.samp), self.dom_lo, self.dom_hi,
-                put("dims", np.asarray(dims, dtype=np.int64)), put("slot", tb.slot), parts, samples, t_shift,
-                t_den, gub_prev, self.params, put("win1", tb.win1), put("win2", tb.win2),
-                put("base_lo", tb.base_lo), put("base_hi", tb.base_hi), put("uflags", tb.uflags),
-                put("special", tb.special), put("Rlo", tb.Rlo), put("Rhi", tb.Rhi), put("Kclo", tb.Kclo),
-                put("Kchi", tb.Kchi), put("cfree", tb.cfree))
+        (lo, hi, samp, d, slot, w1, w2, blo, bhi, uflags, special, Rlo, Rhi, Kclo, Kchi,
+         cfree) = self.staging["split"].put(
+            (sel_lo, sel_hi, tb.samp, np.asarray(dims, dtype=np.int64), tb.slot, tb.win1, tb.win2, tb.base_lo,
+             tb.base_hi, tb.uflags, tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree))
+        args = (lo, hi, samp, self.dom_lo, self.dom_hi, d, slot, parts, samples, t_shift, t_den, gub_prev,
+                self.params, w1, w2, blo, bhi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree)
         return self._launch(self.module.sweep_split, count, args, gub_prev=gub_prev if reduce else None)
 
 
