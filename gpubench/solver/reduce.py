@@ -223,6 +223,7 @@ class DeviceReduction:
     def __init__(self):
         from ..device import Buffers
         self.buffers = Buffers()
+        self._views = (None, None)
         self.part_ub = cuda.device_array(MAX_BLOCKS, np.float64)
         self.part_idx = cuda.device_array(MAX_BLOCKS, np.int64)
         self.part_nj = cuda.device_array(MAX_BLOCKS, np.int64)
@@ -241,11 +242,12 @@ class DeviceReduction:
         blocks = min(MAX_BLOCKS, (count + tpb - 1) // tpb)
         best_sample[blocks, tpb, stream](ub, grad, gub_prev, self.part_ub, self.part_idx, self.part_nj,
                                          self.done, self.header)
-        self._sidx = self.buffers.device("sidx", count, np.int64)
-        self._lb = self.buffers.device("lb", count, np.float64)
         grid = (count + tpb - 1) // tpb
-        block_count = self.buffers.device("block_count", grid, np.int64)
-        block_start = self.buffers.device("block_start", grid, np.int64)
+        if self._views[0] != count:  # a device slice costs numba ~0.1 ms: kept while the count stays
+            b = self.buffers
+            self._views = (count, (b.device("sidx", count, np.int64), b.device("lb", count, np.float64),
+                                   b.device("block_count", grid, np.int64), b.device("block_start", grid, np.int64)))
+        self._sidx, self._lb, block_count, block_start = self._views[1]
         count_kept[grid, tpb, stream](lb, self.header, block_count, block_start, self.done)
         survivors[grid, tpb, stream](lb, self.header, block_start, self._sidx, self._lb)
 
