@@ -68,6 +68,42 @@ class CudaSolve:
         C.synchronize()
 
 
+class Reduce:
+    """What an iteration keeps of a 4^10-subregion sweep (best sample, njev, survivors in order):
+    ``reduce_host`` on the CPU backend, ``DeviceReduction`` (three kernels and the read-back) on
+    CUDA.  Half of the subregions survive, as in Levy's first iterations, where every one does."""
+    params = ["cpu", "cuda"]
+    param_names = ["backend"]
+    number = 1
+    repeat = 5
+    warmup_time = 0.0
+    timeout = 120
+
+    def setup(self, backend):
+        import math
+
+        import numpy as np
+        rng = np.random.default_rng(0)
+        count = C.GPU_SWEEP[1] ** C.GPU_SWEEP[0]
+        lb = rng.normal(size=count)
+        lb[rng.random(count) < 0.5] = math.inf
+        ub = rng.normal(size=count) + 10.0
+        grad = rng.integers(0, 2, count).astype(np.int8)
+        from gpubench.solver import reduce as red
+        if backend == "cpu":
+            self.run = lambda: red.reduce_host(lb, ub, grad, 5.0)
+        else:
+            C.require_cuda()
+            from numba import cuda
+            d = red.DeviceReduction()
+            dl, du, dg = cuda.to_device(lb), cuda.to_device(ub), cuda.to_device(grad)
+            self.run = lambda: d(dl, du, dg, 5.0)  # waits for the read-back
+        self.run()  # compiles the kernels
+
+    def time_reduce(self, backend):
+        self.run()
+
+
 class CpuSolveMetrics:
     """Metrics of the 12 functions at n = 10, 4^5 subregions per iteration (deterministic)."""
     timeout = 600

@@ -187,34 +187,31 @@ class Search:
                                    self.dom_lo, self.dom_hi)
             self.host_seconds += time.perf_counter() - t0
             t0 = time.perf_counter()
-            lb, ub, grad = self.sweep.split(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
-                                            st.gub, count, tables)
+            out = self.sweep.split(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
+                                   st.gub, count, tables, reduce=True)
         else:
             # the mean value form needs the whole interval gradient: the full evaluation
             win1, win2, cut1, cut2 = self.uncut.windows(plan.dims)
             base_lo, base_hi = self.uncut.bases(sel_lo, sel_hi, cut1, cut2, cfg.samples, shift, den)
             self.host_seconds += time.perf_counter() - t0
             t0 = time.perf_counter()
-            lb, ub, grad = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
-                                      st.gub, count, win1, win2, base_lo, base_hi,
-                                      1 if cfg.inclusion == "best" else 0)
+            out = self.sweep(sel_lo, sel_hi, plan.dims, plan.parts, cfg.samples, shift, den,
+                             st.gub, count, win1, win2, base_lo, base_hi,
+                             1 if cfg.inclusion == "best" else 0, reduce=True)
         self.sweep_seconds += time.perf_counter() - t0
         st.nfev += count * (cfg.samples + 1)
-        st.njev += int(grad.sum(dtype=np.int64))
+        st.njev += out.njev
         it = st.iteration
-        self._check_defined(sel_lo, sel_hi, plan, lb)
-        # a sample where f is undefined (NaN) bounds nothing; np.argmin would pick it
-        r_best = int(np.argmin(np.where(np.isnan(ub), math.inf, ub)))
-        if ub[r_best] < st.gub:
-            st.gub = float(ub[r_best])
-            st.best_iteration, st.best_index = it, r_best
+        self._check_defined(sel_lo, sel_hi, plan, out.sidx, out.lb)
+        if out.best_ub < st.gub:
+            st.gub = out.best_ub
+            st.best_iteration, st.best_index = it, out.best_index
         # 3. prune L with the updated GUB
         st.regions.prune(st.gub)
-        # 5. survivors, in subregion order so that runs are deterministic
-        survivors = np.flatnonzero(lb <= st.gub)
-        survivors = survivors[lb[survivors] != math.inf]  # ruled out by the gradient test
+        # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
+        # runs are deterministic
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
-        st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, survivors, lb[survivors])
+        st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, out.sidx, out.lb)
         st.sel_lo[it] = sel_lo
         st.sel_hi[it] = sel_hi
         st.sel_cyc.append(cyc)
@@ -226,7 +223,7 @@ class Search:
         st.hist_gub.append(st.gub)
         st.hist_size.append(len(st.regions))
 
-    def _check_defined(self, sel_lo, sel_hi, plan, lb):
+    def _check_defined(self, sel_lo, sel_hi, plan, sidx, lb):
         """Stop, in one line, where the function is undefined on a whole subregion.
 
         The kernels keep a subregion whose enclosure is NaN (empty: e.g. sqrt or
@@ -237,7 +234,8 @@ class Search:
         with a claim about a box where f has no value.  A lower bound of -inf
         with a non-empty enclosure (f unbounded below) is kept.
         """
-        for r in np.flatnonzero(lb == -math.inf)[:UNDEFINED_CHECKS]:
+        # every subregion kept at -inf survives (-inf <= GUB), and survivors come in index order
+        for r in sidx[lb == -math.inf][:UNDEFINED_CHECKS]:
             lo, hi = child_box(sel_lo, sel_hi, plan, int(r))
             flo, fhi = self.fn.interval(lo, hi)
             if math.isnan(flo) or math.isnan(fhi):
@@ -280,7 +278,8 @@ class Search:
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size),
                      **({"segments": segs} if (segs := ckpt.segments(self)) else {})},
             timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,
-                    "kernel_seconds": getattr(self.sweep, "kernel_seconds", None)},
+                    "kernel_seconds": getattr(self.sweep, "kernel_seconds", None),
+                    "reduce_seconds": getattr(self.sweep, "reduce_seconds", None)},
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
                      "tol": self.settings.tol, "samples": self.settings.samples,
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,

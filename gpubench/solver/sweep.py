@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import codegen
 from . import kernels
+from .reduce import DeviceReduction, reduce_host
 
 
 class CpuSweep:
@@ -15,16 +16,17 @@ class CpuSweep:
         self.dom_lo, self.dom_hi = dom_lo, dom_hi
 
     def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
-                 win1, win2, base_lo, base_hi, mv=0):
+                 win1, win2, base_lo, base_hi, mv=0, reduce=False):
+        """(lb, ub, grad) per subregion, or with ``reduce`` their :class:`~.reduce.Outcome`."""
         out_lb = np.empty(count)
         out_ub = np.empty(count)
         out_grad = np.empty(count, dtype=np.int8)
         self.module.sweep(sel_lo, sel_hi, self.dom_lo, self.dom_hi, np.asarray(dims, dtype=np.int64),
                           parts, samples, t_shift, t_den, gub_prev, self.params,
                           win1, win2, base_lo, base_hi, out_lb, out_ub, out_grad, mv)
-        return out_lb, out_ub, out_grad
+        return reduce_host(out_lb, out_ub, out_grad, gub_prev) if reduce else (out_lb, out_ub, out_grad)
 
-    def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb):
+    def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb, reduce=False):
         """The n-independent sweep (``kernels.evaluate_split``) with the iteration's tables ``tb``."""
         out_lb = np.empty(count)
         out_ub = np.empty(count)
@@ -34,7 +36,56 @@ class CpuSweep:
                                 gub_prev, self.params, tb.win1, tb.win2, tb.base_lo, tb.base_hi, tb.uflags,
                                 tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree,
                                 out_lb, out_ub, out_grad)
-        return out_lb, out_ub, out_grad
+        return reduce_host(out_lb, out_ub, out_grad, gub_prev) if reduce else (out_lb, out_ub, out_grad)
+
+
+BLOCK_SIZES = (64, 128, 256, 512)
+ALIGN = 16  # bytes between tables in the staging buffers: every view stays aligned for float64
+
+
+class Staging:
+    """An iteration's host tables in one pinned buffer and one device buffer: one copy a launch.
+
+    Each table copied on its own cost a driver call plus numba's Python (a device-array
+    slice per copy), about 0.2 ms, 16 times an iteration (results/gpu/solver/run1_9aa8190).  The
+    device views are made again only when a table changes shape (and the buffers grow only)."""
+
+    def __init__(self, cuda):
+        self.cuda = cuda
+        self.layout = None
+        self.capacity = 0
+
+    def put(self, tables):
+        """Device arrays holding ``tables`` (numpy arrays), in order."""
+        tables = [np.ascontiguousarray(t) for t in tables]
+        layout = tuple((t.shape, t.dtype.str) for t in tables)
+        if layout != self.layout:
+            self._arrange(tables, layout)
+        for h, t in zip(self.host_views, tables):
+            if h is not None:
+                h[...] = t
+        self.device.copy_to_device(self.host)
+        return [self.cuda.to_device(t) if v is None else v for v, t in zip(self.device_views, tables)]
+
+    def _arrange(self, tables, layout):
+        cuda = self.cuda
+        offsets, end = [], 0
+        for t in tables:
+            offsets.append(end)
+            end += -(-t.nbytes // ALIGN) * ALIGN
+        end = max(end, ALIGN)
+        if end > self.capacity:
+            self.capacity = max(end, 2 * self.capacity)
+            self.host_all = cuda.pinned_array(self.capacity, np.uint8)
+            self.device_all = cuda.device_array(self.capacity, np.uint8)
+        self.host = self.host_all[:end]
+        self.device = self.device_all[:end]
+        # a zero-size table has no bytes to view: it travels on its own (None marks it)
+        self.host_views = [self.host[o:o + t.nbytes].view(t.dtype).reshape(t.shape) if t.size else None
+                           for o, t in zip(offsets, tables)]
+        self.device_views = [self.device[o:o + t.nbytes].view(t.dtype).reshape(t.shape) if t.size else None
+                             for o, t in zip(offsets, tables)]
+        self.layout = layout
 
 
 class CudaSweep:
@@ -57,21 +108,76 @@ class CudaSweep:
         self.dom_lo = cuda.to_device(dom_lo)
         self.dom_hi = cuda.to_device(dom_hi)
         self.buffers = Buffers()
+        self._views = (None, None)
         self.timer = Timer(cuda=True)
+        self.staging = {"full": Staging(cuda), "split": Staging(cuda)}
+        self.block_sizes = {}
+        self.reduction = DeviceReduction()
+        self.events = tuple(cuda.event() for _ in range(3))  # timing events by default
 
     @property
     def kernel_seconds(self):
         return self.timer.seconds.get("kernel", 0.0)
 
-    def _launch(self, kernel, count, args, tail=()):
-        """Run ``kernel`` over ``count`` subregions; (lb, ub, grad) as views of grow-only pinned buffers,
-        valid until the next call, which is all the caller needs."""
-        b = self.buffers
-        outs = (b.device("lb", count, np.float64), b.device("ub", count, np.float64),
-                b.device("grad", count, np.int8))
-        blocks = (count + self.threads_per_block - 1) // self.threads_per_block
+    @property
+    def reduce_seconds(self):
+        return self.timer.seconds.get("reduce", 0.0)
+
+    def block_size(self, kernel):
+        """Threads per block from the occupancy query of the compiled kernel: the size with the most
+        resident threads (blocks per SM x SMs x size; the smaller on ties, for finer tails).
+
+        The first launch compiles with ``threads_per_block``; the query needs the compiled kernel,
+        so the choice applies from the second launch on.  Every thread's result is its own, so the
+        block size changes no bound."""
+        tpb = self.block_sizes.get(kernel)
+        if tpb is not None:
+            return tpb
+        overloads = list(getattr(kernel, "overloads", {}).values())
+        if len(overloads) != 1 or not hasattr(overloads[0], "max_cooperative_grid_blocks"):
+            return self.threads_per_block  # not compiled yet, or the simulator
+        fits = []
+        for t in BLOCK_SIZES:
+            try:
+                fits.append((overloads[0].max_cooperative_grid_blocks(t) * t, -t))
+            except Exception:  # more threads than the kernel's registers allow in a block
+                pass
+        tpb = -max(fits)[1] if fits and max(fits)[0] > 0 else self.threads_per_block
+        self.block_sizes[kernel] = tpb
+        return tpb
+
+    def _outputs(self, count):
+        # views kept while the count stays (it is p^s in every iteration of a search): a device
+        # array slice costs numba ~0.1 ms of Python
+        if self._views[0] != count:
+            b = self.buffers
+            self._views = (count, (b.device("lb", count, np.float64), b.device("ub", count, np.float64),
+                                   b.device("grad", count, np.int8)))
+        return self._views[1]
+
+    def _launch(self, kernel, count, args, tail=(), gub_prev=None):
+        """Run ``kernel`` over ``count`` subregions.  With ``gub_prev`` the bounds stay on the
+        device and :class:`DeviceReduction` returns the iteration's outcome; without, (lb, ub, grad)
+        come back as views of grow-only pinned buffers, valid until the next call."""
+        outs = self._outputs(count)
+        tpb = self.block_size(kernel)
+        blocks = (count + tpb - 1) // tpb
+        if gub_prev is not None:
+            # events, not a timer: the only wait of the iteration is the outcome's read-back
+            ev = self.events
+            ev[0].record()
+            kernel[blocks, tpb](*args, *outs, *tail)
+            ev[1].record()
+            self.reduction.launch(*outs, gub_prev)
+            ev[2].record()
+            outcome = self.reduction.fetch()
+            sec = self.timer.seconds
+            sec["kernel"] = sec.get("kernel", 0.0) + ev[0].elapsed_time(ev[1]) / 1000.0
+            sec["reduce"] = sec.get("reduce", 0.0) + ev[1].elapsed_time(ev[2]) / 1000.0
+            return outcome
         with self.timer.time("kernel"):
-            kernel[blocks, self.threads_per_block](*args, *outs, *tail)
+            kernel[blocks, tpb](*args, *outs, *tail)
+        b = self.buffers
         hosts = (b.pinned("lb", count, np.float64), b.pinned("ub", count, np.float64),
                  b.pinned("grad", count, np.int8))
         for d, h in zip(outs, hosts):
@@ -79,20 +185,21 @@ class CudaSweep:
         return hosts
 
     def __call__(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count,
-                 win1, win2, base_lo, base_hi, mv=0):
-        dev = self.cuda.to_device
-        args = (dev(sel_lo), dev(sel_hi), self.dom_lo, self.dom_hi, dev(np.asarray(dims, dtype=np.int64)),
-                parts, samples, t_shift, t_den, gub_prev, self.params, dev(win1), dev(win2), dev(base_lo),
-                dev(base_hi))
-        return self._launch(self.module.sweep, count, args, tail=(mv,))
+                 win1, win2, base_lo, base_hi, mv=0, reduce=False):
+        lo, hi, d, w1, w2, blo, bhi = self.staging["full"].put(
+            (sel_lo, sel_hi, np.asarray(dims, dtype=np.int64), win1, win2, base_lo, base_hi))
+        args = (lo, hi, self.dom_lo, self.dom_hi, d, parts, samples, t_shift, t_den, gub_prev, self.params,
+                w1, w2, blo, bhi)
+        return self._launch(self.module.sweep, count, args, tail=(mv,), gub_prev=gub_prev if reduce else None)
 
-    def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb):
-        dev = self.cuda.to_device
-        args = (dev(sel_lo), dev(sel_hi), dev(tb.samp), self.dom_lo, self.dom_hi,
-                dev(np.asarray(dims, dtype=np.int64)), dev(tb.slot), parts, samples, t_shift, t_den, gub_prev,
-                self.params, dev(tb.win1), dev(tb.win2), dev(tb.base_lo), dev(tb.base_hi), dev(tb.uflags),
-                dev(tb.special), dev(tb.Rlo), dev(tb.Rhi), dev(tb.Kclo), dev(tb.Kchi), dev(tb.cfree))
-        return self._launch(self.module.sweep_split, count, args)
+    def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb, reduce=False):
+        (lo, hi, samp, d, slot, w1, w2, blo, bhi, uflags, special, Rlo, Rhi, Kclo, Kchi,
+         cfree) = self.staging["split"].put(
+            (sel_lo, sel_hi, tb.samp, np.asarray(dims, dtype=np.int64), tb.slot, tb.win1, tb.win2, tb.base_lo,
+             tb.base_hi, tb.uflags, tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree))
+        args = (lo, hi, samp, self.dom_lo, self.dom_hi, d, slot, parts, samples, t_shift, t_den, gub_prev,
+                self.params, w1, w2, blo, bhi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree)
+        return self._launch(self.module.sweep_split, count, args, gub_prev=gub_prev if reduce else None)
 
 
 def make(backend, definition, n, params, dom_lo, dom_hi, split_dims=10, full=False):
