@@ -110,8 +110,12 @@ def certificates(results=None, experiments=None):
     out = {}
     if not root.is_dir():
         return out
+    from . import experiments_loader
+    experiments = {e.id for e in experiments_loader.load_all(experiments)}
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        for r in load_records(folder):
+        # every experiment's folder, warning of corrupt records there; other folders (the GPU host's
+        # raw files) are read for certificates without a warning
+        for r in load_records(folder, warn=folder.name in experiments):
             if certifies(r) is not None:
                 continue
             m = r["measured"]

@@ -346,9 +346,10 @@ def valid_record(rec, case_id=None):
     return all(k in rec for k in ("method", "function", "dim", "success"))
 
 
-def load_records(folder):
+def load_records(folder, warn=True):
     """Every complete, well-formed record in ``folder``.  Any other ``.json`` file there is named on
-    stderr (once per process) and its case counts as missing, so it is re-run."""
+    stderr (once per process; ``warn=False`` for a folder read only in passing, not an experiment's)
+    and its case counts as missing, so it is re-run."""
     out = []
     for p in sorted(Path(folder).glob("*.json")):
         try:
@@ -358,7 +359,7 @@ def load_records(folder):
             rec = None
         if valid_record(rec, p.stem):
             out.append(rec)
-        elif str(p) not in _WARNED:
+        elif warn and str(p) not in _WARNED:
             _WARNED.add(str(p))
             print(f"gpubench: warning: {p} is not a complete record (truncated or edited); its case "
                   f"counts as missing", file=sys.stderr)
