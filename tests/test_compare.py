@@ -155,40 +155,6 @@ def test_gpu_method_traces_on_both_backends():
     assert set(tr[:, 0].astype(int)) <= set(prefix) and tr[0, 0] == prefix[0]
 
 
-def _gpu_compare():
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[1] / "scripts" / "gpu_compare.py"
-    spec = importlib.util.spec_from_file_location("gpu_compare", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_gpu_compare_script_resumes_within_its_budget(quick, tmp_path, capsys):
-    """scripts/gpu_compare.py on the quick variant: runs only what is missing, only what fits."""
-    res, _ = quick
-    out = tmp_path / "out"
-    shutil.copytree(res / "compare", out / "results" / "compare")
-    gone = sorted((out / "results" / "compare").glob("bfgs-*.json"))
-    assert len(gone) == 10
-    for p in gone:
-        p.unlink()
-    script = _gpu_compare()
-    # unmeasured bfgs cases count their time limit (10 s) plus the compile allowance: none fits 5 s
-    assert script.main([str(out), "--quick", "--budget", "5", "--workers", "1"]) == 0
-    status = json.loads((out / "gpu_compare.json").read_text())
-    assert status["ran"] == [] and status["remaining"] == 10
-    assert script.main([str(out), "--quick", "--budget", "200", "--workers", "2"]) == 0
-    status = json.loads((out / "gpu_compare.json").read_text())
-    assert sorted(r["case"] for r in status["ran"]) == sorted(p.stem for p in gone)
-    assert status["remaining"] == 0 and status["environment"]["versions"]
-    assert {p.name for p in gone} <= {p.name for p in (out / "results" / "compare").glob("*.json")}
-    assert script.main([str(out), "--quick", "--budget", "0"]) == 2
-    assert "--budget must be positive" in capsys.readouterr().err
-
-
-
 @pytest.mark.parametrize("name, module", [("lbfgsb-gpu", "gpubench.methods.lbfgsb_gpu"),
                                           ("tron-gpu", "gpubench.methods.tron_gpu")])
 def test_warmup_settings_of_a_multi_round_entry_are_valid(name, module, monkeypatch):
