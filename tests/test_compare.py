@@ -263,36 +263,6 @@ def test_certificate_from_another_experiment_only_for_the_same_problem(tmp_path)
     refused(dict(ok, problem=runner.problem(fn, 51)), "another dimension")
 
 
-def test_gpu_compare_shares_are_disjoint_whole_groups(tmp_path, capsys):
-    """--share I/K: every GPU-capable case in exactly one share, a (method entry, function) group in
-    one share only (its kernels compile once), the same deal whatever is stored."""
-    script = _gpu_compare()
-    exp = loader.load("compare")
-    cases = runner.plan(exp)
-    gpu = [c for c in cases if script.uses_gpu(c)]
-    allow = {"interval": 50.0}
-    shares = script.deal(gpu, 2, allow)
-    ids = [c.case_id for s in shares for c in s]
-    assert sorted(ids) == sorted(c.case_id for c in gpu) and len(set(ids)) == len(ids)
-    owner = {}
-    for i, s in enumerate(shares):
-        for c in s:
-            assert owner.setdefault((c.key, c.function), i) == i
-    assert {c.method for c in cases if not script.uses_gpu(c)}.isdisjoint({c.method for c in gpu})
-    assert script.deal(gpu, 2, allow) == shares  # deterministic
-    loads = [sum(script.estimates(s, [], allow).values()) for s in shares]
-    assert max(loads) - min(loads) <= max(script.estimates(gpu, [], allow).values()) * 8  # balanced by groups
-    out = tmp_path / "out"
-    assert script.main([str(out), "--gpu-only", "--share", "1/2", "--plan"]) == 0
-    text = capsys.readouterr().out
-    assert "--gpu-only --share 1/2: 112 case(s)" in text and "--cpu-only --workers" in text
-    assert json.loads((out / "gpu_compare-gpu1of2.json").read_text())["remaining"] == len(shares[1])
-    for bad, words in ((["--share", "2/2", "--gpu-only"], "0 <= I < K"), (["--share", "x"], "I/K"),
-                       (["--share", "0/2"], "--share needs --gpu-only")):
-        assert script.main([str(out), *bad]) == 2
-        assert words in capsys.readouterr().err
-
-
 def test_clean_partial_spares_young_temporary_files(tmp_path):
     """Concurrent writers share one results folder: a starting process must not remove another
     process's temporary record before its rename."""
