@@ -225,7 +225,8 @@ GPU_RECORD = ROOT / "results" / "gpu" / "lbfgsb" / "lbfgsb_gpu.json"
 
 
 def load_gpu_record(path=None):
-    """The stored GPU measurements (``scripts/gpu_lbfgsb.py``), or None where there are none."""
+    """The stored GPU measurements (the former ``scripts/gpu_lbfgsb.py``, last in commit be84fd4),
+    or None where there are none."""
     path = Path(path or GPU_RECORD)
     if not path.exists():
         return None
