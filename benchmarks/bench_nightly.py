@@ -81,7 +81,7 @@ class LbfgsbGpuTorsion:
 
 class TronHs45Batch:
     """Batched TRON (paper 003, ExaTron) on hs45-type problems: the CPU twin (1,000 problems)
-    and the GPU kernel (10,000 problems), n = 8 and 32.  scripts/gpu_tron.py is the full set."""
+    and the GPU kernel (10,000 problems), n = 8 and 32.  scripts/gpu_tron.py measures the rest."""
     params = (["cpu", "cuda"], [8, 32])
     param_names = ["backend", "n"]
     number = 1
@@ -138,7 +138,7 @@ class DeGpuFevalsPerSecond:
 class CudaLargeSolve(bench_solve.CudaSolve):
     """The rigorous solver at the paper's scale (Zhang, Shan & Cagan 2026, Table 2): whole solves of
     Levy at n = 1,000 and 2,000 with the paper's settings (s = 10, p = 4, tol = 1e-4), warm.
-    scripts/gpu_scale.py runs the full rows up to n = 10,000 and Rosenbrock n = 1,000."""
+    `gpubench reproduce table2 --backend cuda` runs the full rows up to n = 10,000."""
     params = [1000, 2000]
     repeat = 1
     timeout = 600

@@ -146,12 +146,14 @@ def _row_verdict(doc, experiment, label, record, errs, run_success, pe, ps):
     return doc.verdict(label, V.combine(parts).explained(vs.get("explained", {}).get(label)))
 
 
-# Readings of the paper tested against its mismatched success rates (scripts/de_hypotheses.py)
+# Readings of the paper tested against its mismatched success rates (the former
+# scripts/de_hypotheses.py, last in commit be84fd4)
 HYPOTHESES_FILE = "gpu/de/qin2012_hypotheses.json"
 
 
 def _hypotheses(doc, experiment, results):
-    """The stored runs of scripts/de_hypotheses.py, when they name this experiment's report."""
+    """The stored runs of the former scripts/de_hypotheses.py (last in commit be84fd4), when they
+    name this experiment's report."""
     import json
 
     import pandas as pd

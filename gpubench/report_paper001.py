@@ -1,22 +1,17 @@
 """Render paper 001's reproduction (``subdomain-bnb``) from its stored rows, beside the published values.
 
-    python -m gpubench.report_paper001 [FOLDER ...] [--out reports/paper001_bnb.md]
-
-Each FOLDER holds ``rows/*.json``, one finished row each, as ``scripts/gpu_bnb.py`` writes them
-(default: every ``results/paper001/*/`` with rows).  Self-contained on purpose: the experiment
+``gpubench report --all`` writes reports/paper001_bnb.md from every ``results/paper001/*/``
+that holds ``rows/*.json``, one finished row each, as ``scripts/gpu_bnb.py`` writes them.  Self-contained on purpose: the experiment
 layouts take library functions over a scalable n, while paper 001's rows are fixed networks,
 constraint sets and subdomain counts.  Published figures are printed exactly as the CSV in
 ``experiments/published/`` has them, in their own columns, never replaced by a measured one.
 """
-import argparse
 import csv
 import json
-import sys
 from pathlib import Path
 
-from .device import atomic_write
 from .errors import InputError
-from .paths import reports_dir, results_dir
+from .paths import results_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("lb100x", "lb_step", "fig6ab", "fig6cd", "table1", "table3", "table4")
@@ -45,7 +40,7 @@ columns.
 Commands: `python3 $REPO/scripts/gpu_bnb.py $REPO/results/paper001/h200 --part 1` and `--part 2` on \
 the GPU host (each under 9 minutes; a rerun with the same folder skips finished rows); \
 `python3 scripts/gpu_bnb.py OUT --plan` prints the rows and their estimated time; \
-`python -m gpubench.report_paper001` renders this page.
+`gpubench report --all` renders this page.
 """
 
 
@@ -300,28 +295,3 @@ def render(folders):
 def default_folders(base=None):
     base = Path(base or results_dir()) / "paper001"
     return sorted(p for p in base.glob("*") if (p / "rows").is_dir())
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m gpubench.report_paper001", description=__doc__.splitlines()[0])
-    ap.add_argument("folders", nargs="*", help="record folders with rows/ (default: results/paper001/*)")
-    ap.add_argument("--out", default=None, help="output file (default: reports/paper001_bnb.md)")
-    a = ap.parse_args(argv)
-    try:
-        folders = a.folders or default_folders()
-        for f in folders:
-            if not (Path(f) / "rows").is_dir():
-                raise InputError(f"{f}: no rows/ folder (not a record folder of scripts/gpu_bnb.py)")
-        if not folders:
-            raise InputError("no record folders under results/paper001/")
-        out = Path(a.out) if a.out else reports_dir() / "paper001_bnb.md"
-        atomic_write(out, render(folders))
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {out}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

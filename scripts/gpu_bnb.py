@@ -1,4 +1,4 @@
-"""GPU measurements of subdomain-bnb (paper 001: Figure 6a-d, Tables 1, 3, 4), resumable row by row.
+"""Paper 001's Figure 6a-d, lower-bounding speedup (lb100x) and 2-hour-limit rows on a GPU (kept: no experiment holds these rows yet), resumable row by row.
 
 On the GPU host (after ``source scripts/gpu_host_env.sh``; about 7 minutes each)::
 

@@ -1,4 +1,4 @@
-"""Paper 003 (ExaTron) on the GPU host: Tables 1-3, Figure 3, the batch scaling, side by side.
+"""Paper 003's Figure 3, batch scaling and side-by-side runs on the GPU host (kept: no experiment holds them; Tables 1-3 are `gpubench reproduce kim_exatron_table1..3`).
 
     python scripts/gpu_tron.py OUTDIR [--tiny]
 

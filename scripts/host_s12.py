@@ -1,4 +1,4 @@
-"""Tables S12/S13 at the paper's full run counts, in chunks that fit budgeted commands.
+"""Tables S12/S13 at the paper's full run counts in resumable chunks (kept: `gpubench reproduce` runs a case whole, and one case here is up to 50,000 runs).
 
     python scripts/host_s12.py OUT [--experiment tableS12] [--budget SECONDS] [--workers N]
                                [--chunk-seconds S] [--only ENTRY,...] [--quick] [--plan]

@@ -155,40 +155,6 @@ def test_gpu_method_traces_on_both_backends():
     assert set(tr[:, 0].astype(int)) <= set(prefix) and tr[0, 0] == prefix[0]
 
 
-def _gpu_compare():
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[1] / "scripts" / "gpu_compare.py"
-    spec = importlib.util.spec_from_file_location("gpu_compare", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_gpu_compare_script_resumes_within_its_budget(quick, tmp_path, capsys):
-    """scripts/gpu_compare.py on the quick variant: runs only what is missing, only what fits."""
-    res, _ = quick
-    out = tmp_path / "out"
-    shutil.copytree(res / "compare", out / "results" / "compare")
-    gone = sorted((out / "results" / "compare").glob("bfgs-*.json"))
-    assert len(gone) == 10
-    for p in gone:
-        p.unlink()
-    script = _gpu_compare()
-    # unmeasured bfgs cases count their time limit (10 s) plus the compile allowance: none fits 5 s
-    assert script.main([str(out), "--quick", "--budget", "5", "--workers", "1"]) == 0
-    status = json.loads((out / "gpu_compare.json").read_text())
-    assert status["ran"] == [] and status["remaining"] == 10
-    assert script.main([str(out), "--quick", "--budget", "200", "--workers", "2"]) == 0
-    status = json.loads((out / "gpu_compare.json").read_text())
-    assert sorted(r["case"] for r in status["ran"]) == sorted(p.stem for p in gone)
-    assert status["remaining"] == 0 and status["environment"]["versions"]
-    assert {p.name for p in gone} <= {p.name for p in (out / "results" / "compare").glob("*.json")}
-    assert script.main([str(out), "--quick", "--budget", "0"]) == 2
-    assert "--budget must be positive" in capsys.readouterr().err
-
-
-
 @pytest.mark.parametrize("name, module", [("lbfgsb-gpu", "gpubench.methods.lbfgsb_gpu"),
                                           ("tron-gpu", "gpubench.methods.tron_gpu")])
 def test_warmup_settings_of_a_multi_round_entry_are_valid(name, module, monkeypatch):
@@ -295,36 +261,6 @@ def test_certificate_from_another_experiment_only_for_the_same_problem(tmp_path)
             "another domain")
     refused(dict(ok, problem=dict(here, params_sha1="0" * 40)), "other parameters")
     refused(dict(ok, problem=runner.problem(fn, 51)), "another dimension")
-
-
-def test_gpu_compare_shares_are_disjoint_whole_groups(tmp_path, capsys):
-    """--share I/K: every GPU-capable case in exactly one share, a (method entry, function) group in
-    one share only (its kernels compile once), the same deal whatever is stored."""
-    script = _gpu_compare()
-    exp = loader.load("compare")
-    cases = runner.plan(exp)
-    gpu = [c for c in cases if script.uses_gpu(c)]
-    allow = {"interval": 50.0}
-    shares = script.deal(gpu, 2, allow)
-    ids = [c.case_id for s in shares for c in s]
-    assert sorted(ids) == sorted(c.case_id for c in gpu) and len(set(ids)) == len(ids)
-    owner = {}
-    for i, s in enumerate(shares):
-        for c in s:
-            assert owner.setdefault((c.key, c.function), i) == i
-    assert {c.method for c in cases if not script.uses_gpu(c)}.isdisjoint({c.method for c in gpu})
-    assert script.deal(gpu, 2, allow) == shares  # deterministic
-    loads = [sum(script.estimates(s, [], allow).values()) for s in shares]
-    assert max(loads) - min(loads) <= max(script.estimates(gpu, [], allow).values()) * 8  # balanced by groups
-    out = tmp_path / "out"
-    assert script.main([str(out), "--gpu-only", "--share", "1/2", "--plan"]) == 0
-    text = capsys.readouterr().out
-    assert "--gpu-only --share 1/2: 112 case(s)" in text and "--cpu-only --workers" in text
-    assert json.loads((out / "gpu_compare-gpu1of2.json").read_text())["remaining"] == len(shares[1])
-    for bad, words in ((["--share", "2/2", "--gpu-only"], "0 <= I < K"), (["--share", "x"], "I/K"),
-                       (["--share", "0/2"], "--share needs --gpu-only")):
-        assert script.main([str(out), *bad]) == 2
-        assert words in capsys.readouterr().err
 
 
 def test_clean_partial_spares_young_temporary_files(tmp_path):

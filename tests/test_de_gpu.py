@@ -393,7 +393,7 @@ print(int(re.search(r"Used (\d+) registers", out.stderr).group(1)), int(mod.COOP
 
 
 def test_report_prints_the_stored_hypothesis_runs(tmp_path):
-    """The Table 1 report renders scripts/de_hypotheses.py's JSON: each reading's figures and
+    """The Table 1 report renders the stored JSON of the former scripts/de_hypotheses.py: each reading's figures and
     whether it reproduces the published success rate (1.00 of 25 -> [0.86, 1.00])."""
     import json
     from gpubench import experiments_loader as loader

@@ -4,7 +4,7 @@ A small network (and a hand-written model in x1, x2, x3) gets every form, checke
 the arb oracle of ``tests/oracles.py`` (which substitutes the coordinates into the sympy
 expression and differentiates it itself).  Weights enter as the exact binary64 numbers
 they are.  The 2-10-8-1 and 7-60-1 networks of issue 14 compile in about 20 s and
-1.5 min on one busy CPU core (``scripts/gpu_funclang.py`` times them on a GPU host).
+1.5 min on one busy CPU core (``results/gpu/funclang/`` holds their GPU timings).
 """
 import json
 import zlib

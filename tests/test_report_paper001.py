@@ -63,10 +63,30 @@ def test_published_values_are_shown_as_published_never_replaced(tmp_path):
     assert "not reproduced" in md and "Kinetic ODE" in md and "differ from the authors'" in md
 
 
-def test_report_command_bad_folder_is_one_line(tmp_path, capsys):
-    assert rp.main([str(tmp_path), "--out", str(tmp_path / "r.md")]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no rows/" in err
+def test_report_all_rebuilds_every_paper_page_byte_identical(tmp_path):
+    """The pages whose rows are no experiment's cases (paper 001's, paper 003's Figure 3, paper
+    004's first records) are built by `gpubench report --all`, from the committed records."""
+    from gpubench.commands.report import paper_pages
+    written = paper_pages(REPO / "results", tmp_path)
+    names = sorted(p.name for p in written)
+    assert {"paper001_bnb.md", "kim_exatron.md", "fei2014_table1_full.md"} <= set(names)
+    for name in names:
+        assert (tmp_path / name).read_text() == (REPO / "reports" / name).read_text(), name
+
+
+def test_report_all_writes_the_paper_pages_it_has_records_for(tmp_path, capsys):
+    from gpubench.cli import main
+    res, exps = tmp_path / "results", tmp_path / "experiments"
+    (res / "gpu" / "tron").mkdir(parents=True)
+    (res / "gpu" / "tron" / "tron_gpu.json").write_text((REPO / "results" / "gpu" / "tron" / "tron_gpu.json").read_text())
+    exps.mkdir()
+    (exps / "kim_exatron_table4.toml").write_text((REPO / "experiments" / "kim_exatron" / "table4.toml").read_text())
+    assert main(["report", "--all", "--results", str(res), "--reports", str(tmp_path / "out"),
+                 "--experiments", str(exps)]) == 0
+    assert (tmp_path / "out" / "kim_exatron.md").read_text() == (REPO / "reports" / "kim_exatron.md").read_text()
+    # no paper 001 rows stored here: no page, and the index does not link one
+    assert not (tmp_path / "out" / "paper001_bnb.md").exists()
+    assert "kim_exatron.md" in (tmp_path / "out" / "index.md").read_text()
 
 
 class Killed(BaseException):

@@ -3,7 +3,7 @@ with the mean value form (paper 001, section 2.2).  The paper-000 reproductions 
 default ``natural``.  Checked here: every subregion's lower bound with the option is below
 f at points of the subregion (and never below the natural one), and whole solves still
 enclose f* and x*.  Near a minimum of these functions the natural form is already as tight
-(sums of squares); ``scripts/gpu_funclang.py`` measures what the option does on solves.
+(sums of squares); ``results/gpu/funclang/`` holds what the option did on GPU solves.
 """
 import numpy as np
 import pytest

@@ -49,6 +49,38 @@ def run(args):
     for exp in exps:
         md = build(exp, args.results, args.reports)
         print(f"wrote {md} and {md.with_suffix('.html')}")
+    if args.all:
+        for page in paper_pages(res, rep):
+            print(f"wrote {page}")
     idx = write_index(args.reports, args.results, args.experiments)
     print(f"wrote {idx}")
     return 0
+
+
+def paper_pages(results, reports):
+    """The pages of measurements that are not one experiment's cases (paper 001's Figure 6 and
+    lb100x rows, paper 003's Figure 3 and batch scaling, paper 004's first runner's records),
+    each written where its records are stored; written before the index, which links them."""
+    import json
+    from ..device import atomic_write
+    from ..lbfgsb import reproduce as lbfgsb
+    from ..report_paper001 import default_folders, render as render_bnb
+    from ..tron.report import render as render_tron
+    written = []
+
+    def write(name, text):
+        atomic_write(reports / name, text)
+        written.append(reports / name)
+    folders = default_folders(results)
+    if folders:
+        write("paper001_bnb.md", render_bnb(folders))
+    tron = results / "gpu" / "tron" / "tron_gpu.json"
+    if tron.is_file():
+        write("kim_exatron.md", render_tron(json.loads(tron.read_text())))
+    for table, render in (("table1", lbfgsb.report_table1), ("table4", lbfgsb.report_table4)):
+        gpu = results / "gpu" / "lbfgsb" / ("fei2014_table1_gpu.json" if table == "table1" else "lbfgsb_gpu.json")
+        for variant in ("full", "quick"):
+            rec = results / f"fei2014_{table}_{variant}" / "records.json"
+            if rec.is_file():
+                write(f"fei2014_{table}_{variant}.md", render(json.loads(rec.read_text()), gpu))
+    return written

@@ -1,18 +1,12 @@
 """Tables 1 and 4 of Fei, Rong, Wang & Wang (2014), Computers & Graphics 40:1-9 (seed 004).
 
-    python -m gpubench.lbfgsb.reproduce table4 [--quick] [--backend auto|cpu|cuda] [--out results]
-    python -m gpubench.lbfgsb.reproduce table1 [--quick] ...
-
-(set ``OPENBLAS_NUM_THREADS=1`` for SciPy's timings: its small dense products slow down
-with spinning OpenBLAS threads; the quick records were made so)
-
-Reads ``experiments/fei2014/table{1,4}.toml``, runs it, writes
-``results/fei2014_tableX_{full,quick}/records.json`` (atomically, with the environment) and
-``reports/fei2014_tableX_{full,quick}.md`` with the published figures
-(``experiments/published/fei2014_*.csv``) beside ours.  Self-contained: the suite's
-experiment loader takes library functions, these tables take MINPACK-2 problems.
+The rows of ``gpubench reproduce fei2014_table1|fei2014_table4`` (``gpubench.problems.lbfgsb_rows``)
+run here.  ``gpubench report --all`` also renders the records this module's former command wrote,
+``results/fei2014_tableX_{full,quick}/records.json``, as ``reports/fei2014_tableX_{full,quick}.md``
+with the published figures (``experiments/published/fei2014_*.csv``) beside ours.  SciPy's
+timings want ``OPENBLAS_NUM_THREADS=1``: its small dense products slow down with spinning
+OpenBLAS threads (the quick records were made so).
 """
-import argparse
 import csv
 import json
 import time
@@ -20,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..device import atomic_write
 from ..errors import InputError
 from ..problems import minpack2
 from . import core
@@ -195,7 +188,7 @@ NOT_REPRODUCED = ["## Not reproduced", "",
                   "suite does not have (experiments/fei2014/README.md)."]
 
 
-def report_table4(rec):
+def report_table4(rec, gpu_path=None):
     pub = {int(r["size"]): r for r in _published("fei2014_lbfgsb.csv")}
     lines = [f"# {rec['title']}", "", f"Source: {rec['source']}. Variant: {rec['variant']}; ours on "
              f"{rec['backend']}.  ms per iteration; iterations to pg <= {rec['pg_rel']} pg(x0).", "",
@@ -221,7 +214,7 @@ def report_table4(rec):
             cell(row.get("exact"), "ms_per_iteration", ".2f"), "-" if ed is None else f"{ed:.2e}",
             pr.get("energy_difference", "-")]) + " |")
     lines += ["", rec.get("note", "")]
-    gpu = load_gpu_record()
+    gpu = load_gpu_record(gpu_path)
     if gpu is not None:
         lines += ["", *gpu_table4_lines(gpu, pub)]
     lines += ["", *NOT_REPRODUCED]
@@ -232,7 +225,8 @@ GPU_RECORD = ROOT / "results" / "gpu" / "lbfgsb" / "lbfgsb_gpu.json"
 
 
 def load_gpu_record(path=None):
-    """The stored GPU measurements (``scripts/gpu_lbfgsb.py``), or None where there are none."""
+    """The stored GPU measurements (the former ``scripts/gpu_lbfgsb.py``, last in commit be84fd4),
+    or None where there are none."""
     path = Path(path or GPU_RECORD)
     if not path.exists():
         return None
@@ -343,46 +337,3 @@ def report_table1(rec, gpu_path=None):
                   *_bins_table(gpu["result"]["rows"], pub), "", gpu.get("note", "")]
     lines += ["", *NOT_REPRODUCED]
     return "\n".join(lines) + "\n"
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m gpubench.lbfgsb.reproduce")
-    ap.add_argument("table", choices=("table1", "table4"))
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
-    ap.add_argument("--out", default=str(ROOT))
-    ap.add_argument("--problems", default=None,
-                    help="table1: a comma-separated subset of the problems (the record says which ran)")
-    ap.add_argument("--render", action="store_true",
-                    help="rewrite the report from the stored records.json (and GPU records) without running")
-    args = ap.parse_args(argv)
-    from .. import environment
-    # never results/<experiment>/: that folder holds the one runner's records of the table
-    stem = load(args.table, args.quick)["id"] + ("_quick" if args.quick else "_full")
-    if args.render:
-        out = Path(args.out)
-        path = out / "results" / stem / "records.json"
-        if not path.exists():
-            raise SystemExit(f"no stored record {path}: run the table first")
-        rec = json.loads(path.read_text())
-        text = report_table1(rec) if args.table == "table1" else report_table4(rec)
-        atomic_write(out / "reports" / f"{stem}.md", text)
-        print(text)
-        return
-    spec = load(args.table, args.quick)
-    if args.problems:
-        spec["problems"] = [p.strip() for p in args.problems.split(",")]
-    t0 = time.perf_counter()
-    result = run_table1(spec, args.backend) if args.table == "table1" else run_table4(spec, args.backend)
-    rec = dict(spec, result=result, backend=result["backend"], seconds=time.perf_counter() - t0,
-               environment=environment.capture())
-    stem = spec["id"] + ("_quick" if args.quick else "_full")
-    out = Path(args.out)
-    atomic_write(out / "results" / stem / "records.json", json.dumps(rec, indent=1, default=float))
-    text = report_table1(rec) if args.table == "table1" else report_table4(rec)
-    atomic_write(out / "reports" / f"{stem}.md", text)
-    print(text)
-
-
-if __name__ == "__main__":
-    main()

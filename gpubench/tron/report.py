@@ -1,19 +1,12 @@
 """Render the record of ``scripts/gpu_tron.py`` beside paper 003's published rows.
 
-    python -m gpubench.tron.report results/gpu/tron/tron_gpu.json [reports/kim_exatron.md]
+``gpubench report --all`` writes it to reports/kim_exatron.md from results/gpu/tron/tron_gpu.json.
 
 A self-contained report (the device measurements of ExaTron are not method runs,
 so they do not go through :mod:`gpubench.report`): Tables 1-3 with the published
 V100 values, Figure 3 and the batch scaling as tables, the side-by-side runs, and
 the paper's rows that are not reproduced, with the reason.
 """
-import json
-import sys
-from pathlib import Path
-
-from ..device import atomic_write
-
-ROOT = Path(__file__).resolve().parents[2]
 HS45 = "f = -prod x_i / i on 0 <= x_i <= i (footnote 4's 120 - prod x_i, scaled), x0_i = i/2, x*_i = i"
 
 
@@ -39,8 +32,9 @@ def render(rec, spec=None):
     spec = spec or _spec()
     out = [f"# {spec['title']}", "", f"Source: {spec['source']}.", ""]
     env = rec.get("environment", {})
+    # the short commit, as every other page prints it
     out += [f"Measured on {env.get('gpu') or 'no GPU'} ({env.get('cpu', '?')}), commit "
-            f"{env.get('commit', '?')}, {env.get('date', '?')}"
+            f"{str(env.get('commit', '?'))[:7]}, {env.get('date', '?')}"
             + (" - CUDA simulator, times meaningless" if rec.get("simulator") else "")
             + (" - tiny sizes" if rec.get("tiny") else "") + ".", ""]
     out += [f"Command: `{spec['command']}`", ""]
@@ -112,17 +106,3 @@ def render(rec, spec=None):
     nr = spec["not_reproduced"]
     out += ["## Not reproduced", ""] + [f"- {row}: not reproduced ({nr['reason']})." for row in nr["rows"]]
     return "\n".join(out) + "\n"
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv:
-        sys.exit("usage: python -m gpubench.tron.report RECORD.json [OUT.md]")
-    rec = json.loads(Path(argv[0]).read_text())
-    target = argv[1] if len(argv) > 1 else str(ROOT / "reports" / "kim_exatron.md")
-    atomic_write(target, render(rec))
-    print(target)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,70 @@
+"""scripts/ holds only what a user runs, and the documentation names only what is there (issue 24)."""
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted(p for p in (ROOT / "scripts").iterdir() if p.is_file())
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def first_line_says_what_for(path):
+    line = path.read_text().splitlines()[0] if path.read_text() else ""
+    text = line.removeprefix('"""').removeprefix("#").strip()
+    # a bare shebang or an empty docstring opener says nothing to a user listing the folder
+    return line.startswith(('"""', "# ")) and len(text) >= 30
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_script_says_in_its_first_line_what_for(path):
+    assert first_line_says_what_for(path), f"{path.name}: first line {path.read_text().splitlines()[:1]}"
+
+
+def test_a_script_without_a_purpose_line_is_caught(tmp_path):
+    bare = tmp_path / "x.py"
+    bare.write_text('"""\nRuns things.\n"""\n')
+    assert not first_line_says_what_for(bare)
+    bare.write_text("#!/bin/sh\necho\n")
+    assert not first_line_says_what_for(bare)
+
+
+def missing_scripts(paragraphs):
+    """Names of scripts/ files a paragraph mentions that are not there, unless the paragraph (or the one
+    before it) says which commit last had them (a record's provenance may name a removed script)."""
+    gone = []
+    for k, para in enumerate(paragraphs):
+        # a command block is its own paragraph: the one before it may say where the script went
+        said = " ".join(paragraphs[max(k - 1, 0):k + 1]).replace("\n", " ")
+        for name in re.findall(r"scripts/([A-Za-z0-9_]+\.(?:py|sh))", para):
+            if not (ROOT / "scripts" / name).exists() and "last in commit" not in said:
+                gone.append(name)
+    return gone
+
+
+def test_the_documentation_names_only_scripts_that_exist():
+    paragraphs = [para for doc in DOCS for para in doc.read_text().split("\n\n")]
+    assert not missing_scripts(paragraphs)
+    assert missing_scripts(["run `scripts/gpu_wave9.sh` on the host"]) == ["gpu_wave9.sh"]
+
+
+def test_the_documentation_names_no_per_paper_entry():
+    pattern = re.compile(r"python3? -m gpubench\.(report_paper001|tron\.report|lbfgsb\.reproduce)")
+    hits = [f"{doc.name}: {m.group(0)}" for doc in DOCS for m in pattern.finditer(doc.read_text())]
+    assert not hits
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_gpu_queue_parses_and_runs_reproduce_with_resume():
+    queue = ROOT / "scripts" / "gpu_queue.sh"
+    assert subprocess.run(["bash", "-n", str(queue)], capture_output=True).returncode == 0
+    text = queue.read_text()
+    assert re.search(r"-m gpubench reproduce \\?\$id --backend cuda", text)
+    # resume: the records already in the checkout (and the last pack) are copied in before the
+    # queue starts, so that `reproduce` skips them
+    assert "cp -rn $ROOT/results/$id $Q/results/" in text and ".whl/queue.tgz" in text
+    # a usage error is one line and exit 2, before anything is installed
+    r = subprocess.run(["bash", str(queue), "5"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
