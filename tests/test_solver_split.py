@@ -272,3 +272,14 @@ def test_kernel_modules_are_real_files_named_by_their_content(tmp_path, monkeypa
     assert len(files) == 3 and all(os.path.isfile(f) for f in files)
     assert len({os.path.basename(f) for f in files}) == 3
     assert open(a.__file__).read() == src
+
+
+def test_a_fixed_dimension_definition_solves_with_the_default_evaluation():
+    """x1 .. xd read by name have no split form: such a definition takes the full evaluation
+    (the split sweep failed to compile on an undefined xv1_lo)."""
+    from gpubench import functions
+    from gpubench.solver import solve
+    fn = functions.get("scipy_go.Beale")          # f* = 0 at (3, 0.5)
+    r = solve(fn, 2, backend="cpu", split_dims=2, parts=4, tol=1e-3)
+    assert r.converged and r.glb <= 0.0 <= r.gub
+    assert np.any(np.all((r.regions_lo <= [3.0, 0.5]) & ([3.0, 0.5] <= r.regions_hi), axis=1))

@@ -115,7 +115,7 @@ class Search:
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
                                  self.dom_hi, split_dims=self.rule.split_dims,
-                                 full=self.settings.evaluation == "full" or self.settings.inclusion == "best")
+                                 full=not self._split())
         self.backend = self.sweep.name
         self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
@@ -134,6 +134,13 @@ class Search:
         return diagonal_point(lo, hi, m, *sample_fractions(self.settings.spacing, self.settings.samples))
 
     # -------------------------------------------------------------- the loop
+    def _split(self):
+        """Whether this search uses the n-independent split sweep.  A fixed-dimension definition
+        (x1 .. xd read by name, outside any windowed term) has no split form: its named
+        coordinates are not mapped through the cut, so it always takes the full evaluation."""
+        cfg = self.settings
+        return cfg.evaluation == "split" and cfg.inclusion == "natural" and self.definition.dim is None
+
     def run(self, progress=None, checkpoint=None, checkpoint_every=30.0):
         st, cfg = self.state, self.settings
         if checkpoint:
@@ -182,7 +189,7 @@ class Search:
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
         t0 = time.perf_counter()
-        if cfg.evaluation == "split" and cfg.inclusion == "natural":
+        if self._split():
             tables = prepare_split(self.uncut, sel_lo, sel_hi, plan.dims, cfg.samples, shift, den,
                                    self.dom_lo, self.dom_hi)
             self.host_seconds += time.perf_counter() - t0
