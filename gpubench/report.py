@@ -849,9 +849,9 @@ def build(experiment, results=None, reports=None):
     doc = Doc()
     doc.h(1, f"{experiment.id}: {experiment.title}")
     doc.p(f"Source: {experiment.source}. Experiment file: `experiments/{_file_of(experiment)}`. "
-          + (f"Published values: `experiments/published/{experiment.published_file}` "
-             f"(tables {', '.join(experiment.published_tables)})." if experiment.published_tables
-             else "No published table: nothing below is compared with a paper's figures."))
+          + (f"Published values: `experiments/published/{experiment.published_file}`"
+             + (f" (tables {', '.join(experiment.published_tables)})" if experiment.published_tables else "") + "."
+             if experiment.published_file else "No published table: nothing below is compared with a paper's figures."))
     if experiment.note:
         doc.p(experiment.note)
     doc.p("Every measured number below comes from the records stored under "
@@ -871,7 +871,7 @@ def build(experiment, results=None, reports=None):
         if variant == "quick":
             doc.p("This is the QUICK setting, not the paper's. " + (v.note or ""))
         else:
-            doc.p("This is the FULL setting: the paper's settings and run counts." if experiment.published_tables
+            doc.p("This is the FULL setting: the paper's settings and run counts." if experiment.published_file
                   else "This is the FULL setting: the experiment's own settings and run counts.")
         doc.p(f"Cases stored: {done} of {len(planned)} planned"
               + (f" (plus {len(recs) - done} stored with other settings)" if len(recs) > done else "") + ".")
