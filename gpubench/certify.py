@@ -207,7 +207,7 @@ def certify(names, dims=None, *, library="scipy_go", xtol=1e-7, ftol=1e-6, state
         for n in (dims or {}).get(name, entry.dims):
             budget = {"time_limit": time_limit, "max_iterations": max_iterations, "xtol": xtol,
                       "ftol": ftol, "parts": parts, "inclusion": inclusion}
-            settings = dict(method="interval", backend="cpu", split_dims=min(n, split_dims or n),
+            settings = dict(method=_rigorous_method(), backend="cpu", split_dims=min(n, split_dims or n),
                             parts=parts, tol=xtol, inclusion=inclusion,
                             # the split evaluation has no form for fixed-dimension definitions
                             evaluation="full" if fn.definition.dim is not None else "split")
@@ -273,3 +273,9 @@ def main(argv=None):
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _rigorous_method():
+    """The interval solver's registered name, from its own module (a method is named only there)."""
+    from .methods.interval import METHOD
+    return METHOD.name

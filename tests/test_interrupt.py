@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLVE = ["solve", "levy", "--dim", "8", "--backend", "cpu", "--split-dims", "2", "--tol", "1e-12",
+# n = 2,000 with 2 coordinates cut per iteration: 23,000 iterations, far more than the seconds the test
+# waits (at n = 8 the solve converges in about a second, before the signal)
+DIM = 2000
+SOLVE = ["solve", "levy", "--dim", str(DIM), "--backend", "cpu", "--split-dims", "2", "--tol", "1e-12",
          "--time-limit", "600", "--checkpoint-every", "0.2", "--json"]
 
 
@@ -38,7 +41,7 @@ def test_ctrl_c_prints_the_best_point_and_bounds_and_leaves_a_checkpoint_that_re
     assert p.returncode == 130, err[-2000:]
     r = json.loads(out.strip().splitlines()[-1])
     assert r["stop"] == "interrupted"
-    assert r["x"] is not None and len(r["x"]) == 8
+    assert r["x"] is not None and len(r["x"]) == DIM
     assert r["glb"] <= r["fun"] and r["glb"] <= r["gub"]
     assert "Ctrl-C" in err and "Traceback" not in err
     done = r["nit"]

@@ -388,7 +388,8 @@ def test_the_papers_old_records_were_converted_with_their_provenance():
     """Paper 004's records.json files and paper 001's rows are records of their tables now."""
     from gpubench.records import convert
     res = REPO / "results"
-    for eid, variant, n in (("fei2014_table1", "quick", 8), ("maingo_gpu_table1", "full", 6),
+    # (fei2014_table1's quick records are converted below: quick records are not committed)
+    for eid, variant, n in (("maingo_gpu_table1", "full", 6),
                             ("maingo_gpu_table3", "full", 18), ("maingo_gpu_table4", "full", 12),
                             ("kim_exatron_table1", "full", 64), ("kim_exatron_table3", "full", 6)):
         stored = runner.stored_cases(res / eid)

@@ -121,6 +121,8 @@ def test_solve_leaves_by_os_exit_only_when_nothing_else_runs(monkeypatch, tmp_pa
         raise Left
 
     monkeypatch.setattr(cli.os, "_exit", fake_exit)
+    # threads other tests left in this (pytest worker) process are not the command's own
+    monkeypatch.setattr(cli.threading, "active_count", lambda: 1)
     monkeypatch.setattr(device, "_PHASES_FILE", str(tmp_path / "phases.json"))
     monkeypatch.setattr(device, "_PHASES", [])
     monkeypatch.setattr(device, "_WATCHED", set())  # and no atexit writer left in this process:
