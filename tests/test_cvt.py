@@ -266,3 +266,14 @@ def test_table_verdicts_follow_the_records():
     assert dict(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
     res["gpu"].update(fun=1.0, iterations=90)
     assert dict(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
+
+
+def test_cuda_without_a_gpu_is_a_one_line_error(tmp_path, capsys):
+    from gpubench.cli import main
+    from gpubench.device import gpu_available
+    if gpu_available():
+        pytest.skip("a GPU is here")
+    assert main(["reproduce", "fei2014_table2", "--quick", "--backend", "cuda", "--results", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "gpubench: error: cvt: backend cuda needs a GPU and CuPy"
+    assert not list((tmp_path / "fei2014_table2").glob("*.json"))
