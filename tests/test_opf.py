@@ -138,6 +138,15 @@ def test_imbalance_is_equation_6_3():
         admm.imbalance(np.ones((3, 1)))
 
 
+def test_infinite_reactive_limits_start_finite(case14):
+    """MATPOWER's case9241pegase has Qmax = Inf: the start must stay finite."""
+    import dataclasses
+    net = dataclasses.replace(case14, qmax=np.where(np.arange(case14.ngen) < 2, np.inf, case14.qmax),
+                              qmin=np.where(np.arange(case14.ngen) == 2, -np.inf, case14.qmin))
+    res = admm.solve(net, max_iter=3)
+    assert res.stop == "iterations" and np.isfinite(res.primal_residual) and np.all(np.isfinite(res.qg))
+
+
 def test_settings_are_checked(case14):
     for bad in ({"rho_pq": 0.0}, {"max_iter": 0}, {"backend": "tpu"}, {"partitions": 1.5}):
         with pytest.raises(InputError, match="admm"):

@@ -109,14 +109,11 @@ def partition(nbranch, G):
     return [np.arange(edges[k], edges[k + 1]) for k in range(G)]
 
 
-class _Layout:
-    """Index maps of the bus subproblems (which copies sit at which bus)."""
-
-    def __init__(self, net: Network):
-        self.net = net
-        nb = net.nbus
-        self.gen_count = np.bincount(net.gbus, minlength=nb)
-        self.deg = np.bincount(net.fbus, minlength=nb) + np.bincount(net.tbus, minlength=nb)
+def _middle(lo, hi):
+    """The middle of [lo, hi], or the point of it nearest 0 where a limit is infinite (MATPOWER's
+    case9241pegase has generators with Qmax = Inf)."""
+    finite = np.isfinite(lo) & np.isfinite(hi)
+    return np.where(finite, 0.5 * (np.where(finite, lo, 0) + np.where(finite, hi, 0)), np.clip(0.0, lo, hi))
 
 
 def bus_update(net, a_pg, a_qg, r_g, a_fl, r_fl, a_w, r_w, a_t, r_t):
@@ -179,7 +176,7 @@ def solve(net: Network, settings: Settings = None, *, branch_flows=flows, dual_s
     rho_br = np.tile([s.rho_pq] * 4 + [s.rho_va] * 4, (nl, 1))
     w0 = 0.5 * (net.vmin ** 2 + net.vmax ** 2)
     v0 = np.sqrt(w0)
-    vpg, vqg = 0.5 * (net.pmin + net.pmax), 0.5 * (net.qmin + net.qmax)
+    vpg, vqg = _middle(net.pmin, net.pmax), _middle(net.qmin, net.qmax)
     x = np.stack([v0[f], v0[t], np.zeros(nl), np.zeros(nl)], axis=1)
     vfl = np.stack(branch_flows(net.Y, *x.T), axis=1)
     vw, vt = w0.copy(), np.zeros(nb)
