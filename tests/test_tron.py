@@ -268,7 +268,8 @@ def test_report_renders_published_and_not_reproduced_rows():
                                 "global": {"ms": 2.0, "converged": 4, "batch": 4, "max_abs_err": 0.0}}]}}
     md = report.render(rec)
     assert "| Left-looking | 0.200 | 0.362 |" in md and "| 8 | 1.000 | 2.000 | 4/4 |" in md
-    assert md.count("not reproduced (") == 5 and "Table 4" in md
+    # Tables 4-5 are experiments of their own (gpubench/opf); Figures 6-8 need a multi-GPU host
+    assert md.count("not reproduced (") == 3 and "Figure 7" in md and "Table 4 (power-grid" not in md
 
 
 def test_hs45_analytic_derivatives_match_differences():

@@ -11,6 +11,7 @@ A fixed problem is written ``NAMESPACE:NAME``:
     device:triangular
     cvt:2048            the CVT energy of paper 004 (:mod:`gpubench.problems.cvt`) at resolution
                         2048 x 2048 (any power of two from 8 to 4096), n sites
+    opf:2868rte         a MATPOWER/PGLib power grid of paper 003's Tables 4-5 (:mod:`gpubench.opf`)
 
 A procedure is what measures a fixed problem when no registered method does (an
 L-BFGS-B table row, a batched kernel): its settings are declared here with their
@@ -31,6 +32,11 @@ def _minpack2_names():
     return tuple(minpack2.PROBLEMS)
 
 
+def _opf_names():
+    from ..opf.matpower import CASES
+    return tuple(CASES)
+
+
 def check_problem(name):
     """The namespace of ``name`` (a fixed problem); an InputError when there is no such problem."""
     if not isinstance(name, str) or not name:
@@ -39,11 +45,11 @@ def check_problem(name):
         from .. import functions
         if name not in functions.names():
             raise InputError(f"problem {name!r}: no such library function (`gpubench functions`), and not "
-                             "NAMESPACE:NAME (minpack2, paper001, hs45, device or cvt)")
+                             "NAMESPACE:NAME (minpack2, paper001, hs45, device, cvt or opf)")
         return "library"
     space, _, rest = name.partition(":")
     known = {"minpack2": _minpack2_names, "paper001": None, "hs45": lambda: ("batch",), "device": lambda: _DEVICE,
-             "cvt": lambda: _CVT}
+             "cvt": lambda: _CVT, "opf": _opf_names}
     if space not in known:
         raise InputError(f"problem {name!r}: unknown namespace {space!r}; known: {', '.join(known)}")
     ok = bool(_PAPER001.match(rest)) if space == "paper001" else rest in known[space]()
@@ -112,6 +118,10 @@ PROCEDURES = {p.name: p for p in (
               "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
               {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
               "gpubench.problems.device_rows:tron_batch"),
+    Procedure("admm-opf", "opf",
+              "component-wise ADMM for AC OPF, branch subproblems batched through TRON, n partitions of the "
+              "branches timed one after another (paper 003, Tables 4-5); iterations = 0: the case's statistics only",
+              {"iterations": 0, "backend": "auto"}, "gpubench.problems.opf_rows:admm_opf"),
 )}
 
 
