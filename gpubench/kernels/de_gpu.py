@@ -7,6 +7,7 @@ spike constants it calls; imported as itself (lint, PTX checks) it uses the stan
 """
 from numba import config as _dconfig
 from numba import cuda as _dcuda
+from numba import boolean as _dbool
 from numba import float64 as _df64
 from numba import int32 as _dint32
 from numba import int64 as _dint64
@@ -260,6 +261,7 @@ _SIM = bool(_dconfig.ENABLE_CUDASIM)
 _XCHG = 1024 if _SIM else 1
 _FULL = 0xFFFFFFFF
 _TWO_M53 = 1.0 / 9007199254740992.0
+CHUNK = 4  # elements of a lane whose loads are issued together
 
 
 @_dcuda.jit(device=True)
@@ -339,6 +341,11 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
     s0 = states[t]["s0"]
     s1 = states[t]["s1"]
     acc = _dcuda.local.array(COOP_SLOTS, _df64)
+    tv = _dcuda.local.array(CHUNK, _df64)
+    d1 = _dcuda.local.array(CHUNK, _df64)
+    d2 = _dcuda.local.array(CHUNK, _df64)
+    d3 = _dcuda.local.array(CHUNK, _df64)
+    hit = _dcuda.local.array(CHUNK, _dbool)
     for gen in range(g0, g1):
         # Leave once every run stopped in an earlier generation (stops written before the last
         # grid sync, so every block reaches the same verdict).
@@ -396,32 +403,47 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
             jr = int(_from_lead(aj, T, xs, tid))
             crossed = _dint64(0)
             was_same = False
+            old = 0.0
             if valid:
                 was_same = same[gi] != 0
-                j = lane
-                e = 0
-                while j < D:
-                    v = pops[src, gi, j]
-                    u, s0, s1 = _rng(s0, s1)
-                    if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
-                        v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
-                        if v < lo[j] or v > hi[j]:
-                            if mode == 0:
-                                v = min(max(v, lo[j]), hi[j])
-                            elif mode == 1:
-                                if v < lo[j]:
-                                    v = 2.0 * lo[j] - v
-                                else:
-                                    v = 2.0 * hi[j] - v
-                                v = min(max(v, lo[j]), hi[j])
-                            else:
-                                u, s0, s1 = _rng(s0, s1)
-                                v = lo[j] + u * (hi[j] - lo[j])
-                        if e < 63:
-                            crossed |= _dint64(1) << e
-                    sh[toff + j] = v
-                    j += T
-                    e += 1
+                old = fits[src, gi]  # loaded now, used after the evaluation
+                # CHUNK elements a lane at a time: their crossover draws and all their loads
+                # (target and donors) are issued before any is used, so they are in flight together
+                e0 = 0
+                while lane + e0 * T < D:
+                    for c in range(CHUNK):
+                        j = lane + (e0 + c) * T
+                        hit[c] = False
+                        if j < D:
+                            u, s0, s1 = _rng(s0, s1)
+                            tv[c] = pops[src, gi, j]
+                            if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
+                                hit[c] = True
+                                d1[c] = pops[src, r1, j]
+                                d2[c] = pops[src, r2, j]
+                                d3[c] = pops[src, r3, j]
+                    for c in range(CHUNK):
+                        j = lane + (e0 + c) * T
+                        if j < D:
+                            v = tv[c]
+                            if hit[c]:
+                                v = d1[c] + F * (d2[c] - d3[c])
+                                if v < lo[j] or v > hi[j]:
+                                    if mode == 0:
+                                        v = min(max(v, lo[j]), hi[j])
+                                    elif mode == 1:
+                                        if v < lo[j]:
+                                            v = 2.0 * lo[j] - v
+                                        else:
+                                            v = 2.0 * hi[j] - v
+                                        v = min(max(v, lo[j]), hi[j])
+                                    else:
+                                        u, s0, s1 = _rng(s0, s1)
+                                        v = lo[j] + u * (hi[j] - lo[j])
+                                if e0 + c < 63:
+                                    crossed |= _dint64(1) << (e0 + c)
+                            sh[toff + j] = v
+                    e0 += CHUNK
             _group_sync(xs)
             for a in range(COOP_SLOTS):
                 acc[a] = agg_identity(a)
@@ -442,7 +464,6 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                     f = SPIKE_VALUE
             f = _from_lead(f, T, xs, tid)
             if valid:
-                old = fits[src, gi]
                 take = f <= old
                 if lane == 0:
                     evals[gi] += 1

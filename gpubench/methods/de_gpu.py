@@ -94,6 +94,10 @@ STATUS = {0: "reached target_error", 1: "spent max_evaluations", 2: "stopped at 
 # Tests replace it (e.g. by "True": CR ignored) to prove that they catch a broken crossover.
 CROSSOVER = "j == jr or u <= CR"
 
+# Elements of a lane whose loads de_fast issues together (its registers grow with it); None:
+# the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
+CHUNK = None
+
 # When true, each result carries every run's final population in history["population"]
 # (shape (runs, np, D)) and its values in history["population_fun"] (runs, np); tests use them
 # to check the operators from outside the kernels.
@@ -141,8 +145,10 @@ def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
     from .. import codegen, kernels
     defn = fn.definition if fn.sense == "min" else fn.definition.negated()
-    ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu",
-                         [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")])
+    replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
+    if backend == "gpu" and CHUNK is not None:
+        replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
+    ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu", replace)
     # term_forms is derived (sympy) only when the module is not in the cache's index
     extensions = [codegen.term_forms, ext] if backend == "gpu" else [ext]
     return codegen.load(defn, backend, extensions=extensions)
@@ -363,9 +369,29 @@ def _group_width(D, cap=None):
     return T
 
 
-def group_config(D, members, slots, regs, limits, cap=None, block_threads=256, whole_warps=True):
+def _block_threads(regs, max_t):
+    """Threads of a cooperative block: 128 or 256 (whichever keeps more warps resident on an SM
+    whose four sub-partitions each hold a quarter of the registers, in warps of 256-register
+    units), at most ``max_t``."""
+    if not regs:
+        return min(256, max_t)
+    per_warp = -(-regs * 32 // 256) * 256
+    warps_sm = 4 * (16384 // per_warp)
+    best = None
+    for b in (256, 128):
+        if b > max_t:
+            continue
+        w = b // 32
+        resident = (warps_sm // w) * w
+        if best is None or resident > best[0]:
+            best = (resident, b)
+    return best[1] if best else max_t
+
+
+def group_config(D, members, slots, regs, limits, cap=None, block_threads=None, whole_warps=True):
     """(T, m, shared bytes) of the cooperative kernel ``de_fast``: a member is a group of T lanes
     of one warp (:func:`_group_width`), a block ``m`` members (``block_threads`` threads at most,
+    by default :func:`_block_threads`,
     fewer when the registers, the threads-per-block limit or the trial vectors in shared memory
     forbid; a whole number of warps on a device, since the groups exchange values by shuffles).
     kernel(IE) runs on the same blocks, so its shared memory (:func:`_shared_bytes`) must fit too."""
@@ -378,6 +404,8 @@ def group_config(D, members, slots, regs, limits, cap=None, block_threads=256, w
     if _shared_bytes(D, 1, T, slots) > limits["max_shared_memory_per_block"]:
         raise InputError(f"de-gpu: dimension {D} does not fit the block's shared memory "
                          f"({limits['max_shared_memory_per_block']} bytes) on this device")
+    if block_threads is None:
+        block_threads = _block_threads(regs, max_t)
     m = max(1, min(block_threads, max_t) // T)
     while m > 1 and _shared_bytes(D, m, T, slots) > limits["max_shared_memory_per_block"]:
         m -= 1

@@ -179,21 +179,27 @@ def tron_batch(problem, n, s):
 DE_FUNCTION = "shifted_rastrigin"
 
 
-def _copy_gbps(nbytes, reps=5):
-    """GB/s of a device-to-device copy of ``nbytes`` (bytes read plus bytes written), timed by
-    CUDA events: the bandwidth this GPU reaches on a plain stream of the population's size."""
+def _copy_gbps(nbytes, reps=5, launches=4):
+    """GB/s of a copy kernel over ``nbytes`` (bytes read plus bytes written), ``launches`` back to
+    back between two CUDA events (their launch overhead overlapped), best of ``reps``: the
+    bandwidth this GPU reaches on a plain stream of the population's size."""
     from numba import cuda
-    a = cuda.device_array(max(1, nbytes // 8))
+    from ..kernels import bandwidth
+    n = max(1, nbytes // 8)
+    a = cuda.to_device(__import__("numpy").ones(n))
     b = cuda.device_array_like(a)
-    b.copy_to_device(a)
+    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+    grid, block = 8 * sms, 256
+    bandwidth.copy[grid, block](a, b)
     best = None
     for _ in range(reps):
         t = Timer(cuda=True)
         cuda.synchronize()
         with t.time("k"):
-            b.copy_to_device(a)
+            for k in range(launches):
+                bandwidth.copy[grid, block](a if k % 2 == 0 else b, b if k % 2 == 0 else a)
         best = t.seconds["k"] if best is None else min(best, t.seconds["k"])
-    return 2 * a.nbytes / best / 1e9
+    return 2 * a.nbytes * launches / best / 1e9
 
 
 def _de_bytes(NP, D, CR):
@@ -210,6 +216,17 @@ def _de_bytes(NP, D, CR):
 
 def _de_gpu_row(D, NP, s):
     from .. import methods
+    from ..methods import de_gpu
+    if s["chunk"]:
+        de_gpu.CHUNK = s["chunk"]
+        try:
+            return _de_gpu_timed(D, NP, s, methods)
+        finally:
+            de_gpu.CHUNK = None
+    return _de_gpu_timed(D, NP, s, methods)
+
+
+def _de_gpu_timed(D, NP, s, methods):
     kw = dict(np=NP, runs=1, mode="fast", backend=s["backend"], F=s["F"], CR=s["CR"], seed=1, bounds="reinit")
     t0 = time.perf_counter()
     g_cal = 20
@@ -217,7 +234,7 @@ def _de_gpu_row(D, NP, s):
     warm = time.perf_counter() - t0
     gens = int(min(max(s["seconds"] * g_cal / max(cal.seconds, 1e-9), 10), s["max_generations"]))
     r = methods.minimize(DE_FUNCTION, D, "de-gpu", max_evaluations=NP * (1 + gens), **kw)
-    return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm,
+    return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm, "chunk": s["chunk"] or None,
             "best_error": float(min(r.history["run_error"])), "backend": r.backend,
             "launch": r.options.get("launch"), "timing": r.timing}
 
