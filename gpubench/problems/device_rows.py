@@ -177,6 +177,8 @@ def tron_batch(problem, n, s):
 
 # ------------------------------------------------------------------ DE generations side by side
 DE_FUNCTION = "shifted_rastrigin"
+# a population below this many bytes is bound by launches and latency: no bandwidth is derived
+MIN_BANDWIDTH_BYTES = 8 << 20
 
 
 def _copy_gbps(nbytes, reps=5, launches=4):
@@ -273,7 +275,9 @@ def _evox_row(D, NP, s, compiled):
     def sync():
         if dev == "cuda":
             torch.cuda.synchronize()
-    out = {"version": getattr(evox, "__version__", None), "torch": torch.__version__, "device": dev}
+    from importlib.metadata import version
+    out = {"version": getattr(evox, "__version__", None) or version("evox"), "torch": torch.__version__,
+           "device": dev}
     t0 = time.perf_counter()
     if compiled:
         step = torch.compile(wf.step)
@@ -318,7 +322,7 @@ def de_generation(problem, n, s):
                 "converged": True, "ms": ms, "ms_per_generation": ms, "fe_per_s": row["nfev"] / row["seconds"],
                 "backend": row["backend"], "peer": s["peer"]}
     result = dict(row, function=DE_FUNCTION, D=D, NP=NP, F=s["F"], CR=s["CR"])
-    if row["backend"] == "cuda":
+    if row["backend"] == "cuda" and 8 * NP * D >= MIN_BANDWIDTH_BYTES:
         b = _de_bytes(NP, D, s["CR"])
         gbps = _copy_gbps(8 * NP * D)
         result.update(bytes_per_generation=b, copy_gbps=gbps,
