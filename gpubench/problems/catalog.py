@@ -9,6 +9,7 @@ A fixed problem is written ``NAMESPACE:NAME``:
     hs45:batch          the batch of hs45-type problems of paper 003 (:mod:`gpubench.tron`)
     device:cholesky     a device micro-benchmark of paper 003 on a batch of n x n matrices
     device:triangular
+    device:de           DE generations on the shifted Rastrigin function at D = n (de-gpu or EvoX)
     cvt:2048            the CVT energy of paper 004 (:mod:`gpubench.problems.cvt`) at resolution
                         2048 x 2048 (any power of two from 8 to 4096), n sites
     opf:2868rte         a MATPOWER/PGLib power grid of paper 003's Tables 4-5 (:mod:`gpubench.opf`)
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 
 _PAPER001 = re.compile(r"^(P1|P2|PEAKS|P3_[2-7]|P4_[1-6])$")
-_DEVICE = ("cholesky", "triangular")
+_DEVICE = ("cholesky", "triangular", "de")
 _CVT = tuple(str(2 ** k) for k in range(3, 13))     # resolutions
 
 
@@ -107,13 +108,20 @@ PROCEDURES = {p.name: p for p in (
               {"density": "uniform", "seed": 0, "extra": 1, "m": 5, "maxiter": 2000, "cap_seconds": 60.0,
                "backend": "auto"}, "gpubench.problems.lbfgsb_rows:cvt_cauchy"),
     Procedure("cholesky-batch", "device",
-              "batched Cholesky factorization of random SPD matrices, left- or right-looking (paper 003, Table 1)",
+              "batched Cholesky factorization of random SPD matrices: left- or right-looking (paper 003, Table 1), "
+              "warp (a group of one warp's lanes per matrix, n <= 32) or torch (torch.linalg.cholesky, the peer)",
               {"variant": "left", "batch": 10000, "reps": 10, "backend": "auto"},
               "gpubench.problems.device_rows:cholesky"),
     Procedure("triangular-batch", "device",
               "batched L^T x = b on the same factors, explicit L^T or implicit row access (paper 003, Table 2)",
               {"variant": "implicit", "batch": 10000, "reps": 10, "backend": "auto"},
               "gpubench.problems.device_rows:triangular"),
+    Procedure("de-generation", "device",
+              "generations of DE/rand/1/bin on shifted Rastrigin at D = n, population np: de-gpu (fast mode) or "
+              "EvoX's DE (compiled or eager) timed side by side; FE/s, ms per generation, bytes per generation",
+              {"peer": "de-gpu", "np": 100, "F": 0.5, "CR": 0.3, "seconds": 1.0, "max_generations": 2000,
+               "chunk": 0, "backend": "auto"},
+              "gpubench.problems.device_rows:de_generation"),
     Procedure("tron-batch", "hs45",
               "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
               {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
