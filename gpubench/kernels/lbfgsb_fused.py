@@ -7,11 +7,16 @@ maxima are reduced on the device (a block tree, then one atomic per block into `
 single-thread kernels between them for the 2m x 2m algebra.  Every scalar of the iteration stays
 in the device array ``st`` (layout below); the host reads it once per line-search evaluation.
 
-Vectors: ``x``, ``g`` (the iterate), ``YS`` (rows 0..m-1 hold y, rows m..2m-1 hold s, slots
-reused round-robin), ``XC`` (Cauchy point), ``FR`` (1.0 where free at x_c), ``R`` (reduced
-gradient), ``DU`` (subspace step), ``D`` (search direction), ``XA`` (trial point), ``GN`` (its
-gradient).  Small arrays: ``order`` (slots oldest first), ``SS``/``SY`` (s_i.s_j, s_i.y_j in
-that order), ``M`` (the middle matrix), ``A``/``col``/``q`` work space.
+Arguments are few (a launch's cost on the host grows with each array passed): ``VEC`` holds
+the n-vectors as rows (``X``, ``G``, ``LO``, ``HI``, the Cauchy point ``XC``, ``FR`` = 1.0 where
+free at x_c, the reduced gradient ``R``, the subspace step ``DU``, the direction ``D``, the first
+trial point's row ``XA``, unused, the accepted gradient ``GN``), ``YS`` the history (rows 0..m-1 hold y, rows
+m..2m-1 hold s, slots reused round-robin), ``SMB`` the small matrices (``SMB[0]`` the middle
+matrix M, ``SMB[1]`` work space, ``SMB[2]`` s_i.s_j and ``SMB[3]`` s_i.y_j oldest first,
+``SMB[4][0]`` the slots oldest first).  The 2m x 2m algebra that a pass needs first (the Cauchy
+step, the subspace system, the step length) is done by thread 0 of every block at the pass's
+start (a few microseconds, the same in every block) rather than by a launch of its own; block 0
+writes it to ``st``.  Each pass clears the accumulators of passes that come after it.
 """
 import math
 
@@ -26,6 +31,8 @@ NACC = 2 * MMAX + MMAX * (2 * MMAX + 1)     # accumulators of the widest pass (Y
 NPAIR = 3 * MMAX + 3       # accumulators of the memory update's pass
 M2MAX = 2 * MMAX
 EPS = 2.220446049250313e-16
+X, G, LO, HI, XC, FR, R, DU, D, XA, GN = range(11)     # rows of VEC (XA: unused, trial points are arrays of their own)
+NVEC = 11
 
 # ---- st: the device scalars
 K, THETA, TC, STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT = range(11)
@@ -159,7 +166,7 @@ def lf_reset(st):
 
 
 @cuda.jit(cache=True)
-def lf_pair(x, g, xa, gn, YS, m, st):
+def lf_pair(VEC, xa, YS, m, st):
     """s = xa - x, y = gn - g: s.y, y.y, s.s, YS s and S y (the memory update's products)."""
     sh2 = cuda.shared.array((CH, TPB), float64)
     acc = cuda.local.array(NPAIR, float64)
@@ -167,9 +174,9 @@ def lf_pair(x, g, xa, gn, YS, m, st):
     for q in range(nv):
         acc[q] = 0.0
     i = cuda.grid(1)
-    while i < x.shape[0]:
-        s = xa[i] - x[i]
-        y = gn[i] - g[i]
+    while i < VEC.shape[1]:
+        s = xa[i] - VEC[X, i]
+        y = VEC[GN, i] - VEC[G, i]
         acc[0] += s * y
         acc[1] += y * y
         acc[2] += s * s
@@ -186,9 +193,15 @@ def lf_pair(x, g, xa, gn, YS, m, st):
 
 
 @cuda.jit(cache=True)
-def lf_push(st, m, accept, order, SS, SY, M, A, col):
+def lf_push(st, m, accept, SMB):
     """Append the pair where s.y > ``accept`` (BLNZ's curvature test), dropping the oldest at k = m;
     theta = y.y / s.y and M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4)."""
+    M = SMB[0]
+    A = SMB[1]
+    SS = SMB[2]
+    SY = SMB[3]
+    order = SMB[4, 0]
+    col = SMB[4, 1]
     k = int(st[K])
     st[ACCEPT] = 0.0
     _clear(st, C_T1, C_P + 2 * MMAX)
@@ -228,12 +241,17 @@ def lf_push(st, m, accept, order, SS, SY, M, A, col):
 
 
 @cuda.jit(cache=True)
-def lf_move(x, g, xa, gn, lo, hi, YS, m, move, st):
+def lf_move(VEC, xa, YS, m, move, st):
     """With ``move``: the accepted pair into its slot, x = xa, g = gn.  Then at x: the smallest
-    positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf."""
+    positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
+    Clears the accumulators of the iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
     sh2 = cuda.shared.array((CH, TPB), float64)
     acc = cuda.local.array(M2MAX, float64)
+    if cuda.grid(1) == 0:
+        _clear(st, V1_R, V3_RATIO + 1)
+        st[V2_AMIN] = math.inf
+        st[V3_RATIO] = math.inf
     for q in range(2 * m):
         acc[q] = 0.0
     put = move != 0 and st[ACCEPT] != 0.0
@@ -242,27 +260,27 @@ def lf_move(x, g, xa, gn, lo, hi, YS, m, move, st):
     dd = 0.0
     pg = 0.0
     i = cuda.grid(1)
-    while i < x.shape[0]:
+    while i < VEC.shape[1]:
         if move != 0:
             if put:
-                YS[slot, i] = gn[i] - g[i]
-                YS[m + slot, i] = xa[i] - x[i]
-            x[i] = xa[i]
-            g[i] = gn[i]
-        t = _breakpoint(x, g, lo, hi, i)
+                YS[slot, i] = VEC[GN, i] - VEC[G, i]
+                YS[m + slot, i] = xa[i] - VEC[X, i]
+            VEC[X, i] = xa[i]
+            VEC[G, i] = VEC[GN, i]
+        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
         if t > 0.0:
-            d = -g[i]
+            d = -VEC[G, i]
             if t < t1:
                 t1 = t
             dd += d * d
             for j in range(2 * m):
                 acc[j] += YS[j, i] * d
-        z = x[i] - g[i]
-        if z < lo[i]:
-            z = lo[i]
-        if z > hi[i]:
-            z = hi[i]
-        z = abs(z - x[i])
+        z = VEC[X, i] - VEC[G, i]
+        if z < VEC[LO, i]:
+            z = VEC[LO, i]
+        if z > VEC[HI, i]:
+            z = VEC[HI, i]
+        z = abs(z - VEC[X, i])
         if z > pg:
             pg = z
         i += cuda.gridsize(1)
@@ -272,10 +290,12 @@ def lf_move(x, g, xa, gn, lo, hi, YS, m, move, st):
     _sums_into(st, C_P, sh2, acc, 2 * m)
 
 
-@cuda.jit(cache=True)
-def lf_cauchy(st, m, order, M, p):
-    """Fei et al.'s t_c = max(0, min(t_1, -f'_1 / f''_1)), c = t_c W^T d, and the coefficients
-    of W M c (the subspace step's first product)."""
+@cuda.jit(device=True)
+def _cauchy(st, m, SMB, p, w1):
+    """Fei et al.'s t_c = max(0, min(t_1, -f'_1 / f''_1)), c = t_c W^T d, and in ``w1`` the
+    coefficients over the YS rows of W M c (the subspace step's first product); returns t_c."""
+    M = SMB[0]
+    order = SMB[4, 0]
     k = int(st[K])
     theta = st[THETA]
     dd = st[C_DD]
@@ -303,54 +323,64 @@ def lf_cauchy(st, m, order, M, p):
             tc = st[C_T1]
         if tc < 0.0:
             tc = 0.0
-    st[TC] = tc
-    _clear(st, V1_R, V2_GD + 2)
-    st[V2_AMIN] = math.inf
-    _clear(st, W1, W1 + 2 * MMAX)
+    for j in range(M2MAX):
+        w1[j] = 0.0
     for a in range(k2):
         t = 0.0
         for b in range(k2):
             t += M[a, b] * (tc * p[b])
         if a < k:
-            st[W1 + int(order[a])] = t
+            w1[int(order[a])] = t
         else:
-            st[W1 + m + int(order[a - k])] = theta * t
+            w1[m + int(order[a - k])] = theta * t
+    return tc
 
 
 @cuda.jit(cache=True)
-def lf_reduced(x, g, lo, hi, YS, XC, FR, R, m, st):
-    """x_c (coordinates with t_i <= t_c on their bound), the free set, r = g + theta (x_c - x) - W M c
-    on it, and YS r with the gram (YS Z)(YS Z)^T of the free rows."""
+def lf_reduced(VEC, YS, m, st, SMB):
+    """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
+    the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
+    the free rows."""
     sh2 = cuda.shared.array((CH, TPB), float64)
+    w1 = cuda.shared.array(M2MAX, float64)
+    p = cuda.shared.array(M2MAX, float64)
+    tcs = cuda.shared.array(1, float64)
     acc = cuda.local.array(NACC, float64)
     w = cuda.local.array(M2MAX, float64)
+    if cuda.threadIdx.x == 0:
+        tcs[0] = _cauchy(st, m, SMB, p, w1)
+        if cuda.blockIdx.x == 0:
+            st[TC] = tcs[0]
+    cuda.syncthreads()
     k = int(st[K])
     m2 = 2 * m
     nv = m2 + m2 * (m2 + 1) // 2
     for q in range(nv):
         acc[q] = 0.0
-    tc = st[TC]
+    tc = tcs[0]
     theta = st[THETA]
     i = cuda.grid(1)
-    while i < x.shape[0]:
-        t = _breakpoint(x, g, lo, hi, i)
+    while i < VEC.shape[1]:
+        x = VEC[X, i]
+        gi = VEC[G, i]
+        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
         if t > 0.0 and t <= tc:
-            xc = hi[i] if g[i] < 0.0 else lo[i]
+            xc = VEC[HI, i] if gi < 0.0 else VEC[LO, i]
         elif t > 0.0:
-            xc = x[i] - tc * g[i]
+            xc = x - tc * gi
         else:
-            xc = x[i]
-        XC[i] = xc
+            xc = x
+        VEC[XC, i] = xc
         if t > tc:
-            FR[i] = 1.0
+            VEC[FR, i] = 1.0
             if k > 0:
                 for j in range(m2):
                     w[j] = YS[j, i]
                 s = 0.0
                 for j in range(m2):
-                    s += st[W1 + j] * w[j]
-                r = g[i] + theta * (xc - x[i]) - s
-                R[i] = r
+                    s += w1[j] * w[j]
+                r = gi + theta * (xc - x) - s
+                VEC[R, i] = r
                 q = m2
                 for a in range(m2):
                     acc[a] += w[a] * r
@@ -358,30 +388,30 @@ def lf_reduced(x, g, lo, hi, YS, XC, FR, R, m, st):
                         acc[q] += w[a] * w[b]
                         q += 1
             else:
-                R[i] = 0.0
+                VEC[R, i] = 0.0
         else:
-            FR[i] = 0.0
-            R[i] = 0.0
+            VEC[FR, i] = 0.0
+            VEC[R, i] = 0.0
         i += cuda.gridsize(1)
     if k > 0:
         _sums_into(st, V1_R, sh2, acc, nv)
 
 
-@cuda.jit(cache=True)
-def lf_subspace(st, m, order, M, A, q):
-    """v = N^{-1} M W^T r with N = I - M W^T Z Z^T W / theta (BLNZ eq. 5.11), solved by Gaussian
-    elimination; its W-coefficients for du = -r / theta - W v / theta^2.  SUBOK 0: no step (k = 0
-    or N singular), the Cauchy point is the subspace minimiser."""
+@cuda.jit(device=True)
+def _subspace(st, m, SMB, A, q, w2):
+    """v = N^{-1} M W^T r with N = I - M W^T Z Z^T W / theta (BLNZ eq. 5.11), by Gaussian
+    elimination in ``A``; in ``w2`` the coefficients over the YS rows of W v.  False: no step
+    (k = 0 or N singular), the Cauchy point is the subspace minimiser."""
+    M = SMB[0]
+    order = SMB[4, 0]
     k = int(st[K])
     theta = st[THETA]
     k2 = 2 * k
     m2 = 2 * m
-    st[SUBOK] = 0.0
-    _clear(st, W2, W2 + 2 * MMAX)
-    _clear(st, V3_GD, V3_RATIO + 1)
-    st[V3_RATIO] = math.inf
+    for j in range(M2MAX):
+        w2[j] = 0.0
     if k == 0:
-        return
+        return False
     # the rows of W in slot numbering, and their scales (y: 1, s: theta)
     for a in range(k2):
         t = 0.0
@@ -403,46 +433,55 @@ def lf_subspace(st, m, order, M, A, q):
                 s += M[a, c] * sc * st[V1_R + m2 + gq]
             A[a, b] = (1.0 if a == b else 0.0) - s / theta
     if not _lb_solve(A, k2, q):
-        return
-    st[SUBOK] = 1.0
+        return False
     for a in range(k2):
         if a < k:
-            st[W2 + int(order[a])] = q[a]
+            w2[int(order[a])] = q[a]
         else:
-            st[W2 + m + int(order[a - k])] = theta * q[a]
+            w2[m + int(order[a - k])] = theta * q[a]
+    return True
 
 
 @cuda.jit(cache=True)
-def lf_step(x, g, lo, hi, YS, XC, FR, R, DU, m, project, st):
-    """du on the free set; with ``project`` the slope g.(P(x_c + du) - x) of the projected step;
-    and the largest alpha with x_c + alpha du in the box (the truncated step)."""
+def lf_step(VEC, YS, m, project, st, SMB):
+    """The subspace system (at the block's start); du on the free set; with ``project`` the slope
+    g.(P(x_c + du) - x) of the projected step; the largest alpha with x_c + alpha du in the box."""
     sh = cuda.shared.array(TPB, float64)
-    if st[SUBOK] == 0.0:
+    A = cuda.shared.array((M2MAX, M2MAX), float64)
+    q = cuda.shared.array(M2MAX, float64)
+    w2 = cuda.shared.array(M2MAX, float64)
+    ok = cuda.shared.array(1, float64)
+    if cuda.threadIdx.x == 0:
+        ok[0] = 1.0 if _subspace(st, m, SMB, A, q, w2) else 0.0
+        if cuda.blockIdx.x == 0:
+            st[SUBOK] = ok[0]
+    cuda.syncthreads()
+    if ok[0] == 0.0:
         return
     theta = st[THETA]
     gd = 0.0
     amin = math.inf
     i = cuda.grid(1)
-    while i < x.shape[0]:
+    while i < VEC.shape[1]:
         du = 0.0
-        if FR[i] != 0.0:
+        if VEC[FR, i] != 0.0:
             s = 0.0
             for j in range(2 * m):
-                s += st[W2 + j] * YS[j, i]
-            du = -R[i] / theta - s / (theta * theta)
-        DU[i] = du
-        xc = XC[i]
+                s += w2[j] * YS[j, i]
+            du = -VEC[R, i] / theta - s / (theta * theta)
+        VEC[DU, i] = du
+        xc = VEC[XC, i]
         if project != 0:
             v = xc + du
-            if v < lo[i]:
-                v = lo[i]
-            if v > hi[i]:
-                v = hi[i]
-            gd += g[i] * (v - x[i])
+            if v < VEC[LO, i]:
+                v = VEC[LO, i]
+            if v > VEC[HI, i]:
+                v = VEC[HI, i]
+            gd += VEC[G, i] * (v - VEC[X, i])
         if du < 0.0:
-            a = (lo[i] - xc) / du
+            a = (VEC[LO, i] - xc) / du
         elif du > 0.0:
-            a = (hi[i] - xc) / du
+            a = (VEC[HI, i] - xc) / du
         else:
             a = math.inf
         if a < amin:
@@ -453,45 +492,44 @@ def lf_step(x, g, lo, hi, YS, XC, FR, R, DU, m, project, st):
 
 
 @cuda.jit(cache=True)
-def lf_choose(st, project):
-    """The subspace minimiser: x_c (no step), the projected step where it descends (SciPy 3.0),
-    else the truncated step x_c + min(1, alpha_max) du."""
+def lf_direction(VEC, project, constrained, st):
+    """The subspace minimiser x_bar: x_c (no step), the projected step where it descends (SciPy
+    3.0), else the truncated step x_c + min(1, alpha_max) du; d = x_bar - x, with g.d, d.d and the
+    largest step along d in the box."""
+    sh = cuda.shared.array(TPB, float64)
     c = 0
     if st[SUBOK] != 0.0:
         c = 1 if (project != 0 and st[V2_GD] <= 0.0) else 2
-    st[CHOICE] = c
-    st[ALPHA] = min(1.0, st[V2_AMIN])
-
-
-@cuda.jit(cache=True)
-def lf_direction(x, g, lo, hi, XC, FR, DU, D, constrained, st):
-    """d = x_bar - x, with g.d, d.d and the largest step along d in the box."""
-    sh = cuda.shared.array(TPB, float64)
-    c = int(st[CHOICE])
-    alpha = st[ALPHA]
+    alpha = min(1.0, st[V2_AMIN])
+    if cuda.grid(1) == 0:
+        st[CHOICE] = c
+        st[ALPHA] = alpha
     gd = 0.0
     dd = 0.0
     ratio = math.inf
     i = cuda.grid(1)
-    while i < x.shape[0]:
-        v = XC[i]
+    while i < VEC.shape[1]:
+        v = VEC[XC, i]
+        lo = VEC[LO, i]
+        hi = VEC[HI, i]
+        x = VEC[X, i]
         if c == 1:
-            v = v + DU[i]
-            if v < lo[i]:
-                v = lo[i]
-            if v > hi[i]:
-                v = hi[i]
-        elif c == 2 and FR[i] != 0.0:
-            v = v + alpha * DU[i]
-        d = v - x[i]
-        D[i] = d
-        gd += g[i] * d
+            v = v + VEC[DU, i]
+            if v < lo:
+                v = lo
+            if v > hi:
+                v = hi
+        elif c == 2 and VEC[FR, i] != 0.0:
+            v = v + alpha * VEC[DU, i]
+        d = v - x
+        VEC[D, i] = d
+        gd += VEC[G, i] * d
         dd += d * d
         if constrained != 0:
             if d < 0.0:
-                a = (lo[i] - x[i]) / d
+                a = (lo - x) / d
             elif d > 0.0:
-                a = (hi[i] - x[i]) / d
+                a = (hi - x) / d
             else:
                 a = math.inf
             if a < ratio:
@@ -502,14 +540,13 @@ def lf_direction(x, g, lo, hi, XC, FR, DU, D, constrained, st):
     _into(st, V3_RATIO, sh, ratio, 1)
 
 
-@cuda.jit(cache=True)
-def lf_steplength(st, m, constrained, boxed, nit):
-    """The descent test, the largest step and the first trial step (SciPy's rules); the memory
-    update's accumulators cleared for the pair this line search makes."""
+@cuda.jit(device=True)
+def _steplength(st, constrained, boxed, nit):
+    # (descent?, largest step, first step): SciPy's rules
     gd = st[V3_GD]
     dnorm = math.sqrt(st[V3_DD])
     k = int(st[K])
-    st[DESCENT] = 1.0 if (gd < 0.0 and dnorm != 0.0) else 0.0
+    descent = gd < 0.0 and dnorm != 0.0
     if constrained != 0 and (nit > 0 or k > 0):
         stpmax = st[V3_RATIO]
         if stpmax < 0.0:
@@ -522,26 +559,35 @@ def lf_steplength(st, m, constrained, boxed, nit):
         stp = min(1.0 / dnorm, stpmax)
     else:
         stp = min(1.0, stpmax)
-    if st[DESCENT] == 0.0:
+    if not descent:
         stp = 0.0
-    st[STPMAX] = stpmax
-    st[STP] = stp
-    _clear(st, U_SY, U_SYY + MMAX)
+    return descent, stpmax, stp
 
 
 @cuda.jit(cache=True)
-def lf_trial(x, D, lo, hi, XA, a_host, from_st, constrained, st):
-    """x_a = x + a d (a = st[STP] for the first trial, else ``a_host``), clipped to the box at the
-    largest step (rounding must not leave it)."""
-    a = st[STP] if from_st != 0 else a_host
-    clip = constrained != 0 and a == st[STPMAX]
+def lf_trial(VEC, out, a_host, first, constrained, boxed, nit, st):
+    """x_a = x + a d into ``out``, clipped to the box at the largest step (rounding must not leave
+    it).  ``first``: the descent test and the first step a are SciPy's rules, computed here from
+    the direction's products (block 0 stores them and clears the memory update's accumulators);
+    otherwise a = ``a_host``."""
+    if first != 0:
+        descent, stpmax, a = _steplength(st, constrained, boxed, nit)
+        if cuda.grid(1) == 0:
+            st[DESCENT] = 1.0 if descent else 0.0
+            st[STPMAX] = stpmax
+            st[STP] = a
+            _clear(st, U_SY, U_SYY + MMAX)
+    else:
+        stpmax = st[STPMAX]
+        a = a_host
+    clip = constrained != 0 and a == stpmax
     i = cuda.grid(1)
-    while i < x.shape[0]:
-        v = x[i] + a * D[i]
+    while i < VEC.shape[1]:
+        v = VEC[X, i] + a * VEC[D, i]
         if clip:
-            if v < lo[i]:
-                v = lo[i]
-            if v > hi[i]:
-                v = hi[i]
-        XA[i] = v
+            if v < VEC[LO, i]:
+                v = VEC[LO, i]
+            if v > VEC[HI, i]:
+                v = VEC[HI, i]
+        out[i] = v
         i += cuda.gridsize(1)

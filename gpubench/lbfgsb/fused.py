@@ -81,26 +81,24 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     x = xp.clip(x, lo, hi)
     L = _Launcher(xp, n, threads)
     V, one = L.vec, L.one
-    z = lambda *shape: xp.zeros(shape if len(shape) > 1 else shape[0])     # noqa: E731
-    g, YS, XC, FR, R, DU, D, GN = z(n), z(2 * m, n), z(n), z(n), z(n), z(n), z(n), z(n)
-    XA = z(n)                                # the first trial point of an iteration
-    st = z(K.NST)
-    order, SS, SY = z(K.MMAX), z(K.MMAX, K.MMAX), z(K.MMAX, K.MMAX)
-    M, A, col, p = z(2 * K.MMAX, 2 * K.MMAX), z(2 * K.MMAX, 2 * K.MMAX), z(2 * K.MMAX), z(2 * K.MMAX)
-    dv = {name: L.view(a) for name, a in dict(x=x, g=g, YS=YS, XC=XC, FR=FR, R=R, DU=DU, D=D, GN=GN,
-                                               lo=lo, hi=hi, st=st, order=order, SS=SS, SY=SY, M=M, A=A,
-                                               col=col, p=p, XA=XA).items()}
-    d = dv
+    VEC = xp.zeros((K.NVEC, n))
+    VEC[K.X], VEC[K.LO], VEC[K.HI] = x, lo, hi
+    x, g, D, GN = VEC[K.X], VEC[K.G], VEC[K.D], VEC[K.GN]
+    XA = xp.zeros(n)      # the first trial point: an array of its own (a trial the search keeps is one)
+    YS = xp.zeros((2 * m, n))
+    st = xp.zeros(K.NST)
+    SMB = xp.zeros((5, 2 * K.MMAX, 2 * K.MMAX))
+    d = {name: L.view(a) for name, a in dict(VEC=VEC, YS=YS, st=st, SMB=SMB, XA=XA).items()}
     # each kernel configured once: a launch is then one call
     shape = {"lf_pair": V, "lf_move": V, "lf_reduced": V, "lf_step": V, "lf_direction": V, "lf_trial": V}
     kz = {name: getattr(K, name)[shape.get(name, one)] for name in (
-        "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_cauchy", "lf_reduced", "lf_subspace",
-        "lf_step", "lf_choose", "lf_direction", "lf_steplength", "lf_trial")}
+        "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
+        "lf_trial")}
 
     f, g0 = fun_and_grad(x)
     g[...] = g0
     kz["lf_init"](d["st"])
-    kz["lf_move"](d["x"], d["g"], d["x"], d["g"], d["lo"], d["hi"], d["YS"], m, 0, d["st"])
+    kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
     f, pg = core.fetch(xp, f, st[K.C_PG])
     nfev, nit = 1, 0
     if pg <= pgtol:
@@ -133,16 +131,10 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                                   else "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT")
             break
         # ---- Cauchy point, subspace step, direction, first trial: no host read
-        kz["lf_cauchy"](d["st"], m, d["order"], d["M"], d["p"])
-        kz["lf_reduced"](d["x"], d["g"], d["lo"], d["hi"], d["YS"], d["XC"], d["FR"], d["R"], m, d["st"])
-        kz["lf_subspace"](d["st"], m, d["order"], d["M"], d["A"], d["col"])
-        kz["lf_step"](d["x"], d["g"], d["lo"], d["hi"], d["YS"], d["XC"], d["FR"], d["R"], d["DU"], m, project,
-                     d["st"])
-        kz["lf_choose"](d["st"], project)
-        kz["lf_direction"](d["x"], d["g"], d["lo"], d["hi"], d["XC"], d["FR"], d["DU"], d["D"], constrained,
-                          d["st"])
-        kz["lf_steplength"](d["st"], m, constrained, boxed, nit)
-        kz["lf_trial"](d["x"], d["D"], d["lo"], d["hi"], d["XA"], 0.0, 1, constrained, d["st"])
+        kz["lf_reduced"](d["VEC"], d["YS"], m, d["st"], d["SMB"])
+        kz["lf_step"](d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
+        kz["lf_direction"](d["VEC"], project, constrained, d["st"])
+        kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, nit, d["st"])
         fa, ga = fun_and_grad(XA)
         vals = core.fetch(xp, st, fa, ga @ D)
         s_, fa, slope = vals
@@ -159,7 +151,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         if not (gd < 0) or dnorm == 0.0:
             if kmem and not retried:
                 kz["lf_reset"](d["st"])
-                kz["lf_move"](d["x"], d["g"], d["x"], d["g"], d["lo"], d["hi"], d["YS"], m, 0, d["st"])
+                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
                 retried = True
                 continue
             if dnorm == 0.0 or gd == 0.0:
@@ -168,7 +160,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 status, message = 2, "ABNORMAL: ASCENT DIRECTION"
             break
         nfev += 1
-        first = [(stp, (fa, slope, (dv["XA"], ga)))]
+        first = [(stp, (fa, slope, (d["XA"], ga)))]
 
         def phi(a):
             nonlocal nfev
@@ -178,7 +170,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             # a later trial gets a buffer of its own: the search may keep an earlier one
             xa = xp.empty(n)
             dxa = L.view(xa)
-            kz["lf_trial"](d["x"], d["D"], d["lo"], d["hi"], dxa, float(a), 0, constrained, d["st"])
+            kz["lf_trial"](d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
             fa_, ga_ = fun_and_grad(xa)
             nfev += 1
             fa_, sl_ = core.fetch(xp, fa_, ga_ @ D)
@@ -188,7 +180,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         if not ok or payload is None:
             if kmem and not retried:
                 kz["lf_reset"](d["st"])
-                kz["lf_move"](d["x"], d["g"], d["x"], d["g"], d["lo"], d["hi"], d["YS"], m, 0, d["st"])
+                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
                 retried = True
                 continue
             status, message = 2, "ABNORMAL_TERMINATION_IN_LNSRCH"
@@ -197,9 +189,9 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         dxa, gnew = payload
         GN[...] = gnew
         # ---- the memory update and the next Cauchy point's products: no host read
-        kz["lf_pair"](d["x"], d["g"], dxa, d["GN"], d["YS"], m, d["st"])
-        kz["lf_push"](d["st"], m, core.EPS * (-gd * a), d["order"], d["SS"], d["SY"], d["M"], d["A"], d["col"])
-        kz["lf_move"](d["x"], d["g"], dxa, d["GN"], d["lo"], d["hi"], d["YS"], m, 1, d["st"])
+        kz["lf_pair"](d["VEC"], dxa, d["YS"], m, d["st"])
+        kz["lf_push"](d["st"], m, core.EPS * (-gd * a), d["SMB"])
+        kz["lf_move"](d["VEC"], dxa, d["YS"], m, 1, d["st"])
         pending = (f, fnew)
         f = fnew
         nit += 1
