@@ -78,7 +78,7 @@ def _broken_module(tmp_path, old, new):
 
 @pytest.mark.parametrize("old, new", [
     ("        t = (x[i] - hi[i]) / gi", "        t = math.inf"),                       # upper bounds ignored
-    ("s += M[a, c] * sc * st[V1_R + m2 + gq]", "s += M[a, c] * sc * st[V1_R + 2 * MMAX + gq]"),  # gram misread
+    ("s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
 ])
 def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, old, new):
     bad = _broken_module(tmp_path, old, new)

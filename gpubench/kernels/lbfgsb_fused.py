@@ -196,13 +196,18 @@ def lf_pair(VEC, xa, YS, m, st):
 def lf_push(st, m, accept, SMB):
     """Append the pair where s.y > ``accept`` (BLNZ's curvature test), dropping the oldest at k = m;
     theta = y.y / s.y and M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4)."""
-    M = SMB[0]
-    A = SMB[1]
-    SS = SMB[2]
-    SY = SMB[3]
+    # one thread: the small matrices in shared memory (on-chip), written back once
+    M = cuda.shared.array((M2MAX, M2MAX), float64)
+    A = cuda.shared.array((M2MAX, M2MAX), float64)
+    SS = cuda.shared.array((MMAX, MMAX), float64)
+    SY = cuda.shared.array((MMAX, MMAX), float64)
+    col = cuda.shared.array(M2MAX, float64)
     order = SMB[4, 0]
-    col = SMB[4, 1]
     k = int(st[K])
+    for a in range(k):
+        for b in range(k):
+            SS[a, b] = SMB[2, a, b]
+            SY[a, b] = SMB[3, a, b]
     st[ACCEPT] = 0.0
     _clear(st, C_T1, C_P + 2 * MMAX)
     st[C_T1] = math.inf
@@ -232,7 +237,14 @@ def lf_push(st, m, accept, SMB):
     theta = st[U_YY] / sy
     st[ACCEPT] = 1.0
     st[SLOT] = slot
+    for a in range(k):
+        for b in range(k):
+            SMB[2, a, b] = SS[a, b]
+            SMB[3, a, b] = SY[a, b]
     if _lb_middle(SS, SY, k, theta, M, A, col):
+        for a in range(2 * k):
+            for b in range(2 * k):
+                SMB[0, a, b] = M[a, b]
         st[K] = k
         st[THETA] = theta
     else:
@@ -398,11 +410,11 @@ def lf_reduced(VEC, YS, m, st, SMB):
 
 
 @cuda.jit(device=True)
-def _subspace(st, m, SMB, A, q, w2):
+def _subspace(st, m, SMB, A, q, w2, M, vs):
     """v = N^{-1} M W^T r with N = I - M W^T Z Z^T W / theta (BLNZ eq. 5.11), by Gaussian
     elimination in ``A``; in ``w2`` the coefficients over the YS rows of W v.  False: no step
-    (k = 0 or N singular), the Cauchy point is the subspace minimiser."""
-    M = SMB[0]
+    (k = 0 or N singular), the Cauchy point is the subspace minimiser.  ``M`` and ``vs`` are
+    on-chip copies of the middle matrix and of YS r with the gram (read k^3 times)."""
     order = SMB[4, 0]
     k = int(st[K])
     theta = st[THETA]
@@ -412,13 +424,18 @@ def _subspace(st, m, SMB, A, q, w2):
         w2[j] = 0.0
     if k == 0:
         return False
+    for a in range(k2):
+        for b in range(k2):
+            M[a, b] = SMB[0, a, b]
+    for j in range(m2 + m2 * (m2 + 1) // 2):
+        vs[j] = st[V1_R + j]
     # the rows of W in slot numbering, and their scales (y: 1, s: theta)
     for a in range(k2):
         t = 0.0
         for b in range(k2):
             rb = int(order[b]) if b < k else m + int(order[b - k])
             sb = 1.0 if b < k else theta
-            t += M[a, b] * sb * st[V1_R + rb]
+            t += M[a, b] * sb * vs[rb]
         q[a] = t
     for a in range(k2):
         for b in range(k2):
@@ -430,7 +447,7 @@ def _subspace(st, m, SMB, A, q, w2):
                 # packed upper triangle of the slot gram: row lo_ starts at lo_ (2 m2 - lo_ + 1) / 2
                 gq = lo_ * (2 * m2 - lo_ + 1) // 2 + (hi_ - lo_)
                 sc = (1.0 if c < k else theta) * (1.0 if b < k else theta)
-                s += M[a, c] * sc * st[V1_R + m2 + gq]
+                s += M[a, c] * sc * vs[m2 + gq]
             A[a, b] = (1.0 if a == b else 0.0) - s / theta
     if not _lb_solve(A, k2, q):
         return False
@@ -451,8 +468,10 @@ def lf_step(VEC, YS, m, project, st, SMB):
     q = cuda.shared.array(M2MAX, float64)
     w2 = cuda.shared.array(M2MAX, float64)
     ok = cuda.shared.array(1, float64)
+    Ms = cuda.shared.array((M2MAX, M2MAX), float64)
+    vs = cuda.shared.array(NACC, float64)
     if cuda.threadIdx.x == 0:
-        ok[0] = 1.0 if _subspace(st, m, SMB, A, q, w2) else 0.0
+        ok[0] = 1.0 if _subspace(st, m, SMB, A, q, w2, Ms, vs) else 0.0
         if cuda.blockIdx.x == 0:
             st[SUBOK] = ok[0]
     cuda.syncthreads()
