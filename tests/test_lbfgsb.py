@@ -346,6 +346,14 @@ def test_simulated_cuda_equals_cpu():
     np.testing.assert_array_equal(a[2], b[2])
 
 
+def test_launch_caps_grow_towards_the_launch_time():
+    from gpubench.methods import lbfgsb_gpu as L
+    assert L._next_cap(1, 0.001, 15000) == 4                 # fast launches: at most 4x
+    assert L._next_cap(100, 0.5 * L.LAUNCH_SECONDS, 15000) == 200
+    assert L._next_cap(100, 20 * L.LAUNCH_SECONDS, 15000) == 5   # a slow launch: shrink
+    assert L._next_cap(3, 100.0, 15000) == 1 and L._next_cap(8000, 0.0, 15000) == 15000
+
+
 @pytest.mark.parametrize("cauchy", ["exact", "approximate"])
 def test_capped_launches_equal_one_launch(cauchy):
     """A run cut into launches of 1 or 7 iterations per start (state kept between them, only the
@@ -384,13 +392,13 @@ def test_time_limit_stops_between_launches(monkeypatch):
     fn = functions.get("levy")
     seen = []
     monkeypatch.setattr(lbfgsb_gpu, "report", lambda **v: seen.append(v["best"]))
-    monkeypatch.setattr(lbfgsb_gpu, "_next_cap", lambda cap, seconds, maxiter: 1)
+    monkeypatch.setattr(lbfgsb_gpu, "_next_cap", lambda cap, seconds, maxiter: 2)
     clock = iter(range(10 ** 6))
     monkeypatch.setattr(monitor.Deadline, "expired", lambda self: self.time_limit is not None and next(clock) >= 3)
     r = M(fn, 4, starts=5, seed=1, backend="cpu", time_limit=100.0)
     assert r.stop == "time_limit" and not r.converged and "stopped at time_limit" in r.message
-    # the first launch's cap is 8, then 1 each: 4 launches, the fourth ending past the limit
-    assert r.history["launches"] == 4 and r.history["nit"] == [8 + 3] * 5
+    # the first launch's cap is 1, then 2 each: 4 launches, the fourth ending past the limit
+    assert r.history["launches"] == 4 and r.history["nit"] == [1 + 3 * 2] * 5
     assert len(seen) == 4 and r.fun == seen[-1] == min(r.history["fun"])
     full = M(fn, 4, starts=5, seed=1, backend="cpu")
     assert full.stop in ("converged", "iterations") and full.history["launches"] >= 1
@@ -571,3 +579,17 @@ def test_table1_report_adds_the_gpu_hosts_problems(tmp_path):
     assert "Lennard-Jones" not in text.split("Not run in this record:")[1].split("\n")[0]
     quick = dict(R.load("table1", quick=True), result={"rows": []}, backend="cpu")
     assert "## The other problems" not in R.report_table1(quick, gpu_path=gpu)
+
+
+def test_the_jaxopt_peer_row_says_how_to_install_it_when_missing():
+    """lbfgsb-minpack with solver = "jaxopt" (the side-by-side experiment's peer): where jaxopt is not
+    importable the row fails with one line naming the install, not a traceback."""
+    import importlib.util
+    from gpubench.problems import lbfgsb_rows
+    settings = {"solver": "jaxopt", "m": 5, "pg_rel": 1e-5, "cap_seconds": 2.0}
+    if importlib.util.find_spec("jaxopt") is not None and importlib.util.find_spec("jax") is not None:
+        measured, _ = lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, settings)
+        assert measured["iterations"] > 5 and measured["backend"].startswith("jaxopt")
+        return
+    with pytest.raises(InputError, match="pip install jaxopt"):
+        lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, settings)

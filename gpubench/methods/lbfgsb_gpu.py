@@ -98,7 +98,9 @@ def _run(fn, dim, s):
     sign = -1.0 if fn.sense == "max" else 1.0
     trace = Trace(fn.sense)
     deadline = None
-    parts, evals, cap, launches = [], 0, 8, 0
+    # the first launch runs one iteration (at n = 1000 one iteration of a thread takes milliseconds),
+    # later caps grow by at most 4x towards LAUNCH_SECONDS
+    parts, evals, cap, launches = [], 0, 1, 0
     halted, unfinished = None, 0
     for k, rows in enumerate(np.array_split(np.arange(s.starts), s.rounds)):
         if k and (deadline.expired() or interrupted()):
