@@ -9,7 +9,9 @@ host reads the device once per function evaluation, fetching the value and slope
 point together with the previous iteration's stopping test and the new direction's g.d, d.d
 and steps (:data:`core.SYNC` counts the reads).  The first trial of an iteration is launched
 before the host knows whether the previous iteration met the stopping test: when it did, that
-evaluation is discarded (not counted in ``nfev``) and x, g are those of the last accepted step.
+evaluation is discarded (not counted in ``nfev``; a ``fun_and_grad`` that counts its own calls
+sees one more) and x, g are those of the last accepted step.  ``callback(x, f, pg)`` is called
+after each iteration, as by core, once the host has read that iteration's pg.
 
 ``fun_and_grad(x)`` takes and returns arrays of the module of ``x0`` (CuPy; numpy under numba's
 CUDA simulator, where the tests run it); it may return f as a device scalar.
@@ -112,7 +114,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         """The stopping rules after an iteration (the callback first, as core does)."""
         fold, fnew = pending
         if callback is not None:
-            callback(x, fnew, pg_new)
+            callback(x.copy(), fnew, pg_new)     # x itself is the live iterate: a callback may keep it
         if pg_new <= pgtol:
             return 0, core.CONVERGED_PGTOL
         if (fold - fnew) / max(abs(fold), abs(fnew), 1.0) <= factr * core.EPS:
