@@ -19,12 +19,16 @@ def _measured(r, backend):
 
 
 def lbfgsb_minpack(problem, n, s):
-    """One solve to pg <= pg_rel * pg(x0): SciPy's L-BFGS-B, or ours with the chosen Cauchy point."""
+    """One solve to pg <= pg_rel * pg(x0): SciPy's L-BFGS-B, jaxopt's LBFGSB (``solver = "jaxopt"``),
+    or ours with the chosen Cauchy point."""
     from ..lbfgsb import reproduce as R
     p = _problem(problem, n)
     if s["solver"] == "scipy":
         r = R._scipy(p, s["m"], s["pg_rel"], s["cap_seconds"])
         return _measured(r, "scipy (cpu)"), {}
+    if s["solver"] == "jaxopt":      # a peer (jaxopt's LBFGSB), side by side with ours
+        r = R._jaxopt(p, s["m"], s["pg_rel"], s["cap_seconds"])
+        return _measured(r, r["backend"]), {}
     xp = R._xp(s["backend"])
     r = R._solve(p, xp, s["cauchy"], s["m"], s["pg_rel"], cap=s["cap_seconds"])
     r.pop("cauchy_log")
