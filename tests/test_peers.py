@@ -174,11 +174,11 @@ def test_jaxopt_lbfgsb_counts_and_stops():
         methods.minimize("rosenbrock", 2, "jaxopt-lbfgsb", starts=2, rounds=3)
 
 
-@_needs("evox-pso")
+@_needs("evox-de")
 def test_a_maximised_function_is_maximised():
     fn = functions.get("alpine02")
     assert fn.sense == "max"
-    r = methods.minimize(fn, 2, "evox-pso", seed=0, backend="cpu", np=20, max_evaluations=2000)
+    r = methods.minimize(fn, 2, "evox-de", seed=0, backend="cpu", np=20, max_evaluations=2000)
     assert r.fun == pytest.approx(fn.fstar(2), rel=1e-6)
     tr = np.array(r.history["trace"])
     assert np.all(np.diff(tr[:, 2]) >= 0)  # the best value so far rises
