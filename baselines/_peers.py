@@ -53,6 +53,11 @@ class PopulationSettings(PeerSettings):
     check_every: int = setting(10, "generations between host checks (trace, time_limit, target_error, Ctrl-C)",
                                minimum=1)
 
+    def validate(self):
+        if self.max_evaluations is not None and self.max_evaluations < self.np:
+            raise InputError(f"max_evaluations ({self.max_evaluations}) is less than one population "
+                             f"(np = {self.np})")
+
 
 def declare(name, summary, settings, run, requires, source, warmup=None):
     return Method(name=name, summary=summary, settings=settings, run=run, backends=("cpu", "cuda"),

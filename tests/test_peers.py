@@ -174,6 +174,19 @@ def test_jaxopt_lbfgsb_counts_and_stops():
         methods.minimize("rosenbrock", 2, "jaxopt-lbfgsb", starts=2, rounds=3)
 
 
+@pytest.mark.parametrize("argv, words", [
+    (["--method", "evox-de", "--set", "np=20", "--set", "max_evaluations=10"],
+     "max_evaluations (10) is less than one population (np = 20)"),
+    (["--method", "evosax-de", "--set", "np=2"], "np must be at least 4"),
+    (["--method", "evox-pso", "--set", "dtype=float16"], "dtype must be one of float64, float32"),
+    (["--method", "jaxopt-lbfgsb", "--set", "starts=2", "--set", "rounds=3"], "rounds (3) must not exceed starts"),
+])
+def test_bad_peer_settings_are_one_line(argv, words, capsys):
+    assert main(["minimize", "levy", "--dim", "2", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+
+
 @_needs("evox-de")
 def test_a_maximised_function_is_maximised():
     fn = functions.get("alpine02")
