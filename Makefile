@@ -9,10 +9,18 @@ export GPUBENCH_CACHE ?= $(CURDIR)/.cache
 
 # PYTHONWARNINGS: setuptools' "Editable installation" notice (gpubench/ is in the current folder,
 # as it must be in a checkout) would be the only output of a quiet install
+# The peers (`.[peers]`: EvoX on PyTorch, evosax and jaxopt on JAX) are installed too, so that their
+# tests run (tests/test_peers.py).  PyTorch first, as the CPU build: on this project's machines
+# `pip install torch==2.13.0` takes the CPU wheel lying on disk (about 30 s); left to EvoX's
+# requirement, pip would take PyPI's newest build with several GB of CUDA packages.  Elsewhere set
+# TORCH to a CPU build you can reach, or TORCH= and PEERS= to leave the peers out (their tests skip).
+TORCH ?= torch==2.13.0
+PEERS ?= ,peers
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=23"
-	PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet -e ".[test,scale,bench]"
+	$(if $(TORCH),$(BIN)/python -m pip install --quiet "$(TORCH)")
+	PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet -e ".[test,scale,bench$(PEERS)]"
 	touch $(STAMP)
 
 # Set up the virtual environment only.

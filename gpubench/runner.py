@@ -525,6 +525,7 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     other = sorted({f"{c.method} on {c.function}" for c in cases if not runnable(c)})
     if other:
         raise InputError(f"{experiment.id}: the runner cannot run {other[0]}")
+    cases = _available(cases, experiment.id, stream)
     folder = check_writable_dir(results_dir(results), "--results") / experiment.id
     check_writable_dir(folder, "results folder")
     clean_partial(folder)
@@ -553,6 +554,28 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
         bar.close()
         claims.release(folder, pending)
     return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
+
+
+def _available(cases, experiment_id, stream):
+    """``cases`` less those of an optional method whose package is missing here (a peer: one line
+    says which and how to install it; nothing is stored for them, so a later run with the package
+    installed runs them)."""
+    from . import methods
+    from .problems import catalog
+    gone = {}
+    for c in cases:
+        if c.method in catalog.PROCEDURES or c.method in gone:
+            continue
+        m = methods.get(c.method)
+        if m.requires and not m.available:
+            gone[c.method] = m
+    if not gone:
+        return cases
+    for name, m in sorted(gone.items()):
+        n = sum(1 for c in cases if c.method == name)
+        print(f"{experiment_id}: {n} case(s) of {name} left out: {', '.join(m.missing())} not installed "
+              f"({m.install})", file=stream, flush=True)
+    return [c for c in cases if c.method not in gone]
 
 
 def _run_dask(pending, folder, bar, workers, scheduler, processes):

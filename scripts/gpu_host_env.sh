@@ -1,7 +1,8 @@
 # Source this on the GPU host (bash): installs the carried wheels and gpubench without touching
 # the host's numba/numba-cuda, and exports the paths.  numpy 2.5 there breaks numba-cuda 0.30, so
-# a numpy 2.4 wheel travels in .whl/ (with the peers missing there: jaxopt, evox); see
-# ../shared/notes/gpu.md and docs/reproduction.md.  Set GPUBENCH_COMMIT before sourcing.
+# a numpy 2.4 wheel travels in .whl/ (with the peers missing there, pure-Python wheels: evox,
+# evosax, jaxopt, dotmap; docs/peers.md); see ../shared/notes/gpu.md and docs/reproduction.md.
+# Set GPUBENCH_COMMIT before sourcing.
 if [ "$(cat /tmp/site/.wheels 2>/dev/null)" != "$(ls .whl/*.whl)" ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
     ls .whl/*.whl > /tmp/site/.wheels

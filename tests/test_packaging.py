@@ -64,7 +64,7 @@ def test_every_data_folder_is_a_declared_package():
     declared = set(conf["packages"])
     undeclared = []
     for pkg, top in (("gpubench.functions", "functions"), ("gpubench.experiments", "experiments"),
-                     ("gpubench", "gpubench")):
+                     ("gpubench.baselines", "baselines"), ("gpubench", "gpubench")):
         for d in sorted((ROOT / top).rglob("*")):
             if d.is_dir() and "__pycache__" not in d.parts and any(f.is_file() for f in d.iterdir()):
                 name = ".".join([pkg, *d.relative_to(ROOT / top).parts])

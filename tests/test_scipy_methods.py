@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from gpubench import functions, methods
-from gpubench.methods import scipy_methods as sm
+from gpubench.baselines import scipy_methods as sm
 from gpubench.forms import InputError
 from gpubench.result import OptimizeResult
 

@@ -18,7 +18,7 @@ def test_a_plain_install_lists_every_table_and_builds_the_reports(tmp_path):
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    for top in ("gpubench", "functions", "experiments"):
+    for top in ("gpubench", "functions", "experiments", "baselines"):
         shutil.copytree(ROOT / top, src / top, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     site = tmp_path / "site"
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
@@ -38,6 +38,9 @@ def test_a_plain_install_lists_every_table_and_builds_the_reports(tmp_path):
     where = subprocess.run([sys.executable, "-c", "import gpubench; print(gpubench.__file__)"],
                            capture_output=True, text=True, cwd=run, env=env).stdout
     assert where.startswith(str(site))
+    # baselines/ is installed as gpubench.baselines: SciPy's methods and the peers are registered
+    methods = gpubench("methods")
+    assert all(name in methods for name in ("bfgs", "differential_evolution", "evox-de", "jaxopt-lbfgsb"))
     listed = gpubench("reproduce", "--list")
     ids = {line.split()[1] for line in listed.splitlines()[1:-1]}
     assert ids == set(loader.names()) and str(run / "results") in listed

@@ -22,6 +22,8 @@ def run(args):
         for r in rows:
             kind = "rigorous" if r["rigorous"] else "heuristic"
             print(f"{r['name'].ljust(w)}  {kind:9s}  {','.join(r['backends']):9s}  {r['summary']}")
+            if r.get("available") is False:
+                print(f"{''.ljust(w)}  unavailable: {', '.join(r['missing'])} not installed ({r['install']})")
         print("(`gpubench methods NAME` lists a method's settings)")
         return 0
     r = rows[0]
@@ -29,6 +31,9 @@ def run(args):
     print(f"  {'rigorous' if r['rigorous'] else 'heuristic'}; backends: {', '.join(r['backends'])}")
     if r["source"]:
         print(f"  source: {r['source']}")
+    if r.get("requires"):
+        state = "installed" if r["available"] else f"unavailable: {', '.join(r['missing'])} not installed"
+        print(f"  needs {', '.join(r['requires'])} ({state}; {r['install']})")
     print("  settings (gpubench minimize ... --set KEY=VALUE):")
     for s in r["settings"]:
         extra = f"; one of {', '.join(map(str, s['choices']))}" if s["choices"] else ""

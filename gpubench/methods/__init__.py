@@ -1,7 +1,8 @@
 """Every method behind one entry point: ``minimize(function, dim, method=..., **settings)``.
 
-A method is a module in this package (or in a folder named by the environment
-variable ``GPUBENCH_METHOD_PATH``, several separated by ``os.pathsep``) that
+A method is a module in this package, in ``gpubench.baselines`` (the checkout's
+``baselines/``: SciPy's methods and the peers), or in a folder named by the environment
+variable ``GPUBENCH_METHOD_PATH`` (several separated by ``os.pathsep``) that
 defines ``METHOD`` (a :class:`~gpubench.methods.base.Method`) or ``METHODS``
 (a list of them).  The registry finds them the way ``gpubench.functions``
 finds definitions: adding a method means adding one file; nothing else knows
@@ -56,11 +57,12 @@ def _discover():
     if _LOADED and _LOADED[0] == key:
         return
     _METHODS.clear()
-    pkg = sys.modules[__name__]
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if info.name.startswith("_") or info.name == "base":
-            continue
-        _collect(importlib.import_module(f"{__name__}.{info.name}"))
+    from .. import baselines
+    for pkg in (sys.modules[__name__], baselines):
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+            if info.name.startswith("_") or info.name == "base":
+                continue
+            _collect(importlib.import_module(f"{pkg.__name__}.{info.name}"))
     for folder in _user_folders():
         if not folder.is_dir():
             raise InputError(f"GPUBENCH_METHOD_PATH: {str(folder)!r} is not a folder")

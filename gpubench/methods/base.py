@@ -243,19 +243,57 @@ class Method:
     # whether run() takes a constrained problem (gpubench.forms.ConstrainedProblem);
     # a method that does not is guarded: such a problem gets a one-line error, not a traceback
     constraints: bool = False
+    # an optional method (a peer run through its own package): the import names it needs and the
+    # line that installs them.  A method whose packages are missing stays registered and listed
+    # (``gpubench methods`` says so, with ``install``); running it is that one line, never a traceback.
+    requires: tuple = ()
+    install: str = ""
 
     def __post_init__(self):
-        if self.constraints:
+        inner, name, constraints = self.run, self.name, self.constraints
+        if constraints and not self.requires:
             return
-        inner, name = self.run, self.name
 
         def run(fn, dim, settings, **controls):
-            from ..forms import refuse_constrained
-            refuse_constrained(fn, f"method {name!r}")
+            self.check_available()
+            if not constraints:
+                from ..forms import refuse_constrained
+                refuse_constrained(fn, f"method {name!r}")
             return inner(fn, dim, settings, **controls)
 
         run.__doc__, run.__wrapped__ = inner.__doc__, inner
         object.__setattr__(self, "run", run)
+        if self.warmup is not None and self.requires:
+            warm = self.warmup
+
+            def warmup(*args, **kwargs):
+                self.check_available()
+                return warm(*args, **kwargs)
+            object.__setattr__(self, "warmup", warmup)
+
+    def missing(self):
+        """The import names in ``requires`` that this Python cannot find (nothing is imported)."""
+        import importlib.util
+        out = []
+        for mod in self.requires:
+            try:
+                found = importlib.util.find_spec(mod) is not None
+            except (ImportError, ValueError):
+                found = False
+            if not found:
+                out.append(mod)
+        return out
+
+    @property
+    def available(self):
+        return not self.missing()
+
+    def check_available(self):
+        """One-line :class:`InputError` naming the missing package(s) and the install line."""
+        gone = self.missing()
+        if gone:
+            raise InputError(f"method {self.name!r} needs {', '.join(gone)}, which "
+                             f"{'is' if len(gone) == 1 else 'are'} not installed: {self.install or 'pip install ' + ' '.join(gone)}")
 
     def make_settings(self, values=None, from_text=False):
         return self.settings.build(self.name, dict(values or {}), from_text=from_text)
@@ -287,5 +325,9 @@ class Method:
                          "default": list(default) if isinstance(default, tuple) else default,
                          "help": meta.get("help", ""), "choices": list(meta["choices"]) if meta.get("choices") else None,
                          "fixed": bool(meta.get("fixed"))})
-        return {"name": self.name, "summary": self.summary, "rigorous": self.rigorous,
-                "backends": list(self.backends), "source": self.source, "settings": rows}
+        out = {"name": self.name, "summary": self.summary, "rigorous": self.rigorous,
+               "backends": list(self.backends), "source": self.source, "settings": rows}
+        if self.requires:
+            gone = self.missing()
+            out.update(requires=list(self.requires), available=not gone, missing=gone, install=self.install)
+        return out

@@ -116,8 +116,8 @@ from scipy import optimize
 from ..errors import InputError
 from ..monitor import interrupted
 from ..result import OptimizeResult
-from .base import Method, MethodSettings, setting
-from .trace import Trace
+from ..methods.base import Method, MethodSettings, setting
+from ..methods.trace import Trace
 
 INTERACTIVE_RUNS = 10
 
