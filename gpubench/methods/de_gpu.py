@@ -134,13 +134,14 @@ _DEFAULT_CROSSOVER = "j == jr or u <= CR"
 
 def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
-    from .. import codegen, kernels
-    defn = fn.definition if fn.sense == "min" else fn.definition.negated()
+    from .. import kernels
+    from ..formcache import Derived
     ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu",
                          [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")])
-    # term_forms is derived (sympy) only when the module is not in the cache's index
-    extensions = [codegen.term_forms, ext] if backend == "gpu" else [ext]
-    return codegen.load(defn, backend, extensions=extensions)
+    # term_forms is derived (sympy) only when the module is not in the cache (a second process
+    # finds it through the function's card, without the definition)
+    extensions = [Derived("term_forms"), ext] if backend == "gpu" else [ext]
+    return fn.load(backend, extensions, negate=fn.sense != "min")
 
 
 # ---------------------------------------------------------------- seeds
