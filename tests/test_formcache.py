@@ -27,12 +27,15 @@ def _gpubench(args, cache, **env):
     return json.loads(lines[-2]), json.loads(lines[-1])
 
 
-def test_a_second_de_gpu_process_imports_no_sympy(tmp_path):
+def test_a_second_de_gpu_process_imports_no_sympy(tmp_path, monkeypatch):
     args = ["minimize", "levy", "--dim", "10", "--method", "de-gpu", "--backend", "cpu", "--json",
             "--set", "cpu_variant=sde", "--set", "max_evaluations=2000"]
     first, how = _gpubench(args, tmp_path)
     assert how["sympy"]  # the first process derives the forms
     assert list((tmp_path / "generated" / "cards").glob("levy-*.json"))
+    from gpubench import cache
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    assert cache.summary()["kinds"]["function cards"] == 1   # `gpubench cache` counts it
     second, how = _gpubench(args, tmp_path)
     assert not how["sympy"], "the second process imported sympy"
     # the same answer from the cached card and module
