@@ -27,6 +27,8 @@ def _register(method, module):
     old = _METHODS.get(method.name)
     if old is not None and old.module != module:
         raise InputError(f"method {method.name!r} is defined twice: in {old.module} and {module}")
+    if old is not None and _FOUND.get(method.name) is old:
+        return  # found alone before (_one): keep the object given out
     bad = sorted(set(method.controls) - set(CONTROLS))
     if bad:
         raise InputError(f"{module}: method {method.name!r} declares unknown control {bad[0]!r}")
@@ -56,6 +58,7 @@ def _discover():
     if _LOADED and _LOADED[0] == key:
         return
     _METHODS.clear()
+    _METHODS.update(_FOUND)  # the same objects _one gave out
     pkg = sys.modules[__name__]
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
         if info.name.startswith("_") or info.name == "base":
@@ -112,8 +115,13 @@ def _one(name):
         found = list(getattr(mod, "METHODS", ())) + ([mod.METHOD] if hasattr(mod, "METHOD") else [])
         for m in found:
             if m.name == _spelling_of(name, m.name):
-                return m if m.module else _with_module(m, mod.__name__)
+                if m.name not in _FOUND:  # one object per method, as the registry holds
+                    _FOUND[m.name] = m if m.module else _with_module(m, mod.__name__)
+                return _FOUND[m.name]
     return None
+
+
+_FOUND = {}  # methods found by _one before any full discovery
 
 
 def _spelling_of(name, registered):
