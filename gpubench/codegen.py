@@ -868,10 +868,28 @@ def generator_key():
     return h.hexdigest()
 
 
+_DEFINITION_KEYS = {}  # id(defn) -> (defn, identities of the fields read, key)
+
+
 def definition_key(defn):
     """A hash of every field of ``defn`` that the generator reads (see ``_generate``): name, expr,
     terms (in order, with their kinds), parameter names, spike and dim.  The bounds, optimum and
-    parameter values are not in the generated text (parameters are passed at run time)."""
+    parameter values are not in the generated text (parameters are passed at run time).
+
+    Remembered per definition object while the objects of those fields stay the same (printing a
+    large expression costs tens of ms, and a solver that loads its forms once per batch, such as
+    the ADMM of :mod:`gpubench.opf`, would pay it every iteration)."""
+    ids = (defn.name, id(defn.expr), tuple((id(a), id(t)) for a, t in defn.terms.items()),
+           tuple(defn.param_names), id(defn.spike), defn.dim)
+    hit = _DEFINITION_KEYS.get(id(defn))
+    if hit is not None and hit[0] is defn and hit[1] == ids:
+        return hit[2]
+    key = _definition_key(defn)
+    _DEFINITION_KEYS[id(defn)] = (defn, ids, key)
+    return key
+
+
+def _definition_key(defn):
     spike = None if defn.spike is None else [sp.srepr(v) for v in (defn.spike.center, defn.spike.halfwidth,
                                                                     defn.spike.value)]
     fields = [defn.name, sp.srepr(defn.expr),

@@ -14,7 +14,8 @@ reads (every key is checked; an unknown key is an error)::
     source = "Zhang, Shan & Cagan (2026), SI Appendix C, Table S2"
     layout = "scaling"              # "scaling" (solver tables), "methods" (S12/S13), "heuristic"
                                     # (mean (std) error and success rate of many runs), "compare",
-                                    # "bnb" (paper 001), "micro" (batched kernels), "lbfgsb" (paper 004)
+                                    # "bnb" (paper 001), "micro" (batched kernels), "lbfgsb" (paper 004),
+                                    # "admm" (paper 003's ADMM for AC OPF)
     functions = ["ackley"]          # library functions x dims, or [[problems]] below
     dims = [50, 100, 500, 1000]
     repetitions = 1                 # timed repetitions of each case
@@ -65,7 +66,7 @@ from pathlib import Path
 
 from .errors import InputError
 
-LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro")
+LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro", "admm")
 VARIANTS = ("full", "quick")
 PAPERS = ("000", "001", "002", "003", "004", "all")
 _TOP_KEYS = {"id", "paper", "table", "title", "source", "layout", "functions", "dims", "problems", "repetitions",

@@ -821,7 +821,8 @@ def _section(layout):
 
 # layouts whose report section lives in a module of its own
 LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic",
-                  "bnb": "gpubench.report_fixed", "micro": "gpubench.report_fixed", "lbfgsb": "gpubench.report_fixed"}
+                  "bnb": "gpubench.report_fixed", "micro": "gpubench.report_fixed", "lbfgsb": "gpubench.report_fixed",
+                 "admm": "gpubench.report_fixed"}
 BUILT_LAYOUTS = ("methods", "scaling", *LAYOUT_MODULES)
 # A table gpubench cannot run links its paper's page of what was measured and what was not.
 PAPER_PAGES = {"001": "paper001_bnb.md", "003": "kim_exatron.md"}
@@ -1017,6 +1018,10 @@ def write_index(reports=None, results=None, experiments_dir=None):
         doc.p("Which method to use: [the one-page summary](summary.md) ([html](summary.html)): for each "
               "function and n of the comparison, the certified minimum and its source, the fastest method "
               "to it, and every method's success rate and median time.")
+    pages = [f"[{name}]({name}) (paper {paper})" for paper, name in sorted(PAPER_PAGES.items())
+             if (reports / name).is_file()]
+    if pages:  # linked here too: every table of paper 003 has a report of its own now
+        doc.p("Pages of the measurements that are no experiment's cases: " + ", ".join(pages) + ".")
     for page in sorted(reports.glob("cocopp/*/index.html")):  # python -m gpubench.interop.coco (docs/interop.md)
         doc.p(f"cocopp (COCO's post-processor) on `coco/{page.parent.name}.zip`: "
               f"[{page.relative_to(reports).as_posix()}]({page.relative_to(reports).as_posix()}).")

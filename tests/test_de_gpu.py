@@ -215,6 +215,19 @@ def test_launch_configuration():
     assert (T, m) == (100, 8) and smem == 8 * (8 * 100 + 6 * 8 * 100 + 5 * 8) <= 49152
     with pytest.raises(InputError, match="shared memory"):
         de_gpu.launch_config(10_000, 10, 1, 32, h200)
+    # the cooperative kernel: groups of a power of two lanes up to a warp, 256 threads a block,
+    # whole warps, as many trials as shared memory holds (kernel(IE)'s layout on the same blocks)
+    assert de_gpu.group_config(100, 100_000, 1, 40, h200)[:2] == (32, 8)
+    assert de_gpu.group_config(10, 100_000, 1, 40, h200)[:2] == (16, 16)
+    assert de_gpu.group_config(3, 100_000, 1, 40, h200)[:2] == (4, 64)
+    assert de_gpu.group_config(1000, 10_000, 1, 40, h200)[:2] == (32, 5)  # 6 trials + scratch > 48 KB
+    assert de_gpu.group_config(100, 100_000, 1, 40, h200, cap=20)[:2] == (16, 16)
+    assert de_gpu.group_config(4, 3, 1, 40, h200)[:2] == (4, 8)  # one whole warp, though 3 members
+    assert de_gpu.group_config(4, 3, 1, 40, h200, whole_warps=False)[:2] == (4, 3)
+    assert de_gpu.group_config(100, 100_000, 1, 255, h200)[:2] == (32, 8)
+    # 136 registers: 3 warps per sub-partition, 12 an SM: three blocks of 128 threads, not one of 256
+    assert de_gpu.group_config(100, 100_000, 1, 136, h200)[:2] == (32, 4)
+    assert de_gpu.group_config(100, 100_000, 1, 108, h200)[:2] == (32, 8)  # 16 warps either way
 
 
 def test_kernels_compile_to_ptx():
@@ -229,7 +242,8 @@ from gpubench.ptx import compile_ptx
 a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
 st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
 i2, li, I, R, B = T.Array(T.int32, 2, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
-sigs = {"de_fast": (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
+i1 = T.Array(T.int32, 1, "C")
+sigs = {"de_fast": (a3, a2, a1, a1, a2, st, i1, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_block": (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_mcer": (a3, a2, I, I, a1, a1, a2, st, i2, li, li, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_init": (a3, a2, a1, a1, a2, st, li, li, I, I, I, I, I, R, R, B),
@@ -238,6 +252,8 @@ mod = de_gpu._module(F.get("shifted_griewank"), "gpu")
 for k, sig in sigs.items():
     ptx = compile_ptx(getattr(mod, k), sig, device=False)
     assert ".entry" in ptx and (k == "de_indices" or "bar.sync" in ptx), k
+    if k == "de_fast":  # the groups reduce and broadcast by shuffles, not through shared memory
+        assert "shfl.sync.bfly" in ptx and "shfl.sync.idx" in ptx, k
 print("ok")
 '''
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
@@ -352,9 +368,9 @@ def test_strided_fast_mode_statistically_equivalent_to_the_paper_mode():
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="no ptxas (CUDA toolkit) here")
 def test_fast_kernel_at_d1000_fits_the_registers_ptxas_allocates():
     """The real compiler: NVVM to PTX, then ptxas to sm_90 code, reports the cooperative kernel's
-    registers; at D = 1000 the launch configuration built on them takes 2 elements per thread and
-    a block that fits an H200 SM's register file allocated by warps in groups of four (the block
-    of 736 threads that the H200 refused does not)."""
+    registers; at D = 1000 the group configuration built on them takes one warp per member
+    (32 elements per lane), and a block whose registers (allocated by warps in groups of four)
+    and shared memory (kernel(IE)'s, the larger) fit an H200 SM."""
     script = r'''
 import numba, numpy as np, re, subprocess, sys, tempfile
 from numba import types as T
@@ -364,8 +380,8 @@ from gpubench.methods import de_gpu
 from gpubench.ptx import compile_ptx
 a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
 st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
-i2, li, I, R, B = T.Array(T.int32, 2, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
-sig = (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B)
+i1, li, I, R, B = T.Array(T.int32, 1, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
+sig = (a3, a2, a1, a1, a2, st, i1, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B)
 mod = de_gpu._module(F.get("shifted_rastrigin"), "gpu")
 with tempfile.TemporaryDirectory() as d:
     open(d + "/k.ptx", "w").write(compile_ptx(mod.de_fast, sig, device=False))
@@ -381,15 +397,12 @@ print(int(re.search(r"Used (\d+) registers", out.stderr).group(1)), int(mod.COOP
     regs, slots = map(int, out.stdout.split()[-2:])
     h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
             "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
-    T, m, smem = de_gpu.launch_config(1000, 10_000, slots, regs, h200)
+    T, m, smem = de_gpu.group_config(1000, 10_000, slots, regs, h200)
     per_warp = -(-regs * 32 // 256) * 256
-
-    def fits(threads):  # each of the 4 sub-partitions holds 16384 registers and a quarter of the warps
-        return -(-(-(-threads // 32)) // 4) * per_warp <= 65536 // 4
-
-    assert T < 1000 and -(-1000 // T) >= 2 and m == 1 and fits(m * T) and smem <= 49152
-    plain = 65536 // per_warp  # warps by the plain quotient (the old rule: 736 threads at 88 registers)
-    assert plain % 4 == 0 or not fits(plain * 32)  # which overshoots, as the H200 said
+    assert T == 32 and m >= 1 and -(-(m * T // 32) // 4) * per_warp <= 65536 // 4 and smem == 8 * m * 1000
+    assert de_gpu._shared_bytes(1000, m, T, slots) <= 49152
+    # as many trials as shared memory holds, unless the block's threads (chosen for the registers) hold fewer
+    assert de_gpu._shared_bytes(1000, m + 1, T, slots) > 49152 or (m + 1) * T > de_gpu._block_threads(regs, 1024)
 
 
 def test_report_prints_the_stored_hypothesis_runs(tmp_path):
@@ -415,3 +428,39 @@ def test_report_prints_the_stored_hypothesis_runs(tmp_path):
     assert "F1 D=10 NP=1000: budget_x10 reproduce(s) the published success rate" in md
     md2 = report.build(loader.load("qin2012_table2"), tmp_path / "res", tmp_path / "rep").read_text()
     assert "readings of the paper tested" not in md2  # the JSON names only Table 1's report
+
+
+def _group_kernel_consistent(D, generations=4, seed=4):
+    """The cooperative kernel (groups of T lanes, shuffle reductions, trials written back only
+    where they changed): after several generations every kept member's value is f of its
+    vector, and every member stays the best of what it was (values never rise)."""
+    fn = "shifted_sphere"
+    kw = dict(np=8, runs=2, seed=seed, CR=0.3, F=0.5)
+    first = _run(fn, D, "cuda-fast", max_evaluations=8 * 2, **kw)
+    r = _run(fn, D, "cuda-fast", max_evaluations=8 * (1 + generations), **kw)
+    assert r.options["launch"]["schedule"] == "cooperative"
+    X, fx = r.history["population"], r.history["population_fun"]
+    from gpubench import functions
+    host = functions.get(fn).points(X.reshape(-1, D)).reshape(fx.shape)
+    ok_values = np.allclose(host, fx, rtol=1e-12, atol=1e-12)
+    ok_monotone = bool(np.all(fx <= first.history["population_fun"] + 1e-12))
+    return ok_values and ok_monotone, r.options["launch"]
+
+
+def test_cooperative_group_kernel_keeps_population_and_values_consistent(keep, monkeypatch):
+    """D = 5 (groups of 8 lanes, 3 idle): two members per block and eight groups of members in
+    turn (a thread limit of 16); then two broken variants are
+    caught: a member whose trial lost but whose other buffer is stale is not copied, and the
+    shuffle reduction skips its first step."""
+    from gpubench import kernels
+    real = de_gpu._device_limits
+    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real(), max_threads_per_block=16))
+    D = 5
+    ok, launch = _group_kernel_consistent(D)
+    assert ok and launch["threads_per_member"] == 8 and launch["members_per_block"] == 2
+    splice = kernels.splice
+    for old, new in [("if take or not was_same:", "if take:"),
+                     ("            off = 1\n            while off < T:", "            off = 2\n            while off < T:")]:
+        monkeypatch.setattr(kernels, "splice", lambda name, replace=(), o=old, n=new:
+                            splice(name, list(replace) + ([(o, n)] if name == "de_gpu" else [])))
+        assert not _group_kernel_consistent(D)[0], old

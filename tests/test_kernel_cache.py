@@ -86,14 +86,15 @@ from gpubench.ptx import compile_ptx
 a1, a2, a3, a4 = (T.Array(T.float64, k, "C") for k in (1, 2, 3, 4))
 A3, A4 = T.Array(T.float64, 3, "A"), T.Array(T.float64, 4, "A")
 I, R, B = T.int64, T.float64, T.boolean
-sig = (a2, a1, a1, a2, R, I, R, R, I, I, B, B, a3, a4, a4, a3, a2, a2)
+L = T.Array(T.int64, 1, "C")
+sig = (a2, a1, a1, a2, R, I, R, R, I, I, B, B, I, L, a3, a4, a4, a3, a2, a2)
 ptx = compile_ptx(lbfgsb_gpu.lbfgsb_starts, sig, device=False)
 assert ".entry" in ptx
 print("{}")
 '''
 
 
-@pytest.mark.parametrize("name", ["stand_in", "de_gpu", "de_cpu", "lbfgsb", "lbfgsb_cpu", "lbfgsb_gpu",
+@pytest.mark.parametrize("name", ["stand_in", "de_gpu", "de_cpu", "lbfgsb", "lbfgsb_cpu", "lbfgsb_gpu", "lbfgsb_fused",
                                   "tron_gpu", "tron_cpu"])
 def test_each_kernel_module_imports_alone(name, tmp_path):
     """A kernel module is an ordinary module: imported as itself it takes the stand-in forms."""

@@ -346,6 +346,64 @@ def test_simulated_cuda_equals_cpu():
     np.testing.assert_array_equal(a[2], b[2])
 
 
+def test_launch_caps_grow_towards_the_launch_time():
+    from gpubench.methods import lbfgsb_gpu as L
+    assert L._next_cap(1, 0.001, 15000) == 4                 # fast launches: at most 4x
+    assert L._next_cap(100, 0.5 * L.LAUNCH_SECONDS, 15000) == 200
+    assert L._next_cap(100, 20 * L.LAUNCH_SECONDS, 15000) == 5   # a slow launch: shrink
+    assert L._next_cap(3, 100.0, 15000) == 1 and L._next_cap(8000, 0.0, 15000) == 15000
+
+
+@pytest.mark.parametrize("cauchy", ["exact", "approximate"])
+def test_capped_launches_equal_one_launch(cauchy):
+    """A run cut into launches of 1 or 7 iterations per start (state kept between them, only the
+    running starts launched) gives every start the same iterates as one uncapped launch."""
+    fn = functions.get("levy")
+    lo, hi, X0 = _starts(fn, 5, 12, seed=4)
+    one = batch.solve(fn, X0, lo, hi, m=4, cauchy=cauchy, backend="cpu")
+    assert len(set(one[2].tolist())) > 3            # starts end at different iterations
+    for cap in (1, 7):
+        cut = batch.solve(fn, X0, lo, hi, m=4, cauchy=cauchy, backend="cpu", cap=cap)
+        for a, b in zip(one, cut):
+            np.testing.assert_array_equal(a, b)
+    run = batch.Starts(fn, X0, lo, hi, m=4, cauchy=cauchy, backend="cpu")
+    assert run.advance(2) == 12 and set(run.res[:, 1]) == {2.0}   # every start paused after 2
+    assert run.advance(10 ** 6) == 0 and run.advance(1) == 0 and run.launches == 2
+    for a, b in zip(one, run.result()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_simulated_capped_launches_equal_one_launch():
+    """The same on the GPU driver (under the simulator without a GPU): a live list of starts."""
+    fn = functions.get("rosenbrock")
+    lo, hi, X0 = _starts(fn, 2, 3)
+    a = batch.solve(fn, X0, lo, hi, m=3, pgtol=1e-8, backend="cuda", threads=2)
+    b = batch.solve(fn, X0, lo, hi, m=3, pgtol=1e-8, backend="cuda", threads=2, cap=3)
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+
+
+def test_time_limit_stops_between_launches(monkeypatch):
+    """Past time_limit the method stops after the launch in progress, with the best so far and
+    stop 'time_limit'; every launch reports the best value for the progress line."""
+    from gpubench import monitor
+    from gpubench.methods import lbfgsb_gpu
+    M = get_method("lbfgsb-gpu")
+    fn = functions.get("levy")
+    seen = []
+    monkeypatch.setattr(lbfgsb_gpu, "report", lambda **v: seen.append(v["best"]))
+    monkeypatch.setattr(lbfgsb_gpu, "_next_cap", lambda cap, seconds, maxiter: 2)
+    clock = iter(range(10 ** 6))
+    monkeypatch.setattr(monitor.Deadline, "expired", lambda self: self.time_limit is not None and next(clock) >= 3)
+    r = M(fn, 4, starts=5, seed=1, backend="cpu", time_limit=100.0)
+    assert r.stop == "time_limit" and not r.converged and "stopped at time_limit" in r.message
+    # the first launch's cap is 1, then 2 each: 4 launches, the fourth ending past the limit
+    assert r.history["launches"] == 4 and r.history["nit"] == [1 + 3 * 2] * 5
+    assert len(seen) == 4 and r.fun == seen[-1] == min(r.history["fun"])
+    full = M(fn, 4, starts=5, seed=1, backend="cpu")
+    assert full.stop in ("converged", "iterations") and full.history["launches"] >= 1
+
+
 def test_method_result_and_settings():
     M = get_method("lbfgsb-gpu")
     fn = functions.get("rosenbrock")
@@ -418,10 +476,11 @@ def _kernel_run(source, fn, X0, lo, hi):
     mod = codegen.load(fn.definition, "gpu", extensions=(source + batch._DRIVER["gpu"],))
     N, n = X0.shape
     V, SYb, SM, SV = batch.work_arrays(N, n, 5, "cuda")
-    dX, dR = cuda.device_array((N, n)), cuda.device_array((N, 5))
+    dX, dR = cuda.device_array((N, n)), cuda.to_device(np.zeros((N, batch.RESW)))
     mod.lbfgsb_starts[1, N](cuda.to_device(X0), cuda.to_device(lo), cuda.to_device(hi),
                             cuda.to_device(np.ascontiguousarray(fn.params(n))), 1.0, 5, 1e-9, 10.0,
-                            15000, 15000, False, True, V, SYb, SM, SV, dX, dR)
+                            15000, 15000, False, True, 15000, cuda.to_device(np.arange(N)),
+                            V, SYb, SM, SV, dX, dR)
     return dX.copy_to_host(), dR.copy_to_host()[:, 0]
 
 
@@ -520,3 +579,17 @@ def test_table1_report_adds_the_gpu_hosts_problems(tmp_path):
     assert "Lennard-Jones" not in text.split("Not run in this record:")[1].split("\n")[0]
     quick = dict(R.load("table1", quick=True), result={"rows": []}, backend="cpu")
     assert "## The other problems" not in R.report_table1(quick, gpu_path=gpu)
+
+
+def test_the_jaxopt_peer_row_says_how_to_install_it_when_missing():
+    """lbfgsb-minpack with solver = "jaxopt" (the side-by-side experiment's peer): where jaxopt is not
+    importable the row fails with one line naming the install, not a traceback."""
+    import importlib.util
+    from gpubench.problems import lbfgsb_rows
+    settings = {"solver": "jaxopt", "m": 5, "pg_rel": 1e-5, "cap_seconds": 2.0}
+    if importlib.util.find_spec("jaxopt") is not None and importlib.util.find_spec("jax") is not None:
+        measured, _ = lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, settings)
+        assert measured["iterations"] > 5 and measured["backend"].startswith("jaxopt")
+        return
+    with pytest.raises(InputError, match="pip install jaxopt"):
+        lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, settings)

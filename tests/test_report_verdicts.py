@@ -66,4 +66,4 @@ def test_the_reproduction_summary_counts_every_table(tmp_path):
     text = report.write_reproduction(reports).read_text()
     assert "| 000 | S2 | [tableS2](tableS2.md) | 4 | 4 | 0 | 0 | 0 |" in text
     # tables gpubench cannot run count their published rows as not implemented yet
-    assert "| 004 | 3 | fei2014_table3 | 108 | 0 | 0 | 0 | 108 |" in text
+    assert "| 001 | 2 | maingo_gpu_table2 | 25 | 0 | 0 | 0 | 25 |" in text

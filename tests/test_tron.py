@@ -29,7 +29,7 @@ def check_hs45(res, n, tol=1e-8):
 
 
 # ------------------------------------------------------------------ Cholesky and solves, CPU twin
-@pytest.mark.parametrize("variant", ["left", "right"])
+@pytest.mark.parametrize("variant", ["left", "right", "warp"])
 def test_cholesky_cpu_twin_matches_numpy(variant):
     for n in (1, 2, 3, 5, 8, 17, 32, 33, 40):
         A = spd(5, n)
@@ -67,6 +67,53 @@ def test_cholesky_kernel_matches_numpy(variant, layout):
         L, ok = tron.cholesky_batch(A, variant, backend="cuda", layout=layout, threads=4)
         assert ok.all()
         np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-12)
+
+
+def _warp_variant_right(mod, n, nb=7, threads=16):
+    """The warp-group kernel of ``mod`` on nb matrices (the third one indefinite) with blocks of
+    ``threads`` threads at most (several blocks, a partial last one, several matrices per warp
+    when n <= 16): factors equal numpy's, the upper triangle untouched, the flags right."""
+    A = spd(nb, n)
+    A[2] -= 100.0 * n * np.eye(n)
+    flat = np.array(A.transpose(0, 2, 1).reshape(nb, n * n), order="C", copy=True)
+    d, ok = cuda.to_device(flat), cuda.device_array(nb, dtype=np.int32)
+    grid, block, per_block, smem = mod.group_launch(n, nb, threads=threads)
+    mod.cholesky_groups[grid, block, 0, smem](d, n, mod.group_width(n), per_block, ok)
+    out = d.copy_to_host().reshape(nb, n, n).transpose(0, 2, 1)
+    good = [b for b in range(nb) if b != 2]
+    L = np.tril(out[good])
+    upper = np.triu(out[good], 1)
+    return (ok.copy_to_host().tolist() == [0 if b == 2 else 1 for b in range(nb)]
+            and np.allclose(L, np.linalg.cholesky(A[good]), rtol=0, atol=1e-12 * n)
+            and np.array_equal(upper, np.triu(A[good], 1)))
+
+
+def test_warp_cholesky_kernel_matches_numpy_and_a_broken_variant_is_caught(tmp_path):
+    """The small-n kernel (a group of W = 1, 2, 4, 8 lanes per matrix) under the simulator;
+    then a copy of its module whose trailing update skips the diagonal is caught."""
+    import importlib.util
+    from gpubench.kernels import chol_gpu
+
+    for n in (1, 2, 3, 5, 8):
+        assert _warp_variant_right(chol_gpu, n), n
+    A = spd(3, 4)
+    L, ok = tron.cholesky_batch(A, "warp", backend="cuda")
+    assert ok.all()
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-12)
+    src = chol_gpu.__file__
+    text = open(src).read()
+    old = "for c in range(k + 1, r + 1):"
+    assert old in text
+    broken = tmp_path / "chol_broken.py"
+    broken.write_text(text.replace(old, "for c in range(k + 1, r):"))
+    spec = importlib.util.spec_from_file_location("chol_broken", broken)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert not _warp_variant_right(mod, 3)
+    with pytest.raises(InputError, match="1..32"):
+        tron.cholesky_batch(spd(1, 33), "warp", backend="cuda")
+    with pytest.raises(InputError, match="known"):
+        tron.cholesky_batch(A, "upward", backend="cpu")
 
 
 def test_cholesky_kernel_several_warps_n_over_32():
@@ -268,7 +315,8 @@ def test_report_renders_published_and_not_reproduced_rows():
                                 "global": {"ms": 2.0, "converged": 4, "batch": 4, "max_abs_err": 0.0}}]}}
     md = report.render(rec)
     assert "| Left-looking | 0.200 | 0.362 |" in md and "| 8 | 1.000 | 2.000 | 4/4 |" in md
-    assert md.count("not reproduced (") == 5 and "Table 4" in md
+    # Tables 4-5 are experiments of their own (gpubench/opf); Figures 6-8 need a multi-GPU host
+    assert md.count("not reproduced (") == 3 and "Figure 7" in md and "Table 4 (power-grid" not in md
 
 
 def test_hs45_analytic_derivatives_match_differences():
@@ -361,3 +409,24 @@ def test_kernel_block_shrinks_when_registers_run_out(monkeypatch):
     check_hs45(res, 33)
     assert seen[0] == (64, 1) and seen[-1] == (32, 1)
     assert res.options["block"] == [32, 1] and "registers" in res.options["note"]
+
+
+def test_warp_cholesky_kernel_compiles_with_warp_barriers_only():
+    """The simulator stands a block barrier in for syncwarp: here NVVM compiles the real kernel
+    for sm_90 (no GPU needed), whose factorization synchronises by warp barriers."""
+    import os
+    import subprocess
+    import sys
+    script = r'''
+from numba import types as T
+from gpubench.kernels import chol_gpu
+from gpubench.ptx import compile_ptx
+ptx = compile_ptx(chol_gpu.cholesky_groups, (T.Array(T.float64, 2, "C"), T.int64, T.int64, T.int64,
+                  T.Array(T.int32, 1, "C")), device=False)
+print(ptx.count("bar.warp.sync"), ptx.count("bar.sync"))
+'''
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    warp, block = map(int, out.stdout.split()[-2:])
+    assert warp >= 3 and block == 2  # the block barriers only around the coalesced load and store

@@ -5,9 +5,14 @@ Spliced after a function's generated forms (:func:`gpubench.kernels.splice`), wh
 spike constants it calls; imported as itself (lint, PTX checks) it uses the stand-ins of
 :mod:`gpubench.kernels.stand_in`.
 """
+from numba import config as _dconfig
 from numba import cuda as _dcuda
+from numba import boolean as _dbool
 from numba import float64 as _df64
 from numba import int32 as _dint32
+from numba import int64 as _dint64
+from numba import uint32 as _duint32
+from numba import uint64 as _duint64
 from numba.cuda.random import xoroshiro128p_uniform_float64 as _uniform
 
 if __name__ == "gpubench.kernels.de_gpu":  # imported as itself: stand-in forms
@@ -247,20 +252,104 @@ def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mod
         _dcuda.syncthreads()  # this generation's members written before the next one reads them
 
 
+# ---------------------------------------------------------------- the cooperative fast kernel
+# A member is a group of T lanes of one warp (T a power of two, at most 32): its aggregates are
+# reduced by shuffles, its trial lives in shared memory, and nothing but the group synchronises
+# inside a generation.  Numba's simulator has no shuffles: there each exchange goes through a
+# block-wide scratch array between barriers (the same lanes combine the same values).
+_SIM = bool(_dconfig.ENABLE_CUDASIM)
+_XCHG = 1024 if _SIM else 1
+_FULL = 0xFFFFFFFF
+_TWO_M53 = 1.0 / 9007199254740992.0
+CHUNK = 4  # elements of a lane whose loads are issued together
+
+
+@_dcuda.jit(device=True)
+def _rng(s0, s1):
+    """xoroshiro128+ as numba.cuda.random's, with the state in registers: (u in [0, 1), s0, s1)."""
+    r = s0 + s1
+    s1 = s1 ^ s0
+    n0 = _duint64((s0 << _duint32(55)) | (s0 >> _duint32(9))) ^ s1 ^ (s1 << _duint32(14))
+    n1 = _duint64((s1 << _duint32(36)) | (s1 >> _duint32(28)))
+    return _df64(r >> _duint32(11)) * _TWO_M53, n0, n1
+
+
+@_dcuda.jit(device=True)
+def _draw(u, n):
+    k = int(u * n)
+    if k >= n:
+        k = n - 1
+    return k
+
+
+@_dcuda.jit(device=True)
+def _group_sync(xs):
+    if _SIM:
+        _dcuda.syncthreads()
+    else:
+        _dcuda.syncwarp(_FULL)
+
+
+@_dcuda.jit(device=True)
+def _xor_swap(v, off, xs, tid):
+    """The value of lane (tid xor off) of the same group (shfl_xor)."""
+    if _SIM:
+        _dcuda.syncthreads()
+        xs[tid] = v
+        _dcuda.syncthreads()
+        w = xs[tid ^ off]
+        _dcuda.syncthreads()
+        return w
+    return _dcuda.shfl_xor_sync(_FULL, v, off)
+
+
+@_dcuda.jit(device=True)
+def _from_lead(v, T, xs, tid):
+    """Lane 0's value of this lane's group (shfl from the group's first lane)."""
+    if _SIM:
+        _dcuda.syncthreads()
+        xs[tid] = v
+        _dcuda.syncthreads()
+        w = xs[tid - tid % T]
+        _dcuda.syncthreads()
+        return w
+    return _dcuda.shfl_sync(_FULL, v, (tid & 31) - (tid & 31) % T)
+
+
 @_dcuda.jit(cache=True)
-def de_fast(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
+def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
             fstar, target, use_target):
-    """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them)."""
+    """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them).
+
+    A member is a group of T lanes (a power of two <= 32) taking elements lane, lane + T, ...;
+    its aggregates are reduced by shuffles and lane 0's verdict is broadcast, so a generation
+    has no block barrier.  Each thread keeps its xoroshiro128+ state in registers for the
+    launch.  ``same[gi]`` says that both population buffers hold member gi (it was not replaced
+    in the last generation): then only the elements that crossover changed are written when
+    its trial wins, and nothing when it loses; otherwise the member is written whole."""
     sh = _dcuda.shared.array(0, _df64)
-    grid = _dcuda.cg.this_grid()
-    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + _dcuda.threadIdx.x
-    ngroups = (R * NP + m - 1) // m
+    xs = _dcuda.shared.array(_XCHG, _df64)
     halt = _dcuda.shared.array(1, _dint32)
+    grid = _dcuda.cg.this_grid()
+    tid = _dcuda.threadIdx.x
+    t = _dcuda.blockIdx.x * _dcuda.blockDim.x + tid
+    slot = tid // T
+    lane = tid - slot * T
+    toff = slot * D
+    total = R * NP
+    ngroups = (total + m - 1) // m
+    s0 = states[t]["s0"]
+    s1 = states[t]["s1"]
+    acc = _dcuda.local.array(COOP_SLOTS, _df64)
+    tv = _dcuda.local.array(CHUNK, _df64)
+    d1 = _dcuda.local.array(CHUNK, _df64)
+    d2 = _dcuda.local.array(CHUNK, _df64)
+    d3 = _dcuda.local.array(CHUNK, _df64)
+    hit = _dcuda.local.array(CHUNK, _dbool)
     for gen in range(g0, g1):
-        # Leave once every run stopped in an earlier generation.  Those stops were written
-        # before the last grid sync, so every block reaches the same verdict (a stop written
-        # during this generation is gen, not < gen, and changes nobody's verdict).
-        if _dcuda.threadIdx.x == 0:
+        # Leave once every run stopped in an earlier generation (stops written before the last
+        # grid sync, so every block reaches the same verdict).
+        if tid == 0:
             halt[0] = 1
             for r in range(R):
                 if stop[r] < 0 or stop[r] >= gen:
@@ -272,7 +361,135 @@ def de_fast(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode
         dst = gen % 2
         group = _dcuda.blockIdx.x
         while group < ngroups:
-            _member_step(pops, fits, src, dst, group * m, lo, hi, p, states, t, idx, False, stop, evals,
-                         gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
+            gi = group * m + slot
+            valid = slot < m and gi < total
+            run = 0
+            i = 0
+            if valid:
+                run = gi // NP
+                i = gi - run * NP
+                sg = stop[run]
+                if sg >= 0 and sg < gen:  # the run stopped in an earlier generation
+                    valid = False
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            aj = 0.0
+            if valid and lane == 0:
+                u, s0, s1 = _rng(s0, s1)
+                k1 = _draw(u, NP)
+                while k1 == i:
+                    u, s0, s1 = _rng(s0, s1)
+                    k1 = _draw(u, NP)
+                u, s0, s1 = _rng(s0, s1)
+                k2 = _draw(u, NP)
+                while k2 == i or k2 == k1:
+                    u, s0, s1 = _rng(s0, s1)
+                    k2 = _draw(u, NP)
+                u, s0, s1 = _rng(s0, s1)
+                k3 = _draw(u, NP)
+                while k3 == i or k3 == k1 or k3 == k2:
+                    u, s0, s1 = _rng(s0, s1)
+                    k3 = _draw(u, NP)
+                u, s0, s1 = _rng(s0, s1)
+                a1 = _df64(k1)
+                a2 = _df64(k2)
+                a3 = _df64(k3)
+                aj = _df64(_draw(u, D))
+            base = run * NP
+            r1 = base + int(_from_lead(a1, T, xs, tid))
+            r2 = base + int(_from_lead(a2, T, xs, tid))
+            r3 = base + int(_from_lead(a3, T, xs, tid))
+            jr = int(_from_lead(aj, T, xs, tid))
+            crossed = _dint64(0)
+            was_same = False
+            old = 0.0
+            if valid:
+                was_same = same[gi] != 0
+                old = fits[src, gi]  # loaded now, used after the evaluation
+                # CHUNK elements a lane at a time: their crossover draws and all their loads
+                # (target and donors) are issued before any is used, so they are in flight together
+                e0 = 0
+                while lane + e0 * T < D:
+                    for c in range(CHUNK):
+                        j = lane + (e0 + c) * T
+                        hit[c] = False
+                        if j < D:
+                            u, s0, s1 = _rng(s0, s1)
+                            tv[c] = pops[src, gi, j]
+                            if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
+                                hit[c] = True
+                                d1[c] = pops[src, r1, j]
+                                d2[c] = pops[src, r2, j]
+                                d3[c] = pops[src, r3, j]
+                    for c in range(CHUNK):
+                        j = lane + (e0 + c) * T
+                        if j < D:
+                            v = tv[c]
+                            if hit[c]:
+                                v = d1[c] + F * (d2[c] - d3[c])
+                                if v < lo[j] or v > hi[j]:
+                                    if mode == 0:
+                                        v = min(max(v, lo[j]), hi[j])
+                                    elif mode == 1:
+                                        if v < lo[j]:
+                                            v = 2.0 * lo[j] - v
+                                        else:
+                                            v = 2.0 * hi[j] - v
+                                        v = min(max(v, lo[j]), hi[j])
+                                    else:
+                                        u, s0, s1 = _rng(s0, s1)
+                                        v = lo[j] + u * (hi[j] - lo[j])
+                                if e0 + c < 63:
+                                    crossed |= _dint64(1) << (e0 + c)
+                            sh[toff + j] = v
+                    e0 += CHUNK
+            _group_sync(xs)
+            for a in range(COOP_SLOTS):
+                acc[a] = agg_identity(a)
+            if valid:
+                j = lane
+                while j < D:
+                    term_fold(sh, toff, p, j, D, acc)
+                    j += T
+            off = 1
+            while off < T:
+                for a in range(COOP_SLOTS):
+                    acc[a] = agg_combine(a, acc[a], _xor_swap(acc[a], off, xs, tid))
+                off *= 2
+            f = 0.0
+            if valid and lane == 0:
+                f = outer_value(acc, sh[toff], sh[toff + D - 1], D)
+                if HAS_SPIKE and in_spike_at(sh, toff, D):
+                    f = SPIKE_VALUE
+            f = _from_lead(f, T, xs, tid)
+            if valid:
+                take = f <= old
+                if lane == 0:
+                    evals[gi] += 1
+                    new = old
+                    if take:
+                        new = f
+                    fits[dst, gi] = new
+                    same[gi] = 0 if take else 1
+                    if use_target and new - fstar <= target:
+                        stop[run] = gen
+                if take or not was_same:
+                    j = lane
+                    e = 0
+                    while j < D:
+                        c = e >= 63 or ((crossed >> e) & 1) != 0
+                        if take:
+                            if c or not was_same:
+                                pops[dst, gi, j] = sh[toff + j]
+                        elif c:
+                            pops[dst, gi, j] = pops[src, gi, j]
+                        else:
+                            pops[dst, gi, j] = sh[toff + j]
+                        j += T
+                        e += 1
+            _group_sync(xs)  # the group's trial read before its next member overwrites it
             group += _dcuda.gridDim.x
         grid.sync()
+    states[t]["s0"] = s0
+    states[t]["s1"] = s1

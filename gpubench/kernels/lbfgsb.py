@@ -161,9 +161,20 @@ def _lb_pgnorm(x, g, lo, hi):
     return best
 
 
+# res: the start's outcome and the scalars of its state between launches
+#   0 sign * f, 1 nit, 2 nfev, 3 status (0 converged, 1 limit, 2 abnormal, 3 paused at the
+#   launch's iteration cap), 4 pg, 5 k, 6 theta, 7 retried, 8 started, 9 f as minimised
+RESW = 10
+_LB_PAUSED = 3
+
+
 @device
-def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project,
+def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap,
                   V, SYb, SM, SV, xout, res):
+    # One start for at most ``cap`` iterations: its vectors (x, g, S, Y) and small matrices stay
+    # in V/SYb/SM and its scalars in res, so the next launch resumes exactly where this one stopped.
+    if res[8] != 0.0 and res[3] != _LB_PAUSED:
+        return
     n = x0.shape[0]
     X = V[0]
     G = V[1]
@@ -193,28 +204,40 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
     constrained = False
     boxed = True
     for i in range(n):
-        v = x0[i]
-        if v < lo[i]:
-            v = lo[i]
-        if v > hi[i]:
-            v = hi[i]
-        X[i] = v
         if lo[i] > -math.inf or hi[i] < math.inf:
             constrained = True
         if not (lo[i] > -math.inf and hi[i] < math.inf):
             boxed = False
-    f = _lb_fg(X, p, G, GW, sign)
-    nfev = 1
-    nit = 0
-    k = 0
-    theta = 1.0
     status = 1
-    pg = _lb_pgnorm(X, G, lo, hi)
-    retried = False
-    if pg <= pgtol:
-        status = 0
+    if res[8] == 0.0:
+        for i in range(n):
+            v = x0[i]
+            if v < lo[i]:
+                v = lo[i]
+            if v > hi[i]:
+                v = hi[i]
+            X[i] = v
+        f = _lb_fg(X, p, G, GW, sign)
+        nfev = 1
+        nit = 0
+        k = 0
+        theta = 1.0
+        retried = False
+        if _lb_pgnorm(X, G, lo, hi) <= pgtol:
+            status = 0
+    else:
+        f = res[9]
+        nit = int(res[1])
+        nfev = int(res[2])
+        k = int(res[5])
+        theta = res[6]
+        retried = res[7] != 0.0
+    stop_at = nit + cap
     while status == 1:
         if nit >= maxiter or nfev >= maxfun:
+            break
+        if nit >= stop_at:
+            status = _LB_PAUSED
             break
         k2 = 2 * k
         # ---- generalized Cauchy point (BLNZ algorithm CP; approx: Fei et al. 4.1)
@@ -555,3 +578,8 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
     res[2] = nfev
     res[3] = status
     res[4] = _lb_pgnorm(X, G, lo, hi)
+    res[5] = k
+    res[6] = theta
+    res[7] = 1.0 if retried else 0.0
+    res[8] = 1.0
+    res[9] = f

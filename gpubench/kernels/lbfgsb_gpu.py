@@ -7,10 +7,13 @@ if __name__ == "gpubench.kernels.lbfgsb_gpu":  # imported as itself: stand-ins
 
 
 @kernel
-def lbfgsb_starts(X0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project,
+def lbfgsb_starts(X0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap, live,
                   V, SYb, SM, SV, XOUT, RES):
-    r = _lbcuda.grid(1)
-    if r < X0.shape[0]:
+    # thread t advances start live[t] by at most cap iterations: the host passes only the starts
+    # still running, in order, so a warp holds running starts only
+    t = _lbcuda.grid(1)
+    if t < live.shape[0]:
+        r = live[t]
         # start index last in the work arrays: neighbouring threads read neighbouring words
-        _lb_solve_one(X0[r], lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project,
+        _lb_solve_one(X0[r], lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap,
                       V[:, :, r], SYb[:, :, :, r], SM[:, :, :, r], SV[:, :, r], XOUT[r], RES[r])

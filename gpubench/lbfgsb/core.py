@@ -480,7 +480,7 @@ def projected_gradient_norm(xp, x, g, lo, hi):
 
 def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000,
              maxfun=15000, cauchy="exact", step="project", backend="cpu", record_cauchy=False,
-             callback=None):
+             callback=None, fused="auto"):
     """Minimise ``f`` over the box ``lo <= x <= hi`` by L-BFGS-B.
 
     ``fun_and_grad(x)`` returns ``(f, g)`` with ``g`` an array of the same module as
@@ -490,6 +490,10 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     ``"project"`` (SciPy 3.0) or ``"truncate"`` (BLNZ, Fei et al. eq. 5).
     ``record_cauchy`` stores (t_c, t*) of every iteration in ``result.cauchy``:
     the step of the Cauchy point used and that of the exact one (Table 1 of Fei et al.).
+    ``fused``: "auto" runs the approximate Cauchy point on CuPy arrays (1 <= m <= 8, not
+    recording) through :mod:`gpubench.lbfgsb.fused` (an iteration's vector work in a few
+    kernels, one host read per evaluation); True forces it (numpy arrays: numba's CUDA
+    simulator, for tests), False keeps this array-library loop.
     """
     if cauchy not in ("exact", "approximate"):
         raise InputError(f"lbfgsb: cauchy must be exact or approximate, got {cauchy!r}")
@@ -498,6 +502,13 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
         raise InputError(f"lbfgsb: m must be a non-negative integer, got {m!r}")
     xp = array_module(backend) if isinstance(backend, str) else backend
+    if fused is True or (fused == "auto" and xp is not np):
+        from . import fused as fz
+        if fz.supported(cauchy, m, record_cauchy):
+            return fz.minimize(fun_and_grad, x0, lo, hi, m=int(m), pgtol=pgtol, factr=factr, maxiter=maxiter,
+                               maxfun=maxfun, step=step, backend=xp, callback=callback)
+        if fused is True:
+            raise InputError(f"lbfgsb: the fused path takes {fz.USES % fz.kernels().MMAX}")
     x = xp.asarray(x0, dtype=xp.float64).ravel().copy()
     n = int(x.shape[0])
     if n < 1:

@@ -95,8 +95,13 @@ STATUS = {0: "reached target_error", 1: "spent max_evaluations", 2: "stopped at 
 # Tests replace it (e.g. by "True": CR ignored) to prove that they catch a broken crossover.
 CROSSOVER = "j == jr or u <= CR"
 
+# Elements of a lane whose loads de_fast issues together (its registers grow with it); None:
+# the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
+CHUNK = None
+
 # When true, each result carries every run's final population in history["population"]
-# (shape (runs, np, D)); tests use it to check the operators from outside the kernels.
+# (shape (runs, np, D)) and its values in history["population_fun"] (runs, np); tests use them
+# to check the operators from outside the kernels.
 KEEP_POPULATION = False
 
 
@@ -136,8 +141,10 @@ def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
     from .. import kernels
     from ..formcache import Derived
-    ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu",
-                         [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")])
+    replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
+    if backend == "gpu" and CHUNK is not None:
+        replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
+    ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu", replace)
     # term_forms is derived (sympy) only when the module is not in the cache (a second process
     # finds it through the function's card, without the definition)
     extensions = [Derived("term_forms"), ext] if backend == "gpu" else [ext]
@@ -200,7 +207,8 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, deadline
         status.append(0 if stop[r] >= 0 else (2 if timed_out else 1))
     if KEEP_POPULATION:
         final = [pops[(int(stop[r]) if stop[r] >= 0 else done_gens) % 2, r * NP:(r + 1) * NP] for r in range(R)]
-        history_extra = {"population": np.array(final)}
+        final_f = [fits[(int(stop[r]) if stop[r] >= 0 else done_gens) % 2, r * NP:(r + 1) * NP] for r in range(R)]
+        history_extra = {"population": np.array(final), "population_fun": plan.sign * np.array(final_f)}
     else:
         history_extra = {}
     b = int(np.argmin(np.asarray(run_err)))
@@ -349,6 +357,63 @@ def launch_config(D, members, slots, regs, limits, cap=None):
     return T, m, _shared_bytes(D, m, T, slots)
 
 
+def _group_width(D, cap=None):
+    """T of the cooperative kernel: the smallest power of two >= D, at most 32 (one warp) and at
+    most ``cap`` (rounded down to a power of two)."""
+    limit = 32 if cap is None else max(1, min(32, cap))
+    T = 1
+    while T < D and T * 2 <= limit:
+        T *= 2
+    return T
+
+
+def _block_threads(regs, max_t):
+    """Threads of a cooperative block: 128 or 256 (whichever keeps more warps resident on an SM
+    whose four sub-partitions each hold a quarter of the registers, in warps of 256-register
+    units), at most ``max_t``."""
+    if not regs:
+        return min(256, max_t)
+    per_warp = -(-regs * 32 // 256) * 256
+    warps_sm = 4 * (16384 // per_warp)
+    best = None
+    for b in (256, 128):
+        if b > max_t:
+            continue
+        w = b // 32
+        resident = (warps_sm // w) * w
+        if best is None or resident > best[0]:
+            best = (resident, b)
+    return best[1] if best else max_t
+
+
+def group_config(D, members, slots, regs, limits, cap=None, block_threads=None, whole_warps=True):
+    """(T, m, shared bytes) of the cooperative kernel ``de_fast``: a member is a group of T lanes
+    of one warp (:func:`_group_width`), a block ``m`` members (``block_threads`` threads at most,
+    by default :func:`_block_threads`,
+    fewer when the registers, the threads-per-block limit or the trial vectors in shared memory
+    forbid; a whole number of warps on a device, since the groups exchange values by shuffles).
+    kernel(IE) runs on the same blocks, so its shared memory (:func:`_shared_bytes`) must fit too."""
+    max_t = limits["max_threads_per_block"]
+    if regs:
+        per_warp = -(-regs * 32 // 256) * 256
+        warps = limits["max_registers_per_block"] // per_warp // 4 * 4
+        max_t = min(max_t, max(warps, 1) * 32)
+    T = _group_width(D, cap)
+    if _shared_bytes(D, 1, T, slots) > limits["max_shared_memory_per_block"]:
+        raise InputError(f"de-gpu: dimension {D} does not fit the block's shared memory "
+                         f"({limits['max_shared_memory_per_block']} bytes) on this device")
+    if block_threads is None:
+        block_threads = _block_threads(regs, max_t)
+    m = max(1, min(block_threads, max_t) // T)
+    while m > 1 and _shared_bytes(D, m, T, slots) > limits["max_shared_memory_per_block"]:
+        m -= 1
+    quantum = 32 // T if whole_warps else 1
+    m = max(1, min(m, -(-members // quantum) * quantum))
+    if whole_warps and m >= quantum:
+        m = m // quantum * quantum
+    return T, m, 8 * m * D
+
+
 class _CooperativeUnavailable(Exception):
     """The cooperative kernel could not be compiled, linked or launched here."""
 
@@ -367,6 +432,8 @@ def _run_cuda(plan, force_paper=False):
     stop = cuda.to_device(np.full(R, -1, dtype=np.int64))
     evals = cuda.to_device(np.zeros(total, dtype=np.int64))
     idx = [cuda.device_array((total, 4), dtype=np.int32) for _ in range(2)]
+    # de_fast: whether both population buffers hold a member (not replaced in the last generation)
+    same = cuda.to_device(np.zeros(total, dtype=np.int32))
     fixed = (NP, R, D)
     tgt = (plan.fstar, plan.target, plan.use_target)
     one_state = create_xoroshiro128p_states(1, s.seed)
@@ -402,30 +469,33 @@ def _run_cuda(plan, force_paper=False):
             schedule = "cooperative"
             kern = mod.de_fast
             try:  # grid sync needs the device runtime library (cudadevrt) at link time
-                ck, regs, T, m, smem = configure(kern, fast_probe)
+                ck = _compiled(kern, (pops, fits, lo, hi, p, one_state, same, *fast_probe[7:]))
             except Exception as exc:
                 raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
+            regs = None if ck is None else int(ck.regs_per_thread)
+            T, m, smem = group_config(D, total, slots, regs, limits, s.threads_per_member, whole_warps=ck is not None)
     compile_s = time.perf_counter() - t_compile
+
+    def _smem(m, T):
+        return 8 * m * D if schedule == "cooperative" else _shared_bytes(D, m, T, slots)
     if ck is not None:
         # The register arithmetic of launch_config is an estimate (allocation rules differ by
         # device): the occupancy query decides.  Members per block shrink first (by whole runs
         # when a block holds whole runs); at the fewest, a member's threads shrink by a warp at a
         # time, each thread taking more elements, so that a block always fits.
-        m_min = NP if schedule == "block" else 1
-        step = NP if schedule == "block" else max(1, m // 8)
-        resident = int(ck.max_cooperative_grid_blocks(m * T, _shared_bytes(D, m, T, slots)))
+        m_min = NP if schedule == "block" else 32 // T
+        step = NP if schedule == "block" else 32 // T
+        resident = int(ck.max_cooperative_grid_blocks(m * T, _smem(m, T)))
         while resident < 1:
             if m - step >= m_min:
                 m -= step
-                if schedule != "block":
-                    step = max(1, m // 8)
-            elif T > 32:
+            elif T > 32 and schedule == "block":
                 T = _threads_per_member(D, T - 32)
             else:
-                raise InputError(f"de-gpu: no block of {m * T} threads and {_shared_bytes(D, m, T, slots)} "
+                raise InputError(f"de-gpu: no block of {m * T} threads and {_smem(m, T)} "
                                  f"bytes fits an SM")
-            resident = int(ck.max_cooperative_grid_blocks(m * T, _shared_bytes(D, m, T, slots)))
-    smem = _shared_bytes(D, m, T, slots)
+            resident = int(ck.max_cooperative_grid_blocks(m * T, _smem(m, T)))
+    smem = _smem(m, T)
     block = m * T
     groups = (total + m - 1) // m
     grid = groups
@@ -453,7 +523,7 @@ def _run_cuda(plan, force_paper=False):
     trace = Trace(plan.fn.sense)
     deadline = Deadline.of(s)
     t0 = deadline.start
-    mod.de_init[grid, block, 0, smem](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
+    mod.de_init[grid, block, 0, _shared_bytes(D, m, T, slots)](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
     g = 1
     G = plan.G
     host_stop = stop.copy_to_host()
@@ -493,7 +563,8 @@ def _run_cuda(plan, force_paper=False):
         while g <= G:
             g1 = min(G + 1, g + s.generations_per_launch)
             try:
-                kern[grid, block, 0, smem](pops, fits, lo, hi, p, states, idx[0], stop, evals, g, g1, s.F, s.CR,
+                kern[grid, block, 0, smem](pops, fits, lo, hi, p, states, same if schedule == "cooperative" else idx[0],
+                                           stop, evals, g, g1, s.F, s.CR,
                                            plan.mode_code, *fixed, m, T, *tgt)
             except Exception as exc:
                 if schedule != "cooperative":

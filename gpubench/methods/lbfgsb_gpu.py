@@ -14,16 +14,22 @@ start's outcome (0 converged, 1 iteration/evaluation limit, 2 abnormal), and
 ``history["fun"]`` each start's final value.  A maximised function
 (``sense="max"``) is run on -f.
 
-``rounds`` splits the starts into that many consecutive launches (start k is
-the same whatever the split, every start being independent); after each the
-best value so far is noted in ``history["trace"]`` (rows ``[evaluations,
-seconds, best so far]``, :mod:`gpubench.methods.trace`).  With one round (the
-default) the trace has one row, the end of the launch: a batched method's
-answer exists only when its launch ends.  More rounds give time-to-target
-figures a finer grain at the price of smaller launches.  ``time_limit`` is
-checked between rounds: past it no further round is launched (the result says
-so, ``converged=False``); a launch in progress runs to its end, so the bound on
-the wall time is the limit plus one round.
+Every launch advances each running start by at most an iteration cap, sized as
+the run goes so that a launch lasts about ``LAUNCH_SECONDS``; a start's state
+(x, g, the S/Y history, counters) stays in device arrays between launches, so
+the iterates are those of one uncapped launch, and only the starts still
+running are launched.  Between launches the run checks ``time_limit``
+(:class:`gpubench.monitor.Deadline`) and Ctrl-C (:func:`gpubench.monitor.interrupted`)
+and reports its best value for the progress line: past the limit it stops with
+``stop='time_limit'`` and the best point reached so far (a start stopped early
+counts as at a limit, status 1), overrunning the limit by at most one launch.
+
+``rounds`` splits the starts into that many consecutive groups (start k is the
+same whatever the split, every start being independent); after each the best
+value so far is noted in ``history["trace"]`` (rows ``[evaluations, seconds,
+best so far]``, :mod:`gpubench.methods.trace`).  With one round (the default)
+the trace has one row, the end of the run.  A group not started before the
+time limit is left out (the result says how many starts ran).
 
 For one large problem with a user value-and-gradient on device arrays use
 :func:`gpubench.lbfgsb.minimize` instead.
@@ -37,6 +43,7 @@ import numpy as np
 from ..device import gpu_available, resolve_backend
 from ..errors import InputError
 from ..lbfgsb import batch
+from ..monitor import Deadline, interrupted, report, stop_word
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting
 from . import rounds as batched
@@ -61,7 +68,8 @@ class LbfgsbGpuSettings(MethodSettings):
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
     threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
     rounds: int = batched.rounds_setting()
-    time_limit: Optional[float] = batched.time_limit_setting()
+    time_limit: Optional[float] = setting(None, "seconds: checked between launches (each about LAUNCH_SECONDS); "
+                                          "past it the run stops with the best point so far", exclusive_minimum=0.0)
 
     def validate(self):
         batched.check(NAME, self)
@@ -75,44 +83,88 @@ def _starts(fn, dim, s):
     return lo, hi, lo + (hi - lo) * rng.random((s.starts, dim))
 
 
+LAUNCH_SECONDS = 0.1        # target wall time of one launch: the time limit's and Ctrl-C's grain
+
+
+def _next_cap(cap, seconds, maxiter):
+    """The iteration cap of the next launch: scaled towards LAUNCH_SECONDS (at most 4x a step)."""
+    scale = 4.0 if seconds <= 0.0 else min(4.0, LAUNCH_SECONDS / seconds)
+    return max(1, min(maxiter, int(cap * scale)))
+
+
 def _run(fn, dim, s):
     backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
     lo, hi, X0 = _starts(fn, dim, s)
     sign = -1.0 if fn.sense == "max" else 1.0
     trace = Trace(fn.sense)
-    t0 = time.perf_counter()
-    parts, evals = [], 0
-    for rows in batched.launches(s):
-        part = batch.solve(
+    deadline = None
+    # the first launch runs one iteration (at n = 1000 one iteration of a thread takes milliseconds),
+    # later caps grow by at most 4x towards LAUNCH_SECONDS
+    parts, evals, cap, launches = [], 0, 1, 0
+    halted, unfinished = None, 0
+    for k, rows in enumerate(np.array_split(np.arange(s.starts), s.rounds)):
+        if k and (deadline.expired() or interrupted()):
+            halted = "interrupted" if interrupted() else "time_limit"
+            break
+        run = batch.Starts(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
             cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
+        if deadline is None:
+            # a launch of no iteration evaluates every start's first point; it also compiles the
+            # kernel (in the first process on a machine only: the disk cache serves the next), which
+            # neither the clock nor the first launch's cap counts
+            run.advance(0)
+            deadline = Deadline(s.time_limit)
+            t0 = deadline.start
+        while True:
+            t = time.perf_counter()
+            left = run.advance(cap)
+            launches += 1
+            cap = _next_cap(cap, time.perf_counter() - t, s.maxiter)
+            seen = sign * run.res[:, 0][run.res[:, 8] != 0.0]      # as minimised
+            seen = seen[np.isfinite(seen)]
+            if seen.size:
+                report(best=sign * float(seen.min()))
+            if not left:
+                break
+            if deadline.expired() or interrupted():
+                halted = "interrupted" if interrupted() else "time_limit"
+                unfinished = left
+                break
+        part = run.result()
         parts.append(part)
         evals += int(part[3].sum())
         fin = sign * part[1]
         fin = fin[np.isfinite(fin)]
         if fin.size:
             trace.see(evals, sign * float(fin.min()))
+        if halted:
+            break
     seconds = time.perf_counter() - t0
     X, f, nit, nfev, status, pg = (np.concatenate([p[i] for p in parts]) for i in range(6))
     key = sign * f
     key = np.where(np.isfinite(key), key, np.inf)
     b = int(np.argmin(key))
     counts = np.bincount(status, minlength=3)
-    run = X.shape[0]
-    stopped, done = batched.summary(s, len(parts), run)
+    ran = X.shape[0]
+    stopped = "" if halted is None else (
+        f"; stopped at {halted} after {seconds:.3g} s ({len(parts)} of {s.rounds} round(s), {ran} of {s.starts} starts)")
     options = s.as_dict()
     options["backend"] = backend
     if backend == "cuda" and not gpu_available():
         options["note"] = "no GPU: ran under numba's CUDA simulator"
+    stop = stop_word(halted) if halted else batched.stop(s, ran, status)
     return OptimizeResult(
         function=fn.name, dim=dim, method=NAME, backend=backend, x=X[b], fun=float(f[b]),
         iterations=int(nit.sum()), nfev=int(nfev.sum()), njev=int(nfev.sum()), seconds=seconds,
-        # a round not launched leaves starts unsolved: the multi-start did not finish
-        converged=bool(status[b] == 0) and run == s.starts,
-        message=(f"best of {run} start(s): {counts[0]} converged, {counts[1]} at a limit, {counts[2]} abnormal"
+        # a start stopped by the time limit did not finish: neither did the multi-start
+        converged=bool(status[b] == 0) and halted is None,
+        message=(f"best of {ran} start(s): {counts[0]} converged, {counts[1]} at a limit, {counts[2]} abnormal"
                  + stopped),
-        status=status, stop=batched.stop(s, run, status), history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
-                                "best_start": b, "trace": trace.close(int(nfev.sum())), **done},
+        status=status, stop=stop, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
+                                "best_start": b, "trace": trace.close(int(nfev.sum())), "launches": launches,
+                                "rounds_completed": len(parts) - (unfinished > 0),
+                                "starts_completed": ran - unfinished},
         timing={"solve": seconds}, options=options)
 
 

@@ -9,6 +9,10 @@ A fixed problem is written ``NAMESPACE:NAME``:
     hs45:batch          the batch of hs45-type problems of paper 003 (:mod:`gpubench.tron`)
     device:cholesky     a device micro-benchmark of paper 003 on a batch of n x n matrices
     device:triangular
+    device:de           DE generations on the shifted Rastrigin function at D = n (de-gpu or EvoX)
+    cvt:2048            the CVT energy of paper 004 (:mod:`gpubench.problems.cvt`) at resolution
+                        2048 x 2048 (any power of two from 8 to 4096), n sites
+    opf:2868rte         a MATPOWER/PGLib power grid of paper 003's Tables 4-5 (:mod:`gpubench.opf`)
 
 A procedure is what measures a fixed problem when no registered method does (an
 L-BFGS-B table row, a batched kernel): its settings are declared here with their
@@ -20,12 +24,18 @@ from dataclasses import dataclass
 from ..errors import InputError
 
 _PAPER001 = re.compile(r"^(P1|P2|PEAKS|P3_[2-7]|P4_[1-6])$")
-_DEVICE = ("cholesky", "triangular")
+_DEVICE = ("cholesky", "triangular", "de")
+_CVT = tuple(str(2 ** k) for k in range(3, 13))     # resolutions
 
 
 def _minpack2_names():
     from . import minpack2
     return tuple(minpack2.PROBLEMS)
+
+
+def _opf_names():
+    from ..opf.matpower import CASES
+    return tuple(CASES)
 
 
 def check_problem(name):
@@ -36,10 +46,11 @@ def check_problem(name):
         from .. import functions
         if name not in functions.names():
             raise InputError(f"problem {name!r}: no such library function (`gpubench functions`), and not "
-                             "NAMESPACE:NAME (minpack2, paper001, hs45 or device)")
+                             "NAMESPACE:NAME (minpack2, paper001, hs45, device, cvt or opf)")
         return "library"
     space, _, rest = name.partition(":")
-    known = {"minpack2": _minpack2_names, "paper001": None, "hs45": lambda: ("batch",), "device": lambda: _DEVICE}
+    known = {"minpack2": _minpack2_names, "paper001": None, "hs45": lambda: ("batch",), "device": lambda: _DEVICE,
+             "cvt": lambda: _CVT, "opf": _opf_names}
     if space not in known:
         raise InputError(f"problem {name!r}: unknown namespace {space!r}; known: {', '.join(known)}")
     ok = bool(_PAPER001.match(rest)) if space == "paper001" else rest in known[space]()
@@ -86,18 +97,39 @@ PROCEDURES = {p.name: p for p in (
               "(paper 004, Table 1)",
               {"m": 5, "pg_rel": 1e-5, "maxiter": 3000, "box": 1.0, "backend": "auto"},
               "gpubench.problems.lbfgsb_rows:lbfgsb_cauchy"),
+    Procedure("cvt-lbfgsb", "cvt",
+              "CVT energy by jump flooding: SciPy's L-BFGS-B on the host and lbfgsb-gpu on the device from "
+              "the same sites, to no further decrease (paper 004, Table 2)",
+              {"density": "uniform", "seed": 0, "extra": 1, "m": 5, "maxiter": 2000, "cap_seconds": 60.0,
+               "backend": "auto"}, "gpubench.problems.lbfgsb_rows:cvt_lbfgsb"),
+    Procedure("cvt-cauchy", "cvt",
+              "lbfgsb-gpu on the CVT energy driven by the approximate Cauchy point, |t_c - t*| / t* binned "
+              "(paper 004, Table 3)",
+              {"density": "uniform", "seed": 0, "extra": 1, "m": 5, "maxiter": 2000, "cap_seconds": 60.0,
+               "backend": "auto"}, "gpubench.problems.lbfgsb_rows:cvt_cauchy"),
     Procedure("cholesky-batch", "device",
-              "batched Cholesky factorization of random SPD matrices, left- or right-looking (paper 003, Table 1)",
+              "batched Cholesky factorization of random SPD matrices: left- or right-looking (paper 003, Table 1), "
+              "warp (a group of one warp's lanes per matrix, n <= 32) or torch (torch.linalg.cholesky, the peer)",
               {"variant": "left", "batch": 10000, "reps": 10, "backend": "auto"},
               "gpubench.problems.device_rows:cholesky"),
     Procedure("triangular-batch", "device",
               "batched L^T x = b on the same factors, explicit L^T or implicit row access (paper 003, Table 2)",
               {"variant": "implicit", "batch": 10000, "reps": 10, "backend": "auto"},
               "gpubench.problems.device_rows:triangular"),
+    Procedure("de-generation", "device",
+              "generations of DE/rand/1/bin on shifted Rastrigin at D = n, population np: de-gpu (fast mode) or "
+              "EvoX's DE (compiled or eager) timed side by side; FE/s, ms per generation, bytes per generation",
+              {"peer": "de-gpu", "np": 100, "F": 0.5, "CR": 0.3, "seconds": 1.0, "max_generations": 2000,
+               "chunk": 0, "backend": "auto"},
+              "gpubench.problems.device_rows:de_generation"),
     Procedure("tron-batch", "hs45",
               "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
               {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
               "gpubench.problems.device_rows:tron_batch"),
+    Procedure("admm-opf", "opf",
+              "component-wise ADMM for AC OPF, branch subproblems batched through TRON, n partitions of the "
+              "branches timed one after another (paper 003, Tables 4-5); iterations = 0: the case's statistics only",
+              {"iterations": 0, "backend": "auto"}, "gpubench.problems.opf_rows:admm_opf"),
 )}
 
 

@@ -4,12 +4,18 @@ TRON on a batch of hs45-type problems, each timed on one backend.
 On a GPU the time is the kernel's alone (CUDA events; inputs already on the device, the
 input the kernel overwrites restored untimed before each repetition), as the paper times
 it; on the CPU it is the numba twin's call.  The first call compiles and is not timed.
+
+Cholesky variants: ``left`` and ``right`` (a block per matrix, the paper's), ``warp`` (a group
+of a warp's lanes per matrix, n <= 32: :mod:`gpubench.kernels.chol_gpu`) and ``torch``
+(``torch.linalg.cholesky`` on the same matrices on the same GPU, timed the same way: the
+peer of the comparison).
 """
 import time
 
 import numpy as np
 
 from ..device import Timer, resolve_backend, simulator
+from ..errors import InputError
 
 
 def _spd(nb, n, seed):
@@ -50,7 +56,12 @@ def _linalg(kind, n, s):
     else:
         src = _column_major(np.linalg.cholesky(A))
         B0 = np.random.default_rng(n).standard_normal((nb, n))
-    variant = tron.CHOLESKY.get(s["variant"], 0)
+    if kind == "cholesky" and s["variant"] not in (*tron.LINALG_CHOLESKY, "torch"):
+        raise InputError(f"cholesky-batch variant {s['variant']!r}: known: "
+                         f"{', '.join((*tron.LINALG_CHOLESKY, 'torch'))}")
+    if kind == "cholesky" and s["variant"] == "torch":
+        return _torch_cholesky(A, n, s, backend)
+    variant = tron.LINALG_CHOLESKY.get(s["variant"], 0)
     explicit = 1 if s["variant"] == "explicit" else 0
     ok = np.zeros(nb, dtype=np.int32)
     if backend == "cpu":
@@ -102,6 +113,39 @@ def _linalg(kind, n, s):
     return measured, {"batch": nb, "ms_all": [1e3 * x for x in all_s]}
 
 
+def _torch_cholesky(A, n, s, backend):
+    """torch.linalg.cholesky on the batch, on the GPU (or the CPU) the row runs on: the median of
+    ``reps`` calls timed by CUDA events after one untimed call."""
+    try:
+        import torch
+    except ImportError:
+        raise InputError("cholesky-batch variant torch: PyTorch is not installed (pip install torch)") from None
+    dev = "cuda" if backend == "cuda" and torch.cuda.is_available() else "cpu"
+    tA = torch.from_numpy(A).to(dev)
+    L = torch.linalg.cholesky(tA)
+    out = []
+    for _ in range(s["reps"]):
+        if dev == "cuda":
+            torch.cuda.synchronize()
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            L = torch.linalg.cholesky(tA)
+            b.record()
+            b.synchronize()
+            out.append(a.elapsed_time(b) / 1e3)
+        else:
+            t0 = time.perf_counter()
+            L = torch.linalg.cholesky(tA)
+            out.append(time.perf_counter() - t0)
+    k = min(4, A.shape[0])
+    err = float(np.abs(L[:k].cpu().numpy() - np.linalg.cholesky(A[:k])).max())
+    sec = float(np.median(out))
+    measured = {"iterations": s["reps"], "seconds": sec, "best_f": None, "converged": True, "ms": 1e3 * sec,
+                "backend": "cuda" if dev == "cuda" else "cpu", "max_err_vs_numpy": err,
+                "peer": f"torch {torch.__version__} linalg.cholesky"}
+    return measured, {"batch": A.shape[0], "ms_all": [1e3 * x for x in out]}
+
+
 def cholesky(problem, n, s):
     """Batched Cholesky factorization of ``batch`` random SPD n x n matrices (Table 1)."""
     return _linalg("cholesky", n, s)
@@ -129,3 +173,161 @@ def tron_batch(problem, n, s):
                 "ms": 1e3 * best.seconds, "backend": backend, "max_abs_err": err,
                 "wall_all_reps": time.perf_counter() - t0}
     return measured, {"batch": s["batch"], "converged": int((best.status == 0).sum())}
+
+
+# ------------------------------------------------------------------ DE generations side by side
+DE_FUNCTION = "shifted_rastrigin"
+# a population below this many bytes is bound by launches and latency: no bandwidth is derived
+MIN_BANDWIDTH_BYTES = 8 << 20
+
+
+def _copy_gbps(nbytes, reps=5, launches=4):
+    """GB/s of a copy kernel over ``nbytes`` (bytes read plus bytes written), ``launches`` back to
+    back between two CUDA events (their launch overhead overlapped), best of ``reps``: the
+    bandwidth this GPU reaches on a plain stream of the population's size."""
+    from numba import cuda
+    from ..kernels import bandwidth
+    n = max(1, nbytes // 8)
+    a = cuda.to_device(__import__("numpy").ones(n))
+    b = cuda.device_array_like(a)
+    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+    grid, block = 8 * sms, 256
+    bandwidth.copy[grid, block](a, b)
+    best = None
+    for _ in range(reps):
+        t = Timer(cuda=True)
+        cuda.synchronize()
+        with t.time("k"):
+            for k in range(launches):
+                bandwidth.copy[grid, block](a if k % 2 == 0 else b, b if k % 2 == 0 else a)
+        best = t.seconds["k"] if best is None else min(best, t.seconds["k"])
+    return 2 * a.nbytes * launches / best / 1e9
+
+
+def _de_bytes(NP, D, CR):
+    """DRAM bytes of one generation by what it must move: every target read (8 D per member) and
+    its crossover's donor elements (three rows, in 32-byte sectors of four doubles, a sector read
+    when one of its four elements crossed: 1 - (1 - CR)^4 of each row), the new population written
+    (8 D per member at most: de-gpu writes only what changed), fitness and counters."""
+    row = 8 * NP * D
+    donors = 3 * row * (1 - (1 - CR) ** 4)
+    small = NP * (8 + 8 + 8 + 8)    # fitness read and written, evaluation counter read and written
+    return {"target_read": row, "donor_read": donors, "population_write_at_most": row, "per_member": small,
+            "total_at_most": row + donors + row + small, "total_without_write": row + donors + small}
+
+
+def _de_gpu_row(D, NP, s):
+    from .. import methods
+    from ..methods import de_gpu
+    if s["chunk"]:
+        de_gpu.CHUNK = s["chunk"]
+        try:
+            return _de_gpu_timed(D, NP, s, methods)
+        finally:
+            de_gpu.CHUNK = None
+    return _de_gpu_timed(D, NP, s, methods)
+
+
+def _de_gpu_timed(D, NP, s, methods):
+    kw = dict(np=NP, runs=1, mode="fast", backend=s["backend"], F=s["F"], CR=s["CR"], seed=1, bounds="reinit")
+    t0 = time.perf_counter()
+    g_cal = 20
+    cal = methods.minimize(DE_FUNCTION, D, "de-gpu", max_evaluations=NP * (1 + g_cal), **kw)   # compiles
+    warm = time.perf_counter() - t0
+    gens = int(min(max(s["seconds"] * g_cal / max(cal.seconds, 1e-9), 10), s["max_generations"]))
+    r = methods.minimize(DE_FUNCTION, D, "de-gpu", max_evaluations=NP * (1 + gens), **kw)
+    return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm, "chunk": s["chunk"] or None,
+            "best_error": float(min(r.history["run_error"])), "backend": r.backend,
+            "launch": r.options.get("launch"), "timing": r.timing}
+
+
+def _evox_row(D, NP, s, compiled):
+    """EvoX's DE (DE/rand/1/bin: base_vector "rand", the same F, CR and box) on the same function in
+    float64, stepped by its StdWorkflow, compiled with torch.compile(workflow.step) (EvoX 1.x's
+    documented compiled mode) or eager; compilation and the first steps are timed apart."""
+    try:
+        import evox
+        import torch
+        from evox.algorithms import DE
+        from evox.core import Problem
+        from evox.workflows import StdWorkflow
+    except ImportError as exc:
+        raise InputError(f"de-generation peer evox: {exc} (pip install evox torch)") from None
+    import math
+    from .. import functions
+    fn = functions.get(DE_FUNCTION)
+    lo, hi = fn.bounds(D)
+    dev = "cuda" if s["backend"] != "cpu" and torch.cuda.is_available() else "cpu"
+    o = torch.tensor(fn.params(D)[0], dtype=torch.float64, device=dev)
+
+    class Rastrigin(Problem):
+        def evaluate(self, pop):
+            z = pop - o
+            return (z * z - 10 * torch.cos(2 * math.pi * z) + 10).sum(-1)
+    torch.set_default_dtype(torch.float64)
+    torch._dynamo.reset()
+    algo = DE(pop_size=NP, lb=torch.tensor(lo, device=dev), ub=torch.tensor(hi, device=dev), base_vector="rand",
+              differential_weight=s["F"], cross_probability=s["CR"], device=dev)
+    wf = StdWorkflow(algo, Rastrigin(), device=dev)
+    wf.init_step()
+    step = wf.step
+
+    def sync():
+        if dev == "cuda":
+            torch.cuda.synchronize()
+    from importlib.metadata import version
+    out = {"version": getattr(evox, "__version__", None) or version("evox"), "torch": torch.__version__,
+           "device": dev}
+    t0 = time.perf_counter()
+    if compiled:
+        step = torch.compile(wf.step)
+        step()
+        sync()
+        out["compile_s"] = time.perf_counter() - t0
+    for _ in range(3):
+        step()
+    sync()
+    out["warmup_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for _ in range(5):
+        step()
+    sync()
+    per = max((time.perf_counter() - t0) / 5, 1e-9)
+    gens = int(min(max(s["seconds"] / per, 10), s["max_generations"]))
+    t0 = time.perf_counter()
+    for _ in range(gens):
+        step()
+    sync()
+    sec = time.perf_counter() - t0
+    out.update(generations=gens, nfev=gens * NP, seconds=sec, backend=dev)
+    return out
+
+
+def de_generation(problem, n, s):
+    """Generations of DE/rand/1/bin (F, CR; Storn & Price 1997, as de-gpu: Qin et al. 2012) on the
+    shifted Rastrigin function at D = n with population ``np``, by ``peer``: de-gpu (fast mode, one
+    run; its own clock, after compilation and random-state set-up) or EvoX's DE (compiled or eager,
+    warm).  Measured: function evaluations per second and ms per generation; on a GPU also the
+    bytes a generation must move (:func:`_de_bytes`) and the bandwidth that makes, against a
+    device-to-device copy of the population timed in the same call."""
+    D, NP = n, s["np"]
+    if s["peer"] not in ("de-gpu", "evox", "evox-compiled"):
+        raise InputError(f"de-generation peer {s['peer']!r}: known: de-gpu, evox, evox-compiled")
+    if s["peer"] == "de-gpu":
+        row = _de_gpu_row(D, NP, s)
+    else:
+        row = _evox_row(D, NP, s, compiled=s["peer"] == "evox-compiled")
+    ms = 1e3 * row["seconds"] / row["generations"]
+    measured = {"iterations": row["generations"], "seconds": row["seconds"], "best_f": row.get("best_error"),
+                "converged": True, "ms": ms, "ms_per_generation": ms, "fe_per_s": row["nfev"] / row["seconds"],
+                "backend": row["backend"], "peer": s["peer"]}
+    result = dict(row, function=DE_FUNCTION, D=D, NP=NP, F=s["F"], CR=s["CR"])
+    if row["backend"] == "cuda" and 8 * NP * D >= MIN_BANDWIDTH_BYTES:
+        b = _de_bytes(NP, D, s["CR"])
+        gbps = _copy_gbps(8 * NP * D)
+        result.update(bytes_per_generation=b, copy_gbps=gbps,
+                      achieved_gbps_at_most=b["total_at_most"] / (ms / 1e3) / 1e9,
+                      achieved_gbps_without_write=b["total_without_write"] / (ms / 1e3) / 1e9)
+        result["fraction_of_copy_bandwidth_at_most"] = result["achieved_gbps_at_most"] / gbps
+        measured["bandwidth_fraction"] = result["fraction_of_copy_bandwidth_at_most"]
+    return measured, result

@@ -1,6 +1,8 @@
 """The procedures of paper 004's tables: one L-BFGS-B solve of a MINPACK-2 problem (Table 4's
 rows), and the approximate-vs-exact Cauchy point comparison (Table 1's).  Each returns what the
 record stores: the measured numbers, and the table's own figures under ``result``."""
+import time
+
 import numpy as np
 
 from . import minpack2
@@ -17,12 +19,16 @@ def _measured(r, backend):
 
 
 def lbfgsb_minpack(problem, n, s):
-    """One solve to pg <= pg_rel * pg(x0): SciPy's L-BFGS-B, or ours with the chosen Cauchy point."""
+    """One solve to pg <= pg_rel * pg(x0): SciPy's L-BFGS-B, jaxopt's LBFGSB (``solver = "jaxopt"``),
+    or ours with the chosen Cauchy point."""
     from ..lbfgsb import reproduce as R
     p = _problem(problem, n)
     if s["solver"] == "scipy":
         r = R._scipy(p, s["m"], s["pg_rel"], s["cap_seconds"])
         return _measured(r, "scipy (cpu)"), {}
+    if s["solver"] == "jaxopt":      # a peer (jaxopt's LBFGSB), side by side with ours
+        r = R._jaxopt(p, s["m"], s["pg_rel"], s["cap_seconds"])
+        return _measured(r, r["backend"]), {}
     xp = R._xp(s["backend"])
     r = R._solve(p, xp, s["cauchy"], s["m"], s["pg_rel"], cap=s["cap_seconds"])
     r.pop("cauchy_log")
@@ -44,3 +50,161 @@ def lbfgsb_cauchy(problem, n, s):
     return measured, {"bins": bins, "energy_diff_percent": diff,
                       "approximate": {k: a[k] for k in ("iterations", "fun", "seconds", "status")},
                       "exact": {k: e[k] for k in ("iterations", "fun", "seconds", "status")}}
+
+
+# ------------------------------------------------------------------ Tables 2 and 3: CVT
+def _cvt_backend(backend):
+    """"cuda" where a real GPU and CuPy are (the single-problem GPU path needs both), else "cpu";
+    "cuda" asked for without them is an InputError."""
+    from ..device import gpu_available
+    if backend == "cpu":
+        return "cpu"
+    try:
+        import cupy  # noqa: F401
+        ok = gpu_available()
+    except ImportError:
+        ok = False
+    if backend == "cuda" and not ok:
+        from ..errors import InputError
+        raise InputError("cvt: backend cuda needs a GPU and CuPy")
+    return "cuda" if ok else "cpu"
+
+
+def _cvt(problem, n, s, backend):
+    from . import cvt
+    R = int(problem.partition(":")[2])
+    return cvt.CVT(n, R, s["density"], seed=s["seed"], backend=backend, extra=s["extra"])
+
+
+class _Capped(Exception):
+    pass
+
+
+def _timed_ours(p, s, record=False):
+    """lbfgsb-gpu's single-problem path (``gpubench.lbfgsb.minimize``) with the approximate Cauchy
+    point on the problem's device arrays, to the paper's stop (no decrease of the energy: factr = 0,
+    pgtol = 0) or ``maxiter``; times split into evaluation (the kernels' GPU time) and the rest."""
+    from .. import lbfgsb
+    xp = p._cp if p.backend == "cuda" else np
+    x0, lo, hi = (xp.asarray(a) for a in (p.x0, p.lo, p.hi))
+    p.reset_counters()
+    seen = {"nit": 0, "f": None, "x": None}
+    t0 = time.perf_counter()
+
+    def cb(x, f, pg):
+        seen.update(nit=seen["nit"] + 1, f=f, x=x)
+        if time.perf_counter() - t0 > s["cap_seconds"]:
+            raise _Capped
+
+    try:
+        r = lbfgsb.minimize(p.fg, x0, lo, hi, m=s["m"], pgtol=0.0, factr=0.0, maxiter=s["maxiter"],
+                            maxfun=20 * s["maxiter"], cauchy="approximate", backend=p.backend,
+                            record_cauchy=record, callback=cb)
+        out = {"iterations": r.nit, "fun": float(r.fun), "message": r.message, "status": r.status,
+               "capped": False, "x": r.x, "cauchy_log": r.cauchy}
+    except _Capped:
+        out = {"iterations": seen["nit"], "fun": float(seen["f"]), "message": "capped", "status": 1,
+               "capped": True, "x": seen["x"], "cauchy_log": []}
+    if p.backend == "cuda":
+        p._cuda.synchronize()
+    dt = time.perf_counter() - t0
+    ev = p.eval_seconds()
+    it = max(out["iterations"], 1)
+    out.update(seconds=dt, evaluations=p.evaluations, eval_ms=1e3 * ev / max(p.evaluations, 1),
+               lbfgsb_ms=1e3 * (dt - ev) / it, io_ms=0.0)
+    return out
+
+
+def _warm(p, s, record=False):
+    """Compile before timing: the evaluation's kernels, and the array kernels of both solvers'
+    paths (CuPy compiles each on its first call, seconds in all), by three untimed iterations of
+    each.  Returns the seconds spent."""
+    from scipy.optimize import minimize
+    from .. import lbfgsb
+    t0 = time.perf_counter()
+    xp = p._cp if p.backend == "cuda" else np
+    x0, lo, hi = (xp.asarray(a) for a in (p.x0, p.lo, p.hi))
+    lbfgsb.minimize(p.fg, x0, lo, hi, m=s["m"], pgtol=0.0, factr=0.0, maxiter=3, cauchy="approximate",
+                    backend=p.backend, record_cauchy=record)
+    minimize(p.fg_host, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1),
+             options=dict(maxcor=s["m"], gtol=0.0, ftol=0.0, maxiter=3))
+    p.check(x0)
+    if p.backend == "cuda":
+        p._cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def _timed_scipy(p, s):
+    """SciPy's L-BFGS-B on the host (m, the same stop): every evaluation copies x to the device and
+    (f, g) back ("I/O", counted in the L-BFGS-B time as in the paper's CPU column)."""
+    from scipy.optimize import minimize
+    p.reset_counters()
+    t0 = time.perf_counter()
+    stopped = []
+
+    def cb(intermediate_result):
+        if time.perf_counter() - t0 > s["cap_seconds"]:
+            stopped.append(True)
+            raise StopIteration
+
+    r = minimize(p.fg_host, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1), callback=cb,
+                 options=dict(maxcor=s["m"], gtol=0.0, ftol=0.0, maxiter=s["maxiter"], maxfun=20 * s["maxiter"]))
+    dt = time.perf_counter() - t0
+    ev = p.eval_seconds()
+    it = max(int(r.nit), 1)
+    capped = bool(stopped)
+    return {"iterations": int(r.nit), "fun": float(r.fun), "message": str(r.message), "status": int(r.status),
+            "capped": capped, "seconds": dt, "evaluations": p.evaluations,
+            "eval_ms": 1e3 * ev / max(p.evaluations, 1), "lbfgsb_ms": 1e3 * (dt - ev) / it,
+            "io_ms": 1e3 * getattr(p, "io_seconds", 0.0) / it}
+
+
+def _check(p, x):
+    E, F, count, excess = p.check(x)
+    return {"jfa_energy": E, "exact_energy": F, "misassigned_pixels": count,
+            "misassigned_fraction": count / float(p.R * p.R), "excess": excess,
+            "relation_error": (E - F) - excess}
+
+
+def _column(r):
+    return {k: r[k] for k in ("iterations", "fun", "message", "status", "capped", "seconds", "evaluations",
+                               "eval_ms", "lbfgsb_ms", "io_ms")}
+
+
+def cvt_lbfgsb(problem, n, s):
+    """Table 2's row: SciPy's L-BFGS-B on the host (CPU column) and lbfgsb-gpu on the device (GPU
+    column) from the same sites, side by side in one run; the JFA evaluation on the GPU for both
+    (the twin on a CPU).  Measured: the GPU column; ``result`` holds both, the energy difference
+    F_GPU - F_CPU and JFA's errors at the GPU column's final sites against brute force."""
+    backend = _cvt_backend(s["backend"])
+    p = _cvt(problem, n, s, backend)
+    warm = _warm(p, s)
+    cpu = _timed_scipy(p, s)
+    gpu = _timed_ours(p, s)
+    check = _check(p, gpu["x"])
+    a, b = gpu["fun"], cpu["fun"]
+    measured = {"iterations": gpu["iterations"], "seconds": gpu["seconds"], "best_f": a,
+                "converged": gpu["status"] == 0 or "ABNORMAL" in gpu["message"], "capped": gpu["capped"],
+                "message": gpu["message"], "ms_per_iteration": gpu["lbfgsb_ms"], "backend": backend}
+    result = {"sites": n, "resolution": p.R, "variables": 2 * n, "density": p.density,
+              "evaluation_ms": gpu["eval_ms"], "cpu": _column(cpu), "gpu": _column(gpu),
+              "energy_difference": a - b, "relative_energy_difference": (a - b) / abs(b),
+              "speedup_per_itr": cpu["lbfgsb_ms"] / gpu["lbfgsb_ms"] if gpu["lbfgsb_ms"] > 0 else None,
+              "jfa": check, "warmup_seconds": warm}
+    return measured, result
+
+
+def cvt_cauchy(problem, n, s):
+    """Table 3's column: lbfgsb-gpu driven by the approximate Cauchy point, t_c and the exact t*
+    recorded at every iteration and binned as Table 1's (``reproduce.bin_counts``)."""
+    from ..lbfgsb import reproduce as R
+    backend = _cvt_backend(s["backend"])
+    p = _cvt(problem, n, s, backend)
+    warm = _warm(p, s, record=True)
+    r = _timed_ours(p, s, record=True)
+    log = r.pop("cauchy_log")
+    measured = {"iterations": r["iterations"], "seconds": r["seconds"], "best_f": r["fun"],
+                "converged": r["status"] == 0 or "ABNORMAL" in r["message"], "capped": r["capped"],
+                "message": r["message"], "ms_per_iteration": r["lbfgsb_ms"], "backend": backend}
+    return measured, {"sites": n, "resolution": p.R, "density": p.density, "bins": R.bin_counts(log),
+                      "iterations_logged": len(log), "warmup_seconds": warm}

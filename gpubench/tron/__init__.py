@@ -30,6 +30,9 @@ from ..errors import InputError
 
 STATUS = {0: "converged", 1: "iteration limit", 2: "numerical failure"}
 CHOLESKY = {"left": 0, "right": 1}
+# the batched factorization alone (Table 1) also has "warp": a group of lanes of one warp per
+# matrix for n <= 32 (gpubench.kernels.chol_gpu); TRON's own solves use CHOLESKY
+LINALG_CHOLESKY = {**CHOLESKY, "warp": 2}
 
 
 @dataclass
@@ -219,19 +222,22 @@ def solve_hs45(nprob, n, start="mid", seed=0, **kw):
 
 # ------------------------------------------------------------------ linear algebra alone
 def cholesky_batch(A, variant="left", backend="cpu", layout="1d", threads=0, shared=True):
-    """Lower Cholesky factors of a batch of SPD matrices (batch, n, n); and an ok flag each."""
+    """Lower Cholesky factors of a batch of SPD matrices (batch, n, n); and an ok flag each.
+    ``variant``: left, right or warp (n <= 32; on the CPU the twin is the right-looking one)."""
+    if variant not in LINALG_CHOLESKY:
+        raise InputError(f"cholesky variant {variant!r}: known: {', '.join(LINALG_CHOLESKY)}")
     A = np.asarray(A, dtype=np.float64)
     nb, n, _ = A.shape
     flat = np.array(A.transpose(0, 2, 1).reshape(nb, n * n), order="C", copy=True)  # column-major
     if backend == "cpu":
         from .cpu import linalg_twins
         ok = np.zeros(nb, dtype=np.int32)
-        linalg_twins()[0](flat, n, CHOLESKY[variant], ok)
+        linalg_twins()[0](flat, n, LINALG_CHOLESKY[variant], ok)
     else:
         from numba import cuda
         from . import kernels
         d = cuda.to_device(flat)
-        ok = kernels.launch_linalg("cholesky", d, n, variant=CHOLESKY[variant], layout=layout,
+        ok = kernels.launch_linalg("cholesky", d, n, variant=LINALG_CHOLESKY[variant], layout=layout,
                                    threads=threads, shared=shared).copy_to_host()
         flat = d.copy_to_host()
     L = np.tril(flat.reshape(nb, n, n).transpose(0, 2, 1))

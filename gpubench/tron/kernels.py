@@ -55,7 +55,9 @@ MAX_SHARED_BYTES = 48 * 1024
 
 def launch_linalg(kind, A, n, *, variant=0, explicit=1, layout="1d", threads=0, B=None,
                   shared=True, stream=0, ok=None):
-    """Launch one of the Table 1/2 kernels on device arrays; returns the OK array for Cholesky."""
+    """Launch one of the Table 1/2 kernels on device arrays; returns the OK array for Cholesky.
+    Cholesky ``variant``: 0 left-looking, 1 right-looking (a block per matrix, as the paper),
+    2 a group of lanes of one warp per matrix (n <= 32, :mod:`gpubench.kernels.chol_gpu`)."""
     chol, back, fwd = linalg_kernels()
     block = block_shape(n, layout, threads)
     nb = A.shape[0]
@@ -63,6 +65,11 @@ def launch_linalg(kind, A, n, *, variant=0, explicit=1, layout="1d", threads=0, 
     if kind == "cholesky":
         if ok is None:  # pass one in when timing: an allocation can synchronise
             ok = cuda.device_array(nb, dtype=np.int32, stream=stream)
+        if variant == 2:  # one group of a warp's lanes per matrix (n <= 32), several per block
+            from ..kernels import chol_gpu
+            grid, threads_, per_block, smem = chol_gpu.group_launch(n, nb)
+            chol_gpu.cholesky_groups[grid, threads_, stream, smem](A, n, chol_gpu.group_width(n), per_block, ok)
+            return ok
         smem = 8 * n * n if shared else 0
         chol[nb, block, stream, smem](A, n, variant, l2, 1 if shared else 0, ok)
         return ok

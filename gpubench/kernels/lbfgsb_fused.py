@@ -1,0 +1,612 @@
+"""Fused kernels of one large L-BFGS-B problem: see :mod:`gpubench.lbfgsb.fused`.
+
+An iteration of :func:`gpubench.lbfgsb.core.minimize` (approximate Cauchy point of Fei et al.
+2014, section 4.1; BLNZ 1995 direct primal subspace step, projected as in Morales & Nocedal 2011)
+as few passes over the n-vectors, each a grid-stride kernel whose dot products, minima and
+maxima are reduced on the device (a block tree, then one atomic per block into ``st``), with
+single-thread kernels between them for the 2m x 2m algebra.  Every scalar of the iteration stays
+in the device array ``st`` (layout below); the host reads it once per line-search evaluation.
+
+Arguments are few (a launch's cost on the host grows with each array passed): ``VEC`` holds
+the n-vectors as rows (``X``, ``G``, ``LO``, ``HI``, the Cauchy point ``XC``, ``FR`` = 1.0 where
+free at x_c, the reduced gradient ``R``, the subspace step ``DU``, the direction ``D``, the first
+trial point's row ``XA``, unused, the accepted gradient ``GN``), ``YS`` the history (rows 0..m-1 hold y, rows
+m..2m-1 hold s, slots reused round-robin), ``SMB`` the small matrices (``SMB[0]`` the middle
+matrix M, ``SMB[1]`` work space, ``SMB[2]`` s_i.s_j and ``SMB[3]`` s_i.y_j oldest first,
+``SMB[4][0]`` the slots oldest first).  The 2m x 2m algebra that a pass needs first (the Cauchy
+step, the subspace system, the step length) is done by thread 0 of every block at the pass's
+start (a few microseconds, the same in every block) rather than by a launch of its own; block 0
+writes it to ``st``.  Each pass clears the accumulators of passes that come after it.
+"""
+import math
+
+from numba import cuda, float64
+
+if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
+    from gpubench.kernels.lbfgsb import _lb_middle, _lb_solve
+
+TPB = 256                  # threads per block of the vector passes (a power of two)
+MMAX = 8                   # largest history the fused path takes
+NACC = 2 * MMAX + MMAX * (2 * MMAX + 1)     # accumulators of the widest pass (YS r and the gram)
+NPAIR = 3 * MMAX + 3       # accumulators of the memory update's pass
+M2MAX = 2 * MMAX
+EPS = 2.220446049250313e-16
+X, G, LO, HI, XC, FR, R, DU, D, XA, GN = range(11)     # rows of VEC (XA: unused, trial points are arrays of their own)
+NVEC = 11
+
+# ---- st: the device scalars
+K, THETA, TC, STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT = range(11)
+U_SY, U_YY, U_SS = 12, 13, 14
+U_YSS = 15                       # YS @ s: 2 MMAX
+U_SYY = U_YSS + 2 * MMAX         # S @ y: MMAX
+C_T1 = U_SYY + MMAX              # smallest positive breakpoint (min)
+C_DD = C_T1 + 1
+C_PG = C_T1 + 2                  # ||P(x - g) - x||_inf (max)
+C_P = C_T1 + 3                   # YS @ d: 2 MMAX
+V1_R = C_P + 2 * MMAX            # YS @ r (2m), then the packed gram of the free rows
+V2_GD = V1_R + NACC              # g.(P(x_c + du) - x)
+V2_AMIN = V2_GD + 1              # largest step along du (min)
+V3_GD = V2_GD + 2
+V3_DD = V2_GD + 3
+V3_RATIO = V2_GD + 4             # largest step along d from x (min)
+W1 = V2_GD + 5                   # coefficients of W (M c) over the YS rows: 2 MMAX
+W2 = W1 + 2 * MMAX               # coefficients of W v: 2 MMAX
+NST = W2 + 2 * MMAX
+
+
+@cuda.jit(device=True)
+def _tree(sh, v, op):
+    # the block's reduction of v (op 0 sum, 1 min, 2 max), returned to every thread
+    tid = cuda.threadIdx.x
+    sh[tid] = v
+    cuda.syncthreads()
+    s = cuda.blockDim.x // 2
+    while s > 0:
+        if tid < s:
+            a = sh[tid]
+            b = sh[tid + s]
+            if op == 0:
+                sh[tid] = a + b
+            elif op == 1:
+                sh[tid] = b if b < a else a
+            else:
+                sh[tid] = b if b > a else a
+        cuda.syncthreads()
+        s //= 2
+    r = sh[0]
+    cuda.syncthreads()
+    return r
+
+
+@cuda.jit(device=True)
+def _into(st, idx, sh, v, op):
+    r = _tree(sh, v, op)
+    if cuda.threadIdx.x == 0:
+        if op == 0:
+            cuda.atomic.add(st, idx, r)
+        elif op == 1:
+            cuda.atomic.min(st, idx, r)
+        else:
+            cuda.atomic.max(st, idx, r)
+
+
+CH = 8                     # sums reduced together by one tree (shared memory: CH x TPB doubles)
+
+
+@cuda.jit(device=True)
+def _sums_into(st, idx, sh2, acc, nv):
+    # st[idx + q] += the block's sum of acc[q], q < nv: CH sums per tree, one atomic per sum and block
+    tid = cuda.threadIdx.x
+    for q0 in range(0, nv, CH):
+        cnt = min(CH, nv - q0)
+        for c in range(cnt):
+            sh2[c, tid] = acc[q0 + c]
+        cuda.syncthreads()
+        s = cuda.blockDim.x // 2
+        while s > 0:
+            if tid < s:
+                for c in range(cnt):
+                    sh2[c, tid] += sh2[c, tid + s]
+            cuda.syncthreads()
+            s //= 2
+        c = tid
+        while c < cnt:
+            cuda.atomic.add(st, idx + q0 + c, sh2[c, 0])
+            c += cuda.blockDim.x
+        cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _clear(st, lo, hi):
+    for q in range(lo, hi):
+        st[q] = 0.0
+
+
+@cuda.jit(device=True)
+def _breakpoint(x, g, lo, hi, i):
+    # t_i of BLNZ eq. 4.1, 0 for a coordinate fixed from the start
+    gi = g[i]
+    if gi < 0.0:
+        t = (x[i] - hi[i]) / gi
+    elif gi > 0.0:
+        t = (x[i] - lo[i]) / gi
+    else:
+        t = math.inf
+    if not (t > 0.0):
+        t = 0.0
+    return t
+
+
+@cuda.jit(device=True)
+def _wx(YS, coef, m2, i):
+    # (W a)_i from the slot coefficients of a
+    s = 0.0
+    for j in range(m2):
+        c = coef[j]
+        if c != 0.0:
+            s += c * YS[j, i]
+    return s
+
+
+@cuda.jit(cache=True)
+def lf_init(st):
+    """k = 0, theta = 1, every accumulator cleared (the smallest breakpoint at +inf)."""
+    _clear(st, 0, st.shape[0])
+    st[THETA] = 1.0
+    st[C_T1] = math.inf
+
+
+@cuda.jit(cache=True)
+def lf_reset(st):
+    """Forget the memory (a bad model: restart from steepest descent, as SciPy does)."""
+    st[K] = 0.0
+    st[THETA] = 1.0
+    _clear(st, C_T1, C_P + 2 * MMAX)
+    st[C_T1] = math.inf
+
+
+@cuda.jit(cache=True)
+def lf_pair(VEC, xa, YS, m, st):
+    """s = xa - x, y = gn - g: s.y, y.y, s.s, YS s and S y (the memory update's products)."""
+    sh2 = cuda.shared.array((CH, TPB), float64)
+    acc = cuda.local.array(NPAIR, float64)
+    nv = 3 * m + 3
+    for q in range(nv):
+        acc[q] = 0.0
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        s = xa[i] - VEC[X, i]
+        y = VEC[GN, i] - VEC[G, i]
+        acc[0] += s * y
+        acc[1] += y * y
+        acc[2] += s * s
+        for j in range(2 * m):
+            acc[3 + j] += YS[j, i] * s
+        for j in range(m):
+            acc[3 + 2 * m + j] += YS[m + j, i] * y
+        i += cuda.gridsize(1)
+    # s.y, y.y, s.s and YS s are contiguous in st from U_SY; S y goes to U_SYY
+    _sums_into(st, U_SY, sh2, acc, 3 + 2 * m)
+    for j in range(m):
+        acc[j] = acc[3 + 2 * m + j]
+    _sums_into(st, U_SYY, sh2, acc, m)
+
+
+@cuda.jit(cache=True)
+def lf_push(st, m, accept, SMB):
+    """Append the pair where s.y > ``accept`` (BLNZ's curvature test), dropping the oldest at k = m;
+    theta = y.y / s.y and M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4)."""
+    # one thread: the small matrices in shared memory (on-chip), written back once
+    M = cuda.shared.array((M2MAX, M2MAX), float64)
+    A = cuda.shared.array((M2MAX, M2MAX), float64)
+    SS = cuda.shared.array((MMAX, MMAX), float64)
+    SY = cuda.shared.array((MMAX, MMAX), float64)
+    col = cuda.shared.array(M2MAX, float64)
+    order = SMB[4, 0]
+    k = int(st[K])
+    for a in range(k):
+        for b in range(k):
+            SS[a, b] = SMB[2, a, b]
+            SY[a, b] = SMB[3, a, b]
+    st[ACCEPT] = 0.0
+    _clear(st, C_T1, C_P + 2 * MMAX)
+    st[C_T1] = math.inf
+    sy = st[U_SY]
+    if not (sy > accept):
+        return
+    if k == m:
+        slot = int(order[0])
+        for a in range(m - 1):
+            order[a] = order[a + 1]
+            for b in range(m - 1):
+                SS[a, b] = SS[a + 1, b + 1]
+                SY[a, b] = SY[a + 1, b + 1]
+        k -= 1
+    else:
+        slot = k
+    order[k] = slot
+    k += 1
+    for a in range(k):
+        sl = int(order[a])
+        SS[a, k - 1] = st[U_YSS + m + sl]
+        SS[k - 1, a] = st[U_YSS + m + sl]
+        SY[k - 1, a] = st[U_YSS + sl]
+        SY[a, k - 1] = st[U_SYY + sl]
+    SY[k - 1, k - 1] = sy
+    SS[k - 1, k - 1] = st[U_SS]
+    theta = st[U_YY] / sy
+    st[ACCEPT] = 1.0
+    st[SLOT] = slot
+    for a in range(k):
+        for b in range(k):
+            SMB[2, a, b] = SS[a, b]
+            SMB[3, a, b] = SY[a, b]
+    if _lb_middle(SS, SY, k, theta, M, A, col):
+        for a in range(2 * k):
+            for b in range(2 * k):
+                SMB[0, a, b] = M[a, b]
+        st[K] = k
+        st[THETA] = theta
+    else:
+        st[K] = 0.0
+        st[THETA] = 1.0
+
+
+@cuda.jit(cache=True)
+def lf_move(VEC, xa, YS, m, move, st):
+    """With ``move``: the accepted pair into its slot, x = xa, g = gn.  Then at x: the smallest
+    positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
+    Clears the accumulators of the iteration's later passes."""
+    sh = cuda.shared.array(TPB, float64)
+    sh2 = cuda.shared.array((CH, TPB), float64)
+    acc = cuda.local.array(M2MAX, float64)
+    if cuda.grid(1) == 0:
+        _clear(st, V1_R, V3_RATIO + 1)
+        st[V2_AMIN] = math.inf
+        st[V3_RATIO] = math.inf
+    for q in range(2 * m):
+        acc[q] = 0.0
+    put = move != 0 and st[ACCEPT] != 0.0
+    slot = int(st[SLOT])
+    t1 = math.inf
+    dd = 0.0
+    pg = 0.0
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        if move != 0:
+            if put:
+                YS[slot, i] = VEC[GN, i] - VEC[G, i]
+                YS[m + slot, i] = xa[i] - VEC[X, i]
+            VEC[X, i] = xa[i]
+            VEC[G, i] = VEC[GN, i]
+        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
+        if t > 0.0:
+            d = -VEC[G, i]
+            if t < t1:
+                t1 = t
+            dd += d * d
+            for j in range(2 * m):
+                acc[j] += YS[j, i] * d
+        z = VEC[X, i] - VEC[G, i]
+        if z < VEC[LO, i]:
+            z = VEC[LO, i]
+        if z > VEC[HI, i]:
+            z = VEC[HI, i]
+        z = abs(z - VEC[X, i])
+        if z > pg:
+            pg = z
+        i += cuda.gridsize(1)
+    _into(st, C_T1, sh, t1, 1)
+    _into(st, C_PG, sh, pg, 2)
+    _into(st, C_DD, sh, dd, 0)
+    _sums_into(st, C_P, sh2, acc, 2 * m)
+
+
+@cuda.jit(device=True)
+def _cauchy(st, m, SMB, p, w1):
+    """Fei et al.'s t_c = max(0, min(t_1, -f'_1 / f''_1)), c = t_c W^T d, and in ``w1`` the
+    coefficients over the YS rows of W M c (the subspace step's first product); returns t_c."""
+    M = SMB[0]
+    order = SMB[4, 0]
+    k = int(st[K])
+    theta = st[THETA]
+    dd = st[C_DD]
+    k2 = 2 * k
+    for a in range(k):
+        sl = int(order[a])
+        p[a] = st[C_P + sl]
+        p[k + a] = theta * st[C_P + m + sl]
+    tc = 0.0
+    if dd != 0.0:
+        f1 = -dd
+        f2 = theta * dd
+        if k > 0:
+            s = 0.0
+            for a in range(k2):
+                t = 0.0
+                for b in range(k2):
+                    t += M[a, b] * p[b]
+                s += p[a] * t
+            f2 -= s
+        if f2 < EPS * theta * dd:
+            f2 = EPS * theta * dd
+        tc = -f1 / f2
+        if st[C_T1] < tc:
+            tc = st[C_T1]
+        if tc < 0.0:
+            tc = 0.0
+    for j in range(M2MAX):
+        w1[j] = 0.0
+    for a in range(k2):
+        t = 0.0
+        for b in range(k2):
+            t += M[a, b] * (tc * p[b])
+        if a < k:
+            w1[int(order[a])] = t
+        else:
+            w1[m + int(order[a - k])] = theta * t
+    return tc
+
+
+@cuda.jit(cache=True)
+def lf_reduced(VEC, YS, m, st, SMB):
+    """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
+    the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
+    the free rows."""
+    sh2 = cuda.shared.array((CH, TPB), float64)
+    w1 = cuda.shared.array(M2MAX, float64)
+    p = cuda.shared.array(M2MAX, float64)
+    tcs = cuda.shared.array(1, float64)
+    acc = cuda.local.array(NACC, float64)
+    w = cuda.local.array(M2MAX, float64)
+    if cuda.threadIdx.x == 0:
+        tcs[0] = _cauchy(st, m, SMB, p, w1)
+        if cuda.blockIdx.x == 0:
+            st[TC] = tcs[0]
+    cuda.syncthreads()
+    k = int(st[K])
+    m2 = 2 * m
+    nv = m2 + m2 * (m2 + 1) // 2
+    for q in range(nv):
+        acc[q] = 0.0
+    tc = tcs[0]
+    theta = st[THETA]
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        x = VEC[X, i]
+        gi = VEC[G, i]
+        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
+        if t > 0.0 and t <= tc:
+            xc = VEC[HI, i] if gi < 0.0 else VEC[LO, i]
+        elif t > 0.0:
+            xc = x - tc * gi
+        else:
+            xc = x
+        VEC[XC, i] = xc
+        if t > tc:
+            VEC[FR, i] = 1.0
+            if k > 0:
+                for j in range(m2):
+                    w[j] = YS[j, i]
+                s = 0.0
+                for j in range(m2):
+                    s += w1[j] * w[j]
+                r = gi + theta * (xc - x) - s
+                VEC[R, i] = r
+                q = m2
+                for a in range(m2):
+                    acc[a] += w[a] * r
+                    for b in range(a, m2):
+                        acc[q] += w[a] * w[b]
+                        q += 1
+            else:
+                VEC[R, i] = 0.0
+        else:
+            VEC[FR, i] = 0.0
+            VEC[R, i] = 0.0
+        i += cuda.gridsize(1)
+    if k > 0:
+        _sums_into(st, V1_R, sh2, acc, nv)
+
+
+@cuda.jit(device=True)
+def _subspace(st, m, SMB, A, q, w2, M, vs):
+    """v = N^{-1} M W^T r with N = I - M W^T Z Z^T W / theta (BLNZ eq. 5.11), by Gaussian
+    elimination in ``A``; in ``w2`` the coefficients over the YS rows of W v.  False: no step
+    (k = 0 or N singular), the Cauchy point is the subspace minimiser.  ``M`` and ``vs`` are
+    on-chip copies of the middle matrix and of YS r with the gram (read k^3 times)."""
+    order = SMB[4, 0]
+    k = int(st[K])
+    theta = st[THETA]
+    k2 = 2 * k
+    m2 = 2 * m
+    for j in range(M2MAX):
+        w2[j] = 0.0
+    if k == 0:
+        return False
+    for a in range(k2):
+        for b in range(k2):
+            M[a, b] = SMB[0, a, b]
+    for j in range(m2 + m2 * (m2 + 1) // 2):
+        vs[j] = st[V1_R + j]
+    # the rows of W in slot numbering, and their scales (y: 1, s: theta)
+    for a in range(k2):
+        t = 0.0
+        for b in range(k2):
+            rb = int(order[b]) if b < k else m + int(order[b - k])
+            sb = 1.0 if b < k else theta
+            t += M[a, b] * sb * vs[rb]
+        q[a] = t
+    for a in range(k2):
+        for b in range(k2):
+            s = 0.0
+            for c in range(k2):
+                ra = int(order[c]) if c < k else m + int(order[c - k])
+                rb = int(order[b]) if b < k else m + int(order[b - k])
+                lo_, hi_ = (ra, rb) if ra <= rb else (rb, ra)
+                # packed upper triangle of the slot gram: row lo_ starts at lo_ (2 m2 - lo_ + 1) / 2
+                gq = lo_ * (2 * m2 - lo_ + 1) // 2 + (hi_ - lo_)
+                sc = (1.0 if c < k else theta) * (1.0 if b < k else theta)
+                s += M[a, c] * sc * vs[m2 + gq]
+            A[a, b] = (1.0 if a == b else 0.0) - s / theta
+    if not _lb_solve(A, k2, q):
+        return False
+    for a in range(k2):
+        if a < k:
+            w2[int(order[a])] = q[a]
+        else:
+            w2[m + int(order[a - k])] = theta * q[a]
+    return True
+
+
+@cuda.jit(cache=True)
+def lf_step(VEC, YS, m, project, st, SMB):
+    """The subspace system (at the block's start); du on the free set; with ``project`` the slope
+    g.(P(x_c + du) - x) of the projected step; the largest alpha with x_c + alpha du in the box."""
+    sh = cuda.shared.array(TPB, float64)
+    A = cuda.shared.array((M2MAX, M2MAX), float64)
+    q = cuda.shared.array(M2MAX, float64)
+    w2 = cuda.shared.array(M2MAX, float64)
+    ok = cuda.shared.array(1, float64)
+    Ms = cuda.shared.array((M2MAX, M2MAX), float64)
+    vs = cuda.shared.array(NACC, float64)
+    if cuda.threadIdx.x == 0:
+        ok[0] = 1.0 if _subspace(st, m, SMB, A, q, w2, Ms, vs) else 0.0
+        if cuda.blockIdx.x == 0:
+            st[SUBOK] = ok[0]
+    cuda.syncthreads()
+    if ok[0] == 0.0:
+        return
+    theta = st[THETA]
+    gd = 0.0
+    amin = math.inf
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        du = 0.0
+        if VEC[FR, i] != 0.0:
+            s = 0.0
+            for j in range(2 * m):
+                s += w2[j] * YS[j, i]
+            du = -VEC[R, i] / theta - s / (theta * theta)
+        VEC[DU, i] = du
+        xc = VEC[XC, i]
+        if project != 0:
+            v = xc + du
+            if v < VEC[LO, i]:
+                v = VEC[LO, i]
+            if v > VEC[HI, i]:
+                v = VEC[HI, i]
+            gd += VEC[G, i] * (v - VEC[X, i])
+        if du < 0.0:
+            a = (VEC[LO, i] - xc) / du
+        elif du > 0.0:
+            a = (VEC[HI, i] - xc) / du
+        else:
+            a = math.inf
+        if a < amin:
+            amin = a
+        i += cuda.gridsize(1)
+    _into(st, V2_GD, sh, gd, 0)
+    _into(st, V2_AMIN, sh, amin, 1)
+
+
+@cuda.jit(cache=True)
+def lf_direction(VEC, project, constrained, st):
+    """The subspace minimiser x_bar: x_c (no step), the projected step where it descends (SciPy
+    3.0), else the truncated step x_c + min(1, alpha_max) du; d = x_bar - x, with g.d, d.d and the
+    largest step along d in the box."""
+    sh = cuda.shared.array(TPB, float64)
+    c = 0
+    if st[SUBOK] != 0.0:
+        c = 1 if (project != 0 and st[V2_GD] <= 0.0) else 2
+    alpha = min(1.0, st[V2_AMIN])
+    if cuda.grid(1) == 0:
+        st[CHOICE] = c
+        st[ALPHA] = alpha
+    gd = 0.0
+    dd = 0.0
+    ratio = math.inf
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        v = VEC[XC, i]
+        lo = VEC[LO, i]
+        hi = VEC[HI, i]
+        x = VEC[X, i]
+        if c == 1:
+            v = v + VEC[DU, i]
+            if v < lo:
+                v = lo
+            if v > hi:
+                v = hi
+        elif c == 2 and VEC[FR, i] != 0.0:
+            v = v + alpha * VEC[DU, i]
+        d = v - x
+        VEC[D, i] = d
+        gd += VEC[G, i] * d
+        dd += d * d
+        if constrained != 0:
+            if d < 0.0:
+                a = (lo - x) / d
+            elif d > 0.0:
+                a = (hi - x) / d
+            else:
+                a = math.inf
+            if a < ratio:
+                ratio = a
+        i += cuda.gridsize(1)
+    _into(st, V3_GD, sh, gd, 0)
+    _into(st, V3_DD, sh, dd, 0)
+    _into(st, V3_RATIO, sh, ratio, 1)
+
+
+@cuda.jit(device=True)
+def _steplength(st, constrained, boxed, nit):
+    # (descent?, largest step, first step): SciPy's rules
+    gd = st[V3_GD]
+    dnorm = math.sqrt(st[V3_DD])
+    k = int(st[K])
+    descent = gd < 0.0 and dnorm != 0.0
+    if constrained != 0 and (nit > 0 or k > 0):
+        stpmax = st[V3_RATIO]
+        if stpmax < 0.0:
+            stpmax = 0.0
+    elif constrained != 0:
+        stpmax = 1.0
+    else:
+        stpmax = 1e10
+    if k == 0 and nit == 0 and boxed == 0 and dnorm != 0.0:
+        stp = min(1.0 / dnorm, stpmax)
+    else:
+        stp = min(1.0, stpmax)
+    if not descent:
+        stp = 0.0
+    return descent, stpmax, stp
+
+
+@cuda.jit(cache=True)
+def lf_trial(VEC, out, a_host, first, constrained, boxed, nit, st):
+    """x_a = x + a d into ``out``, clipped to the box at the largest step (rounding must not leave
+    it).  ``first``: the descent test and the first step a are SciPy's rules, computed here from
+    the direction's products (block 0 stores them and clears the memory update's accumulators);
+    otherwise a = ``a_host``."""
+    if first != 0:
+        descent, stpmax, a = _steplength(st, constrained, boxed, nit)
+        if cuda.grid(1) == 0:
+            st[DESCENT] = 1.0 if descent else 0.0
+            st[STPMAX] = stpmax
+            st[STP] = a
+            _clear(st, U_SY, U_SYY + MMAX)
+    else:
+        stpmax = st[STPMAX]
+        a = a_host
+    clip = constrained != 0 and a == stpmax
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        v = VEC[X, i] + a * VEC[D, i]
+        if clip:
+            if v < VEC[LO, i]:
+                v = VEC[LO, i]
+            if v > VEC[HI, i]:
+                v = VEC[HI, i]
+        out[i] = v
+        i += cuda.gridsize(1)

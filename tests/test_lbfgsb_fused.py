@@ -1,0 +1,130 @@
+"""The fused single-problem L-BFGS-B (gpubench.lbfgsb.fused, kernels in gpubench/kernels/lbfgsb_fused.py)
+against the array-library loop of gpubench.lbfgsb.core on the same problems.
+
+Without a GPU the kernels run under numba's CUDA simulator (tests/conftest.py) on numpy arrays,
+at tiny sizes; the same iterates to rounding are required, and a kernel broken on purpose must
+fail the comparison.  Real PTX of every kernel is compiled in a subprocess without the simulator.
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpubench import kernels
+from gpubench.lbfgsb import core, fused
+from gpubench.problems import minpack2
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _rosenbrock(x):
+    r = x[1:] - x[:-1] ** 2
+    f = np.sum(100 * r ** 2 + (1 - x[:-1]) ** 2)
+    g = np.zeros_like(x)
+    g[:-1] = -400 * x[:-1] * r - 2 * (1 - x[:-1])
+    g[1:] += 200 * r
+    return f, g
+
+
+CASES = {
+    # torsion (quadratic, many bounds active), the history wrapping at m = 3
+    "torsion": lambda: (minpack2.make("torsion", 64), 3, "project"),
+    # Rosenbrock in a box cutting off its minimiser: line searches of several trials, truncated steps
+    "rosenbrock": lambda: (type("P", (), dict(fg_stencil=staticmethod(_rosenbrock), x0=np.linspace(-0.9, 0.5, 5),
+                                              lo=np.full(5, -0.8), hi=np.full(5, 0.6)))(), 4, "truncate"),
+}
+
+
+def _both(case, **kw):
+    p, m, step = CASES[case]()
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, cauchy="approximate", backend="cpu", **kw)
+    ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, **args)
+    c0 = core.SYNC["count"]
+    got = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=True, **args)
+    return ref, got, core.SYNC["count"] - c0
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fused_iterates_equal_the_array_loop(case):
+    ref, got, syncs = _both(case)
+    assert ref.nit > 8 and ref.status == 0
+    assert (got.nit, got.nfev, got.status, got.message) == (ref.nit, ref.nfev, ref.status, ref.message)
+    np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-10)
+    assert abs(got.fun - ref.fun) <= 1e-12 * max(1.0, abs(ref.fun))
+    # one host read per evaluation, plus the start's and the last iteration's stopping test
+    assert syncs == got.nfev + 1
+
+
+def test_fused_stops_at_maxiter_like_the_array_loop():
+    ref, got, syncs = _both("torsion", maxiter=4)
+    assert ref.nit == got.nit == 4 and got.status == ref.status == 1
+    np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-12)
+
+
+def _broken_module(tmp_path, old, new):
+    path = tmp_path / "lbfgsb_fused_broken.py"
+    text = kernels.splice("lbfgsb_fused", replace=[(old, new)])
+    path.write_text(text.replace('if __name__ == "gpubench.kernels.lbfgsb_fused":', "if True:"))
+    spec = importlib.util.spec_from_file_location("lbfgsb_fused_broken", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("old, new", [
+    ("        t = (x[i] - hi[i]) / gi", "        t = math.inf"),                       # upper bounds ignored
+    ("s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
+])
+def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, old, new):
+    bad = _broken_module(tmp_path, old, new)
+    monkeypatch.setattr(fused, "kernels", lambda: bad)
+    ref, got, _ = _both("torsion")
+    assert got.nit != ref.nit or np.abs(got.x - ref.x).max() > 1e-8
+
+
+def test_fused_input_errors():
+    from gpubench.errors import InputError
+    with pytest.raises(InputError):
+        core.minimize(_rosenbrock, np.zeros(3), cauchy="exact", fused=True, backend="cpu")
+    with pytest.raises(InputError):
+        fused.minimize(_rosenbrock, np.zeros(3), None, None, m=20, backend=np)
+
+
+PTX = r'''
+import json
+from numba import types as T
+from gpubench.kernels import lbfgsb_fused as K
+from gpubench.ptx import compile_ptx
+v, M2 = T.Array(T.float64, 1, "A"), T.Array(T.float64, 2, "A")
+I, R = T.int64, T.float64
+M3 = T.Array(T.float64, 3, "A")
+sigs = {
+    "lf_init": (v,), "lf_reset": (v,),
+    "lf_pair": (M2, v, M2, I, v),
+    "lf_push": (v, I, R, M3),
+    "lf_move": (M2, v, M2, I, I, v),
+    "lf_reduced": (M2, M2, I, v, M3),
+    "lf_step": (M2, M2, I, I, v, M3),
+    "lf_direction": (M2, I, I, v),
+    "lf_trial": (M2, v, R, I, I, I, I, v),
+}
+out = {}
+for name, sig in sigs.items():
+    out[name] = ".entry" in compile_ptx(getattr(K, name), sig, device=False)
+print(json.dumps(out))
+'''
+
+
+def test_every_fused_kernel_compiles_to_ptx(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["GPUBENCH_CACHE"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", PTX], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert all(got.values()) and len(got) == 9
