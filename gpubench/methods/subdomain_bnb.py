@@ -184,7 +184,7 @@ GPU_EXTENSION = '''
 from numba import cuda as _cu
 ''' + _EDGE + '''
 
-@_cu.jit
+@_cu.jit(cache=True)  # in the generated file: the next process loads it (issue 25, item 1)
 def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
     # one thread per subdomain: it decodes its box from its index (Sec. 3.1, Steps 1-2)
     r = _cu.grid(1)
