@@ -29,7 +29,8 @@ Common rules
   ``numpy.random.default_rng([seed, k])``, so run k is the same whatever the
   number of runs (the quick setting's runs are the first runs of the full one),
   and so are the random streams of basin-hopping and differential evolution.
-* ``time_limit`` (seconds, optional) bounds the wall time of the call: no run
+* ``time_limit`` (seconds, optional; the shared setting, a
+  :class:`gpubench.monitor.Deadline`) bounds the wall time of the call: no run
   starts after it, and a run in progress stops at its next evaluation of f or of
   the gradient (one DE, DIRECT or interior-point run at n = 1,000 outlasts any
   per-case budget); such a run counts with the best in-box point it evaluated.
@@ -114,9 +115,9 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import InputError
-from ..monitor import interrupted
+from ..monitor import Deadline
 from ..result import OptimizeResult
-from ..methods.base import Method, MethodSettings, setting
+from ..methods.base import Method, MethodSettings, setting, time_limit_setting
 from ..methods.trace import Trace
 
 INTERACTIVE_RUNS = 10
@@ -126,9 +127,7 @@ INTERACTIVE_RUNS = 10
 class _Common(MethodSettings):
     runs: int = setting(INTERACTIVE_RUNS, "independent runs from random starts; the best is reported", minimum=1)
     seed: int = setting(0, "run k draws from numpy.random.default_rng([seed, k])", minimum=0)
-    time_limit: Optional[float] = setting(None, "seconds: no run starts after this, and a run in progress stops "
-                                               "at its next evaluation (its best point so far counts)",
-                                          exclusive_minimum=0.0)
+    time_limit: Optional[float] = time_limit_setting()
     workers: int = setting(1, "processes sharing the runs (run k is the same whatever the split); "
                               "the trace is kept only with one worker", minimum=1)
     first_run: int = setting(0, "the runs are k = first_run ... first_run + runs - 1 (a chunk of a larger "
@@ -277,7 +276,7 @@ class _OutOfTime(Exception):
 class _Objective:
     """f (or -f for a maximiser) with its analytic gradient, counting evaluations.
 
-    Past ``deadline`` (a ``time.perf_counter()`` value) every evaluation raises
+    Past ``deadline`` (a :class:`gpubench.monitor.Deadline`), or once Ctrl-C asked, every evaluation raises
     :class:`_OutOfTime`; the best in-box point evaluated since :meth:`new_run`
     is then the cut run's answer (there is one: the limit applies only after the run's
     first in-box evaluation, its start or, for DIRECT and DE, a point of the box).
@@ -299,8 +298,7 @@ class _Objective:
 
     def _check_time(self):
         # not before the run's first in-box point (its start): every run has an answer
-        if self.run_x is not None and ((self.deadline is not None and time.perf_counter() >= self.deadline)
-                                       or interrupted()):  # Ctrl-C under a typed-in run (gpubench.monitor)
+        if self.run_x is not None and self.deadline.check():  # time_limit, or Ctrl-C (gpubench.monitor)
             raise _OutOfTime
 
     def _see(self, x, v):
@@ -460,14 +458,14 @@ def _trust_region(obj, rng, s):
     return x, fun, int(res.nit), str(res.message) + (" (final point projected onto the box)" if left else "")
 
 
-def _runs(name, one, fn, dim, s, ks, t0, time_limit, trace):
-    """Runs ``ks`` (run k draws from default_rng([seed, k])); none starts after time_limit, and the
+def _runs(name, one, fn, dim, s, ks, deadline, trace):
+    """Runs ``ks`` (run k draws from default_rng([seed, k])); none starts past ``deadline``, and the
     one in progress then stops at its next evaluation.  Entries: (k, x, f, nit, left box, cut)."""
-    obj = _Objective(fn, dim, trace, None if time_limit is None else t0 + time_limit)
+    obj = _Objective(fn, dim, trace, deadline)
     _single_threaded_blas()
     out = []
     for k in ks:
-        if out and ((time_limit is not None and time.perf_counter() - t0 >= time_limit) or interrupted()):
+        if out and deadline.check():
             break
         rng = np.random.default_rng([s["seed"], k])
         obj.new_run()
@@ -487,23 +485,24 @@ _JOB = {}  # the job forked workers inherit: functions and their compiled forms 
 
 def _chunk(ks):
     j = _JOB["job"]
-    return _runs(j[0], j[1], j[2], j[3], j[4], ks, j[5], j[6], False)
+    return _runs(j[0], j[1], j[2], j[3], j[4], ks, j[5], False)
 
 
 def _multistart(name, one, fn, dim, settings):
     s = settings.resolved(dim)
-    runs, time_limit, workers = settings.runs, settings.time_limit, min(settings.workers, settings.runs)
+    runs, workers = settings.runs, min(settings.workers, settings.runs)
     first = settings.first_run
     sign = -1.0 if fn.sense == "max" else 1.0
-    t0 = time.perf_counter()
+    deadline = Deadline.of(settings)
+    t0 = deadline.start
     if workers == 1:
-        done, nfev, njev, trace = _runs(name, one, fn, dim, s, range(first, first + runs), t0, time_limit, True)
+        done, nfev, njev, trace = _runs(name, one, fn, dim, s, range(first, first + runs), deadline, True)
     else:
         import concurrent.futures as cf
         import multiprocessing
         # interleaved chunks, so that a time limit cuts every worker at about the same run index
         chunks = [range(first + w, first + runs, workers) for w in range(workers)]
-        _JOB["job"] = (name, one, fn, dim, s, t0, time_limit)
+        _JOB["job"] = (name, one, fn, dim, s, deadline)  # forked: every worker checks the same deadline
         try:
             with cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as ex:
                 parts = list(ex.map(_chunk, chunks))
@@ -534,7 +533,15 @@ def _multistart(name, one, fn, dim, settings):
         iterations=iterations, nfev=nfev, njev=njev, seconds=seconds, converged=len(done) - cut == runs,
         message=f"best of {len(done)} of {runs} run(s)" + ("" if len(done) - cut == runs else
                                                            f" (stopped at time_limit{'; the last one cut' if cut else ''})"),
-        stop=("interrupted" if interrupted() else "time_limit") if len(done) - cut < runs else "completed", history=history, options=options)
+        stop=_stop(deadline, len(done) - cut < runs), history=history, options=options)
+
+
+def _stop(deadline, short):
+    """completed, or (some runs not done or cut) what the deadline said: time_limit or interrupted
+    (a forked worker's check is not seen by the parent: the parent asks its deadline again)."""
+    if not short:
+        return "completed"
+    return deadline.reason or deadline.check() or "time_limit"
 
 
 def _declare(name, settings, one, summary):

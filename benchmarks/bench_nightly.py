@@ -195,3 +195,61 @@ class SecondProcessMinimize:
     def time_second_process(self, method):
         import subprocess
         subprocess.run(self.args, check=True, capture_output=True, cwd=self.cwd)
+
+
+# The methods with a CUDA backend, each typed in as a user would (issue 25, item 4)
+START_METHODS = ["de-gpu", "interval", "lbfgsb-gpu", "subdomain-bnb", "tron-gpu"]
+START_FUNCTION, START_DIM = "levy", 10
+
+
+def _minimize(method, cache):
+    """``gpubench minimize levy --dim 10 --method M --backend cuda --json`` in a new process with
+    ``cache`` as GPUBENCH_CACHE: (process wall time, the solve's own seconds), both in seconds."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+    env = dict(os.environ, GPUBENCH_CACHE=cache, NUMBA_CACHE_DIR=os.path.join(cache, "numba"),
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))  # the gpubench asv imports
+    cmd = [sys.executable, "-m", "gpubench", "minimize", START_FUNCTION, "--dim", str(START_DIM),
+           "--method", method, "--backend", "cuda", "--json"]
+    t = time.perf_counter()
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[1:])} failed ({p.returncode}): {p.stderr[-500:]}")
+    return wall, float(json.loads(p.stdout.strip().splitlines()[-1])["seconds"])
+
+
+class StartUp:
+    """What a typed-in ``gpubench minimize`` costs besides its solve, per method on the GPU:
+    process wall time minus the solve's own clock, for the first process (empty cache: forms
+    derived, kernels compiled) and for a second one (the cache warm: kernels loaded).  Targets
+    (issue 25): first <= 10 s, second <= 1 s.  setup_cache runs each method's first process in its
+    own empty cache; track_second_wall_minus_solve starts the second process in that cache."""
+    params = START_METHODS
+    param_names = ["method"]
+    timeout = 900
+    unit = "seconds"
+
+    def setup_cache(self):
+        import os
+        if not C.cuda_ready():
+            return {}
+        out = {}
+        for method in START_METHODS:
+            cache = os.path.abspath(f"startup-cache-{method}")
+            wall, solve = _minimize(method, cache)
+            out[method] = {"cache": cache, "first": wall - solve}
+        return out
+
+    def setup(self, caches, method):
+        C.require_cuda()
+
+    def track_first_wall_minus_solve(self, caches, method):
+        return caches[method]["first"]
+
+    def track_second_wall_minus_solve(self, caches, method):
+        wall, solve = _minimize(method, caches[method]["cache"])
+        return wall - solve

@@ -14,8 +14,25 @@ import importlib.util
 import pkgutil
 from pathlib import Path
 
-from gpubench.definition import Definition, DefinitionError, Problem
-from gpubench.forms import ConstrainedProblem, InputError, TestFunction
+from gpubench.errors import InputError
+from gpubench.forms import TestFunction
+
+# gpubench.definition (sympy) is imported only where a definition is made or checked: a function
+# whose card is cached (gpubench.formcache) is served without it
+_LAZY = {"Definition": "gpubench.definition", "DefinitionError": "gpubench.definition",
+         "Problem": "gpubench.definition", "ConstrainedProblem": "gpubench.forms"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _card(name, path, loader):
+    """The cached card of ``name`` defined in ``path`` (None when cards are off)."""
+    from gpubench import formcache
+    return formcache.Card(name, path, loader) if formcache.enabled() else None
 
 _REGISTRY = {}
 _SCANNED = set()  # modules of this package whose definitions are registered
@@ -41,8 +58,29 @@ def _scan(modname):
     if modname not in _SCANNED:
         module = importlib.import_module(f"{__name__}.{modname}")
         for defn in _definitions_in(module):
-            register(defn)
+            card = _card(defn.name, module.__file__, None) if defn.name == modname else None
+            if card is not None:
+                card.loader = lambda d=defn: d
+            register(defn, card)
         _SCANNED.add(modname)
+
+
+def _from_card(name):
+    """Register ``name`` from its cached card, without importing its module (sympy); False when
+    there is no card for the module's current text."""
+    spec = importlib.util.find_spec(f"{__name__}.{name}")
+    if spec is None or not spec.origin:
+        return False
+    card = _card(name, spec.origin, None)
+    if card is None or card.meta is None or card.meta.get("name") != name:
+        return False
+
+    def loader():
+        _scan(name)
+        return _REGISTRY[name]._definition
+    card.loader = loader
+    _REGISTRY[name] = TestFunction(card=card)
+    return True
 
 
 def _discover():
@@ -60,6 +98,8 @@ def _find(name):
     if name in _REGISTRY:
         return
     if name.isidentifier() and not name.startswith("_") and not _COMPLETE:
+        if _from_card(name):
+            return
         if importlib.util.find_spec(f"{__name__}.{name}") is not None:
             _scan(name)
     if name not in _REGISTRY:
@@ -73,11 +113,16 @@ def _definitions_in(module):
     return list(found)
 
 
-def register(definition: Definition) -> TestFunction:
+def register(definition, card=None) -> TestFunction:
     """Add a definition to the registry and return its :class:`TestFunction`."""
-    if definition.name in _REGISTRY:
+    old = _REGISTRY.get(definition.name)
+    if old is not None:
+        if old._definition is None:  # served from its card so far: this is its definition
+            old._definition = definition
+            old._card.fill(definition)
+            return old
         raise ValueError(f"a function named {definition.name!r} is already registered")
-    fn = TestFunction(definition)
+    fn = TestFunction(definition, card)
     _REGISTRY[definition.name] = fn
     return fn
 
@@ -92,10 +137,13 @@ def names(library=None):
 
 def get(name) -> TestFunction:
     """The function called ``name``, or ``path/to/file.py:NAME`` for a user's own."""
-    if isinstance(name, (TestFunction, ConstrainedProblem)):
-        return name
-    if isinstance(name, Problem):
-        return ConstrainedProblem(name)
+    if not isinstance(name, str):
+        from gpubench.definition import Problem
+        from gpubench.forms import ConstrainedProblem
+        if isinstance(name, (TestFunction, ConstrainedProblem)):
+            return name
+        if isinstance(name, Problem):
+            return ConstrainedProblem(name)
     if ":" in str(name) and str(name).split(":", 1)[0].endswith(".py"):
         path, attr = str(name).split(":", 1)
         return load_file(path, attr)
@@ -115,6 +163,20 @@ def load_file(path, attr):
     p = Path(path)
     if not p.is_file():
         raise InputError(f"cannot read function file {path!r}")
+    card = _card(attr, p, None)
+    if card is not None and card.meta is not None:
+        card.loader = lambda: _load_definition(p, path, attr, card)
+        return TestFunction(card=card)
+    found = _load_definition(p, path, attr, card)
+    from gpubench.definition import Definition
+    return TestFunction(found, card) if isinstance(found, Definition) else found
+
+
+def _load_definition(p, path, attr, card):
+    """What ``attr`` names in the file: a TestFunction or ConstrainedProblem as it is, else the
+    Definition (one-line errors for anything else)."""
+    from gpubench.definition import Definition, DefinitionError, Problem
+    from gpubench.forms import ConstrainedProblem
     spec = importlib.util.spec_from_file_location(f"gpubench_user_{p.stem}", p)
     module = importlib.util.module_from_spec(spec)
     try:
@@ -132,7 +194,7 @@ def load_file(path, attr):
         return ConstrainedProblem(defn)
     if not isinstance(defn, Definition):
         raise InputError(f"{path} has no Definition named {attr!r}")
-    return TestFunction(defn)
+    return defn
 
 
 __all__ = ["get", "names", "register", "load_file", "TestFunction", "Definition"]

@@ -3,7 +3,8 @@
 ``$GPUBENCH_CACHE/generated`` (default ``~/.cache/gpubench/generated``) holds, each named by the
 hash of its text: the modules of functions' forms with the kernels spliced into them
 (``gpubench_generated_*.py``), TRON's cores (``gpubench_tron_*.py``) and symbolic Hessians
-(``gpubench_hessian_*.py``); ``index/`` maps a definition and generator to its module; numba's
+(``gpubench_hessian_*.py``); ``index/`` maps a definition and generator to its module, and
+``cards/`` a definition file's source to what a new process needs of it (gpubench.formcache); numba's
 compiled kernels and twins sit in ``__pycache__/`` beside them (``*.nbi`` index, ``*.nbc`` code)
 unless ``NUMBA_CACHE_DIR`` sends them elsewhere.  An entry is never stale: a changed
 definition, generator, kernel or version is a new name.  Light: no sympy, no numba.
@@ -30,7 +31,7 @@ def summary():
     """{"folder", "entries", "bytes", "kinds": {kind: count}} of the cache as it is now."""
     base = folder()
     kinds = {name: 0 for name, _, _ in KINDS}
-    kinds.update({"index entries": 0, "compiled (numba index files)": 0, "other": 0})
+    kinds.update({"index entries": 0, "function cards": 0, "compiled (numba index files)": 0, "other": 0})
     entries, size = 0, 0
     if base.is_dir():
         for path in base.rglob("*"):
@@ -47,6 +48,8 @@ def summary():
             if kind is None:
                 if rel.parts[0] == "index":
                     kind = "index entries"
+                elif rel.parts[0] == "cards":
+                    kind = "function cards"
                 elif path.suffix == ".nbi":
                     kind = "compiled (numba index files)"
                 elif path.suffix == ".nbc":

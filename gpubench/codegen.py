@@ -29,9 +29,7 @@ per-coordinate parameters (possibly zero rows).
 """
 import functools
 import hashlib
-import importlib.util
 import sys
-import threading
 from fractions import Fraction
 from pathlib import Path
 
@@ -39,7 +37,9 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from . import definition as _definition_module
-from .device import atomic_write, phase, watch_compiles
+from .device import atomic_write, phase
+from . import formcache
+from .formcache import Derived, decorators, digest, import_generated  # noqa: F401  (decorators: re-exported)
 from .definition import (DefinitionError, Max2, Min2, Prod, Sum, i, lower, n, param, sigmoid,
                          softplus, step, variables, x, x1, xn, y)
 
@@ -354,7 +354,7 @@ def _generate(defn, backend):
     src.add("import math")
     src.add("import numpy as np")
     src.add("from gpubench.interval.backends import namespace as _namespace")
-    src.add("from gpubench.codegen import decorators as _decorators")
+    src.add("from gpubench.formcache import decorators as _decorators")  # light: no sympy
     src.add(f"globals().update(_namespace({backend!r}))")
     src.add(f"device, kernel = _decorators({backend!r})")
     src.add("")
@@ -823,19 +823,6 @@ def intervals_best(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
 }
 
 
-def decorators(backend):
-    """(device, kernel) decorators for generated code on ``backend``."""
-    if backend == "cpu":
-        from numba import njit
-        # error_model="numpy": x/0 gives inf or nan as IEEE 754 says, not an exception
-        return (njit(cache=True, error_model="numpy"),
-                njit(cache=True, error_model="numpy"))
-    from numba import cuda
-    # kernels cached on disk: the generated module is a real file (numba locates its source), named
-    # by the hash of its text, so a changed function or kernel is a new file, never a stale entry
-    return cuda.jit(device=True), cuda.jit(cache=True)
-
-
 def cache_dir():
     from .cache import folder  # the one definition of the folder (gpubench cache shows and clears it)
     path = folder()
@@ -915,7 +902,7 @@ def _load_key(defn, backend, extensions):
     h = hashlib.sha256(f"{generator_key()} {definition_key(defn)} {backend}".encode())
     for e in extensions:
         if callable(e):  # a function of this module: its code is in generator_key, defn in definition_key
-            if getattr(e, "__module__", None) != __name__:
+            if getattr(e, "__module__", None) != __name__ and not isinstance(e, Derived):
                 raise ValueError(f"a callable extension must be a function of {__name__}, got {e!r}")
             h.update(b"\0callable " + e.__name__.encode())
         else:
@@ -935,19 +922,15 @@ def _indexed_module(key, prefix):
     return modname if ok else None
 
 
-def _digest(text):
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-_LOAD_LOCK = threading.RLock()
-_LOADED = {}  # modules that have run to the end (sys.modules holds them while they run)
+_digest = digest
 
 
 def load(defn, backend, extensions=()):
     """Generate (or find in the cache), write and import the module of ``defn``'s forms on ``backend``.
 
     Thread-safe: Dask's in-process workers load the same function at once, and a
-    module is published in ``sys.modules`` only once it has run to the end.
+    module is published in ``sys.modules`` only once it has run to the end
+    (:func:`gpubench.formcache.import_generated`).
     """
     prefix = f"gpubench_generated_{defn.name}_{backend}_"
     with phase("codegen.source"):
@@ -957,31 +940,17 @@ def load(defn, backend, extensions=()):
         if modname is None:
             text = source(defn, backend, extensions)
             modname = prefix + _digest(text)
-    module = _LOADED.get(modname)
+    module = formcache.LOADED.get(modname)
     if module is not None:
         return module
-    with _LOAD_LOCK:
-        module = _LOADED.get(modname)
-        if module is not None:
-            return module
-        path = cache_dir() / f"{modname}.py"
-        if text is not None:
+    with formcache.LOAD_LOCK:
+        if text is not None and modname not in formcache.LOADED:
+            path = cache_dir() / f"{modname}.py"
             if not path.exists() or path.read_text() != text:
                 atomic_write(path, text, fsync=False)
             atomic_write(cache_dir() / "index" / key, modname, fsync=False)
         _INDEXED[key] = modname
-        spec = importlib.util.spec_from_file_location(modname, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[modname] = module  # numba's cache locator looks the module up while it runs
-        try:
-            with phase("codegen.import"):
-                watch_compiles(cuda=backend == "gpu")  # imports numba, as the module is about to
-                spec.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(modname, None)
-            raise
-        _LOADED[modname] = module
-        return module
+        return import_generated(modname, backend)
 
 
 # ---------------------------------------------------------------- per-coordinate term forms

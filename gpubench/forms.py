@@ -1,11 +1,11 @@
 """A test function with all its forms: what ``gpubench.functions.get`` returns.
 
-Compiled code is made lazily, on first use of a form, per backend.
+Compiled code is made lazily, on first use of a form, per backend.  A function whose card is in
+the cache (:mod:`gpubench.formcache`) imports its definition, and with it sympy, only for what the
+card does not hold.
 """
 import numpy as np
 
-from . import codegen
-from .definition import Definition
 from .errors import InputError, _as_vector, check_box, check_dim  # noqa: F401  (re-exported)
 
 
@@ -19,35 +19,66 @@ class TestFunction:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, definition: Definition):
-        self.definition = definition
+    def __init__(self, definition=None, card=None):
+        """From a :class:`~gpubench.definition.Definition`, or from a filled
+        :class:`~gpubench.formcache.Card` alone (the definition is then imported on first need)."""
+        if definition is None and (card is None or card.meta is None):
+            raise ValueError("a TestFunction needs a definition or a filled card")
+        self._definition = definition
+        self._card = card
+        if definition is not None and card is not None:
+            card.fill(definition)
         self._modules = {}
         self._params = {}
+
+    @property
+    def definition(self):
+        """The :class:`~gpubench.definition.Definition` (imported now if only the card was read)."""
+        if self._definition is None:
+            self._definition = self._card.loader()
+            self._card.fill(self._definition)
+        return self._definition
+
+    def _meta(self, key):
+        if self._definition is None:
+            return self._card.meta[key]
+        return getattr(self._definition, key)
+
+    def _cached(self, n, what, compute):
+        """``compute()`` (a list, a number or None), read from the card when it holds it at ``n``."""
+        if self._card is not None:
+            v = self._card.at(n, what)
+            if v is not None:
+                return v
+        v = compute()
+        if self._card is not None:
+            self._card.record_at(n, what, v)
+        return v
 
     # ------------------------------------------------------------ metadata
     @property
     def name(self):
-        return self.definition.name
+        return self._meta("name")
 
     @property
     def title(self):
-        return self.definition.title
+        return self._meta("title")
 
     @property
     def source(self):
-        return self.definition.source
+        return self._meta("source")
 
     @property
     def sense(self):
-        return self.definition.sense
+        return self._meta("sense")
 
     @property
     def continuous(self):
-        return self.definition.continuous
+        return self._meta("continuous")
 
     def _dim(self, n):
         n = check_dim(n)
-        d = self.definition.dim
+        d = self._meta("dim")
         if d is not None and n != d:
             raise InputError(f"{self.name} is defined in dimension {d} only, not {n}")
         return n
@@ -56,7 +87,8 @@ class TestFunction:
         """The domain at ``n``: lo < hi and finite in every coordinate (every method samples or
         splits it), else one line naming the function and the coordinate."""
         n = self._dim(n)
-        lo, hi = (self._numbers("domain", v, n) for v in self.definition.bounds(n))
+        lo, hi = (np.array(v, dtype=np.float64) for v in self._cached(n, "bounds", lambda: [
+            self._numbers("domain", v, n).tolist() for v in self.definition.bounds(n)]))
         for k in range(n):
             if not (np.isfinite(lo[k]) and np.isfinite(hi[k])):
                 raise InputError(f"{self.name}: its domain is not finite in coordinate {k + 1} "
@@ -67,10 +99,13 @@ class TestFunction:
         return lo, hi
 
     def xstar(self, n):
-        return self._numbers("xstar(n)", self.definition.xstar(self._dim(n)), None)
+        n = self._dim(n)
+        return np.array(self._cached(n, "xstar", lambda: self._numbers(
+            "xstar(n)", self.definition.xstar(n), None).tolist()), dtype=np.float64)
 
     def fstar(self, n):
-        return float(self._numbers("fstar(n)", self.definition.fstar(self._dim(n)), ()))
+        n = self._dim(n)
+        return float(self._cached(n, "fstar", lambda: float(self._numbers("fstar(n)", self.definition.fstar(n), ()))))
 
     def _numbers(self, what, value, n):
         """A user's ``domain``, ``xstar`` or ``fstar`` as float64 (shape ``(n,)``, or a scalar for ``()``)."""
@@ -93,7 +128,8 @@ class TestFunction:
         """Per-coordinate parameters as a ``(len(params), n)`` float64 array."""
         n = self._dim(n)
         if n not in self._params:
-            rows = [np.asarray(f(n), dtype=np.float64) for f in self.definition.params.values()]
+            rows = self._cached(n, "params", lambda: [np.asarray(f(n), dtype=np.float64).tolist()
+                                                      for f in self.definition.params.values()])
             p = np.array(rows, dtype=np.float64).reshape(len(rows), n)
             p.setflags(write=False)
             self._params[n] = p
@@ -103,10 +139,28 @@ class TestFunction:
     def module(self, backend="cpu"):
         """The generated module of this function on ``backend`` ('cpu' or 'gpu')."""
         if backend not in self._modules:
-            self._modules[backend] = codegen.load(self.definition, backend)
+            self._modules[backend] = self.load(backend)
         return self._modules[backend]
 
+    def load(self, backend, extensions=(), negate=False):
+        """The generated module of this function (of -f with ``negate``) on ``backend`` with
+        ``extensions`` appended (:func:`gpubench.codegen.load`): found through the card when a
+        process has loaded it before (no sympy), else derived and recorded on the card."""
+        from . import formcache
+        key = formcache.extensions_key(backend, extensions, negate)
+        if self._card is not None:
+            modname = self._card.module(key)
+            if modname is not None and formcache.intact(modname):
+                return formcache.import_generated(modname, backend)
+        from . import codegen
+        defn = self.definition.negated() if negate else self.definition
+        module = codegen.load(defn, backend, extensions)
+        if self._card is not None:
+            self._card.record_module(key, module.__name__)
+        return module
+
     def source_code(self, backend="cpu"):
+        from . import codegen
         return codegen.source(self.definition, backend)
 
     # ------------------------------------------------------------ CPU forms

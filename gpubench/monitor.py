@@ -1,9 +1,28 @@
 """One vocabulary for why a run stopped, and one time limit (issue 25, item 3; EvoX's split).
 
-A method's algorithm never owns a clock of its own: it asks a :class:`Deadline` (made from its
-``time_limit`` setting when the run starts) whether time is up, at the points where it can stop
-(between launches, rounds, iterations or nodes), and says why it stopped with one of
-:data:`STOPS` in ``OptimizeResult.stop``; the command line and the records read that word.
+A method's algorithm never owns a clock of its own.  The one interface, which every method
+(interval, subdomain-bnb, de-gpu, tron-gpu, lbfgsb-gpu, SciPy's seven) follows:
+
+1. **Declare** the limit with the shared setting, never a ``setting(...)`` of its own::
+
+       from gpubench.methods.base import time_limit_setting
+       time_limit: Optional[float] = time_limit_setting()          # or (3600.0): the paper's default
+
+   (same name, type, help and check in every method; ``gpubench minimize`` gives a typed-in run
+   ``INTERACTIVE_TIME_LIMIT`` through it).
+2. **Start** a :class:`Deadline` where the method's own solve clock starts (after compiling, where
+   the method times its solve apart): ``deadline = Deadline.of(settings)``; a resumed run passes
+   the seconds it had spent, ``Deadline.of(settings, spent=state.seconds)``.
+3. **Check** at the method's natural stopping points (between launches, rounds, runs, iterations,
+   nodes or evaluations): ``why = deadline.check()`` is None while the run may go on, else the stop
+   word, ``"interrupted"`` (Ctrl-C asked, :func:`interrupted`) or ``"time_limit"``.  The method
+   then returns its best point so far (and its bounds, if rigorous) as usual.
+4. **Say why** in ``OptimizeResult.stop``: ``deadline.reason`` (the word the check gave), or the
+   method's own word from :data:`STOPS` when no check fired.
+
+A launch or evaluation in progress is never cut, so the wall time is bounded by the limit plus one
+step between checks (each method's docstring says what its step is).  ``tests/test_time_limit.py``
+holds every registered method to this, with a real clock.
 """
 import signal
 import sys
@@ -32,19 +51,42 @@ def stop_word(word):
     return word
 
 
-class Deadline:
-    """``time_limit`` seconds (None: no limit) from now, or from ``start`` (a ``perf_counter`` time;
-    a resumed run passes the seconds it had already spent)."""
+def clock():
+    """The clock of every :class:`Deadline` (seconds, monotonic; the same in forked workers)."""
+    return time.perf_counter()
 
-    def __init__(self, time_limit, start=None):
+
+class Deadline:
+    """``time_limit`` seconds (None: no limit) from now, or from ``start`` (a :func:`clock` time);
+    ``spent`` seconds already used count against it (a resumed run)."""
+
+    def __init__(self, time_limit, start=None, spent=0.0):
         self.time_limit = time_limit
-        self.start = time.perf_counter() if start is None else start
+        self.start = (clock() if start is None else start) - spent
+        self.reason = None   # the stop word of the check that ended the run, if one did
+
+    @classmethod
+    def of(cls, settings, **kwargs):
+        """The deadline of a run with these settings (its ``time_limit``; none without one)."""
+        return cls(getattr(settings, "time_limit", None), **kwargs)
 
     def elapsed(self):
-        return time.perf_counter() - self.start
+        return clock() - self.start
+
+    def left(self):
+        """Seconds left (may be negative), or None without a limit."""
+        return None if self.time_limit is None else self.time_limit - self.elapsed()
 
     def expired(self):
         return self.time_limit is not None and self.elapsed() >= self.time_limit
+
+    def check(self):
+        """None while the run may go on; else why it must stop now: ``"interrupted"`` (Ctrl-C asked)
+        or ``"time_limit"``, also kept in :attr:`reason`."""
+        why = "interrupted" if interrupted() else "time_limit" if self.expired() else None
+        if why:
+            self.reason = why
+        return why
 
 
 # ---------------------------------------------------------------- Ctrl-C

@@ -3,6 +3,7 @@
     python scripts/startup_profile.py FUNCTION --dim N --backend B [--method M ... | --method all]
                                       [--cold | --cache DIR] [--runs K]
                                       [--out FILE] [--no-importtime] [-- SOLVE OPTIONS]
+    python scripts/startup_profile.py --render FILE... [--docs docs/fast-answer.md]
 
 Without ``--method``: ``gpubench solve`` (issue 11, item 2).  With ``--method M`` (repeatable;
 ``all``: every registered method with the backend): ``gpubench minimize FUNCTION --method M``, each
@@ -37,6 +38,10 @@ them.  Imports happen inside the phases above (sympy in ``function``, numba in
 the cold start, the next ``--runs`` (default 2) are second processes.  ``--cache DIR`` keeps that
 cache in DIR instead; neither: the caller's own caches.  ``-X importtime`` costs a few percent;
 ``--no-importtime`` leaves it out.
+
+``--render`` prints the table of stored ``--method`` profiles (:func:`render`), or with ``--docs``
+puts it between the ``startup table`` markers of that file (the table in docs/fast-answer.md is
+rendered so, never typed).
 """
 import argparse
 import json
@@ -156,6 +161,8 @@ def breakdown(launched, ended, records, importtime_text=None, solve_json=None):
         if solve_json.get("seconds") is not None:
             out["wall_minus_solve_s"] = round(out["total_s"] - solve_json["seconds"], 4)
         out["stop"] = solve_json.get("stop", solve_json.get("message"))
+        for k in ("fun", "glb", "gub"):
+            out[k] = solve_json.get(k)
     if importtime_text is not None:
         out["imports"] = import_summary(parse_importtime(importtime_text))
     return out
@@ -213,16 +220,100 @@ def profile(args, extra, method=None):
             env.update(GPUBENCH_CACHE=cache, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
         labels = (["cold"] if args.cold else []) + [("second" if args.cold else "run")] * args.runs
         for label in labels:
-            r = run_once(cmd, env)
+            try:
+                r = run_once(cmd, env)
+            except SystemExit as exc:  # kept, with why: the other methods are still measured
+                runs.append({"cache": label, "failed": str(exc)[-2000:]})
+                print(f"{(method or 'solve')[:14]:14s} {label:7s} failed", file=sys.stderr)
+                break
             runs.append(dict(r, cache=label))
             print(f"{(method or 'solve')[:14]:14s} {label:7s} {r['total_s']:7.2f} s  "
                   + "  ".join(f"{k} {v:.2f}" for k, v in r["phases_s"].items()), file=sys.stderr)
     return {"command": " ".join(cmd[1:]), "cache": "cold" if args.cold else (args.cache or "the caller's"),
-            "runs": runs, "median_second": median([r for r in runs if r["cache"] != "cold"])}
+            "runs": runs, "median_second": median([r for r in runs if r["cache"] != "cold" and "failed" not in r])}
+
+
+# ---------------------------------------------------------------- the table of docs/fast-answer.md
+BEGIN, END = "<!-- startup table: begin -->", "<!-- startup table: end -->"
+# the phases of a run, grouped as the table shows them
+GROUPS = {"import": ("startup",),
+          "forms": ("function", "codegen.source"),
+          "compile or load": ("cuda.driver", "codegen.import", "cuda.context", "numba.compile_or_load")}
+
+
+def _row(case, method, label, run):
+    if "failed" in run:
+        return f"| {case} | {method} | {label} | failed: {run['failed'].splitlines()[-1][:120]} |||||||||"
+    ph = run["phases_s"]
+    cells = {g: sum(ph.get(k, 0.0) for k in keys) for g, keys in GROUPS.items()}
+    solve = run.get("solver_seconds")
+    bounds = ("" if run.get("glb") is None or run.get("gub") is None
+              else f"[{run['glb']:.4g}, {run['gub']:.4g}]")
+    fmt = (lambda v: "" if v is None else f"{v:.2f}")
+    return (f"| {case} | {method} | {label} | {fmt(run['total_s'])} | {fmt(solve)} | "
+            f"**{fmt(run.get('wall_minus_solve_s'))}** | {fmt(cells['import'])} | {fmt(cells['forms'])} | "
+            f"{fmt(cells['compile or load'])} | {fmt(ph.get('exit'))} | {run.get('stop') or ''} | {bounds} |")
+
+
+def render(records):
+    """A markdown table of stored profiles (``--out`` files of ``--method``): per case and method its
+    first process (cold cache) and each later one, in seconds: wall, the solve's own clock, wall minus
+    solve, and the phases grouped as import (interpreter and the command line's imports), forms
+    (the function's definition and forms: sympy, or the cached card), compile or load (numba or
+    numba-cuda compiling, or loading from the disk cache, and CUDA's set-up) and exit; then the stop
+    reason and, for a rigorous method, its bounds.  Under it, the environment of each file."""
+    lines = ["| case | method | process | wall | solve | wall − solve | import | forms | compile or load "
+             "| exit | stop | bounds |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+    envs = []
+    for rec in records:
+        case = f"{rec['function']} n = {rec['dim']}"
+        for method, prof in rec["methods"].items():
+            later = 0
+            for run in prof["runs"]:
+                if run.get("cache") == "cold":
+                    label = "first"
+                else:  # after a cold one, a second process; else a run in a cache already there
+                    later += 1
+                    label = f"{'second' if prof['cache'] == 'cold' else 'run'} #{later}"
+                lines.append(_row(case, method, label, run))
+        e = rec.get("environment") or {}
+        gpu = e.get("gpu") or {}
+        gpu_text = gpu.get("name") if isinstance(gpu, dict) else str(gpu)
+        envs.append(f"- {case}, backend {rec.get('backend')}: {gpu_text or 'no GPU'}"
+                    + (f", driver {gpu.get('driver')}" if isinstance(gpu, dict) and gpu.get("driver") else "")
+                    + f"; {e.get('cpu', '')}; commit {e.get('commit', '?')}; {e.get('date', '')}; "
+                    + ", ".join(f"{k} {v}" for k, v in (e.get("versions") or {}).items()
+                                if k in ("numba", "numba-cuda", "sympy", "python")))
+    return "\n".join(lines + [""] + envs) + "\n"
+
+
+def render_into(doc, files):
+    """Replace the text between the markers of ``doc`` with :func:`render` of the stored ``files``."""
+    from gpubench.device import atomic_write
+    text = Path(doc).read_text()
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"startup_profile: {doc} has no {BEGIN} ... {END} block")
+    records = [json.loads(Path(f).read_text()) for f in files]
+    sources = "".join(f"<!-- rendered from {f} by scripts/startup_profile.py --render -->\n" for f in files)
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    atomic_write(doc, head + BEGIN + "\n" + sources + render(records) + END + tail)
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "--render":
+        # --render FILE... [--docs DOC]: the table of stored profiles, printed or put into DOC
+        files = argv[1:]
+        doc = None
+        if "--docs" in files:
+            k = files.index("--docs")
+            files, doc = files[:k] + files[k + 2:], files[k + 1]
+        if doc:
+            render_into(doc, files)
+        else:
+            print(render([json.loads(Path(f).read_text()) for f in files]), end="")
+        return
     extra = []
     if "--" in argv:
         k = argv.index("--")
@@ -247,7 +338,11 @@ def main(argv=None):
     if args.method:
         names = every_method(args.backend) if args.method == ["all"] else args.method
         rec = {"function": args.function, "dim": args.dim, "backend": args.backend,
-               "methods": {m: profile(args, extra, m) for m in names}, "environment": environment.capture()}
+               "methods": {}, "environment": environment.capture()}
+        for m in names:  # stored after each method: a run cut short keeps what it measured
+            rec["methods"][m] = profile(args, extra, m)
+            if args.out:
+                atomic_write(args.out, json.dumps(rec, indent=1) + "\n")
     else:
         rec = dict(profile(args, extra), environment=environment.capture())
     text = json.dumps(rec, indent=1)

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from gpubench import codegen, functions
+from gpubench import codegen, formcache, functions
 
 EXT = ("CACHE_TEST = 1",)  # a module of its own, so other tests' modules are not touched
 
@@ -24,8 +24,9 @@ def fresh(tmp_path, monkeypatch, request):
     monkeypatch.setattr(codegen, "_generate", counting)
 
     def new_process():
-        for memo in ("_GENERATED", "_INDEXED", "_LOADED"):
+        for memo in ("_GENERATED", "_INDEXED"):
             monkeypatch.setattr(codegen, memo, {})
+        monkeypatch.setattr(formcache, "LOADED", {})  # the modules imported (gpubench.formcache)
         codegen.generator_key.cache_clear()
 
     new_process()

@@ -34,6 +34,8 @@ de = de_gpu._module(fn, "gpu")
 found = {k: getattr(de, k) for k in ("de_init", "de_indices", "de_mcer", "de_block", "de_fast")}
 found["lbfgsb_starts"] = batch.module(fn, "gpu").lbfgsb_starts
 found["points"] = codegen.load(fn.definition, "gpu").points
+from gpubench.methods import subdomain_bnb
+found["subdomains"] = codegen.load(fn.definition, "gpu", (subdomain_bnb.GPU_EXTENSION,)).sub_bounds_kernel
 found["tron"] = kernels.tron_kernel("library", tron.forms_for(fn, "cuda"))
 found.update(zip(("cholesky", "backsolve", "forwardsolve"), kernels.linalg_kernels()))
 print(json.dumps({k: [type(d._cache).__name__, d.py_func.__code__.co_filename] for k, d in found.items()}))
@@ -45,7 +47,7 @@ def test_every_cuda_kernel_is_in_a_real_file_of_the_cache_folder_with_a_disk_cac
     CUDACache (an exec'd string raises 'no locator available'; a kernel without cache=True has a
     NullCache) and its source is a file in GPUBENCH_CACHE/generated."""
     got = _run(CUDA_KERNELS, tmp_path, cudasim=False)
-    assert len(got) == 11
+    assert len(got) == 12
     for name, (cache, path) in got.items():
         assert cache == "CUDACache", (name, cache)
         assert Path(path).parent == tmp_path / "generated" and Path(path).is_file(), (name, path)

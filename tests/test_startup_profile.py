@@ -143,3 +143,43 @@ def test_solve_leaves_by_os_exit_only_when_nothing_else_runs(monkeypatch, tmp_pa
             assert json.loads((tmp_path / "phases.json").read_text())["phases"]
         else:
             assert rc == 0
+
+
+def _profile_record():
+    def run(cache, total, solve, phases, **extra):
+        return dict(cache=cache, total_s=total, solver_seconds=solve, wall_minus_solve_s=round(total - solve, 4),
+                    phases_s=phases, stop="time_limit", **extra)
+    cold = run("cold", 12.0, 2.0, {"startup": 0.5, "function": 1.5, "codegen.source": 0.5,
+                                   "numba.compile_or_load": 6.0, "cuda.context": 0.25, "exit": 0.1},
+               glb=-1.0, gub=0.5)
+    warm = run("second", 3.0, 2.25, {"startup": 0.25, "function": 0.01, "numba.compile_or_load": 0.2, "exit": 0.05},
+               glb=-1.0, gub=0.5)
+    return {"function": "levy", "dim": 50, "backend": "cuda", "environment": {"gpu": {"name": "H200", "driver": "1"},
+                                                                              "commit": "abc", "versions": {}},
+            "methods": {"subdomain-bnb": {"cache": "cold", "runs": [cold, warm]},
+                        "tron-gpu": {"cache": "cold", "runs": [{"cache": "cold", "failed": "boom\nit broke"}]}}}
+
+
+def test_the_table_is_rendered_from_the_stored_profile(sp):
+    text = sp.render([_profile_record()])
+    rows = [line for line in text.splitlines() if line.startswith("| levy n = 50")]
+    assert len(rows) == 3
+    first = [c.strip() for c in rows[0].split("|")[1:-1]]
+    # wall, solve, wall - solve, import, forms (function + codegen.source), compile or load, exit
+    assert first[:10] == ["levy n = 50", "subdomain-bnb", "first", "12.00", "2.00", "**10.00**", "0.50", "2.00",
+                          "6.25", "0.10"]
+    assert first[10:] == ["time_limit", "[-1, 0.5]"]
+    assert [c.strip() for c in rows[1].split("|")[1:4]] == ["levy n = 50", "subdomain-bnb", "second #1"]
+    assert "failed: it broke" in rows[2]
+    assert "H200, driver 1" in text and "commit abc" in text
+
+
+def test_the_docs_table_is_replaced_between_its_markers(sp, tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"intro\n{sp.BEGIN}\nold table\n{sp.END}\nafter\n")
+    stored = tmp_path / "p.json"
+    stored.write_text(json.dumps(_profile_record()))
+    sp.main(["--render", str(stored), "--docs", str(doc)])
+    text = doc.read_text()
+    assert text.startswith("intro\n") and text.endswith(f"{sp.END}\nafter\n") and "old table" not in text
+    assert "| levy n = 50 | subdomain-bnb | first |" in text and f"rendered from {stored}" in text

@@ -28,6 +28,8 @@ def _register(method, module):
     old = _METHODS.get(method.name)
     if old is not None and old.module != module:
         raise InputError(f"method {method.name!r} is defined twice: in {old.module} and {module}")
+    if old is not None and _FOUND.get(method.name) is old:
+        return  # found alone before (_one): keep the object given out
     bad = sorted(set(method.controls) - set(CONTROLS))
     if bad:
         raise InputError(f"{module}: method {method.name!r} declares unknown control {bad[0]!r}")
@@ -57,6 +59,7 @@ def _discover():
     if _LOADED and _LOADED[0] == key:
         return
     _METHODS.clear()
+    _METHODS.update(_FOUND)  # the same objects _one gave out
     from .. import baselines
     for pkg in (sys.modules[__name__], baselines):
         for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
@@ -98,10 +101,43 @@ def all_methods():
     return [_METHODS[k] for k in sorted(_METHODS)]
 
 
+def _one(name):
+    """The method ``name`` from the module of the same name alone (``de-gpu``: ``de_gpu.py``), as
+    :func:`gpubench.functions.get` finds a function: a new process imports only the method it runs
+    (not every method's dependencies).  None when that module does not define it, or while
+    ``GPUBENCH_METHOD_PATH`` adds methods (every module is then read, to find a name defined twice)."""
+    if not isinstance(name, str) or os.environ.get("GPUBENCH_METHOD_PATH") or _LOADED:
+        return None
+    for modname in {name.replace("-", "_"), name}:
+        if not modname.isidentifier() or modname.startswith("_") or modname == "base":
+            continue
+        if importlib.util.find_spec(f"{__name__}.{modname}") is None:
+            continue
+        mod = importlib.import_module(f"{__name__}.{modname}")
+        found = list(getattr(mod, "METHODS", ())) + ([mod.METHOD] if hasattr(mod, "METHOD") else [])
+        for m in found:
+            if m.name == _spelling_of(name, m.name):
+                if m.name not in _FOUND:  # one object per method, as the registry holds
+                    _FOUND[m.name] = m if m.module else _with_module(m, mod.__name__)
+                return _FOUND[m.name]
+    return None
+
+
+_FOUND = {}  # methods found by _one before any full discovery
+
+
+def _spelling_of(name, registered):
+    """``registered`` when ``name`` spells it (hyphens and underscores alike), else ``name``."""
+    return registered if name.replace("_", "-") == registered.replace("_", "-") else name
+
+
 def get(name):
     """The :class:`Method` registered as ``name``."""
     if isinstance(name, Method):
         return name
+    one = _one(name)
+    if one is not None:
+        return one
     _discover()
     try:
         return _METHODS[_spelling(name)]

@@ -54,6 +54,18 @@ def setting(default, help, *, choices=None, minimum=None, maximum=None, exclusiv
     return field(default=default, metadata=meta)
 
 
+TIME_LIMIT_HELP = ("seconds of wall time (none: no limit); checked where the run can stop (between "
+                   "launches, rounds, runs, iterations or nodes), past it the run ends with its best so far "
+                   "and stop=time_limit")
+
+
+def time_limit_setting(default=None):
+    """The one ``time_limit`` setting of every method (declare it as
+    ``time_limit: Optional[float] = time_limit_setting()``; ``default`` is the paper's, where it
+    states one).  The run enforces it through :class:`gpubench.monitor.Deadline`."""
+    return setting(default, TIME_LIMIT_HELP, exclusive_minimum=0.0)
+
+
 def _base_type(tp):
     """(base type, optional) of an annotation such as ``int``, ``Optional[float]``, ``tuple``."""
     origin = typing.get_origin(tp)

@@ -14,7 +14,8 @@ paper's kernels.  A run ends after ``max_evaluations`` (default 10^4 D, Section
 5.1), counting the initial population; only whole generations are run, so a run
 does ``np * (1 + G)`` evaluations with ``G = max_evaluations // np - 1``.  It also
 ends once its best error ``f_best - f*`` is <= ``target_error`` (it finishes that
-generation) or, between launches, at ``time_limit``.
+generation) or, between launches, at ``time_limit`` (the shared setting, checked through
+:class:`gpubench.monitor.Deadline`; ``stop='time_limit'``).
 
 Bounds.  The paper does not say how a mutant element that leaves the box is
 handled.  ``bounds="reinit"`` (the default) draws it again uniformly in its
@@ -81,9 +82,9 @@ import numpy as np
 
 from ..device import BACKENDS, gpu_available, resolve_backend, simulator
 from ..errors import InputError
-from ..monitor import interrupted, stop_word
+from ..monitor import Deadline, stop_word
 from ..result import OptimizeResult
-from .base import Method, MethodSettings, setting
+from .base import Method, MethodSettings, setting, time_limit_setting
 from .trace import Trace
 
 BOUNDS = ("clip", "reflect", "reinit")
@@ -113,7 +114,7 @@ class DeGpuSettings(MethodSettings):
     max_evaluations: Optional[int] = setting(None, "evaluations per run, initial population included "
                                              "(unset: 10^4 D, the paper's rule)", minimum=1)
     target_error: Optional[float] = setting(None, "stop a run once f_best - f* <= this (unset: off)", minimum=0.0)
-    time_limit: Optional[float] = setting(None, "seconds; checked between launches", exclusive_minimum=0.0)
+    time_limit: Optional[float] = time_limit_setting()
     runs: int = setting(1, "independent runs, done together (the paper: 25)", minimum=1)
     seed: int = setting(0, "seed of the random streams", minimum=0)
     backend: str = setting("auto", "auto (a GPU when present), cpu or cuda", choices=BACKENDS)
@@ -136,22 +137,18 @@ class DeGpuSettings(MethodSettings):
 _DEFAULT_CROSSOVER = "j == jr or u <= CR"
 
 
-def _out_of_time(s, t0):
-    """Past time_limit, or Ctrl-C asked to stop (both end a run as status 2, between launches)."""
-    return (s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit) or interrupted()
-
-
 def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
-    from .. import codegen, kernels
-    defn = fn.definition if fn.sense == "min" else fn.definition.negated()
+    from .. import kernels
+    from ..formcache import Derived
     replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
     if backend == "gpu" and CHUNK is not None:
         replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
     ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu", replace)
-    # term_forms is derived (sympy) only when the module is not in the cache's index
-    extensions = [codegen.term_forms, ext] if backend == "gpu" else [ext]
-    return codegen.load(defn, backend, extensions=extensions)
+    # term_forms is derived (sympy) only when the module is not in the cache (a second process
+    # finds it through the function's card, without the definition)
+    extensions = [Derived("term_forms"), ext] if backend == "gpu" else [ext]
+    return fn.load(backend, extensions, negate=fn.sense != "min")
 
 
 # ---------------------------------------------------------------- seeds
@@ -192,7 +189,8 @@ def _see(trace, plan, fits, stop, evals, done_gens):
     trace.see(int(evals.sum()), plan.sign * float(block.min()))
 
 
-def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_out, options, timing, trace):
+def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, deadline, options, timing, trace):
+    timed_out = deadline.reason is not None  # the time limit or Ctrl-C ended the runs left
     """One OptimizeResult from the final device/host buffers of every run."""
     NP, R = plan.NP, plan.R
     run_fun, run_err, run_gen, run_nfev, status, xs = [], [], [], [], [], []
@@ -226,7 +224,7 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, timed_ou
     else:
         msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
                + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
-    stop = ("interrupted" if interrupted() else "time_limit") if (status == 2).any() else ("target" if (status == 0).all() else "evaluations")
+    stop = deadline.reason if (status == 2).any() else ("target" if (status == 0).all() else "evaluations")
     return OptimizeResult(
         function=plan.fn.name, dim=plan.D, method="de-gpu", backend=backend, x=xs[b], fun=run_fun[b],
         iterations=max(run_gen), nfev=int(sum(run_nfev)), seconds=seconds, converged=converged, message=msg,
@@ -260,14 +258,14 @@ def _run_cpu(plan, note):
     evals = np.zeros(R * NP, dtype=np.int64)
     trials = np.empty((R * NP, D)) if per_member else None
     trace = Trace(plan.fn.sense)
-    t0 = time.perf_counter()
+    deadline = Deadline.of(s)
+    t0 = deadline.start
     mod.cpu_init(pops, fits, plan.lo, plan.hi, plan.p, states, per_member, NP, R, D, stop, evals, plan.fstar,
                  plan.target, plan.use_target)
     _see(trace, plan, fits, stop, evals, 0)
-    g, timed_out = 1, False
+    g = 1
     while g <= plan.G and (stop < 0).any():
-        if _out_of_time(s, t0):
-            timed_out = True
+        if deadline.check():
             break
         g1 = min(plan.G + 1, g + s.generations_per_launch)
         args = (pops, fits, plan.lo, plan.hi, plan.p, states, stop, evals, g, g1, s.F, s.CR, plan.mode_code,
@@ -282,7 +280,7 @@ def _run_cpu(plan, note):
     opts = _options(plan, "cpu", {"variant": "sDE (sequential)" if not per_member else "parallel (numba prange)"})
     if note:
         opts["note"] = note
-    return _finish(plan, "cpu", pops, fits, stop, evals, g - 1, seconds, timed_out, opts, {"run_s": seconds}, trace)
+    return _finish(plan, "cpu", pops, fits, stop, evals, g - 1, seconds, deadline, opts, {"run_s": seconds}, trace)
 
 
 def _device_limits():
@@ -523,9 +521,10 @@ def _run_cuda(plan, force_paper=False):
     states_s = time.perf_counter() - t_states
 
     trace = Trace(plan.fn.sense)
-    t0 = time.perf_counter()
+    deadline = Deadline.of(s)
+    t0 = deadline.start
     mod.de_init[grid, block, 0, _shared_bytes(D, m, T, slots)](pops, fits, lo, hi, p, states, stop, evals, *fixed, m, T, *tgt)
-    g, timed_out = 1, False
+    g = 1
     G = plan.G
     host_stop = stop.copy_to_host()
     _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), 0)
@@ -556,8 +555,7 @@ def _run_cuda(plan, force_paper=False):
                 if not (host_stop < 0).any():
                     g += 1
                     break
-                if _out_of_time(s, t0) and g < G:
-                    timed_out = True
+                if g < G and deadline.check():
                     g += 1
                     break
             g += 1
@@ -578,8 +576,7 @@ def _run_cuda(plan, force_paper=False):
             _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), g - 1)
             if not (host_stop < 0).any():
                 break
-            if _out_of_time(s, t0) and g <= G:
-                timed_out = True
+            if g <= G and deadline.check():
                 break
     cuda.synchronize()
     seconds = time.perf_counter() - t0
@@ -595,7 +592,7 @@ def _run_cuda(plan, force_paper=False):
         opts["note"] = "ran under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
     timing = {"run_s": seconds, "compile_s": compile_s, "rng_states_s": states_s}
     return _finish(plan, "cuda", pops.copy_to_host(), fits.copy_to_host(), stop.copy_to_host(),
-                   evals.copy_to_host(), g - 1, seconds, timed_out, opts, timing, trace)
+                   evals.copy_to_host(), g - 1, seconds, deadline, opts, timing, trace)
 
 
 def run(fn, dim, s):

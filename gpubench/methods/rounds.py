@@ -2,26 +2,19 @@
 
 A batched method's answer exists only when its launch ends, so a multi-start split into
 ``rounds`` launches gives time-to-target a finer grain (the trace notes the best after each)
-and lets ``time_limit`` bound the case: it is checked between rounds, and past it no further
-round is launched (a launch in progress finishes).  Start k is the same start however the
-starts are split.
+and lets ``time_limit`` bound the case: its :class:`~gpubench.monitor.Deadline` is checked
+between rounds, and past it no further round is launched (a launch in progress finishes).
+Start k is the same start however the starts are split.
 """
-import time
-
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import interrupted, stop_word
-from .base import setting
+from ..monitor import Deadline, interrupted, stop_word
+from .base import setting, time_limit_setting  # noqa: F401  (time_limit_setting: the shared one)
 
 
 def rounds_setting():
     return setting(1, "consecutive launches sharing the starts; the trace notes the best after each", minimum=1)
-
-
-def time_limit_setting():
-    return setting(None, "seconds: no further round is launched after this (a launch in progress "
-                         "finishes); the best of the rounds done counts", exclusive_minimum=0.0)
 
 
 def check(name, s):
@@ -30,20 +23,24 @@ def check(name, s):
         raise InputError(f"{name}: rounds ({s.rounds}) must be at most starts ({s.starts})")
 
 
-def launches(s):
-    """The start indices of each round to launch, until ``s.time_limit`` (the first always runs)."""
-    t0 = time.perf_counter()
+def launches(s, deadline=None):
+    """The start indices of each round to launch, until ``deadline`` (default: one from
+    ``s.time_limit``, started now) says stop; the first round always runs."""
+    deadline = Deadline.of(s) if deadline is None else deadline
     for k, rows in enumerate(np.array_split(np.arange(s.starts), s.rounds)):
-        if k and ((s.time_limit is not None and time.perf_counter() - t0 >= s.time_limit) or interrupted()):
+        if k and deadline.check():
             return
         yield rows
 
 
-def stop(s, starts_done, status):
-    """The stop word of a multi-start: time_limit when rounds were left out, else converged when
-    every start converged (status 0), iterations when some stopped at a limit, failed otherwise."""
+def stop(s, starts_done, status, deadline=None):
+    """The stop word of a multi-start: the deadline's reason (time_limit or interrupted) when rounds
+    were left out, else converged when every start converged (status 0), iterations when some
+    stopped at a limit, failed otherwise."""
     status = np.asarray(status)
     if starts_done < s.starts:
+        if deadline is not None and deadline.reason:
+            return stop_word(deadline.reason)
         return stop_word("interrupted" if interrupted() else "time_limit")
     if (status == 0).all():
         return stop_word("converged")

@@ -39,18 +39,23 @@ Choices the paper leaves open, stated here:
   incumbent being exactly feasible.  For ``sense="max"`` the search minimises
   -f and reports ``fun``, ``glb`` and ``gub`` in f's sense (then ``gub`` is the
   certified bound and ``glb`` the incumbent).
+* Limits: ``max_nodes`` and ``time_limit`` (the shared setting; 3,600 s by
+  default), checked through :class:`gpubench.monitor.Deadline`
+  before each node is taken: a search stopped there returns its incumbent and
+  its current bounds with ``stop='time_limit'``.
 """
 import heapq
 import math
 import time
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import interrupted, report
+from ..monitor import Deadline, report
 from ..solver.kernels import CUT
-from .base import Method, MethodSettings, setting
+from .base import Method, MethodSettings, setting, time_limit_setting
 
 NAME = "subdomain-bnb"
 FORMS = ("natural", "mean-value", "best")
@@ -78,7 +83,7 @@ class SubdomainBnBSettings(MethodSettings):
     feas_tol: float = setting(1e-6, "feasibility tolerance of an incumbent, |h| and g (MAiNGO's deltaEq/Ineq)",
                               minimum=0.0)
     max_nodes: int = setting(1_000_000, "node (iteration) limit", minimum=1)
-    time_limit: float = setting(3600.0, "wall-time limit in seconds", exclusive_minimum=0.0)
+    time_limit: Optional[float] = time_limit_setting(3600.0)
     local_solve: bool = setting(True, "upper bounding by a local solve (false: midpoint value only)")
     ubp: str = setting("improving", "when to run the local solve: every node, or only while there is no "
                                     "incumbent and where the best subdomain's midpoint beats it",
@@ -179,7 +184,7 @@ GPU_EXTENSION = '''
 from numba import cuda as _cu
 ''' + _EDGE + '''
 
-@_cu.jit
+@_cu.jit(cache=True)  # in the generated file: the next process loads it (issue 25, item 1)
 def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
     # one thread per subdomain: it decodes its box from its index (Sec. 3.1, Steps 1-2)
     r = _cu.grid(1)
@@ -366,7 +371,8 @@ class SubdomainSearch:
 
     def run(self):
         s = self.s
-        t0 = time.perf_counter()
+        deadline = Deadline.of(s)
+        t0 = deadline.start
         ub, xbest = math.inf, None
         pruned_min = math.inf             # smallest bound of a node fathomed by the bound test
         heap = [(-math.inf, 0, self.lo0.copy(), self.hi0.copy())]
@@ -404,11 +410,8 @@ class SubdomainSearch:
             if it >= s.max_nodes:
                 status = "node_limit"
                 break
-            if time.perf_counter() - t0 > s.time_limit:
-                status = "time_limit"
-                break
-            if interrupted():
-                status = "interrupted"
+            if deadline.check():
+                status = deadline.reason   # time_limit, or interrupted (Ctrl-C)
                 break
             key, _, lo, hi = heapq.heappop(heap)
             it += 1

@@ -22,10 +22,11 @@ n <= 16) or taken by central differences of the generated gradient.  Stopping ru
 the same whatever the split); after each the best value so far is noted in
 ``history["trace"]`` (rows ``[evaluations, wall-clock seconds, best so far]``,
 :mod:`gpubench.methods.trace`).  One round (the default) gives one row, the end
-of the launch, when a batched method's answer first exists.  ``time_limit`` is
-checked between rounds: past it no further round is launched (the result says
-so, ``converged=False``); a launch in progress runs to its end, so the bound on
-the wall time is the limit plus one round.
+of the launch, when a batched method's answer first exists.  ``time_limit`` (the
+shared setting, a :class:`~gpubench.monitor.Deadline`) is checked between rounds:
+past it no further round is launched (``stop='time_limit'``, ``converged=False``);
+a launch in progress runs to its end, so the bound on the wall time is the limit
+plus one round.
 """
 import dataclasses
 from dataclasses import dataclass
@@ -34,8 +35,9 @@ from typing import Optional
 import numpy as np
 
 from ..errors import InputError
+from ..monitor import Deadline
 from ..result import OptimizeResult
-from .base import Method, MethodSettings, setting
+from .base import Method, MethodSettings, setting, time_limit_setting
 from . import rounds as batched
 from .trace import Trace
 
@@ -73,7 +75,7 @@ class TronSettings(MethodSettings):
     delta0: Optional[float] = setting(None, "initial trust radius (none: max(||pg(x0)||, 1))",
                                       exclusive_minimum=0.0)
     rounds: int = batched.rounds_setting()
-    time_limit: Optional[float] = batched.time_limit_setting()
+    time_limit: Optional[float] = time_limit_setting()
 
     def validate(self):
         if self.layout == "2d" and self.threads:
@@ -95,7 +97,8 @@ def _run(fn, dim, s):
     sign = -1.0 if fn.sense == "max" else 1.0
     trace = Trace(fn.sense)
     parts, evals = [], 0
-    for rows in batched.launches(s):
+    deadline = Deadline.of(s)
+    for rows in batched.launches(s, deadline):
         part = tron.solve_batch(x0[rows], lo, hi, par[rows], objective="library", fn=fn, backend=backend,
                                 hessian=hessian, cholesky=s.cholesky, backsolve=s.backsolve, layout=s.layout,
                                 memory=s.memory, threads=s.threads, max_iter=s.max_iter, gtol=s.gtol,
@@ -128,7 +131,7 @@ def _run(fn, dim, s):
         # a round not launched leaves starts unsolved: the multi-start did not finish
         seconds=res.seconds, converged=bool(res.status[best] == 0) and run == s.starts,
         message=f"{n_ok} of {run} starts converged; best start {best}" + stopped,
-        status=res.status, stop=batched.stop(s, run, res.status), history={"start_fun": vals.tolist(),
+        status=res.status, stop=batched.stop(s, run, res.status, deadline), history={"start_fun": vals.tolist(),
                                     "start_iterations": res.iterations.tolist(),
                                     "trace": trace.close(int(res.nfev.sum())), **done},
         timing={"solve": res.seconds}, options=options)

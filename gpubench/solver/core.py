@@ -48,7 +48,7 @@ import numpy as np
 
 from ..device import phase
 from ..errors import InputError
-from ..monitor import interrupted
+from ..monitor import Deadline
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
@@ -145,7 +145,8 @@ class Search:
         st, cfg = self.state, self.settings
         if checkpoint:
             ckpt.segment_begins(self)   # a checkpointed search records which process did which part
-        started = time.perf_counter() - st.seconds
+        deadline = Deadline.of(cfg, spent=st.seconds)   # a resumed search counts what it spent
+        started = deadline.start
         last_save = time.perf_counter()
         first_save = True
         message = ""
@@ -156,11 +157,9 @@ class Search:
             if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
                 message, self.stop = "stopped at max_iterations", "iterations"
                 break
-            if cfg.time_limit is not None and time.perf_counter() - started >= cfg.time_limit:
-                message, self.stop = "stopped at time_limit", "time_limit"
-                break
-            if interrupted():
-                message, self.stop = "stopped by Ctrl-C", "interrupted"
+            if deadline.check():
+                message = {"time_limit": "stopped at time_limit", "interrupted": "stopped by Ctrl-C"}[deadline.reason]
+                self.stop = deadline.reason
                 break
             # the first iteration holds what the first launch costs (kernel load or compile, first
             # transfers): timed apart when start-up phases are recorded

@@ -5,7 +5,7 @@ from typing import Optional
 
 from ..device import BACKENDS
 from ..errors import InputError
-from ..methods.base import MethodSettings, setting
+from ..methods.base import MethodSettings, setting, time_limit_setting
 
 SPACINGS = ("inside", "lower", "upper")
 EVALUATIONS = ("split", "full")
@@ -33,7 +33,7 @@ class Settings(MethodSettings):
                              "from its intersection with the mean value form (best; paper 001 Sec. 2.2; "
                              "runs the full evaluation)", choices=("natural", "best"))
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
-    time_limit: Optional[float] = setting(None, "stop after this many seconds", exclusive_minimum=0.0)
+    time_limit: Optional[float] = time_limit_setting()
 
     def validate(self):
         if not math.isfinite(self.tol):

@@ -1,0 +1,100 @@
+"""A second process finds a function's forms through its card and imports no sympy; a changed
+definition is never served from the cache (issue 25, item 1; gpubench/formcache.py)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# the command line, then whether sympy was imported, as the last line of stdout
+RUN = ("import sys\nfrom gpubench import cli\nrc = cli.main(sys.argv[1:])\n"
+       "print(json.dumps({'rc': rc, 'sympy': 'sympy' in sys.modules}))")
+
+
+def _gpubench(args, cache, **env):
+    e = dict(os.environ, GPUBENCH_CACHE=str(cache), **env)
+    e.pop("NUMBA_CACHE_DIR", None)
+    e.pop("GPUBENCH_NO_CARDS", None)
+    p = subprocess.run([sys.executable, "-c", "import json\n" + RUN, *args], cwd=ROOT, env=e,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = p.stdout.strip().splitlines()
+    return json.loads(lines[-2]), json.loads(lines[-1])
+
+
+def test_a_second_de_gpu_process_imports_no_sympy(tmp_path, monkeypatch):
+    args = ["minimize", "levy", "--dim", "10", "--method", "de-gpu", "--backend", "cpu", "--json",
+            "--set", "cpu_variant=sde", "--set", "max_evaluations=2000"]
+    first, how = _gpubench(args, tmp_path)
+    assert how["sympy"]  # the first process derives the forms
+    assert list((tmp_path / "generated" / "cards").glob("levy-*.json"))
+    from gpubench import cache
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    assert cache.summary()["kinds"]["function cards"] == 1   # `gpubench cache` counts it
+    second, how = _gpubench(args, tmp_path)
+    assert not how["sympy"], "the second process imported sympy"
+    # the same answer from the cached card and module
+    assert second["fun"] == first["fun"] and second["x"] == first["x"] and second["nfev"] == first["nfev"]
+
+
+BOWL = '''
+import numpy as np
+from gpubench.definition import Definition, Sum, x, symbols
+S = symbols("S")
+BOWL = Definition(name="bowl", title="Bowl", source="a test", terms={S: Sum(%s * x**2)}, expr=S,
+                  domain=(-%d, %d), xstar=lambda dim: np.zeros(dim), fstar=lambda dim: 0.0)
+'''
+
+
+def test_a_changed_definition_is_never_served_from_the_cache(tmp_path):
+    path = tmp_path / "bowl.py"
+    cache = tmp_path / "cache"
+    args = ["eval", f"{path}:BOWL", "--dim", "2", "--x", "1", "--json"]
+    path.write_text(BOWL % ("1", 3, 3))
+    out, how = _gpubench(args, cache)
+    assert how["sympy"] and out["value"] == 2.0
+    out, how = _gpubench(args, cache)
+    assert not how["sympy"] and out["value"] == 2.0   # served from the card
+    path.write_text(BOWL % ("3", 3, 3))                # the same name, another definition
+    out, how = _gpubench(args, cache)
+    assert how["sympy"] and out["value"] == 6.0        # derived again, not the old forms
+
+
+def test_the_card_holds_what_the_definition_gives_and_the_key_follows_the_text(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path / "cache"))
+    from gpubench import formcache
+    from gpubench.forms import TestFunction
+    path = tmp_path / "bowl.py"
+    path.write_text(BOWL % ("1", 3, 4))
+    key = formcache.source_key(path)
+    from gpubench import functions
+    fn = functions.load_file(str(path), "BOWL")
+    assert fn._definition is not None and fn.bounds(3)[1].tolist() == [4.0] * 3
+    fn.fstar(3), fn.params(3)            # recorded on the card as the definition gives them
+    card = formcache.Card("BOWL", path, None)
+    assert card.meta["name"] == "bowl" and card.at(3, "bounds") == [[-3.0] * 3, [4.0] * 3]
+    light = TestFunction(card=card)
+    assert light._definition is None
+    lo, hi = light.bounds(3)
+    assert lo.tolist() == [-3.0] * 3 and light.fstar(3) == 0.0 and light.params(3).shape == (0, 3)
+    assert light._definition is None   # all of it from the card
+    # a dimension the card does not hold: the definition is imported and the card completed
+    card.loader = lambda: fn.definition
+    assert np.array_equal(light.xstar(5), np.zeros(5)) and light._definition is not None
+    assert formcache.Card("BOWL", path, None).at(5, "xstar") == [0.0] * 5
+    # any change of the text is a new key, so a new (empty) card
+    formcache._KEYS.clear()
+    path.write_text(BOWL % ("1", 3, 4) + "\n# a comment\n")
+    assert formcache.source_key(path) != key
+    assert formcache.Card("BOWL", path, None).meta is None
+
+
+def test_a_method_is_found_without_importing_the_others():
+    code = ("import sys\nfrom gpubench import methods\nm = methods.get('de-gpu')\n"
+            "print(m.name, 'gpubench.methods.lbfgsb_gpu' in sys.modules, 'gpubench.methods.scipy_methods' in sys.modules)")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.stdout.split() == ["de-gpu", "False", "False"], p.stderr[-2000:]
