@@ -22,9 +22,9 @@ import numpy as np
 
 from gpubench.device import BACKENDS
 from gpubench.errors import InputError
-from gpubench.methods.base import Method, MethodSettings, setting
+from gpubench.methods.base import Method, MethodSettings, setting, time_limit_setting
 from gpubench.methods.trace import Trace
-from gpubench.monitor import Deadline, interrupted, stop_word
+from gpubench.monitor import Deadline, stop_word
 from gpubench.result import OptimizeResult
 
 INSTALL = "pip install 'gpubench[peers]'"
@@ -39,7 +39,7 @@ class PeerSettings(MethodSettings):
     """The settings of every peer (population peers add theirs)."""
     seed: int = setting(0, "seed of the peer's random streams (the same seed on the same device gives "
                            "the same result)", minimum=0)
-    time_limit: Optional[float] = setting(None, "seconds; checked between host checks", exclusive_minimum=0.0)
+    time_limit: Optional[float] = time_limit_setting()   # checked between host checks
     backend: str = setting("auto", "auto (a GPU when the peer's library sees one), cpu or cuda", choices=BACKENDS)
     dtype: str = setting("float64", "floating-point type of the population and of f", choices=DTYPES)
 
@@ -143,8 +143,9 @@ def evolve(plan, start, step, best, name, backend, options):
         if reached(v):
             why = "target"
             break
-        if deadline.expired() or interrupted():
-            why = "interrupted" if interrupted() else "time_limit"
+        stop = deadline.check()
+        if stop:
+            why = stop
             break
         k = min(s.check_every, plan.generations - done)
         step(k)

@@ -31,7 +31,7 @@ import numpy as np
 from gpubench.errors import InputError
 from gpubench.methods.base import setting
 from gpubench.methods.trace import Trace
-from gpubench.monitor import Deadline, interrupted, stop_word
+from gpubench.monitor import Deadline, stop_word
 from gpubench.result import OptimizeResult
 
 from ._peers import COMPILED, PeerSettings, declare, device_name, jax_device, version
@@ -117,8 +117,9 @@ def run(fn, dim, s):
         xs, fs, its, nfev, errs = [], [], [], 0, []
         done, why = 0, "completed"
         for chunk in np.array_split(np.arange(s.starts), s.rounds):
-            if done and (deadline.expired() or interrupted()):
-                why = "interrupted" if interrupted() else "time_limit"
+            stop = deadline.check() if done else None
+            if stop:
+                why = stop
                 break
             X, F, It, Nf, Er = jax.block_until_ready(solve(jnp.asarray(starts[chunk], dtype=s.dtype)))
             xs.append(np.asarray(X))

@@ -43,9 +43,9 @@ import numpy as np
 from ..device import gpu_available, resolve_backend
 from ..errors import InputError
 from ..lbfgsb import batch
-from ..monitor import Deadline, interrupted, report, stop_word
+from ..monitor import Deadline, report, stop_word
 from ..result import OptimizeResult
-from .base import Method, MethodSettings, setting
+from .base import Method, MethodSettings, setting, time_limit_setting
 from . import rounds as batched
 from .trace import Trace
 
@@ -68,8 +68,7 @@ class LbfgsbGpuSettings(MethodSettings):
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
     threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
     rounds: int = batched.rounds_setting()
-    time_limit: Optional[float] = setting(None, "seconds: checked between launches (each about LAUNCH_SECONDS); "
-                                          "past it the run stops with the best point so far", exclusive_minimum=0.0)
+    time_limit: Optional[float] = time_limit_setting()   # checked between launches (each about LAUNCH_SECONDS)
 
     def validate(self):
         batched.check(NAME, self)
@@ -103,9 +102,10 @@ def _run(fn, dim, s):
     parts, evals, cap, launches = [], 0, 1, 0
     halted, unfinished = None, 0
     for k, rows in enumerate(np.array_split(np.arange(s.starts), s.rounds)):
-        if k and (deadline.expired() or interrupted()):
-            halted = "interrupted" if interrupted() else "time_limit"
-            break
+        if k:
+            halted = deadline.check()
+            if halted:
+                break
         run = batch.Starts(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
             cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
@@ -127,8 +127,8 @@ def _run(fn, dim, s):
                 report(best=sign * float(seen.min()))
             if not left:
                 break
-            if deadline.expired() or interrupted():
-                halted = "interrupted" if interrupted() else "time_limit"
+            halted = deadline.check()
+            if halted:
                 unfinished = left
                 break
         part = run.result()
