@@ -217,16 +217,43 @@ def certify(names, dims=None, *, library="scipy_go", xtol=1e-7, ftol=1e-6, state
             result = minimize(fn, n, time_limit=time_limit, max_iterations=max_iterations,
                               **settings)
             seconds = time.perf_counter() - t0
-            fstar, mins = entry.fglob(n), entry.minimisers(n)
-            verdict, inside, evidence, reason = judge(fn, n, fstar, mins, result, ftol=ftol,
-                                                      stated_atol=stated_atol, xslack=xslack)
-            rows.append(Row(name=name, n=n, stated_fstar=fstar,
-                            stated_minimisers=[v.tolist() for v in mins],
-                            glb=float(result.glb), gub=float(result.gub), verdict=verdict,
-                            minimisers_in_regions=inside, regions=result.n_regions,
+            j = judgement(name, n, fn, result, ftol=ftol, stated_atol=stated_atol, xslack=xslack)
+            rows.append(Row(name=name, n=n, stated_fstar=j["stated_fstar"],
+                            stated_minimisers=j["stated_minimisers"],
+                            glb=float(result.glb), gub=float(result.gub), verdict=j["verdict"],
+                            minimisers_in_regions=j["minimisers_in_regions"], regions=result.n_regions,
                             iterations=int(result.iterations), seconds=seconds, tol=ftol,
-                            budget=budget, evidence=evidence, reason=reason))
+                            budget=budget, evidence=j["evidence"], reason=j["reason"]))
     return rows
+
+
+def judgement(name, n, fn, result, *, ftol=1e-6, stated_atol=1e-5, xslack=1e-6):
+    """The library's statement on ``name`` at ``n`` judged against a rigorous ``result``, as the
+    ``certification`` of an experiment's record (layout "certify"): stated f* and minimisers,
+    the verdict, whether every stated minimiser lies in the output regions, evidence, reason."""
+    entry = _entries(name.split(".", 1)[0])(name)
+    fstar, mins = entry.fglob(n), entry.minimisers(n)
+    verdict, inside, evidence, reason = judge(fn, n, fstar, mins, result, ftol=ftol,
+                                              stated_atol=stated_atol, xslack=xslack)
+    return {"stated_fstar": fstar, "stated_minimisers": [v.tolist() for v in mins],
+            "verdict": verdict, "minimisers_in_regions": inside, "evidence": evidence,
+            "reason": reason, "ftol": ftol, "stated_atol": stated_atol, "xslack": xslack}
+
+
+def select(library, selector):
+    """The functions of ``library`` an experiment's ``functions = ["all"]`` or ``["small"]``
+    (fixed dimension, n <= 3) names, sorted."""
+    from . import functions as F
+    if selector == "all":
+        return F.names(library)
+    if selector == "small":
+        return quick_names(library)
+    raise ValueError(f"unknown selector {selector!r}")
+
+
+def own_dims(name):
+    """The dimensions ``name`` is stated at in its library (scalable ones: 2, 5, 10)."""
+    return tuple(_entries(name.split(".", 1)[0])(name).dims)
 
 
 def _entries(library):
