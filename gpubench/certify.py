@@ -106,22 +106,27 @@ class Row:
 
 
 def _in_regions(v, regions, slack):
-    for lo, hi in regions:
-        if np.all(lo - slack <= v) and np.all(v <= hi + slack):
-            return True
-    return False
+    """Whether ``v`` lies within ``slack`` of one of ``regions`` (a result, or a list of (lo, hi))."""
+    return _distance(v, regions) <= slack
+
+
+def _chunks(regions, size=1 << 18):
+    """(lo, hi) arrays of ``regions``, a few hundred thousand at a time: a result's output boxes
+    (built on demand when there are too many to keep, :meth:`OptimizeResult.boxes`) or a list."""
+    if isinstance(regions, list):
+        if regions:
+            yield np.array([lo for lo, _ in regions]), np.array([hi for _, hi in regions])
+        return
+    if getattr(regions, "regions_lo", None) is not None:
+        yield np.asarray(regions.regions_lo), np.asarray(regions.regions_hi)
+        return
+    for start in range(0, getattr(regions, "n_regions", 0) or 0, size):
+        yield regions.boxes(start, start + size)
 
 
 def _point_enclosure(fn, v):
     lo, hi = fn.interval(v, v)
     return [lo, hi]
-
-
-def _regions(result):
-    if result.regions_lo is None:
-        return []
-    return list(zip(np.asarray(result.regions_lo, dtype=np.float64),
-                    np.asarray(result.regions_hi, dtype=np.float64)))
 
 
 def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xslack=1e-6):
@@ -138,7 +143,7 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
     Returns (verdict, minimisers_in_regions, evidence, reason).
     """
     glb, gub = float(result.glb), float(result.gub)
-    regions = _regions(result)
+    regions = result
     lo_box, hi_box = fn.bounds(n)
     fitting = [v for v in minimisers if v.size == n and np.all(lo_box <= v) and np.all(v <= hi_box)]
     unfit = len(minimisers) - len(fitting)
@@ -178,11 +183,13 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
 
 
 def _distance(v, regions):
-    """The largest per-coordinate distance from ``v`` to the nearest region (inf-norm)."""
+    """The largest per-coordinate distance from ``v`` to the nearest region (inf-norm; inf when
+    there is none)."""
     best = math.inf
-    for lo, hi in regions:
-        d = float(np.max(np.maximum(0.0, np.maximum(lo - v, v - hi))))
-        best = min(best, d)
+    for lo, hi in _chunks(regions):
+        if len(lo):
+            d = np.max(np.maximum(0.0, np.maximum(lo - v, v - hi)), axis=1)
+            best = min(best, float(d.min()))
     return best
 
 
@@ -217,16 +224,43 @@ def certify(names, dims=None, *, library="scipy_go", xtol=1e-7, ftol=1e-6, state
             result = minimize(fn, n, time_limit=time_limit, max_iterations=max_iterations,
                               **settings)
             seconds = time.perf_counter() - t0
-            fstar, mins = entry.fglob(n), entry.minimisers(n)
-            verdict, inside, evidence, reason = judge(fn, n, fstar, mins, result, ftol=ftol,
-                                                      stated_atol=stated_atol, xslack=xslack)
-            rows.append(Row(name=name, n=n, stated_fstar=fstar,
-                            stated_minimisers=[v.tolist() for v in mins],
-                            glb=float(result.glb), gub=float(result.gub), verdict=verdict,
-                            minimisers_in_regions=inside, regions=result.n_regions,
+            j = judgement(name, n, fn, result, ftol=ftol, stated_atol=stated_atol, xslack=xslack)
+            rows.append(Row(name=name, n=n, stated_fstar=j["stated_fstar"],
+                            stated_minimisers=j["stated_minimisers"],
+                            glb=float(result.glb), gub=float(result.gub), verdict=j["verdict"],
+                            minimisers_in_regions=j["minimisers_in_regions"], regions=result.n_regions,
                             iterations=int(result.iterations), seconds=seconds, tol=ftol,
-                            budget=budget, evidence=evidence, reason=reason))
+                            budget=budget, evidence=j["evidence"], reason=j["reason"]))
     return rows
+
+
+def judgement(name, n, fn, result, *, ftol=1e-6, stated_atol=1e-5, xslack=1e-6):
+    """The library's statement on ``name`` at ``n`` judged against a rigorous ``result``, as the
+    ``certification`` of an experiment's record (layout "certify"): stated f* and minimisers,
+    the verdict, whether every stated minimiser lies in the output regions, evidence, reason."""
+    entry = _entries(name.split(".", 1)[0])(name)
+    fstar, mins = entry.fglob(n), entry.minimisers(n)
+    verdict, inside, evidence, reason = judge(fn, n, fstar, mins, result, ftol=ftol,
+                                              stated_atol=stated_atol, xslack=xslack)
+    return {"stated_fstar": fstar, "stated_minimisers": [v.tolist() for v in mins],
+            "verdict": verdict, "minimisers_in_regions": inside, "evidence": evidence,
+            "reason": reason, "ftol": ftol, "stated_atol": stated_atol, "xslack": xslack}
+
+
+def select(library, selector):
+    """The functions of ``library`` an experiment's ``functions = ["all"]`` or ``["small"]``
+    (fixed dimension, n <= 3) names, sorted."""
+    from . import functions as F
+    if selector == "all":
+        return F.names(library)
+    if selector == "small":
+        return quick_names(library)
+    raise ValueError(f"unknown selector {selector!r}")
+
+
+def own_dims(name):
+    """The dimensions ``name`` is stated at in its library (scalable ones: 2, 5, 10)."""
+    return tuple(_entries(name.split(".", 1)[0])(name).dims)
 
 
 def _entries(library):

@@ -45,6 +45,14 @@ reads (every key is checked; an unknown key is an error)::
     [verdicts.not_reproduced]       # a row not measured, with its reason (data or definition)
     "Kinetic N=512" = "the authors' ODE model and data are unpublished"
 
+    library = "scipy_go"            # functions of a library of their own (gpubench.functions.LIBRARIES):
+                                    # functions may then be "all" or "small" (fixed n <= 3) or names,
+                                    # and without dims each function runs at the library's own n
+    [certify]                       # layout "certify": how each stated minimum is judged
+    ftol = 1e-6                     # (gpubench.certify.judge: certified width, f* and x* slack)
+    stated_atol = 1e-5
+    xslack = 1e-6
+
     [quick]                         # the --quick variant: what it changes
     dims = [10, 20, 40]             # (an experiment of [[problems]] has [[quick.problems]] instead)
     note = "why and what changes"
@@ -66,11 +74,12 @@ from pathlib import Path
 
 from .errors import InputError
 
-LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro", "admm")
+LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro", "admm", "certify")
 VARIANTS = ("full", "quick")
 PAPERS = ("000", "001", "002", "003", "004", "all")
 _TOP_KEYS = {"id", "paper", "table", "title", "source", "layout", "functions", "dims", "problems", "repetitions",
-             "success_tol", "note", "published", "methods", "quick", "not_implemented", "verdicts"}
+             "success_tol", "note", "published", "methods", "quick", "not_implemented", "verdicts",
+             "library", "certify"}
 _REQUIRED = ("id", "title", "source", "layout", "methods")
 _QUICK_KEYS = {"functions", "dims", "problems", "repetitions", "methods", "note", "skip"}
 _PUBLISHED_KEYS = {"file", "tables"}
@@ -120,6 +129,8 @@ class Experiment:
     quick: Variant = field(default=None)
     not_implemented: str = ""   # why the table cannot be run yet (then it has no variants)
     verdicts: dict = field(default_factory=dict)   # [verdicts]: rtol, explained, not_reproduced
+    library: str = ""           # the functions' library ("" for the default one)
+    certify: dict = field(default_factory=dict)    # [certify]: ftol, stated_atol, xslack
 
     def variant(self, quick=False):
         return self.quick if quick else self.full
@@ -271,17 +282,50 @@ def _int_list(path, key, v):
     return tuple(v)
 
 
-def _functions(path, key, v):
+def _functions(path, key, v, library=""):
     if not isinstance(v, list) or not v or not all(isinstance(x, str) and x for x in v):
         _fail(path, f"{key} must be a non-empty list of function names, got {v!r}")
     from . import functions
-    known = set(functions.names())
+    if library:
+        from .certify import select
+        v = [g for f in v for g in (select(library, f) if f in SELECTORS else [f])]
+    known = set(functions.names(library or None))
     for f in v:
         if f not in known:
-            _fail(path, f"{key}: unknown function {f!r} (`gpubench functions` lists them)")
+            _fail(path, f"{key}: unknown function {f!r} (`gpubench functions{' --library ' + library if library else ''}` lists them)")
     if len(set(v)) != len(v):
         _fail(path, f"{key} lists a function twice")
     return tuple(v)
+
+
+# what "functions" may name in an experiment of a library (gpubench.certify.select)
+SELECTORS = ("all", "small")
+_CERTIFY_KEYS = ("ftol", "stated_atol", "xslack")
+
+
+def _library(path, data):
+    from . import functions
+    lib = data.get("library", "")
+    if lib and lib not in functions.LIBRARIES:
+        _fail(path, f"library must be one of {', '.join(functions.LIBRARIES)}, got {lib!r}")
+    certify = data.get("certify", {})
+    if (data["layout"] == "certify") != bool(lib and "certify" in data):
+        _fail(path, "layout \"certify\" goes with a library and a [certify] table, and they with it")
+    if not isinstance(certify, dict):
+        _fail(path, "certify must be a table")
+    bad = sorted(set(certify) - set(_CERTIFY_KEYS))
+    if bad:
+        _fail(path, f"certify: unknown key {bad[0]!r}; allowed: {', '.join(_CERTIFY_KEYS)}")
+    out = {}
+    for k in _CERTIFY_KEYS:
+        if lib and k not in certify and data["layout"] == "certify":
+            _fail(path, f"certify: missing {k}")
+        if k in certify:
+            v = certify[k]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                _fail(path, f"certify.{k} must be a non-negative number, got {v!r}")
+            out[k] = float(v)
+    return lib, out
 
 
 def _positive_int(path, key, v):
@@ -392,10 +436,14 @@ def parse(data, path="<experiment>"):
     if layout not in LAYOUTS:
         _fail(path, f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     fixed = "problems" in data
+    library, certify = _library(path, data)
+    if fixed and library:
+        _fail(path, "library goes with functions, not [[problems]]")
     if fixed and ("functions" in data or "dims" in data):
         _fail(path, "an experiment has functions and dims, or [[problems]], not both")
     if not fixed:
-        for k in ("functions", "dims"):
+        # a library's functions may each run at the library's own dimensions (no dims)
+        for k in ("functions",) if library else ("functions", "dims"):
             if k not in data:
                 _fail(path, f"missing required key {k!r} (or [[problems]])")
     known_methods = _known_methods()
@@ -404,8 +452,8 @@ def parse(data, path="<experiment>"):
         functions, dims = (), ()
         problems = _problems(path, "problems", data["problems"], full_methods)
     else:
-        functions = _functions(path, "functions", data["functions"])
-        dims = _int_list(path, "dims", data["dims"])
+        functions = _functions(path, "functions", data["functions"], library)
+        dims = _int_list(path, "dims", data["dims"]) if "dims" in data else ()
         problems = ()
     reps = _positive_int(path, "repetitions", data.get("repetitions", 1))
     tol = data.get("success_tol", 1e-6)
@@ -427,7 +475,8 @@ def parse(data, path="<experiment>"):
         _fail(path, "quick: an experiment of [[problems]] changes them with [[quick.problems]]")
     if not fixed and "problems" in quick:
         _fail(path, "quick.problems: the experiment has functions and dims, not [[problems]]")
-    q_functions = _functions(path, "quick.functions", quick["functions"]) if "functions" in quick else functions
+    q_functions = (_functions(path, "quick.functions", quick["functions"], library) if "functions" in quick
+                   else functions)
     q_dims = _int_list(path, "quick.dims", quick["dims"]) if "dims" in quick else dims
     q_reps = _positive_int(path, "quick.repetitions", quick.get("repetitions", reps))
     q_methods = list(copy.deepcopy(full_methods))
@@ -463,4 +512,4 @@ def parse(data, path="<experiment>"):
                       source=_str(path, "source", data["source"]), layout=layout,
                       published_file=pfile, published_tables=ptables, success_tol=float(tol),
                       note=note, path=path, full=full, quick=qv,
-                      verdicts=_verdicts(path, data.get("verdicts", {})))
+                      verdicts=_verdicts(path, data.get("verdicts", {})), library=library, certify=certify)

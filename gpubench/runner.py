@@ -52,6 +52,9 @@ class Case:
     settings: dict = field(hash=False)
     repetition: int = 0
     success_tol: float = 1e-6
+    # layout "certify": the judge's tolerances ((key, value) pairs); the record then carries the
+    # library's statement judged against the rigorous result (gpubench.certify.judgement)
+    certify: tuple = field(default=(), hash=False, compare=False)
 
     @property
     def case_id(self):
@@ -87,7 +90,10 @@ def plan(experiment, quick=False, backend=None):
     v = experiment.variant(quick)
     # a fixed problem is a "function" at its size n, with settings of its own
     axis = ([(p.problem, p.n, p.settings) for p in v.problems] if v.problems else
-            [(function, dim, {}) for dim in v.dims for function in v.functions])
+            [(function, dim, {}) for dim in v.dims for function in v.functions] if v.dims else
+            # a library's functions, each at its own dimensions (experiment without dims)
+            [(function, dim, {}) for function in v.functions for dim in _own_dims(function)])
+    judged = tuple(sorted(experiment.certify.items())) if experiment.layout == "certify" else ()
     cases = []
     for function, dim, own in axis:
         for spec in v.methods:
@@ -96,8 +102,13 @@ def plan(experiment, quick=False, backend=None):
                 settings["backend"] = backend
             for rep in range(v.repetitions):
                 cases.append(Case(experiment.id, v.name, function, dim, spec.key, spec.method,
-                                  spec.label, settings, rep, experiment.success_tol))
+                                  spec.label, settings, rep, experiment.success_tol, judged))
     return cases
+
+
+def _own_dims(function):
+    from .certify import own_dims
+    return own_dims(function)
 
 
 # ---------------------------------------------------------------- one case
@@ -189,6 +200,8 @@ def runnable(case):
     from .problems import catalog
     if case.method in catalog.PROCEDURES:
         return bool(catalog.PROCEDURES[case.method].run)
+    if case.function.split(".", 1)[0] in functions.LIBRARIES:
+        return case.function in functions.names(case.function.split(".", 1)[0])
     return case.function in functions.names() or case.function.startswith("paper001:")
 
 
@@ -236,7 +249,12 @@ def run_case(case):
     t0 = time.perf_counter()
     result = method.run(fn, case.dim, settings)
     wall = time.perf_counter() - t0
-    return make_record(case, fn, result, wall, warm, env)
+    record = make_record(case, fn, result, wall, warm, env)
+    if case.certify:
+        from .certify import judgement
+        record["certification"] = json.loads(json.dumps(
+            judgement(case.function, case.dim, fn, result, **dict(case.certify)), default=_json_default))
+    return record
 
 
 def problem(fn, dim):

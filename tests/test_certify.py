@@ -90,6 +90,21 @@ def test_each_verdict_from_a_real_enclosure(branin):
     assert C.judge(fn, 2, e.fglob(2), mins, wide)[0] == "not certified"
 
 
+def test_output_regions_built_on_demand_are_judged_as_the_kept_ones(branin):
+    """A search with too many regions to keep builds them on demand (region_boxes); the stated
+    minimisers are checked against those, a few hundred thousand at a time, not against none."""
+    import dataclasses
+    fn, r = branin
+    e = G.entry("scipy_go.Branin01")
+    lazy = dataclasses.replace(r, regions_lo=None, regions_hi=None, region_count=r.n_regions,
+                               region_boxes=lambda a, b: (r.regions_lo[a:b], r.regions_hi[a:b]))
+    assert lazy.regions_lo is None and lazy.n_regions == r.n_regions
+    assert C.judge(fn, 2, e.fglob(2), e.minimisers(2), lazy)[:2] == ("agrees", True)
+    moved = [v + np.array([0.0, 0.5]) for v in e.minimisers(2)]
+    assert C.judge(fn, 2, e.fglob(2), moved, lazy)[:2] == ("minimiser wrong", False)
+    assert list(C._chunks(lazy, size=1))[0][0].shape == (1, 2)
+
+
 def test_quick_list_is_the_small_fixed_dimension_functions():
     names = C.quick_names()
     assert len(names) >= 30 and set(FIVE) <= set(names)

@@ -46,7 +46,7 @@ def test_every_shipped_experiment_loads():
             continue
         assert e.quick is not None and e.full is not None
         assert e.quick.note, f"{e.id}: the quick variant must say what it changes"
-        if e.layout == "compare" or (e.paper == "all" and e.id.startswith("device_peers_")):
+        if e.layout in ("compare", "certify") or (e.paper == "all" and e.id.startswith("device_peers_")):
             # gpubench's own comparisons (methods; device kernels against their peers): no
             # published table, by design
             assert not e.published_file
@@ -131,6 +131,49 @@ FIXED = textwrap.dedent('''
 ''')
 
 
+CERTIFY = textwrap.dedent('''
+    id = "mine"
+    title = "a test"
+    source = "nowhere"
+    layout = "certify"
+    library = "scipy_go"
+    functions = ["small"]
+
+    [certify]
+    ftol = 1e-6
+    stated_atol = 1e-5
+    xslack = 1e-6
+
+    [methods.interval]
+    method = "interval"
+    tol = 1e-7
+
+    [quick]
+    functions = ["scipy_go.Beale", "scipy_go.Ackley01"]
+    dims = [2]
+    note = "two"
+''')
+
+
+def test_a_library_experiment_runs_each_function_at_its_own_dimensions(tmp_path):
+    """library + functions = ["all"] or ["small"] (fixed n <= 3), no dims: each function at the
+    library's own n (scalable: 2, 5, 10); dims, when given, replace them."""
+    from gpubench import runner
+    from gpubench.certify import quick_names
+    from gpubench.functions import scipy_go
+    e = loader.load(str(write(tmp_path, CERTIFY)))
+    assert e.library == "scipy_go" and e.full.functions == tuple(quick_names()) and e.full.dims == ()
+    assert e.certify == {"ftol": 1e-6, "stated_atol": 1e-5, "xslack": 1e-6}
+    cases = runner.plan(e)
+    assert [(c.function, c.dim) for c in cases] == [(f, scipy_go.entry(f).dims[0]) for f in quick_names()]
+    assert dict(cases[0].certify) == e.certify
+    assert [(c.function, c.dim) for c in runner.plan(e, quick=True)] == [("scipy_go.Beale", 2), ("scipy_go.Ackley01", 2)]
+    full = loader.load("scipy_go_certify")
+    dims = {(c.function, c.dim) for c in runner.plan(full)}
+    assert {("scipy_go.Ackley01", n) for n in (2, 5, 10)} <= dims and ("scipy_go.Hartmann6", 6) in dims
+    assert len(dims) == sum(len(en.dims) for en in scipy_go.ENTRIES.values())
+
+
 def test_s12_has_the_seven_methods_with_the_papers_run_counts():
     e = loader.load("tableS12")
     # the published rows (an entry without a label, such as a user's budget, has none)
@@ -182,6 +225,12 @@ BAD = [
     (FIXED.replace('layout = "lbfgsb"', 'layout = "lbfgsb"\ndims = [3]'), "not both"),
     (GOOD.replace("[methods.bfgs]", '[methods.bfgs]\nmethod = "lbfgsb-cauchy"'), "measures fixed problems"),
     ('id = "mine"\ntitle = "t"\nsource = "s"\nnot_implemented = "why"\ndims = [2]\n', "a table that cannot run"),
+    (CERTIFY.replace('library = "scipy_go"', 'library = "nosuch"'), "library must be one of"),
+    (CERTIFY.replace("xslack = 1e-6", ""), "certify: missing xslack"),
+    (CERTIFY.replace("xslack = 1e-6", "xslack = -1"), "certify.xslack must be a non-negative number"),
+    (CERTIFY.replace("xslack = 1e-6", "xslack = 1e-6\ncolour = 1"), "certify: unknown key 'colour'"),
+    (CERTIFY.replace('layout = "certify"', 'layout = "scaling"'), "goes with a library"),
+    (CERTIFY.replace('"small"', '"scipy_go.Nosuch"'), "unknown function 'scipy_go.Nosuch'"),
 ]
 
 

@@ -66,7 +66,8 @@ def save(path, search):
         "hist_size": np.array(st.hist_size, dtype=np.int64),
     }
     scalars = {"gub": st.gub, "best_iteration": st.best_iteration, "best_index": st.best_index,
-               "iteration": st.iteration, "nfev": st.nfev, "njev": st.njev, "seconds": st.seconds}
+               "iteration": st.iteration, "nfev": st.nfev, "njev": st.njev, "seconds": st.seconds,
+               **({"best_x": st.best_x} if st.best_x is not None else {})}
     meta = json.dumps({"fingerprint": _fingerprint(search), "scalars": scalars, "segments": segments(search)})
     atomic_write(path, lambda fh: np.savez_compressed(fh, meta=np.array(meta), **arrays))
 

@@ -79,6 +79,7 @@ class State:
     gub: float = math.inf
     best_iteration: int = -1
     best_index: int = -1
+    best_x: Optional[list] = None   # the local search's end point when it holds GUB (else a sample does)
     iteration: int = 0
     nfev: int = 0
     njev: int = 0
@@ -212,6 +213,9 @@ class Search:
         if out.best_ub < st.gub:
             st.gub = out.best_ub
             st.best_iteration, st.best_index = it, out.best_index
+            st.best_x = None
+            if cfg.local_search:
+                self._descend(child_box(sel_lo, sel_hi, plan, out.best_index))
         # 3. prune L with the updated GUB
         st.regions.prune(st.gub)
         # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
@@ -228,6 +232,19 @@ class Search:
         st.hist_glb.append(st.regions.min_lb())
         st.hist_gub.append(st.gub)
         st.hist_size.append(len(st.regions))
+
+    def _descend(self, box):
+        """Local search for an upper bound (:mod:`.local`) from the best sample of ``box``."""
+        from .local import descend
+        cfg, st = self.settings, self.state
+        points = [diagonal_point(*box, m, *sample_fractions(cfg.spacing, cfg.samples))
+                  for m in range(1, cfg.samples + 1)]
+        values = [self.fn.point(p) for p in points]
+        start = points[int(np.argmax(values) if self.maximise else np.argmin(values))]
+        found = descend(self.fn, start, self.dom_lo, self.dom_hi, self.maximise)
+        if found is not None and found[1] < st.gub:
+            st.gub = found[1]
+            st.best_x = found[0].tolist()
 
     def _check_defined(self, sel_lo, sel_hi, plan, sidx, lb):
         """Stop, in one line, where the function is undefined on a whole subregion.
@@ -272,7 +289,10 @@ class Search:
             lazy = {"region_boxes": self._box_maker(), "region_count": count}
         glb, gub = st.regions.min_lb(), st.gub
         x = fun = None
-        if st.best_iteration >= 0:
+        if st.best_x is not None:
+            x = np.asarray(st.best_x, dtype=np.float64)
+            fun = float(self.fn.point(x))
+        elif st.best_iteration >= 0:
             x, fun = self._best_sample()
         if self.maximise:  # searched -f: f* lies in [-gub, -glb]
             glb, gub = -gub, -glb
@@ -289,6 +309,7 @@ class Search:
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
                      "tol": self.settings.tol, "samples": self.settings.samples,
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
+                     **({"local_search": True} if self.settings.local_search else {}),
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})

@@ -32,6 +32,9 @@ class Settings(MethodSettings):
     inclusion: str = setting("natural", "lower bounds from the natural interval form (the paper's) or "
                              "from its intersection with the mean value form (best; paper 001 Sec. 2.2; "
                              "runs the full evaluation)", choices=("natural", "best"))
+    local_search: bool = setting(False, "after a sample lowers GUB, descend from it (L-BFGS-B in the domain) "
+                                 "and take the end point's rigorous upper bound as GUB when lower "
+                                 "(gpubench.solver.local; not in paper 000)")
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = time_limit_setting()
 
