@@ -35,7 +35,7 @@ import pytest
 from numba import njit
 
 import gpubench.functions as F
-from gpubench import codegen
+from gpubench import codegen, formcache
 from gpubench.interval import backends, ops, rounding_cpu
 
 import oracles as O
@@ -270,6 +270,7 @@ def broken_module(fn, monkeypatch):
     with monkeypatch.context() as mp:
         mp.setattr(backends, "namespace", lambda backend: ns)
         mp.setattr(codegen, "decorators", lambda backend: (_jit, _jit))
+        mp.setattr(formcache, "decorators", lambda backend: (_jit, _jit))  # what generated code imports
         module = types.ModuleType(f"broken_{fn.name}")
         exec(compile(text, f"<{fn.name}, non-stepping primitives>", "exec"), module.__dict__)
     assert module.iadd is ns["iadd"] and module.isin is ns["isin"]

@@ -27,7 +27,7 @@ import pytest
 import sympy as sp
 
 import gpubench.functions as F
-from gpubench import codegen
+from gpubench import codegen, formcache
 from gpubench.definition import (Abs, Definition, DefinitionError, Max, Min, Rational, Sum, relu,
                                  sigmoid, sign, softplus, symbols, tanh, x, x1, xn, y)
 from gpubench.errors import InputError
@@ -304,6 +304,7 @@ def test_checker_catches_a_broken_abs_in_a_function(monkeypatch):
     with monkeypatch.context() as mp:
         mp.setattr(backends, "namespace", lambda backend: ns)
         mp.setattr(codegen, "decorators", lambda backend: (jit, jit))
+        mp.setattr(formcache, "decorators", lambda backend: (jit, jit))  # what generated code imports
         broken = types.ModuleType("broken_abs")
         exec(compile(fn.source_code("cpu"), "<broken abs>", "exec"), broken.__dict__)
     n = 2
