@@ -16,6 +16,8 @@ Pixel (i, j) of an R x R grid on the unit square is number k = j R + i, with cen
 import numba as nb
 import numpy as np
 
+from .cvt_pixel import nearest_neighbour_site
+
 EMPTY = np.int32(2147483647)        # a pixel no site has reached yet
 
 
@@ -32,34 +34,15 @@ def seed(x, R, label):
             label[k] = s
 
 
+_nearest = nb.njit(cache=True)(nearest_neighbour_site)
+
+
 @nb.njit(cache=True)
 def jfa_pass(x, R, step, src, dst):
     """One JFA pass: each pixel keeps the nearest of the sites its 9 neighbours at +-step hold."""
-    h = 1.0 / R
     for j in range(R):
         for i in range(R):
-            px = (i + 0.5) * h
-            py = (j + 0.5) * h
-            best = EMPTY
-            bd = np.inf
-            for dj in range(-1, 2):
-                jj = j + dj * step
-                if jj < 0 or jj >= R:
-                    continue
-                for di in range(-1, 2):
-                    ii = i + di * step
-                    if ii < 0 or ii >= R:
-                        continue
-                    s = src[jj * R + ii]
-                    if s == EMPTY:
-                        continue
-                    dx = px - x[2 * s]
-                    dy = py - x[2 * s + 1]
-                    d = dx * dx + dy * dy
-                    if d < bd or (d == bd and s < best):
-                        bd = d
-                        best = s
-            dst[j * R + i] = best
+            dst[j * R + i] = _nearest(x, R, step, src, i, j, EMPTY)
 
 
 def jfa(x, R, extra=1):

@@ -18,6 +18,7 @@ import math
 from numba import cuda, float64
 
 from .cvt_cpu import EMPTY
+from .cvt_pixel import nearest_neighbour_site
 
 THREADS = 256                       # threads per block of every per-pixel kernel (the reduction's size)
 _EMPTY = int(EMPTY)
@@ -46,6 +47,9 @@ def seed(x, R, label):
     cuda.atomic.min(label, j * R + i, s)
 
 
+_nearest = cuda.jit(device=True)(nearest_neighbour_site)
+
+
 @cuda.jit(cache=True)
 def jfa_pass(x, R, step, src, dst):
     """One JFA pass: each pixel keeps the nearest of the sites its 9 neighbours at +-step hold
@@ -54,30 +58,7 @@ def jfa_pass(x, R, step, src, dst):
     if k >= R * R:
         return
     j = k // R
-    i = k - j * R
-    h = 1.0 / R
-    px = (i + 0.5) * h
-    py = (j + 0.5) * h
-    best = _EMPTY
-    bd = math.inf
-    for dj in range(-1, 2):
-        jj = j + dj * step
-        if jj < 0 or jj >= R:
-            continue
-        for di in range(-1, 2):
-            ii = i + di * step
-            if ii < 0 or ii >= R:
-                continue
-            s = src[jj * R + ii]
-            if s == _EMPTY:
-                continue
-            dx = px - x[2 * s]
-            dy = py - x[2 * s + 1]
-            d = dx * dx + dy * dy
-            if d < bd or (d == bd and s < best):
-                bd = d
-                best = s
-    dst[k] = best
+    dst[k] = _nearest(x, R, step, src, k - j * R, j, _EMPTY)
 
 
 @cuda.jit(device=True)
