@@ -353,3 +353,21 @@ def test_solver_with_a_zero_step_derivative_loses_the_minimum(monkeypatch, tmp_p
         sp.core.cache.clear_cache()
     assert not (r.glb <= -6.0 <= r.gub)
 
+
+
+# ---------------------------------------------------------------- subdomain-bnb's incumbent
+def test_subdomain_incumbent_value_is_never_below_f_at_a_jump(monkeypatch):
+    from gpubench.methods import subdomain_bnb as B
+    defn = Definition(name="steps_neg_floor5", title="t", source="tests/test_steps.py",
+                      terms={S1: Sum(-Floor(5 * x))}, expr=S1, domain=(0, 1),
+                      xstar=lambda n: np.full(n, 0.8), fstar=lambda n: -4.0 * n)
+    search = B.SubdomainSearch(TestFunction(defn), 1, B.SubdomainBnBSettings(backend="cpu", local_solve=False))
+    v = 0.6  # the double just below 3/5: 5 v rounds to 3.0 in floating point, exactly it is below 3
+    exact = -r_floor(5 * Fraction(v))
+    assert exact == -2 and search.obj.point(np.array([v])) == -3.0  # the float value undercuts f
+    value, _ = search.upper_bound((np.array([v]), np.array([v])))
+    assert Fraction(value) >= exact
+    # the broken variant (the point form's value, as for a continuous function) is caught
+    monkeypatch.setattr(B.SubdomainSearch, "value", lambda self, x: self.obj.point(x))
+    value, _ = search.upper_bound((np.array([v]), np.array([v])))
+    assert not Fraction(value) >= exact
