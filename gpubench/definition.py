@@ -95,6 +95,9 @@ class jump(sp.Function):
     def fdiff(self, argindex=1):
         return sp.Integer(0)
 
+    def _eval_is_real(self):
+        return True
+
 
 class _Step(sp.Function):
     nargs = 1
@@ -164,10 +167,16 @@ class step(sp.Function):
     """d max(a, b)/da as a function of u = a - b: 1 for u >= 0, else 0 (internal)."""
     nargs = 1
 
+    def _eval_is_real(self):
+        return all(a.is_real for a in self.args) or None
+
 
 class Max2(sp.Function):
     """max(a, b), two arguments, never re-flattened by sympy (internal; see :func:`lower`)."""
     nargs = 2
+
+    def _eval_is_real(self):
+        return all(a.is_real for a in self.args) or None
 
     def fdiff(self, argindex=1):
         a, b = self.args
@@ -177,6 +186,9 @@ class Max2(sp.Function):
 class Min2(sp.Function):
     """min(a, b), two arguments (internal; see :func:`lower`)."""
     nargs = 2
+
+    def _eval_is_real(self):
+        return all(a.is_real for a in self.args) or None
 
     def fdiff(self, argindex=1):
         a, b = self.args
