@@ -89,8 +89,11 @@ fixed("Sodp", 2, lambda X: Abs(X[0])**2 + Abs(X[1])**3, (-1, 1), [[0, 0]], 0.0,
 scalable("Sphere", {S: Sum(x**2)}, S, (-5.12, 5.12), zeros, lambda d: 0.0)
 scalable("Step", {S: Sum(Floor(Abs(x)))}, S, (-100.0, 100.0), zeros, lambda d: 0.0,
          notes="SciPy's docstring gives sum floor(x_i + 0.5)^2; its code, written here, sum floor(|x_i|).")
-scalable("Step2", {S: Sum((Floor(x) + Rational(1, 2))**2)}, S, (-100.0, 100.0),
-         lambda d: [np.full(d, 0.5)], lambda d: 0.5)
+scalable("Step2", {S: Sum(Max(Abs(Floor(x) + Rational(1, 2)), Rational(1, 2))**2)}, S, (-100.0, 100.0),
+         lambda d: [np.full(d, 0.5)], lambda d: 0.5,
+         notes="(floor(x_i) + 0.5)^2 written as max(|floor(x_i) + 1/2|, 1/2)^2, equal for the integer "
+               "floor(x_i) (|k + 1/2| >= 1/2): on a box where floor takes k - 1 and k the interval "
+               "form then gives 1/4, not 0, at the jump.")
 missing("Stochastic", "random coefficients drawn at every evaluation (noise)")
 scalable("StretchedV", {S: Sum((x**2 + y**2)**Rational(1, 4)
                                * sin(50 * (x**2 + y**2)**Rational(1, 10) + 1)**2)}, S,
