@@ -371,3 +371,13 @@ def test_subdomain_incumbent_value_is_never_below_f_at_a_jump(monkeypatch):
     monkeypatch.setattr(B.SubdomainSearch, "value", lambda self, x: self.obj.point(x))
     value, _ = search.upper_bound((np.array([v]), np.array([v])))
     assert not Fraction(value) >= exact
+
+
+def test_array_form_of_steps_matches_the_exact_value():
+    from gpubench.arrayform import array_form
+    rng = np.random.default_rng(9)
+    X = rng.uniform(-3, 3, (50, 2))
+    X[:5] = [[0.5, 1.0], [-1.0, 2.0], [2.5, 0.0], [0.0, -0.0], [1.5, -2.5]]  # on jumps and ties
+    values = np.asarray(array_form(FN, 2, "numpy")(X))
+    for r in range(len(X)):
+        assert abs(values[r] - float(exact_value(X[r]))) <= 1e-12, (X[r], values[r])
