@@ -19,7 +19,8 @@ import numpy as np
 import sympy as sp
 
 from .codegen import _spike_constants
-from .definition import Max2, Min2, Prod, lower, param, sigmoid, softplus, step, variables
+from .definition import (Floor, Max2, Min2, Prod, Rint, Trunc, jump, lower, param, sigmoid, softplus, step,
+                         variables)
 from .definition import i as I_SYM, n as N_SYM, x as X_SYM, x1 as X1_SYM, xn as XN_SYM, y as Y_SYM
 from .errors import InputError
 
@@ -130,8 +131,13 @@ def _compile(e, ops):
     if e.func is step:
         f = args[0]
         return lambda env: ops.where((u := f(env)) >= 0, 1.0 + 0.0 * u, 0.0 * u)
-    if e.func is sp.DiracDelta:
+    if e.func is sp.DiracDelta or e.func is jump:
         return lambda env: 0.0  # zero at every point but one (point values only)
+    if e.func in (Floor, Trunc, Rint):
+        f, name = args[0], {Floor: "floor", Trunc: "trunc", Rint: "round"}[e.func]
+        lib = ops.fn(name)  # numpy, torch and jax round ties to even, as numpy's round
+        scalar = {Floor: math.floor, Trunc: math.trunc, Rint: round}[e.func]
+        return lambda env: float(scalar(v)) if _is_num(v := f(env)) else lib(v)
     raise InputError(f"no array form for {e.func.__name__} ({e})")
 
 

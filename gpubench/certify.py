@@ -35,7 +35,19 @@ def _modules():
     import mpmath
     return [{"sigmoid": lambda u: 1 / (1 + mpmath.exp(-u)),
              "softplus": lambda u: mpmath.log(1 + mpmath.exp(u)),
-             "sign": mpmath.sign}, "mpmath"]
+             "sign": mpmath.sign, "Floor": mpmath.floor,
+             "Trunc": lambda u: mpmath.sign(u) * mpmath.floor(abs(u)), "Rint": _nint_even,
+             "jump": lambda v: 0}, "mpmath"]
+
+
+def _nint_even(u):
+    """u rounded to the nearest integer, ties to even (numpy's round), in mpmath."""
+    import mpmath
+    f = mpmath.floor(u)
+    d = u - f
+    if d > 0.5 or (d == 0.5 and int(f) % 2 == 1):
+        return f + 1
+    return f
 
 
 def _compiled(defn):

@@ -40,8 +40,8 @@ from . import definition as _definition_module
 from .device import atomic_write, phase
 from . import formcache
 from .formcache import Derived, decorators, digest, import_generated  # noqa: F401  (decorators: re-exported)
-from .definition import (DefinitionError, Max2, Min2, Prod, Sum, i, lower, n, param, sigmoid,
-                         softplus, step, variables, x, x1, xn, y)
+from .definition import (DefinitionError, Floor, Max2, Min2, Prod, Rint, Sum, Trunc, i, jump, lower, n,
+                         param, sigmoid, softplus, step, variables, x, x1, xn, y)
 
 GENERATOR_VERSION = "2"
 
@@ -124,6 +124,20 @@ class _PointPrinter(PythonCodePrinter):
 
     def _print_DiracDelta(self, e):
         return self._call("p_delta", e)
+
+    def _print_Floor(self, e):
+        return self._call("p_floor", e)
+
+    def _print_Trunc(self, e):
+        return self._call("p_trunc", e)
+
+    def _print_Rint(self, e):
+        return self._call("p_rint", e)
+
+    def _print_jump(self, e):
+        # a step's derivative at a point: 0 (at the jump itself there is none; 0 is what a
+        # descent can use, and no bound is ever drawn from a point gradient)
+        return "0.0"
 
     def _print_sigmoid(self, e):
         return self._call("p_sigmoid", e)
@@ -210,7 +224,8 @@ class IntervalEmitter:
             return self._pow(e, lines)
         fname = {sp.sin: "isin", sp.cos: "icos", sp.exp: "iexp", sp.log: "ilog",
                  sp.Abs: "iabs", sp.sign: "isign", step: "istep", sp.DiracDelta: "idelta",
-                 sp.tanh: "itanh", sigmoid: "isigmoid", softplus: "isoftplus"}.get(e.func)
+                 sp.tanh: "itanh", sigmoid: "isigmoid", softplus: "isoftplus",
+                 Floor: "ifloor", Trunc: "itrunc", Rint: "irint", jump: "ijump"}.get(e.func)
         if fname:
             a = self.emit(e.args[0], lines)
             return self._new(lines, f"{fname}({a[0]}, {a[1]})")

@@ -17,8 +17,9 @@ the terms of unsplit variables once per iteration instead of once per thread.
 
 Non-smooth and activation operations: ``Abs``, ``Min``, ``Max`` (any number of
 arguments), ``sign``, ``tanh``, :class:`sigmoid`, :class:`softplus` and
-:func:`relu` (``Max(0, u)``).  Any other construct (``Piecewise``, ``floor``,
-``tan`` ...) is refused when the definition is made, with a one-line
+:func:`relu` (``Max(0, u)``).  Discontinuous steps (:class:`Floor`, :class:`Trunc`,
+:class:`Rint`; sympy's ``floor`` and ``ceiling`` are taken as ``Floor``): see below.
+Any other construct (``Piecewise``, ``tan`` ...) is refused when the definition is made, with a one-line
 :class:`DefinitionError` (an :class:`~gpubench.errors.InputError`) naming it and
 the term, never later at code generation or solve time.
 
@@ -29,6 +30,14 @@ whose derivatives are ``step(a - b)`` and ``1 - step(a - b)``.  In interval form
 the box, which encloses Clarke's generalized gradient; at a point exactly on a
 kink the point gradient takes one valid subgradient (``sign(0) = 0``, and the
 first argument of a tied max/min).
+
+Steps (jumps): ``Floor(u)``, ``Trunc(u)`` (toward 0, Python's ``int``) and ``Rint(u)`` (to
+nearest, ties to even: numpy's ``round``) are nondecreasing, so their interval form is
+``[r(lo), r(hi)]``, exact in floating point.  Their derivative is :class:`jump` of their value:
+0 on a box where the value is one integer (the step is constant there), the whole line where a
+jump can lie inside, so that no mean value form, monotonicity test or gradient bound is drawn
+across a jump (a derivative of 0 almost everywhere, sympy's, would discard a box holding the
+minimum; tests/test_steps.py shows it).  :attr:`Definition.continuous` is False for them.
 
 Constants must be exact (integers, ``sympy.Rational``, ``sympy.pi``, ``E``, or
 expressions of them), never floats: ``0.02`` is written ``Rational(1, 50)``, so
@@ -78,6 +87,77 @@ class softplus(sp.Function):
         return self.args[0].is_real
 
 
+class jump(sp.Function):
+    """The derivative of a step (Floor, Trunc, Rint) given its value v (internal): 0 where v is
+    one integer on the box, unbounded where v can take two (a jump lies inside)."""
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        return sp.Integer(0)
+
+    def _eval_is_real(self):
+        return True
+
+
+class _Step(sp.Function):
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        return jump(self)
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_Number:
+            return cls._exact(sp.Rational(u))
+
+
+class Floor(_Step):
+    """The largest integer <= u (numpy's ``floor``)."""
+
+    @staticmethod
+    def _exact(q):
+        return sp.floor(q)
+
+
+class Trunc(_Step):
+    """u rounded toward 0 (Python's ``int``, numpy's ``trunc``)."""
+
+    @staticmethod
+    def _exact(q):
+        return sp.sign(q) * sp.floor(abs(q))
+
+
+class Rint(_Step):
+    """u rounded to the nearest integer, ties to even (numpy's ``round``/``rint``)."""
+
+    @staticmethod
+    def _exact(q):
+        f = sp.floor(q)
+        d = q - f
+        if d > sp.Rational(1, 2) or (d == sp.Rational(1, 2) and f % 2 == 1):
+            return f + 1
+        return f
+
+
+STEPS = (Floor, Trunc, Rint)
+
+
+def _own_steps(expr):
+    """sympy's floor and ceiling as Floor (ceiling(u) = -Floor(-u))."""
+    expr = sp.sympify(expr)
+    if expr.has(sp.floor, sp.ceiling):
+        expr = expr.replace(sp.floor, Floor).replace(sp.ceiling, lambda u: -Floor(-u))
+    return expr
+
+
+def has_steps(expr):
+    """Whether ``expr`` uses a step (a jump: Floor, Trunc, Rint)."""
+    return sp.sympify(expr).has(*STEPS)
+
+
 def relu(u):
     """max(0, u)."""
     return sp.Max(0, u)
@@ -87,10 +167,16 @@ class step(sp.Function):
     """d max(a, b)/da as a function of u = a - b: 1 for u >= 0, else 0 (internal)."""
     nargs = 1
 
+    def _eval_is_real(self):
+        return all(a.is_real for a in self.args) or None
+
 
 class Max2(sp.Function):
     """max(a, b), two arguments, never re-flattened by sympy (internal; see :func:`lower`)."""
     nargs = 2
+
+    def _eval_is_real(self):
+        return all(a.is_real for a in self.args) or None
 
     def fdiff(self, argindex=1):
         a, b = self.args
@@ -100,6 +186,9 @@ class Max2(sp.Function):
 class Min2(sp.Function):
     """min(a, b), two arguments (internal; see :func:`lower`)."""
     nargs = 2
+
+    def _eval_is_real(self):
+        return all(a.is_real for a in self.args) or None
 
     def fdiff(self, argindex=1):
         a, b = self.args
@@ -132,7 +221,7 @@ def lower(expr):
 
 # What the code generator has forms for; anything else is refused when a definition is made.
 SUPPORTED_FUNCTIONS = (sp.sin, sp.cos, sp.exp, sp.log, sp.Abs, sp.Max, sp.Min, sp.sign, sp.tanh,
-                       sigmoid, softplus, Max2, Min2, step, sp.DiracDelta)
+                       sigmoid, softplus, Max2, Min2, step, sp.DiracDelta, Floor, Trunc, Rint, jump)
 
 
 def unsupported(expr):
@@ -216,14 +305,22 @@ class Definition:
             self.bounds = _constant_bounds(lo, hi)
         else:
             self.bounds = self.domain
-        self.expr = sp.sympify(self.expr)
-        self.terms = {sp.Symbol(str(k), real=True) if isinstance(k, str) else k: v
+        self.expr = _own_steps(self.expr)
+        self.terms = {sp.Symbol(str(k), real=True) if isinstance(k, str) else k:
+                      (type(v)(_own_steps(v.term)) if isinstance(v, (Sum, Prod)) else v)
                       for k, v in self.terms.items()}
         self._check()
 
     @property
     def continuous(self):
-        return self.spike is None
+        """False for a spike or a step (Floor, Trunc, Rint): f jumps somewhere."""
+        return self.spike is None and not self.steps
+
+    @property
+    def steps(self):
+        """Whether f uses a step function (a jump); see the module's notes on Floor."""
+        return has_steps(self.expr) or any(has_steps(spec.term) for spec in self.terms.values()
+                                           if isinstance(spec, (Sum, Prod)))
 
     @property
     def param_names(self):
@@ -348,7 +445,7 @@ def _reject_unsupported(name, where, expr, wrt):
         construct = bad.func.__name__ if not bad.is_Atom else type(bad).__name__
         raise DefinitionError(f"{name}: {where} uses {construct}, which gpubench cannot "
                               f"enclose ({bad}); supported: + - * / integer and rational powers, "
-                              f"sin cos exp log sqrt Abs Min Max sign tanh sigmoid softplus")
+                              f"sin cos exp log sqrt Abs Min Max sign tanh sigmoid softplus Floor Trunc Rint")
 
 
 def variables(d):

@@ -493,3 +493,88 @@ def _dvg2(x):
 
 
 REF.update({"DeVilliersGlasser01": _dvg1, "DeVilliersGlasser02": _dvg2})
+
+
+# ---------------------------------------------------------------- floor, round, int, branches
+def _np_round(v):
+    """numpy's round: to the nearest integer, ties to even."""
+    import mpmath
+    f = mpmath.floor(v)
+    r = v - f
+    if r > mpf(1) / 2 or (r == mpf(1) / 2 and int(f) % 2 != 0):
+        return f + 1
+    return f
+
+
+def _int(v):
+    """Python's int(): toward zero."""
+    import mpmath
+    return mpmath.floor(v) if v >= 0 else -mpmath.floor(-v)
+
+
+def _corana(x):
+    from mpmath import floor
+    d = [1, 1000, 10, 100]
+    r = 0
+    for j in range(4):
+        zj = floor(fabs(x[j] / D(0.2)) + D(0.49999)) * _sgn(x[j]) * D(0.2)
+        if fabs(x[j] - zj) < D(0.05):
+            r += D(0.15) * (zj - D(0.05) * _sgn(zj))**2 * d[j]
+        else:
+            r += d[j] * x[j] * x[j]
+    return r
+
+
+def _katsuura(x):
+    tot = mpf(1)
+    for i, v in enumerate(x):
+        inner = sum(_np_round(2**k * v) * mpf(2)**(-k) for k in range(1, 33))
+        tot *= inner * (i + 1) + 1
+    return tot
+
+
+def _needle_eye(x):
+    f, fp = mpf(0), 0
+    for v in x:
+        if fabs(v) >= D(0.0001):
+            fp = 1
+            f += 100 + fabs(v)
+        else:
+            f += 1
+    return f / len(x) if fp == 0 else f
+
+
+def _tripod(x):
+    p1 = 1 if x[0] >= 0 else 0
+    p2 = 1 if x[1] >= 0 else 0
+    return p2 * (1 + p1) + fabs(x[0] + 50 * p2 * (1 - 2 * p1)) + fabs(x[1] + 50 * (1 - 2 * p2))
+
+
+def _zero_sum(x):
+    s = sum(x)
+    return mpf(0) if fabs(s) < D(3e-16) else 1 + sqrt(10000 * fabs(s))
+
+
+def _gear(x):
+    from mpmath import floor
+    return (1 / D(6.931) - floor(x[0]) * floor(x[1]) / floor(x[2]) / floor(x[3]))**2
+
+
+def _mishra10(x):
+    a, b = _int(x[0]), _int(x[1])
+    return ((a + b) - a * b)**2
+
+
+def _floor_sum(x, shift):
+    from mpmath import floor
+    return shift + sum(floor(fabs(v)) for v in x)
+
+
+def _step2(x):
+    from mpmath import floor
+    return sum((floor(v) + mpf(1) / 2)**2 for v in x)
+
+
+REF.update({"Corana": _corana, "Gear": _gear, "Katsuura": _katsuura, "Mishra10": _mishra10,
+            "NeedleEye": _needle_eye, "Plateau": lambda x: _floor_sum(x, 30), "Step": lambda x: _floor_sum(x, 0),
+            "Step2": _step2, "Tripod": _tripod, "ZeroSum": _zero_sum})

@@ -11,7 +11,7 @@ from typing import Callable, Tuple
 import numpy as np
 import sympy as sp
 
-from gpubench.definition import Definition, variables
+from gpubench.definition import Abs, Definition, Floor, Max, Min, variables
 
 from ._refs import ORIGINAL
 
@@ -112,6 +112,19 @@ def scalable(cls, terms, expr, bounds, optima, fglob, notes="", dims=SCALABLE_DI
     return _register(Entry(cls, defn, tuple(dims),
                            lambda n: [np.asarray(v, dtype=np.float64) for v in optima(n)],
                            lambda n: float(fglob(n)), True, notes))
+
+
+def at_least(v, c=0):
+    """[v >= c] as 0 or 1 (numpy's ``float(v >= c)``), written with Floor: for u = v - c,
+    u / (|u| + 1) lies in [0, 1) when u >= 0 and in (-1, 0) when u < 0, so 1 + Floor of it is
+    the indicator; clipped to [0, 1] so that its interval form stays there on wide boxes."""
+    u = v - c
+    return Max(0, Min(1, 1 + Floor(u / (Abs(u) + 1))))
+
+
+def below(v, c=0):
+    """[v < c] as 0 or 1."""
+    return 1 - at_least(v, c)
 
 
 def missing(cls, construct):

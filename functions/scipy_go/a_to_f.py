@@ -1,10 +1,10 @@
 """SciPy go_benchmark_functions A-F, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (E, Abs, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin, sqrt,
-                                 symbols, tanh, x, x1, y)
+from gpubench.definition import (E, Abs, Floor, Min, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin,
+                                 sqrt, symbols, tanh, x, x1, y)
 
-from ._lib import R, fixed, missing, scalable
+from ._lib import R, below, fixed, missing, scalable
 
 S, S2, P = symbols("S S2 P")
 PI = np.pi
@@ -140,7 +140,22 @@ fixed("Cola", 17, _cola, [(0, 4)] + [(-4, 4)] * 16,
 fixed("Colville", 4, lambda X: 100 * (X[0] - X[1]**2)**2 + (1 - X[0])**2 + (1 - X[2])**2
       + 90 * (X[3] - X[2]**2)**2 + R("10.1") * ((X[1] - 1)**2 + (X[3] - 1)**2)
       + R("19.8") * (X[1] - 1) * (X[3] - 1), (-10, 10), [[1, 1, 1, 1]], 0.0)
-missing("Corana", "floor (rounding to a grid) and a branch on |x_j - z_j| < 0.05")
+def _corana(X):
+    # z_j = floor(|x_j / 0.2| + 0.49999) sgn(x_j) 0.2 = sgn(x_j) m / 5 with the integer m >= 0, so
+    # |x_j - z_j| = ||x_j| - m/5| and (z_j - 0.05 sgn(z_j))^2 = (m/5 - [m > 0]/20)^2, [m > 0] = min(m, 1):
+    # the same function with no sign (whose interval form at 0 is [-1, 1], the derivative of |u|)
+    total = 0
+    for xj, d in zip(X, (1, 1000, 10, 100)):
+        m = Floor(5 * Abs(xj) + R("0.49999"))
+        near = below(Abs(Abs(xj) - m / 5), R("0.05"))  # the branch |x_j - z_j| < 0.05
+        total += near * R("0.15") * (m / 5 - Min(m, 1) / 20)**2 * d + (1 - near) * d * xj**2
+    return total
+
+
+fixed("Corana", 4, _corana, (-5, 5), [[0, 0, 0, 0]], 0.0,
+      notes="SciPy's branch |x_j - z_j| < 0.05 is written as the indicator below(|x_j - z_j|, 0.05), "
+            "a Floor (see _lib.at_least), and z_j through the integer m = floor(|x_j|/0.2 + 0.49999) "
+            "without sgn (see _corana); 0.2, 0.49999 and 0.05 are the exact decimals.")
 scalable("CosineMixture", {S: Sum(cos(5 * pi * x)), S2: Sum(x**2)}, -R("0.1") * S + S2,
          (-1.0, 1.0), zeros(0), lambda d: -0.1 * d)
 

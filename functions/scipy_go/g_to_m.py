@@ -1,8 +1,8 @@
 """SciPy go_benchmark_functions G-M, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (Abs, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin, sqrt,
-                                 symbols, x, xn, y)
+from gpubench.definition import (Abs, Floor, Prod, Rational, Rint, Sum, Trunc, cos, exp, i, log, n, pi,
+                                 sin, sqrt, symbols, x, xn, y)
 
 from ._lib import R, fixed, missing, scalable
 
@@ -10,7 +10,8 @@ S, S2, P = symbols("S S2 P")
 PI = np.pi
 
 # ---------------------------------------------------------------- G
-missing("Gear", "floor (integer gear teeth)")
+fixed("Gear", 4, lambda X: (1 / R("6.931") - Floor(X[0]) * Floor(X[1]) / (Floor(X[2]) * Floor(X[3])))**2,
+      (12, 60), [[16, 19, 43, 49]], 2.7e-12)
 
 
 def _giunta(X):
@@ -85,7 +86,9 @@ _JUDGE_B = ["0.645", "0.585", "0.310", "0.058", "0.455", "0.779", "0.259", "0.20
 fixed("Judge", 2, lambda X: sum((X[0] + X[1] * R(a) + X[1]**2 * R(b) - R(c))**2
                                 for a, b, c in zip(_JUDGE_A, _JUDGE_B, _JUDGE_C)),
       (-10, 10), [[0.86479, 1.2357]], 16.0817307)
-missing("Katsuura", "round (to the nearest integer)")
+scalable("Katsuura", {P: Prod(1 + i * sum(Rint(2**k * x) / 2**k for k in range(1, 33)))}, P,
+         (0.0, 100.0), lambda d: [np.zeros(d)], lambda d: 1.0,
+         notes="SciPy's code rounds with numpy's round (ties to even): Rint; d = 32 terms.")
 fixed("Keane", 2, lambda X: sin(X[0] - X[1])**2 * sin(X[0] + X[1])**2 / sqrt(X[0]**2 + X[1]**2),
       (0, 10), [[7.85396153, 7.85396135]], 0.0,
       notes="0/0 at the corner (0, 0) of the domain: there the forms give nan (the limit is 0).")
@@ -191,7 +194,8 @@ def _mishra09(X):
 
 
 fixed("Mishra09", 3, _mishra09, (-10, 10), [[1, 2, 3]], 0.0)
-missing("Mishra10", "int (truncation toward zero)")
+fixed("Mishra10", 2, lambda X: (Trunc(X[0]) + Trunc(X[1]) - Trunc(X[0]) * Trunc(X[1]))**2, (-10, 10),
+      [[2, 2]], 0.0, notes="SciPy's code truncates with int() (toward 0): Trunc.")
 scalable("Mishra11", {S: Sum(Abs(x)), P: Prod(Abs(x))}, (S / n - P / n)**2, (-10.0, 10.0),
          lambda d: [np.zeros(d)], lambda d: 0.0,
          notes="SciPy's code computes prod(|x|)**1.0 / N, i.e. prod|x| / n, where its docstring "

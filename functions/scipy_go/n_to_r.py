@@ -1,16 +1,22 @@
 """SciPy go_benchmark_functions N-R, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (Abs, Max, Rational, Sum, cos, exp, i, log, n, pi, sin,
+from gpubench.definition import (Abs, Floor, Max, Min, Rational, Sum, cos, exp, i, log, n, pi, sin,
                                  softplus, sqrt, symbols, x, x1, xn, y)
 
-from ._lib import R, fixed, missing, scalable
+from ._lib import R, at_least, fixed, missing, scalable
 
 S, S2 = symbols("S S2")
 PI = np.pi
 
 # ---------------------------------------------------------------- N, O
-missing("NeedleEye", "a branch on |x_i| >= 0.0001 (piecewise, discontinuous)")
+# per coordinate 100 + |x_i| where |x_i| >= 0.0001, else 1; when no coordinate is that large,
+# f = n / n = 1 (SciPy divides the sum by n): S - (1 - min(Q, 1)) (n - 1), Q the count of large ones
+scalable("NeedleEye", {S: Sum(at_least(Abs(x), R("0.0001")) * (99 + Abs(x)) + 1),
+                       S2: Sum(at_least(Abs(x), R("0.0001")))},
+         S - (1 - Min(S2, 1)) * (n - 1), (-10.0, 10.0), lambda d: [np.zeros(d)], lambda d: 1.0,
+         notes="SciPy's branch |x_i| >= 0.0001 is the indicator at_least(|x_i|, 0.0001), a Floor "
+               "(see _lib.at_least).")
 fixed("NewFunction01", 2, lambda X: sqrt(Abs(cos(sqrt(Abs(X[0]**2 + X[1]))))) + R("0.01") * (X[0] + X[1]),
       (-10, 10), [[-8.46668984648, -9.99980944557]], -0.184648852475)
 fixed("NewFunction02", 2, lambda X: sqrt(Abs(sin(sqrt(Abs(X[0]**2 + X[1]))))) + R("0.01") * (X[0] + X[1]),
@@ -82,7 +88,8 @@ def _pinter2(X):
 
 fixed("Pinter", 2, _pinter2, (-10, 10), [[0, 0]], 0.0,
       lacks="a window of three coordinates with cyclic neighbours (x_0 = x_n, x_{n+1} = x_1)")
-missing("Plateau", "floor")
+scalable("Plateau", {S: Sum(Floor(Abs(x)))}, 30 + S, (-5.12, 5.12), lambda d: [np.zeros(d)],
+         lambda d: 30.0)
 fixed("Powell", 4, lambda X: (X[0] + 10 * X[1])**2 + 5 * (X[2] - X[3])**2 + (X[1] - 2 * X[2])**4
       + 10 * (X[0] - X[3])**4, (-4, 5), [[0, 0, 0, 0]], 0.0)
 fixed("PowerSum", 4, lambda X: sum((sum(v**k for v in X) - b)**2

@@ -1,10 +1,10 @@
 """SciPy go_benchmark_functions S-Z, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (Abs, Max, Prod, Rational, Sum, cos, exp, i, log, n, pi, sigmoid,
+from gpubench.definition import (Abs, Floor, Max, Prod, Rational, Sum, cos, exp, i, log, n, pi, sigmoid,
                                  sign, sin, sqrt, symbols, x, x1, y)
 
-from ._lib import R, fixed, missing, scalable
+from ._lib import R, at_least, fixed, missing, scalable
 
 S, S2, S3, P = symbols("S S2 S3 P")
 PI = np.pi
@@ -87,8 +87,13 @@ fixed("SixHumpCamel", 2, lambda X: (4 - R("2.1") * X[0]**2 + X[0]**4 / 3) * X[0]
 fixed("Sodp", 2, lambda X: Abs(X[0])**2 + Abs(X[1])**3, (-1, 1), [[0, 0]], 0.0,
       lacks="|x_i|^(i+1), a power whose exponent is the coordinate's index")
 scalable("Sphere", {S: Sum(x**2)}, S, (-5.12, 5.12), zeros, lambda d: 0.0)
-missing("Step", "floor")
-missing("Step2", "floor")
+scalable("Step", {S: Sum(Floor(Abs(x)))}, S, (-100.0, 100.0), zeros, lambda d: 0.0,
+         notes="SciPy's docstring gives sum floor(x_i + 0.5)^2; its code, written here, sum floor(|x_i|).")
+scalable("Step2", {S: Sum(Max(Abs(Floor(x) + Rational(1, 2)), Rational(1, 2))**2)}, S, (-100.0, 100.0),
+         lambda d: [np.full(d, 0.5)], lambda d: 0.5,
+         notes="(floor(x_i) + 0.5)^2 written as max(|floor(x_i) + 1/2|, 1/2)^2, equal for the integer "
+               "floor(x_i) (|k + 1/2| >= 1/2): on a box where floor takes k - 1 and k the interval "
+               "form then gives 1/4, not 0, at the jump.")
 missing("Stochastic", "random coefficients drawn at every evaluation (noise)")
 scalable("StretchedV", {S: Sum((x**2 + y**2)**Rational(1, 4)
                                * sin(50 * (x**2 + y**2)**Rational(1, 10) + 1)**2)}, S,
@@ -148,7 +153,13 @@ scalable("Trigonometric01", {_C: Sum(cos(x)), _SN: Sum(sin(x))},
 scalable("Trigonometric02", {S: Sum(8 * sin(7 * (x - R("0.9"))**2)**2 + 6 * sin(14 * (x - R("0.9"))**2)**2
                                     + (x - R("0.9"))**2)}, 1 + S, (-500.0, 500.0),
          lambda d: [np.full(d, 0.9)], lambda d: 1.0)
-missing("Tripod", "step functions of the sign of x1, x2 (x >= 0 as 0/1)")
+def _tripod(X):
+    p1, p2 = at_least(X[0]), at_least(X[1])  # float(x >= 0)
+    return p2 * (1 + p1) + Abs(X[0] + 50 * p2 * (1 - 2 * p1)) + Abs(X[1] + 50 * (1 - 2 * p2))
+
+
+fixed("Tripod", 2, _tripod, (-100, 100), [[0, -50]], 0.0,
+      notes="SciPy's float(x >= 0) is the indicator at_least(x, 0), a Floor (see _lib.at_least).")
 
 # ---------------------------------------------------------------- U, V
 fixed("Ursem01", 2, lambda X: -sin(2 * X[0] - pi / 2) - 3 * cos(X[1]) - X[0] / 2,
@@ -233,7 +244,11 @@ scalable("YaoLiu09", {S: Sum(x**2 - 10 * cos(2 * pi * x) + 10)}, S, (-5.12, 5.12
          lambda d: 0.0)
 scalable("Zacharov", {S: Sum(x**2), S2: Sum(i * x)}, S + (S2 / 2)**2 + (S2 / 2)**4, (-5.0, 10.0),
          zeros, lambda d: 0.0)
-missing("ZeroSum", "a branch on |sum x_i| < 3e-16 (discontinuous)")
+scalable("ZeroSum", {S: Sum(x)}, at_least(Abs(S), R("3e-16")) * (1 + 100 * sqrt(Abs(S))), (-10.0, 10.0),
+         lambda d: [np.zeros(0)], lambda d: 0.0,
+         notes="SciPy's branch |sum x_i| < 3e-16 is the indicator at_least(|S|, 3e-16), a Floor (see "
+               "_lib.at_least); (10000 |S|)^0.5 = 100 sqrt(|S|). SciPy states no minimiser (an empty "
+               "vector): f = 0 on the whole hyperplane sum x_i = 0.")
 fixed("Zettl", 2, lambda X: (X[0]**2 + X[1]**2 - 2 * X[0])**2 + X[0] / 4, (-5, 10),
       [[-0.02989597760285287, 0.0]], -0.003791237220468656)
 

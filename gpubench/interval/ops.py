@@ -16,6 +16,11 @@ Conventions
 - Kinks: ``isign`` and ``istep`` are the generalized derivatives of ``|u|`` and of
   ``max(a, b)`` (``[-1, 1]`` and ``[0, 1]`` wherever the kink can be), ``idelta``
   that of ``sign`` (the whole line where the jump can be).
+- Jumps: ``ifloor``, ``itrunc`` and ``irint`` (round half to even, numpy's ``round``)
+  are nondecreasing, so their range on [lo, hi] is [r(lo), r(hi)], exact in floating
+  point; ``ijump`` is the derivative of any of them, given the enclosure of its value:
+  0 where the value is one integer on the box (the step function is constant there),
+  the whole line where a jump can lie inside.
 
 The ``p_*`` functions at the end are plain floating-point helpers for the generated
 *point* forms (values, not bounds), kept here so both backends share them.
@@ -256,6 +261,67 @@ def idelta(alo, ahi):
     return -INF, INF
 
 
+def p_trunc(x):
+    """x rounded toward 0, as a double (math.trunc gives an int, which overflows past 2**63)."""
+    if not abs(x) < EXACT_INTEGER_LIMIT:  # huge, infinite or NaN: already an integer (or NaN)
+        return x
+    return float(int(x))
+
+
+def p_floor(x):
+    """The largest integer <= x, as a double (exact: t - 1 is exact below 2**52)."""
+    t = p_trunc(x)
+    return t - 1.0 if t > x else t
+
+
+def p_rint(x):
+    """x rounded to the nearest integer, ties to even (numpy's ``round``/``rint``)."""
+    if not abs(x) < EXACT_INTEGER_LIMIT:
+        return x
+    f = p_floor(x)
+    d = x - f  # exact when x >= 0; for -1 < x < 0 rounded, but never across 1/2 wrongly
+    if d > 0.5:
+        return f + 1.0
+    if d < 0.5:
+        return f
+    return f if p_floor(0.5 * f) * 2.0 == f else f + 1.0
+
+
+def ifloor(alo, ahi):
+    """floor is nondecreasing: [floor(lo), floor(hi)], exact."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    return p_floor(alo), p_floor(ahi)
+
+
+def itrunc(alo, ahi):
+    """Rounding toward 0 (Python's int) is nondecreasing: [trunc(lo), trunc(hi)], exact."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    return p_trunc(alo), p_trunc(ahi)
+
+
+def irint(alo, ahi):
+    """Rounding to nearest, ties to even, is nondecreasing: [rint(lo), rint(hi)], exact."""
+    if is_empty(alo, ahi):
+        return NAN, NAN
+    return p_rint(alo), p_rint(ahi)
+
+
+def ijump(vlo, vhi):
+    """The derivative of a step function (floor, trunc, rint) whose value on the box is [vlo, vhi].
+
+    One value: the step function is constant on the box, derivative 0.  Two or more: a jump
+    can lie in the box, where no derivative bounds the change (the whole line), so a mean
+    value form or a monotonicity test through it proves nothing.
+    """
+    if is_empty(vlo, vhi):
+        return NAN, NAN
+    if vlo == vhi:
+        return 0.0, 0.0
+    return -INF, INF
+
+
 def itanh(alo, ahi):
     """tanh is increasing: its endpoints' enclosures, stepped outward (``tanh_enc``)."""
     if is_empty(alo, ahi):
@@ -412,5 +478,5 @@ COMPOSITE_NAMES = (
     "_pow_nonneg_dn _pow_nonneg_up ipow isqr isqrt iexp ilog iabs imin imax ihull "
     "_has_integer_between _scaled_dn _scaled_up _hits isin icos isign istep idelta itanh "
     "_sigmoid_dn _sigmoid_up isigmoid _softplus_dn _softplus_up isoftplus p_sigmoid p_softplus "
-    "p_step p_sign p_delta iintersect"
+    "p_step p_sign p_delta iintersect p_trunc p_floor p_rint ifloor itrunc irint ijump"
 ).split()

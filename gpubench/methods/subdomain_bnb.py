@@ -33,7 +33,9 @@ Choices the paper leaves open, stated here:
   only when the point forms show it feasible within the tolerances.  By default
   (``ubp="improving"``) it runs while there is no incumbent and then only where
   that midpoint's objective value beats the incumbent (the midpoint itself is
-  always tried); ``ubp="every-node"`` solves at every node.
+  always tried); ``ubp="every-node"`` solves at every node.  For a function
+  with steps (Floor, Trunc, Rint) the incumbent's value is the upper end of
+  the interval form on the point box (:meth:`SubdomainSearch.value`).
 * The certified lower bound ``glb`` is the minimum over the open nodes and
   over every node fathomed by the bound test, so it never depends on the
   incumbent being exactly feasible.  For ``sense="max"`` the search minimises
@@ -323,6 +325,16 @@ class SubdomainSearch:
         return (all(g.point(x) <= tol for g in self.gs)
                 and all(abs(h.point(x)) <= tol for h in self.hs))
 
+    def value(self, x):
+        """f at an incumbent: the point form's value; for a function with a jump (a step:
+        Floor, Trunc, Rint) the upper end of its interval form on the point box, since a value
+        computed in floating point can land on the wrong side of a jump and undercut the minimum
+        by the whole jump (at the double x = 0.6, just below 3/5, 5x rounds to 3: floor gives 3 where the real
+        value is 2), which would let the bound test drop the node that holds the minimum."""
+        if self.obj.definition.steps:
+            return float(self.obj.interval(x, x)[1])
+        return self.obj.point(x)
+
     def upper_bound(self, box, ub=math.inf):
         """(value, x) of a feasible local solution from the box's midpoint, or None."""
         from scipy.optimize import minimize as sp_minimize
@@ -356,7 +368,7 @@ class SubdomainSearch:
                 pass
         best = None
         for x in cands:
-            v = self.obj.point(x)
+            v = self.value(x)
             if np.isfinite(v) and self.feasible(x) and (best is None or v < best[0]):
                 best = (v, x)
         return best

@@ -52,6 +52,7 @@ from ..monitor import Deadline
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
+from .contract import contract
 from .partition import PartitionRule, child_box, child_boxes, child_max_width, diagonal_point
 from .region_list import RegionList
 from .settings import SPACINGS, Settings  # noqa: F401  (Settings is part of this module's API)
@@ -122,6 +123,7 @@ class Search:
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
         self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
         self.host_seconds = 0.0  # per-iteration host tables (uncut aggregates, samples, K and R)
+        self.contract_stats = {"narrowed": 0, "dropped": 0}  # contract = True: selected regions
 
     # -------------------------------------------------------------- locations
     def region(self, itr, sidx):
@@ -186,6 +188,17 @@ class Search:
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
         count = plan.count
+        if cfg.contract and math.isfinite(st.gub):
+            t0 = time.perf_counter()
+            box = contract(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
+            self.host_seconds += time.perf_counter() - t0
+            if box is None:  # no point of the region has f <= GUB: no minimiser, no children
+                self.contract_stats["dropped"] += 1
+                self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
+                return
+            if np.any(box[0] != sel_lo) or np.any(box[1] != sel_hi):
+                self.contract_stats["narrowed"] += 1
+            sel_lo, sel_hi = box
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
         t0 = time.perf_counter()
@@ -222,6 +235,10 @@ class Search:
         # runs are deterministic
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
         st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, out.sidx, out.lb)
+        self._close_iteration(it, sel_lo, sel_hi, cyc)
+
+    def _close_iteration(self, it, sel_lo, sel_hi, cyc):
+        st = self.state
         st.sel_lo[it] = sel_lo
         st.sel_hi[it] = sel_hi
         st.sel_cyc.append(cyc)
@@ -310,6 +327,8 @@ class Search:
                      "tol": self.settings.tol, "samples": self.settings.samples,
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
                      **({"local_search": True} if self.settings.local_search else {}),
+                     **({"contract": True, "contracted": dict(self.contract_stats)}
+                        if self.settings.contract else {}),
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})

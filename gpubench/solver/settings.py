@@ -35,6 +35,9 @@ class Settings(MethodSettings):
     local_search: bool = setting(False, "after a sample lowers GUB, descend from it (L-BFGS-B in the domain) "
                                  "and take the end point's rigorous upper bound as GUB when lower "
                                  "(gpubench.solver.local; not in paper 000)")
+    contract: bool = setting(False, "before cutting the selected region, narrow it to where f <= GUB can hold "
+                             "(the mean value form of the level set, outward rounded; a region where it "
+                             "cannot is dropped: gpubench.solver.contract; not in paper 000)")
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = time_limit_setting()
 

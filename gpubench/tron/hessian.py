@@ -12,7 +12,8 @@ decorated for the CPU (numba njit) or the GPU (a numba-cuda device function).  T
 cost grows with the expanded expression (a product over n coordinates has a dense
 Hessian of n^2 entries of n - 2 factors each), so it suits the small n of batched TRON.
 Discontinuities (``spike``) are ignored: the Hessian is the smooth part's, and the
-derivative of a sign (``DiracDelta``) is taken as 0.
+derivative of a sign (``DiracDelta``) and of a step (``jump``) is taken as 0; a step's value
+in an entry is printed as math.floor of it (Rint as floor(u + 1/2), which differs at ties only).
 """
 import hashlib
 import importlib.util
@@ -53,13 +54,23 @@ def expand(defn, n):
     return f, X
 
 
+def _plain(e):
+    """A Hessian entry with steps' derivatives 0 and their values in sympy's own floor."""
+    from ..definition import Floor, Rint, Trunc, jump
+    if not e.has(Floor, Rint, Trunc, jump):
+        return e
+    return (e.replace(jump, lambda *args: sp.Integer(0)).replace(Floor, sp.floor)
+            .replace(Trunc, lambda u: sp.sign(u) * sp.floor(sp.Abs(u)))
+            .replace(Rint, lambda u: sp.floor(u + sp.Rational(1, 2))))
+
+
 def source(defn, n, backend):
     f, X = expand(defn, n)
     grad = [sp.diff(f, X[a]) for a in range(n)]
     entries, exprs = [], []
     for a in range(n):
         for b in range(a + 1):
-            e = sp.diff(grad[a], X[b]).replace(sp.DiracDelta, lambda *args: sp.Integer(0))
+            e = _plain(sp.diff(grad[a], X[b]).replace(sp.DiracDelta, lambda *args: sp.Integer(0)))
             if e != 0:
                 entries.append((a, b))
                 exprs.append(e)

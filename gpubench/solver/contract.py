@@ -1,0 +1,128 @@
+"""Box contraction on the level set f <= GUB (``contract = True``; off by default, paper 000 has none).
+
+Every global minimiser x* satisfies f(x*) <= GUB.  On a box X with a point c in it, the mean
+value form gives, for every x in X, f(x) in f(c) + G(X).(x - c), G(X) an enclosure of the
+(Clarke generalised) gradient on X.  So a point x of X with f(x) <= GUB satisfies, for each
+coordinate k,
+
+    g_k (x_k - c_k) <= GUB - f(c) - sum_{j != k} G_j (X_j - c_j)   for some g_k in G_k,
+
+using the lowest value of every other term.  Solving that one-dimensional inequality for
+t = x_k - c_k narrows X_k to the part where it can hold; the rest of the box holds no point
+with f <= GUB, hence no global minimiser, and is dropped before the box is cut (E. Hansen,
+G. W. Walster, *Global Optimization Using Interval Analysis*, 2nd ed., Marcel Dekker 2004,
+Ch. 12, "using the upper bound to delete points": the linear, mean value form of the
+constraint f(x) <= f-bar; R. B. Kearfott, *Rigorous Global Search*, Kluwer 1996, Sec. 5.1,
+constraint propagation on the objective's level set).  When no x_k can satisfy it, the whole
+box is dropped.
+
+Rigor: every operation is rounded outward (round to nearest, then one ulp away, as the CPU
+interval backend does), the bound b is taken from the lower end of f(c)'s enclosure on the
+point box, a NaN anywhere (f undefined) or an unbounded gradient (a jump, a spike) leaves the
+box as it is, and the result is intersected with X.  ``tests/test_contract.py`` checks that no
+point of the box with f <= GUB (proved by its own enclosure) is ever dropped, and that a
+contraction with the point gradient at c in place of G(X) is caught.
+"""
+import math
+
+import numpy as np
+
+INF = math.inf
+
+
+def _dn(v):
+    return np.nextafter(v, -INF)
+
+
+def _up(v):
+    return np.nextafter(v, INF)
+
+
+def _mul_lo(alo, ahi, blo, bhi):
+    """The lower end of [alo, ahi] * [blo, bhi] (arrays), rounded down; 0 * inf counts as 0."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = np.stack([alo * blo, alo * bhi, ahi * blo, ahi * bhi])
+    p = np.where(np.isnan(p), 0.0, p)
+    return _dn(p.min(axis=0))
+
+
+def _div(b, g, up):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = b / g
+    return _up(q) if up else _dn(q)
+
+
+def _solve(gl, gh, b, tlo, thi):
+    """The hull of {t in [tlo, thi] : g t <= b for some g in [gl, gh]} as (lo, hi), or None if empty.
+
+    For t >= 0 the smallest g t is gl t, for t <= 0 it is gh t; each half is an interval."""
+    pieces = []
+    # t >= 0: gl t <= b
+    a, z = max(tlo, 0.0), thi
+    if a <= z:
+        if gl > 0.0:
+            z = min(z, _div(b, gl, up=True))
+        elif gl < 0.0:
+            if b < 0.0:
+                a = max(a, _div(b, gl, up=False))
+        elif b < 0.0:  # gl == 0: 0 <= b fails for every t >= 0
+            a, z = 1.0, 0.0
+        if a <= z:
+            pieces.append((a, z))
+    # t <= 0: gh t <= b
+    a, z = tlo, min(thi, 0.0)
+    if a <= z:
+        if gh < 0.0:
+            a = max(a, _div(b, gh, up=False))
+        elif gh > 0.0:
+            if b < 0.0:
+                z = min(z, _div(b, gh, up=True))
+        elif b < 0.0:
+            a, z = 1.0, 0.0
+        if a <= z:
+            pieces.append((a, z))
+    if not pieces:
+        return None
+    return min(p[0] for p in pieces), max(p[1] for p in pieces)
+
+
+def contract(fn, lo, hi, gub, maximise=False):
+    """(lo, hi) narrowed to the points where f <= ``gub`` can hold (of -f for ``maximise``), or
+    None when no point of the box can; the box itself where nothing can be proved."""
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    if not math.isfinite(gub) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        return lo, hi
+    c = np.minimum(np.maximum(0.5 * lo + 0.5 * hi, lo), hi)
+    flo, fhi = fn.interval(c, c)
+    glo, ghi = (np.asarray(v, dtype=np.float64) for v in fn.interval_gradient(lo, hi))
+    if maximise:  # the objective is -f
+        flo, fhi = -fhi, -flo
+        glo, ghi = -ghi, -glo
+    if not math.isfinite(flo) or np.isnan(glo).any() or np.isnan(ghi).any():
+        return lo, hi
+    dlo, dhi = _dn(lo - c), _up(hi - c)  # X - c, enclosed
+    terms = _mul_lo(glo, ghi, dlo, dhi)  # the lowest G_j (X_j - c_j), each rounded down
+    new_lo, new_hi = lo.copy(), hi.copy()
+    for k in range(lo.size):
+        rest = _dn(flo + _sum_dn(terms, k))  # f(c) + sum_{j != k} G_j (X_j - c_j), its lower end
+        if not math.isfinite(rest):  # an unbounded gradient elsewhere: nothing to conclude
+            continue
+        b = _up(gub - rest)
+        t = _solve(glo[k], ghi[k], b, dlo[k], dhi[k])
+        if t is None:
+            return None
+        new_lo[k] = max(lo[k], _dn(c[k] + t[0]))
+        new_hi[k] = min(hi[k], _up(c[k] + t[1]))
+        if new_lo[k] > new_hi[k]:
+            return None
+    return new_lo, new_hi
+
+
+def _sum_dn(terms, k):
+    """sum_{j != k} terms[j], rounded down at every step."""
+    s = 0.0
+    for j, v in enumerate(terms):
+        if j != k:
+            s = _dn(s + v)
+    return s

@@ -1,0 +1,90 @@
+"""Contraction on the level set f <= GUB (``contract = True``, gpubench/solver/contract.py).
+
+- On random boxes of smooth, kinked and stepped functions, with GUB the value at a point of
+  the box, no point whose own enclosure proves f <= GUB is ever outside the contracted box (nor
+  is the box dropped while one exists), and the contraction does narrow a fair share of boxes.
+- A broken variant, the point gradient at the box's centre in place of the interval gradient
+  (a linearisation, not an enclosure), is caught dropping such points.
+- The interval solver with ``contract = True`` still encloses f* and keeps the minimisers.
+"""
+import numpy as np
+import pytest
+
+from gpubench import functions as F
+from gpubench.methods import minimize
+from gpubench.solver import contract as C
+
+# smooth, a sqrt kink, |x| kinks, a step function (its gradient is unbounded across jumps)
+NAMES = ["scipy_go.SixHumpCamel", "scipy_go.Bukin06", "scipy_go.Price01", "scipy_go.Step2"]
+
+
+def _cases(fn, n, count, rng):
+    lo0, hi0 = fn.bounds(n)
+    for _ in range(count):
+        w = (hi0 - lo0) * rng.choice([1e-3, 1e-2, 0.05, 0.2], n)
+        lo = lo0 + (hi0 - lo0 - w) * rng.random(n)
+        hi = lo + w
+        p = lo + (hi - lo) * rng.random(n)
+        gub = float(fn.interval(p, p)[1]) + float(rng.choice([0.0, 1e-9, 1e-3]))
+        yield lo, hi, gub
+
+
+def violations(fn, n, count, rng, points=60):
+    """(violations, narrowed): points proved in the level set but outside the contracted box."""
+    bad, narrowed = [], 0
+    for lo, hi, gub in _cases(fn, n, count, rng):
+        box = C.contract(fn, lo, hi, gub)
+        if box is not None and (np.any(box[0] > lo) or np.any(box[1] < hi)):
+            narrowed += 1
+        pts = lo + (hi - lo) * rng.random((points, n))
+        pts = np.vstack([pts, lo, hi])
+        for x in pts:
+            if fn.interval(x, x)[1] <= gub:  # f(x) <= GUB, proved
+                if box is None or np.any(x < box[0]) or np.any(x > box[1]):
+                    bad.append((lo.tolist(), hi.tolist(), gub, x.tolist()))
+    return bad, narrowed
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_contraction_keeps_every_point_of_the_level_set(name):
+    fn = F.get(name)
+    n = fn.definition.dim or 2
+    bad, narrowed = violations(fn, n, 60, np.random.default_rng(1))
+    assert bad == [], bad[:3]
+    if name != "scipy_go.Step2":  # a step's boxes straddle jumps: nothing to conclude there
+        assert narrowed >= 10, narrowed
+
+
+def test_a_point_gradient_contraction_is_caught(monkeypatch):
+    fn = F.get("scipy_go.SixHumpCamel")
+
+    def point_gradient(lo, hi):  # the linearisation at the centre: not an enclosure on the box
+        g = np.asarray(fn.gradient(0.5 * (lo + hi)), dtype=np.float64)
+        return g, g
+
+    monkeypatch.setattr(fn, "interval_gradient", point_gradient)
+    bad, _ = violations(fn, 2, 60, np.random.default_rng(1))
+    assert len(bad) >= 5, len(bad)
+
+
+def test_contraction_leaves_undefined_or_unbounded_boxes_alone():
+    fn = F.get("scipy_go.Step2")
+    lo, hi = np.array([-0.5, 0.25]), np.array([0.5, 0.75])  # a jump at 0 inside
+    assert [a.tolist() for a in C.contract(fn, lo, hi, 0.5)] == [lo.tolist(), hi.tolist()]
+    f = F.get("scipy_go.SixHumpCamel")
+    assert [a.tolist() for a in C.contract(f, lo, hi, float("inf"))] == [lo.tolist(), hi.tolist()]
+    # a box far above the level set is dropped
+    assert C.contract(f, np.array([2.5, 1.5]), np.array([2.6, 1.6]), -1.0) is None
+
+
+def test_solver_with_contraction_encloses_the_minimum():
+    fn = F.get("scipy_go.SixHumpCamel")
+    xs = [np.array([0.0898, -0.7126]), np.array([-0.0898, 0.7126])]
+    kw = dict(method="interval", backend="cpu", split_dims=2, parts=4, tol=1e-7, inclusion="best",
+              evaluation="full", max_iterations=200)
+    r = minimize(fn, 2, contract=True, **kw)
+    assert r.glb <= -1.0316284534898774 <= r.gub and r.gub - r.glb <= 1e-6
+    assert r.options["contract"] and r.options["contracted"]["narrowed"] >= 1
+    lo, hi = np.asarray(r.regions_lo), np.asarray(r.regions_hi)
+    for v in xs:
+        assert np.any(np.all((lo - 1e-4 <= v) & (v <= hi + 1e-4), axis=1))
