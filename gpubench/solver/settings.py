@@ -9,6 +9,7 @@ from ..methods.base import MethodSettings, setting, time_limit_setting
 
 SPACINGS = ("inside", "lower", "upper")
 EVALUATIONS = ("split", "full")
+LOOPS = ("host", "device")
 
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
@@ -35,12 +36,23 @@ class Settings(MethodSettings):
     local_search: bool = setting(False, "after a sample lowers GUB, descend from it (L-BFGS-B in the domain) "
                                  "and take the end point's rigorous upper bound as GUB when lower "
                                  "(gpubench.solver.local; not in paper 000)")
+    loop: str = setting("host", "where an iteration's selection, tables, pruning and list live: the host between "
+                        "sweeps (host), or the GPU, k iterations a launch with no host in between (device; "
+                        "cuda backend, split evaluation, natural inclusion, no local search)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = time_limit_setting()
 
     def validate(self):
         if not math.isfinite(self.tol):
             raise InputError(f"tol must be a positive number, got {self.tol!r}")
+        if self.loop == "device":
+            unsupported = [why for bad, why in ((self.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
+                                                (self.evaluation != "split", "evaluation full"),
+                                                (self.inclusion != "natural", "inclusion best"),
+                                                (self.local_search, "local_search"))
+                           if bad]
+            if unsupported:
+                raise InputError(f"loop = device runs the split sweep on the GPU only: not with {unsupported[0]}")
         if self.parts ** self.split_dims > 2**31:
             raise InputError(f"parts**split_dims = {self.parts ** self.split_dims} subregions per "
                              f"iteration is too many (at most 2**31)")
