@@ -47,8 +47,9 @@ NFST = 3
 FULL, EMPTY, UNDEFINED = 1, 2, 3
 
 TPB = 128  # threads per block on a GPU (a power of two <= reduce.TPB); the simulator uses SIM_GRID
-SIM_GRID = (1, 32)  # blocks and threads under numba's CUDA simulator, which runs blocks one after another (so a
+SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which runs blocks one after another (so a
 # grid sync there holds for one block only: the folds across blocks are exercised on a GPU)
+MIN_LIST = 1 << 20  # entries of each list buffer at first (they double when a launch finds them full)
 MAX_BATCH = 4096  # iterations a launch at most
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
 
@@ -123,7 +124,7 @@ class DeviceLoop:
         """Room for ``need`` entries in each of the two list buffers (kept in order)."""
         if need <= self.lcap:
             return
-        cap = max(need, 2 * self.lcap, 4 * self.count, 1024)
+        cap = max(need, 2 * self.lcap, MIN_LIST)
         cuda = self.cuda
         new = [cuda.device_array(cap, t) for t in (np.int32, np.int32, np.float64) * 2]
         if self.lcap:
