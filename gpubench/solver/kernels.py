@@ -302,6 +302,7 @@ _IT, _SIZE, _STOP, _NOPEN, _SELPOS, _SELSLOT, _SELSIDX, _SELCYC = 0, 1, 2, 3, 4,
 _BESTIT, _BESTIDX, _NJEV, _NCAND, _NSPEC, _NWIN2, _NINF, _NEWSIZE, _NEWOPEN = 8, 9, 10, 11, 12, 13, 14, 15, 16
 _GUB, _MAXW, _GLB = 0, 1, 2
 _FULL, _EMPTY, _UNDEFINED = 1, 2, 3
+DEDUP = 64  # kept candidate columns a new one is compared with
 
 
 @device
@@ -388,8 +389,9 @@ def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo
             cfree[0, c] = free_lo[d]
             cfree[1, c] = free_hi[d]
     elif N_AGGREGATES > 0:
-        # several aggregates: every plain coordinate that can decide (uncut.several_aggregate_candidates
-        # without its removal of repeated columns, which decide alike)
+        # several aggregates: every plain coordinate that can decide (uncut.several_aggregate_candidates);
+        # a column equal to one of the last DEDUP kept, with equal edge flags, decides alike and is left
+        # out (the host leaves out every repeat: the same decisions, a few more candidates here at most)
         for d in range(n):
             if smask[d] != 0 or (free_lo[d] == 0 and free_hi[d] == 0):
                 continue
@@ -398,6 +400,18 @@ def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo
                 if not (Klo[a, d] <= 0.0 and Khi[a, d] >= 0.0):
                     straddle = False
             if straddle:
+                continue
+            repeat = False
+            for c in range(max(0, nc - DEDUP), nc):
+                if cfree[0, c] == free_lo[d] and cfree[1, c] == free_hi[d]:
+                    same = True
+                    for a in range(N_AGGREGATES):
+                        if Kclo[a, c] != Klo[a, d] or Kchi[a, c] != Khi[a, d]:
+                            same = False
+                    if same:
+                        repeat = True
+                        break
+            if repeat:
                 continue
             for a in range(N_AGGREGATES):
                 Kclo[a, nc] = Klo[a, d]
@@ -558,11 +572,11 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             if HAS_SPIKE and jc >= s:
                 # uncut coordinates that leave the spike (prepare_split's uflags)
                 for m in range(samples + 1):
-                    a = lo if m == 0 else samp[m, d]
-                    b = hi if m == 0 else samp[m, d]
-                    if b < SPIKE_LO or a > SPIKE_HI:
+                    xa = lo if m == 0 else samp[m, d]
+                    xb = hi if m == 0 else samp[m, d]
+                    if xb < SPIKE_LO or xa > SPIKE_HI:
                         uflags[m, 0] = 0
-                    if a < SPIKE_LO or b > SPIKE_HI:
+                    if xa < SPIKE_LO or xb > SPIKE_HI:
                         uflags[m, 1] = 0
             d += nthreads
         grid.sync()

@@ -37,8 +37,9 @@ def counting():
     patch(kernel.FakeCUDAKernel, "__call__", "launches", top_level_only=True)
     patch(devicearray.FakeCUDAArray, "copy_to_device", "h2d")
     patch(devicearray.FakeCUDAArray, "copy_to_host", "d2h")
+    real_to_device = devicearray.to_device
     for owner in (devicearray, cuda):
-        if getattr(owner, "to_device", None) is devicearray.to_device:
+        if getattr(owner, "to_device", None) is real_to_device:
             patch(owner, "to_device", "h2d")
     for name in ("record", "synchronize", "elapsed_time"):
         patch(api.Event, name, "events")
