@@ -187,3 +187,19 @@ def test_device_loop_kernel_compiles_for_sm90():
     assert p.returncode == 0, p.stderr[-2000:]
     depot, barrier = p.stdout.split()[-2:]
     assert int(depot) <= 1024 and barrier == "True"
+
+
+@simulated
+def test_a_device_loop_checkpoint_resumes_to_the_same_search(monkeypatch, tmp_path):
+    """Stopped at 3 iterations with a checkpoint, resumed to 5 by the device loop and by the host
+    loop: both the uninterrupted search."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(SMALL, backend="cuda")
+    whole = solve("griewank", 3, loop="device", max_iterations=5, **opts)
+    for loop in ("device", "host"):
+        path = str(tmp_path / f"{loop}.npz")
+        first = solve("griewank", 3, loop="device", max_iterations=3, checkpoint=path, **opts)
+        assert first.iterations == 3
+        resumed = solve("griewank", 3, loop=loop, max_iterations=5, resume=path, **opts)
+        assert resumed.history["list_size"] == whole.history["list_size"]
+        _same_search(whole, resumed, exact_bounds=loop == "device")
