@@ -203,3 +203,24 @@ def test_a_device_loop_checkpoint_resumes_to_the_same_search(monkeypatch, tmp_pa
         resumed = solve("griewank", 3, loop=loop, max_iterations=5, resume=path, **opts)
         assert resumed.history["list_size"] == whole.history["list_size"]
         _same_search(whole, resumed, exact_bounds=loop == "device")
+
+
+UNDEFINED = """
+import numpy as np
+from gpubench.definition import Definition, Sum, log, sqrt, x, symbols
+S = symbols("S")
+LG = Definition(name="lg", title="log", source="test", terms={S: Sum(log(x))}, expr=S,
+                domain=(-1, 4), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
+"""
+
+
+@simulated
+def test_a_function_undefined_on_a_subregion_stops_the_device_loop_in_one_line(tmp_path):
+    """A survivor kept at -inf (empty enclosure) stops the launch; the host checks it as the host
+    loop does (Search._check_defined) and ends with an InputError naming the box."""
+    path = tmp_path / "undefined.py"
+    path.write_text(UNDEFINED)
+    with pytest.raises(InputError, match="undefined on part of its domain") as e:
+        solve(f"{path}:LG", 2, backend="cuda", loop="device", split_dims=2, parts=3, tol=0.1, samples=2,
+              max_iterations=6)
+    assert "\n" not in str(e.value)
