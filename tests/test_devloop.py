@@ -166,9 +166,11 @@ from numba import float64, int64, int32, int8
 from gpubench import functions, codegen
 from gpubench.solver import kernels
 from gpubench.ptx import compile_ptx
-A1, A2, I1, J1, B2, O8 = float64[::1], float64[:, ::1], int64[::1], int32[::1], int8[:, ::1], int8[::1]
+A1, A2, A3, I1, J1 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::1], int32[::1]
+B2, O8 = int8[:, ::1], int8[::1]
 sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
+       A3, A3, A2, A2, A2, A2,
        A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, int64, int64, int64)
 mod = codegen.load(functions.get(sys.argv[1]).definition, "gpu", kernels.extensions("gpu", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)
@@ -224,3 +226,46 @@ def test_a_function_undefined_on_a_subregion_stops_the_device_loop_in_one_line(t
         solve(f"{path}:LG", 2, backend="cuda", loop="device", split_dims=2, parts=3, tol=0.1, samples=2,
               max_iterations=6)
     assert "\n" not in str(e.value)
+
+
+@simulated
+@pytest.mark.parametrize("name", ["levy", "griewank", "ackley", "levy_delta"])
+def test_parallel_window_terms_fold_to_the_serial_tables_bit_for_bit(name):
+    """The device loop evaluates every window's terms one thread a window and folds them in index
+    order; the serial forms (``aggregates_rest``, ``uncut_tables``, as the host runs them) give the
+    same bits on the same box (both simulated here, so both with the same rounding)."""
+    from numba import cuda
+    from gpubench.solver.core import Search, Settings
+    fn = functions.get(name)
+    settings = Settings.build("interval solver", dict(backend="cuda", loop="device", max_iterations=3, **SMALL))
+    search = Search(fn, 5, settings)
+    loop = devloop.DeviceLoop(search)
+    loop.upload()
+    assert loop.advance(3) == 3
+    w = {k: v.copy_to_host() for k, v in loop.work.items()}
+    mod, it = loop.module, int(loop.ist_host[devloop.IT])
+    box_lo = loop.it_arrays["box_lo"][it].copy_to_host()
+    box_hi = loop.it_arrays["box_hi"][it].copy_to_host()
+    special = w["special"][:int(loop.ist_host[devloop.NSPEC])]
+    want = {k: np.full_like(w[k], np.nan) for k in ("base_lo", "base_hi", "Klo", "Khi", "Rlo", "Rhi")}
+
+    @cuda.jit
+    def serial(box_lo, box_hi, samp, p, cut1, cut2, special, base_lo, base_hi, Klo, Khi, Rlo, Rhi, wlo, whi):
+        mod.aggregates_rest(box_lo, box_hi, p, cut1, cut2, base_lo[0], base_hi[0])
+        for m in range(1, samp.shape[0]):
+            mod.aggregates_rest(samp[m], samp[m], p, cut1, cut2, base_lo[m], base_hi[m])
+        mod.uncut_tables(box_lo, box_hi, p, cut1, special, Klo, Khi, Rlo, Rhi, wlo, whi)
+
+    outs = {k: cuda.to_device(v) for k, v in want.items()}
+    ins = [cuda.to_device(np.array(a)) for a in (box_lo, box_hi, w["samp"], search.uncut.params, w["cut1"],
+                                                  w["cut2"], special)]
+    serial[1, 1](*ins, *(outs[k] for k in ("base_lo", "base_hi", "Klo", "Khi", "Rlo", "Rhi")),
+                 cuda.to_device(np.empty(5)), cuda.to_device(np.empty(5)))
+    want = {k: v.copy_to_host() for k, v in outs.items()}
+    nagg = max(search.uncut.count, 1) if search.uncut.count else 0
+    for k in ("base_lo", "base_hi", "Klo", "Khi"):
+        np.testing.assert_array_equal(w[k][..., :nagg] if k.startswith("base") else w[k][:nagg],
+                                      want[k][..., :nagg] if k.startswith("base") else want[k][:nagg], err_msg=k)
+    if search.uncut.nprod:
+        for k in ("Rlo", "Rhi"):
+            np.testing.assert_array_equal(w[k][:, :special.size], want[k][:, :special.size], err_msg=k)

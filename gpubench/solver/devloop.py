@@ -90,6 +90,10 @@ class DeviceLoop:
             Klo=dev((nagg1, n), np.float64), Khi=dev((nagg1, n), np.float64),
             Kclo=dev((nagg1, n), np.float64), Kchi=dev((nagg1, n), np.float64), cfree=dev((2, n), np.int8),
             uw_lo=dev(n, np.float64), uw_hi=dev(n, np.float64), free_lo=dev(n, np.int8), free_hi=dev(n, np.int8),
+            # every window's terms (per row) and, on the box, their derivatives: 16 (rows + 2) m n bytes
+            Tlo=dev((rows, nagg1, n), np.float64), Thi=dev((rows, nagg1, n), np.float64),
+            DXlo=dev((nagg1, n), np.float64), DXhi=dev((nagg1, n), np.float64),
+            DYlo=dev((nagg1, n), np.float64), DYhi=dev((nagg1, n), np.float64),
             out_lb=dev(self.count, np.float64))
         self.dom_lo = cuda.to_device(search.dom_lo)
         self.dom_hi = cuda.to_device(search.dom_hi)
@@ -213,7 +217,7 @@ class DeviceLoop:
                 w["dims"], w["slot"], w["win1"], w["win2"], w["cut1"], w["cut2"], w["smask"], w["samp"],
                 w["base_lo"], w["base_hi"], w["uflags"], w["special"], w["Rlo"], w["Rhi"], w["Klo"], w["Khi"],
                 w["Kclo"], w["Kchi"], w["cfree"], w["uw_lo"], w["uw_hi"], w["free_lo"], w["free_hi"],
-                w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount, self.vstart,
+                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount, self.vstart,
                 self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, it_end,
                 self.fast, self.w2)
 

@@ -333,10 +333,77 @@ def _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it):
 
 
 @device
+def _fold_row(m, n, cut1, cut2, Tlo, Thi, base_lo, base_hi):
+    """``aggregates_rest`` of row m from its window terms: each aggregate folded in index order over
+    the windows of uncut coordinates, as the serial form does (so the same bits)."""
+    for a in range(N_AGGREGATES):
+        code = AGG_FOLD[a]
+        if code == 2:
+            acc_lo = 1.0
+            acc_hi = 1.0
+        else:
+            acc_lo = 0.0
+            acc_hi = 0.0
+        for k in range(n - 1 if code == 1 else n):
+            if code == 1:
+                if cut2[k] != 0:
+                    continue
+            elif cut1[k] != 0:
+                continue
+            if code == 2:
+                acc_lo, acc_hi = imul(acc_lo, acc_hi, Tlo[m, a, k], Thi[m, a, k])
+            else:
+                acc_lo, acc_hi = iadd(acc_lo, acc_hi, Tlo[m, a, k], Thi[m, a, k])
+        base_lo[m, a] = acc_lo
+        base_hi[m, a] = acc_hi
+
+
+@device
+def _fold_tables(n, nsp, cut1, special, Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Klo, Khi, Rlo, Rhi, wlo, whi):
+    """``uncut_tables`` from the box's window terms and derivatives (row 0): the same operations in
+    the same order, so the same bits."""
+    for a in range(Klo.shape[0]):
+        for k in range(n):
+            Klo[a, k] = 0.0
+            Khi[a, k] = 0.0
+    pi = 0
+    for a in range(N_AGGREGATES):
+        code = AGG_FOLD[a]
+        if code == 2:
+            # R: the product of the uncut terms but d's, from prefix (w) and suffix (run) products
+            run_lo = 1.0
+            run_hi = 1.0
+            for k in range(n):
+                wlo[k] = run_lo
+                whi[k] = run_hi
+                if cut1[k] == 0:
+                    run_lo, run_hi = imul(run_lo, run_hi, Tlo[0, a, k], Thi[0, a, k])
+            run_lo = 1.0
+            run_hi = 1.0
+            for k in range(n - 1, -1, -1):
+                wlo[k], whi[k] = imul(wlo[k], whi[k], run_lo, run_hi)
+                Klo[a, k], Khi[a, k] = imul(wlo[k], whi[k], DXlo[a, k], DXhi[a, k])
+                if cut1[k] == 0:
+                    run_lo, run_hi = imul(run_lo, run_hi, Tlo[0, a, k], Thi[0, a, k])
+            for qq in range(nsp):
+                Rlo[pi, qq] = wlo[special[qq]]
+                Rhi[pi, qq] = whi[special[qq]]
+            pi += 1
+        elif code == 0:
+            for k in range(n):
+                Klo[a, k], Khi[a, k] = iadd(Klo[a, k], Khi[a, k], DXlo[a, k], DXhi[a, k])
+        else:
+            for k in range(n - 1):
+                Klo[a, k], Khi[a, k] = iadd(Klo[a, k], Khi[a, k], DXlo[a, k], DXhi[a, k])
+                Klo[a, k + 1], Khi[a, k + 1] = iadd(Klo[a, k + 1], Khi[a, k + 1], DYlo[a, k], DYhi[a, k])
+
+
+@device
 def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi, uw_lo, uw_hi,
-            Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol):
+            Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol, Tlo, Thi, DXlo, DXhi, DYlo, DYhi):
     """prepare_split's O(n) tables that are not per coordinate (one thread): the windows touching
-    a cut coordinate, the special coordinates, K and R (``uncut_tables``) and the candidates."""
+    a cut coordinate, the special coordinates, K and R (``uncut_tables``, folded from the window
+    terms) and the candidates."""
     n = box_lo.shape[1]
     dst = it + 1
     nw2 = 0
@@ -358,7 +425,7 @@ def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo
                 nsp = _insert_sorted(special, nsp, d + 1)
     for q in range(nsp):
         smask[special[q]] = 1
-    uncut_tables(box_lo[dst], box_hi[dst], p, cut1, special[:nsp], Klo, Khi, Rlo, Rhi, uw_lo, uw_hi)
+    _fold_tables(n, nsp, cut1, special, Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Klo, Khi, Rlo, Rhi, uw_lo, uw_hi)
     nc = 0
     if N_AGGREGATES > 0 and fast != 0 and N_AGGREGATES == 1:
         # one aggregate: the four coordinates that decide the test (uncut.one_aggregate_candidates)
@@ -438,7 +505,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
                 dims, slot, win1, win2, cut1, cut2, smask, samp, base_lo, base_hi, uflags, special,
                 Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
-                out_lb, part_v, part_i, part_n, vcount, vstart,
+                Tlo, Thi, DXlo, DXhi, DYlo, DYhi, out_lb, part_v, part_i, part_n, vcount, vstart,
                 s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
     """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
     code, with no host in between: one cooperative launch, the phases separated by grid syncs."""
@@ -580,19 +647,32 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                         uflags[m, 1] = 0
             d += nthreads
         grid.sync()
-        # 3. the aggregates over the uncut windows (one thread a row) and the other tables
-        roles = samples + 2
+        # 3. every window's terms, on the box (with their derivatives) and at each sample: one thread
+        # a (row, window); then the folds in index order, one thread a row and one for K, R and the
+        # other tables
+        rows = samples + 1
+        idx = g
+        while idx < rows * n:
+            m = idx // n
+            k = idx - m * n
+            if m == 0:
+                window_terms(box_lo[dst], box_hi[dst], p, k, True, Tlo[0, :, k], Thi[0, :, k], DXlo[:, k],
+                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+            else:
+                window_terms(samp[m], samp[m], p, k, False, Tlo[m, :, k], Thi[m, :, k], DXlo[:, k],
+                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+            idx += nthreads
+        grid.sync()
+        roles = rows + 1
         stride = 32 if nthreads >= 32 * roles else 1
         if g % stride == 0 and g // stride < roles:
             role = g // stride
             if role == 0:
                 _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi,
-                        uw_lo, uw_hi, Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol)
-            elif role == 1:
-                aggregates_rest(box_lo[dst], box_hi[dst], p, cut1, cut2, base_lo[0], base_hi[0])
+                        uw_lo, uw_hi, Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol,
+                        Tlo, Thi, DXlo, DXhi, DYlo, DYhi)
             else:
-                aggregates_rest(samp[role - 1], samp[role - 1], p, cut1, cut2, base_lo[role - 1],
-                                base_hi[role - 1])
+                _fold_row(role - 1, n, cut1, cut2, Tlo, Thi, base_lo, base_hi)
         grid.sync()
         # 4. the sweep, with the best sample and the gradient count folded as it goes
         gub_prev = fst[_GUB]
