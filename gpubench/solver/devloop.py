@@ -19,7 +19,7 @@ open lower bound in list order; the list is kept in the host's order by a
 stable compaction), so iterations, regions, GLB and GUB are identical
 (tests/test_devloop.py).  One difference that decides nothing: with several
 aggregates the candidates of the plain-coordinate test are not cleared of
-repeated columns beyond the last 64 kept (equal columns with equal edge flags decide alike).
+repeated columns beyond the last 8 kept (equal columns with equal edge flags decide alike).
 
 Entries of L are (subregion index int32, slot int32, lower bound float64);
 the slot of an entry made in iteration j is j + 1 and slot 0 is the root (the

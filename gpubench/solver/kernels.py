@@ -302,7 +302,7 @@ _IT, _SIZE, _STOP, _NOPEN, _SELPOS, _SELSLOT, _SELSIDX, _SELCYC = 0, 1, 2, 3, 4,
 _BESTIT, _BESTIDX, _NJEV, _NCAND, _NSPEC, _NWIN2, _NINF, _NEWSIZE, _NEWOPEN = 8, 9, 10, 11, 12, 13, 14, 15, 16
 _GUB, _MAXW, _GLB = 0, 1, 2
 _FULL, _EMPTY, _UNDEFINED = 1, 2, 3
-DEDUP = 64  # kept candidate columns a new one is compared with
+DEDUP = 8  # kept candidate columns a new one is compared with (runs of equal uncut coordinates are caught)
 
 
 @device
