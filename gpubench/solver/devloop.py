@@ -194,14 +194,34 @@ class DeviceLoop:
         cyc = np.where(slot == 0, 0, (itcyc[slot] + self.s) % self.n)
         return sidx, slot - 1, cyc, lb, itopen[slot].astype(bool)
 
+    def regions(self):
+        """L from the device as a :class:`RegionList` (one segment a run of equal slots, viewing the
+        copied arrays: 16 bytes an entry on the host, no per-entry int64 arrays), and its slots."""
+        size, it = int(self.ist_host[SIZE]), int(self.ist_host[IT])
+        out = RegionList()
+        if size == 0:
+            return out, []
+        src = 0 if it % 2 == 0 else 3
+        sidx = self.lists[src][:size].copy_to_host()
+        slot = self.lists[src + 1][:size].copy_to_host()
+        lb = self.lists[src + 2][:size].copy_to_host()
+        itcyc = self.it_arrays["itcyc"][:it + 1].copy_to_host()
+        itopen = self.it_arrays["itopen"][:it + 1].copy_to_host()
+        starts = np.flatnonzero(slot[1:] != slot[:-1]) + 1
+        runs = list(zip(np.r_[0, starts].tolist(), np.r_[starts, size].tolist()))
+        for a, b in runs:
+            j = int(slot[a])
+            cyc = 0 if j == 0 else (int(itcyc[j]) + self.s) % self.n
+            out.append(j - 1, cyc, bool(itopen[j]), sidx[a:b], lb[a:b])
+        return out, sorted({int(slot[a]) for a, _ in runs})
+
     def download(self):
         """The device state into the host's :class:`~.core.State` (L, the boxes it needs, the cycling
         indices): what the output, a checkpoint and the host loop read."""
         st = self.search.state
-        sidx, itr, cyc, lb, open_ = self.flat()
-        st.regions = RegionList.from_flat(sidx, itr, cyc, lb, open_)
+        st.regions, slots = self.regions()
         it = int(self.ist_host[IT])
-        live = {int(j) for j in np.unique(itr) if j != ROOT}
+        live = {int(j) - 1 for j in slots if j != ROOT + 1}
         if st.best_iteration >= 0:
             live.add(st.best_iteration)
         a = self.it_arrays
