@@ -56,8 +56,9 @@ def test_device_loop_makes_the_cpu_twins_search(name, monkeypatch):
     """Every library function, a few iterations: the same search as the host loop on the CPU."""
     monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)  # batches 1, 2, 4 ...: several launches
     opts = dict(SMALL, max_iterations=4)
-    _same_search(solve(name, 3, backend="cpu", **opts), solve(name, 3, backend="cuda", loop="device", **opts),
-                 exact_bounds=False)
+    cpu, dev = solve(name, 3, backend="cpu", **opts), solve(name, 3, backend="cuda", loop="device", **opts)
+    _same_search(cpu, dev, exact_bounds=False)
+    assert dev.options["loop"] == "device" and "loop" not in cpu.options  # the host loop's records unchanged
 
 
 @pytest.mark.skipif(config.ENABLE_CUDASIM, reason="needs a GPU (exact bounds: no simulated rounding)")

@@ -333,6 +333,7 @@ class Search:
                      "tol": self.settings.tol, "samples": self.settings.samples,
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
                      **({"local_search": True} if self.settings.local_search else {}),
+                     **({"loop": "device"} if self.settings.loop == "device" else {}),
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})
