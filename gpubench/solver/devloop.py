@@ -13,13 +13,15 @@ iterations, reads back a small header and the batch's history, and checks the
 time limit, progress and checkpoints between batches.
 
 It decides exactly as the host loop: the same operations in the same order
-(the tables are the generated forms ``aggregates_rest`` and ``uncut_tables``,
-one thread a row, serial as on the host; the selection is the first smallest
+(the tables: every window's terms in parallel through the generated form
+``window_terms``, folded in index order as ``aggregates_rest`` and
+``uncut_tables`` fold them on the host; the selection is the first smallest
 open lower bound in list order; the list is kept in the host's order by a
 stable compaction), so iterations, regions, GLB and GUB are identical
 (tests/test_devloop.py).  One difference that decides nothing: with several
-aggregates the candidates of the plain-coordinate test are not cleared of
-repeated columns beyond the last 8 kept (equal columns with equal edge flags decide alike).
+aggregates a candidate column of the plain-coordinate test is compared only
+with the last 8 kept for repeats (the host drops every repeat; equal columns
+with equal edge flags decide alike).
 
 Entries of L are (subregion index int32, slot int32, lower bound float64);
 the slot of an entry made in iteration j is j + 1 and slot 0 is the root (the
