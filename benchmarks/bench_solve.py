@@ -68,6 +68,32 @@ class CudaSolve:
         C.synchronize()
 
 
+class CudaLoopSolve:
+    """Levy at n = 50 and 1,000 with the paper's settings, the host loop and the device loop
+    (``loop = "device"``: the whole iteration on the GPU, k iterations a launch; issue 26) side by
+    side in one run, so their ratio is measured on one machine.  The issue's targets on one H200:
+    0.1 s (n = 50) and 2 s (n = 1,000)."""
+    params = ([50, 1000], ["host", "device"])
+    param_names = ["n", "loop"]
+    number = 1
+    repeat = 3
+    warmup_time = 0.0
+    rounds = 1
+    timeout = 600
+
+    def setup(self, n, loop):
+        C.require_cuda()
+        from gpubench.solver import solve
+        self.solve = solve
+        # one iteration compiles (or loads) the kernels this loop runs; s = 2 shares them with s = 10
+        solve("levy", n, backend="cuda", loop=loop, split_dims=2, parts=2, max_iterations=1)
+        C.synchronize()
+
+    def time_solve(self, n, loop):
+        self.solve("levy", n, backend="cuda", loop=loop)
+        C.synchronize()
+
+
 class Reduce:
     """What an iteration keeps of a 4^10-subregion sweep (best sample, njev, survivors in order):
     ``reduce_host`` on the CPU backend, ``DeviceReduction`` (three kernels and the read-back) on

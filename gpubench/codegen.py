@@ -1237,4 +1237,37 @@ def _split_forms(st, nparams):
         body += ["    " + ln for ln in inner]
     body.append("return")
     out += ["    " + ln for ln in body] + [""]
+
+    # ---- the terms of one window, and their derivatives on a box: the device loop evaluates
+    # them one thread a window and folds them in index order, as aggregates_rest and uncut_tables
+    # do serially (so with the same bits)
+    codes = [str(2 if st.kind[a] == "prod" else st.window[a] - 1) for a in st.aggs]
+    out += ["# per aggregate: 0 a sum of one-coordinate terms, 1 of two-coordinate terms, 2 a product",
+            f"AGG_FOLD = ({', '.join(codes or ['0'])},)", ""]
+    emit = IntervalEmitter(names, prefix="u")
+    out += ["@device", "def window_terms(lo, hi, p, k, deriv, tlo, thi, dxlo, dxhi, dylo, dyhi):"]
+    body = ["nn = lo.shape[0]", "fn_lo = float(nn)", "fn_hi = fn_lo"]
+    for window in (1, 2):
+        members = [a for a in st.aggs if st.window[a] == window]
+        if not members:
+            continue
+        inner = load_box(window == 2)
+        for a in members:
+            i = st.aggs.index(a)
+            t = emit(st.term[a], inner)
+            inner += [f"tlo[{i}] = {t[0]}", f"thi[{i}] = {t[1]}"]
+        dinner = []
+        for a in members:
+            i = st.aggs.index(a)
+            v = emit(st.dterm_x[a], dinner)
+            dinner += [f"dxlo[{i}] = {v[0]}", f"dxhi[{i}] = {v[1]}"]
+            if window == 2:
+                v = emit(st.dterm_y[a], dinner)
+                dinner += [f"dylo[{i}] = {v[0]}", f"dyhi[{i}] = {v[1]}"]
+        inner += ["if deriv:"] + ["    " + ln for ln in dinner]
+        if window == 2:
+            inner = ["if k <= nn - 2:"] + ["    " + ln for ln in inner]
+        body += inner
+    body.append("return")
+    out += ["    " + ln for ln in body] + [""]
     return out

@@ -7,7 +7,9 @@
 The search itself lives in :mod:`gpubench.solver`; this module declares it as a
 method.  Its settings (:class:`gpubench.solver.core.Settings`) hold the paper's
 defaults: s = 10 coordinates cut into p = 4 parts per iteration, 10 diagonal
-samples, tol = 1e-4.
+samples, tol = 1e-4.  ``loop = "device"`` (opt-in, CUDA) runs the whole iteration
+on the GPU, k iterations a launch (:mod:`gpubench.solver.devloop`), with the
+same search as the default host loop.
 """
 from ..solver.settings import CPU_SPLIT_DIMS, Settings
 from .base import Method

@@ -115,10 +115,15 @@ class Search:
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         _check_tol_resolvable(self.settings.tol, self.dom_lo, self.dom_hi)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
-        self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
-                                 self.dom_hi, split_dims=self.rule.split_dims,
-                                 full=not self._split())
-        self.backend = self.sweep.name
+        if self.settings.loop == "device":
+            self._check_device_loop()
+            self.sweep = None  # the sweep runs inside the device loop's launch (devloop.py)
+            self.backend = "cuda"
+        else:
+            self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
+                                     self.dom_hi, split_dims=self.rule.split_dims,
+                                     full=not self._split())
+            self.backend = self.sweep.name
         self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
         self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
@@ -137,6 +142,15 @@ class Search:
         return diagonal_point(lo, hi, m, *sample_fractions(self.settings.spacing, self.settings.samples))
 
     # -------------------------------------------------------------- the loop
+    def _check_device_loop(self):
+        """``loop = "device"`` needs a GPU and the split sweep (Settings.validate checks the settings)."""
+        from ..device import resolve_backend
+        if resolve_backend(self.settings.backend) != "cuda":
+            raise InputError("loop = device needs a CUDA GPU (backend cuda); none is available here")
+        if not self._split():
+            raise InputError(f"loop = device runs the split sweep, which {self.fn.name} has not "
+                             f"(its definition reads fixed coordinates by name): use loop = host")
+
     def _split(self):
         """Whether this search uses the n-independent split sweep.  A fixed-dimension definition
         (x1 .. xd read by name, outside any windowed term) has no split form: its named
@@ -150,6 +164,15 @@ class Search:
             ckpt.segment_begins(self)   # a checkpointed search records which process did which part
         deadline = Deadline.of(cfg, spent=st.seconds)   # a resumed search counts what it spent
         started = deadline.start
+        if cfg.loop == "device":
+            from . import devloop
+            message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
+                                             checkpoint_every=checkpoint_every,
+                                             save=lambda: ckpt.save(checkpoint, self))
+            st.seconds = time.perf_counter() - started
+            if checkpoint:
+                ckpt.save(checkpoint, self)
+            return self.result(message)
         last_save = time.perf_counter()
         first_save = True
         message = ""
@@ -329,6 +352,7 @@ class Search:
                      **({"local_search": True} if self.settings.local_search else {}),
                      **({"contract": True, "contracted": dict(self.contract_stats)}
                         if self.settings.contract else {}),
+                     **({"loop": "device"} if self.settings.loop == "device" else {}),
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})

@@ -288,6 +288,540 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
 '''
 
 
+# The whole iteration on the device (Settings.loop = "device", gpubench/solver/devloop.py): one
+# cooperative launch runs iterations until a given count, with grid syncs between its phases.
+GPU_LOOP_DRIVER = '''
+from numba import cuda as _cuda, float64 as _float64, int64 as _int64
+from gpubench.solver.reduce import TPB as _TPB, NO_INDEX as _NO_INDEX, _better, _block_reduce, _inclusive_scan
+
+SMAX = {smax}
+NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
+SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
+# the device state's entries (gpubench/solver/devloop.py names the same numbers)
+_IT, _SIZE, _STOP, _NOPEN, _SELPOS, _SELSLOT, _SELSIDX, _SELCYC = 0, 1, 2, 3, 4, 5, 6, 7
+_BESTIT, _BESTIDX, _NJEV, _NCAND, _NSPEC, _NWIN2, _NINF, _NEWSIZE, _NEWOPEN = 8, 9, 10, 11, 12, 13, 14, 15, 16
+_GUB, _MAXW, _GLB = 0, 1, 2
+_FULL, _EMPTY, _UNDEFINED = 1, 2, 3
+DEDUP = 8  # kept candidate columns a new one is compared with (runs of equal uncut coordinates are caught)
+
+
+@device
+def _insert_sorted(arr, k, v):
+    # arr[:k] sorted ascending without repeats: insert v (if new), return the new length
+    j = 0
+    while j < k and arr[j] < v:
+        j += 1
+    if j < k and arr[j] == v:
+        return k
+    i = k
+    while i > j:
+        arr[i] = arr[i - 1]
+        i -= 1
+    arr[j] = v
+    return k + 1
+
+
+@device
+def _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it):
+    # element e of (the list, then this iteration's subregions): kept?, its (sidx, slot, lb)
+    if e < size:
+        v = src_lb[e]
+        return e != selpos and v <= gub, src_sidx[e], src_slot[e], v
+    r = e - size
+    v = out_lb[r]
+    return v <= gub and v != math.inf, r, it + 1, v
+
+
+@device
+def _fold_row(m, n, cut1, cut2, Tlo, Thi, base_lo, base_hi):
+    """``aggregates_rest`` of row m from its window terms: each aggregate folded in index order over
+    the windows of uncut coordinates, as the serial form does (so the same bits)."""
+    for a in range(N_AGGREGATES):
+        code = AGG_FOLD[a]
+        if code == 2:
+            acc_lo = 1.0
+            acc_hi = 1.0
+        else:
+            acc_lo = 0.0
+            acc_hi = 0.0
+        for k in range(n - 1 if code == 1 else n):
+            if code == 1:
+                if cut2[k] != 0:
+                    continue
+            elif cut1[k] != 0:
+                continue
+            if code == 2:
+                acc_lo, acc_hi = imul(acc_lo, acc_hi, Tlo[m, a, k], Thi[m, a, k])
+            else:
+                acc_lo, acc_hi = iadd(acc_lo, acc_hi, Tlo[m, a, k], Thi[m, a, k])
+        base_lo[m, a] = acc_lo
+        base_hi[m, a] = acc_hi
+
+
+@device
+def _fold_tables(n, nsp, cut1, special, Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Klo, Khi, Rlo, Rhi, wlo, whi):
+    """``uncut_tables`` from the box's window terms and derivatives (row 0): the same operations in
+    the same order, so the same bits."""
+    for a in range(Klo.shape[0]):
+        for k in range(n):
+            Klo[a, k] = 0.0
+            Khi[a, k] = 0.0
+    pi = 0
+    for a in range(N_AGGREGATES):
+        code = AGG_FOLD[a]
+        if code == 2:
+            # R: the product of the uncut terms but d's, from prefix (w) and suffix (run) products
+            run_lo = 1.0
+            run_hi = 1.0
+            for k in range(n):
+                wlo[k] = run_lo
+                whi[k] = run_hi
+                if cut1[k] == 0:
+                    run_lo, run_hi = imul(run_lo, run_hi, Tlo[0, a, k], Thi[0, a, k])
+            run_lo = 1.0
+            run_hi = 1.0
+            for k in range(n - 1, -1, -1):
+                wlo[k], whi[k] = imul(wlo[k], whi[k], run_lo, run_hi)
+                Klo[a, k], Khi[a, k] = imul(wlo[k], whi[k], DXlo[a, k], DXhi[a, k])
+                if cut1[k] == 0:
+                    run_lo, run_hi = imul(run_lo, run_hi, Tlo[0, a, k], Thi[0, a, k])
+            for qq in range(nsp):
+                Rlo[pi, qq] = wlo[special[qq]]
+                Rhi[pi, qq] = whi[special[qq]]
+            pi += 1
+        elif code == 0:
+            for k in range(n):
+                Klo[a, k], Khi[a, k] = iadd(Klo[a, k], Khi[a, k], DXlo[a, k], DXhi[a, k])
+        else:
+            for k in range(n - 1):
+                Klo[a, k], Khi[a, k] = iadd(Klo[a, k], Khi[a, k], DXlo[a, k], DXhi[a, k])
+                Klo[a, k + 1], Khi[a, k + 1] = iadd(Klo[a, k + 1], Khi[a, k + 1], DYlo[a, k], DYhi[a, k])
+
+
+@device
+def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi, uw_lo, uw_hi,
+            Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol, Tlo, Thi, DXlo, DXhi, DYlo, DYhi):
+    """prepare_split's O(n) tables that are not per coordinate (one thread): the windows touching
+    a cut coordinate, the special coordinates, K and R (``uncut_tables``, folded from the window
+    terms) and the candidates."""
+    n = box_lo.shape[1]
+    dst = it + 1
+    nw2 = 0
+    for q in range(s):
+        d = win1[q]
+        for k in range(d - 1, d + 1):
+            if k >= 0 and k <= n - 2 and (nw2 == 0 or k > win2[nw2 - 1]):
+                win2[nw2] = k
+                nw2 += 1
+    nsp = _insert_sorted(special, 0, 0)
+    nsp = _insert_sorted(special, nsp, n - 1)
+    for q in range(s):
+        d = win1[q]
+        nsp = _insert_sorted(special, nsp, d)
+        if w2 != 0:
+            if d >= 1:
+                nsp = _insert_sorted(special, nsp, d - 1)
+            if d <= n - 2:
+                nsp = _insert_sorted(special, nsp, d + 1)
+    for q in range(nsp):
+        smask[special[q]] = 1
+    _fold_tables(n, nsp, cut1, special, Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Klo, Khi, Rlo, Rhi, uw_lo, uw_hi)
+    nc = 0
+    if N_AGGREGATES > 0 and fast != 0 and N_AGGREGATES == 1:
+        # one aggregate: the four coordinates that decide the test (uncut.one_aggregate_candidates)
+        picks = _cuda.local.array(4, _int64)
+        for w in range(4):
+            picks[w] = -1
+        for d in range(n):
+            if smask[d] != 0:
+                continue
+            klo = Klo[0, d]
+            khi = Khi[0, d]
+            for f in range(2):
+                free = free_lo[d] if f == 0 else free_hi[d]
+                if free == 0:
+                    continue
+                if klo > 0.0 and (picks[2 * f] < 0 or klo > Klo[0, picks[2 * f]]):
+                    picks[2 * f] = d
+                if khi < 0.0 and (picks[2 * f + 1] < 0 or khi < Khi[0, picks[2 * f + 1]]):
+                    picks[2 * f + 1] = d
+        srt = _cuda.local.array(4, _int64)
+        for w in range(4):
+            if picks[w] >= 0:
+                nc = _insert_sorted(srt, nc, picks[w])
+        for c in range(nc):
+            d = srt[c]
+            Kclo[0, c] = Klo[0, d]
+            Kchi[0, c] = Khi[0, d]
+            cfree[0, c] = free_lo[d]
+            cfree[1, c] = free_hi[d]
+    elif N_AGGREGATES > 0:
+        # several aggregates: every plain coordinate that can decide (uncut.several_aggregate_candidates);
+        # a column equal to one of the last DEDUP kept, with equal edge flags, decides alike and is left
+        # out (the host leaves out every repeat: the same decisions, a few more candidates here at most)
+        for d in range(n):
+            if smask[d] != 0 or (free_lo[d] == 0 and free_hi[d] == 0):
+                continue
+            straddle = True
+            for a in range(N_AGGREGATES):
+                if not (Klo[a, d] <= 0.0 and Khi[a, d] >= 0.0):
+                    straddle = False
+            if straddle:
+                continue
+            repeat = False
+            for c in range(max(0, nc - DEDUP), nc):
+                if cfree[0, c] == free_lo[d] and cfree[1, c] == free_hi[d]:
+                    same = True
+                    for a in range(N_AGGREGATES):
+                        if Kclo[a, c] != Klo[a, d] or Kchi[a, c] != Khi[a, d]:
+                            same = False
+                    if same:
+                        repeat = True
+                        break
+            if repeat:
+                continue
+            for a in range(N_AGGREGATES):
+                Kclo[a, nc] = Klo[a, d]
+                Kchi[a, nc] = Khi[a, d]
+            cfree[0, nc] = free_lo[d]
+            cfree[1, nc] = free_hi[d]
+            nc += 1
+    if nc == 0:
+        # one inert column (K = 0, no edge free: never discards), as prepare_split
+        for a in range(Kclo.shape[0]):
+            Kclo[a, 0] = 0.0
+            Kchi[a, 0] = 0.0
+        cfree[0, 0] = 0
+        cfree[1, 0] = 0
+        nc = 1
+    ist[_NCAND] = nc
+    ist[_NSPEC] = nsp
+    ist[_NWIN2] = nw2
+    itopen[dst] = 1 if fst[_MAXW] >= tol else 0
+
+
+@_cuda.jit(cache=True)
+def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, hist_size,
+                a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
+                dims, slot, win1, win2, cut1, cut2, smask, samp, base_lo, base_hi, uflags, special,
+                Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
+                Tlo, Thi, DXlo, DXhi, DYlo, DYhi, out_lb, part_v, part_i, part_n, vcount, vstart,
+                s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
+    """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
+    code, with no host in between: one cooperative launch, the phases separated by grid syncs."""
+    grid = _cuda.cg.this_grid()
+    n = dom_lo.shape[0]
+    count = out_lb.shape[0]
+    lcap = a_lb.shape[0]
+    tid = _cuda.threadIdx.x
+    bid = _cuda.blockIdx.x
+    tpb = _cuda.blockDim.x
+    nblocks = _cuda.gridDim.x
+    nthreads = nblocks * tpb
+    g = bid * tpb + tid
+    sv = _cuda.shared.array(_TPB, _float64)
+    si = _cuda.shared.array(_TPB, _int64)
+    sn = _cuda.shared.array(_TPB, _int64)
+    clo = _cuda.local.array(SMAX, _float64)
+    chi = _cuda.local.array(SMAX, _float64)
+    xs = _cuda.local.array(SMAX, _float64)
+    Clo = _cuda.local.array(NAGG1, _float64)
+    Chi = _cuda.local.array(NAGG1, _float64)
+    wsl = _cuda.local.array(SCRATCH, _float64)
+    wsh = _cuda.local.array(SCRATCH, _float64)
+    while True:
+        grid.sync()
+        it = ist[_IT]
+        if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
+            return
+        size = ist[_SIZE]
+        if it % 2 == 0:
+            src_sidx, src_slot, src_lb, dst_sidx, dst_slot, dst_lb = a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb
+        else:
+            src_sidx, src_slot, src_lb, dst_sidx, dst_slot, dst_lb = b_sidx, b_slot, b_lb, a_sidx, a_slot, a_lb
+        # 1. select the open region with the smallest lower bound, the first in list order on ties
+        bv = math.inf
+        bi = _NO_INDEX
+        e = g
+        while e < size:
+            v = src_lb[e]
+            if v < bv and itopen[src_slot[e]] != 0:
+                bv = v
+                bi = e
+            e += nthreads
+        sv[tid] = bv
+        si[tid] = bi
+        sn[tid] = 0
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            part_v[bid] = sv[0]
+            part_i[bid] = si[0]
+        grid.sync()
+        if bid == 0:
+            bv = math.inf
+            bi = _NO_INDEX
+            b = tid
+            while b < nblocks:
+                if _better(part_v[b], part_i[b], bv, bi):
+                    bv = part_v[b]
+                    bi = part_i[b]
+                b += tpb
+            sv[tid] = bv
+            si[tid] = bi
+            sn[tid] = 0
+            _cuda.syncthreads()
+            _block_reduce(sv, si, sn, tid)
+            if tid == 0:
+                pos = si[0]
+                ist[_SELPOS] = pos
+                pslot = src_slot[pos]
+                ist[_SELSLOT] = pslot
+                ist[_SELSIDX] = src_sidx[pos]
+                cyc = 0 if pslot == 0 else (itcyc[pslot] + s) % n
+                ist[_SELCYC] = cyc
+                itcyc[it + 1] = cyc
+                fst[_MAXW] = -math.inf
+                for m in range(samples + 1):
+                    uflags[m, 0] = 1
+                    uflags[m, 1] = 1
+        grid.sync()
+        # 2. the selected box (rebuilt from its parent's), its samples, masks and children's widths
+        pslot = ist[_SELSLOT]
+        psidx = ist[_SELSIDX]
+        cyc = ist[_SELCYC]
+        pcyc = itcyc[pslot]
+        dst = it + 1
+        wrap = cyc + s - n  # cut coordinates 0 .. wrap-1 come first when the cycle wraps
+        j = g
+        while j < s:
+            dims[j] = (cyc + j) % n
+            j += nthreads
+        d = g
+        while d < n:
+            lo = box_lo[pslot, d]
+            hi = box_hi[pslot, d]
+            if pslot != 0:
+                jp = (d - pcyc) % n
+                if jp < s:
+                    q = psidx
+                    for _ in range(jp):
+                        q = q // parts
+                    l = q % parts
+                    plo = lo
+                    lo = _cut(plo, hi, l, parts)
+                    hi = _cut(plo, hi, l + 1, parts)
+            box_lo[dst, d] = lo
+            box_hi[dst, d] = hi
+            jc = (d - cyc) % n
+            if jc < s:
+                cut1[d] = 1
+                pos = d if d < wrap else (max(wrap, 0) + d - cyc)
+                slot[d] = pos
+                win1[pos] = d
+                w = 0.0
+                for l in range(parts):
+                    w = max(w, add_rn(_cut(lo, hi, l + 1, parts), -_cut(lo, hi, l, parts)))
+            else:
+                cut1[d] = 0
+                slot[d] = -1
+                w = add_rn(hi, -lo)
+            _cuda.atomic.max(fst, _MAXW, w)
+            cut2[d] = 1 if jc < s or (d + 1 < n and (d + 1 - cyc) % n < s) else 0
+            smask[d] = 0
+            free_lo[d] = 1 if lo != dom_lo[d] else 0
+            free_hi[d] = 1 if hi != dom_hi[d] else 0
+            samp[0, d] = lo
+            for m in range(1, samples + 1):
+                t = div_rn(float(m + t_shift), float(t_den))
+                v = add_rn(lo, mul_rn(t, add_rn(hi, -lo)))
+                samp[m, d] = min(max(v, lo), hi)
+            if HAS_SPIKE and jc >= s:
+                # uncut coordinates that leave the spike (prepare_split's uflags)
+                for m in range(samples + 1):
+                    xa = lo if m == 0 else samp[m, d]
+                    xb = hi if m == 0 else samp[m, d]
+                    if xb < SPIKE_LO or xa > SPIKE_HI:
+                        uflags[m, 0] = 0
+                    if xa < SPIKE_LO or xb > SPIKE_HI:
+                        uflags[m, 1] = 0
+            d += nthreads
+        grid.sync()
+        # 3. every window's terms, on the box (with their derivatives) and at each sample: one thread
+        # a (row, window); then the folds in index order, one thread a row and one for K, R and the
+        # other tables
+        rows = samples + 1
+        idx = g
+        while idx < rows * n:
+            m = idx // n
+            k = idx - m * n
+            if m == 0:
+                window_terms(box_lo[dst], box_hi[dst], p, k, True, Tlo[0, :, k], Thi[0, :, k], DXlo[:, k],
+                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+            else:
+                window_terms(samp[m], samp[m], p, k, False, Tlo[m, :, k], Thi[m, :, k], DXlo[:, k],
+                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+            idx += nthreads
+        grid.sync()
+        roles = rows + 1
+        stride = 32 if nthreads >= 32 * roles else 1
+        if g % stride == 0 and g // stride < roles:
+            role = g // stride
+            if role == 0:
+                _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi,
+                        uw_lo, uw_hi, Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol,
+                        Tlo, Thi, DXlo, DXhi, DYlo, DYhi)
+            else:
+                _fold_row(role - 1, n, cut1, cut2, Tlo, Thi, base_lo, base_hi)
+        grid.sync()
+        # 4. the sweep, with the best sample and the gradient count folded as it goes
+        gub_prev = fst[_GUB]
+        nc = ist[_NCAND]
+        nsp = ist[_NSPEC]
+        nw2 = ist[_NWIN2]
+        bv = math.inf
+        bi = _NO_INDEX
+        nj = 0
+        r = g
+        while r < count:
+            lb, ub, gr = evaluate_split(r, box_lo[dst], box_hi[dst], samp, dom_lo, dom_hi, dims, slot, parts,
+                                        samples, t_shift, t_den, gub_prev, p, win1, win2[:nw2], base_lo,
+                                        base_hi, uflags, special[:nsp], Rlo, Rhi, Kclo[:, :nc], Kchi[:, :nc],
+                                        cfree[:, :nc], clo[:s], chi[:s], xs[:s], Clo, Chi, wsl, wsh)
+            out_lb[r] = lb
+            if ub < bv:  # False for NaN; r rises, so a thread keeps its first minimum
+                bv = ub
+                bi = r
+            nj += gr
+            r += nthreads
+        sv[tid] = bv
+        si[tid] = bi
+        sn[tid] = nj
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            part_v[bid] = sv[0]
+            part_i[bid] = si[0]
+            part_n[bid] = sn[0]
+        grid.sync()
+        # 5. the iteration's GUB (reduce.best_sample's fold)
+        if bid == 0:
+            bv = math.inf
+            bi = _NO_INDEX
+            nj = 0
+            b = tid
+            while b < nblocks:
+                if _better(part_v[b], part_i[b], bv, bi):
+                    bv = part_v[b]
+                    bi = part_i[b]
+                nj += part_n[b]
+                b += tpb
+            sv[tid] = bv
+            si[tid] = bi
+            sn[tid] = nj
+            _cuda.syncthreads()
+            _block_reduce(sv, si, sn, tid)
+            if tid == 0:
+                best = sv[0]
+                if best < fst[_GUB]:
+                    fst[_GUB] = best
+                    ist[_BESTIT] = it
+                    ist[_BESTIDX] = 0 if si[0] == _NO_INDEX else si[0]
+                ist[_NJEV] += sn[0]
+                ist[_NEWOPEN] = 0
+                ist[_NINF] = 0
+                fst[_GLB] = math.inf
+        grid.sync()
+        # 6. prune by GUB, drop the selected region, append the survivors: a stable compaction of
+        # (list, subregions) into the other buffer, one tpb-wide tile at a time
+        gub = fst[_GUB]
+        selpos = ist[_SELPOS]
+        total = size + count
+        ntiles = (total + tpb - 1) // tpb
+        vb = bid
+        while vb < ntiles:
+            e = vb * tpb + tid
+            k = 0
+            if e < total:
+                keep, _a, _b, _c = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
+                k = 1 if keep else 0
+            sv[tid] = math.inf
+            si[tid] = 0
+            sn[tid] = k
+            _cuda.syncthreads()
+            _block_reduce(sv, si, sn, tid)
+            if tid == 0:
+                vcount[vb] = sn[0]
+            _cuda.syncthreads()
+            vb += nblocks
+        grid.sync()
+        if bid == 0:
+            chunk = (ntiles + tpb - 1) // tpb
+            lo_t = min(tid * chunk, ntiles)
+            hi_t = min(lo_t + chunk, ntiles)
+            tot = 0
+            for i in range(lo_t, hi_t):
+                tot += vcount[i]
+            si[tid] = tot
+            _cuda.syncthreads()
+            _inclusive_scan(si, tid)
+            run = si[tid] - tot
+            for i in range(lo_t, hi_t):
+                vstart[i] = run
+                run += vcount[i]
+            if tid == tpb - 1:
+                ist[_NEWSIZE] = si[tid]
+        grid.sync()
+        minv = math.inf
+        nop = 0
+        vb = bid
+        while vb < ntiles:
+            e = vb * tpb + tid
+            keep = False
+            if e < total:
+                keep, es, esl, ev = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
+            si[tid] = 1 if keep else 0
+            _cuda.syncthreads()
+            _inclusive_scan(si, tid)
+            if keep:
+                pos = vstart[vb] + si[tid] - 1
+                dst_sidx[pos] = es
+                dst_slot[pos] = esl
+                dst_lb[pos] = ev
+                minv = min(minv, ev)
+                if itopen[esl] != 0:
+                    nop += 1
+                if esl == it + 1 and ev == -math.inf:
+                    _cuda.atomic.add(ist, _NINF, 1)
+            _cuda.syncthreads()
+            vb += nblocks
+        sv[tid] = minv
+        si[tid] = 0
+        sn[tid] = nop
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            _cuda.atomic.min(fst, _GLB, sv[0])
+            _cuda.atomic.add(ist, _NEWOPEN, sn[0])
+        grid.sync()
+        # 7. the iteration's history and the next one's stop codes
+        if g == 0:
+            newsize = ist[_NEWSIZE]
+            ist[_SIZE] = newsize
+            ist[_NOPEN] = ist[_NEWOPEN]
+            hist_glb[it] = fst[_GLB]
+            hist_gub[it] = fst[_GUB]
+            hist_size[it] = newsize
+            ist[_IT] = it + 1
+            if newsize == 0:
+                ist[_STOP] = _EMPTY
+            elif ist[_NINF] > 0:
+                ist[_STOP] = _UNDEFINED
+            elif newsize + count > lcap:
+                ist[_STOP] = _FULL
+'''
+
+
 def nmax_for(n):
     """Compile-time size of the per-thread arrays: a power of two >= n, at least 128.
 
@@ -309,10 +843,13 @@ def smax_for(s):
 
 
 @lru_cache(maxsize=None)
-def extensions(backend, nmax=None, smax=None):
-    """The kernels appended to the generated module: the full sweep (``nmax`` given) or the split one."""
+def extensions(backend, nmax=None, smax=None, loop=False):
+    """The kernels appended to the generated module: the full sweep (``nmax`` given), the split one,
+    or with ``loop`` the device-resident iteration (``device_loop``, which runs the split sweep)."""
     if backend == "cpu":
         return (SHARED, CPU_DRIVER)
+    if loop:
+        return (SHARED, GPU_LOOP_DRIVER.format(smax=smax))
     if smax is not None:
         return (SHARED, GPU_SPLIT_DRIVER.format(smax=smax))
     return (SHARED, GPU_DRIVER.format(nmax=nmax))

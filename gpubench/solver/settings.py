@@ -9,6 +9,7 @@ from ..methods.base import MethodSettings, setting, time_limit_setting
 
 SPACINGS = ("inside", "lower", "upper")
 EVALUATIONS = ("split", "full")
+LOOPS = ("host", "device")
 
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
@@ -38,12 +39,24 @@ class Settings(MethodSettings):
     contract: bool = setting(False, "before cutting the selected region, narrow it to where f <= GUB can hold "
                              "(the mean value form of the level set, outward rounded; a region where it "
                              "cannot is dropped: gpubench.solver.contract; not in paper 000)")
+    loop: str = setting("host", "where an iteration's selection, tables, pruning and list live: the host between "
+                        "sweeps (host), or the GPU, k iterations a launch with no host in between (device; "
+                        "cuda backend, split evaluation, natural inclusion, no local search or contract)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = time_limit_setting()
 
     def validate(self):
         if not math.isfinite(self.tol):
             raise InputError(f"tol must be a positive number, got {self.tol!r}")
+        if self.loop == "device":
+            unsupported = [why for bad, why in ((self.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
+                                                (self.evaluation != "split", "evaluation full"),
+                                                (self.inclusion != "natural", "inclusion best"),
+                                                (self.local_search, "local_search"),
+                                                (self.contract, "contract"))
+                           if bad]
+            if unsupported:
+                raise InputError(f"loop = device runs the split sweep on the GPU only: not with {unsupported[0]}")
         if self.parts ** self.split_dims > 2**31:
             raise InputError(f"parts**split_dims = {self.parts ** self.split_dims} subregions per "
                              f"iteration is too many (at most 2**31)")

@@ -1,0 +1,273 @@
+"""The whole iteration on the device (Settings.loop = "device", solver/devloop.py) against the CPU twin.
+
+Under numba's CUDA simulator at tiny sizes (n = 3, 9 subregions an iteration, a few iterations):
+the device loop must make the same search as the host loop on the CPU (iterations, nfev, njev,
+the list size after every iteration, every output region bit for bit).  The simulator emulates
+the GPU's directed rounding in Python, so bounds may differ from the CPU's in the last bits (as
+for the host loop's simulated sweep, tests/test_solver_split.py): GLB and GUB are compared to
+1e-12 here, and exactly on a GPU (``test_device_loop_is_the_cpu_twin_on_a_gpu``).
+"""
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from numba import config
+
+from gpubench import functions
+from gpubench.errors import InputError
+from gpubench.solver import devloop, kernels
+from gpubench.solver.core import solve
+
+SMALL = dict(split_dims=2, parts=3, tol=1e-2, samples=2)
+simulated = pytest.mark.skipif(not config.ENABLE_CUDASIM,
+                               reason="runs under the CUDA simulator; on a GPU see the test marked for one")
+
+
+def _same_search(cpu, dev, exact_bounds):
+    assert dev.backend == "cuda"
+    assert (dev.iterations, dev.nfev, dev.njev) == (cpu.iterations, cpu.nfev, cpu.njev)
+    assert dev.history["list_size"] == cpu.history["list_size"]
+    assert dev.converged == cpu.converged
+    np.testing.assert_array_equal(dev.regions_lo, cpu.regions_lo)
+    np.testing.assert_array_equal(dev.regions_hi, cpu.regions_hi)
+    if exact_bounds:
+        assert (dev.glb, dev.gub) == (cpu.glb, cpu.gub)
+        assert dev.history["glb"] == cpu.history["glb"] and dev.history["gub"] == cpu.history["gub"]
+    else:
+        assert dev.glb == pytest.approx(cpu.glb, rel=1e-12, abs=1e-12)
+        assert dev.gub == pytest.approx(cpu.gub, rel=1e-12, abs=1e-12)
+        np.testing.assert_allclose(dev.history["gub"], cpu.history["gub"], rtol=1e-12, atol=1e-12)
+
+
+def _rigorous(result, name, n):
+    fn = functions.get(name)
+    x = fn.xstar(n)
+    inside = np.any(np.all((result.regions_lo <= x) & (x <= result.regions_hi), axis=1))
+    fstar = fn.fstar(n)
+    return bool(inside) and result.glb <= fstar + 1e-9 and (result.gub >= fstar - 1e-9)
+
+
+@simulated
+@pytest.mark.parametrize("name", functions.names())
+def test_device_loop_makes_the_cpu_twins_search(name, monkeypatch):
+    """Every library function, a few iterations: the same search as the host loop on the CPU."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)  # batches 1, 2, 4 ...: several launches
+    opts = dict(SMALL, max_iterations=4)
+    cpu, dev = solve(name, 3, backend="cpu", **opts), solve(name, 3, backend="cuda", loop="device", **opts)
+    _same_search(cpu, dev, exact_bounds=False)
+    assert dev.options["loop"] == "device" and "loop" not in cpu.options  # the host loop's records unchanged
+
+
+@pytest.mark.skipif(config.ENABLE_CUDASIM, reason="needs a GPU (exact bounds: no simulated rounding)")
+@pytest.mark.parametrize("name", functions.names())
+def test_device_loop_is_the_cpu_twin_on_a_gpu(name):
+    opts = dict(split_dims=3, parts=4, tol=1e-3, samples=4, max_iterations=40)
+    _same_search(solve(name, 6, backend="cpu", **opts), solve(name, 6, backend="cuda", loop="device", **opts),
+                 exact_bounds=True)
+
+
+@simulated
+def test_device_loop_converges_and_keeps_the_minimiser(monkeypatch):
+    """A whole search to convergence, with the list growing past its first capacity on the way."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    monkeypatch.setattr(devloop, "MIN_LIST", 0)  # room for one iteration's subregions at first
+    real, grown = devloop.DeviceLoop._list_room, []
+
+    def room(self, need):
+        grown.append((self.lcap, need))
+        real(self, need)
+    monkeypatch.setattr(devloop.DeviceLoop, "_list_room", room)
+    opts = dict(split_dims=2, parts=3, tol=0.3, samples=2)
+    dev = solve("rastrigin", 2, backend="cuda", loop="device", **opts)
+    assert dev.converged and _rigorous(dev, "rastrigin", 2)
+    assert any(0 < cap < need for cap, need in grown)  # the list outgrew its first buffers on the way
+    _same_search(solve("rastrigin", 2, backend="cpu", **opts), dev, exact_bounds=False)
+
+
+def _broken(monkeypatch, old, new):
+    """The device loop's kernel text with ``old`` replaced (a new generated module, then restored)."""
+    assert old in kernels.GPU_LOOP_DRIVER
+    monkeypatch.setattr(kernels, "GPU_LOOP_DRIVER", kernels.GPU_LOOP_DRIVER.replace(old, new))
+    kernels.extensions.cache_clear()
+
+
+@simulated
+def test_a_broken_device_selection_is_a_different_search(monkeypatch):
+    """Select the first open region instead of the one with the smallest bound: caught."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(SMALL, max_iterations=4)
+    cpu = solve("griewank", 3, backend="cpu", **opts)
+    try:
+        _broken(monkeypatch, "if v < bv and itopen[src_slot[e]] != 0:",
+                "if bi == _NO_INDEX and itopen[src_slot[e]] != 0:")
+        dev = solve("griewank", 3, backend="cuda", loop="device", **opts)
+    finally:
+        monkeypatch.undo()
+        kernels.extensions.cache_clear()
+    with pytest.raises(AssertionError):
+        _same_search(cpu, dev, exact_bounds=False)
+
+
+@simulated
+def test_a_broken_device_pruning_loses_the_minimiser(monkeypatch):
+    """Prune the regions whose bound is below GUB instead of above it: the rigor check fails."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(split_dims=2, parts=3, tol=0.3, samples=2)
+    try:
+        _broken(monkeypatch, "return e != selpos and v <= gub,", "return e != selpos and v > gub,")
+        try:
+            dev = solve("rastrigin", 2, backend="cuda", loop="device", max_iterations=12, **opts)
+            ok = _rigorous(dev, "rastrigin", 2)
+        except RuntimeError:  # every region ruled out
+            ok = False
+    finally:
+        monkeypatch.undo()
+        kernels.extensions.cache_clear()
+    assert not ok
+
+
+@simulated
+def test_the_device_loop_launches_once_a_batch_and_copies_nothing_an_iteration(monkeypatch):
+    """Counted under the simulator: the host loop launches 4 kernels, copies its tables up once,
+    reads 3 results back and records/queries 5 events every iteration; the device loop launches
+    once a batch (batches of 1, 2, 4 ... iterations) and copies nothing up after the start."""
+    from gpubench.solver.simcount import counting
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(SMALL, max_iterations=7)
+    counts = {}
+    for loop in ("host", "device"):
+        with counting() as c:
+            r = solve("levy", 3, backend="cuda", loop=loop, **opts)
+        assert r.iterations == 7
+        counts[loop] = dict(c)
+    host, dev = counts["host"], counts["device"]
+    assert host["launches"] == 4 * 7 and host["h2d"] >= 7
+    assert dev["launches"] == 3  # 1 + 2 + 4 iterations
+    with counting() as c:
+        solve("levy", 3, backend="cuda", loop="device", **dict(opts, max_iterations=3))
+    # four more iterations: one more launch, no more host-to-device copies
+    assert dev["h2d"] == c["h2d"] and dev["launches"] == c["launches"] + 1
+
+
+def test_device_loop_settings_are_checked_up_front():
+    for bad in (dict(loop="devices"), dict(loop="device", backend="cpu"),
+                dict(loop="device", backend="cuda", evaluation="full"),
+                dict(loop="device", backend="cuda", inclusion="best"),
+                dict(loop="device", backend="cuda", local_search=True),
+                dict(loop="device", backend="cuda", contract=True)):
+        with pytest.raises(InputError):
+            solve("levy", 3, max_iterations=1, **bad)
+
+
+PTX_SCRIPT = r'''
+import re, sys
+from numba import float64, int64, int32, int8
+from gpubench import functions, codegen
+from gpubench.solver import kernels
+from gpubench.ptx import compile_ptx
+A1, A2, A3, I1, J1 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::1], int32[::1]
+B2, O8 = int8[:, ::1], int8[::1]
+sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
+       I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
+       A3, A3, A2, A2, A2, A2,
+       A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, int64, int64, int64)
+mod = codegen.load(functions.get(sys.argv[1]).definition, "gpu", kernels.extensions("gpu", smax=16, loop=True))
+ptx = compile_ptx(mod.device_loop, sig, device=False)
+print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]), "bar.sync" in ptx)
+'''
+
+
+def test_device_loop_kernel_compiles_for_sm90():
+    """The real compiler (no simulator, no GPU) builds the cooperative kernel for a function with one
+    aggregate and a two-coordinate window (Levy); its per-thread frame stays small (no n-sized array)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    p = subprocess.run([sys.executable, "-c", PTX_SCRIPT, "levy"], env=env, capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0 and "CUDA" in p.stderr and "toolkit" in p.stderr.lower():
+        pytest.skip("no CUDA toolkit (NVVM) here")
+    assert p.returncode == 0, p.stderr[-2000:]
+    depot, barrier = p.stdout.split()[-2:]
+    assert int(depot) <= 1024 and barrier == "True"
+
+
+@simulated
+def test_a_device_loop_checkpoint_resumes_to_the_same_search(monkeypatch, tmp_path):
+    """Stopped at 3 iterations with a checkpoint, resumed to 5 by the device loop and by the host
+    loop: both the uninterrupted search."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(SMALL, backend="cuda")
+    whole = solve("griewank", 3, loop="device", max_iterations=5, **opts)
+    for loop in ("device", "host"):
+        path = str(tmp_path / f"{loop}.npz")
+        first = solve("griewank", 3, loop="device", max_iterations=3, checkpoint=path, **opts)
+        assert first.iterations == 3
+        resumed = solve("griewank", 3, loop=loop, max_iterations=5, resume=path, **opts)
+        assert resumed.history["list_size"] == whole.history["list_size"]
+        _same_search(whole, resumed, exact_bounds=loop == "device")
+
+
+UNDEFINED = """
+import numpy as np
+from gpubench.definition import Definition, Sum, log, sqrt, x, symbols
+S = symbols("S")
+LG = Definition(name="lg", title="log", source="test", terms={S: Sum(log(x))}, expr=S,
+                domain=(-1, 4), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
+"""
+
+
+@simulated
+def test_a_function_undefined_on_a_subregion_stops_the_device_loop_in_one_line(tmp_path):
+    """A survivor kept at -inf (empty enclosure) stops the launch; the host checks it as the host
+    loop does (Search._check_defined) and ends with an InputError naming the box."""
+    path = tmp_path / "undefined.py"
+    path.write_text(UNDEFINED)
+    with pytest.raises(InputError, match="undefined on part of its domain") as e:
+        solve(f"{path}:LG", 2, backend="cuda", loop="device", split_dims=2, parts=3, tol=0.1, samples=2,
+              max_iterations=6)
+    assert "\n" not in str(e.value)
+
+
+@simulated
+@pytest.mark.parametrize("name", ["levy", "griewank", "ackley", "levy_delta"])
+def test_parallel_window_terms_fold_to_the_serial_tables_bit_for_bit(name):
+    """The device loop evaluates every window's terms one thread a window and folds them in index
+    order; the serial forms (``aggregates_rest``, ``uncut_tables``, as the host runs them) give the
+    same bits on the same box (both simulated here, so both with the same rounding)."""
+    from numba import cuda
+    from gpubench.solver.core import Search, Settings
+    fn = functions.get(name)
+    settings = Settings.build("interval solver", dict(backend="cuda", loop="device", max_iterations=3, **SMALL))
+    search = Search(fn, 5, settings)
+    loop = devloop.DeviceLoop(search)
+    loop.upload()
+    assert loop.advance(3) == 3
+    w = {k: v.copy_to_host() for k, v in loop.work.items()}
+    mod, it = loop.module, int(loop.ist_host[devloop.IT])
+    box_lo = loop.it_arrays["box_lo"][it].copy_to_host()
+    box_hi = loop.it_arrays["box_hi"][it].copy_to_host()
+    special = w["special"][:int(loop.ist_host[devloop.NSPEC])]
+    want = {k: np.full_like(w[k], np.nan) for k in ("base_lo", "base_hi", "Klo", "Khi", "Rlo", "Rhi")}
+
+    @cuda.jit
+    def serial(box_lo, box_hi, samp, p, cut1, cut2, special, base_lo, base_hi, Klo, Khi, Rlo, Rhi, wlo, whi):
+        mod.aggregates_rest(box_lo, box_hi, p, cut1, cut2, base_lo[0], base_hi[0])
+        for m in range(1, samp.shape[0]):
+            mod.aggregates_rest(samp[m], samp[m], p, cut1, cut2, base_lo[m], base_hi[m])
+        mod.uncut_tables(box_lo, box_hi, p, cut1, special, Klo, Khi, Rlo, Rhi, wlo, whi)
+
+    outs = {k: cuda.to_device(v) for k, v in want.items()}
+    ins = [cuda.to_device(np.array(a)) for a in (box_lo, box_hi, w["samp"], search.uncut.params, w["cut1"],
+                                                  w["cut2"], special)]
+    serial[1, 1](*ins, *(outs[k] for k in ("base_lo", "base_hi", "Klo", "Khi", "Rlo", "Rhi")),
+                 cuda.to_device(np.empty(5)), cuda.to_device(np.empty(5)))
+    want = {k: v.copy_to_host() for k, v in outs.items()}
+    nagg = max(search.uncut.count, 1) if search.uncut.count else 0
+    for k in ("base_lo", "base_hi", "Klo", "Khi"):
+        np.testing.assert_array_equal(w[k][..., :nagg] if k.startswith("base") else w[k][:nagg],
+                                      want[k][..., :nagg] if k.startswith("base") else want[k][:nagg], err_msg=k)
+    if search.uncut.nprod:
+        for k in ("Rlo", "Rhi"):
+            np.testing.assert_array_equal(w[k][:, :special.size], want[k][:, :special.size], err_msg=k)
