@@ -30,7 +30,7 @@ demo: $(STAMP)
 	$(BIN)/gpubench demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --durations=30
 
 clean:
 	rm -rf $(VENV) .cache

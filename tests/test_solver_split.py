@@ -7,7 +7,11 @@ and upper bounds, same discards), that whole searches give the same regions and
 counts, that the simulated GPU agrees, and that breaking the shortcut on
 purpose is caught.
 """
+import json
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,10 +48,10 @@ def _random_selected(rng, dlo, dhi):
     return lo, hi
 
 
-@pytest.mark.parametrize("name", functions.names())
-def test_split_sweep_decides_every_subregion_as_the_full_sweep(name):
-    """One iteration's sweep on random selected regions: bit-identical bounds, the same discards;
-    then a short search with the same regions and counts."""
+def _compare_on_random_regions(name):
+    """One iteration's sweep, full and split, on 30 random selected regions of ``name``; then a short
+    search each way.  Returns the first difference found (or None) and how many subregions only
+    an uncut coordinate ruled out."""
     fn = functions.get(name)
     n = 12
     defn = _definition(fn)
@@ -80,17 +84,45 @@ def test_split_sweep_decides_every_subregion_as_the_full_sweep(name):
             terms.fast_path = fast
             tb = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi)
             results.append(cpu.split(lo, hi, plan.dims, plan.parts, 3, shift, den, gub, plan.count, tb))
-        for split in results:
-            for f_arr, s_arr in zip(full, split):
-                assert np.array_equal(f_arr, s_arr), (trial, plan, f_arr, s_arr)
+        for fast, split in zip((True, False), results):
+            for k, (f_arr, s_arr) in enumerate(zip(full, split)):
+                if not np.array_equal(f_arr, s_arr):
+                    return (f"trial {trial}, {plan}, fast path {fast}, output {k}: full {f_arr.tolist()} "
+                            f"split {s_arr.tolist()}"), decided_by_uncut
         # without the candidates, the subregions that only an uncut coordinate rules out survive
         tb.Kclo, tb.Kchi, tb.cfree = tb.Kclo[:, :0].copy(), tb.Kchi[:, :0].copy(), tb.cfree[:, :0].copy()
         blind = cpu.split(lo, hi, plan.dims, plan.parts, 3, shift, den, gub, plan.count, tb)
         decided_by_uncut += int(np.sum(blind[0] != full[0]))
-    if fn.definition.continuous:
-        assert decided_by_uncut > 0, "no subregion was ruled out by an uncut coordinate: the test says nothing"
     opts = dict(SMALL, max_iterations=25)
-    _same_search(solve(name, 6, evaluation="full", **opts), solve(name, 6, evaluation="split", **opts))
+    a = solve(name, 6, evaluation="full", **opts)
+    b = solve(name, 6, evaluation="split", **opts)
+    try:
+        _same_search(a, b)
+    except AssertionError:
+        return (f"short search: full {a.iterations} iterations, GLB {a.glb!r}, GUB {a.gub!r}; "
+                f"split {b.iterations}, {b.glb!r}, {b.gub!r}"), decided_by_uncut
+    return None, decided_by_uncut
+
+
+@pytest.mark.parametrize("name", functions.names())
+def test_split_sweep_decides_every_subregion_as_the_full_sweep(name):
+    """One iteration's sweep on random selected regions: bit-identical bounds, the same discards;
+    then a short search with the same regions and counts.
+
+    In a process of its own: the claim is about the two sweeps, and this test process has by then
+    compiled other tests' deliberately broken interval operations (in CI, stop 34, three
+    functions' bounds differed by an ulp after them, never alone; see
+    gpubench/interval/backends.py:build_namespace)."""
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
+            "from test_solver_split import _compare_on_random_regions as c; "
+            "print(json.dumps(c(sys.argv[2])))")
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), name],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    difference, decided_by_uncut = json.loads(out.stdout.strip().splitlines()[-1])
+    assert difference is None, difference
+    if functions.get(name).definition.continuous:
+        assert decided_by_uncut > 0, "no subregion was ruled out by an uncut coordinate: the test says nothing"
 
 
 def test_simulated_gpu_split_matches_cpu():

@@ -8,6 +8,7 @@ dictionaries as its globals, which is how a single definition becomes code for
 both backends.
 """
 import functools
+import itertools
 import math
 import types
 
@@ -16,27 +17,40 @@ from . import ops
 BACKENDS = ("cpu", "gpu")
 
 
-def _rebind(func, globals_dict):
-    """The same code object as ``func``, resolving its globals in ``globals_dict``."""
+_VARIANTS = itertools.count(1)
+
+
+def _rebind(func, globals_dict, label=None):
+    """The same code object as ``func``, resolving its globals in ``globals_dict``; qualified by
+    ``label`` when given (see :func:`build_namespace`)."""
     clone = types.FunctionType(func.__code__, globals_dict, func.__name__,
                                func.__defaults__, func.__closure__)
-    clone.__qualname__ = func.__qualname__
+    clone.__qualname__ = func.__qualname__ if label is None else f"{label}.{func.__qualname__}"
     clone.__module__ = func.__module__
     clone.__doc__ = func.__doc__
     return clone
 
 
-def build_namespace(primitives, compile_):
+def build_namespace(primitives, compile_, variant=True):
     """Compile the interval operations over ``primitives`` with ``compile_``.
 
-    ``namespace`` uses this with the real primitives; tests use it with
+    ``namespace`` uses this with the real primitives (``variant=False``); tests use it with
     deliberately broken ones to show that the oracles catch a missing step.
+
+    A variant's operations are qualified by a name of their own (``variant<k>.iadd``), because
+    numba names a compiled function by module, qualified name and a counter of the process that
+    compiled it: a module loaded from numba's disk cache carries the real ``ops.iadd`` under the
+    counter of the process that compiled it, and when a variant compiled in this process drew
+    the same counter, the cached code was linked to the variant's symbol, so real forms ran over
+    broken primitives for the rest of the process (CI, stop 34: the split sweep's bounds off by an
+    ulp after tests/test_interval_ops.py's broken namespace).
     """
     ns = {"math": math, "__builtins__": __builtins__}
     ns.update({k: getattr(ops, k) for k in dir(ops) if k.isupper()})
     ns.update(primitives)
+    label = f"variant{next(_VARIANTS)}" if variant else None
     for name in ops.COMPOSITE_NAMES:
-        ns[name] = compile_(_rebind(getattr(ops, name), ns))
+        ns[name] = compile_(_rebind(getattr(ops, name), ns, label))
     return ns
 
 
@@ -60,5 +74,5 @@ def namespace(backend):
         compile_ = cuda.jit(device=True)
     else:
         raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
-    return build_namespace(rounding.PRIMITIVES, compile_)
+    return build_namespace(rounding.PRIMITIVES, compile_, variant=False)
 
