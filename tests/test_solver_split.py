@@ -109,10 +109,10 @@ def test_split_sweep_decides_every_subregion_as_the_full_sweep(name):
     """One iteration's sweep on random selected regions: bit-identical bounds, the same discards;
     then a short search with the same regions and counts.
 
-    In a process of its own: the claim is about the two sweeps, and this test process has by then
-    compiled other tests' deliberately broken interval operations (in CI, stop 34, three
-    functions' bounds differed by an ulp after them, never alone; see
-    gpubench/interval/backends.py:build_namespace)."""
+    In a process of its own: the claim is about the two sweeps, not about what other tests left in
+    this process.  In CI (stop 34) three functions' bounds differed by an ulp after other tests had
+    run in the same process, never alone; the cause is not proven (suspected: the deliberately
+    broken interval operations other tests compile, see gpubench/interval/backends.py)."""
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
             "from test_solver_split import _compare_on_random_regions as c; "
             "print(json.dumps(c(sys.argv[2])))")

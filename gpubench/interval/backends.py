@@ -37,13 +37,12 @@ def build_namespace(primitives, compile_, variant=True):
     ``namespace`` uses this with the real primitives (``variant=False``); tests use it with
     deliberately broken ones to show that the oracles catch a missing step.
 
-    A variant's operations are qualified by a name of their own (``variant<k>.iadd``), because
-    numba names a compiled function by module, qualified name and a counter of the process that
-    compiled it: a module loaded from numba's disk cache carries the real ``ops.iadd`` under the
-    counter of the process that compiled it, and when a variant compiled in this process drew
-    the same counter, the cached code was linked to the variant's symbol, so real forms ran over
-    broken primitives for the rest of the process (CI, stop 34: the split sweep's bounds off by an
-    ulp after tests/test_interval_ops.py's broken namespace).
+    A variant's operations are qualified by a name of their own (``variant<k>.iadd``): numba names
+    a compiled function by module, qualified name and a counter of the process that compiled it,
+    and code loaded from numba's disk cache carries the real ``ops.iadd`` under another process's
+    counter, so a variant compiled here could draw the same symbol name.  Naming variants apart
+    rules that out.  (Suspected, not proven, behind CI stop 34's split-sweep bounds that differed
+    by an ulp only after other tests had run in the same process.)
     """
     ns = {"math": math, "__builtins__": __builtins__}
     ns.update({k: getattr(ops, k) for k in dir(ops) if k.isupper()})
