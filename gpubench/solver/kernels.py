@@ -7,6 +7,7 @@ The source below is appended to the function's generated module (see
 ``prange`` over chunks) and the CUDA kernel (one thread per subregion, SPSD:
 each thread decodes its own subregion from its index and the selected region).
 """
+import os
 from functools import lru_cache
 
 # The j-th of parts+1 cut points of [lo, hi] (partition.cut on the device): a function of the
@@ -290,6 +291,7 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
 
 # The whole iteration on the device (Settings.loop = "device", gpubench/solver/devloop.py): one
 # cooperative launch runs iterations until a given count, with grid syncs between its phases.
+LOOP_REGISTERS = 64
 GPU_LOOP_DRIVER = '''
 from numba import cuda as _cuda, float64 as _float64, int64 as _int64
 from gpubench.solver.reduce import TPB as _TPB, NO_INDEX as _NO_INDEX, _better, _block_reduce, _inclusive_scan
@@ -500,7 +502,7 @@ def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo
     itopen[dst] = 1 if fst[_MAXW] >= tol else 0
 
 
-@_cuda.jit(cache=True)
+@_cuda.jit(cache=True{jit_options})
 def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, hist_size,
                 a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
                 dims, slot, win1, win2, cut1, cut2, smask, samp, base_lo, base_hi, uflags, special,
@@ -842,6 +844,21 @@ def smax_for(s):
     return m
 
 
+def loop_registers():
+    """Registers a thread of ``device_loop`` may use.  Uncapped, the fused kernel takes 170 and a
+    cooperative grid gets 2 blocks of 128 threads an SM (12.5 % occupancy, measured by ncu on an
+    H200), so its sweep phase waits on latency; a cap trades spills for resident warps.
+    ``GPUBENCH_LOOP_REGISTERS`` (0: no cap) overrides it for measuring."""
+    return int(os.environ.get("GPUBENCH_LOOP_REGISTERS", LOOP_REGISTERS))
+
+
+def _loop_jit_options():
+    from numba import config
+    regs = loop_registers()
+    # the simulator's jit takes no max_registers
+    return f", max_registers={regs}" if regs and not config.ENABLE_CUDASIM else ""
+
+
 @lru_cache(maxsize=None)
 def extensions(backend, nmax=None, smax=None, loop=False):
     """The kernels appended to the generated module: the full sweep (``nmax`` given), the split one,
@@ -849,7 +866,7 @@ def extensions(backend, nmax=None, smax=None, loop=False):
     if backend == "cpu":
         return (SHARED, CPU_DRIVER)
     if loop:
-        return (SHARED, GPU_LOOP_DRIVER.format(smax=smax))
+        return (SHARED, GPU_LOOP_DRIVER.format(smax=smax, jit_options=_loop_jit_options()))
     if smax is not None:
         return (SHARED, GPU_SPLIT_DRIVER.format(smax=smax))
     return (SHARED, GPU_DRIVER.format(nmax=nmax))
