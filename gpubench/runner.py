@@ -534,8 +534,9 @@ class Summary:
 
 
 def sweep(experiment, quick=False, backend=None, results=None, workers=None, scheduler=None,
-          processes=True, stream=None, fancy=None):
-    """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``."""
+          processes=True, stream=None, fancy=None, shard=None):
+    """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``; with
+    ``shard = (k, N)`` only the cases of the k-th of N shares of its functions (1-based)."""
     stream = stream or sys.stdout
     if experiment.not_implemented:
         raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
@@ -544,6 +545,8 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     if other:
         raise InputError(f"{experiment.id}: the runner cannot run {other[0]}")
     cases = _available(cases, experiment.id, stream)
+    if shard is not None:
+        cases = of_shard(cases, *shard)
     folder = check_writable_dir(results_dir(results), "--results") / experiment.id
     check_writable_dir(folder, "results folder")
     clean_partial(folder)
@@ -572,6 +575,15 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
         bar.close()
         claims.release(folder, pending)
     return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
+
+
+def of_shard(cases, k, n):
+    """The cases of the k-th of n shares (1-based) of the functions, in the plan's order of first
+    appearance: processes side by side (``--shard k/N``) each run whole functions, so a function's
+    forms compile in one process only, and together they run every case once."""
+    order = list(dict.fromkeys(c.function for c in cases))
+    mine = {f for i, f in enumerate(order) if i % n == k - 1}
+    return [c for c in cases if c.function in mine]
 
 
 def _available(cases, experiment_id, stream):

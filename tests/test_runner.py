@@ -459,3 +459,23 @@ def test_a_case_on_a_paper001_problem_gets_that_problem():
     assert catalog.function_of("alpine02").name == "alpine02"
     case = runner.plan(loader.load("maingo_gpu_table1"))[0]
     assert case.function == "paper001:P4_1" and runner.runnable(case)
+
+
+def test_shards_split_the_functions_so_that_together_they_run_every_case_once():
+    """``--shard k/N``: N processes side by side each run whole functions, every case exactly once."""
+    from gpubench import experiments_loader as loader
+    from gpubench.commands.reproduce import shard_of
+    from gpubench.runner import of_shard, plan
+    cases = plan(loader.load("scipy_go_certify"), False, None)
+    assert len({c.function for c in cases}) > 50
+    shares = [of_shard(cases, k, 7) for k in range(1, 8)]
+    ids = [c.case_id for share in shares for c in share]
+    assert sorted(ids) == sorted(c.case_id for c in cases)  # a partition: none lost, none twice
+    owners = {}
+    for k, share in enumerate(shares):
+        for c in share:
+            assert owners.setdefault(c.function, k) == k  # a function's cases stay in one share
+    assert max(map(len, shares)) - min(map(len, shares)) < len(cases) // 4
+    assert shard_of("3/7") == (3, 7)
+    with pytest.raises(Exception, match="not K/N"):
+        shard_of("0/7")

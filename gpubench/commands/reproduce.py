@@ -6,6 +6,19 @@ NAME = "reproduce"
 HELP = "run an experiment (a published table) and store its records"
 
 
+def shard_of(text):
+    """``K/N`` with 1 <= K <= N, for --shard."""
+    import argparse
+    k, sep, n = text.partition("/")
+    try:
+        k, n = int(k), int(n)
+    except ValueError:
+        k = n = 0
+    if not sep or not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N with 1 <= K <= N (e.g. 2/8)")
+    return k, n
+
+
 def add_arguments(p):
     p.add_argument("experiment", nargs="?", help="an experiment id (see --list) or a .toml file")
     p.add_argument("--list", action="store_true", help="list the experiments (or the one named) and how many "
@@ -17,6 +30,9 @@ def add_arguments(p):
     g.add_argument("--workers", type=positive_integer, metavar="N",
                    help="run on a new Dask LocalCluster of N workers (loopback only, no dashboard)")
     g.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask cluster (tcp://host:port)")
+    p.add_argument("--shard", metavar="K/N", type=shard_of,
+                   help="run only the K-th of N shares of the experiment's functions (1 <= K <= N): N processes "
+                        "side by side, e.g. on one GPU, run every case once")
     p.add_argument("--results", metavar="DIR", help="where records go (default: $GPUBENCH_RESULTS, else the "
                    "checkout's results/, else ./results)")
     p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
@@ -69,7 +85,7 @@ def run(args):
     if exp.not_implemented:
         raise InputError(f"{exp.id} (paper {exp.paper}, Table {exp.table}) is not implemented yet: {exp.not_implemented}")
     s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
-              workers=args.workers, scheduler=args.scheduler)
+              workers=args.workers, scheduler=args.scheduler, shard=args.shard)
     print(f"{s.experiment} ({s.variant}): {s.ran} case(s) run, {s.skipped} already stored, "
           f"{s.total} in all, in {s.seconds:.1f} s; records in {s.folder}")
     return 0
