@@ -168,7 +168,9 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
         return "value wrong", None, {"point": best.tolist(), "enclosure": _point_enclosure(fn, best)}, \
             f"stated f* {fstar!r} > GUB {gub!r}: the point's enclosure is below it"
     if not certified:
-        return "not certified", None, {}, f"GUB - GLB = {gub - glb:.3g} > {ftol:g} when the budget ran out"
+        why = ("with every region narrower than the method's tol (a finer tol is what would narrow it)"
+               if getattr(result, "converged", False) else "when the budget ran out")
+        return "not certified", None, {}, f"GUB - GLB = {gub - glb:.3g} > {ftol:g} {why}"
     outside = [v for v in fitting if not _in_regions(v, regions, xslack)]
     for v in outside:
         enclosure = _point_enclosure(fn, v)

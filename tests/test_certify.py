@@ -87,7 +87,12 @@ def test_each_verdict_from_a_real_enclosure(branin):
     # an enclosure still wider than ftol: not certified
     wide = type("W", (), {"glb": r.glb - 1.0, "gub": r.gub, "x": r.x,
                           "regions_lo": r.regions_lo, "regions_hi": r.regions_hi})()
-    assert C.judge(fn, 2, e.fglob(2), mins, wide)[0] == "not certified"
+    v, _, _, why = C.judge(fn, 2, e.fglob(2), mins, wide)
+    assert v == "not certified" and "budget ran out" in why
+    # ... and one that converged (every region narrower than tol) says so, not "budget"
+    wide.converged = True
+    v, _, _, why = C.judge(fn, 2, e.fglob(2), mins, wide)
+    assert v == "not certified" and "narrower than the method's tol" in why
 
 
 def test_output_regions_built_on_demand_are_judged_as_the_kept_ones(branin):
