@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export GPUBENCH_CACHE ?= $(CURDIR)/.cache
 
-.PHONY: demo test bench nightly report clean
+.PHONY: demo test bench nightly report clean test-slow
 
 # PYTHONWARNINGS: setuptools' "Editable installation" notice (gpubench/ is in the current folder,
 # as it must be in a checkout) would be the only output of a quiet install
@@ -29,8 +29,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/gpubench demo
 
+# The paper-size cases (marked slow: 4^10 subregions an iteration on the CPU, minutes each) run
+# in `make test-slow`; the paper's tables reproduce them at full size (gpubench reproduce).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q --durations=30
+	$(BIN)/python -m pytest -n 2 -q --durations=30 -m "not slow"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q --durations=30 -m slow
 
 clean:
 	rm -rf $(VENV) .cache
