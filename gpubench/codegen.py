@@ -110,46 +110,18 @@ class _PointPrinter(PythonCodePrinter):
     def _call(self, name, e):
         return f"{name}(" + ", ".join(self._print(a) for a in e.args) + ")"
 
-    def _print_Max2(self, e):
-        return self._call("max", e)
-
-    def _print_Min2(self, e):
-        return self._call("min", e)
-
-    def _print_step(self, e):
-        return self._call("p_step", e)
-
-    def _print_sign(self, e):
-        return self._call("p_sign", e)
-
-    def _print_DiracDelta(self, e):
-        return self._call("p_delta", e)
-
-    def _print_Floor(self, e):
-        return self._call("p_floor", e)
-
-    def _print_Trunc(self, e):
-        return self._call("p_trunc", e)
-
-    def _print_Rint(self, e):
-        return self._call("p_rint", e)
-
     def _print_jump(self, e):
         # a step's derivative at a point: 0 (at the jump itself there is none; 0 is what a
         # descent can use, and no bound is ever drawn from a point gradient)
         return "0.0"
 
-    def _print_sigmoid(self, e):
-        return self._call("p_sigmoid", e)
 
-    def _print_softplus(self, e):
-        return self._call("p_softplus", e)
-
-    def _print_Abs(self, e):
-        return self._call("abs", e)
-
-    def _print_tanh(self, e):
-        return self._call("math.tanh", e)
+# sympy node -> the point helper a _PointPrinter prints it as (a call on its printed arguments)
+_POINT_CALLS = {"Max2": "max", "Min2": "min", "Abs": "abs", "tanh": "math.tanh", "step": "p_step",
+                "sign": "p_sign", "DiracDelta": "p_delta", "Floor": "p_floor", "Trunc": "p_trunc",
+                "Rint": "p_rint", "sigmoid": "p_sigmoid", "softplus": "p_softplus"}
+for _node, _helper in _POINT_CALLS.items():
+    setattr(_PointPrinter, f"_print_{_node}", lambda self, e, _h=_helper: self._call(_h, e))
 
 
 class PointEmitter:
