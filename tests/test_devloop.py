@@ -286,3 +286,14 @@ def test_parallel_window_terms_fold_to_the_serial_tables_bit_for_bit(name):
     if search.uncut.nprod:
         for k in ("Rlo", "Rhi"):
             np.testing.assert_array_equal(w[k][:, :special.size], want[k][:, :special.size], err_msg=k)
+
+
+def test_the_loop_register_cap_can_be_overridden_and_is_checked(monkeypatch):
+    """GPUBENCH_LOOP_REGISTERS overrides the cap for measuring; a value that is no count is a
+    one-line input error, not a traceback from int()."""
+    assert kernels.loop_registers() == kernels.LOOP_REGISTERS
+    monkeypatch.setenv("GPUBENCH_LOOP_REGISTERS", "48")
+    assert kernels.loop_registers() == 48
+    monkeypatch.setenv("GPUBENCH_LOOP_REGISTERS", "lots")
+    with pytest.raises(InputError, match="GPUBENCH_LOOP_REGISTERS='lots' is not a register count"):
+        kernels.loop_registers()

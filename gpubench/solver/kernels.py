@@ -849,7 +849,11 @@ def loop_registers():
     cooperative grid gets 2 blocks of 128 threads an SM (12.5 % occupancy, measured by ncu on an
     H200), so its sweep phase waits on latency; a cap trades spills for resident warps.
     ``GPUBENCH_LOOP_REGISTERS`` (0: no cap) overrides it for measuring."""
-    return int(os.environ.get("GPUBENCH_LOOP_REGISTERS", LOOP_REGISTERS))
+    text = os.environ.get("GPUBENCH_LOOP_REGISTERS", str(LOOP_REGISTERS))
+    if not text.isdigit():
+        from ..errors import InputError
+        raise InputError(f"GPUBENCH_LOOP_REGISTERS={text!r} is not a register count (0: no cap)")
+    return int(text)
 
 
 def _loop_jit_options():
