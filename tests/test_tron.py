@@ -358,11 +358,12 @@ def test_library_hessian_by_differences():
     np.testing.assert_allclose(H.reshape(n, n), 2 * np.eye(n), atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["rosenbrock", "shifted_rastrigin", "griewank"])
-def test_symbolic_hessian_matches_differences(name):
+# a fixed-dimension definition (coordinates x1 .. xd, not aggregates) too: Beale, Hartmann 3
+@pytest.mark.parametrize("name, n", [("rosenbrock", 4), ("shifted_rastrigin", 4), ("griewank", 4),
+                                     ("scipy_go.Beale", 2), ("scipy_go.Hartmann3", 3)])
+def test_symbolic_hessian_matches_differences(name, n):
     from gpubench.tron import hessian
     fn = functions.get(name)
-    n = 4
     mod = hessian.load(fn.definition, n, "cpu")
     lo, hi = fn.bounds(n)
     x = RNG.uniform(lo, hi) * 0.1

@@ -24,7 +24,7 @@ import time
 import sympy as sp
 
 from .. import codegen
-from ..definition import Prod, i, n as nsym, param, x, x1, xn, y
+from ..definition import Prod, i, n as nsym, param, variables, x, x1, xn, y
 
 GENERATOR_VERSION = "1"
 
@@ -50,7 +50,9 @@ def expand(defn, n):
                     sub[b] = P[name][k + 1]
             parts.append(t.xreplace(sub))
         aggs[agg] = sp.Mul(*parts) if isinstance(spec, Prod) else sp.Add(*parts)
-    f = defn.expr.xreplace({**aggs, x1: X[0], xn: X[n - 1], nsym: sp.Integer(n)})
+    # a fixed-dimension definition names its coordinates x1 .. xd (definition.variables)
+    fixed = {s: X[k] for k, s in enumerate(variables(defn.dim)) if k < n} if defn.dim else {}
+    f = defn.expr.xreplace({**aggs, **fixed, x1: X[0], xn: X[n - 1], nsym: sp.Integer(n)})
     return f, X
 
 
