@@ -1,7 +1,8 @@
 """The ``gpubench`` command line: the commands of :mod:`gpubench.commands`, one module each.
 
 Every user error ends in one line on stderr, ``gpubench: error: ...``, and exit
-code 2; never a traceback.
+code 2; never a traceback.  An unexpected exception (a bug) ends in one line
+``gpubench: internal error: ...`` and exit code 1; ``GPUBENCH_TRACEBACK=1`` raises it instead.
 """
 import errno
 import os
@@ -14,6 +15,7 @@ from .device import phase
 from .errors import InputError
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 1
 _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 _FAST_EXIT = []  # set by main() when the command that ran declares FAST_EXIT and succeeded
 
@@ -65,6 +67,13 @@ def main(argv=None):
         print(f"gpubench: error: {exc.strerror}" + (f": {exc.filename}" if exc.filename else ""),
               file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:  # a bug of ours (or a definition numba cannot compile): one line, exit 1
+        if os.environ.get("GPUBENCH_TRACEBACK"):
+            raise
+        first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+        print(f"gpubench: internal error: {type(exc).__name__}: {first[:300]} "
+              f"(GPUBENCH_TRACEBACK=1 prints where; please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 def entry():

@@ -73,6 +73,11 @@ class TestFunction:
         return self._meta("sense")
 
     @property
+    def fixed_dim(self):
+        """The one dimension of a fixed-dimension definition; None for a scalable one."""
+        return self._meta("dim")
+
+    @property
     def continuous(self):
         return self._meta("continuous")
 

@@ -125,6 +125,8 @@ BAD = [
     ["eval", "levy", "--dim", "-1", "--x", "1"],
     ["eval", "levy", "--dim", "abc", "--x", "1"],
     ["eval", "levy", "--dim", "2"],
+    ["eval", "levy", "--x", "1"],  # a scalable function needs --dim
+    ["minimize", "levy", "--method", "bfgs"],
     ["eval", "levy", "--dim", "2", "--x", "1", "--box", "0:1"],
     ["eval", "levy", "--dim", "3", "--x", "1", "2"],
     ["eval", "levy", "--dim", "2", "--x", "abc"],

@@ -307,6 +307,33 @@ def test_a_rigorous_method_without_regions_shows_its_point():
     assert "output region" not in text and "at x = (1, 1)" in text and "[GLB, GUB]" in text, text
 
 
+def test_a_fixed_dimension_function_needs_no_dim(capsys):
+    """scipy_go.Beale is defined in n = 2 only: --dim may be left out, and is the function's own."""
+    from gpubench import cli
+    assert cli.main(["eval", "scipy_go.Beale", "--x", "3", "0.5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["dim"] == 2 and out["value"] == 0.0, out
+    assert cli.main(["eval", "scipy_go.Beale", "--dim", "3", "--x", "3"]) == 2
+    assert "dimension 2 only" in capsys.readouterr().err
+
+
+def test_an_unexpected_exception_is_one_line_and_exit_1(capsys, monkeypatch):
+    """A bug prints one 'internal error' line and exits 1; GPUBENCH_TRACEBACK=1 raises it."""
+    from gpubench import cli
+    from gpubench.commands import eval as eval_command
+
+    def broken(args):
+        raise KeyError("a bug\nsecond line")
+    monkeypatch.setattr(eval_command, "run", broken)
+    monkeypatch.delenv("GPUBENCH_TRACEBACK", raising=False)
+    assert cli.main(["eval", "levy", "--dim", "2", "--x", "1"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("gpubench: internal error: KeyError: 'a bug"), err
+    monkeypatch.setenv("GPUBENCH_TRACEBACK", "1")
+    with pytest.raises(KeyError):
+        cli.main(["eval", "levy", "--dim", "2", "--x", "1"])
+
+
 def test_de_gpu_one_run_summary_reads_as_one_run():
     from gpubench.methods import minimize
     r = minimize("levy", 2, method="de-gpu", backend="cpu", runs=1, max_evaluations=200)

@@ -20,6 +20,25 @@ class Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
+def add_dim(p):
+    """``--dim N``: optional for a function defined in one dimension only (see :func:`resolve_dim`)."""
+    p.add_argument("--dim", type=positive_integer, default=None,
+                   help="the dimension n (a fixed-dimension function's own when left out)")
+
+
+def resolve_dim(args, fn):
+    """``args.dim``, else the function's own dimension (set on ``args``); a scalable function
+    needs ``--dim``."""
+    if args.dim is None:
+        d = getattr(fn, "fixed_dim", None)
+        if d is None and hasattr(fn, "objective"):  # a constrained problem: its objective's
+            d = getattr(fn.objective, "fixed_dim", None)
+        if d is None:
+            raise InputError(f"{fn.name} is defined for any dimension: give one with --dim N")
+        args.dim = d
+    return args.dim
+
+
 def integer(text):
     try:
         return int(text)

@@ -11,7 +11,7 @@ and evaluations to that target, and the fastest.  ``OUT/coco/`` and ``OUT/ioh/``
 for cocopp and IOHanalyzer (docs/interop.md).
 """
 from ..errors import InputError
-from ._args import positive_integer
+from ._args import add_dim, positive_integer, resolve_dim
 
 NAME = "compare"
 HELP = "run every method of the comparison on one function (yours too: FILE.py:NAME) and summarise"
@@ -19,7 +19,7 @@ HELP = "run every method of the comparison on one function (yours too: FILE.py:N
 
 def add_arguments(p):
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
+    add_dim(p)
     p.add_argument("--quick", action="store_true",
                    help="the comparison's quick budgets (experiments/compare.toml [quick]): a CPU in minutes")
     p.add_argument("--repetitions", type=positive_integer, metavar="R",
@@ -185,7 +185,7 @@ def run(args):
     if source and args.scheduler:
         raise InputError("--scheduler needs a library function (a remote worker cannot read your file); "
                          "use --workers")
-    dim = args.dim
+    dim = resolve_dim(args, fn)
     fn.bounds(dim)  # a dimension the function refuses fails here, before anything is written
     chosen = None
     if args.methods is not None:

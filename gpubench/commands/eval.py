@@ -3,7 +3,7 @@ import json
 import math
 
 from ..errors import InputError
-from ._args import positive_integer
+from ._args import add_dim, resolve_dim
 
 NAME = "eval"
 HELP = "evaluate a function and its gradient at a point or over a box"
@@ -11,7 +11,7 @@ HELP = "evaluate a function and its gradient at a point or over a box"
 
 def add_arguments(p):
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
+    add_dim(p)
     p.add_argument("--x", nargs="+", help="coordinates (one value is repeated n times); negative values are fine")
     p.add_argument("--box", nargs="+", help="LO:HI per coordinate (one is repeated n times); LO may equal HI")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -68,8 +68,8 @@ def run(args):
     from .. import functions as F
     from ..resources import check_vectors
     # the box and its gradient enclosure as arrays, as Python lists and as JSON text
-    check_vectors(args.dim, 400 if args.box is not None else 160)
     fn = F.get(args.function)
+    check_vectors(resolve_dim(args, fn), 400 if args.box is not None else 160)
     if (args.x is None) == (args.box is None):
         raise InputError("give exactly one of --x (a point) or --box (a box)")
     if not getattr(fn, "constrained", False):

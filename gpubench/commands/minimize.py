@@ -3,7 +3,7 @@ import math
 import time
 
 from ..errors import InputError
-from ._args import positive_integer
+from ._args import add_dim, resolve_dim
 
 NAME = "minimize"
 HELP = "run any registered method (`gpubench methods` lists them) on a function"
@@ -13,7 +13,7 @@ FAST_EXIT = True
 
 def add_arguments(p):
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
+    add_dim(p)
     p.add_argument("--method", required=True, help="a registered method (`gpubench methods`)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting of the method (repeat for more); `gpubench methods M` lists them")
@@ -52,6 +52,8 @@ def run(args):
     from . import _result
     from ._progress import Progress
     method = methods.get(args.method)
+    if args.dim is None:
+        resolve_dim(args, functions.get(args.function))
     text = parse_sets(args.set)
     names = set(method.settings.names())
     for opt in ("seed", "backend"):

@@ -5,7 +5,7 @@ read from that dataclass: defaults and help are stated there once.
 """
 import time
 
-from ._args import positive_integer, positive_number
+from ._args import add_dim, positive_number, resolve_dim
 
 NAME = "solve"
 HELP = "enclose the global minimum rigorously (Zhang, Shan & Cagan 2026)"
@@ -17,7 +17,7 @@ def add_arguments(p):
     from ..methods.base import INTERACTIVE_TIME_LIMIT
     from ..solver.settings import CPU_SPLIT_DIMS, Settings
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
-    p.add_argument("--dim", type=positive_integer, required=True, help="the dimension n")
+    add_dim(p)
     # one option per solver setting, with the dataclass's own help and default
     for name, base, optional, default, meta in Settings.fields():
         extra = {"choices": list(meta["choices"])} if meta.get("choices") else {}
@@ -50,6 +50,7 @@ def run(args):
     with phase("function"):
         from .. import functions  # sympy, and the definitions
         fn = functions.get(args.function)
+    resolve_dim(args, fn)
     method = interval.METHOD
     typed = {k: getattr(args, k) for k in method.settings.names() if getattr(args, k) is not None}
     given = method.settings.build(method.name, typed, from_text=True).as_dict()
