@@ -562,15 +562,23 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     if not pending:
         return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
     bar = _progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
+    done = []
     try:
         if workers or scheduler:
-            _run_dask(pending, folder, bar, workers, scheduler, processes)
+            _run_dask(pending, folder, bar, workers, scheduler, processes, done)
         else:
             for case in pending:
                 bar.start([case])
                 record = run_case(case)
                 write_record(folder, record)
+                done.append(case)
                 bar.finish(case, record)
+    except KeyboardInterrupt:
+        # the case under way is not stored (a record is whole or absent); the same command resumes
+        print(f"{experiment.id} ({variant}): interrupted; {len(done)} case(s) stored this time, "
+              f"{skipped + len(done)} of {len(cases)} in all in {folder}; the same command runs the "
+              f"other {len(cases) - skipped - len(done)}", file=stream, flush=True)
+        raise
     finally:
         bar.close()
         claims.release(folder, pending)
@@ -608,7 +616,7 @@ def _available(cases, experiment_id, stream):
     return [c for c in cases if c.method not in gone]
 
 
-def _run_dask(pending, folder, bar, workers, scheduler, processes):
+def _run_dask(pending, folder, bar, workers, scheduler, processes, done):
     from dask.distributed import as_completed
     client, cluster = start_client(workers, scheduler, processes)
     try:
@@ -619,6 +627,7 @@ def _run_dask(pending, folder, bar, workers, scheduler, processes):
             case = futures[fut]
             record = fut.result()
             write_record(folder, record)
+            done.append(case)
             bar.finish(case, record)
     finally:
         client.close()

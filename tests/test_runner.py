@@ -164,6 +164,29 @@ def test_sweep_stores_one_complete_record_per_case_and_skips_them_later(tmp_path
     assert {f.name: f.stat().st_mtime_ns for f in folder.iterdir()} == mtimes
 
 
+def test_ctrl_c_keeps_the_stored_cases_says_so_and_the_same_command_resumes(tmp_path, monkeypatch):
+    e = loader.load(str(experiment_file(tmp_path / "exp")))
+    real = runner.run_case
+    calls = []
+
+    def second_interrupted(case):
+        calls.append(case)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(case)
+    monkeypatch.setattr(runner, "run_case", second_interrupted)
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        runner.sweep(e, results=tmp_path / "res", stream=out, fancy=False)
+    folder = tmp_path / "res" / "sweep"
+    assert [f.suffix for f in folder.iterdir()] == [".json"]  # the case under way left nothing
+    assert "interrupted; 1 case(s) stored this time, 1 of 2 in all" in out.getvalue(), out.getvalue()
+    assert "runs the other 1" in out.getvalue()
+    monkeypatch.setattr(runner, "run_case", real)
+    s = runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
+    assert (s.ran, s.skipped) == (1, 1)
+
+
 def test_a_corrupt_record_is_run_again_and_stale_temporary_files_go(tmp_path):
     e = loader.load(str(experiment_file(tmp_path / "exp")))
     runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
