@@ -594,12 +594,28 @@ def of_shard(cases, k, n):
     return [c for c in cases if c.function in mine]
 
 
+def needs_gpu(case):
+    """Whether a case's entry runs on a CUDA GPU only (``backend = "cuda"``, or the interval
+    solver's ``loop = "device"``)."""
+    return case.settings.get("backend") == "cuda" or case.settings.get("loop") == "device"
+
+
 def _available(cases, experiment_id, stream):
     """``cases`` less those of an optional method whose package is missing here (a peer: one line
     says which and how to install it; nothing is stored for them, so a later run with the package
-    installed runs them)."""
+    installed runs them), and less those of an entry that needs a GPU where none is (or where
+    ``--backend cpu`` asked for the CPU): their reports read "missing" until a GPU host runs them."""
     from . import methods
+    from .device import cuda_usable
     from .problems import catalog
+    gpu_only = [c for c in cases if needs_gpu(c)
+                and (c.settings.get("backend") == "cpu" or not cuda_usable())]
+    for key in dict.fromkeys(c.key for c in gpu_only):
+        n = sum(1 for c in gpu_only if c.key == key)
+        print(f"{experiment_id}: {n} case(s) of {key} left out: it runs on a CUDA GPU only "
+              f"(`gpubench reproduce {experiment_id} --backend cuda` on a GPU host)", file=stream, flush=True)
+    left = {id(c) for c in gpu_only}
+    cases = [c for c in cases if id(c) not in left]
     gone = {}
     for c in cases:
         if c.method in catalog.PROCEDURES or c.method in gone:

@@ -62,10 +62,15 @@ def test_solver_tables_compare_every_full_case_with_a_published_row(eid):
     for f in e.full.functions:
         for n in e.full.dims:
             assert ((pub["function"] == f) & (pub["dimension"] == n)).any(), (eid, f, n)
-    (spec,) = e.full.methods
-    assert spec.method == "interval"
-    assert {k: spec.settings[k] for k in ("split_dims", "parts", "tol", "samples")} == \
-        {"split_dims": 10, "parts": 4, "tol": 1e-4, "samples": 10}
+    spec, *beside = e.full.methods
+    paper = {"split_dims": 10, "parts": 4, "tol": 1e-4, "samples": 10}
+    assert spec.method == "interval" and spec.label == "Proposed method"
+    assert {k: spec.settings[k] for k in paper} == paper
+    # the one entry beside the paper's: the same search with the iteration on the GPU, GPU only
+    assert [(b.key, b.method, b.settings["loop"], b.settings["backend"]) for b in beside] == \
+        [("interval_device", "interval", "device", "cuda")]
+    assert {k: beside[0].settings[k] for k in paper} == paper
+    assert [m.key for m in e.quick.methods] == ["interval"]
 
 
 # every table the five papers print, as (paper, table): run, or listed as not implemented yet

@@ -77,10 +77,13 @@ def no_computation(monkeypatch):
 
 def test_scaling_report_side_by_side_with_marks_and_missing(tmp_path, no_computation):
     e = loader.load("tableS2")
-    full = {c.dim: c for c in runner.plan(e)}
+    full = {c.dim: c for c in runner.plan(e) if c.key == "interval"}
+    device = {c.dim: c for c in runner.plan(e) if c.key == "interval_device"}
     quick = {c.dim: c for c in runner.plan(e, quick=True)}
     folder = tmp_path / "res" / "tableS2"
     runner.write_record(folder, record(full[50], iterations=50, regions=1, seconds=191.5, options=PAPER))
+    runner.write_record(folder, record(device[50], iterations=50, regions=1, seconds=95.75, options=PAPER))
+    runner.write_record(folder, record(device[100], iterations=98, regions=1, seconds=1.0, options=PAPER))
     runner.write_record(folder, record(full[100], iterations=99, regions=1, seconds=702.0, options=PAPER))
     runner.write_record(folder, record(quick[10], iterations=20, regions=1, seconds=0.3,
                                        options={**PAPER, "parts": 2}))
@@ -95,6 +98,12 @@ def test_scaling_report_side_by_side_with_marks_and_missing(tmp_path, no_computa
     assert counts["100"]["Iterations, measured"] == "99" and counts["100"]["Iterations match"] == "no"
     assert counts["500"]["Iterations, measured"] == "missing" and counts["500"]["Iterations match"] == "missing"
     assert counts["50"]["Regions match"] == "yes"
+    # the device-loop entry beside the paper's: its counts and whether they are the same search's
+    assert counts["50"]["Iterations, interval_device"] == "50"
+    assert counts["50"]["Same counts as interval, interval_device"] == "yes"
+    assert counts["100"]["Same counts as interval, interval_device"] == "no"
+    assert counts["500"]["Iterations, interval_device"] == "missing"
+    assert len(counts) == len(full)  # one row per (function, n), not one per entry
     q = {r["n"]: r for r in table(md, "Quick", "Function", "Iterations match")}
     assert q["10"]["Iterations match"] == "— (no published row)"
     assert q["40"]["Iterations, measured"] == "missing"
@@ -102,6 +111,8 @@ def test_scaling_report_side_by_side_with_marks_and_missing(tmp_path, no_computa
     t = {r["n"]: r for r in table(md, "Full", "Function", "Measured / Laptop")}
     assert t["50"]["Laptop (published)"] == "383" and t["50"]["Measured"] == "192"
     assert t["50"]["Measured / Local server"] == f"{191.5 / 180:.3g}"
+    assert t["50"]["Measured, interval_device"] == "95.8" and t["50"]["Measured / interval_device"] == "2"
+    assert t["500"]["Measured / interval_device"] == "missing"
     assert t["500"]["Measured"] == "missing" and t["500"]["Measured / Laptop"] == "missing"
     assert t["500"]["Laptop (published)"] == "38,127"
     assert t["1000"]["Laptop (published)"] == "NA"      # printed NA: not run by the paper
