@@ -181,7 +181,8 @@ def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0):
             return dispatched
         cfg = nd.LaunchConfig(grid=configured.griddim, block=configured.blockdim, shmem_size=sharedmem)
         fn, go, where = overload._codelibrary.get_cufunc().kernel, nd.launch, configured.stream
-    except (AttributeError, ImportError, TypeError):
+    except Exception as exc:    # noqa: BLE001 - the ordinary launch still works; the record says why
+        dispatched.why = f"{type(exc).__name__}: {exc}"[:200]
         return dispatched
 
     def bound():

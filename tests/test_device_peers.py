@@ -70,6 +70,7 @@ def test_cholesky_row_times_one_call_and_pipelined_calls_on_the_simulator(varian
                                                                   pipeline=2, backend="cuda"))
     assert m["backend"] == "cuda" and m["converged"] and m["max_err_vs_numpy"] < 1e-12
     assert m["ms_pipelined"] > 0 and res["pipeline"] == 2 and len(res["ms_pipelined_all"]) == 1
+    assert 0 < res["host_ms_per_call"] <= 1.001 * m["ms_pipelined"]   # issuing is inside the timed span
     assert res["launch"] == "dispatcher"         # the simulator launches the ordinary way
     m, res = device_rows.cholesky("device:cholesky", 2, _settings("cholesky-batch", variant=variant, batch=3, reps=1,
                                                                   backend="cuda"))
@@ -95,7 +96,7 @@ def test_cholesky_row_pipelined_on_the_cpu_and_its_input_errors():
         return
     m, res = device_rows.cholesky("device:cholesky", 3, _settings("cholesky-batch", variant="torch", batch=4, reps=1,
                                                                   pipeline=2, backend="cpu"))
-    assert m["ms_pipelined"] > 0 and res["pipeline"] == 2
+    assert m["ms_pipelined"] > 0 and res["pipeline"] == 2 and res["host_ms_per_call"] > 0
 
 
 def test_report_ratio_against_torch():

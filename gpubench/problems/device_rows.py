@@ -56,8 +56,10 @@ def _timed(backend, reps, launch, prepare):
 def _pipelined(backend, reps, launches, prepare):
     """Median over ``reps`` of the seconds per launch of ``launches`` (R functions, each on its own
     copy of the input) called back to back between two CUDA events, divided by R: the host's
-    cost of a launch overlaps the GPU's work of the one before, as in a loop of calls."""
-    out = []
+    cost of a launch overlaps the GPU's work of the one before, as in a loop of calls.  Also the
+    median host seconds per call of issuing them (``time.perf_counter`` around the calls, before
+    the closing event waits): the Python side of a launch."""
+    out, host = [], []
     for _ in range(reps):
         prepare()
         if backend == "cuda":
@@ -65,10 +67,12 @@ def _pipelined(backend, reps, launches, prepare):
             cuda.synchronize()
         t = Timer(cuda=backend == "cuda" and not simulator())
         with t.time("k"):
+            t0 = time.perf_counter()
             for f in launches:
                 f()
+            host.append((time.perf_counter() - t0) / len(launches))
         out.append(t.seconds["k"] / len(launches))
-    return float(np.median(out)), out
+    return float(np.median(out)), out, float(np.median(host))
 
 
 def _linalg(kind, n, s):
@@ -133,6 +137,8 @@ def _linalg(kind, n, s):
     sec, all_s = _timed(backend, s["reps"], launch, lambda: restore(work, rhs))
     out, sol, ok = host(work), None if rhs is None else host(rhs), host(ok)
     extra["launch"] = getattr(launch, "path", "call")
+    if getattr(launch, "why", None):
+        extra["launch_not_bound"] = launch.why
     if R:
         copies = [make() for _ in range(R)]
 
@@ -141,9 +147,9 @@ def _linalg(kind, n, s):
                 restore(w, b)
         for c in copies:        # compiled already; each copy's first call untimed
             c[3]()
-        psec, p_all = _pipelined(backend, s["reps"], [c[3] for c in copies], restore_all)
+        psec, p_all, hsec = _pipelined(backend, s["reps"], [c[3] for c in copies], restore_all)
         ok = np.minimum(ok, np.min([host(c[2]) for c in copies], axis=0))
-        extra.update(pipeline=R, ms_pipelined_all=[1e3 * x for x in p_all])
+        extra.update(pipeline=R, ms_pipelined_all=[1e3 * x for x in p_all], host_ms_per_call=1e3 * hsec)
         del copies
     k = min(4, nb)
     if kind == "cholesky":
@@ -179,22 +185,26 @@ def _torch_cholesky(A, n, s, backend):
             torch.cuda.synchronize()
 
     def timed(calls):
+        """(seconds per call, host seconds per call of issuing them, the last factor)."""
         sync()
         if dev == "cuda":
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
+            t0 = time.perf_counter()
             for x in calls:
                 y = torch.linalg.cholesky(x)
+            issued = time.perf_counter() - t0
             b.record()
             b.synchronize()
-            return a.elapsed_time(b) / 1e3 / len(calls), y
+            return a.elapsed_time(b) / 1e3 / len(calls), issued / len(calls), y
         t0 = time.perf_counter()
         for x in calls:
             y = torch.linalg.cholesky(x)
-        return (time.perf_counter() - t0) / len(calls), y
+        sec = (time.perf_counter() - t0) / len(calls)
+        return sec, sec, y
     out = []
     for _ in range(s["reps"]):
-        sec1, L = timed([tA])
+        sec1, _, L = timed([tA])
         out.append(sec1)
     k = min(4, A.shape[0])
     err = float(np.abs(L[:k].cpu().numpy() - np.linalg.cholesky(A[:k])).max())
@@ -206,9 +216,10 @@ def _torch_cholesky(A, n, s, backend):
     R = s.get("pipeline", 0)
     if R:
         copies = [tA.clone() for _ in range(R)]
-        p_all = [timed(copies)[0] for _ in range(s["reps"])]
+        p_all, h_all = zip(*[timed(copies)[:2] for _ in range(s["reps"])])
         measured["ms_pipelined"] = 1e3 * float(np.median(p_all))
-        result.update(pipeline=R, ms_pipelined_all=[1e3 * x for x in p_all])
+        result.update(pipeline=R, ms_pipelined_all=[1e3 * x for x in p_all],
+                      host_ms_per_call=1e3 * float(np.median(h_all)))
     return measured, result
 
 
