@@ -90,9 +90,14 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
               "per ADMM iteration (sum over partitions), mean over iterations. With n >= 2 partitions, each "
               "partition's batch was timed one after another on one device; the paper ran 6 at once on 6 GPUs. "
               "nu is the percent imbalance (6.3) per iteration: its max, min and mean over the iterations.")
-    if experiment.layout == "micro":
+    if experiment.layout == "micro" and not {c.method for c in planned} <= {"cholesky-batch", "triangular-batch"}:
         doc.p("Times are of the kernel alone on a GPU (CUDA events), of the numba twin's call on a CPU; "
               "the first (compiling) call is not timed.")
+    elif experiment.layout == "micro":
+        doc.p("On a GPU, ms is one call between two CUDA events, inputs already on the device: the kernel and "
+              "the host's cost of launching it (the GPU idle meanwhile); ms pipelined, where measured, is R calls "
+              "back to back on R copies of the input between two events, divided by R (the host's cost overlapped). "
+              "On a CPU, the numba twin's call. The first (compiling) call is not timed.")
     doc.table(pd.DataFrame(rows))
     if experiment.layout == "micro":
         # the planned cases' records, else those of other settings (never the two mixed)
