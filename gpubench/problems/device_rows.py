@@ -125,7 +125,8 @@ def _linalg(kind, n, s):
             work, ok = cuda.device_array(src.shape), cuda.device_array(nb, dtype=np.int32)
             rhs = None if dB0 is None else cuda.device_array_like(dB0)
             work.copy_to_device(d0)
-            launch = kernels.linalg_launcher(kind, work, n, variant=variant, explicit=explicit, B=rhs, ok=ok)
+            launch = kernels.linalg_launcher("cholesky" if kind == "cholesky" else "backsolve", work, n,
+                                             variant=variant, explicit=explicit, B=rhs, ok=ok)
             return work, rhs, ok, launch
 
         def restore(work, rhs):
