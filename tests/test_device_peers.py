@@ -65,8 +65,7 @@ def test_copy_kernel_covers_an_array_larger_than_its_grid():
 def test_cholesky_row_times_one_call_and_pipelined_calls_on_the_simulator(variant):
     """The GPU path of the row under the simulator: one call timed, then ``pipeline`` calls back to
     back, each on its own copy of the batch (every copy factored: the flags and first factors of all
-    are checked);
-    without ``pipeline`` no pipelined time."""
+    are checked); without ``pipeline`` no pipelined time."""
     m, res = device_rows.cholesky("device:cholesky", 3, _settings("cholesky-batch", variant=variant, batch=5, reps=1,
                                                                   pipeline=2, backend="cuda"))
     assert m["backend"] == "cuda" and m["converged"] and m["max_err_vs_numpy"] < 1e-12
