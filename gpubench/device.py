@@ -151,6 +151,47 @@ class Timer:
         self.seconds[key] = self.seconds.get(key, 0.0) + dt
 
 
+def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0):
+    """A function of no argument that launches ``kernel[griddim, blockdim, stream, sharedmem](*args)``.
+
+    A numba-cuda launch types every argument, looks the overload up and marshals the arrays on
+    each call (tens of microseconds of host time, during which the GPU idles).  Here that is done
+    once: the overload is compiled (or loaded from the disk cache) for the arguments' types, bound
+    to the context, its argument words built, and each call is the driver launch alone (numba's
+    own, ``numba.cuda.dispatcher.launch``).  The function's ``path`` says which way it launches:
+    "bound", or "dispatcher" (the ordinary configured call: under the simulator, or where the
+    installed numba-cuda lacks what binding uses).  ``args`` must stay the same device arrays."""
+    configured = kernel[griddim, blockdim, stream, sharedmem]
+
+    def dispatched():
+        configured(*args)
+    dispatched.path = "dispatcher"
+    if simulator():
+        return dispatched
+    try:
+        from numba.cuda import dispatcher as nd
+        overload = kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
+        if overload.debug or overload.cooperative or overload.extensions:
+            return dispatched
+        overload.bind()
+        words, retr = [], []
+        for ty, v in zip(overload.argument_types, args):
+            overload._prepare_args(ty, v, configured.stream, retr, words)
+        if retr:            # a host array copied per call: not a bound launch
+            return dispatched
+        cfg = nd.LaunchConfig(grid=configured.griddim, block=configured.blockdim, shmem_size=sharedmem)
+        fn, go, where = overload._codelibrary.get_cufunc().kernel, nd.launch, configured.stream
+    except Exception as exc:    # noqa: BLE001 - the ordinary launch still works; the record says why
+        dispatched.why = f"{type(exc).__name__}: {exc}"[:200]
+        return dispatched
+
+    def bound():
+        go(where, cfg, fn, *words)
+    bound.path = "bound"
+    bound.keep = args       # the arrays whose pointers the words hold
+    return bound
+
+
 # ---------------------------------------------------------------- start-up phases
 # GPUBENCH_PHASES=FILE: phase() records when each named phase of this process began and ended, and
 # the list is written to FILE at exit (scripts/startup_profile.py sets it and reads FILE).  Read

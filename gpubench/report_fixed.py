@@ -16,7 +16,7 @@ from .report import MISSING
 COLUMNS = {
     "bnb": (("iterations", "B&B iterations", "d"), ("seconds", "seconds", ".4g"), ("glb", "GLB", ".6g"),
             ("gub", "GUB", ".6g"), ("abs_gap", "abs gap", ".3g"), ("message", "status", "s")),
-    "micro": (("ms", "ms", ".4g"), ("max_err_vs_numpy", "max err vs numpy", ".1e"),
+    "micro": (("ms", "ms", ".4g"), ("ms_pipelined", "ms pipelined", ".4g"), ("max_err_vs_numpy", "max err vs numpy", ".1e"),
               ("max_abs_err", "max err vs x*", ".1e"), ("converged", "all converged", "s")),
     "admm": (("generators", "generators", "d"), ("branches", "branches", "d"), ("buses", "buses", "d"),
              ("iterations", "ADMM iterations", "d"), ("objective", "objective ($/h)", ".6g"),
@@ -70,6 +70,11 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         if r and experiment.layout == "lbfgsb" and "cpu" in (r.get("result") or {}):
             row.update(_cvt_columns(r["result"]))
         rows.append(row)
+    if experiment.layout == "micro":
+        # ms pipelined is measured by the rows asked for it (pipeline > 0): shown where one has it
+        stored = [row for row in rows if row["Backend"] != MISSING]
+        if not any(row["ms pipelined"] != MISSING for row in stored):
+            rows = [{k: v for k, v in row.items() if k != "ms pipelined"} for row in rows]
     if experiment.layout == "admm" and any(r is not None for r in by_case.values()):
         # Tables 4 and 5 share the layout: a figure no stored record has (the imbalance of one
         # partition, PGLib's baseline of a MATPOWER case) is not shown as "missing"
@@ -85,10 +90,24 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
               "per ADMM iteration (sum over partitions), mean over iterations. With n >= 2 partitions, each "
               "partition's batch was timed one after another on one device; the paper ran 6 at once on 6 GPUs. "
               "nu is the percent imbalance (6.3) per iteration: its max, min and mean over the iterations.")
-    if experiment.layout == "micro":
+    if experiment.layout == "micro" and not {c.method for c in planned} <= {"cholesky-batch", "triangular-batch"}:
         doc.p("Times are of the kernel alone on a GPU (CUDA events), of the numba twin's call on a CPU; "
               "the first (compiling) call is not timed.")
+    elif experiment.layout == "micro":
+        doc.p("On a GPU, ms is one call between two CUDA events, inputs already on the device: the kernel and "
+              "the host's cost of launching it (the GPU idle meanwhile); ms pipelined, where measured, is R calls "
+              "back to back on R copies of the input between two events, divided by R (the host's cost overlapped). "
+              "On a CPU, the numba twin's call. The first (compiling) call is not timed.")
     doc.table(pd.DataFrame(rows))
+    if experiment.layout == "micro":
+        # the planned cases' records, else those of other settings (never the two mixed)
+        against = against_peer([r for r in records if r["case"] in ids] or others)
+        if against:
+            doc.h(3, "Against torch, side by side")
+            doc.p("torch's ms / the entry's ms at each n of the same run (above 1: the entry is faster), for one "
+                  "call and pipelined; mean and least over the n both were measured at, and the n where the "
+                  "entry is slower.")
+            doc.table(pd.DataFrame(against))
     bins = [r for r in records if "sites" in (r.get("result") or {}) and "bins" in r["result"]]
     if bins and pub is not None and "row_label" in pub:
         doc.h(3, "Bins beside the published (ours / paper, % of iterations)")
@@ -98,6 +117,31 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         doc.p(f"`experiments/published/{experiment.published_file}`"
               + (f", table {', '.join(experiment.published_tables)}" if experiment.published_tables else "") + ".")
         doc.table(pub.fillna("").astype(str))
+
+
+def against_peer(records, peer="torch"):
+    """One row per entry measured beside ``peer`` (the entry keyed so) on the same problems: the
+    ratio peer ms / entry ms at each n, for ``ms`` and ``ms_pipelined``, its mean and least over n,
+    and the n where the entry is slower.  [] when no record is the peer's."""
+    ms = {}
+    for r in records:
+        m = r.get("measured") or {}
+        for key in ("ms", "ms_pipelined"):
+            if m.get(key):
+                ms[(r["key"], r["function"], r["dim"], key)] = m[key]
+    entries = sorted({k for k, *_ in ms if k != peer})
+    out = []
+    for e in entries:
+        row = {"Entry": e}
+        for key, title in (("ms", "one call"), ("ms_pipelined", "pipelined")):
+            ratios = {(f, n): ms[(peer, f, n, key)] / v for (k, f, n, kk), v in ms.items()
+                      if k == e and kk == key and (peer, f, n, key) in ms}
+            row[f"{title}: mean ratio"] = _fmt(statistics.mean(ratios.values()), ".3g") if ratios else MISSING
+            row[f"{title}: least"] = _fmt(min(ratios.values()), ".3g") if ratios else MISSING
+            slower = sorted(n for (f, n), x in ratios.items() if x < 1)
+            row[f"{title}: slower at n"] = ", ".join(map(str, slower)) if ratios else MISSING
+        out.append(row)
+    return out if any(k == peer for k, *_ in ms) else []
 
 
 # ------------------------------------------------------------------ verdicts (gpubench.verdict)

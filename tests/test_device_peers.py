@@ -59,3 +59,60 @@ def test_copy_kernel_covers_an_array_larger_than_its_grid():
     d, out = cuda.to_device(a), cuda.to_device(np.zeros(37))
     bandwidth.copy[2, 4](d, out)
     assert np.array_equal(out.copy_to_host(), a)
+
+
+@pytest.mark.parametrize("variant", ["lanes", "auto", "warp"])
+def test_cholesky_row_times_one_call_and_pipelined_calls_on_the_simulator(variant):
+    """The GPU path of the row under the simulator: one call timed, then ``pipeline`` calls back to
+    back, each on its own copy of the batch (every copy factored: the flags and first factors of all
+    are checked); without ``pipeline`` no pipelined time."""
+    m, res = device_rows.cholesky("device:cholesky", 3, _settings("cholesky-batch", variant=variant, batch=5, reps=1,
+                                                                  pipeline=2, backend="cuda"))
+    assert m["backend"] == "cuda" and m["converged"] and m["max_err_vs_numpy"] < 1e-12
+    assert m["ms_pipelined"] > 0 and res["pipeline"] == 2 and len(res["ms_pipelined_all"]) == 1
+    assert 0 < res["host_ms_per_call"] <= 1.001 * m["ms_pipelined"]   # issuing is inside the timed span
+    assert res["launch"] == "dispatcher"         # the simulator launches the ordinary way
+    m, res = device_rows.cholesky("device:cholesky", 2, _settings("cholesky-batch", variant=variant, batch=3, reps=1,
+                                                                  backend="cuda"))
+    assert "ms_pipelined" not in m and "pipeline" not in res
+
+
+def test_cholesky_row_pipelined_on_the_cpu_and_its_input_errors():
+    """On the CPU twins (and torch where installed) the pipelined time is R calls over R copies;
+    a pipeline below 0, n outside a variant's range and an unknown variant are one-line errors."""
+    m, res = device_rows.cholesky("device:cholesky", 4, _settings("cholesky-batch", variant="thread", batch=6, reps=2,
+                                                                  pipeline=3, backend="cpu"))
+    assert m["converged"] and m["ms_pipelined"] > 0 and len(res["ms_pipelined_all"]) == 2
+    with pytest.raises(InputError, match="pipeline must be >= 0"):
+        device_rows.cholesky("device:cholesky", 4, _settings("cholesky-batch", variant="lanes", pipeline=-1,
+                                                             backend="cpu"))
+    with pytest.raises(InputError, match=r"lanes: n must be 1\.\.32, not 40"):
+        device_rows.cholesky("device:cholesky", 40, _settings("cholesky-batch", variant="lanes", backend="cpu"))
+    with pytest.raises(InputError, match="known: .*auto.*torch"):
+        device_rows.cholesky("device:cholesky", 4, _settings("cholesky-batch", variant="registers", backend="cpu"))
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return
+    m, res = device_rows.cholesky("device:cholesky", 3, _settings("cholesky-batch", variant="torch", batch=4, reps=1,
+                                                                  pipeline=2, backend="cpu"))
+    assert m["ms_pipelined"] > 0 and res["pipeline"] == 2 and res["host_ms_per_call"] > 0
+
+
+def test_report_ratio_against_torch():
+    """torch's ms / the entry's ms per n, mean and least, and the n where the entry is slower, for
+    one call and pipelined; nothing without torch's records."""
+    from gpubench.report_fixed import against_peer
+
+    def rec(key, n, ms, piped=None):
+        return {"key": key, "function": "device:cholesky", "dim": n,
+                "measured": {"ms": ms, **({"ms_pipelined": piped} if piped else {})}}
+    recs = [rec("torch", 1, 0.1, 0.08), rec("torch", 2, 0.2, 0.1), rec("lanes", 1, 0.05, 0.01),
+            rec("lanes", 2, 0.4, 0.02), rec("warp", 1, 0.1)]
+    rows = {r["Entry"]: r for r in against_peer(recs)}
+    assert set(rows) == {"lanes", "warp"}
+    assert rows["lanes"]["one call: mean ratio"] == "1.25" and rows["lanes"]["one call: least"] == "0.5"
+    assert rows["lanes"]["one call: slower at n"] == "2"
+    assert rows["lanes"]["pipelined: mean ratio"] == "6.5" and rows["lanes"]["pipelined: slower at n"] == ""
+    assert rows["warp"]["one call: mean ratio"] == "1" and rows["warp"]["pipelined: mean ratio"] == "missing"
+    assert against_peer([r for r in recs if r["key"] != "torch"]) == []

@@ -431,3 +431,108 @@ print(ptx.count("bar.warp.sync"), ptx.count("bar.sync"))
     assert out.returncode == 0, out.stderr[-2000:]
     warp, block = map(int, out.stdout.split()[-2:])
     assert warp >= 3 and block == 2  # the block barriers only around the coalesced load and store
+
+
+# ------------------------------------------------------------------ kernels compiled per n (chol_small)
+def _small_variant_right(mod, variant, n, nb=7, threads=4):
+    """The ``variant`` kernel of ``mod`` (thread or lanes) on nb matrices, the third indefinite,
+    blocks of ``threads`` matrices (thread) or lanes (lanes), the last block partial: factors equal
+    numpy's, the upper triangle untouched, the flags right."""
+    A = spd(nb, n)
+    A[2] -= 100.0 * n * np.eye(n)
+    flat = np.array(A.transpose(0, 2, 1).reshape(nb, n * n), order="C", copy=True)
+    d, ok = cuda.to_device(flat), cuda.device_array(nb, dtype=np.int32)
+    if variant == "thread":
+        grid, block, smem = mod.thread_launch(n, nb, threads)
+        mod.thread_kernel(n)[grid, block, 0, smem](d, ok)
+    else:
+        grid, block = mod.lanes_launch(n, nb, threads)
+        mod.lanes_kernel(n)[grid, block](d, ok)
+    out = d.copy_to_host().reshape(nb, n, n).transpose(0, 2, 1)
+    good = [b for b in range(nb) if b != 2]
+    return (ok.copy_to_host().tolist() == [0 if b == 2 else 1 for b in range(nb)]
+            and np.allclose(np.tril(out[good]), np.linalg.cholesky(A[good]), rtol=0, atol=1e-12 * n)
+            and np.array_equal(np.triu(out[good], 1), np.triu(A[good], 1)))
+
+
+def _module_copy(tmp_path, mod, old, new):
+    import importlib.util
+    text = open(mod.__file__).read()
+    assert text.count(old) == 1, old
+    path = tmp_path / f"broken_{abs(hash(old))}.py"
+    path.write_text(text.replace(old, new))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    out = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(out)
+    return out
+
+
+@pytest.mark.parametrize("variant,threads", [("thread", 4), ("lanes", 16)])
+def test_register_cholesky_kernels_match_numpy_and_a_broken_variant_is_caught(tmp_path, variant, threads):
+    """The kernels compiled per n under the simulator at n = 1, 2, 3, 5 (odd) and 8 (a power of
+    two), 7 matrices in blocks that do not divide them; then a copy whose update skips a term."""
+    from gpubench.kernels import chol_small
+    for n in (1, 2, 3, 5, 8):
+        assert _small_variant_right(chol_small, variant, n, threads=max(threads, chol_small.group_width(n))), n
+    old, new = {"thread": ("                            if k < j:\n", "                            if k < j - 1:\n"),
+                "lanes": ("(lk * lc if c <= r else 0.0)", "(lk * lc if c < r else 0.0)")}[variant]
+    broken = _module_copy(tmp_path, chol_small, old, new)
+    assert not _small_variant_right(broken, variant, 3, threads=threads)
+
+
+def test_register_cholesky_through_cholesky_batch_and_its_input_errors():
+    """thread, lanes and auto through the public batch call (their launcher); auto picks thread
+    up to AUTO_THREAD_MAX, lanes above; n outside 1..32, an unknown variant and a block that is
+    no multiple of the group are one-line input errors."""
+    from gpubench.kernels import chol_small
+    for variant in ("thread", "lanes", "auto"):
+        A = spd(5, 4)
+        L, ok = tron.cholesky_batch(A, variant, backend="cuda", threads=8)
+        assert ok.all()
+        np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-12)
+    assert chol_small.pick("auto", chol_small.AUTO_THREAD_MAX) == "thread"
+    assert chol_small.pick("auto", chol_small.AUTO_THREAD_MAX + 1) == "lanes"
+    for variant in ("thread", "lanes", "auto"):
+        with pytest.raises(InputError, match=r"n must be 1\.\.32, not 33"):
+            tron.cholesky_batch(spd(1, 33), variant, backend="cpu")
+        with pytest.raises(InputError, match=r"not 0"):
+            chol_small.pick(variant, 0)
+    with pytest.raises(InputError, match="known"):
+        chol_small.pick("diagonal", 3)
+    with pytest.raises(InputError, match="multiple of the group of 8 lanes"):
+        chol_small.lanes_launch(5, 10, threads=12)
+
+
+def test_register_cholesky_kernels_compile_to_registers_and_shuffles():
+    """NVVM for sm_90 (no GPU; a subprocess without the simulator): the lanes kernel keeps its row
+    in registers at every n (no local memory) and exchanges by warp shuffles, never a block
+    barrier; the thread kernel keeps its factor in registers up to THREAD_UNROLLED and still
+    compiles above; each is a dispatcher that caches on disk."""
+    import os
+    import subprocess
+    import sys
+    script = r'''
+from numba import types as T
+from gpubench.kernels import chol_small as cs
+from gpubench.ptx import compile_ptx
+sig = (T.Array(T.float64, 2, "C"), T.Array(T.int32, 1, "C"))
+for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROLLED, 9))):
+    for n in ns:
+        k = getattr(cs, kind + "_kernel")(n)
+        ptx = compile_ptx(k, sig, device=False)
+        print(kind, n, ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bar.sync"),
+              type(k._cache).__name__)
+'''
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = {(k, int(n)): (int(a), int(b), int(c), cache) for k, n, a, b, c, cache in
+            (line.split() for line in out.stdout.split("\n") if line.startswith(("lanes", "thread")))}
+    from gpubench.kernels import chol_small
+    for n in (1, 3, 8, 16, 32):
+        local, shfl, bar, cache = rows[("lanes", n)]
+        assert local == 0 and shfl >= 2 and bar == 0 and cache != "NullCache", (n, rows[("lanes", n)])
+    for n in (1, 4, chol_small.THREAD_UNROLLED):
+        local, shfl, bar, cache = rows[("thread", n)]
+        assert local == 0 and shfl == 0 and bar == 2 and cache != "NullCache", (n, rows[("thread", n)])
+    assert rows[("thread", 9)][0] > 0        # above: rolled loops, the factor in local memory

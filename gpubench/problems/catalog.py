@@ -109,8 +109,10 @@ PROCEDURES = {p.name: p for p in (
                "backend": "auto"}, "gpubench.problems.lbfgsb_rows:cvt_cauchy"),
     Procedure("cholesky-batch", "device",
               "batched Cholesky factorization of random SPD matrices: left- or right-looking (paper 003, Table 1), "
-              "warp (a group of one warp's lanes per matrix, n <= 32) or torch (torch.linalg.cholesky, the peer)",
-              {"variant": "left", "batch": 10000, "reps": 10, "backend": "auto"},
+              "warp (a group of one warp's lanes per matrix, n <= 32), thread (a thread per matrix), lanes "
+              "(a lane per row, n <= 32), auto (thread or lanes by n) or torch (torch.linalg.cholesky, the peer); "
+              "pipeline R > 0 also times R calls back to back (ms_pipelined)",
+              {"variant": "left", "batch": 10000, "reps": 10, "pipeline": 0, "backend": "auto"},
               "gpubench.problems.device_rows:cholesky"),
     Procedure("triangular-batch", "device",
               "batched L^T x = b on the same factors, explicit L^T or implicit row access (paper 003, Table 2)",

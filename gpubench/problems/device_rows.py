@@ -6,9 +6,16 @@ input the kernel overwrites restored untimed before each repetition), as the pap
 it; on the CPU it is the numba twin's call.  The first call compiles and is not timed.
 
 Cholesky variants: ``left`` and ``right`` (a block per matrix, the paper's), ``warp`` (a group
-of a warp's lanes per matrix, n <= 32: :mod:`gpubench.kernels.chol_gpu`) and ``torch``
-(``torch.linalg.cholesky`` on the same matrices on the same GPU, timed the same way: the
-peer of the comparison).
+of a warp's lanes per matrix, n <= 32: :mod:`gpubench.kernels.chol_gpu`), ``thread``, ``lanes``
+and ``auto`` (one kernel per n, the factor in registers: :mod:`gpubench.kernels.chol_small`) and
+``torch`` (``torch.linalg.cholesky`` on the same matrices on the same GPU, timed the same way:
+the peer of the comparison).
+
+Two times per Cholesky row: ``ms``, one call between two CUDA events (what a user pays for one
+call: the host's launch cost, numba's or torch's, with the GPU idle meanwhile, plus the kernel),
+and with ``pipeline`` R > 0 ``ms_pipelined``, R calls back to back on R copies of the input
+between two events, divided by R (the host's cost overlapped with the GPU's work).  Our kernels
+are launched through :func:`gpubench.device.bound_launch` (looked up and marshalled once).
 """
 import time
 
@@ -46,76 +53,129 @@ def _timed(backend, reps, launch, prepare):
     return float(np.median(out)), out
 
 
+def _pipelined(backend, reps, launches, prepare):
+    """Median over ``reps`` of the seconds per launch of ``launches`` (R functions, each on its own
+    copy of the input) called back to back between two CUDA events, divided by R: the host's
+    cost of a launch overlaps the GPU's work of the one before, as in a loop of calls.  Also the
+    median host seconds per call of issuing them (``time.perf_counter`` around the calls, before
+    the closing event waits): the Python side of a launch."""
+    out, host = [], []
+    for _ in range(reps):
+        prepare()
+        if backend == "cuda":
+            from numba import cuda
+            cuda.synchronize()
+        t = Timer(cuda=backend == "cuda" and not simulator())
+        with t.time("k"):
+            t0 = time.perf_counter()
+            for f in launches:
+                f()
+            host.append((time.perf_counter() - t0) / len(launches))
+        out.append(t.seconds["k"] / len(launches))
+    return float(np.median(out)), out, float(np.median(host))
+
+
 def _linalg(kind, n, s):
     from .. import tron
     backend = resolve_backend(s["backend"])
     nb = s["batch"]
+    if kind == "cholesky" and s["variant"] not in (*tron.LINALG_CHOLESKY, "torch"):
+        raise InputError(f"cholesky-batch variant {s['variant']!r}: known: "
+                         f"{', '.join((*tron.LINALG_CHOLESKY, 'torch'))}")
+    if kind == "cholesky" and s["variant"] != "torch":
+        tron.check_cholesky(s["variant"], n)
+    R = s.get("pipeline", 0)
+    if R < 0:
+        raise InputError(f"cholesky-batch pipeline must be >= 0 (launches between two events), not {R}")
     A = _spd(nb, n, 1000 + n)
     if kind == "cholesky":
         src = _column_major(A)
     else:
         src = _column_major(np.linalg.cholesky(A))
         B0 = np.random.default_rng(n).standard_normal((nb, n))
-    if kind == "cholesky" and s["variant"] not in (*tron.LINALG_CHOLESKY, "torch"):
-        raise InputError(f"cholesky-batch variant {s['variant']!r}: known: "
-                         f"{', '.join((*tron.LINALG_CHOLESKY, 'torch'))}")
     if kind == "cholesky" and s["variant"] == "torch":
         return _torch_cholesky(A, n, s, backend)
     variant = tron.LINALG_CHOLESKY.get(s["variant"], 0)
     explicit = 1 if s["variant"] == "explicit" else 0
-    ok = np.zeros(nb, dtype=np.int32)
+    extra = {}
     if backend == "cpu":
         from ..tron.cpu import linalg_twins
         chol, back, _ = linalg_twins()
-        work, rhs = src.copy(), None if kind == "cholesky" else B0.copy()
 
-        def prepare():
+        def make():
+            """(work, rhs, ok, launch): one copy of the input and the call that overwrites it."""
+            work, rhs, ok = src.copy(), None if kind == "cholesky" else B0.copy(), np.zeros(nb, dtype=np.int32)
+
+            def launch():
+                chol(work, n, variant, ok) if kind == "cholesky" else back(work, rhs, n, explicit)
+            return work, rhs, ok, launch
+
+        def restore(work, rhs):
             work[:] = src
             if rhs is not None:
                 rhs[:] = B0
-
-        def launch():
-            chol(work, n, variant, ok) if kind == "cholesky" else back(work, rhs, n, explicit)
-        sec, all_s = _timed(backend, s["reps"], launch, prepare)
-        out, sol = work, rhs
+        host = np.asarray
     else:
         from numba import cuda
         from ..tron import kernels
-        d0, dw, dok = cuda.to_device(src), cuda.device_array(src.shape), cuda.device_array(nb, dtype=np.int32)
+        d0 = cuda.to_device(src)
         dB0 = None if kind == "cholesky" else cuda.to_device(B0)
-        dB = None if dB0 is None else cuda.device_array_like(dB0)
 
-        def prepare():
-            (dw.copy_to_device(d0) if kind == "cholesky" else dB.copy_to_device(dB0))
+        def make():
+            work, ok = cuda.device_array(src.shape), cuda.device_array(nb, dtype=np.int32)
+            rhs = None if dB0 is None else cuda.device_array_like(dB0)
+            work.copy_to_device(d0)
+            launch = kernels.linalg_launcher("cholesky" if kind == "cholesky" else "backsolve", work, n,
+                                             variant=variant, explicit=explicit, B=rhs, ok=ok)
+            return work, rhs, ok, launch
 
-        dw.copy_to_device(d0)
+        def restore(work, rhs):
+            (work.copy_to_device(d0) if kind == "cholesky" else rhs.copy_to_device(dB0))
 
-        def launch():
-            if kind == "cholesky":
-                kernels.launch_linalg("cholesky", dw, n, variant=variant, ok=dok)
-            else:
-                kernels.launch_linalg("backsolve", dw, n, B=dB, explicit=explicit)
-        sec, all_s = _timed(backend, s["reps"], launch, prepare)
-        out, sol = dw.copy_to_host(), None if dB is None else dB.copy_to_host()
-        ok = dok.copy_to_host()
+        def host(a):
+            return a.copy_to_host()
+    work, rhs, ok, launch = make()
+    sec, all_s = _timed(backend, s["reps"], launch, lambda: restore(work, rhs))
+    out, sol, ok = host(work), None if rhs is None else host(rhs), host(ok)
+    extra["launch"] = getattr(launch, "path", "call")
+    if getattr(launch, "why", None):
+        extra["launch_not_bound"] = launch.why
     k = min(4, nb)
+    firsts = []         # the first k results of every pipelined copy, checked as the single call's
+    if R:
+        copies = [make() for _ in range(R)]
+
+        def restore_all():
+            for w, b, _, _ in copies:
+                restore(w, b)
+        for c in copies:        # compiled already; each copy's first call untimed
+            c[3]()
+        psec, p_all, hsec = _pipelined(backend, s["reps"], [c[3] for c in copies], restore_all)
+        ok = np.minimum(ok, np.min([host(c[2]) for c in copies], axis=0))
+        firsts = [host(c[0][:k] if kind == "cholesky" else c[1][:k]) for c in copies]
+        extra.update(pipeline=R, ms_pipelined_all=[1e3 * x for x in p_all], host_ms_per_call=1e3 * hsec)
+        del copies
     if kind == "cholesky":
-        L = np.tril(out.reshape(nb, n, n).transpose(0, 2, 1))
-        err = float(np.abs(L[:k] - np.linalg.cholesky(A[:k])).max())
+        ref = np.linalg.cholesky(A[:k])
+        err = max(float(np.abs(np.tril(x.reshape(k, n, n).transpose(0, 2, 1)) - ref).max())
+                  for x in [out[:k], *firsts])
         done = bool(ok.all())
     else:
         L = np.linalg.cholesky(A[:k])
         ref = np.linalg.solve(L.transpose(0, 2, 1), B0[:k, :, None])[..., 0]
-        err = float(np.abs(sol[:k] - ref).max())
+        err = max(float(np.abs(x[:k] - ref).max()) for x in [sol, *firsts])
         done = bool(np.isfinite(sol).all())
     measured = {"iterations": s["reps"], "seconds": sec, "best_f": None, "converged": done,
                 "ms": 1e3 * sec, "backend": backend, "max_err_vs_numpy": err}
-    return measured, {"batch": nb, "ms_all": [1e3 * x for x in all_s]}
+    if R:
+        measured["ms_pipelined"] = 1e3 * psec
+    return measured, {"batch": nb, "ms_all": [1e3 * x for x in all_s], **extra}
 
 
 def _torch_cholesky(A, n, s, backend):
     """torch.linalg.cholesky on the batch, on the GPU (or the CPU) the row runs on: the median of
-    ``reps`` calls timed by CUDA events after one untimed call."""
+    ``reps`` calls timed by CUDA events after one untimed call; with ``pipeline`` R, also the median
+    of R calls back to back (each on its own copy of the batch) between two events, divided by R."""
     try:
         import torch
     except ImportError:
@@ -123,27 +183,48 @@ def _torch_cholesky(A, n, s, backend):
     dev = "cuda" if backend == "cuda" and torch.cuda.is_available() else "cpu"
     tA = torch.from_numpy(A).to(dev)
     L = torch.linalg.cholesky(tA)
-    out = []
-    for _ in range(s["reps"]):
+
+    def sync():
         if dev == "cuda":
             torch.cuda.synchronize()
+
+    def timed(calls):
+        """(seconds per call, host seconds per call of issuing them, the last factor)."""
+        sync()
+        if dev == "cuda":
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
-            L = torch.linalg.cholesky(tA)
+            t0 = time.perf_counter()
+            for x in calls:
+                y = torch.linalg.cholesky(x)
+            issued = time.perf_counter() - t0
             b.record()
             b.synchronize()
-            out.append(a.elapsed_time(b) / 1e3)
-        else:
-            t0 = time.perf_counter()
-            L = torch.linalg.cholesky(tA)
-            out.append(time.perf_counter() - t0)
+            return a.elapsed_time(b) / 1e3 / len(calls), issued / len(calls), y
+        t0 = time.perf_counter()
+        for x in calls:
+            y = torch.linalg.cholesky(x)
+        sec = (time.perf_counter() - t0) / len(calls)
+        return sec, sec, y
+    out = []
+    for _ in range(s["reps"]):
+        sec1, _, L = timed([tA])
+        out.append(sec1)
     k = min(4, A.shape[0])
     err = float(np.abs(L[:k].cpu().numpy() - np.linalg.cholesky(A[:k])).max())
     sec = float(np.median(out))
     measured = {"iterations": s["reps"], "seconds": sec, "best_f": None, "converged": True, "ms": 1e3 * sec,
                 "backend": "cuda" if dev == "cuda" else "cpu", "max_err_vs_numpy": err,
                 "peer": f"torch {torch.__version__} linalg.cholesky"}
-    return measured, {"batch": A.shape[0], "ms_all": [1e3 * x for x in out]}
+    result = {"batch": A.shape[0], "ms_all": [1e3 * x for x in out]}
+    R = s.get("pipeline", 0)
+    if R:
+        copies = [tA.clone() for _ in range(R)]
+        p_all, h_all = zip(*[timed(copies)[:2] for _ in range(s["reps"])])
+        measured["ms_pipelined"] = 1e3 * float(np.median(p_all))
+        result.update(pipeline=R, ms_pipelined_all=[1e3 * x for x in p_all],
+                      host_ms_per_call=1e3 * float(np.median(h_all)))
+    return measured, result
 
 
 def cholesky(problem, n, s):

@@ -31,8 +31,20 @@ from ..errors import InputError
 STATUS = {0: "converged", 1: "iteration limit", 2: "numerical failure"}
 CHOLESKY = {"left": 0, "right": 1}
 # the batched factorization alone (Table 1) also has "warp": a group of lanes of one warp per
-# matrix for n <= 32 (gpubench.kernels.chol_gpu); TRON's own solves use CHOLESKY
-LINALG_CHOLESKY = {**CHOLESKY, "warp": 2}
+# matrix for n <= 32 (gpubench.kernels.chol_gpu), and the kernels compiled per n with the factor
+# in registers (gpubench.kernels.chol_small): "thread" (a thread per matrix, in registers at n <= 6), "lanes"
+# (a lane per row, n <= 32) and "auto" (the one of the two for the n); TRON's own solves use CHOLESKY
+LINALG_CHOLESKY = {**CHOLESKY, "warp": 2, "thread": 3, "lanes": 4, "auto": 5}
+SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto"}
+
+
+def check_cholesky(variant, n):
+    """An InputError naming the problem when ``variant`` is unknown or cannot factor n x n."""
+    if variant not in LINALG_CHOLESKY:
+        raise InputError(f"cholesky variant {variant!r}: known: {', '.join(LINALG_CHOLESKY)}")
+    if LINALG_CHOLESKY[variant] in SMALL_CHOLESKY:
+        from ..kernels import chol_small
+        chol_small.pick(variant, n)
 
 
 @dataclass
@@ -223,11 +235,11 @@ def solve_hs45(nprob, n, start="mid", seed=0, **kw):
 # ------------------------------------------------------------------ linear algebra alone
 def cholesky_batch(A, variant="left", backend="cpu", layout="1d", threads=0, shared=True):
     """Lower Cholesky factors of a batch of SPD matrices (batch, n, n); and an ok flag each.
-    ``variant``: left, right or warp (n <= 32; on the CPU the twin is the right-looking one)."""
-    if variant not in LINALG_CHOLESKY:
-        raise InputError(f"cholesky variant {variant!r}: known: {', '.join(LINALG_CHOLESKY)}")
+    ``variant``: left, right, or warp, thread, lanes, auto (n <= 32; on the CPU
+    the twin of these four is the right-looking one)."""
     A = np.asarray(A, dtype=np.float64)
     nb, n, _ = A.shape
+    check_cholesky(variant, n)
     flat = np.array(A.transpose(0, 2, 1).reshape(nb, n * n), order="C", copy=True)  # column-major
     if backend == "cpu":
         from .cpu import linalg_twins

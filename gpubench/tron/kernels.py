@@ -57,25 +57,38 @@ def launch_linalg(kind, A, n, *, variant=0, explicit=1, layout="1d", threads=0, 
                   shared=True, stream=0, ok=None):
     """Launch one of the Table 1/2 kernels on device arrays; returns the OK array for Cholesky.
     Cholesky ``variant``: 0 left-looking, 1 right-looking (a block per matrix, as the paper),
-    2 a group of lanes of one warp per matrix (n <= 32, :mod:`gpubench.kernels.chol_gpu`)."""
+    2 a group of lanes of one warp per matrix (n <= 32, :mod:`gpubench.kernels.chol_gpu`),
+    3 thread, 4 lanes, 5 auto (n a compile-time constant, :mod:`gpubench.kernels.chol_small`)."""
+    if kind == "cholesky" and ok is None:  # pass one in when timing: an allocation can synchronise
+        ok = cuda.device_array(A.shape[0], dtype=np.int32, stream=stream)
+    linalg_launcher(kind, A, n, variant=variant, explicit=explicit, layout=layout, threads=threads, B=B,
+                    shared=shared, stream=stream, ok=ok)()
+    return ok if kind == "cholesky" else None
+
+
+def linalg_launcher(kind, A, n, *, variant=0, explicit=1, layout="1d", threads=0, B=None,
+                    shared=True, stream=0, ok=None):
+    """A function of no argument that launches what :func:`launch_linalg` launches, on these same
+    device arrays (``ok`` given for Cholesky): kernel, geometry and arguments resolved once
+    (:func:`gpubench.device.bound_launch`), so each call costs the driver's launch alone."""
+    from ..device import bound_launch
     chol, back, fwd = linalg_kernels()
     block = block_shape(n, layout, threads)
     nb = A.shape[0]
     l2 = 1 if layout == "2d" else 0
     if kind == "cholesky":
-        if ok is None:  # pass one in when timing: an allocation can synchronise
-            ok = cuda.device_array(nb, dtype=np.int32, stream=stream)
         if variant == 2:  # one group of a warp's lanes per matrix (n <= 32), several per block
             from ..kernels import chol_gpu
             grid, threads_, per_block, smem = chol_gpu.group_launch(n, nb)
-            chol_gpu.cholesky_groups[grid, threads_, stream, smem](A, n, chol_gpu.group_width(n), per_block, ok)
-            return ok
+            return bound_launch(chol_gpu.cholesky_groups, grid, threads_,
+                                (A, n, chol_gpu.group_width(n), per_block, ok), stream, smem)
+        if variant >= 3:  # n a compile-time constant, the factor in registers
+            from ..kernels import chol_small
+            from . import SMALL_CHOLESKY
+            return chol_small.launcher(SMALL_CHOLESKY[variant], A, n, ok, stream, threads)
         smem = 8 * n * n if shared else 0
-        chol[nb, block, stream, smem](A, n, variant, l2, 1 if shared else 0, ok)
-        return ok
+        return bound_launch(chol, nb, block, (A, n, variant, l2, 1 if shared else 0, ok), stream, smem)
     smem = 8 * (n * n + n)
     if kind == "backsolve":
-        back[nb, block, stream, smem](A, B, n, explicit, l2)
-    else:
-        fwd[nb, block, stream, smem](A, B, n)
-    return None
+        return bound_launch(back, nb, block, (A, B, n, explicit, l2), stream, smem)
+    return bound_launch(fwd, nb, block, (A, B, n), stream, smem)
