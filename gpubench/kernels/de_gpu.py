@@ -513,7 +513,12 @@ _U11 = _dnp.uint64(11)
 _U27 = _dnp.uint64(27)
 _U30 = _dnp.uint64(30)
 _U31 = _dnp.uint64(31)
-C_INDEX = 0  # counters of a member's stream: 0-3 the indices, 4 + j crossover, 4 + D + j reinit
+# counters of a member's stream in a generation: 0-3 its indices, 4 + j the crossover draw of
+# element j, 4 + D + j that element's reinit draw
+STREAM_REGISTERS = 0  # a cap on de_stream's registers a thread (0: the compiler's choice)
+# (the simulator's jit takes no register cap)
+_stream_jit = (_dcuda.jit(cache=True, max_registers=STREAM_REGISTERS) if STREAM_REGISTERS and not _SIM
+               else _dcuda.jit(cache=True))
 
 
 @_dcuda.jit(device=True)
@@ -634,8 +639,8 @@ def de_stream_init(pops, fits, slots, lo, hi, p, skey, stop, evals, NP, R, D, m,
         group += _dcuda.gridDim.x
 
 
-@_dcuda.jit(cache=True)
-def de_stream(pops, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
+@_stream_jit
+def de_stream(pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
               fstar, target, use_target):
     """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them).
 
@@ -690,9 +695,11 @@ def de_stream(pops, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, 
                 r2 = base + k2
                 r3 = base + k3
                 bi = _row(slots, gi, gen)
-                b1 = _row(slots, r1, gen)
-                b2 = _row(slots, r2, gen)
-                b3 = _row(slots, r3, gen)
+                # element offsets of the four rows in the flat population (two rows a member)
+                ot = (bi * total + gi) * D
+                o1 = (_row(slots, r1, gen) * total + r1) * D
+                o2 = (_row(slots, r2, gen) * total + r2) * D
+                o3 = (_row(slots, r3, gen) * total + r3) * D
                 old = fits[gi]
                 e0 = 0
                 while lane + e0 * T < D:
@@ -701,12 +708,12 @@ def de_stream(pops, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, 
                         hit[c] = False
                         if j < D:
                             u = _cu(key, 4 + j)
-                            tv[c] = pops[bi, gi, j]
+                            tv[c] = pf[ot + j]
                             if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
                                 hit[c] = True
-                                d1[c] = pops[b1, r1, j]
-                                d2[c] = pops[b2, r2, j]
-                                d3[c] = pops[b3, r3, j]
+                                d1[c] = pf[o1 + j]
+                                d2[c] = pf[o2 + j]
+                                d3[c] = pf[o3 + j]
                     for c in range(CHUNK):
                         j = lane + (e0 + c) * T
                         if j < D:
@@ -731,9 +738,10 @@ def de_stream(pops, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, 
             if valid:
                 take = f <= old
                 if take:
+                    ow = ((1 - bi) * total + gi) * D
                     j = lane
                     while j < D:
-                        pops[1 - bi, gi, j] = sh[toff + j]
+                        pf[ow + j] = sh[toff + j]
                         j += T
                 if lane == 0:
                     evals[gi] += 1

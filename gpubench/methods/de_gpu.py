@@ -99,6 +99,10 @@ CROSSOVER = "j == jr or u <= CR"
 # the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
 CHUNK = None
 
+# A cap on the stream kernel's registers a thread (None: the compiler's choice, about 130 for
+# shifted Rastrigin by ptxas for sm_90); the de-generation procedure sets it to compare choices.
+STREAM_REGISTERS = None
+
 # mode="auto" takes the stream kernel when the population of all runs (8 R NP D bytes) is at least
 # this: far beyond what latency, not bandwidth, bounds (docs/peers.md)
 STREAM_MIN_BYTES = 8 << 20
@@ -152,6 +156,8 @@ def _module(fn, backend):
     replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
     if backend == "gpu" and CHUNK is not None:
         replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
+    if backend == "gpu" and STREAM_REGISTERS:
+        replace.append(("\nSTREAM_REGISTERS = 0  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
     ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu", replace)
     # term_forms is derived (sympy) only when the module is not in the cache (a second process
     # finds it through the function's card, without the definition)
@@ -670,6 +676,7 @@ def _run_stream(plan, mod, limits):
     total = R * NP
     lo, hi, p = cuda.to_device(plan.lo), cuda.to_device(plan.hi), cuda.to_device(plan.p)
     pops = cuda.device_array((2, total, D))
+    pf = pops.reshape(2 * total * D)   # the kernel indexes the rows by element offsets
     fits = cuda.device_array(total)
     slots = cuda.to_device(np.zeros(total, dtype=np.int64))
     wins = cuda.to_device(np.zeros(total, dtype=np.int64))
@@ -680,7 +687,7 @@ def _run_stream(plan, mod, limits):
     tgt = (plan.fstar, plan.target, plan.use_target)
     t_compile = time.perf_counter()
     try:  # grid sync needs the device runtime library (cudadevrt) at link time
-        ck = _compiled(mod.de_stream, (pops, fits, slots, wins, lo, hi, p, skey, stop, evals, 1, 2, s.F, s.CR,
+        ck = _compiled(mod.de_stream, (pf, fits, slots, wins, lo, hi, p, skey, stop, evals, 1, 2, s.F, s.CR,
                                        plan.mode_code, *fixed, 1, 1, *tgt))
     except Exception as exc:
         raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
@@ -727,7 +734,7 @@ def _run_stream(plan, mod, limits):
     while g <= G:
         g1 = min(G + 1, g + s.generations_per_launch)
         try:
-            mod.de_stream[grid, block, 0, smem](pops, fits, slots, wins, lo, hi, p, skey, stop, evals, g, g1, s.F,
+            mod.de_stream[grid, block, 0, smem](pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g, g1, s.F,
                                                 s.CR, plan.mode_code, *fixed, m, T, *tgt)
         except Exception as exc:
             raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
