@@ -578,7 +578,7 @@ def test_stream_indices_uniform_over_distinct_triples():
     key = de_gpu.stream_key(9)
     counts = {}
     for gi in range(n):
-        r1, r2, r3, jr = mod._distinct(mod._member_key(key, 1, gi), i, NP, 7)
+        r1, r2, r3, jr = mod._distinct(np.uint64(mod._member_key(key, 1, gi)), i, NP, 7)
         assert len({r1, r2, r3, i}) == 4 and max(r1, r2, r3) < NP and 0 <= jr < 7
         counts[(r1, r2, r3)] = counts.get((r1, r2, r3), 0) + 1
     assert len(counts) == 24
