@@ -41,7 +41,16 @@ The CUDA kernels (Section 4), generated together with the function's forms
   many generations of all runs, each block evolving its runs with only block
   synchronisation;
 * ``de_fast`` (fast mode otherwise): the same member step, one cooperative launch
-  for many generations, with grid-wide synchronisation between them.
+  for many generations, with grid-wide synchronisation between them;
+* ``de_stream_init`` and ``de_stream`` (``mode="stream"``, beyond the paper, for populations
+  far larger than L2, where a generation is bound by memory bandwidth): a member is a group of
+  lanes striding its row (coalesced target and donor reads), its random numbers are
+  counter-based (splitmix64 of seed, generation, member and counter: no random state read or
+  written; r1, r2, r3 drawn distinct by skipping, not rejection), each member owns two rows and
+  a slot word naming the current one, so a winning trial is written once and a losing one not
+  at all; one cooperative launch for many generations.  ``mode="auto"`` (the default) takes it
+  when the population of all runs is at least ``STREAM_MIN_BYTES`` (8 MiB), else fast mode.
+  docs/peers.md counts the bytes of a generation of each kernel.
 
 Launch configuration (Section 4): ``m``, the members per block, is the largest
 such that (1) ``m T`` threads times the kernel's registers per thread fit the
@@ -56,15 +65,17 @@ other of two index buffers (Section 4, last item); an event orders each MCER
 after the previous one.  ``mode="fast"`` (the default, beyond the paper) runs
 ``generations_per_launch`` generations per launch with the indices drawn inside
 the member step.  Random numbers come from numba's xoroshiro128+ states, created
-once per call from ``seed``; the same seed on the same device gives the same
-result.  Statuses per run (``result.status``): 0 = reached ``target_error``,
+once per call from ``seed`` (stream mode: the counter-based streams); the same seed on the
+same device gives the same result.  Statuses per run (``result.status``): 0 = reached ``target_error``,
 1 = spent its evaluations, 2 = stopped by ``time_limit``.
 
 CPU twins (numba), used for ``backend="cpu"`` and when there is no GPU:
 ``cpu_variant="sde"``, the paper's sequential DE (one random stream per run,
 members in order), and ``"parallel"``, members of a generation in parallel
 (``prange``, one random stream per member, so the result does not depend on
-the thread count).  Both are the same synchronous DE/rand/1/bin.
+the thread count), and ``"stream"``, the stream kernel's twin (its counter-based random
+numbers, so the same seed gives the stream kernel's populations).  All are the same
+synchronous DE/rand/1/bin.
 
 Trace (``history["trace"]``, rows ``[evaluations, seconds, best so far]`` over all
 runs, :mod:`gpubench.methods.trace`): read on the host after the initial population
