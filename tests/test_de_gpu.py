@@ -586,6 +586,7 @@ def test_stream_indices_uniform_over_distinct_triples():
 
 
 def test_auto_mode_and_stream_configuration(monkeypatch):
+    from gpubench import functions
     """auto: the stream kernel from STREAM_MIN_BYTES of population up, the fast kernels below;
     the stream kernel's launch: groups as de_fast's, members as many as the block's threads and
     the trials' shared memory allow."""
@@ -603,3 +604,10 @@ def test_auto_mode_and_stream_configuration(monkeypatch):
     assert r.options["launch"]["schedule"] == "stream" and r.history["run_nfev"] == [24]
     with pytest.raises(InputError, match="mode"):
         methods.minimize("shifted_sphere", 4, "de-gpu", np=8, mode="streaming", backend="cpu")
+    # the warm-up (one run) compiles the kernel that all runs together take
+    seen = []
+    monkeypatch.setattr(de_gpu, "STREAM_MIN_BYTES", 8 * 16 * 4)  # two runs of 8 members, not one
+    monkeypatch.setattr(de_gpu, "_run", lambda plan, s: seen.append(s.mode))
+    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda"))
+    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=1, backend="cuda"))
+    assert seen == ["stream", "fast"]

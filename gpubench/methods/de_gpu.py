@@ -809,7 +809,9 @@ def _run(plan, s):
 def warmup(fn, dim, s):
     """Compile every kernel or twin this run will use, on a run of two generations."""
     from dataclasses import replace
-    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None)
+    # one run warms the kernels of all runs: mode auto decided by the population of all of them
+    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None,
+                mode=resolved_mode(s.mode, s.runs * s.np, dim))
     run(fn, dim, w)
 
 
