@@ -110,8 +110,8 @@ CROSSOVER = "j == jr or u <= CR"
 # the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
 CHUNK = None
 
-# A cap on the stream kernel's registers a thread (None: the compiler's choice, about 130 for
-# shifted Rastrigin by ptxas for sm_90); the de-generation procedure sets it to compare choices.
+# A cap on the stream kernel's registers a thread (None: the compiler's choice, 138 for shifted
+# Rastrigin by ptxas 13 for sm_90); the de-generation procedure sets it to compare choices.
 STREAM_REGISTERS = None
 
 # mode="auto" takes the stream kernel when the population of all runs (8 R NP D bytes) is at least
