@@ -590,7 +590,8 @@ def test_auto_mode_and_stream_configuration(monkeypatch):
     """auto: the stream kernel from STREAM_MIN_BYTES of population up, the fast kernels below;
     the stream kernel's launch: groups as de_fast's, members as many as the block's threads and
     the trials' shared memory allow."""
-    assert de_gpu.resolved_mode("auto", 100_000, 100) == "stream" and de_gpu.resolved_mode("auto", 10_000, 1000) == "stream"
+    assert de_gpu.resolved_mode("auto", 100_000, 100) == "stream"
+    assert de_gpu.resolved_mode("auto", 10_000, 1000) == "stream"
     assert de_gpu.resolved_mode("auto", 100, 10) == "fast" and de_gpu.resolved_mode("paper", 10**6, 100) == "paper"
     h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
             "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
