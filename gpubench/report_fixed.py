@@ -17,7 +17,8 @@ COLUMNS = {
     "bnb": (("iterations", "B&B iterations", "d"), ("seconds", "seconds", ".4g"), ("glb", "GLB", ".6g"),
             ("gub", "GUB", ".6g"), ("abs_gap", "abs gap", ".3g"), ("message", "status", "s")),
     "micro": (("ms", "ms", ".4g"), ("ms_pipelined", "ms pipelined", ".4g"), ("max_err_vs_numpy", "max err vs numpy", ".1e"),
-              ("max_abs_err", "max err vs x*", ".1e"), ("converged", "all converged", "s")),
+              ("max_abs_err", "max err vs x*", ".1e"), ("fe_per_s", "FE/s", ".3g"), ("gbps", "GB/s", ".0f"),
+              ("bandwidth_fraction", "fraction of copy", ".2f"), ("converged", "all converged", "s")),
     "admm": (("generators", "generators", "d"), ("branches", "branches", "d"), ("buses", "buses", "d"),
              ("iterations", "ADMM iterations", "d"), ("objective", "objective ($/h)", ".6g"),
              ("baseline_objective", "PGLib baseline", ".5g"), ("primal_residual", "||r||", ".2e"),
@@ -27,6 +28,9 @@ COLUMNS = {
     "lbfgsb": (("iterations", "iterations", "d"), ("ms_per_iteration", "ms / iteration", ".4g"),
                ("best_f", "f", ".10g"), ("capped", "capped", "s")),
 }
+
+
+MICRO_IF_STORED = ("ms pipelined", "FE/s", "GB/s", "fraction of copy")
 
 
 def _fmt(v, f):
@@ -70,17 +74,18 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         if r and experiment.layout == "lbfgsb" and "cpu" in (r.get("result") or {}):
             row.update(_cvt_columns(r["result"]))
         rows.append(row)
-    if experiment.layout == "micro":
-        # ms pipelined is measured by the rows asked for it (pipeline > 0): shown where one has it
-        stored = [row for row in rows if row["Backend"] != MISSING]
-        if not any(row["ms pipelined"] != MISSING for row in stored):
-            rows = [{k: v for k, v in row.items() if k != "ms pipelined"} for row in rows]
     if experiment.layout == "admm" and any(r is not None for r in by_case.values()):
         # Tables 4 and 5 share the layout: a figure no stored record has (the imbalance of one
         # partition, PGLib's baseline of a MATPOWER case) is not shown as "missing"
         stored = [row for row in rows if row["Backend"] != MISSING]
         rows = [{k: v for k, v in row.items()
                  if k not in {t for _, t, _ in cols} or any(x[k] != MISSING for x in stored)} for row in rows]
+    if experiment.layout == "micro":
+        # figures only some rows measure (ms pipelined: pipeline > 0; the DE generation rows'
+        # throughput and bandwidth): a column is shown where a stored record has it
+        stored = [row for row in rows if row["Backend"] != MISSING]
+        rows = [{k: v for k, v in row.items() if k not in MICRO_IF_STORED or any(x[k] != MISSING for x in stored)}
+                for row in rows]
     judged = _JUDGES[experiment.layout](experiment, records, pub) if variant == "full" and pub is not None else []
     for label, v in judged:
         doc.verdict(label, v.explained(experiment.verdicts.get("explained", {}).get(label)))

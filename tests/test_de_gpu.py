@@ -35,6 +35,8 @@ ENGINES = {
     "parallel": {"backend": "cpu", "cpu_variant": "parallel"},
     "cuda-fast": {"backend": "cuda", "mode": "fast"},
     "cuda-paper": {"backend": "cuda", "mode": "paper"},
+    "cuda-stream": {"backend": "cuda", "mode": "stream"},
+    "stream": {"backend": "cpu", "cpu_variant": "stream"},
 }
 
 
@@ -105,7 +107,7 @@ def _crossover_looks_binomial(engine, CR=0.3, D=8, **kw):
     return abs(c.mean() - mean) <= 5 * sd / np.sqrt(c.size) and c.min() >= 1
 
 
-@pytest.mark.parametrize("engine", ["parallel", "cuda-fast"])
+@pytest.mark.parametrize("engine", ["parallel", "cuda-fast", "cuda-stream"])
 def test_crossover_statistics_and_broken_crossover_caught(engine, keep, monkeypatch):
     assert _crossover_looks_binomial(engine)
     assert set(_changed_counts(engine, 0.0, runs=1)) == {1}  # only j_rand
@@ -115,7 +117,7 @@ def test_crossover_statistics_and_broken_crossover_caught(engine, keep, monkeypa
 
 
 @pytest.mark.parametrize("bounds", de_gpu.BOUNDS)
-@pytest.mark.parametrize("engine", ["parallel", "cuda-fast"])
+@pytest.mark.parametrize("engine", ["parallel", "cuda-fast", "cuda-stream"])
 def test_bounds_hold(engine, bounds, keep):
     """F = 0.9 throws many mutants out of [-1, 1]^D (but never beyond [-3, 3], so one reflection
     brings them back); every member stays inside under each rule."""
@@ -140,7 +142,11 @@ def test_evaluation_count_exact(engine):
     r = _run("shifted_sphere", 4, engine, np=NP, runs=2, max_evaluations=NP * 30, target_error=2e3, seed=1)
     for g, n, e, st in zip(r.history["run_generations"], r.history["run_nfev"], r.history["run_error"], r.status):
         assert st == 0 and e <= 2e3 and n == NP * (1 + g) and g < 29
-    if engine.startswith("cuda"):
+    if engine == "cuda-stream":
+        launch = r.options["launch"]
+        assert launch["schedule"] == "stream" and launch["threads_per_member"] == 4
+        assert launch["members_per_block"] == 16 and launch["dynamic_shared_bytes"] == 8 * 16 * 4
+    elif engine.startswith("cuda"):
         launch = r.options["launch"]
         assert launch["threads_per_member"] == 4 and launch["members_per_block"] == 16
         assert launch["schedule"] == ("paper" if engine == "cuda-paper" else "block")
@@ -154,7 +160,7 @@ def test_max_evaluations_below_population_is_an_input_error():
         methods.minimize("shifted_sphere", 4, "de-gpu", np=3)
 
 
-@pytest.mark.parametrize("engine", ["sde", "parallel", "cuda-fast"])
+@pytest.mark.parametrize("engine", ["sde", "parallel", "cuda-fast", "stream"])
 def test_seeded_reproducibility(engine):
     kw = dict(np=8, runs=2, max_evaluations=80)
     a = _run("shifted_rastrigin", 4, engine, seed=7, **kw)
@@ -242,16 +248,20 @@ from gpubench.ptx import compile_ptx
 a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
 st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
 i2, li, I, R, B = T.Array(T.int32, 2, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
-i1 = T.Array(T.int32, 1, "C")
+i1, U = T.Array(T.int32, 1, "C"), T.uint64
 sigs = {"de_fast": (a3, a2, a1, a1, a2, st, i1, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_block": (a3, a2, a1, a1, a2, st, i2, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_mcer": (a3, a2, I, I, a1, a1, a2, st, i2, li, li, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_init": (a3, a2, a1, a1, a2, st, li, li, I, I, I, I, I, R, R, B),
-        "de_indices": (i2, st, I, I, I)}
+        "de_indices": (i2, st, I, I, I),
+        "de_stream": (a1, a1, li, li, a1, a1, a2, U, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
+        "de_stream_init": (a3, a1, li, a1, a1, a2, U, li, li, I, I, I, I, I, R, R, B)}
 mod = de_gpu._module(F.get("shifted_griewank"), "gpu")
 for k, sig in sigs.items():
     ptx = compile_ptx(getattr(mod, k), sig, device=False)
-    assert ".entry" in ptx and (k == "de_indices" or "bar.sync" in ptx), k
+    assert ".entry" in ptx and (k in ("de_indices", "de_stream_init") or "bar.sync" in ptx), k
+    if k == "de_stream":  # no random state: nothing but the population, values and words are loaded
+        assert "shfl.sync.bfly" in ptx and "xoroshiro" not in ptx, k
     if k == "de_fast":  # the groups reduce and broadcast by shuffles, not through shared memory
         assert "shfl.sync.bfly" in ptx and "shfl.sync.idx" in ptx, k
 print("ok")
@@ -464,3 +474,141 @@ def test_cooperative_group_kernel_keeps_population_and_values_consistent(keep, m
         monkeypatch.setattr(kernels, "splice", lambda name, replace=(), o=old, n=new:
                             splice(name, list(replace) + ([(o, n)] if name == "de_gpu" else [])))
         assert not _group_kernel_consistent(D)[0], old
+
+
+# ---------------------------------------------------------------- mode stream (large populations)
+def _break(monkeypatch, old, new):
+    """Splice ``old`` -> ``new`` into both the kernel module and its CPU twin."""
+    from gpubench import kernels
+    splice = kernels.splice
+    monkeypatch.setattr(kernels, "splice", lambda name, replace=(): splice(name, list(replace) + [(old, new)]))
+
+
+@pytest.mark.parametrize("extra", [{}, STRIDED])
+def test_stream_kernel_reproduces_its_cpu_twin(keep, extra):
+    """Counter-based random numbers: the simulated stream kernel and its numba twin draw the same
+    indices, crossover and reinit numbers, so after 4 generations (bounds reinit, F = 0.9 throwing
+    mutants out) they hold the same populations and counted the same replacements; one member a
+    group of 8 lanes, or 2 lanes taking 3 elements each."""
+    kw = dict(np=8, runs=2, seed=3, max_evaluations=8 * 5, F=0.9, CR=0.5, bounds="reinit")
+    a = _run("shifted_rastrigin", 5, "cuda-stream", **kw, **extra)
+    b = _run("shifted_rastrigin", 5, "stream", **kw)
+    assert a.options["launch"]["schedule"] == "stream"
+    assert a.options["launch"]["threads_per_member"] == (2 if extra else 8)
+    assert np.allclose(a.history["population"], b.history["population"], rtol=1e-13, atol=0)
+    assert np.allclose(a.history["population_fun"], b.history["population_fun"], rtol=1e-12, atol=1e-12)
+    assert a.history["replacements"] == b.history["replacements"] > 0
+    assert a.history["run_nfev"] == b.history["run_nfev"] == [40, 40]
+    # another seed, another population
+    c = _run("shifted_rastrigin", 5, "stream", **dict(kw, seed=4))
+    assert not np.allclose(c.history["population"], b.history["population"])
+
+
+def _stream_rows_straight(NP=8, D=3, F=0.5):
+    """Each generation's population (read back after 1, 2, 3 generations) is that generation's
+    trials built from the one before, with indices distinct from each other and from i."""
+    ok = True
+    for gens in (2, 3):
+        kw = dict(np=NP, runs=1, CR=1.0, F=F, bounds="clip", seed=5)
+        prev = _run(FLAT, D, "cuda-stream", max_evaluations=NP * gens, **kw).history["population"][0]
+        r = _run(FLAT, D, "cuda-stream", max_evaluations=NP * (1 + gens), **kw)
+        ok &= r.history["replacements"] == NP * gens
+        cur = r.history["population"][0]
+        for i in range(NP):
+            found = [(a, b, c) for a, b, c in itertools.product(range(NP), repeat=3)
+                     if np.allclose(np.clip(prev[a] + F * (prev[b] - prev[c]), -1, 1), cur[i], rtol=0, atol=1e-12)]
+            ok &= bool(found) and all(len({a, b, c, i}) == 4 for a, b, c in found)
+    return ok
+
+
+def test_stream_kernel_keeps_its_rows_straight(keep, monkeypatch):
+    """A flat function: every trial wins, so each generation writes every member's other row and
+    flips its slot word; two members a block (a thread limit of 8), so groups of members run in
+    turn and later ones read donors that earlier ones replaced.  Broken variant caught: the slot
+    word read without its generation (such a donor read from the row just written)."""
+    real = de_gpu._device_limits
+    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
+    assert _stream_rows_straight()
+    _break(monkeypatch, "    if (w >> 1) == gen:", "    if (w >> 1) == -1:")
+    assert not _stream_rows_straight()
+
+
+@pytest.mark.parametrize("engine", ["cuda-stream", "stream"])
+def test_stream_broken_variants_caught(engine, keep, monkeypatch):
+    """Donors allowed to equal the target, and j_rand dropped: each breaks a check that the intact
+    kernel (and twin) passes in the tests above."""
+    assert set(_changed_counts(engine, 0.0, runs=1)) == {1}
+    _break(monkeypatch, "if r1 >= i:  # DONOR SKIPS TARGET", "if r1 >= NP:  # DONOR SKIPS TARGET")
+    NP, D, F = 8, 3, 0.5
+    before, after = _populations(FLAT, D, engine, 1, np=NP, runs=2, CR=1.0, F=F, bounds="clip", seed=5)
+    bad = 0
+    for run in range(2):
+        for i in range(NP):
+            found = [(a, b, c) for a, b, c in itertools.product(range(NP), repeat=3)
+                     if np.allclose(np.clip(before[run][a] + F * (before[run][b] - before[run][c]), -1, 1),
+                                    after[run][i], rtol=0, atol=1e-12)]
+            bad += not all(len({a, b, c, i}) == 4 for a, b, c in found)
+    assert bad > 0
+    monkeypatch.undo()
+    monkeypatch.setattr(de_gpu, "KEEP_POPULATION", True)
+    monkeypatch.setattr(de_gpu, "CROSSOVER", "u <= CR")  # j_rand dropped
+    assert 0 in set(_changed_counts(engine, 0.0, runs=1))
+
+
+def test_stream_mode_statistically_equivalent_to_the_paper_mode():
+    """Final errors of sphere D = 5, NP = 8, 12 generations, 8 runs: the stream kernel (simulated)
+    against the paper's mode (Mann-Whitney U on log errors, alpha = 1e-3), and a real difference
+    (1 generation against 12) seen by the same test."""
+    kw = dict(np=8, runs=8, max_evaluations=8 * 13, F=0.5, CR=0.3)
+    stream = np.log10(_run("shifted_sphere", 5, "cuda-stream", seed=3, **kw).history["run_error"])
+    paper = np.log10(_run("shifted_sphere", 5, "cuda-paper", seed=3, **kw).history["run_error"])
+    assert stats.mannwhitneyu(stream, paper).pvalue > 1e-3, (stream.mean(), paper.mean())
+    short = np.log10(_run("shifted_sphere", 5, "stream", seed=4, **dict(kw, max_evaluations=8 * 2))
+                     .history["run_error"])
+    assert stats.mannwhitneyu(stream, short).pvalue < 1e-3
+
+
+def test_stream_indices_uniform_over_distinct_triples():
+    """The stream's index draw (skipping the excluded members, no rejection), through the CPU
+    twin's function: every ordered triple of distinct members other than i equally often
+    (chi-square, NP = 5, i = 2: 24 triples), and none touching i."""
+    from gpubench import functions
+    mod = de_gpu._module(functions.get("shifted_sphere"), "cpu")
+    NP, i, n = 5, 2, 24_000
+    key = de_gpu.stream_key(9)
+    counts = {}
+    for gi in range(n):
+        r1, r2, r3, jr = mod._distinct(np.uint64(mod._member_key(key, 1, gi)), i, NP, 7)
+        assert len({r1, r2, r3, i}) == 4 and max(r1, r2, r3) < NP and 0 <= jr < 7
+        counts[(r1, r2, r3)] = counts.get((r1, r2, r3), 0) + 1
+    assert len(counts) == 24
+    assert stats.chisquare(list(counts.values())).pvalue > 1e-3
+
+
+def test_auto_mode_and_stream_configuration(monkeypatch):
+    from gpubench import functions
+    """auto: the stream kernel from STREAM_MIN_BYTES of population up, the fast kernels below;
+    the stream kernel's launch: groups as de_fast's, members as many as the block's threads and
+    the trials' shared memory allow."""
+    assert de_gpu.resolved_mode("auto", 100_000, 100) == "stream"
+    assert de_gpu.resolved_mode("auto", 10_000, 1000) == "stream"
+    assert de_gpu.resolved_mode("auto", 100, 10) == "fast" and de_gpu.resolved_mode("paper", 10**6, 100) == "paper"
+    h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
+            "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
+    assert de_gpu.stream_config(100, 100_000, 64, h200) == (32, 8, 6400)
+    assert de_gpu.stream_config(1000, 10_000, 64, h200) == (32, 6, 48000)  # 6 trials of 8 KB
+    assert de_gpu.stream_config(10, 100_000, 130, h200)[:2] == (16, 8)  # 128 threads at 130 registers
+    with pytest.raises(InputError, match="shared memory"):
+        de_gpu.stream_config(7000, 10, 64, h200)
+    monkeypatch.setattr(de_gpu, "STREAM_MIN_BYTES", 8 * 8 * 4)
+    r = methods.minimize("shifted_sphere", 4, "de-gpu", np=8, max_evaluations=24, backend="cuda")
+    assert r.options["launch"]["schedule"] == "stream" and r.history["run_nfev"] == [24]
+    with pytest.raises(InputError, match="mode"):
+        methods.minimize("shifted_sphere", 4, "de-gpu", np=8, mode="streaming", backend="cpu")
+    # the warm-up (one run) compiles the kernel that all runs together take
+    seen = []
+    monkeypatch.setattr(de_gpu, "STREAM_MIN_BYTES", 8 * 16 * 4)  # two runs of 8 members, not one
+    monkeypatch.setattr(de_gpu, "_run", lambda plan, s: seen.append(s.mode))
+    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda"))
+    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=1, backend="cuda"))
+    assert seen == ["stream", "fast"]

@@ -12,14 +12,21 @@ def _settings(proc, **kw):
 
 
 def test_de_bytes_per_generation():
-    """A generation reads every target (8 D a member), the donor sectors its crossover touches
-    (three rows, a 32-byte sector of four doubles when one of them crossed), writes at most the
-    population, and reads and writes a value and a counter per member."""
-    b = device_rows._de_bytes(100_000, 100, 0.3)
-    row = 8 * 100_000 * 100
-    assert b["target_read"] == row == b["population_write_at_most"]
-    assert b["donor_read"] == pytest.approx(3 * row * (1 - 0.7 ** 4))
-    assert b["total_at_most"] == pytest.approx(2 * row + 3 * row * 0.7599 + 32 * 100_000)
+    """A generation reads every target (8 D a member) and the donor sectors its crossover touches
+    (three rows, a 32-byte sector of four doubles when one of them crossed).  The stream kernel
+    writes 8 D + 32 bytes a replacement (the trial, its value, slot word and count) and reads 56
+    bytes a member; the cooperative kernel writes at most the population, 48 bytes a member."""
+    NP, D = 100_000, 100
+    row = 8 * NP * D
+    b = device_rows._de_bytes(NP, D, 0.3, "stream", 20_000)
+    assert b["target_read"] == row and b["donor_read"] == pytest.approx(3 * row * (1 - 0.7 ** 4))
+    assert b["population_write"] == 20_000 * (8 * D + 32) and b["write_exact"]
+    assert b["total"] == pytest.approx(row + 3 * row * 0.7599 + 20_000 * 832 + 56 * NP)
+    assert b["total"] - b["total_without_write"] == b["population_write"]
+    unknown = device_rows._de_bytes(NP, D, 0.3, "stream")
+    assert unknown["population_write"] == NP * (8 * D + 32) and not unknown["write_exact"]
+    coop = device_rows._de_bytes(NP, D, 0.3, "cooperative")
+    assert coop["population_write"] == row and coop["total"] == pytest.approx(2 * row + 3 * row * 0.7599 + 40 * NP)
     assert device_rows._de_bytes(10, 4, 1.0)["donor_read"] == 3 * 8 * 10 * 4  # every sector
 
 
@@ -31,6 +38,18 @@ def test_de_generation_row_on_the_cpu_twin():
     assert m["ms"] == pytest.approx(1e3 * m["seconds"] / 12) and "bytes_per_generation" not in res
     with pytest.raises(InputError, match="peer"):
         device_rows.de_generation("device:de", 4, _settings("de-generation", peer="scipy"))
+    with pytest.raises(InputError, match="mode"):
+        device_rows.de_generation("device:de", 4, _settings("de-generation", mode="warp"))
+    with pytest.raises(InputError, match="registers"):
+        device_rows.de_generation("device:de", 4, _settings("de-generation", registers=8))
+
+
+def test_de_generation_row_stream_mode_on_the_cpu_twin():
+    """mode = stream on the CPU runs the stream kernel's twin and records its replacements."""
+    m, res = device_rows.de_generation("device:de", 4, _settings("de-generation", np=16, seconds=10.0, mode="stream",
+                                                                  max_generations=6, backend="cpu"))
+    assert res["generations"] == 6 and res["nfev"] == 16 * 7 and "stream" in res["schedule"]
+    assert 0 < res["replacements"] <= 16 * 6 and m["replacement_rate"] == res["replacements"] / (16 * 6)
 
 
 def test_cholesky_rows_name_their_variant():

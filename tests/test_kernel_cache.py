@@ -31,7 +31,8 @@ from gpubench.methods import de_gpu
 from gpubench.tron import kernels
 fn = F.get("levy")
 de = de_gpu._module(fn, "gpu")
-found = {k: getattr(de, k) for k in ("de_init", "de_indices", "de_mcer", "de_block", "de_fast")}
+found = {k: getattr(de, k) for k in ("de_init", "de_indices", "de_mcer", "de_block", "de_fast", "de_stream_init",
+                                    "de_stream")}
 found["lbfgsb_starts"] = batch.module(fn, "gpu").lbfgsb_starts
 found["points"] = codegen.load(fn.definition, "gpu").points
 from gpubench.methods import subdomain_bnb
@@ -47,7 +48,7 @@ def test_every_cuda_kernel_is_in_a_real_file_of_the_cache_folder_with_a_disk_cac
     CUDACache (an exec'd string raises 'no locator available'; a kernel without cache=True has a
     NullCache) and its source is a file in GPUBENCH_CACHE/generated."""
     got = _run(CUDA_KERNELS, tmp_path, cudasim=False)
-    assert len(got) == 12
+    assert len(got) == 14
     for name, (cache, path) in got.items():
         assert cache == "CUDACache", (name, cache)
         assert Path(path).parent == tmp_path / "generated" and Path(path).is_file(), (name, path)

@@ -136,3 +136,123 @@ def cpu_parallel(pops, fits, lo, hi, p, s, stop, evals, g0, g1, F, CR, mode, NP,
                             mode, trials[gi], evals)
         for run in range(R):
             _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)
+
+
+# ---------------------------------------------------------------- the streaming kernel's twin
+# The same counter-based streams as de_gpu.de_stream (splitmix64 of seed, generation, member,
+# counter), so the same seed gives the same populations (up to the order of the function's sum).
+_M1 = _dnp.uint64(0xBF58476D1CE4E5B9)
+_M2 = _dnp.uint64(0x94D049BB133111EB)
+_GAMMA = _dnp.uint64(0x9E3779B97F4A7C15)
+_U27 = _dnp.uint64(27)
+_U30 = _dnp.uint64(30)
+_U31 = _dnp.uint64(31)
+
+
+@_dnb.njit(cache=True)
+def _mix(z):
+    z = (z ^ (z >> _U30)) * _M1
+    z = (z ^ (z >> _U27)) * _M2
+    return z ^ (z >> _U31)
+
+
+@_dnb.njit(cache=True)
+def _member_key(skey, gen, gi):
+    return _mix(_mix(skey + _dnp.uint64(gen) * _GAMMA) + _dnp.uint64(gi) * _GAMMA)
+
+
+@_dnb.njit(cache=True)
+def _cu(key, c):
+    return float(_mix(key + _dnp.uint64(c + 1) * _GAMMA) >> _U11) * _TWO_M53
+
+
+@_dnb.njit(cache=True)
+def _draw(u, n):
+    k = int(u * n)
+    return n - 1 if k >= n else k
+
+
+@_dnb.njit(cache=True)
+def _distinct(key, i, NP, D):
+    r1 = _draw(_cu(key, 0), NP - 1)
+    if r1 >= i:  # DONOR SKIPS TARGET
+        r1 += 1
+    a = min(i, r1)
+    b = max(i, r1)
+    r2 = _draw(_cu(key, 1), NP - 2)
+    if r2 >= a:
+        r2 += 1
+    if r2 >= b:
+        r2 += 1
+    e1 = min(a, r2)
+    e3 = max(b, r2)
+    e2 = a + b + r2 - e1 - e3
+    r3 = _draw(_cu(key, 2), NP - 3)
+    if r3 >= e1:
+        r3 += 1
+    if r3 >= e2:
+        r3 += 1
+    if r3 >= e3:
+        r3 += 1
+    return r1, r2, r3, _draw(_cu(key, 3), D)
+
+
+@_dnb.njit(cache=True, error_model="numpy", parallel=True)
+def cpu_stream_init(pops, fits, lo, hi, p, skey, NP, R, D, stop, evals, fstar, target, use_target):
+    for gi in _dnb.prange(R * NP):
+        key = _member_key(skey, 0, gi)
+        for j in range(D):
+            pops[0, gi, j] = lo[j] + _cu(key, 4 + j) * (hi[j] - lo[j])
+        fits[0, gi] = point(pops[0, gi], p)
+        evals[gi] = 1
+    for gi in range(R * NP):
+        if use_target and fits[0, gi] - fstar <= target:
+            stop[gi // NP] = 0
+
+
+@_dnb.njit(cache=True, error_model="numpy", parallel=True)
+def cpu_stream(pops, fits, lo, hi, p, skey, stop, evals, wins, g0, g1, F, CR, mode, NP, R, D, fstar, target,
+               use_target, trials):
+    """de_stream's generations: members in parallel, each drawing from its counter-based stream."""
+    for gen in range(g0, g1):
+        src = (gen - 1) % 2
+        dst = gen % 2
+        for gi in _dnb.prange(R * NP):
+            run = gi // NP
+            if stop[run] >= 0:
+                continue
+            base = run * NP
+            key = _member_key(skey, gen, gi)
+            r1, r2, r3, jr = _distinct(key, gi - base, NP, D)
+            r1 += base
+            r2 += base
+            r3 += base
+            trial = trials[gi]
+            for j in range(D):
+                v = pops[src, gi, j]
+                u = _cu(key, 4 + j)
+                if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
+                    v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
+                    if v < lo[j] or v > hi[j]:
+                        if mode == 0:
+                            v = min(max(v, lo[j]), hi[j])
+                        elif mode == 1:
+                            v = 2.0 * lo[j] - v if v < lo[j] else 2.0 * hi[j] - v
+                            v = min(max(v, lo[j]), hi[j])
+                        else:
+                            v = lo[j] + _cu(key, 4 + D + j) * (hi[j] - lo[j])
+                trial[j] = v
+            f = point(trial, p)
+            evals[gi] += 1
+            old = fits[src, gi]
+            if f <= old:
+                wins[gi] += 1
+                fits[dst, gi] = f
+                for j in range(D):
+                    pops[dst, gi, j] = trial[j]
+            else:
+                fits[dst, gi] = old
+                for j in range(D):
+                    pops[dst, gi, j] = pops[src, gi, j]
+        for run in range(R):
+            _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)

@@ -41,7 +41,18 @@ The CUDA kernels (Section 4), generated together with the function's forms
   many generations of all runs, each block evolving its runs with only block
   synchronisation;
 * ``de_fast`` (fast mode otherwise): the same member step, one cooperative launch
-  for many generations, with grid-wide synchronisation between them.
+  for many generations, with grid-wide synchronisation between them;
+* ``de_stream_init`` and ``de_stream`` (``mode="stream"``, beyond the paper, for populations
+  far larger than L2, where a generation is bound by memory bandwidth): a member is a group of
+  lanes striding its row (coalesced target and donor reads), its random numbers are
+  counter-based (splitmix64 of seed, generation, member and counter: no random state read or
+  written; r1, r2, r3 drawn distinct by skipping, not rejection), each member owns two rows and
+  a slot word naming the current one, so a winning trial is written once and a losing one not
+  at all; one cooperative launch for many generations.  ``mode="auto"`` (opt-in) takes it
+  when the population of all runs is at least ``STREAM_MIN_BYTES`` (8 MiB), else fast mode.
+  Neither is the default until a GPU run has measured stream mode beside fast mode and EvoX
+  (``gpubench reproduce device_peers_de_evox --backend cuda``).
+  docs/peers.md counts the bytes of a generation of each kernel.
 
 Launch configuration (Section 4): ``m``, the members per block, is the largest
 such that (1) ``m T`` threads times the kernel's registers per thread fit the
@@ -56,15 +67,17 @@ other of two index buffers (Section 4, last item); an event orders each MCER
 after the previous one.  ``mode="fast"`` (the default, beyond the paper) runs
 ``generations_per_launch`` generations per launch with the indices drawn inside
 the member step.  Random numbers come from numba's xoroshiro128+ states, created
-once per call from ``seed``; the same seed on the same device gives the same
-result.  Statuses per run (``result.status``): 0 = reached ``target_error``,
+once per call from ``seed`` (stream mode: the counter-based streams); the same seed on the
+same device gives the same result.  Statuses per run (``result.status``): 0 = reached ``target_error``,
 1 = spent its evaluations, 2 = stopped by ``time_limit``.
 
 CPU twins (numba), used for ``backend="cpu"`` and when there is no GPU:
 ``cpu_variant="sde"``, the paper's sequential DE (one random stream per run,
 members in order), and ``"parallel"``, members of a generation in parallel
 (``prange``, one random stream per member, so the result does not depend on
-the thread count).  Both are the same synchronous DE/rand/1/bin.
+the thread count), and ``"stream"``, the stream kernel's twin (its counter-based random
+numbers, so the same seed gives the stream kernel's populations).  All are the same
+synchronous DE/rand/1/bin.
 
 Trace (``history["trace"]``, rows ``[evaluations, seconds, best so far]`` over all
 runs, :mod:`gpubench.methods.trace`): read on the host after the initial population
@@ -99,6 +112,14 @@ CROSSOVER = "j == jr or u <= CR"
 # the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
 CHUNK = None
 
+# A cap on the stream kernel's registers a thread (None: the compiler's choice, 138 for shifted
+# Rastrigin by ptxas 13 for sm_90); the de-generation procedure sets it to compare choices.
+STREAM_REGISTERS = None
+
+# mode="auto" takes the stream kernel when the population of all runs (8 R NP D bytes) is at least
+# this: far beyond what latency, not bandwidth, bounds (docs/peers.md)
+STREAM_MIN_BYTES = 8 << 20
+
 # When true, each result carries every run's final population in history["population"]
 # (shape (runs, np, D)) and its values in history["population_fun"] (runs, np); tests use them
 # to check the operators from outside the kernels.
@@ -119,11 +140,15 @@ class DeGpuSettings(MethodSettings):
     seed: int = setting(0, "seed of the random streams", minimum=0)
     backend: str = setting("auto", "auto (a GPU when present), cpu or cuda", choices=BACKENDS)
     mode: str = setting("fast", "paper: one MCER launch per generation, kernel(P) on a second stream; "
-                        "fast: many generations per cooperative launch", choices=("paper", "fast"))
+                        "fast: many generations per cooperative launch; stream: the same with counter-based "
+                        "random numbers and a winner written once (large populations); auto: stream when the "
+                        "population (all runs) is at least STREAM_MIN_BYTES, else fast",
+                        choices=("auto", "paper", "fast", "stream"))
     bounds: str = setting("reinit", "a mutant element outside the box: reinit (uniform again), clip or reflect",
                           choices=BOUNDS)
-    cpu_variant: str = setting("parallel", "CPU twin: sde (sequential, the paper's sDE) or parallel (prange)",
-                               choices=("sde", "parallel"))
+    cpu_variant: str = setting("parallel", "CPU twin: sde (sequential, the paper's sDE), parallel (prange) or "
+                               "stream (prange, the stream kernel's counter-based random numbers)",
+                               choices=("sde", "parallel", "stream"))
     threads_per_member: Optional[int] = setting(None, "cap on a member's threads (unset: the kernel's registers and "
                                                 "the device's limits decide); below D each thread takes "
                                                 "several elements", minimum=1)
@@ -144,6 +169,8 @@ def _module(fn, backend):
     replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
     if backend == "gpu" and CHUNK is not None:
         replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
+    if backend == "gpu" and STREAM_REGISTERS:
+        replace.append(("\nSTREAM_REGISTERS = 0  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
     ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu", replace)
     # term_forms is derived (sympy) only when the module is not in the cache (a second process
     # finds it through the function's card, without the definition)
@@ -250,18 +277,25 @@ def _run_cpu(plan, note):
     s = plan.s
     mod = _module(plan.fn, "cpu")
     NP, R, D = plan.NP, plan.R, plan.D
-    per_member = s.cpu_variant == "parallel"
-    states = _cpu_states(R * NP if per_member else R, s.seed, 0)
+    stream = s.cpu_variant == "stream"
+    per_member = s.cpu_variant in ("parallel", "stream")
+    states = None if stream else _cpu_states(R * NP if per_member else R, s.seed, 0)
+    skey = stream_key(s.seed)
     pops = np.empty((2, R * NP, D))
     fits = np.empty((2, R * NP))
     stop = np.full(R, -1, dtype=np.int64)
     evals = np.zeros(R * NP, dtype=np.int64)
+    wins = np.zeros(R * NP, dtype=np.int64)
     trials = np.empty((R * NP, D)) if per_member else None
     trace = Trace(plan.fn.sense)
     deadline = Deadline.of(s)
     t0 = deadline.start
-    mod.cpu_init(pops, fits, plan.lo, plan.hi, plan.p, states, per_member, NP, R, D, stop, evals, plan.fstar,
-                 plan.target, plan.use_target)
+    if stream:
+        mod.cpu_stream_init(pops, fits, plan.lo, plan.hi, plan.p, skey, NP, R, D, stop, evals, plan.fstar,
+                            plan.target, plan.use_target)
+    else:
+        mod.cpu_init(pops, fits, plan.lo, plan.hi, plan.p, states, per_member, NP, R, D, stop, evals, plan.fstar,
+                     plan.target, plan.use_target)
     _see(trace, plan, fits, stop, evals, 0)
     g = 1
     while g <= plan.G and (stop < 0).any():
@@ -270,17 +304,33 @@ def _run_cpu(plan, note):
         g1 = min(plan.G + 1, g + s.generations_per_launch)
         args = (pops, fits, plan.lo, plan.hi, plan.p, states, stop, evals, g, g1, s.F, s.CR, plan.mode_code,
                 NP, R, D, plan.fstar, plan.target, plan.use_target)
-        if per_member:
+        if stream:
+            mod.cpu_stream(pops, fits, plan.lo, plan.hi, plan.p, skey, stop, evals, wins, *args[8:], trials)
+        elif per_member:
             mod.cpu_parallel(*args, trials)
         else:
             mod.cpu_sde(*args)
         g = g1
         _see(trace, plan, fits, stop, evals, g - 1)
     seconds = time.perf_counter() - t0
-    opts = _options(plan, "cpu", {"variant": "sDE (sequential)" if not per_member else "parallel (numba prange)"})
+    opts = _options(plan, "cpu", {"variant": "sDE (sequential)" if not per_member else
+                                  "stream (numba prange, counter-based random numbers)" if stream else
+                                  "parallel (numba prange)"})
     if note:
         opts["note"] = note
-    return _finish(plan, "cpu", pops, fits, stop, evals, g - 1, seconds, deadline, opts, {"run_s": seconds}, trace)
+    r = _finish(plan, "cpu", pops, fits, stop, evals, g - 1, seconds, deadline, opts, {"run_s": seconds}, trace)
+    if stream:
+        r.history["replacements"] = int(wins.sum())
+    return r
+
+
+def stream_key(seed):
+    """The 64-bit key of the stream kernel's counter-based random numbers for ``seed``
+    (splitmix64's output of the seed, so that neighbouring seeds give unrelated streams)."""
+    z = (int(seed) + 0x9E3779B97F4A7C15) % 2**64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    return np.uint64(z ^ (z >> 31))
 
 
 def _device_limits():
@@ -436,8 +486,10 @@ def _run_cuda(plan, force_paper=False):
     same = cuda.to_device(np.zeros(total, dtype=np.int32))
     fixed = (NP, R, D)
     tgt = (plan.fstar, plan.target, plan.use_target)
+    mode = "paper" if force_paper else resolved_mode(s.mode, total, D)
+    if mode == "stream":
+        return _run_stream(plan, mod, limits)
     one_state = create_xoroshiro128p_states(1, s.seed)
-    mode = "paper" if force_paper else s.mode
     fast_probe = (pops, fits, lo, hi, p, one_state, idx[0], stop, evals, 1, 2, s.F, s.CR, plan.mode_code,
                   *fixed, 1, 1, *tgt)
     t_compile = time.perf_counter()
@@ -595,6 +647,137 @@ def _run_cuda(plan, force_paper=False):
                    evals.copy_to_host(), g - 1, seconds, deadline, opts, timing, trace)
 
 
+def resolved_mode(mode, members, D):
+    """The mode a GPU run takes: ``auto`` is ``stream`` for a population (all runs) of at least
+    STREAM_MIN_BYTES, else ``fast``."""
+    if mode != "auto":
+        return mode
+    return "stream" if 8 * members * D >= STREAM_MIN_BYTES else "fast"
+
+
+def stream_config(D, members, regs, limits, cap=None, block_threads=None, whole_warps=True):
+    """(T, m, shared bytes) of the stream kernel: groups of T lanes as :func:`group_config` (a
+    power of two up to a warp), ``block_threads`` threads a block at most (by default
+    :func:`_block_threads`), as many members as the trials (8 D bytes each, the kernel's only
+    shared memory) allow."""
+    max_t = limits["max_threads_per_block"]
+    if regs:
+        per_warp = -(-regs * 32 // 256) * 256
+        max_t = min(max_t, max(limits["max_registers_per_block"] // per_warp // 4 * 4, 1) * 32)
+    T = _group_width(D, cap)
+    if 8 * D > limits["max_shared_memory_per_block"]:
+        raise InputError(f"de-gpu: dimension {D} does not fit the block's shared memory "
+                         f"({limits['max_shared_memory_per_block']} bytes) on this device")
+    if block_threads is None:
+        block_threads = _block_threads(regs, max_t)
+    m = max(1, min(block_threads, max_t) // T)
+    m = min(m, max(1, limits["max_shared_memory_per_block"] // (8 * D)))
+    quantum = 32 // T if whole_warps else 1
+    m = max(1, min(m, -(-members // quantum) * quantum))
+    if whole_warps and m >= quantum:
+        m = m // quantum * quantum
+    return T, m, 8 * m * D
+
+
+def _run_stream(plan, mod, limits):
+    """Mode ``stream`` on a GPU: kernel de_stream_init, then cooperative launches of de_stream of
+    up to ``generations_per_launch`` generations (gpubench.kernels.de_gpu says how a member's
+    two rows, its slot word and its counter-based random numbers work)."""
+    from numba import cuda
+    s = plan.s
+    NP, R, D = plan.NP, plan.R, plan.D
+    total = R * NP
+    lo, hi, p = cuda.to_device(plan.lo), cuda.to_device(plan.hi), cuda.to_device(plan.p)
+    pops = cuda.device_array((2, total, D))
+    pf = pops.reshape(2 * total * D)   # the kernel indexes the rows by element offsets
+    fits = cuda.device_array(total)
+    slots = cuda.to_device(np.zeros(total, dtype=np.int64))
+    wins = cuda.to_device(np.zeros(total, dtype=np.int64))
+    stop = cuda.to_device(np.full(R, -1, dtype=np.int64))
+    evals = cuda.to_device(np.zeros(total, dtype=np.int64))
+    skey = stream_key(s.seed)
+    fixed = (NP, R, D)
+    tgt = (plan.fstar, plan.target, plan.use_target)
+    t_compile = time.perf_counter()
+    try:  # grid sync needs the device runtime library (cudadevrt) at link time
+        ck = _compiled(mod.de_stream, (pf, fits, slots, wins, lo, hi, p, skey, stop, evals, 1, 2, s.F, s.CR,
+                                       plan.mode_code, *fixed, 1, 1, *tgt))
+    except Exception as exc:
+        raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
+    regs = None if ck is None else int(ck.regs_per_thread)
+    ck_init = _compiled(mod.de_stream_init, (pops, fits, slots, lo, hi, p, skey, stop, evals, *fixed, 1, 1, *tgt))
+    compile_s = time.perf_counter() - t_compile
+    T, m, smem = stream_config(D, total, regs, limits, s.threads_per_member, whole_warps=ck is not None)
+    resident = None
+    if ck is not None:
+        step = 32 // T
+        resident = int(ck.max_cooperative_grid_blocks(m * T, smem))
+        while resident < 1:
+            if m - step < step:
+                raise InputError(f"de-gpu: no block of {m * T} threads and {smem} bytes fits an SM")
+            m -= step
+            smem = 8 * m * D
+            resident = int(ck.max_cooperative_grid_blocks(m * T, smem))
+    block = m * T
+    groups = (total + m - 1) // m
+    grid = 1 if ck is None else min(groups, resident)   # the simulator runs cooperative grids of one block
+    sms = limits["multiprocessors"]
+    launch = {"schedule": "stream", "threads_per_member": T, "elements_per_thread": -(-D // T),
+              "members_per_block": m, "block": block, "grid": grid, "groups": groups, "dynamic_shared_bytes": smem,
+              "registers_per_thread": regs,
+              "registers_per_thread_init": None if ck_init is None else int(ck_init.regs_per_thread),
+              "resident_blocks_per_device": resident,
+              "occupancy": None if resident is None else
+              round(min(resident, grid) * block / (sms * limits["max_threads_per_multiprocessor"]), 3),
+              "device": limits, "simulator": simulator()}
+    trace = Trace(plan.fn.sense)
+    deadline = Deadline.of(s)
+    t0 = deadline.start
+    init_grid = groups if ck is None else min(groups, 64 * sms)
+    mod.de_stream_init[init_grid, block, 0, smem](pops, fits, slots, lo, hi, p, skey, stop, evals, *fixed, m, T,
+                                                  *tgt)
+
+    def host_fits():
+        f = fits.copy_to_host()
+        return np.broadcast_to(f, (2, total))   # one value per member, whatever the generation's parity
+    g = 1
+    G = plan.G
+    host_stop = stop.copy_to_host()
+    _see(trace, plan, host_fits(), host_stop, evals.copy_to_host(), 0)
+    while g <= G:
+        g1 = min(G + 1, g + s.generations_per_launch)
+        try:
+            mod.de_stream[grid, block, 0, smem](pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g, g1, s.F,
+                                                s.CR, plan.mode_code, *fixed, m, T, *tgt)
+        except Exception as exc:
+            raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
+        cuda.synchronize()
+        g = g1
+        host_stop = stop.copy_to_host()
+        _see(trace, plan, host_fits(), host_stop, evals.copy_to_host(), g - 1)
+        if not (host_stop < 0).any():
+            break
+        if g <= G and deadline.check():
+            break
+    cuda.synchronize()
+    seconds = time.perf_counter() - t0
+    opts = _options(plan, "cuda", {"launch": launch, "schedule":
+                                   f"stream: kernel de_stream_init; then launches of up to {s.generations_per_launch} "
+                                   "generations, all runs together, grid-wide synchronisation between generations; "
+                                   "counter-based random numbers, a winning trial written once to its member's "
+                                   "other row"})
+    if simulator():
+        opts["note"] = "ran under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
+    timing = {"run_s": seconds, "compile_s": compile_s, "rng_states_s": 0.0}
+    # every member's vector is in the row its slot word names; handed on in the parity layout
+    rows = slots.copy_to_host() & 1
+    P = pops.copy_to_host()[rows, np.arange(total)]
+    r = _finish(plan, "cuda", np.broadcast_to(P, (2,) + P.shape), host_fits(), stop.copy_to_host(),
+                evals.copy_to_host(), g - 1, seconds, deadline, opts, timing, trace)
+    r.history["replacements"] = int(wins.copy_to_host().sum())
+    return r
+
+
 def run(fn, dim, s):
     plan = _Plan(fn, dim, s)
     if simulator():
@@ -628,7 +811,9 @@ def _run(plan, s):
 def warmup(fn, dim, s):
     """Compile every kernel or twin this run will use, on a run of two generations."""
     from dataclasses import replace
-    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None)
+    # one run warms the kernels of all runs: mode auto decided by the population of all of them
+    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None,
+                mode=resolved_mode(s.mode, s.runs * s.np, dim))
     run(fn, dim, w)
 
 

@@ -119,10 +119,11 @@ PROCEDURES = {p.name: p for p in (
               {"variant": "implicit", "batch": 10000, "reps": 10, "backend": "auto"},
               "gpubench.problems.device_rows:triangular"),
     Procedure("de-generation", "device",
-              "generations of DE/rand/1/bin on shifted Rastrigin at D = n, population np: de-gpu (fast mode) or "
+              "generations of DE/rand/1/bin on shifted Rastrigin at D = n, population np: de-gpu (mode auto, fast or "
+              "stream) or "
               "EvoX's DE (compiled or eager) timed side by side; FE/s, ms per generation, bytes per generation",
               {"peer": "de-gpu", "np": 100, "F": 0.5, "CR": 0.3, "seconds": 1.0, "max_generations": 2000,
-               "chunk": 0, "backend": "auto"},
+               "chunk": 0, "mode": "auto", "registers": 0, "backend": "auto"},
               "gpubench.problems.device_rows:de_generation"),
     Procedure("tron-batch", "hs45",
               "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",

@@ -258,6 +258,7 @@ def tron_batch(problem, n, s):
 
 # ------------------------------------------------------------------ DE generations side by side
 DE_FUNCTION = "shifted_rastrigin"
+DE_MODES = ("auto", "fast", "stream", "paper")
 # a population below this many bytes is bound by launches and latency: no bandwidth is derived
 MIN_BANDWIDTH_BYTES = 8 << 20
 
@@ -285,41 +286,69 @@ def _copy_gbps(nbytes, reps=5, launches=4):
     return 2 * a.nbytes * launches / best / 1e9
 
 
-def _de_bytes(NP, D, CR):
-    """DRAM bytes of one generation by what it must move: every target read (8 D per member) and
-    its crossover's donor elements (three rows, in 32-byte sectors of four doubles, a sector read
-    when one of its four elements crossed: 1 - (1 - CR)^4 of each row), the new population written
-    (8 D per member at most: de-gpu writes only what changed), fitness and counters."""
+def _de_bytes(NP, D, CR, schedule="stream", replacements=None):
+    """DRAM bytes of one generation of de-gpu's kernel ``schedule`` at (NP, D, CR), as the kernel
+    moves them (docs/peers.md, "de-gpu at large populations", derives each term):
+
+    * every target read whole: 8 D a member;
+    * the donors' elements where crossover takes them: three rows, each 32-byte sector (four
+      doubles) read when one of its elements crossed, 1 - (1 - CR)^4 of a row;
+    * the population written: ``stream`` writes a winning trial once (8 D, with its value, slot
+      word and count: 8 D + 32 a replacement; ``replacements`` a generation when known, else every
+      member at most); the cooperative kernel writes at most the population (a winner's changed
+      sectors, or the whole row where the other buffer is stale);
+    * per member: ``stream`` reads its value, its evaluation count (and writes it) and four slot
+      words (its own and its donors'), 56 bytes; the cooperative kernel reads and writes its value,
+      its count and its same-flag, 48 bytes;
+    * random numbers: none read or written by ``stream`` (counter-based); the cooperative kernel's
+      xoroshiro states are read and written once a launch, not a generation (left out).
+    """
     row = 8 * NP * D
     donors = 3 * row * (1 - (1 - CR) ** 4)
-    small = NP * (8 + 8 + 8 + 8)    # fitness read and written, evaluation counter read and written
-    return {"target_read": row, "donor_read": donors, "population_write_at_most": row, "per_member": small,
-            "total_at_most": row + donors + row + small, "total_without_write": row + donors + small}
+    if schedule == "stream":
+        per_member = NP * (8 + 16 + 4 * 8)
+        win = 8 * D + 32
+        write = (NP if replacements is None else replacements) * win
+        exact = replacements is not None
+    else:
+        per_member = NP * (16 + 16 + 8)
+        write = row
+        exact = False
+    total = row + donors + write + per_member
+    return {"schedule": schedule, "target_read": row, "donor_read": donors, "population_write": write,
+            "write_exact": exact, "per_member": per_member, "total": total,
+            "total_without_write": total - write}
 
 
 def _de_gpu_row(D, NP, s):
     from .. import methods
     from ..methods import de_gpu
-    if s["chunk"]:
-        de_gpu.CHUNK = s["chunk"]
-        try:
-            return _de_gpu_timed(D, NP, s, methods)
-        finally:
-            de_gpu.CHUNK = None
-    return _de_gpu_timed(D, NP, s, methods)
+    saved = de_gpu.CHUNK, de_gpu.STREAM_REGISTERS
+    de_gpu.CHUNK = s["chunk"] or None
+    de_gpu.STREAM_REGISTERS = s["registers"] or None
+    try:
+        return _de_gpu_timed(D, NP, s, methods)
+    finally:
+        de_gpu.CHUNK, de_gpu.STREAM_REGISTERS = saved
 
 
 def _de_gpu_timed(D, NP, s, methods):
-    kw = dict(np=NP, runs=1, mode="fast", backend=s["backend"], F=s["F"], CR=s["CR"], seed=1, bounds="reinit")
+    kw = dict(np=NP, runs=1, mode=s["mode"], backend=s["backend"], F=s["F"], CR=s["CR"], seed=1, bounds="reinit")
+    if s["mode"] == "stream":
+        kw["cpu_variant"] = "stream"   # on the CPU, the stream kernel's twin
     t0 = time.perf_counter()
     g_cal = 20
     cal = methods.minimize(DE_FUNCTION, D, "de-gpu", max_evaluations=NP * (1 + g_cal), **kw)   # compiles
     warm = time.perf_counter() - t0
     gens = int(min(max(s["seconds"] * g_cal / max(cal.seconds, 1e-9), 10), s["max_generations"]))
     r = methods.minimize(DE_FUNCTION, D, "de-gpu", max_evaluations=NP * (1 + gens), **kw)
+    launch = r.options.get("launch")
     return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm, "chunk": s["chunk"] or None,
+            "registers_cap": s["registers"] or None, "mode": s["mode"],
+            "schedule": launch["schedule"] if launch else r.options.get("variant"),
+            "replacements": r.history.get("replacements"),
             "best_error": float(min(r.history["run_error"])), "backend": r.backend,
-            "launch": r.options.get("launch"), "timing": r.timing}
+            "launch": launch, "timing": r.timing}
 
 
 def _evox_row(D, NP, s, compiled):
@@ -386,14 +415,21 @@ def _evox_row(D, NP, s, compiled):
 
 def de_generation(problem, n, s):
     """Generations of DE/rand/1/bin (F, CR; Storn & Price 1997, as de-gpu: Qin et al. 2012) on the
-    shifted Rastrigin function at D = n with population ``np``, by ``peer``: de-gpu (fast mode, one
-    run; its own clock, after compilation and random-state set-up) or EvoX's DE (compiled or eager,
+    shifted Rastrigin function at D = n with population ``np``, by ``peer``: de-gpu (``mode``: auto,
+    fast or stream, with its ``chunk`` and, for stream, a ``registers`` cap; one run; its own clock,
+    after compilation and random-state set-up) or EvoX's DE (compiled or eager,
     warm).  Measured: function evaluations per second and ms per generation; on a GPU also the
     bytes a generation must move (:func:`_de_bytes`) and the bandwidth that makes, against a
     device-to-device copy of the population timed in the same call."""
     D, NP = n, s["np"]
     if s["peer"] not in ("de-gpu", "evox", "evox-compiled"):
         raise InputError(f"de-generation peer {s['peer']!r}: known: de-gpu, evox, evox-compiled")
+    if s["mode"] not in DE_MODES:
+        raise InputError(f"de-generation mode {s['mode']!r}: known: {', '.join(DE_MODES)}")
+    if s["registers"] and not 16 <= s["registers"] <= 255:
+        raise InputError(f"de-generation registers {s['registers']}: 0 (the compiler's choice) or 16 to 255")
+    if s["chunk"] and not 1 <= s["chunk"] <= 16:
+        raise InputError(f"de-generation chunk {s['chunk']}: 0 (the kernel's own) or 1 to 16")
     if s["peer"] == "de-gpu":
         row = _de_gpu_row(D, NP, s)
     else:
@@ -403,12 +439,21 @@ def de_generation(problem, n, s):
                 "converged": True, "ms": ms, "ms_per_generation": ms, "fe_per_s": row["nfev"] / row["seconds"],
                 "backend": row["backend"], "peer": s["peer"]}
     result = dict(row, function=DE_FUNCTION, D=D, NP=NP, F=s["F"], CR=s["CR"])
+    if row.get("replacements") is not None:
+        measured["replacement_rate"] = row["replacements"] / (NP * row["generations"])
     if row["backend"] == "cuda" and 8 * NP * D >= MIN_BANDWIDTH_BYTES:
-        b = _de_bytes(NP, D, s["CR"])
+        schedule = row.get("schedule") or "peer"
+        reps = row.get("replacements")
+        b = _de_bytes(NP, D, s["CR"], "stream" if schedule == "stream" else "cooperative",
+                      None if reps is None else reps / row["generations"])
+        if s["peer"] != "de-gpu":
+            b["schedule"] = "de-gpu's cooperative kernel's model (the peer's own traffic is not modelled)"
         gbps = _copy_gbps(8 * NP * D)
-        result.update(bytes_per_generation=b, copy_gbps=gbps,
-                      achieved_gbps_at_most=b["total_at_most"] / (ms / 1e3) / 1e9,
-                      achieved_gbps_without_write=b["total_without_write"] / (ms / 1e3) / 1e9)
-        result["fraction_of_copy_bandwidth_at_most"] = result["achieved_gbps_at_most"] / gbps
-        measured["bandwidth_fraction"] = result["fraction_of_copy_bandwidth_at_most"]
+        achieved = b["total"] / (ms / 1e3) / 1e9
+        result.update(bytes_per_generation=b, copy_gbps=gbps, achieved_gbps=achieved,
+                      achieved_gbps_without_write=b["total_without_write"] / (ms / 1e3) / 1e9,
+                      fraction_of_copy_bandwidth=achieved / gbps,
+                      floor_ms_at_copy_bandwidth=b["total"] / (gbps * 1e9) * 1e3)
+        measured["bandwidth_fraction"] = result["fraction_of_copy_bandwidth"]
+        measured["gbps"] = achieved
     return measured, result
