@@ -20,13 +20,11 @@ pgag103) this writes ``reports/<experiment>.md`` and ``.html`` and figures in
 import html
 import json
 import math
-import os
 import re
 import statistics
 from pathlib import Path
 
 from .device import atomic_write
-from .errors import InputError
 
 RESOURCES = ("laptop", "workstation", "local_server", "cloud_server")
 RESOURCE_TITLES = {"laptop": "Laptop", "workstation": "Workstation", "local_server": "Local server",
