@@ -470,7 +470,7 @@ def test_cooperative_group_kernel_keeps_population_and_values_consistent(keep, m
     assert ok and launch["threads_per_member"] == 8 and launch["members_per_block"] == 2
     splice = kernels.splice
     for old, new in [("if take or not was_same:", "if take:"),
-                     ("            off = 1\n            while off < T:", "            off = 2\n            while off < T:")]:
+                     ("    off = 1\n    while off < T:", "    off = 2\n    while off < T:")]:
         monkeypatch.setattr(kernels, "splice", lambda name, replace=(), o=old, n=new:
                             splice(name, list(replace) + ([(o, n)] if name == "de_gpu" else [])))
         assert not _group_kernel_consistent(D)[0], old
@@ -601,7 +601,7 @@ def test_auto_mode_and_stream_configuration(monkeypatch):
     with pytest.raises(InputError, match="shared memory"):
         de_gpu.stream_config(7000, 10, 64, h200)
     monkeypatch.setattr(de_gpu, "STREAM_MIN_BYTES", 8 * 8 * 4)
-    r = methods.minimize("shifted_sphere", 4, "de-gpu", np=8, max_evaluations=24, backend="cuda")
+    r = methods.minimize("shifted_sphere", 4, "de-gpu", np=8, max_evaluations=24, backend="cuda", mode="auto")
     assert r.options["launch"]["schedule"] == "stream" and r.history["run_nfev"] == [24]
     with pytest.raises(InputError, match="mode"):
         methods.minimize("shifted_sphere", 4, "de-gpu", np=8, mode="streaming", backend="cpu")
@@ -609,6 +609,6 @@ def test_auto_mode_and_stream_configuration(monkeypatch):
     seen = []
     monkeypatch.setattr(de_gpu, "STREAM_MIN_BYTES", 8 * 16 * 4)  # two runs of 8 members, not one
     monkeypatch.setattr(de_gpu, "_run", lambda plan, s: seen.append(s.mode))
-    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda"))
-    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=1, backend="cuda"))
+    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda", mode="auto"))
+    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=1, backend="cuda", mode="auto"))
     assert seen == ["stream", "fast"]

@@ -341,7 +341,6 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
     ngroups = (total + m - 1) // m
     s0 = states[t]["s0"]
     s1 = states[t]["s1"]
-    acc = _dcuda.local.array(COOP_SLOTS, _df64)
     tv = _dcuda.local.array(CHUNK, _df64)
     d1 = _dcuda.local.array(CHUNK, _df64)
     d2 = _dcuda.local.array(CHUNK, _df64)
@@ -446,24 +445,7 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                             sh[toff + j] = v
                     e0 += CHUNK
             _group_sync(xs)
-            for a in range(COOP_SLOTS):
-                acc[a] = agg_identity(a)
-            if valid:
-                j = lane
-                while j < D:
-                    term_fold(sh, toff, p, j, D, acc)
-                    j += T
-            off = 1
-            while off < T:
-                for a in range(COOP_SLOTS):
-                    acc[a] = agg_combine(a, acc[a], _xor_swap(acc[a], off, xs, tid))
-                off *= 2
-            f = 0.0
-            if valid and lane == 0:
-                f = outer_value(acc, sh[toff], sh[toff + D - 1], D)
-                if HAS_SPIKE and in_spike_at(sh, toff, D):
-                    f = SPIKE_VALUE
-            f = _from_lead(f, T, xs, tid)
+            f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
             if valid:
                 take = f <= old
                 if lane == 0:
