@@ -36,6 +36,14 @@ def _uniform(s, r):
 
 
 @_dnb.njit(cache=True)
+def _folded(v, lo, hi, mode):
+    """A mutant element outside [lo, hi] brought back: clipped (mode 0) or reflected (mode 1)."""
+    if mode == 1:
+        v = 2.0 * lo - v if v < lo else 2.0 * hi - v
+    return min(max(v, lo), hi)
+
+
+@_dnb.njit(cache=True)
 def _index(s, r, n):
     k = int(_uniform(s, r) * n)
     return n - 1 if k >= n else k
@@ -62,13 +70,10 @@ def _cpu_member(pops, fits, src, dst, gi, base, i, NP, D, lo, hi, p, s, r, F, CR
         if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
             v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
             if v < lo[j] or v > hi[j]:
-                if mode == 0:
-                    v = min(max(v, lo[j]), hi[j])
-                elif mode == 1:
-                    v = 2.0 * lo[j] - v if v < lo[j] else 2.0 * hi[j] - v
-                    v = min(max(v, lo[j]), hi[j])
-                else:
+                if mode == 2:
                     v = lo[j] + _uniform(s, r) * (hi[j] - lo[j])
+                else:
+                    v = _folded(v, lo[j], hi[j], mode)
         trial[j] = v
     f = point(trial, p)
     evals[gi] += 1
@@ -234,13 +239,10 @@ def cpu_stream(pops, fits, lo, hi, p, skey, stop, evals, wins, g0, g1, F, CR, mo
                 if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
                     v = pops[src, r1, j] + F * (pops[src, r2, j] - pops[src, r3, j])
                     if v < lo[j] or v > hi[j]:
-                        if mode == 0:
-                            v = min(max(v, lo[j]), hi[j])
-                        elif mode == 1:
-                            v = 2.0 * lo[j] - v if v < lo[j] else 2.0 * hi[j] - v
-                            v = min(max(v, lo[j]), hi[j])
-                        else:
+                        if mode == 2:
                             v = lo[j] + _cu(key, 4 + D + j) * (hi[j] - lo[j])
+                        else:
+                            v = _folded(v, lo[j], hi[j], mode)
                 trial[j] = v
             f = point(trial, p)
             evals[gi] += 1

@@ -44,18 +44,24 @@ def _indices(states, t, i, NP, D):
 
 
 @_dcuda.jit(device=True)
+def _folded(v, lo, hi, mode):
+    """A mutant element outside [lo, hi] brought back: clipped (mode 0) or reflected (mode 1);
+    reinit (mode 2) needs a draw, which each kernel makes from its own generator."""
+    if mode == 1:
+        if v < lo:
+            v = 2.0 * lo - v
+        else:
+            v = 2.0 * hi - v
+    return min(max(v, lo), hi)
+
+
+@_dcuda.jit(device=True)
 def _bounded(v, lo, hi, mode, states, t):
     if v < lo or v > hi:
-        if mode == 0:
-            v = min(max(v, lo), hi)
-        elif mode == 1:
-            if v < lo:
-                v = 2.0 * lo - v
-            else:
-                v = 2.0 * hi - v
-            v = min(max(v, lo), hi)
-        else:
+        if mode == 2:
             v = lo + _uniform(states, t) * (hi - lo)
+        else:
+            v = _folded(v, lo, hi, mode)
     return v
 
 
@@ -429,17 +435,11 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                             if hit[c]:
                                 v = d1[c] + F * (d2[c] - d3[c])
                                 if v < lo[j] or v > hi[j]:
-                                    if mode == 0:
-                                        v = min(max(v, lo[j]), hi[j])
-                                    elif mode == 1:
-                                        if v < lo[j]:
-                                            v = 2.0 * lo[j] - v
-                                        else:
-                                            v = 2.0 * hi[j] - v
-                                        v = min(max(v, lo[j]), hi[j])
-                                    else:
+                                    if mode == 2:
                                         u, s0, s1 = _rng(s0, s1)
                                         v = lo[j] + u * (hi[j] - lo[j])
+                                    else:
+                                        v = _folded(v, lo[j], hi[j], mode)
                                 if e0 + c < 63:
                                     crossed |= _dint64(1) << (e0 + c)
                             sh[toff + j] = v
@@ -703,16 +703,10 @@ def de_stream(pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR
                             if hit[c]:
                                 v = d1[c] + F * (d2[c] - d3[c])
                                 if v < lo[j] or v > hi[j]:
-                                    if mode == 0:
-                                        v = min(max(v, lo[j]), hi[j])
-                                    elif mode == 1:
-                                        if v < lo[j]:
-                                            v = 2.0 * lo[j] - v
-                                        else:
-                                            v = 2.0 * hi[j] - v
-                                        v = min(max(v, lo[j]), hi[j])
-                                    else:
+                                    if mode == 2:
                                         v = lo[j] + _cu(key, 4 + D + j) * (hi[j] - lo[j])
+                                    else:
+                                        v = _folded(v, lo[j], hi[j], mode)
                             sh[toff + j] = v
                     e0 += CHUNK
             _group_sync(xs)
