@@ -216,6 +216,14 @@ def _see(trace, plan, fits, stop, evals, done_gens):
     trace.see(int(evals.sum()), plan.sign * float(block.min()))
 
 
+def _go_on(trace, plan, stop, evals, host_fits, done_gens, more, deadline):
+    """The host's look between launches: note the best value so far, then whether the runs go on
+    (a run is still running and, with generations left (``more``), no time limit or Ctrl-C)."""
+    host_stop = stop.copy_to_host()
+    _see(trace, plan, host_fits, host_stop, evals.copy_to_host(), done_gens)
+    return bool((host_stop < 0).any()) and not (more and deadline.check())
+
+
 def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, deadline, options, timing, trace):
     timed_out = deadline.reason is not None  # the time limit or Ctrl-C ended the runs left
     """One OptimizeResult from the final device/host buffers of every run."""
@@ -602,12 +610,7 @@ def _run_cuda(plan, force_paper=False):
                 mod.de_indices[pgrid, 128, other](idx[1 - k], p_states, *fixed)
             if g % check_every == 0 or g == G:
                 cuda.synchronize()
-                host_stop = stop.copy_to_host()
-                _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), g)
-                if not (host_stop < 0).any():
-                    g += 1
-                    break
-                if g < G and deadline.check():
+                if not _go_on(trace, plan, stop, evals, fits.copy_to_host(), g, g < G, deadline):
                     g += 1
                     break
             g += 1
@@ -624,11 +627,7 @@ def _run_cuda(plan, force_paper=False):
                 raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
             cuda.synchronize()
             g = g1
-            host_stop = stop.copy_to_host()
-            _see(trace, plan, fits.copy_to_host(), host_stop, evals.copy_to_host(), g - 1)
-            if not (host_stop < 0).any():
-                break
-            if g <= G and deadline.check():
+            if not _go_on(trace, plan, stop, evals, fits.copy_to_host(), g - 1, g <= G, deadline):
                 break
     cuda.synchronize()
     seconds = time.perf_counter() - t0
@@ -753,11 +752,7 @@ def _run_stream(plan, mod, limits):
             raise _CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
         cuda.synchronize()
         g = g1
-        host_stop = stop.copy_to_host()
-        _see(trace, plan, host_fits(), host_stop, evals.copy_to_host(), g - 1)
-        if not (host_stop < 0).any():
-            break
-        if g <= G and deadline.check():
+        if not _go_on(trace, plan, stop, evals, host_fits(), g - 1, g <= G, deadline):
             break
     cuda.synchronize()
     seconds = time.perf_counter() - t0
