@@ -151,7 +151,7 @@ class Timer:
         self.seconds[key] = self.seconds.get(key, 0.0) + dt
 
 
-def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0):
+def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0, bind=True):
     """A function of no argument that launches ``kernel[griddim, blockdim, stream, sharedmem](*args)``.
 
     A numba-cuda launch types every argument, looks the overload up and marshals the arrays on
@@ -160,13 +160,14 @@ def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0):
     to the context, its argument words built, and each call is the driver launch alone (numba's
     own, ``numba.cuda.dispatcher.launch``).  The function's ``path`` says which way it launches:
     "bound", or "dispatcher" (the ordinary configured call: under the simulator, or where the
-    installed numba-cuda lacks what binding uses).  ``args`` must stay the same device arrays."""
+    installed numba-cuda lacks what binding uses; or ``bind`` false: a launch made once, where
+    binding would cost more than it saves).  ``args`` must stay the same device arrays."""
     configured = kernel[griddim, blockdim, stream, sharedmem]
 
     def dispatched():
         configured(*args)
     dispatched.path = "dispatcher"
-    if simulator():
+    if simulator() or not bind:
         return dispatched
     try:
         from numba.cuda import dispatcher as nd

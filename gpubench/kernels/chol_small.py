@@ -214,7 +214,7 @@ def lanes_launch(n, nb, threads=128):
     return -(-nb * W // threads), threads
 
 
-def launcher(variant, A, n, ok, stream=0, threads=0):
+def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
     """A function of no argument that factors the device array ``A`` (batch, n*n) in place with
     ``variant`` (thread, lanes or auto) and sets ``ok``: the kernel looked up and its arguments
     marshalled once (:func:`gpubench.device.bound_launch`), so a call costs the launch alone."""
@@ -223,6 +223,6 @@ def launcher(variant, A, n, ok, stream=0, threads=0):
     nb = A.shape[0]
     if kind == "thread":
         grid, block, smem = thread_launch(n, nb, threads or 64)
-        return bound_launch(thread_kernel(n), grid, block, (A, ok), stream, smem)
+        return bound_launch(thread_kernel(n), grid, block, (A, ok), stream, smem, bind)
     grid, block = lanes_launch(n, nb, threads or 128)
-    return bound_launch(lanes_kernel(n), grid, block, (A, ok), stream, 0)
+    return bound_launch(lanes_kernel(n), grid, block, (A, ok), stream, 0, bind)

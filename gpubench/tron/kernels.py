@@ -61,13 +61,14 @@ def launch_linalg(kind, A, n, *, variant=0, explicit=1, layout="1d", threads=0, 
     3 thread, 4 lanes, 5 auto (n a compile-time constant, :mod:`gpubench.kernels.chol_small`)."""
     if kind == "cholesky" and ok is None:  # pass one in when timing: an allocation can synchronise
         ok = cuda.device_array(A.shape[0], dtype=np.int32, stream=stream)
+    # one launch: binding it (a compile lookup, the arguments marshalled) would cost more than it saves
     linalg_launcher(kind, A, n, variant=variant, explicit=explicit, layout=layout, threads=threads, B=B,
-                    shared=shared, stream=stream, ok=ok)()
+                    shared=shared, stream=stream, ok=ok, bind=False)()
     return ok if kind == "cholesky" else None
 
 
 def linalg_launcher(kind, A, n, *, variant=0, explicit=1, layout="1d", threads=0, B=None,
-                    shared=True, stream=0, ok=None):
+                    shared=True, stream=0, ok=None, bind=True):
     """A function of no argument that launches what :func:`launch_linalg` launches, on these same
     device arrays (``ok`` given for Cholesky): kernel, geometry and arguments resolved once
     (:func:`gpubench.device.bound_launch`), so each call costs the driver's launch alone."""
@@ -81,14 +82,14 @@ def linalg_launcher(kind, A, n, *, variant=0, explicit=1, layout="1d", threads=0
             from ..kernels import chol_gpu
             grid, threads_, per_block, smem = chol_gpu.group_launch(n, nb)
             return bound_launch(chol_gpu.cholesky_groups, grid, threads_,
-                                (A, n, chol_gpu.group_width(n), per_block, ok), stream, smem)
+                                (A, n, chol_gpu.group_width(n), per_block, ok), stream, smem, bind)
         if variant >= 3:  # n a compile-time constant, the factor in registers
             from ..kernels import chol_small
             from . import SMALL_CHOLESKY
-            return chol_small.launcher(SMALL_CHOLESKY[variant], A, n, ok, stream, threads)
+            return chol_small.launcher(SMALL_CHOLESKY[variant], A, n, ok, stream, threads, bind)
         smem = 8 * n * n if shared else 0
-        return bound_launch(chol, nb, block, (A, n, variant, l2, 1 if shared else 0, ok), stream, smem)
+        return bound_launch(chol, nb, block, (A, n, variant, l2, 1 if shared else 0, ok), stream, smem, bind)
     smem = 8 * (n * n + n)
     if kind == "backsolve":
-        return bound_launch(back, nb, block, (A, B, n, explicit, l2), stream, smem)
-    return bound_launch(fwd, nb, block, (A, B, n), stream, smem)
+        return bound_launch(back, nb, block, (A, B, n, explicit, l2), stream, smem, bind)
+    return bound_launch(fwd, nb, block, (A, B, n), stream, smem, bind)
