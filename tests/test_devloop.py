@@ -145,8 +145,9 @@ def test_a_broken_device_pruning_loses_the_minimiser(monkeypatch):
 
 @simulated
 def test_the_device_loop_launches_once_a_batch_and_copies_nothing_an_iteration(monkeypatch):
-    """Counted under the simulator: the host loop launches 4 kernels, copies its tables up once,
-    reads 3 results back and records/queries 5 events every iteration; the device loop launches
+    """Counted under the simulator: the host loop launches 5 kernels (the cut tables, the sweep, 3
+    reductions), copies its tables up once, reads 3 results back and records/queries 5 events every
+    iteration; the device loop launches
     once a batch (batches of 1, 2, 4 ... iterations) and copies nothing up after the start."""
     from gpubench.solver.simcount import counting
     monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
@@ -158,7 +159,7 @@ def test_the_device_loop_launches_once_a_batch_and_copies_nothing_an_iteration(m
         assert r.iterations == 7
         counts[loop] = dict(c)
     host, dev = counts["host"], counts["device"]
-    assert host["launches"] == 4 * 7 and host["h2d"] >= 7
+    assert host["launches"] == 5 * 7 and host["h2d"] >= 7
     assert dev["launches"] == 3  # 1 + 2 + 4 iterations
     with counting() as c:
         solve("levy", 3, backend="cuda", loop="device", **dict(opts, max_iterations=3))
@@ -183,10 +184,10 @@ from gpubench import functions, codegen
 from gpubench.solver import kernels
 from gpubench.ptx import compile_ptx
 A1, A2, A3, I1, J1 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::1], int32[::1]
-B2, O8 = int8[:, ::1], int8[::1]
+B2, O8, I2 = int8[:, ::1], int8[::1], int64[:, ::1]
 sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
-       A3, A3, A2, A2, A2, A2,
+       A3, A3, A2, A2, A2, A2, I2, I2, A3, A3, A2, A2,
        A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, int64, int64, int64)
 mod = codegen.load(functions.get(sys.argv[1]).definition, "gpu", kernels.extensions("gpu", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)

@@ -20,7 +20,7 @@ from gpubench import functions
 from gpubench.solver import core, uncut
 from gpubench.solver import sweep as sweeps
 from gpubench.solver.core import sample_fractions, solve
-from gpubench.solver.partition import PartitionRule
+from gpubench.solver.partition import PartitionRule, Plan
 
 SMALL = dict(backend="cpu", split_dims=2, parts=4, tol=1e-2, samples=4)
 
@@ -67,7 +67,7 @@ def _compare_on_random_regions(name):
         plan = rule.plan(int(rng.integers(0, n)))
         if trial % 2:
             # the special coordinates hold the optimiser, so only a plain one can rule a subregion out
-            special = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi).special
+            special = uncut.prepare_split(terms, lo, hi, plan, 3, shift, den, dlo, dhi).special
             if terms.has_window2:  # a special coordinate's derivative reads its neighbours
                 special = np.unique(np.clip(np.concatenate([special - 1, special, special + 1]), 0, n - 1))
             # (tightly: a wide box would blur the outer derivative of functions like Belegundu's)
@@ -82,7 +82,7 @@ def _compare_on_random_regions(name):
         results = []
         for fast in (True, False):
             terms.fast_path = fast
-            tb = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi)
+            tb = uncut.prepare_split(terms, lo, hi, plan, 3, shift, den, dlo, dhi)
             results.append(cpu.split(lo, hi, plan.dims, plan.parts, 3, shift, den, gub, plan.count, tb))
         for fast, split in zip((True, False), results):
             for k, (f_arr, s_arr) in enumerate(zip(full, split)):
@@ -200,7 +200,7 @@ def _plain_decides(fn, n, rng, terms, dlo, dhi, shift, den):
     special ones hold the optimiser tightly, the plain ones are random (some on the edges)."""
     lo, hi = _random_selected(rng, dlo, dhi)
     plan = PartitionRule(n, split_dims=1, parts=3).plan(int(rng.integers(0, n)))
-    special = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi).special
+    special = uncut.prepare_split(terms, lo, hi, plan, 3, shift, den, dlo, dhi).special
     xs, tiny = fn.xstar(n)[special], 1e-6 * (dhi - dlo)[special]
     lo[special] = np.maximum(dlo[special], xs - tiny)
     hi[special] = np.minimum(dhi[special], xs + tiny)
@@ -221,7 +221,7 @@ def _decisions(break_tables, name="levy", n=8, trials=30):
         win1, win2, cut1, cut2 = terms.windows(plan.dims)
         base_lo, base_hi = terms.bases(lo, hi, cut1, cut2, 3, shift, den)
         full = cpu(lo, hi, plan.dims, plan.parts, 3, shift, den, np.inf, plan.count, win1, win2, base_lo, base_hi)
-        tb = uncut.prepare_split(terms, lo, hi, plan.dims, 3, shift, den, dlo, dhi)
+        tb = uncut.prepare_split(terms, lo, hi, plan, 3, shift, den, dlo, dhi)
         fired += int(np.sum(np.isinf(full[0])))
         break_tables(tb)
         split = cpu.split(lo, hi, plan.dims, plan.parts, 3, shift, den, np.inf, plan.count, tb)
@@ -251,15 +251,89 @@ def test_dropped_candidates_are_caught():
     assert fired > 0 and differ > 0
 
 
+def _split_and_full(sweep, name, n, dims, parts, trials=6):
+    """(split, full) outputs of one iteration's sweep on random selected regions, cut along ``dims``."""
+    fn = functions.get(name)
+    defn = _definition(fn)
+    dlo, dhi = fn.bounds(n)
+    terms = uncut.UncutTerms(defn, n, fn.params(n))
+    full_sweep = sweeps.CpuSweep(defn, n, fn.params(n), dlo, dhi)
+    plan = Plan(dims=tuple(dims), parts=parts)
+    shift, den = sample_fractions("inside", 3)
+    rng = np.random.default_rng(5)
+    out = []
+    for _ in range(trials):
+        lo, hi = _random_selected(rng, dlo, dhi)
+        tb = uncut.prepare_split(terms, lo, hi, plan, 3, shift, den, dlo, dhi)
+        win1, win2, cut1, cut2 = terms.windows(plan.dims)
+        base_lo, base_hi = terms.bases(lo, hi, cut1, cut2, 3, shift, den)
+        full = full_sweep(lo, hi, plan.dims, parts, 3, shift, den, np.inf, plan.count, win1, win2, base_lo, base_hi)
+        split = sweep.split(lo, hi, plan.dims, parts, 3, shift, den, np.inf, plan.count, tb)
+        out.append((tb, split, full))
+    return out
+
+
+def test_cut_tables_hold_every_entry_smaller_than_the_sweep_and_a_swapped_fill_is_caught():
+    """The cut tables (kernels.CUT_LAYOUT): with three cut coordinates every entry of Rosenbrock's
+    windows is tabulated (a window of two cut ones holds parts^2 < parts^3 values), with two the
+    window of both is evaluated in place (parts^2 = count), and either way the sweep has the full
+    sweep's bits.  Filled with a window's two parts swapped, its bounds differ."""
+    from gpubench import codegen
+    from gpubench.solver import kernels
+    name, n, parts = "rosenbrock", 8, 3
+    fn = functions.get(name)
+    dlo, dhi = fn.bounds(n)
+    good = sweeps.CpuSweep(fn.definition, n, fn.params(n), dlo, dhi)
+    for dims, inline in (((2, 3, 4), False), ((2, 3), True)):
+        for tb, split, full in _split_and_full(good, name, n, dims, parts):
+            # Rosenbrock's one sum has two-coordinate windows: the rows after win1's; (x_2, x_3) is the second
+            windows = tb.tab[len(dims):len(dims) + tb.win2.size, 0]
+            assert list(tb.win2) == list(range(1, dims[-1] + 1))
+            assert (windows[1] < 0) == inline and (np.delete(windows, 1) >= 0).all(), tb.tab
+            assert tb.vtotal > 0 and tb.dtotal > 0
+            for a, b in zip(split, full):
+                np.testing.assert_array_equal(a, b)
+    fill = "        lb = rel % parts\n        rel = rel // parts\n"
+    assert fill in kernels.SHARED
+    broken = kernels.SHARED.replace(fill, "        lb = rel // parts\n        rel = rel % parts\n")
+    bad = sweeps.CpuSweep(fn.definition, n, fn.params(n), dlo, dhi)
+    bad.module = codegen.load(fn.definition, "cpu", (broken, kernels.CPU_DRIVER))
+    differ = sum(int(np.sum(split[0] != full[0])) for _, split, full in _split_and_full(bad, name, n, (2, 3, 4), parts))
+    assert differ > 0
+
+
+def test_a_subregion_evaluates_no_term_when_the_cut_tables_hold_them():
+    """Counted under the simulator (every interval operation the generated GPU forms call): with
+    three cut coordinates a Levy subregion reads every term from the cut tables, so it calls no
+    sine and no power (the tables do, once an iteration); with the entries laid out in place
+    (offset -1, what the layout does when a table would be no smaller than the sweep) it does."""
+    from numba import config
+    if not config.ENABLE_CUDASIM:
+        pytest.skip("counts under the CUDA simulator")
+    from gpubench.solver.simcount import subregion_operations
+    each, tables, plan, tb = subregion_operations("levy", 8, 3, 3, samples=2)
+    assert each["isin"] == 0 and each["ipow"] == 0 and each["iadd"] > 0, each
+    assert tables["isin"] > 0, tables
+
+    def in_place(tb):
+        tb.tab[:] = [-1, 0]
+        tb.dtab[:] = [-1, 0]
+        tb.vtotal = tb.dtotal = 0
+    inline, _, _, _ = subregion_operations("levy", 8, 3, 3, samples=2, tables=in_place)
+    # every row's windows touching a cut coordinate: 4 two-coordinate windows, the box and 2 samples
+    assert inline["isin"] >= 4 * 3 and inline["ipow"] > 0, inline
+
+
 PTX_SCRIPT = r'''
 import re
 from numba import float64, int64, int8
 from gpubench import functions, codegen
 from gpubench.solver import kernels
 from gpubench.ptx import compile_ptx
-A1, A2, I1, B2, O8 = float64[::1], float64[:, ::1], int64[::1], int8[:, ::1], int8[::1]
+A1, A2, A3, I1, I2 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::1], int64[:, ::1]
+B2, O8 = int8[:, ::1], int8[::1]
 sig = (A1, A1, A2, A1, A1, I1, I1, int64, int64, int64, int64, float64, A2, I1, I1, A2, A2, B2, I1,
-       A2, A2, A2, A2, B2, A1, A1, O8)
+       A2, A2, A2, A2, B2, I2, A3, A3, I2, A2, A2, A1, A1, O8)
 mod = codegen.load(functions.get("levy").definition, "gpu", kernels.extensions("gpu", smax=16))
 ptx = compile_ptx(mod.sweep_split, sig, device=False)
 print(max(int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)))

@@ -226,7 +226,7 @@ class Search:
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
         t0 = time.perf_counter()
         if self._split():
-            tables = prepare_split(self.uncut, sel_lo, sel_hi, plan.dims, cfg.samples, shift, den,
+            tables = prepare_split(self.uncut, sel_lo, sel_hi, plan, cfg.samples, shift, den,
                                    self.dom_lo, self.dom_hi)
             self.host_seconds += time.perf_counter() - t0
             t0 = time.perf_counter()

@@ -41,8 +41,8 @@ from .region_list import RegionList
 
 # ist: the device state's integers; fst: its floats (the kernel names the same positions)
 IT, SIZE, STOP, NOPEN, SELPOS, SELSLOT, SELSIDX, SELCYC = range(8)
-BESTIT, BESTIDX, NJEV, NCAND, NSPEC, NWIN2, NINF, NEWSIZE, NEWOPEN = range(8, 17)
-NIST = 17
+BESTIT, BESTIDX, NJEV, NCAND, NSPEC, NWIN2, NINF, NEWSIZE, NEWOPEN, VTOTAL, DTOTAL = range(8, 19)
+NIST = 19
 GUB, MAXW, GLB = range(3)
 NFST = 3
 # stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf
@@ -83,6 +83,8 @@ class DeviceLoop:
         nprod1 = max(terms.nprod, 1)
         dev = cuda.device_array
         rows = cfg.samples + 1
+        vcap, dcap = kernels.cut_capacity(self.s, n, self.parts, self.count)
+        cols, dcols = self.module.CUT_COLS, self.module.DERIV_COLS
         self.work = dict(
             dims=dev(self.s, np.int64), slot=dev(n, np.int64), win1=dev(self.s, np.int64),
             win2=dev(max(n, 1), np.int64), cut1=dev(n, np.int8), cut2=dev(n, np.int8), smask=dev(n, np.int8),
@@ -96,6 +98,11 @@ class DeviceLoop:
             Tlo=dev((rows, nagg1, n), np.float64), Thi=dev((rows, nagg1, n), np.float64),
             DXlo=dev((nagg1, n), np.float64), DXhi=dev((nagg1, n), np.float64),
             DYlo=dev((nagg1, n), np.float64), DYhi=dev((nagg1, n), np.float64),
+            # the cut tables (kernels.CUT_LAYOUT), at the size that holds any iteration's
+            tab=dev((self.s + min(2 * self.s, n) + 2, 2), np.int64),
+            dtab=dev((3 * min(3 * self.s + 2, n), 2), np.int64),
+            VTlo=dev((rows, vcap, cols), np.float64), VThi=dev((rows, vcap, cols), np.float64),
+            DTlo=dev((dcap, dcols), np.float64), DThi=dev((dcap, dcols), np.float64),
             out_lb=dev(self.count, np.float64))
         self.dom_lo = cuda.to_device(search.dom_lo)
         self.dom_hi = cuda.to_device(search.dom_hi)
@@ -239,7 +246,9 @@ class DeviceLoop:
                 w["dims"], w["slot"], w["win1"], w["win2"], w["cut1"], w["cut2"], w["smask"], w["samp"],
                 w["base_lo"], w["base_hi"], w["uflags"], w["special"], w["Rlo"], w["Rhi"], w["Klo"], w["Khi"],
                 w["Kclo"], w["Kchi"], w["cfree"], w["uw_lo"], w["uw_hi"], w["free_lo"], w["free_hi"],
-                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount, self.vstart,
+                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["tab"], w["dtab"], w["VTlo"],
+                w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount,
+                self.vstart,
                 self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, it_end,
                 self.fast, self.w2)
 

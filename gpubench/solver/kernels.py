@@ -25,7 +25,94 @@ def _cut(lo, hi, j, parts):
     return min(max(b, lo), hi)
 '''
 
-SHARED = CUT + '''
+# The iteration's cut tables (codegen._split_forms): every window term that touches a cut coordinate,
+# and the hoisted subexpressions of x_first and x_last, take one value per combination of the parts
+# of their cut coordinates and per row (the box, sample m), so they are evaluated once an iteration
+# and each subregion reads them.  ``tab[e] = (offset, size)`` for the value entries e (the windows
+# of win1, then of win2, then x_first and x_last); ``dtab[3 qq + kind]`` for the derivative entries
+# of special coordinate qq (kind 0: x_d's window, 1: window d - 1, 2: window d).  An entry whose
+# table would hold no fewer values than the sweep evaluates (its size >= count, as for a window of
+# two cut coordinates when only two are cut) gets offset -1 and is evaluated in place.  Also
+# appended to the host's CPU module (uncut.HOST_BASES), which lays the tables out for both backends.
+CUT_LAYOUT = '''
+@device
+def _cut_combo(lp, slot, ca, cb, parts):
+    # the index of a subregion's parts of (x_ca, x_cb) among an entry's combinations (cb < 0: one)
+    sa = slot[ca]
+    c = 0
+    if sa >= 0:
+        c = lp[sa]
+    if cb >= 0:
+        sb = slot[cb]
+        if sb >= 0:
+            c = c * parts + lp[sb]
+    return c
+
+
+@device
+def _entry_size(slot, ca, cb, parts):
+    size = parts if slot[ca] >= 0 else 1
+    if cb >= 0 and slot[cb] >= 0:
+        size *= parts
+    return size
+
+
+@device
+def _value_entry(e, n, win1, win2):
+    # (class, first coordinate, second coordinate or -1) of value entry e
+    ncut = win1.shape[0]
+    nw2 = win2.shape[0]
+    if e < ncut:
+        return 0, win1[e], -1
+    if e < ncut + nw2:
+        k = win2[e - ncut]
+        return 1, k, k + 1
+    if e == ncut + nw2:
+        return 2, 0, -1
+    return 3, n - 1, -1
+
+
+@device
+def _deriv_entry(e, special):
+    # (kind, first coordinate, second coordinate or -1) of derivative entry e
+    qq = e // 3
+    kind = e - 3 * qq
+    d = special[qq]
+    if kind == 0:
+        return 0, d, -1
+    if kind == 1:
+        return 1, d - 1, d
+    return 2, d, d + 1
+
+
+@device
+def _place(tab, e, used, size, count, off):
+    # entry e at offset off if used and smaller than the sweep, else evaluated in place; the next offset
+    if used and size < count:
+        tab[e, 0] = off
+        tab[e, 1] = size
+        return off + size
+    tab[e, 0] = -1
+    tab[e, 1] = 0
+    return off
+
+
+@device
+def cut_layout(n, win1, win2, special, slot, parts, count, uses, duses, tab, dtab):
+    """Lay the cut tables out (``tab``, ``dtab``); returns (values a row, derivative values)."""
+    voff = 0
+    for e in range(win1.shape[0] + win2.shape[0] + 2):
+        cls, ca, cb = _value_entry(e, n, win1, win2)
+        voff = _place(tab, e, uses[cls] > 0, _entry_size(slot, ca, cb, parts), count, voff)
+    doff = 0
+    for e in range(3 * special.shape[0]):
+        kind, ca, cb = _deriv_entry(e, special)
+        used = duses[0] > 0 if kind == 0 else (duses[1] > 0 and ca >= 0 and cb <= n - 1)
+        doff = _place(dtab, e, used, _entry_size(slot, ca, cb, parts) if used else 0, count, doff)
+    return voff, doff
+'''
+
+SHARED = CUT + CUT_LAYOUT + '''
 
 
 @device
@@ -95,7 +182,68 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
 
 
 @device
-def _value_split(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, umeets, uin):
+def _part_coord(sel_lo, sel_hi, samp, m, d, cut, l, parts, t_shift, t_den):
+    """Coordinate d in row m (0: the box, m: sample m) of a subregion in whose part l it lies (if cut):
+    the operations of ``evaluate_split``, so the same bits."""
+    if not cut:
+        if m == 0:
+            return sel_lo[d], sel_hi[d]
+        return samp[m, d], samp[m, d]
+    lo = _cut(sel_lo[d], sel_hi[d], l, parts)
+    hi = _cut(sel_lo[d], sel_hi[d], l + 1, parts)
+    if m == 0:
+        return lo, hi
+    t = div_rn(float(m + t_shift), float(t_den))
+    v = add_rn(lo, mul_rn(t, add_rn(hi, -lo)))
+    v = min(max(v, lo), hi)
+    return v, v
+
+
+@device
+def _find_entry(tab, idx):
+    # the entry holding table index idx (entries lie in order; inline ones hold none)
+    e = 0
+    while tab[e, 0] < 0 or idx >= tab[e, 0] + tab[e, 1]:
+        e += 1
+    return e
+
+
+@device
+def fill_cut_tables(j, sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p,
+                    tab, vtotal, dtab, VTlo, VThi, DTlo, DThi):
+    """Value j of the cut tables: row-major over (row, value index), then the derivative values."""
+    n = sel_lo.shape[0]
+    rows = samp.shape[0]
+    if j < rows * vtotal:
+        m = j // vtotal
+        idx = j - m * vtotal
+        e = _find_entry(tab, idx)
+        cls, ca, cb = _value_entry(e, n, win1, win2)
+        rel = idx - tab[e, 0]
+    else:
+        m = 0
+        idx = j - rows * vtotal
+        e = _find_entry(dtab, idx)
+        cls, ca, cb = _deriv_entry(e, special)
+        rel = idx - dtab[e, 0]
+    lb = 0
+    if cb >= 0 and slot[cb] >= 0:
+        lb = rel % parts
+        rel = rel // parts
+    a_lo, a_hi = _part_coord(sel_lo, sel_hi, samp, m, ca, slot[ca] >= 0, rel, parts, t_shift, t_den)
+    b_lo = 0.0
+    b_hi = 0.0
+    if cb >= 0:
+        b_lo, b_hi = _part_coord(sel_lo, sel_hi, samp, m, cb, slot[cb] >= 0, lb, parts, t_shift, t_den)
+    if j < rows * vtotal:
+        entry_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, VTlo[m, idx], VThi[m, idx])
+    else:
+        deriv_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, DTlo[idx], DThi[idx])
+
+
+@device
+def _value_split(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, tab, VTlo, VThi,
+                 tlo, thi, umeets, uin):
     # the spike test of ``interval``: uncut coordinates per iteration (umeets, uin), cut ones here
     if HAS_SPIKE:
         meets = umeets != 0
@@ -108,22 +256,26 @@ def _value_split(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, umee
         if meets:
             if inside:
                 return SPIKE_VALUE, SPIKE_VALUE
-            flo, fhi = value_split_raw(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi)
+            flo, fhi = value_split_raw(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
+                                       tab, VTlo, VThi, tlo, thi)
             return ihull(flo, fhi, SPIKE_VALUE, SPIKE_VALUE)
-    return value_split_raw(clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi)
+    return value_split_raw(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
+                           tab, VTlo, VThi, tlo, thi)
 
 
 @device
 def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den,
                    gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
-                   Kclo, Kchi, cfree, clo, chi, xs, Clo, Chi, wlo, whi):
+                   Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
+                   clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi):
     """``evaluate_subregion`` in O(s^2 + len(Kclo[0])) work, whatever n is.
 
-    The subregion's cut coordinates live in ``clo/chi`` (position ``slot[d]``);
-    every other coordinate is read from the selected region (``sel_lo/sel_hi``)
-    or from its own samples (``samp[m]``), which a subregion's samples share
-    off the cut coordinates.  The gradient test runs in two parts: exactly at
-    the special coordinates (``gradient_split_raw``), and for the others as
+    The subregion's cut coordinates live in ``clo/chi`` (position ``slot[d]``) and their parts in
+    ``lp``; every other coordinate is read from the selected region (``sel_lo/sel_hi``) or from its
+    own samples (``samp[m]``), which a subregion's samples share off the cut coordinates.  The terms
+    of the windows touching a cut coordinate are read from the iteration's cut tables (``tab``,
+    ``dtab``: :func:`cut_layout`, :func:`fill_cut_tables`).  The gradient test runs in two parts:
+    exactly at the special coordinates (``gradient_split_raw``), and for the others as
     g_d = sum_a C_a K_{a,d} over the candidates the host listed (all of them,
     or for one aggregate the four that decide the test: docs/solver-scaling.md).
     """
@@ -134,6 +286,7 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
         l = q % parts
         q = q // parts
         sj = slot[d]
+        lp[sj] = l
         clo[sj] = _cut(sel_lo[d], sel_hi[d], l, parts)
         chi[sj] = _cut(sel_lo[d], sel_hi[d], l + 1, parts)
     best = math.inf
@@ -142,12 +295,12 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
         for j in range(ncut):
             v = add_rn(clo[j], mul_rn(t, add_rn(chi[j], -clo[j])))
             xs[j] = min(max(v, clo[j]), chi[j])
-        slo, shi = _value_split(xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m], base_hi[m],
-                                uflags[m, 0], uflags[m, 1])
+        slo, shi = _value_split(m, lp, parts, xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m],
+                                base_hi[m], tab, VTlo, VThi, tlo, thi, uflags[m, 0], uflags[m, 1])
         if shi < best:
             best = shi
-    flo, fhi = _value_split(clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0],
-                            uflags[0, 0], uflags[0, 1])
+    flo, fhi = _value_split(0, lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0],
+                            tab, VTlo, VThi, tlo, thi, uflags[0, 0], uflags[0, 1])
     if flo != flo:
         # empty enclosure (f undefined on the whole subregion): kept undecided, with no gradient
         # test (a gradient where f has no value proves nothing); Search._check_defined reports it
@@ -161,8 +314,9 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
                 meets = False
         if meets:  # no derivative to bound (interval_gradient returns (-inf, inf) there)
             return flo, best, 1
-    if gradient_split_raw(clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0], special,
-                          Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi) != 0:
+    if gradient_split_raw(lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0], tab,
+                          VTlo, VThi, tlo, thi, special, Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi,
+                          dtab, DTlo, DThi) != 0:
         return math.inf, best, 1
     for c in range(Kclo.shape[1]):
         g_lo = 0.0
@@ -176,6 +330,7 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
             return math.inf, best, 1
     return flo, best, 1
 '''
+
 
 CPU_DRIVER = '''
 from numba import njit as _njit, prange as _prange
@@ -207,9 +362,17 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
 
 
 @_njit(parallel=True, cache=True, error_model="numpy")
+def cut_tables(sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p, tab, vtotal, dtab,
+               dtotal, VTlo, VThi, DTlo, DThi):
+    for j in _prange(samp.shape[0] * vtotal + dtotal):
+        fill_cut_tables(j, sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p,
+                        tab, vtotal, dtab, VTlo, VThi, DTlo, DThi)
+
+
+@_njit(parallel=True, cache=True, error_model="numpy")
 def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den, gub_prev,
                 p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree,
-                out_lb, out_ub, out_grad):
+                tab, VTlo, VThi, dtab, DTlo, DThi, out_lb, out_ub, out_grad):
     ncut = dims.shape[0]
     k = out_lb.shape[0]
     nchunks = (k + CHUNK - 1) // CHUNK
@@ -217,6 +380,9 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
         clo = np.empty(ncut)
         chi = np.empty(ncut)
         xs = np.empty(ncut)
+        lp = np.empty(ncut, dtype=np.int64)
+        tlo = np.empty(max(CUT_COLS, DERIV_COLS))
+        thi = np.empty(max(CUT_COLS, DERIV_COLS))
         Clo = np.empty(max(N_AGGREGATES, 1))
         Chi = np.empty(max(N_AGGREGATES, 1))
         wlo = np.empty(max(N_PRODUCTS, 1) * ncut)
@@ -224,7 +390,8 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
         for r in range(c * CHUNK, min(k, (c + 1) * CHUNK)):
             lb, ub, g = evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples,
                                        t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags,
-                                       special, Rlo, Rhi, Kclo, Kchi, cfree, clo, chi, xs, Clo, Chi, wlo, whi)
+                                       special, Rlo, Rhi, Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
+                                       clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi)
             out_lb[r] = lb
             out_ub[r] = ub
             out_grad[r] = g
@@ -258,31 +425,44 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
 '''
 
 GPU_SPLIT_DRIVER = '''
-from numba import cuda as _cuda, float64 as _float64
+from numba import cuda as _cuda, float64 as _float64, int64 as _int64
 
 SMAX = {smax}
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
+TCOLS = max(CUT_COLS, DERIV_COLS)
+
+
+@_cuda.jit(cache=True)
+def cut_tables(sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p, tab, vtotal, dtab,
+               dtotal, VTlo, VThi, DTlo, DThi):
+    j = _cuda.grid(1)
+    if j < samp.shape[0] * vtotal + dtotal:
+        fill_cut_tables(j, sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p,
+                        tab, vtotal, dtab, VTlo, VThi, DTlo, DThi)
 
 
 @_cuda.jit(cache=True)
 def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den, gub_prev,
                 p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree,
-                out_lb, out_ub, out_grad):
+                tab, VTlo, VThi, dtab, DTlo, DThi, out_lb, out_ub, out_grad):
     r = _cuda.grid(1)
     if r < out_lb.shape[0]:
         ncut = dims.shape[0]
         clo = _cuda.local.array(SMAX, _float64)
         chi = _cuda.local.array(SMAX, _float64)
         xs = _cuda.local.array(SMAX, _float64)
+        lp = _cuda.local.array(SMAX, _int64)
+        tlo = _cuda.local.array(TCOLS, _float64)
+        thi = _cuda.local.array(TCOLS, _float64)
         Clo = _cuda.local.array(NAGG1, _float64)
         Chi = _cuda.local.array(NAGG1, _float64)
         wlo = _cuda.local.array(SCRATCH, _float64)
         whi = _cuda.local.array(SCRATCH, _float64)
         lb, ub, g = evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples,
                                    t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags,
-                                   special, Rlo, Rhi, Kclo, Kchi, cfree, clo[:ncut], chi[:ncut], xs[:ncut],
-                                   Clo, Chi, wlo, whi)
+                                   special, Rlo, Rhi, Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
+                                   clo[:ncut], chi[:ncut], xs[:ncut], lp[:ncut], tlo, thi, Clo, Chi, wlo, whi)
         out_lb[r] = lb
         out_ub[r] = ub
         out_grad[r] = g
@@ -299,9 +479,11 @@ from gpubench.solver.reduce import TPB as _TPB, NO_INDEX as _NO_INDEX, _better, 
 SMAX = {smax}
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
+TCOLS = max(CUT_COLS, DERIV_COLS)
 # the device state's entries (gpubench/solver/devloop.py names the same numbers)
 _IT, _SIZE, _STOP, _NOPEN, _SELPOS, _SELSLOT, _SELSIDX, _SELCYC = 0, 1, 2, 3, 4, 5, 6, 7
 _BESTIT, _BESTIDX, _NJEV, _NCAND, _NSPEC, _NWIN2, _NINF, _NEWSIZE, _NEWOPEN = 8, 9, 10, 11, 12, 13, 14, 15, 16
+_VTOTAL, _DTOTAL = 17, 18
 _GUB, _MAXW, _GLB = 0, 1, 2
 _FULL, _EMPTY, _UNDEFINED = 1, 2, 3
 DEDUP = 8  # kept candidate columns a new one is compared with (runs of equal uncut coordinates are caught)
@@ -507,8 +689,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
                 dims, slot, win1, win2, cut1, cut2, smask, samp, base_lo, base_hi, uflags, special,
                 Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
-                Tlo, Thi, DXlo, DXhi, DYlo, DYhi, out_lb, part_v, part_i, part_n, vcount, vstart,
-                s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
+                Tlo, Thi, DXlo, DXhi, DYlo, DYhi, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb, part_v, part_i, part_n,
+                vcount, vstart, s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
     """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
     code, with no host in between: one cooperative launch, the phases separated by grid syncs."""
     grid = _cuda.cg.this_grid()
@@ -527,6 +709,9 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
     clo = _cuda.local.array(SMAX, _float64)
     chi = _cuda.local.array(SMAX, _float64)
     xs = _cuda.local.array(SMAX, _float64)
+    lp = _cuda.local.array(SMAX, _int64)
+    tlo = _cuda.local.array(TCOLS, _float64)
+    thi = _cuda.local.array(TCOLS, _float64)
     Clo = _cuda.local.array(NAGG1, _float64)
     Chi = _cuda.local.array(NAGG1, _float64)
     wsl = _cuda.local.array(SCRATCH, _float64)
@@ -673,14 +858,26 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi,
                         uw_lo, uw_hi, Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol,
                         Tlo, Thi, DXlo, DXhi, DYlo, DYhi)
+                vt, dt = cut_layout(n, win1, win2[:ist[_NWIN2]], special[:ist[_NSPEC]], slot, parts, count,
+                                    CUT_USES, DERIV_USES, tab, dtab)
+                ist[_VTOTAL] = vt
+                ist[_DTOTAL] = dt
             else:
                 _fold_row(role - 1, n, cut1, cut2, Tlo, Thi, base_lo, base_hi)
         grid.sync()
-        # 4. the sweep, with the best sample and the gradient count folded as it goes
-        gub_prev = fst[_GUB]
         nc = ist[_NCAND]
         nsp = ist[_NSPEC]
         nw2 = ist[_NWIN2]
+        # the cut tables (fill_cut_tables): one thread a value
+        vt = ist[_VTOTAL]
+        j = g
+        while j < rows * vt + ist[_DTOTAL]:
+            fill_cut_tables(j, box_lo[dst], box_hi[dst], samp, slot, win1, win2[:nw2], special[:nsp], parts,
+                            t_shift, t_den, p, tab, vt, dtab, VTlo, VThi, DTlo, DThi)
+            j += nthreads
+        grid.sync()
+        # 4. the sweep, with the best sample and the gradient count folded as it goes
+        gub_prev = fst[_GUB]
         bv = math.inf
         bi = _NO_INDEX
         nj = 0
@@ -689,7 +886,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             lb, ub, gr = evaluate_split(r, box_lo[dst], box_hi[dst], samp, dom_lo, dom_hi, dims, slot, parts,
                                         samples, t_shift, t_den, gub_prev, p, win1, win2[:nw2], base_lo,
                                         base_hi, uflags, special[:nsp], Rlo, Rhi, Kclo[:, :nc], Kchi[:, :nc],
-                                        cfree[:, :nc], clo[:s], chi[:s], xs[:s], Clo, Chi, wsl, wsh)
+                                        cfree[:, :nc], tab, VTlo, VThi, dtab, DTlo, DThi, clo[:s], chi[:s], xs[:s],
+                                        lp[:s], tlo, thi, Clo, Chi, wsl, wsh)
             out_lb[r] = lb
             if ub < bv:  # False for NaN; r rises, so a thread keeps its first minimum
                 bv = ub
@@ -822,6 +1020,14 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             elif newsize + count > lcap:
                 ist[_STOP] = _FULL
 '''
+
+
+def cut_capacity(s, n, parts, count):
+    """(value entries a row, derivative entries) that hold any iteration's cut tables (kernels.CUT_LAYOUT)
+    for s cut coordinates of n into ``parts``: an entry is tabulated only while smaller than ``count``."""
+    one = parts if parts < count else 1
+    two = parts * parts if parts * parts < count else one
+    return s * one + min(2 * s, n) * two + 2 * one, 3 * min(3 * s + 2, n) * two
 
 
 def nmax_for(n):

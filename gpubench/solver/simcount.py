@@ -49,3 +49,63 @@ def counting():
     finally:
         for owner, name, real in reversed(saved):
             setattr(owner, name, real)
+
+
+@contextlib.contextmanager
+def interval_operations(module):
+    """Count the interval operations (``iadd``, ``isin`` ...) that the generated ``module``'s code
+    calls while the block runs, by name (under the simulator, where device code is Python and looks
+    its operations up in the module at each call).  Yields the Counter."""
+    import threading
+    from numba import config
+    if not config.ENABLE_CUDASIM:
+        raise RuntimeError("interval_operations() needs numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)")
+    from ..interval import backends
+    counts = Counter()
+    lock = threading.Lock()  # the simulator runs a block's threads as Python threads
+    names = [k for k in backends.namespace("gpu") if k.startswith("i") and k in vars(module)]
+    saved = {k: getattr(module, k) for k in names}
+
+    def wrap(name, real):
+        def counted(*args):
+            with lock:
+                counts[name] += 1
+            return real(*args)
+        return counted
+    for k, real in saved.items():
+        setattr(module, k, wrap(k, real))
+    try:
+        yield counts
+    finally:
+        for k, real in saved.items():
+            setattr(module, k, real)
+
+
+def subregion_operations(function, n, split_dims=10, parts=4, samples=10, tables=None):
+    """(interval operations a subregion calls, those of the iteration's cut tables), by name: one
+    sweep of the whole domain as the first iteration cuts it, GUB = inf (every subregion runs the
+    gradient test too), on the simulated GPU forms, over 16 and then 48 subregions; the difference
+    divided by 32 is a subregion's, the rest the tables' (filled once, whatever the count).
+    ``tables(tb)`` may change the iteration's tables first (a test's broken layout)."""
+    import numpy as np
+    from .. import functions
+    from . import sweep, uncut
+    from .core import sample_fractions
+    from .partition import PartitionRule
+    fn = functions.get(function)
+    defn = fn.definition.negated() if fn.sense == "max" else fn.definition
+    lo, hi = fn.bounds(n)
+    plan = PartitionRule(n, split_dims=split_dims, parts=parts).plan(0)
+    shift, den = sample_fractions("inside", samples)
+    gpu = sweep.make("cuda", defn, n, fn.params(n), lo, hi, split_dims=split_dims)
+    tb = uncut.prepare_split(uncut.UncutTerms(defn, n, fn.params(n)), lo, hi, plan, samples, shift, den, lo, hi)
+    if tables is not None:
+        tables(tb)
+    runs = []
+    for count in (16, 48):
+        with interval_operations(gpu.module) as ops:
+            gpu.split(lo, hi, plan.dims, plan.parts, samples, shift, den, np.inf, count, tb)
+        runs.append(ops)
+    names = set(runs[0]) | set(runs[1])
+    each = Counter({k: (runs[1][k] - runs[0][k]) / 32 for k in names})
+    return +each, +Counter({k: runs[0][k] - 16 * each[k] for k in names}), plan, tb

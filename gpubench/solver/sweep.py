@@ -27,16 +27,32 @@ class CpuSweep:
         return reduce_host(out_lb, out_ub, out_grad, gub_prev) if reduce else (out_lb, out_ub, out_grad)
 
     def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb, reduce=False):
-        """The n-independent sweep (``kernels.evaluate_split``) with the iteration's tables ``tb``."""
+        """The n-independent sweep (``kernels.evaluate_split``) with the iteration's tables ``tb``:
+        first the cut tables (``kernels.fill_cut_tables``), then the subregions."""
+        m = self.module
+        VTlo, VThi, DTlo, DThi = cut_table_arrays(m, samples, tb)
+        m.cut_tables(sel_lo, sel_hi, tb.samp, tb.slot, tb.win1, tb.win2, tb.special, parts, t_shift, t_den,
+                     self.params, tb.tab, tb.vtotal, tb.dtab, tb.dtotal, VTlo, VThi, DTlo, DThi)
         out_lb = np.empty(count)
         out_ub = np.empty(count)
         out_grad = np.empty(count, dtype=np.int8)
-        self.module.sweep_split(sel_lo, sel_hi, tb.samp, self.dom_lo, self.dom_hi,
-                                np.asarray(dims, dtype=np.int64), tb.slot, parts, samples, t_shift, t_den,
-                                gub_prev, self.params, tb.win1, tb.win2, tb.base_lo, tb.base_hi, tb.uflags,
-                                tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree,
-                                out_lb, out_ub, out_grad)
+        m.sweep_split(sel_lo, sel_hi, tb.samp, self.dom_lo, self.dom_hi, np.asarray(dims, dtype=np.int64), tb.slot,
+                      parts, samples, t_shift, t_den, gub_prev, self.params, tb.win1, tb.win2, tb.base_lo,
+                      tb.base_hi, tb.uflags, tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree,
+                      tb.tab, VTlo, VThi, tb.dtab, DTlo, DThi, out_lb, out_ub, out_grad)
         return reduce_host(out_lb, out_ub, out_grad, gub_prev) if reduce else (out_lb, out_ub, out_grad)
+
+
+def cut_table_shapes(module, samples, vtotal, dtotal):
+    """Shapes of the cut tables (values: rows x entries x columns; derivatives: entries x columns),
+    never of zero size (a device array of none has no bytes to view)."""
+    return ((samples + 1, max(vtotal, 1), module.CUT_COLS), (max(dtotal, 1), module.DERIV_COLS))
+
+
+def cut_table_arrays(module, samples, tb):
+    """Fresh host arrays for the cut tables of ``tb``."""
+    vshape, dshape = cut_table_shapes(module, samples, tb.vtotal, tb.dtotal)
+    return np.empty(vshape), np.empty(vshape), np.empty(dshape), np.empty(dshape)
 
 
 BLOCK_SIZES = (64, 128, 256, 512)
@@ -114,6 +130,7 @@ class CudaSweep:
         self.block_sizes = {}
         self.reduction = DeviceReduction()
         self.events = tuple(cuda.event() for _ in range(3))  # timing events by default
+        self._cut = None  # (samples, value capacity, derivative capacity, VTlo, VThi, DTlo, DThi)
 
     @property
     def kernel_seconds(self):
@@ -155,8 +172,9 @@ class CudaSweep:
                                    b.device("grad", count, np.int8)))
         return self._views[1]
 
-    def _launch(self, kernel, count, args, tail=(), gub_prev=None):
-        """Run ``kernel`` over ``count`` subregions.  With ``gub_prev`` the bounds stay on the
+    def _launch(self, kernel, count, args, tail=(), gub_prev=None, before=None):
+        """Run ``kernel`` over ``count`` subregions, after ``before()`` (the launches that fill its
+        tables, timed with it).  With ``gub_prev`` the bounds stay on the
         device and :class:`DeviceReduction` returns the iteration's outcome; without, (lb, ub, grad)
         come back as views of grow-only pinned buffers, valid until the next call."""
         outs = self._outputs(count)
@@ -166,6 +184,8 @@ class CudaSweep:
             # events, not a timer: the only wait of the iteration is the outcome's read-back
             ev = self.events
             ev[0].record()
+            if before is not None:
+                before()
             kernel[blocks, tpb](*args, *outs, *tail)
             ev[1].record()
             self.reduction.launch(*outs, gub_prev)
@@ -176,6 +196,8 @@ class CudaSweep:
             sec["reduce"] = sec.get("reduce", 0.0) + ev[1].elapsed_time(ev[2]) / 1000.0
             return outcome
         with self.timer.time("kernel"):
+            if before is not None:
+                before()
             kernel[blocks, tpb](*args, *outs, *tail)
         b = self.buffers
         hosts = (b.pinned("lb", count, np.float64), b.pinned("ub", count, np.float64),
@@ -194,12 +216,41 @@ class CudaSweep:
 
     def split(self, sel_lo, sel_hi, dims, parts, samples, t_shift, t_den, gub_prev, count, tb, reduce=False):
         (lo, hi, samp, d, slot, w1, w2, blo, bhi, uflags, special, Rlo, Rhi, Kclo, Kchi,
-         cfree) = self.staging["split"].put(
+         cfree, tab, dtab) = self.staging["split"].put(
             (sel_lo, sel_hi, tb.samp, np.asarray(dims, dtype=np.int64), tb.slot, tb.win1, tb.win2, tb.base_lo,
-             tb.base_hi, tb.uflags, tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree))
+             tb.base_hi, tb.uflags, tb.special, tb.Rlo, tb.Rhi, tb.Kclo, tb.Kchi, tb.cfree, tb.tab, tb.dtab))
+        # the cut tables, filled on the device (so with the device's rounding, as the sweep would
+        # evaluate the terms), one thread a value, into grow-only buffers, just before the sweep
+        VTlo, VThi, DTlo, DThi = self._cut_tables(samples, tb.vtotal, tb.dtotal)
+        total = (samples + 1) * tb.vtotal + tb.dtotal
+        tpb = self.threads_per_block
+
+        def tables():
+            if total:
+                self.module.cut_tables[(total + tpb - 1) // tpb, tpb](
+                    lo, hi, samp, slot, w1, w2, special, parts, t_shift, t_den, self.params, tab, tb.vtotal, dtab,
+                    tb.dtotal, VTlo, VThi, DTlo, DThi)
+
         args = (lo, hi, samp, self.dom_lo, self.dom_hi, d, slot, parts, samples, t_shift, t_den, gub_prev,
-                self.params, w1, w2, blo, bhi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree)
-        return self._launch(self.module.sweep_split, count, args, gub_prev=gub_prev if reduce else None)
+                self.params, w1, w2, blo, bhi, uflags, special, Rlo, Rhi, Kclo, Kchi, cfree,
+                tab, VTlo, VThi, dtab, DTlo, DThi)
+        return self._launch(self.module.sweep_split, count, args, gub_prev=gub_prev if reduce else None,
+                            before=tables)
+
+    def _cut_tables(self, samples, vtotal, dtotal):
+        # device arrays at least as large as the iteration's cut tables, kept while they fit (the
+        # kernels index them by the layout, so spare room is never read); a new shape costs numba's
+        # Python for four device arrays, so it grows by doubling
+        held = self._cut
+        if held is None or held[0] != samples or held[1] < vtotal or held[2] < dtotal:
+            vcap = max(vtotal, 2 * held[1] if held and held[0] == samples else 1)
+            dcap = max(dtotal, 2 * held[2] if held and held[0] == samples else 1)
+            vshape, dshape = cut_table_shapes(self.module, samples, vcap, dcap)
+            cuda = self.cuda
+            held = (samples, vcap, dcap, cuda.device_array(vshape), cuda.device_array(vshape),
+                    cuda.device_array(dshape), cuda.device_array(dshape))
+            self._cut = held
+        return held[3:]
 
 
 def make(backend, definition, n, params, dom_lo, dom_hi, split_dims=10, full=False):

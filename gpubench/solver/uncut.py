@@ -12,13 +12,15 @@ differ from it by rounding).
 import numpy as np
 
 from .. import codegen
+from .kernels import CUT_LAYOUT
 from .partition import diagonal_point
 
 
 # Appended to the CPU module of the forms: the rows of ``base`` (the box and each sample) are
 # independent, so they run on all cores; each row is the same serial ``aggregates_rest`` as
-# ``UncutTerms.bases``, so the numbers are bit-identical.
-HOST_BASES = '''
+# ``UncutTerms.bases``, so the numbers are bit-identical.  With it, the cut tables' layout
+# (kernels.CUT_LAYOUT), which the host draws for either backend.
+HOST_BASES = CUT_LAYOUT + '''
 from numba import njit as _njit, prange as _prange
 
 
@@ -65,11 +67,12 @@ class UncutTerms:
 class SplitTables:
     """Everything the n-independent sweep reads besides the selected box, for one iteration."""
     __slots__ = ("slot", "win1", "win2", "base_lo", "base_hi", "samp", "uflags", "special",
-                 "Rlo", "Rhi", "Kclo", "Kchi", "cfree", "fast")
+                 "Rlo", "Rhi", "Kclo", "Kchi", "cfree", "fast", "tab", "dtab", "vtotal", "dtotal")
 
 
-def prepare_split(terms, sel_lo, sel_hi, dims, samples, t_shift, t_den, dom_lo, dom_hi):
-    """Per-iteration tables of the split sweep (docs/solver-scaling.md); O(n) host work.
+def prepare_split(terms, sel_lo, sel_hi, plan, samples, t_shift, t_den, dom_lo, dom_hi):
+    """Per-iteration tables of the split sweep (docs/solver-scaling.md) for the partition ``plan``;
+    O(n) host work.
 
     - ``slot[d]``: position of d among the sorted cut coordinates, or -1;
     - ``samp[m]``: the selected region's own sample m (the uncut coordinates of
@@ -83,11 +86,13 @@ def prepare_split(terms, sel_lo, sel_hi, dims, samples, t_shift, t_den, dom_lo, 
     - ``Kc[a, c]``, ``cfree[., c]``: dg/dA_a factors and edge flags of the
       candidate coordinates c whose test g_d = sum_a C_a K_{a,d} runs per subregion.
       With one aggregate only four candidates are kept (``fast``); otherwise all
-      non-special coordinates.
+      non-special coordinates;
+    - ``tab``, ``dtab``, ``vtotal``, ``dtotal``: the layout of the cut tables (kernels.CUT_LAYOUT),
+      which the sweep fills on its backend before it runs.
     """
     forms, n = terms.forms, terms.n
     t = SplitTables()
-    win1, win2, cut1, cut2 = terms.windows(dims)
+    win1, win2, cut1, cut2 = terms.windows(plan.dims)
     t.win1, t.win2 = win1, win2
     slot = np.full(n, -1, dtype=np.int64)
     slot[win1] = np.arange(win1.size)
@@ -116,6 +121,10 @@ def prepare_split(terms, sel_lo, sel_hi, dims, samples, t_shift, t_den, dom_lo, 
         special[:-1] |= cut1[1:]
     special[0] = special[n - 1] = True
     t.special = np.flatnonzero(special)
+    t.tab = np.empty((win1.size + win2.size + 2, 2), dtype=np.int64)
+    t.dtab = np.empty((3 * t.special.size, 2), dtype=np.int64)
+    t.vtotal, t.dtotal = forms.cut_layout(n, win1, win2, t.special, slot, plan.parts, plan.count, forms.CUT_USES,
+                                          forms.DERIV_USES, t.tab, t.dtab)
     nagg = terms.count
     Klo = np.empty((max(nagg, 1), n))
     Khi = np.empty((max(nagg, 1), n))
