@@ -128,14 +128,20 @@ def method_needs(dim, settings, backend="cpu"):
     get = lambda k, d=None: getattr(s, k, d)  # noqa: E731
     has = lambda *ks: all(hasattr(s, k) for k in ks)  # noqa: E731
     if has("split_dims", "parts", "samples"):
-        split = min(int(get("split_dims", 1)), n)
-        subregions = float(get("parts", 2)) ** split
+        from .solver.kernels import cut_capacity
+        from .solver.partition import PartitionRule
+        # the partition as the solver draws it (below s coordinates, more parts each)
+        rule = PartitionRule(n, split_dims=int(get("split_dims", 1)), parts=int(get("parts", 2)))
+        split, parts = rule.split_dims, rule.parts
+        subregions = float(parts) ** split
         samples = int(get("samples", 1))
-        # every subregion of an iteration kept as lo, hi rows; the uncut tables per sample
+        # every subregion of an iteration kept as lo, hi rows; the uncut tables per sample, and the
+        # cut tables (an interval a value, a few columns; kernels.cut_capacity)
         check_work(f"--samples {samples}" if samples > subregions else dim_arg,
                    subregions * (samples + 1) * n, backend)
+        cut = cut_capacity(split, n, parts, subregions)[0]
         return [(dim_arg, 2 * F64 * subregions * n + 64 * F64 * n),
-                (f"--samples {samples}", 4 * F64 * (samples + 1) * n)]
+                (f"--samples {samples}", 4 * F64 * (samples + 1) * (n + 2 * cut))]
     if has("starts"):
         starts = int(get("starts", 1))
         if has("m"):  # limited memory: m pairs of vectors a start
