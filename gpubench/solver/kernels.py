@@ -116,6 +116,13 @@ SHARED = CUT + CUT_LAYOUT + '''
 
 
 @device
+def _diagonal(lo, hi, t):
+    # the point at fraction t of [lo, hi], kept inside it: a sample's coordinate (partition.diagonal_point)
+    v = add_rn(lo, mul_rn(t, add_rn(hi, -lo)))
+    return min(max(v, lo), hi)
+
+
+@device
 def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den,
                        gub_prev, p, win1, win2, base_lo, base_hi, lo, hi, x, glo, ghi, wlo, whi, mv):
     """(lower bound or inf if ruled out, best sampled upper bound, gradient evaluated?).
@@ -141,8 +148,7 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
     for m in range(1, samples + 1):
         t = div_rn(float(m + t_shift), float(t_den))
         for d in range(n):
-            v = add_rn(lo[d], mul_rn(t, add_rn(hi[d], -lo[d])))
-            x[d] = min(max(v, lo[d]), hi[d])
+            x[d] = _diagonal(lo[d], hi[d], t)
         slo, shi = interval_partial(x, x, p, win1, win2, base_lo[m], base_hi[m])
         if shi < best:
             best = shi
@@ -193,9 +199,7 @@ def _part_coord(sel_lo, sel_hi, samp, m, d, cut, l, parts, t_shift, t_den):
     hi = _cut(sel_lo[d], sel_hi[d], l + 1, parts)
     if m == 0:
         return lo, hi
-    t = div_rn(float(m + t_shift), float(t_den))
-    v = add_rn(lo, mul_rn(t, add_rn(hi, -lo)))
-    v = min(max(v, lo), hi)
+    v = _diagonal(lo, hi, div_rn(float(m + t_shift), float(t_den)))
     return v, v
 
 
@@ -293,8 +297,7 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
     for m in range(1, samples + 1):
         t = div_rn(float(m + t_shift), float(t_den))
         for j in range(ncut):
-            v = add_rn(clo[j], mul_rn(t, add_rn(chi[j], -clo[j])))
-            xs[j] = min(max(v, clo[j]), chi[j])
+            xs[j] = _diagonal(clo[j], chi[j], t)
         slo, shi = _value_split(m, lp, parts, xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m],
                                 base_hi[m], tab, VTlo, VThi, tlo, thi, uflags[m, 0], uflags[m, 1])
         if shi < best:
@@ -820,9 +823,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             free_hi[d] = 1 if hi != dom_hi[d] else 0
             samp[0, d] = lo
             for m in range(1, samples + 1):
-                t = div_rn(float(m + t_shift), float(t_den))
-                v = add_rn(lo, mul_rn(t, add_rn(hi, -lo)))
-                samp[m, d] = min(max(v, lo), hi)
+                samp[m, d] = _diagonal(lo, hi, div_rn(float(m + t_shift), float(t_den)))
             if HAS_SPIKE and jc >= s:
                 # uncut coordinates that leave the spike (prepare_split's uflags)
                 for m in range(samples + 1):
