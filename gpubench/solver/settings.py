@@ -36,6 +36,9 @@ class Settings(MethodSettings):
     local_search: bool = setting(False, "after a sample lowers GUB, descend from it (L-BFGS-B in the domain) "
                                  "and take the end point's rigorous upper bound as GUB when lower "
                                  "(gpubench.solver.local; not in paper 000)")
+    polish: bool = setting(False, "after GUB is lowered, polish the point that holds it without derivatives (snap "
+                           "to coarser binary grids, then a compass search), each candidate valued by the "
+                           "upper end of its outward-rounded enclosure (gpubench.solver.local; not in paper 000)")
     contract: bool = setting(False, "before cutting the selected region, narrow it to where f <= GUB can hold "
                              "(the mean value form of the level set, outward rounded; a region where it "
                              "cannot is dropped: gpubench.solver.contract; not in paper 000)")
@@ -53,6 +56,7 @@ class Settings(MethodSettings):
                                                 (self.evaluation != "split", "evaluation full"),
                                                 (self.inclusion != "natural", "inclusion best"),
                                                 (self.local_search, "local_search"),
+                                                (self.polish, "polish"),
                                                 (self.contract, "contract"))
                            if bad]
             if unsupported:
