@@ -1,7 +1,7 @@
 """SciPy go_benchmark_functions A-F, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (E, Abs, Floor, Min, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin,
+from gpubench.definition import (E, Abs, Floor, Max, Min, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin,
                                  sqrt, symbols, tanh, x, x1, y)
 
 from ._lib import R, at_least, below, fixed, missing, scalable
@@ -96,8 +96,16 @@ fixed("Bukin02", 2, lambda X: 100 * (X[1]**2 - R("0.01") * X[0]**2 + 1) + R("0.0
       [(-15, -5), (-3, 3)], [[-15, 0]], -124.75)
 fixed("Bukin04", 2, lambda X: 100 * X[1]**2 + R("0.01") * Abs(X[0] + 10),
       [(-15, -5), (-3, 3)], [[-10, 0]], 0.0)
-fixed("Bukin06", 2, lambda X: 100 * sqrt(Abs(X[1] - R("0.01") * X[0]**2)) + R("0.01") * Abs(X[0] + 10),
-      [(-15, -5), (-3, 3)], [[-10, 1]], 0.0)
+# SciPy's 100 sqrt(|x2 - 0.01 x1^2|) is 10 sqrt(|100 (x2 - 1) - (x1 - 10)(x1 + 10)|): equal, with
+# integer constants and, near the minimiser (-10, 1), small intermediate values, so that the
+# outward-rounded enclosure at a point there is as narrow as f (the original's is >= 1.5e-6 at
+# every point, above ftol = 1e-6).  Max(x2 - 1, -4) is x2 - 1 on the domain (x2 >= -3): it keeps
+# x2 - 1 one operation (sympy would otherwise add the constant last, to 100 x2 - x1^2 ~ 100).
+fixed("Bukin06", 2, lambda X: 10 * sqrt(Abs(100 * Max(X[1] - 1, -4) - (X[0] - 10) * (X[0] + 10)))
+      + R("0.01") * Abs(X[0] + 10),
+      [(-15, -5), (-3, 3)], [[-10, 1]], 0.0,
+      notes="100 sqrt(|x2 - 0.01 x1^2|) is written 10 sqrt(|100 max(x2 - 1, -4) - (x1 - 10)(x1 + 10)|) "
+            "(equal on the domain), so that the enclosure at points near (-10, 1) is as narrow as f.")
 
 # ---------------------------------------------------------------- C
 fixed("CarromTable", 2, lambda X: -(cos(X[0]) * cos(X[1])
