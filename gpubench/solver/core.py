@@ -207,6 +207,8 @@ class Search:
     def _iterate(self):
         st, cfg = self.state, self.settings
         # 1. select the open region with the smallest lower bound (first on ties)
+        if st.iteration == 0 and cfg.local_starts:
+            self._multistart()
         itr_j, cyc, sidx_j, _ = st.regions.pop_best_open()
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
@@ -283,6 +285,22 @@ class Search:
         if found is not None and found[1] < st.gub:
             st.gub = found[1]
             st.best_x = found[0].tolist()
+
+    def _multistart(self):
+        """Descents from ``local_starts`` points of a Halton sequence over the domain (:func:`.local.starts`),
+        before the first iteration: each end point's rigorous upper bound lowers GUB when lower (then
+        the polish, when on, moves the best of them)."""
+        from .local import descend, starts
+        st = self.state
+        t0 = time.perf_counter()
+        for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts):
+            found = descend(self.fn, p, self.dom_lo, self.dom_hi, self.maximise)
+            if found is not None and found[1] < st.gub:
+                st.gub = found[1]
+                st.best_x = found[0].tolist()
+        self.host_seconds += time.perf_counter() - t0
+        if self.settings.polish and st.best_x is not None:
+            self._polish(None)
 
     def _best_of(self, box):
         """The sample of ``box`` with the best float value (where a descent or a polish starts)."""
@@ -370,6 +388,7 @@ class Search:
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
                      **({"local_search": True} if self.settings.local_search else {}),
                      **({"polish": True} if self.settings.polish else {}),
+                     **({"local_starts": self.settings.local_starts} if self.settings.local_starts else {}),
                      **({"contract": True, "contracted": dict(self.contract_stats)}
                         if self.settings.contract else {}),
                      **({"loop": "device"} if self.settings.loop == "device" else {}),

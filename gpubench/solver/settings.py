@@ -36,6 +36,9 @@ class Settings(MethodSettings):
     local_search: bool = setting(False, "after a sample lowers GUB, descend from it (L-BFGS-B in the domain) "
                                  "and take the end point's rigorous upper bound as GUB when lower "
                                  "(gpubench.solver.local; not in paper 000)")
+    local_starts: int = setting(0, "before the first iteration, descend (L-BFGS-B in the domain) from this many "
+                                "points of a Halton sequence over the domain, each end point's rigorous upper "
+                                "bound lowering GUB (gpubench.solver.local; not in paper 000)", minimum=0)
     polish: bool = setting(False, "after GUB is lowered, polish the point that holds it without derivatives (snap "
                            "to coarser binary grids, then a compass search), each candidate valued by the "
                            "upper end of its outward-rounded enclosure (gpubench.solver.local; not in paper 000)")
@@ -57,6 +60,7 @@ class Settings(MethodSettings):
                                                 (self.inclusion != "natural", "inclusion best"),
                                                 (self.local_search, "local_search"),
                                                 (self.polish, "polish"),
+                                                (self.local_starts > 0, "local_starts"),
                                                 (self.contract, "contract"))
                            if bad]
             if unsupported:
