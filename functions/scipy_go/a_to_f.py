@@ -195,7 +195,18 @@ fixed("Decanomial", 2, lambda X: R("0.001") * (
     + Abs(X[0]**10 - 20 * X[0]**9 + 180 * X[0]**8 - 960 * X[0]**7 + 3360 * X[0]**6
           - 8064 * X[0]**5 + 13340 * X[0]**4 - 15360 * X[0]**3 + 11520 * X[0]**2
           - 5120 * X[0] + 2624))**2, (-10, 10), [[2, -3]], 0.0)
-missing("Deceptive", "piecewise-linear branches on x_i against alpha_i (if/elif)")
+# Deceptive: SciPy's code branches on x_i against alpha_i = i / (n + 1).  On (0, 1] its g_i is the
+# zigzag 0.8 - x/a (down to 0 at 0.8 a), 5x/a - 4 (up to 1 at a), 5(x - a)/(a - 1) + 1 (down to 0
+# at (1 + 4a)/5), (x - 1)/(1 - a) + 0.8 (up to 0.8 at 1), which is max(first, min(second, third),
+# fourth); at x = 0 (the branch x <= 0) g is x = 0, the indicator [x > 0] = below(-x, 0) says so.
+_ALPHA = i / (n + 1)
+scalable("Deceptive",
+         {S: Sum(below(-x, 0) * Max(R("0.8") - x / _ALPHA, Min(5 * x / _ALPHA - 4, 5 * (x - _ALPHA) / (_ALPHA - 1) + 1),
+                                    (x - 1) / (1 - _ALPHA) + R("0.8")))},
+         -(S / n)**2, (0.0, 1.0), lambda d: [np.arange(1, d + 1) / (d + 1)], lambda d: -1.0,
+         notes="SciPy's branches on x_i against alpha_i = i/(n + 1) are written max(0.8 - x/a, min(5x/a - 4, "
+               "5(x - a)/(a - 1) + 1), (x - 1)/(1 - a) + 0.8) on (0, 1], times the indicator [x > 0] (g = x = 0 "
+               "at x = 0, SciPy's first branch).")
 fixed("DeckkersAarts", 2, lambda X: 10**5 * X[0]**2 + X[1]**2 - (X[0]**2 + X[1]**2)**2
       + R("1e-5") * (X[0]**2 + X[1]**2)**4, (-20, 20), [[0.0, 14.9451209]], -24776.518342168)
 scalable("DeflectedCorrugatedSpring", {S: Sum((x - 5)**2)}, -cos(5 * sqrt(S)) + R("0.1") * S,
