@@ -47,7 +47,8 @@ class Settings(MethodSettings):
                              "cannot is dropped: gpubench.solver.contract; not in paper 000)")
     loop: str = setting("host", "where an iteration's selection, tables, pruning and list live: the host between "
                         "sweeps (host), or the GPU, k iterations a launch with no host in between (device; "
-                        "cuda backend, split evaluation, natural inclusion, no local search or contract)", choices=LOOPS)
+                        "cuda backend, split evaluation, natural inclusion, no local search, local_starts, polish or "
+                        "contract)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = time_limit_setting()
 
