@@ -1,6 +1,9 @@
-"""The report section of a certification (layout "certify", issue 30): one table.
+"""The report section of a certification (layout "certify", issue 30): one table per method entry.
 
-One row per planned case (a library function at one n): the library's stated f* and
+Each entry of the experiment (e.g. the stored `interval` and `interval_gub` beside it) is counted
+and tabled on its own records only; with two entries or more, "Entries side by side" lists the
+cases whose verdicts differ where both are stored.  In an entry's table, one row per planned case
+(a library function at one n): the library's stated f* and
 minimisers, the certified enclosure [GLB, GUB] of the true minimum, whether every stated
 minimiser lies in the output regions (which hold every global minimiser), the verdict computed by
 :func:`gpubench.certify.judge` when the case ran (stored in the record's ``certification``),
@@ -75,12 +78,6 @@ def expressible(library):
     return (f"Functions expressible in gpubench's language: {expressed} of {total} "
             f"({100 * expressed / total:.1f} %); the {missing} others are listed with the "
             f"construct they lack in docs/scipy_go.md.")
-
-
-def summary(cases, by_case, library):
-    """The issue's counts as lines of text, over ``cases`` (the planned cases of one entry)."""
-    lines = [line] if (line := expressible(library)) else []
-    return lines + counts(cases, by_case)
 
 
 def counts(cases, by_case):
