@@ -1,6 +1,9 @@
-"""The report section of a certification (layout "certify", issue 30): one table.
+"""The report section of a certification (layout "certify", issue 30): one table per method entry.
 
-One row per planned case (a library function at one n): the library's stated f* and
+Each entry of the experiment (e.g. the stored `interval` and `interval_gub` beside it) is counted
+and tabled on its own records only; with two entries or more, "Entries side by side" lists the
+cases whose verdicts differ where both are stored.  In an entry's table, one row per planned case
+(a library function at one n): the library's stated f* and
 minimisers, the certified enclosure [GLB, GUB] of the true minimum, whether every stated
 minimiser lies in the output regions (which hold every global minimiser), the verdict computed by
 :func:`gpubench.certify.judge` when the case ran (stored in the record's ``certification``),
@@ -65,16 +68,21 @@ def certified(record):
     return m["gub"] - m["glb"] <= c["ftol"]
 
 
-def summary(cases, by_case, library):
-    """The issue's counts as lines of text."""
+def expressible(library):
+    """The line on how much of the library the language expresses ("" for another library)."""
+    if library != "scipy_go":
+        return ""
+    from .functions import scipy_go
+    expressed, missing = len(scipy_go.ENTRIES), len(scipy_go.NOT_EXPRESSED)
+    total = expressed + missing
+    return (f"Functions expressible in gpubench's language: {expressed} of {total} "
+            f"({100 * expressed / total:.1f} %); the {missing} others are listed with the "
+            f"construct they lack in docs/scipy_go.md.")
+
+
+def counts(cases, by_case):
+    """The issue's counts over ``cases`` (one entry's planned cases) from their stored records."""
     lines = []
-    if library == "scipy_go":
-        from .functions import scipy_go
-        expressed, missing = len(scipy_go.ENTRIES), len(scipy_go.NOT_EXPRESSED)
-        total = expressed + missing
-        lines.append(f"Functions expressible in gpubench's language: {expressed} of {total} "
-                     f"({100 * expressed / total:.1f} %); the {missing} others are listed with the "
-                     f"construct they lack in docs/scipy_go.md.")
     stored = [c for c in cases if c.case_id in by_case]
     ok = [c for c in stored if certified(by_case[c.case_id])]
     unchecked = [c for c in ok if _unchecked(by_case[c.case_id].get("certification") or {})]
@@ -114,11 +122,86 @@ def _scalable(name):
 
 
 def section(doc, experiment, variant, records, pub, figdir, reports, results=None):
-    import pandas as pd
+    """The counts and the table of each method entry, in file order; with two entries or more, each
+    is judged on its own records (never mixed: a case reads "missing" until its entry's own record
+    is stored), then the entries are set side by side where both are stored."""
     from .runner import plan
     planned = plan(experiment, quick=variant == "quick")
     by_case = {r["case"]: r for r in records}
-    for line in summary(planned, by_case, experiment.library):
+    entries = [m for m in experiment.variant(variant == "quick").methods if any(c.key == m.key for c in planned)]
+    if line := expressible(experiment.library):
+        doc.p(line)
+    for spec in entries:
+        cases = [c for c in planned if c.key == spec.key]
+        if len(entries) > 1:
+            doc.h(3, f"Entry `{spec.key}`")
+            doc.p(f"Settings of `{spec.key}` ({spec.method}): "
+                  + ", ".join(f"{k}={v}" for k, v in spec.settings.items()) + f". Cases stored: "
+                  + f"{sum(c.case_id in by_case for c in cases)} of {len(cases)}, each judged on its own record.")
+        if len(entries) > 1 and not any(c.case_id in by_case for c in cases):
+            doc.p(f"No record of `{spec.key}` is stored yet: its {len(cases)} cases are not counted or "
+                  f"shown (each reads {MISSING}); a GPU host runs them with `gpubench reproduce "
+                  f"{experiment.id} --backend cuda`.")
+            continue
+        _entry(doc, cases, by_case)
+    if len(entries) > 1:
+        _side_by_side(doc, entries, planned, by_case)
+    doc.p("Verdicts (`gpubench.certify.judge`): *agrees*: GUB - GLB <= ftol, f* within stated_atol of "
+          "[GLB, GUB] and every stated minimiser within xslack of an output region (one off the regions "
+          "but with f there within stated_atol of the minimum is named in the reason: stated to too few "
+          "digits); *SciPy's value is wrong*: f* below GLB (nothing in the domain reaches it), or above "
+          "GUB, with the best point and its outward-rounded interval enclosure; *SciPy's minimiser is not "
+          "a minimiser*: it lies in no output region and its outward-rounded enclosure is above GUB + "
+          "stated_atol; *not certified within budget*: GUB - GLB > ftol when the time limit ran out. "
+          "A stated minimiser of another dimension than n (SciPy states the n = 2 answer for every n) "
+          "is not checked, and the reason says so.")
+
+
+def _gap(record):
+    m = record.get("measured") or {}
+    return MISSING if m.get("glb") is None or m.get("gub") is None else _g(m["gub"] - m["glb"], 3)
+
+
+def _side_by_side(doc, entries, planned, by_case):
+    """The first entry against each other one, on the cases both have stored: how many each
+    certifies, and every case whose verdict differs (each verdict computed from its own record)."""
+    import pandas as pd
+    first = entries[0].key
+    index = {(c.key, c.function, c.dim): c for c in planned}
+    doc.h(3, "Entries side by side")
+    for spec in entries[1:]:
+        pairs = [(c, index.get((first, c.function, c.dim))) for c in planned if c.key == spec.key]
+        both = [(a, b) for b, a in pairs if a is not None and a.case_id in by_case and b.case_id in by_case]
+        if not both:
+            doc.p(f"`{spec.key}` beside `{first}`: no case is stored for both yet, so none is compared "
+                  f"(`{spec.key}`'s verdicts read {MISSING} until its own records are stored).")
+            continue
+        ok_a = sum(certified(by_case[a.case_id]) for a, _ in both)
+        ok_b = sum(certified(by_case[b.case_id]) for _, b in both)
+        doc.p(f"`{spec.key}` beside `{first}`, on the {len(both)} case(s) stored for both: `{first}` "
+              f"certifies {ok_a}, `{spec.key}` {ok_b}.")
+        rows = []
+        for a, b in both:
+            ra, rb = by_case[a.case_id], by_case[b.case_id]
+            va, vb = [(r.get("certification") or {}).get("verdict") for r in (ra, rb)]
+            if (va, certified(ra)) == (vb, certified(rb)):
+                continue
+            rows.append({"function": a.function.split(".", 1)[-1], "n": a.dim,
+                         f"GUB - GLB, {first}": _gap(ra),
+                         f"verdict, {first}": VERDICT_TEXT.get(va, MISSING),
+                         f"GUB - GLB, {spec.key}": _gap(rb),
+                         f"verdict, {spec.key}": VERDICT_TEXT.get(vb, MISSING)})
+        if rows:
+            doc.p("The cases whose verdict or certification differs:")
+            doc.table(pd.DataFrame(rows))
+        else:
+            doc.p("Every case has the same verdict in both.")
+
+
+def _entry(doc, planned, by_case):
+    """One entry's counts, its table and the cases where the library's statement is wrong."""
+    import pandas as pd
+    for line in counts(planned, by_case):
         doc.p(line)
     rows, wrong = [], []
     for c in planned:
@@ -150,12 +233,3 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
           + (":" if wrong else "."))
     if wrong:
         doc.items(wrong)
-    doc.p("Verdicts (`gpubench.certify.judge`): *agrees*: GUB - GLB <= ftol, f* within stated_atol of "
-          "[GLB, GUB] and every stated minimiser within xslack of an output region (one off the regions "
-          "but with f there within stated_atol of the minimum is named in the reason: stated to too few "
-          "digits); *SciPy's value is wrong*: f* below GLB (nothing in the domain reaches it), or above "
-          "GUB, with the best point and its outward-rounded interval enclosure; *SciPy's minimiser is not "
-          "a minimiser*: it lies in no output region and its outward-rounded enclosure is above GUB + "
-          "stated_atol; *not certified within budget*: GUB - GLB > ftol when the time limit ran out. "
-          "A stated minimiser of another dimension than n (SciPy states the n = 2 answer for every n) "
-          "is not checked, and the reason says so.")

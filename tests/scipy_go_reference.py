@@ -127,6 +127,28 @@ def D(v):
     return _s(repr(float(v)))
 
 
+def deceptive(x):
+    """SciPy's code, branch by branch: alpha_i = i / (n + 1), beta = 2."""
+    n = len(x)
+    total = mpf(0)
+    for k, v in enumerate(x):
+        a = mpf(k + 1) / (n + 1)
+        if v <= 0:
+            g = v
+        elif v < D(0.8) * a:
+            g = -v / a + D(0.8)
+        elif v < a:
+            g = 5 * v / a - 4
+        elif v < (1 + 4 * a) / 5:
+            g = 5 * (v - a) / (a - 1) + 1
+        elif v <= 1:
+            g = (v - 1) / (1 - a) + D(0.8)
+        else:
+            g = v - 1
+        total += g
+    return -(total / n)**2
+
+
 def _cross_u(x):
     return fabs(sin(x[0]) * sin(x[1]) * exp(fabs(100 - sqrt(x[0]**2 + x[1]**2) / pi))) + 1
 
@@ -193,6 +215,7 @@ REF = {
     "Deb01": lambda x: -sum(sin(5 * pi * v)**6 for v in x) / len(x),
     "Deb03": lambda x: -sum(sin(5 * pi * (v**D(0.75) - D(0.05)))**6 for v in x) / len(x),
     "Decanomial": lambda x: D(0.001) * (fabs(_poly4(x[1])) + fabs(_poly10(x[0])))**2,
+    "Deceptive": deceptive,
     "DeckkersAarts": lambda x: 10**5 * x[0]**2 + x[1]**2 - (x[0]**2 + x[1]**2)**2
     + D(1e-5) * (x[0]**2 + x[1]**2)**4,
     "DeflectedCorrugatedSpring": lambda x: -cos(5 * sqrt(sum((v - 5)**2 for v in x)))

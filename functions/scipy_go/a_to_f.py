@@ -1,7 +1,7 @@
 """SciPy go_benchmark_functions A-F, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (E, Abs, Floor, Min, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin,
+from gpubench.definition import (E, Abs, Floor, Max, Min, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin,
                                  sqrt, symbols, tanh, x, x1, y)
 
 from ._lib import R, at_least, below, fixed, missing, scalable
@@ -96,8 +96,16 @@ fixed("Bukin02", 2, lambda X: 100 * (X[1]**2 - R("0.01") * X[0]**2 + 1) + R("0.0
       [(-15, -5), (-3, 3)], [[-15, 0]], -124.75)
 fixed("Bukin04", 2, lambda X: 100 * X[1]**2 + R("0.01") * Abs(X[0] + 10),
       [(-15, -5), (-3, 3)], [[-10, 0]], 0.0)
-fixed("Bukin06", 2, lambda X: 100 * sqrt(Abs(X[1] - R("0.01") * X[0]**2)) + R("0.01") * Abs(X[0] + 10),
-      [(-15, -5), (-3, 3)], [[-10, 1]], 0.0)
+# SciPy's 100 sqrt(|x2 - 0.01 x1^2|) is 10 sqrt(|100 (x2 - 1) - (x1 - 10)(x1 + 10)|): equal, with
+# integer constants and, near the minimiser (-10, 1), small intermediate values, so that the
+# outward-rounded enclosure at a point there is as narrow as f (the original's is >= 1.5e-6 at
+# every point, above ftol = 1e-6).  Max(x2 - 1, -4) is x2 - 1 on the domain (x2 >= -3): it keeps
+# x2 - 1 one operation (sympy would otherwise add the constant last, to 100 x2 - x1^2 ~ 100).
+fixed("Bukin06", 2, lambda X: 10 * sqrt(Abs(100 * Max(X[1] - 1, -4) - (X[0] - 10) * (X[0] + 10)))
+      + R("0.01") * Abs(X[0] + 10),
+      [(-15, -5), (-3, 3)], [[-10, 1]], 0.0,
+      notes="100 sqrt(|x2 - 0.01 x1^2|) is written 10 sqrt(|100 max(x2 - 1, -4) - (x1 - 10)(x1 + 10)|) "
+            "(equal on the domain), so that the enclosure at points near (-10, 1) is as narrow as f.")
 
 # ---------------------------------------------------------------- C
 fixed("CarromTable", 2, lambda X: -(cos(X[0]) * cos(X[1])
@@ -187,7 +195,18 @@ fixed("Decanomial", 2, lambda X: R("0.001") * (
     + Abs(X[0]**10 - 20 * X[0]**9 + 180 * X[0]**8 - 960 * X[0]**7 + 3360 * X[0]**6
           - 8064 * X[0]**5 + 13340 * X[0]**4 - 15360 * X[0]**3 + 11520 * X[0]**2
           - 5120 * X[0] + 2624))**2, (-10, 10), [[2, -3]], 0.0)
-missing("Deceptive", "piecewise-linear branches on x_i against alpha_i (if/elif)")
+# Deceptive: SciPy's code branches on x_i against alpha_i = i / (n + 1).  On (0, 1] its g_i is the
+# zigzag 0.8 - x/a (down to 0 at 0.8 a), 5x/a - 4 (up to 1 at a), 5(x - a)/(a - 1) + 1 (down to 0
+# at (1 + 4a)/5), (x - 1)/(1 - a) + 0.8 (up to 0.8 at 1), which is max(first, min(second, third),
+# fourth); at x = 0 (the branch x <= 0) g is x = 0, the indicator [x > 0] = below(-x, 0) says so.
+_ALPHA = i / (n + 1)
+scalable("Deceptive",
+         {S: Sum(below(-x, 0) * Max(R("0.8") - x / _ALPHA, Min(5 * x / _ALPHA - 4, 5 * (x - _ALPHA) / (_ALPHA - 1) + 1),
+                                    (x - 1) / (1 - _ALPHA) + R("0.8")))},
+         -(S / n)**2, (0.0, 1.0), lambda d: [np.arange(1, d + 1) / (d + 1)], lambda d: -1.0,
+         notes="SciPy's branches on x_i against alpha_i = i/(n + 1) are written max(0.8 - x/a, min(5x/a - 4, "
+               "5(x - a)/(a - 1) + 1), (x - 1)/(1 - a) + 0.8) on (0, 1], times the indicator [x > 0] (g = x = 0 "
+               "at x = 0, SciPy's first branch).")
 fixed("DeckkersAarts", 2, lambda X: 10**5 * X[0]**2 + X[1]**2 - (X[0]**2 + X[1]**2)**2
       + R("1e-5") * (X[0]**2 + X[1]**2)**4, (-20, 20), [[0.0, 14.9451209]], -24776.518342168)
 scalable("DeflectedCorrugatedSpring", {S: Sum((x - 5)**2)}, -cos(5 * sqrt(S)) + R("0.1") * S,

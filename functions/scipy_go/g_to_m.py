@@ -1,7 +1,7 @@
 """SciPy go_benchmark_functions G-M, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (Abs, Floor, Prod, Rational, Rint, Sum, Trunc, cos, exp, i, log, n, pi,
+from gpubench.definition import (Abs, Floor, Min, Prod, Rational, Rint, Sum, Trunc, cos, exp, i, log, n, pi,
                                  sin, sqrt, symbols, x, xn, y)
 
 from ._lib import R, fixed, missing, scalable
@@ -151,9 +151,12 @@ fixed("Michalewicz", 2, lambda X: -sum(sin(v) * sin(k * v**2 / pi)**20 for k, v 
 fixed("MieleCantrell", 4, lambda X: (exp(-X[0]) - X[1])**4 + 100 * (X[1] - X[2])**6
       + (sin(X[2] - X[3]) / cos(X[2] - X[3]))**4 + X[0]**8,
       (-1, 1), [[0, 1, 1, 1]], 0.0, notes="tan(u) is written sin(u)/cos(u).")
-scalable("Mishra01", {S: Sum(x)}, exp((n - S + xn) * log(1 + n - S + xn)), (0.0, 1.0 + 1e-9),
+# the sum over i < n as a sum over i <= n with weight min(1, n - i) (0 at i = n): f does not depend
+# on x_n, and n - sum x_i + x_n (x_n twice) widened every enclosure by twice x_n's width
+scalable("Mishra01", {S: Sum(x * Min(1, n - i))}, exp((n - S) * log(1 + n - S)), (0.0, 1.0 + 1e-9),
          lambda d: [np.ones(d)], lambda d: 2.0,
-         notes="(1 + g)^g with g = n - sum_{i<n} x_i >= 0 on the domain, written exp(g log(1 + g)).")
+         notes="(1 + g)^g with g = n - sum_{i<n} x_i >= 0 on the domain, written exp(g log(1 + g)); "
+               "the sum over i < n is written with the weight min(1, n - i), so x_n appears nowhere.")
 scalable("Mishra02", {S: Sum((x + y) / 2)}, exp((n - S) * log(1 + n - S)), (0.0, 1.0 + 1e-9),
          lambda d: [np.ones(d)], lambda d: 2.0,
          notes="(1 + g)^g with g = n - sum (x_i + x_{i+1})/2 >= 0, written exp(g log(1 + g)).")

@@ -36,9 +36,12 @@ fixed("Schaffer04", 2, lambda X: _schaffer(cos(sin(Abs(X[0]**2 - X[1]**2)))**2, 
 missing("Schwefel01", "an irrational power, (sum x_i^2)^sqrt(pi), of a sum that reaches 0")
 fixed("Schwefel02", 2, lambda X: X[0]**2 + (X[0] + X[1])**2, (-100, 100), [[0, 0]], 0.0,
       lacks="prefix sums (sum over j <= i inside a sum over i)")
+# The expansion of a sum of squares loses what its interval form knew, that it is >= 0 (GLB -63
+# at n = 10 on the H200): max(T, 0) equals T, a sum of squares, and its enclosure is never below 0.
 scalable("Schwefel04", {S: Sum((x - 1)**2), S2: Sum(x**2), S3: Sum(x**4)},
-         S + n * x1**2 - 2 * x1 * S2 + S3, (0.0, 10.0), lambda d: [np.ones(d)], lambda d: 0.0,
-         notes="sum (x1 - x_i^2)^2 is expanded to n x1^2 - 2 x1 sum x_i^2 + sum x_i^4.")
+         S + Max(n * x1**2 - 2 * x1 * S2 + S3, 0), (0.0, 10.0), lambda d: [np.ones(d)], lambda d: 0.0,
+         notes="sum (x1 - x_i^2)^2 is expanded to n x1^2 - 2 x1 sum x_i^2 + sum x_i^4, written max(that, 0) "
+               "(equal: a sum of squares), so that its enclosure keeps the sign.")
 fixed("Schwefel06", 2, lambda X: Max(Abs(X[0] + 2 * X[1] - 7), Abs(2 * X[0] + X[1] - 5)),
       (-100, 100), [[1, 3]], 0.0)
 scalable("Schwefel20", {S: Sum(Abs(x))}, S, (-100.0, 100.0), zeros, lambda d: 0.0)
@@ -145,11 +148,13 @@ scalable("Trid", {S: Sum((x - 1)**2), S2: Sum(x * y)}, S - S2, (-20.0, 20.0),
 # expanded over i = 1..n: n A^2 - 2 A B n(n+1)/2 + B^2 n(n+1)(2n+1)/6, A = n - C, B = n - C - Sn.
 _C, _SN = symbols("C SN")
 _A, _B = n - _C, n - _C - _SN
+# (a sum of squares, expanded: written max(expansion, 0) so that its enclosure keeps the sign)
 scalable("Trigonometric01", {_C: Sum(cos(x)), _SN: Sum(sin(x))},
-         n * _A**2 - _A * _B * n * (n + 1) + _B**2 * n * (n + 1) * (2 * n + 1) / 6, (0.0, PI),
+         Max(n * _A**2 - _A * _B * n * (n + 1) + _B**2 * n * (n + 1) * (2 * n + 1) / 6, 0), (0.0, PI),
          zeros, lambda d: 0.0,
          notes="SciPy's code: inner_ij = cos x_j + i (1 - cos x_j - sin x_j), f = sum_i (n - sum_j "
-               "inner_ij)^2; the sum over i is expanded in closed form.")
+               "inner_ij)^2; the sum over i is expanded in closed form, written max(that, 0) (equal: a "
+               "sum of squares), so that its enclosure keeps the sign.")
 scalable("Trigonometric02", {S: Sum(8 * sin(7 * (x - R("0.9"))**2)**2 + 6 * sin(14 * (x - R("0.9"))**2)**2
                                     + (x - R("0.9"))**2)}, 1 + S, (-500.0, 500.0),
          lambda d: [np.full(d, 0.9)], lambda d: 1.0)

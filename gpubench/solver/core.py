@@ -207,6 +207,8 @@ class Search:
     def _iterate(self):
         st, cfg = self.state, self.settings
         # 1. select the open region with the smallest lower bound (first on ties)
+        if st.iteration == 0 and cfg.local_starts:
+            self._multistart()
         itr_j, cyc, sidx_j, _ = st.regions.pop_best_open()
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
@@ -252,6 +254,8 @@ class Search:
             st.best_x = None
             if cfg.local_search:
                 self._descend(child_box(sel_lo, sel_hi, plan, out.best_index))
+            if cfg.polish:
+                self._polish(child_box(sel_lo, sel_hi, plan, out.best_index))
         # 3. prune L with the updated GUB
         st.regions.prune(st.gub)
         # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
@@ -276,12 +280,45 @@ class Search:
     def _descend(self, box):
         """Local search for an upper bound (:mod:`.local`) from the best sample of ``box``."""
         from .local import descend
-        cfg, st = self.settings, self.state
+        st = self.state
+        found = descend(self.fn, self._best_of(box), self.dom_lo, self.dom_hi, self.maximise)
+        if found is not None and found[1] < st.gub:
+            st.gub = found[1]
+            st.best_x = found[0].tolist()
+
+    def _multistart(self):
+        """Descents from ``local_starts`` points of a Halton sequence over the domain (:func:`.local.starts`),
+        before the first iteration: each end point's rigorous upper bound lowers GUB when lower (then
+        the polish, when on, moves the best of them)."""
+        from .local import descend, starts
+        st = self.state
+        t0 = time.perf_counter()
+        for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts):
+            found = descend(self.fn, p, self.dom_lo, self.dom_hi, self.maximise)
+            if found is not None and found[1] < st.gub:
+                st.gub = found[1]
+                st.best_x = found[0].tolist()
+        self.host_seconds += time.perf_counter() - t0
+        if self.settings.polish and st.best_x is not None:
+            self._polish(None)
+
+    def _best_of(self, box):
+        """The sample of ``box`` with the best float value (where a descent or a polish starts)."""
+        cfg = self.settings
         points = [diagonal_point(*box, m, *sample_fractions(cfg.spacing, cfg.samples))
                   for m in range(1, cfg.samples + 1)]
         values = [self.fn.point(p) for p in points]
-        start = points[int(np.argmax(values) if self.maximise else np.argmin(values))]
-        found = descend(self.fn, start, self.dom_lo, self.dom_hi, self.maximise)
+        return points[int(np.argmax(values) if self.maximise else np.argmin(values))]
+
+    def _polish(self, box):
+        """Derivative-free polish (:func:`.local.polish`) of the point that holds GUB: the local
+        search's end point, or else the best sample of ``box`` (the subregion whose sample lowered GUB)."""
+        from .local import polish
+        st = self.state
+        start = np.asarray(st.best_x, dtype=np.float64) if st.best_x is not None else self._best_of(box)
+        t0 = time.perf_counter()
+        found = polish(self.fn, start, self.dom_lo, self.dom_hi, self.maximise)
+        self.host_seconds += time.perf_counter() - t0
         if found is not None and found[1] < st.gub:
             st.gub = found[1]
             st.best_x = found[0].tolist()
@@ -350,6 +387,8 @@ class Search:
                      "tol": self.settings.tol, "samples": self.settings.samples,
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
                      **({"local_search": True} if self.settings.local_search else {}),
+                     **({"polish": True} if self.settings.polish else {}),
+                     **({"local_starts": self.settings.local_starts} if self.settings.local_starts else {}),
                      **({"contract": True, "contracted": dict(self.contract_stats)}
                         if self.settings.contract else {}),
                      **({"loop": "device"} if self.settings.loop == "device" else {}),

@@ -36,12 +36,19 @@ class Settings(MethodSettings):
     local_search: bool = setting(False, "after a sample lowers GUB, descend from it (L-BFGS-B in the domain) "
                                  "and take the end point's rigorous upper bound as GUB when lower "
                                  "(gpubench.solver.local; not in paper 000)")
+    local_starts: int = setting(0, "before the first iteration, descend (L-BFGS-B in the domain) from this many "
+                                "points of a Halton sequence over the domain, each end point's rigorous upper "
+                                "bound lowering GUB (gpubench.solver.local; not in paper 000)", minimum=0)
+    polish: bool = setting(False, "after GUB is lowered, polish the point that holds it without derivatives (snap "
+                           "to coarser binary grids, then a compass search), each candidate valued by the "
+                           "upper end of its outward-rounded enclosure (gpubench.solver.local; not in paper 000)")
     contract: bool = setting(False, "before cutting the selected region, narrow it to where f <= GUB can hold "
                              "(the mean value form of the level set, outward rounded; a region where it "
                              "cannot is dropped: gpubench.solver.contract; not in paper 000)")
     loop: str = setting("host", "where an iteration's selection, tables, pruning and list live: the host between "
                         "sweeps (host), or the GPU, k iterations a launch with no host in between (device; "
-                        "cuda backend, split evaluation, natural inclusion, no local search or contract)", choices=LOOPS)
+                        "cuda backend, split evaluation, natural inclusion, no local search, local_starts, polish or "
+                        "contract)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = time_limit_setting()
 
@@ -53,6 +60,8 @@ class Settings(MethodSettings):
                                                 (self.evaluation != "split", "evaluation full"),
                                                 (self.inclusion != "natural", "inclusion best"),
                                                 (self.local_search, "local_search"),
+                                                (self.polish, "polish"),
+                                                (self.local_starts > 0, "local_starts"),
                                                 (self.contract, "contract"))
                            if bad]
             if unsupported:

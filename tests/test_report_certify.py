@@ -1,0 +1,73 @@
+"""The certification report with two method entries (experiments/scipy_go_certify.toml: the stored
+entry `interval` and `interval_gub` beside it): each entry is counted and judged on its own
+records only, an entry with none stored is said to be missing rather than shown as another's, and
+the side-by-side table lists the cases whose verdicts differ."""
+from gpubench import experiments_loader as loader
+from gpubench import report, runner
+from gpubench.functions import scipy_go
+from test_reports import no_computation, record, table, tables  # noqa: F401  (a fixture)
+
+
+def certified_record(case, gap, verdict):
+    r = record(case, glb=0.0, gub=gap)
+    r["certification"] = {"verdict": verdict, "ftol": 1e-6, "stated_fstar": 0.0,
+                          "stated_minimisers": [[0.0] * case.dim], "minimisers_in_regions": True,
+                          "evidence": {}, "reason": "" if verdict == "agrees" else "budget"}
+    return r
+
+
+def cases(e, key, names):
+    return {c.function: c for c in runner.plan(e) if c.key == key and c.function in names and c.dim == 2}
+
+
+def entry_table(md, key):
+    """The table under the '### Entry `key`' heading."""
+    part = md[md.index(f"### Entry `{key}`"):]
+    part = part[:part.index("### ", 4)] if "### " in part[4:] else part
+    return {r["function"]: r for _, head, rows in tables(part) for r in rows if head[0] == "function"}
+
+
+def test_two_entries_are_judged_each_on_its_own_records(tmp_path, no_computation):  # noqa: F811
+    e = loader.load("scipy_go_certify")
+    keys = [m.key for m in e.full.methods]
+    assert keys == ["interval", "interval_gub"]
+    first, second = (cases(e, k, {"scipy_go.Beale", "scipy_go.Bukin06"}) for k in keys)
+    folder = tmp_path / "res" / "scipy_go_certify"
+    runner.write_record(folder, certified_record(first["scipy_go.Beale"], 1e-12, "agrees"))
+    runner.write_record(folder, certified_record(first["scipy_go.Bukin06"], 1.5e-6, "not certified"))
+    md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
+    planned = sum(len(en.dims) for en in scipy_go.ENTRIES.values())       # each entry's cases
+    assert f"Cases certified (GUB - GLB <= ftol): 1 of 2 stored (50.0 %); {planned} planned." in md
+    assert "No record of `interval_gub` is stored yet" in md
+    assert "no case is stored for both yet" in md
+    assert set(entry_table(md, "interval")) >= {"Beale", "Bukin06"}
+    # the second entry's record: it alone is counted under its heading, and the first entry's
+    # verdict on the same case stays its own
+    runner.write_record(folder, certified_record(second["scipy_go.Bukin06"], 1e-160, "agrees"))
+    md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
+    one = entry_table(md, "interval")
+    two = entry_table(md, "interval_gub")
+    assert one["Bukin06"]["verdict"] == "not certified within budget"
+    assert two["Bukin06"]["verdict"] == "agrees" and two["Beale"]["verdict"] == "missing"
+    part = md[md.index("### Entry `interval_gub`"):]
+    assert f"Cases certified (GUB - GLB <= ftol): 1 of 1 stored (100.0 %); {planned} planned." in part
+    side = table(md, "Full", "function", "verdict, interval_gub")
+    assert [(r["function"], r["verdict, interval"], r["verdict, interval_gub"]) for r in side] == \
+        [("Bukin06", "not certified within budget", "agrees")]
+    assert "on the 1 case(s) stored for both: `interval` certifies 0, `interval_gub` 1" in md
+
+
+def test_the_quick_variant_runs_the_second_entry_only():
+    e = loader.load("scipy_go_certify")
+    assert [m.key for m in e.quick.methods] == ["interval_gub"]
+    one, two = e.full.methods
+    # the same search but the multistart and the polish: a record of one is never a record of the other
+    extra = {"polish": True, "local_starts": 8}
+    assert {k: v for k, v in two.settings.items() if k not in extra} == one.settings
+    assert {k: two.settings[k] for k in extra} == extra and not set(extra) & set(one.settings)
+    ids = {c.key: set() for c in runner.plan(e)}
+    for c in runner.plan(e):
+        ids[c.key].add(c.case_id)
+    planned = sum(len(en.dims) for en in scipy_go.ENTRIES.values())
+    assert len(ids["interval"]) == len(ids["interval_gub"]) == planned   # --list counts both
+    assert not ids["interval"] & ids["interval_gub"]
