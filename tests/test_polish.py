@@ -194,7 +194,7 @@ def test_descents_run_blas_on_one_thread(monkeypatch):
     """L-BFGS-B's tiny BLAS calls with a spinning thread pool took 4 ms each on a shared 2-core CPU
     (8 descents on Trid n = 6: 4.3 s, against 0.02 s on one thread): descend limits BLAS to one
     thread while it runs, and gives the pool back."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import threadpoolctl
     import scipy.optimize
     seen = []
     real = scipy.optimize.minimize

@@ -25,7 +25,7 @@ LOCAL_ITERATIONS = 100
 
 
 def _one_blas_thread():
-    """A context in which BLAS runs one thread (threadpoolctl, where installed; else nothing).
+    """A context in which BLAS runs one thread (threadpoolctl).
 
     L-BFGS-B's work per iteration is a few tiny BLAS calls; an OpenBLAS that spins up its thread
     pool for each of them took 4 ms a call on this project's shared 2-core CPU: 8 descents on
@@ -33,14 +33,8 @@ def _one_blas_thread():
     by side (``--shard``) every process's pool competes for the same cores."""
     global _CONTROLLER
     if _CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-            _CONTROLLER = ThreadpoolController()   # finds the loaded BLAS libraries once
-        except ImportError:
-            _CONTROLLER = False
-    if _CONTROLLER is False:
-        import contextlib
-        return contextlib.nullcontext()
+        from threadpoolctl import ThreadpoolController
+        _CONTROLLER = ThreadpoolController()   # finds the loaded BLAS libraries once
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
