@@ -298,7 +298,10 @@ def test_cut_tables_hold_every_entry_smaller_than_the_sweep_and_a_swapped_fill_i
     broken = kernels.SHARED.replace(fill, "        lb = rel // parts\n        rel = rel % parts\n")
     bad = sweeps.CpuSweep(fn.definition, n, fn.params(n), dlo, dhi)
     bad.module = codegen.load(fn.definition, "cpu", (broken, kernels.CPU_DRIVER))
-    differ = sum(int(np.sum(split[0] != full[0])) for _, split, full in _split_and_full(bad, name, n, (2, 3, 4), parts))
+    # on these small boxes the gradient test drops every subregion (lb = inf both ways): the
+    # sample bounds and the gradient flags read the tables too
+    differ = sum(int(np.sum(a != b)) for _, split, full in _split_and_full(bad, name, n, (2, 3, 4), parts)
+                 for a, b in zip(split, full))
     assert differ > 0
 
 
