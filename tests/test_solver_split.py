@@ -314,7 +314,7 @@ def test_a_subregion_evaluates_no_term_when_the_cut_tables_hold_them():
     if not config.ENABLE_CUDASIM:
         pytest.skip("counts under the CUDA simulator")
     from gpubench.solver.simcount import subregion_operations
-    each, tables, plan, tb = subregion_operations("levy", 8, 3, 3, samples=2)
+    each, tables, plan, tb = subregion_operations("levy", 8, 3, 3, samples=2, counts=(3, 6))
     assert each["isin"] == 0 and each["ipow"] == 0 and each["iadd"] > 0, each
     assert tables["isin"] > 0, tables
 
@@ -322,7 +322,7 @@ def test_a_subregion_evaluates_no_term_when_the_cut_tables_hold_them():
         tb.tab[:] = [-1, 0]
         tb.dtab[:] = [-1, 0]
         tb.vtotal = tb.dtotal = 0
-    inline, _, _, _ = subregion_operations("levy", 8, 3, 3, samples=2, tables=in_place)
+    inline, _, _, _ = subregion_operations("levy", 8, 3, 3, samples=2, tables=in_place, counts=(1, 2))
     # every row's windows touching a cut coordinate: 4 two-coordinate windows, the box and 2 samples
     assert inline["isin"] >= 4 * 3 and inline["ipow"] > 0, inline
 

@@ -81,11 +81,11 @@ def interval_operations(module):
             setattr(module, k, real)
 
 
-def subregion_operations(function, n, split_dims=10, parts=4, samples=10, tables=None):
+def subregion_operations(function, n, split_dims=10, parts=4, samples=10, tables=None, counts=(16, 48)):
     """(interval operations a subregion calls, those of the iteration's cut tables), by name: one
     sweep of the whole domain as the first iteration cuts it, GUB = inf (every subregion runs the
-    gradient test too), on the simulated GPU forms, over 16 and then 48 subregions; the difference
-    divided by 32 is a subregion's, the rest the tables' (filled once, whatever the count).
+    gradient test too), on the simulated GPU forms, over ``counts`` subregions (16, then 48); the
+    difference divided by theirs is a subregion's, the rest the tables' (filled once, whatever the count).
     ``tables(tb)`` may change the iteration's tables first (a test's broken layout)."""
     import numpy as np
     from .. import functions
@@ -102,10 +102,10 @@ def subregion_operations(function, n, split_dims=10, parts=4, samples=10, tables
     if tables is not None:
         tables(tb)
     runs = []
-    for count in (16, 48):
+    for count in counts:
         with interval_operations(gpu.module) as ops:
             gpu.split(lo, hi, plan.dims, plan.parts, samples, shift, den, np.inf, count, tb)
         runs.append(ops)
     names = set(runs[0]) | set(runs[1])
-    each = Counter({k: (runs[1][k] - runs[0][k]) / 32 for k in names})
-    return +each, +Counter({k: runs[0][k] - 16 * each[k] for k in names}), plan, tb
+    each = Counter({k: (runs[1][k] - runs[0][k]) / (counts[1] - counts[0]) for k in names})
+    return +each, +Counter({k: runs[0][k] - counts[0] * each[k] for k in names}), plan, tb
