@@ -29,6 +29,7 @@ per-coordinate parameters (possibly zero rows).
 """
 import functools
 import hashlib
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -1072,6 +1073,14 @@ def _bind_window(nparams, need_next):
     return out
 
 
+def _int(v):
+    """An integer constant passed to a generated device function, as an int64 value: numba compiles a
+    callee once per *literal* argument (entry_terms(1, ...) and entry_terms(2, ...) would be two
+    compilations of the whole function), and once for a typed int64 argument."""
+    v = str(v)
+    return f"np.int64({v})" if re.fullmatch(r"-?\d+", v) else v
+
+
 def _read_entry(row, entry, combo, inline, count, use):
     """Lines that fold the ``count`` columns of one cut-table entry into the sweep's values: read
     from the tables (``VT*[row, off + combo]`` or ``DT*[off + combo]``), or for an entry the layout
@@ -1104,11 +1113,11 @@ def _table_aggregates(st, row):
         body = ["k = win1[q]" if window == 1 else "k = win2[q]"]
         if window == 1:
             body += _read_entry(row, "tab[q, 0]", "lp[q]",
-                                "entry_terms(0, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)", len(members), use)
+                                f"entry_terms({_int(0)}, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)", len(members), use)
         else:
             inline = ["    " + ln for ln in _coord_lines("xa", "k") + _coord_lines("xb", "k + 1")]
             read = _read_entry(row, "tab[ncut + q, 0]", "_cut_combo(lp, slot, k, k + 1, parts)",
-                               "entry_terms(1, k, xa_lo, xa_hi, xb_lo, xb_hi, p, nn, tlo, thi)", len(members), use)
+                               f"entry_terms({_int(1)}, k, xa_lo, xa_hi, xb_lo, xb_hi, p, nn, tlo, thi)", len(members), use)
             body += read[:2] + inline + read[2:]
         out += [f"for q in range({wins}.shape[0]):"] + ["    " + ln for ln in body]
     return out
@@ -1128,8 +1137,8 @@ def _hoisted_loads(emitter, row):
             if j not in emitter.used[side]:
                 return []
             return [f"H{side[0]}{j}_lo = {lo}", f"H{side[0]}{j}_hi = {hi}"]
-        out += _read_entry(row, f"tab[{entry}, 0]", f"_cut_combo(lp, slot, {coord}, -1, parts)",
-                           f"entry_terms({cls}, {coord}, x_{side}_lo, x_{side}_hi, 0.0, 0.0, p, nn, tlo, thi)",
+        out += _read_entry(row, f"tab[{entry}, 0]", f"_cut_combo(lp, slot, {_int(coord)}, {_int(-1)}, parts)",
+                           f"entry_terms({_int(cls)}, {_int(coord)}, x_{side}_lo, x_{side}_hi, 0.0, 0.0, p, nn, tlo, thi)",
                            count, use)
     return out
 
@@ -1209,7 +1218,7 @@ def _split_forms(st, nparams):
         def take(lo, hi, j, a=a):
             return [f"t_lo = {lo}", f"t_hi = {hi}"] if j == col1[a] else []
         term = _read_entry("0", "tab[q, 0]", "lp[q]",
-                           "entry_terms(0, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)", len(members1), take)
+                           f"entry_terms({_int(0)}, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)", len(members1), take)
         grad += ["run_lo = 1.0", "run_hi = 1.0", "for q in range(ncut):", "    k = win1[q]",
                  f"    wlo[{pi} * ncut + q] = run_lo", f"    whi[{pi} * ncut + q] = run_hi"]
         grad += ["    " + ln for ln in term + ["run_lo, run_hi = imul(run_lo, run_hi, t_lo, t_hi)"]]
@@ -1247,14 +1256,14 @@ def _split_forms(st, nparams):
                 pi = prods.index(a)
                 return fold(lambda _: f"D{k}", (f"r{pi}_lo", f"r{pi}_hi"))(lo, hi, j)
             return fold(lambda _: f"D{k}")(lo, hi, j)
-        read = _read_entry(None, "dtab[3 * qq, 0]", "_cut_combo(lp, slot, d, -1, parts)",
-                           "deriv_terms(0, d, xa_lo, xa_hi, 0.0, 0.0, p, nn, tlo, thi)", len(kind0), use0)
+        read = _read_entry(None, "dtab[3 * qq, 0]", f"_cut_combo(lp, slot, d, {_int(-1)}, parts)",
+                           f"deriv_terms({_int(0)}, d, xa_lo, xa_hi, 0.0, 0.0, p, nn, tlo, thi)", len(kind0), use0)
         loop += read[:2] + ["    " + ln for ln in _coord_lines("xa", "d")] + read[2:]
     if sums2:
         dname = (lambda j: f"D{st.aggs.index(sums2[j])}")
         for kind, cond, ka, kb in ((1, "d >= 1", "d - 1", "d"), (2, "d <= nn - 2", "d", "d + 1")):
             read = _read_entry(None, f"dtab[3 * qq + {kind}, 0]", f"_cut_combo(lp, slot, {ka}, {kb}, parts)",
-                               f"deriv_terms({kind}, {ka}, xa_lo, xa_hi, xb_lo, xb_hi, p, nn, tlo, thi)",
+                               f"deriv_terms({_int(kind)}, {ka}, xa_lo, xa_hi, xb_lo, xb_hi, p, nn, tlo, thi)",
                                len(sums2), fold(dname))
             inline = ["    " + ln for ln in _coord_lines("xa", ka) + _coord_lines("xb", kb)]
             loop += [f"if {cond}:"] + ["    " + ln for ln in read[:2] + inline + read[2:]]

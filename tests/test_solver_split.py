@@ -392,3 +392,46 @@ def test_a_fixed_dimension_definition_solves_with_the_default_evaluation():
     r = solve(fn, 2, backend="cpu", split_dims=2, parts=4, tol=1e-3)
     assert r.converged and r.glb <= 0.0 <= r.gub
     assert np.any(np.all((r.regions_lo <= [3.0, 0.5]) & ([3.0, 0.5] <= r.regions_hi), axis=1))
+
+
+def _literal_calls(src):
+    """Calls in ``src`` of a function it defines with an integer or boolean literal argument."""
+    import ast
+    tree = ast.parse(src)
+    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defined:
+            for a in node.args:
+                v = a.operand if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) else a
+                if isinstance(v, ast.Constant) and type(v.value) in (int, bool):
+                    found.append(f"{node.func.id}(... {ast.unparse(a)} ...)")
+    return found
+
+
+def _kernel_sources(names):
+    from gpubench import codegen
+    from gpubench.methods import subdomain_bnb
+    from gpubench.solver import kernels
+    sets = (("cpu", kernels.extensions("cpu")), ("cpu", (uncut.HOST_BASES,)),
+            ("gpu", kernels.extensions("gpu", smax=16)), ("gpu", kernels.extensions("gpu", smax=16, loop=True)),
+            ("gpu", kernels.extensions("gpu", nmax=16)), ("cpu", (subdomain_bnb.CPU_EXTENSION,)),
+            ("gpu", (subdomain_bnb.GPU_EXTENSION,)))
+    for name in names:
+        for backend, ext in sets:
+            yield name, backend, codegen.source(functions.get(name).definition, backend, ext)
+
+
+def test_generated_device_functions_get_no_literal_integer_arguments(monkeypatch):
+    """numba compiles a jitted callee once per literal argument (``entry_terms(1, ...)``,
+    ``entry_terms(2, ...)`` and a typed call were four compilations of the whole function, and
+    the cold start of the CPU solver took twice as long): the generated modules and the kernels
+    pass integers as int64 values.  Generated with the plain literal (codegen._int undone), the
+    check sees the calls."""
+    from gpubench import codegen
+    names = ("levy", "rosenbrock", "griewank", "salomon", "zabinsky")
+    for name, backend, src in _kernel_sources(names):
+        assert _literal_calls(src) == [], (name, backend)
+    monkeypatch.setattr(codegen, "_GENERATED", {})
+    monkeypatch.setattr(codegen, "_int", str)
+    assert any(_literal_calls(src) for _, _, src in _kernel_sources(("levy",)))

@@ -100,11 +100,11 @@ def _place(tab, e, used, size, count, off):
 @device
 def cut_layout(n, win1, win2, special, slot, parts, count, uses, duses, tab, dtab):
     """Lay the cut tables out (``tab``, ``dtab``); returns (values a row, derivative values)."""
-    voff = 0
+    voff = np.int64(0)  # not the literal 0: _place would be compiled for it and for int64
     for e in range(win1.shape[0] + win2.shape[0] + 2):
         cls, ca, cb = _value_entry(e, n, win1, win2)
         voff = _place(tab, e, uses[cls] > 0, _entry_size(slot, ca, cb, parts), count, voff)
-    doff = 0
+    doff = np.int64(0)
     for e in range(3 * special.shape[0]):
         kind, ca, cb = _deriv_entry(e, special)
         used = duses[0] > 0 if kind == 0 else (duses[1] > 0 and ca >= 0 and cb <= n - 1)
@@ -302,8 +302,9 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
                                 base_hi[m], tab, VTlo, VThi, tlo, thi, uflags[m, 0], uflags[m, 1])
         if shi < best:
             best = shi
-    flo, fhi = _value_split(0, lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0],
-                            tab, VTlo, VThi, tlo, thi, uflags[0, 0], uflags[0, 1])
+    # the row as an int64 (not the literal 0, for which numba would compile _value_split again)
+    flo, fhi = _value_split(np.int64(0), lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0],
+                            base_hi[0], tab, VTlo, VThi, tlo, thi, uflags[0, 0], uflags[0, 1])
     if flo != flo:
         # empty enclosure (f undefined on the whole subregion): kept undecided, with no gradient
         # test (a gradient where f has no value proves nothing); Search._check_defined reports it
@@ -364,10 +365,12 @@ def sweep(sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den, 
             out_grad[r] = g
 
 
-@_njit(parallel=True, cache=True, error_model="numpy")
+# serial: an iteration's tables are a few thousand values whatever n (the sweep is millions of
+# subregions), and a parallel loop would cost seconds more to compile on every cold start
+@_njit(cache=True, error_model="numpy")
 def cut_tables(sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p, tab, vtotal, dtab,
                dtotal, VTlo, VThi, DTlo, DThi):
-    for j in _prange(samp.shape[0] * vtotal + dtotal):
+    for j in range(samp.shape[0] * vtotal + dtotal):
         fill_cut_tables(j, sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p,
                         tab, vtotal, dtab, VTlo, VThi, DTlo, DThi)
 
@@ -600,7 +603,7 @@ def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo
             if k >= 0 and k <= n - 2 and (nw2 == 0 or k > win2[nw2 - 1]):
                 win2[nw2] = k
                 nw2 += 1
-    nsp = _insert_sorted(special, 0, 0)
+    nsp = _insert_sorted(special, np.int64(0), np.int64(0))
     nsp = _insert_sorted(special, nsp, n - 1)
     for q in range(s):
         d = win1[q]
@@ -843,11 +846,12 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         while idx < rows * n:
             m = idx // n
             k = idx - m * n
+            # deriv as ``m == 0``, not the literals True and False: numba would compile window_terms twice
             if m == 0:
-                window_terms(box_lo[dst], box_hi[dst], p, k, True, Tlo[0, :, k], Thi[0, :, k], DXlo[:, k],
+                window_terms(box_lo[dst], box_hi[dst], p, k, m == 0, Tlo[0, :, k], Thi[0, :, k], DXlo[:, k],
                              DXhi[:, k], DYlo[:, k], DYhi[:, k])
             else:
-                window_terms(samp[m], samp[m], p, k, False, Tlo[m, :, k], Thi[m, :, k], DXlo[:, k],
+                window_terms(samp[m], samp[m], p, k, m == 0, Tlo[m, :, k], Thi[m, :, k], DXlo[:, k],
                              DXhi[:, k], DYlo[:, k], DYhi[:, k])
             idx += nthreads
         grid.sync()
