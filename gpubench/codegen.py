@@ -42,7 +42,8 @@ from .device import atomic_write, phase
 from . import formcache
 from .formcache import Derived, decorators, digest, import_generated  # noqa: F401  (decorators: re-exported)
 from .definition import (DefinitionError, Floor, Max2, Min2, Prod, Rint, Sum, Trunc, i, jump, lower, n,
-                         param, sigmoid, softplus, step, variables, x, x1, xn, y)
+                         param, reject_unsupported_derivatives, sigmoid, softplus, step, variables, x, x1,
+                         xn, y)
 
 GENERATOR_VERSION = "2"
 
@@ -331,6 +332,12 @@ class _Structure:
         self.dlast = sp.diff(self.expr, xn)
         self.fixed = _fixed_vars(defn)
         self.dvar = {k: sp.diff(self.expr, s) for k, s in self.fixed}
+        if not defn.__dict__.get("_derivatives_checked"):  # the definition's check, on these derivatives
+            for a in self.aggs:
+                reject_unsupported_derivatives(defn.name, f"term {a}", {x: self.dterm_x[a], y: self.dterm_y[a]})
+            reject_unsupported_derivatives(defn.name, "expr", {**self.douter, x1: self.dfirst, xn: self.dlast,
+                                                               **{s: self.dvar[k] for k, s in self.fixed}})
+            defn._derivatives_checked = True
 
 
 def _generate(defn, backend):

@@ -351,10 +351,25 @@ class Definition:
             if isinstance(spec, Prod) and self.window(agg) == 2:
                 raise DefinitionError(f"{self.name}: product {agg} may only read x_i")
             _reject_floats(self.name, t)
-            _reject_unsupported(self.name, f"term {agg}", t, [x, y])
+            _reject_unsupported(self.name, f"term {agg}", t)
         _reject_floats(self.name, self.expr)
-        _reject_unsupported(self.name, "expr", self.expr,
-                            list(self.terms) + [xn] + variables(self.dim or 1))
+        _reject_unsupported(self.name, "expr", self.expr)
+
+    def check_derivatives(self):
+        """Refuse a construct the generator has no form for in a derivative of the terms or of the
+        expression.  Not part of the checks at construction: sympy differentiates a large
+        fixed-dimension expression in seconds, and a library registers every definition it holds
+        (SciPy's took 22 s to import); the code that derives the forms (codegen, the TRON Hessian)
+        calls this first, once per definition."""
+        if self.__dict__.get("_derivatives_checked"):
+            return
+        for agg, spec in self.terms.items():
+            low = lower(spec.term)
+            reject_unsupported_derivatives(self.name, f"term {agg}", {s: sp.diff(low, s) for s in (x, y)})
+        low = lower(self.expr)
+        wrt = list(self.terms) + [xn] + variables(self.dim or 1)
+        reject_unsupported_derivatives(self.name, "expr", {s: sp.diff(low, s) for s in wrt})
+        self._derivatives_checked = True
 
     def negated(self):
         """The definition of -f, which a minimiser uses for ``sense="max"``."""
@@ -430,22 +445,27 @@ def _reject_floats(name, expr):
             f"sympy.Rational so the interval forms enclose the real number")
 
 
-def _reject_unsupported(name, where, expr, wrt):
-    """Refuse a construct with no generated form, in the expression or in its derivatives."""
+def _reject_unsupported(name, where, expr):
+    """Refuse a construct with no generated form in the expression."""
     bad = unsupported(expr)
-    if bad is None:
-        low = lower(expr)
-        for s in wrt:
-            if s in low.free_symbols:
-                bad = unsupported(sp.diff(low, s))
-                if bad is not None:
-                    where = f"{where} (its derivative in {s})"
-                    break
     if bad is not None:
-        construct = bad.func.__name__ if not bad.is_Atom else type(bad).__name__
-        raise DefinitionError(f"{name}: {where} uses {construct}, which gpubench cannot "
-                              f"enclose ({bad}); supported: + - * / integer and rational powers, "
-                              f"sin cos exp log sqrt Abs Min Max sign tanh sigmoid softplus Floor Trunc Rint")
+        _refuse(name, where, bad)
+
+
+def reject_unsupported_derivatives(name, where, derivatives):
+    """Refuse a construct with no generated form in ``derivatives`` ({symbol: the lowered
+    expression's derivative in it}; see :meth:`Definition.check_derivatives`)."""
+    for s, d in derivatives.items():
+        bad = unsupported(d)
+        if bad is not None:
+            _refuse(name, f"{where} (its derivative in {s})", bad)
+
+
+def _refuse(name, where, bad):
+    construct = bad.func.__name__ if not bad.is_Atom else type(bad).__name__
+    raise DefinitionError(f"{name}: {where} uses {construct}, which gpubench cannot "
+                          f"enclose ({bad}); supported: + - * / integer and rational powers, "
+                          f"sin cos exp log sqrt Abs Min Max sign tanh sigmoid softplus Floor Trunc Rint")
 
 
 def variables(d):

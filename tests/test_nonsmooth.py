@@ -332,6 +332,23 @@ def test_unsupported_constructs_are_refused_at_definition(term, construct):
     assert construct in msg and "term S1" in msg
 
 
+def test_a_construct_unsupported_only_in_a_derivative_is_refused_where_the_forms_are_derived():
+    """The derivative check runs where the derivatives are made (codegen, the TRON Hessian), not at
+    construction (a library of 185 definitions took 22 s to import): the internal ``step``, whose
+    derivative sympy leaves as Derivative(step(x), x), is refused there with the same one line,
+    and by ``check_derivatives``; a supported definition passes both."""
+    from gpubench.definition import step
+    for where, terms, expr in (("term S1", {S1: Sum(step(x) * x)}, S1), ("expr", {S1: Sum(x**2)}, step(S1) * S1)):
+        defn = _defn("bad_derivative", terms, expr)   # constructed: the construct itself has a form
+        for derive in (lambda: codegen.source(defn, "cpu"), defn.check_derivatives):
+            with pytest.raises(DefinitionError) as e:
+                derive()
+            msg = str(e.value)
+            assert "\n" not in msg and f"{where} (its derivative in" in msg and "Derivative" in msg
+    KINKED.check_derivatives()
+    codegen.source(KINKED, "cpu")
+
+
 def test_unsupported_outer_construct_is_refused():
     with pytest.raises(DefinitionError, match=r"expr uses Mod"):
         _defn("bad", {S1: Sum(x**2)}, sp.Mod(S1, 3))

@@ -67,6 +67,7 @@ def _plain(e):
 
 
 def source(defn, n, backend):
+    defn.check_derivatives()
     f, X = expand(defn, n)
     grad = [sp.diff(f, X[a]) for a in range(n)]
     entries, exprs = [], []
