@@ -50,6 +50,18 @@ def oracle(lo, hi):
         return total, np.array(xs)
 
 
+
+def enclosure_problems(r, fstar, xstar):
+    """What a search result ``r`` gets wrong about the exact minimum ``fstar`` (an mpmath number) at
+    ``xstar``: [GLB, GUB] must hold it and some output region the minimiser."""
+    out = []
+    if not (mpmath.mpf(r.glb) <= fstar <= mpmath.mpf(r.gub)):
+        out.append(f"[GLB, GUB] = [{r.glb!r}, {r.gub!r}] misses f* = {mpmath.nstr(fstar, 17)}")
+    if not any(np.all(lo_ - 1e-12 <= xstar) and np.all(xstar <= hi_ + 1e-12)
+               for lo_, hi_ in zip(r.regions_lo, r.regions_hi)):
+        out.append(f"the minimiser {xstar} lies in no output region")
+    return out
+
 def problems(lo, hi, local_search=True):
     """What is wrong with the search on the box [lo, hi] (empty when rigorous and effective)."""
     fn = Boxed(F.get("styblinski_tang"), lo, hi)
@@ -60,12 +72,7 @@ def problems(lo, hi, local_search=True):
         r = run_search(fn, 2, settings)
     except RuntimeError as exc:          # every region ruled out
         return [str(exc)]
-    out = []
-    if not (mpmath.mpf(r.glb) <= fstar <= mpmath.mpf(r.gub)):
-        out.append(f"[GLB, GUB] = [{r.glb!r}, {r.gub!r}] misses f* = {mpmath.nstr(fstar, 17)}")
-    if not any(np.all(lo_ - 1e-12 <= xstar) and np.all(xstar <= hi_ + 1e-12)
-               for lo_, hi_ in zip(r.regions_lo, r.regions_hi)):
-        out.append(f"the minimiser {xstar} lies in no output region")
+    out = enclosure_problems(r, fstar, xstar)
     if local_search and not r.gub - float(fstar) <= 1e-9:
         out.append(f"GUB {r.gub!r} is not within 1e-9 of f* = {float(fstar)!r}")
     if local_search and not (np.all(lo <= r.x) and np.all(r.x <= hi)):

@@ -27,7 +27,7 @@ from gpubench.solver import local
 from gpubench.solver.core import run_search
 from gpubench.solver.settings import Settings
 from oracles import IN, oracle, value_inside
-from test_local_search import Boxed, boxes
+from test_local_search import Boxed, boxes, enclosure_problems
 from test_local_search import oracle as styblinski_minimum
 
 X = variables(2)
@@ -150,12 +150,7 @@ def _multistart_problems(seed, count, lo_range):
         except RuntimeError as exc:          # every region ruled out: GUB below the box's minimum
             out.append([f"misses f*: {exc}"])
             continue
-        probs = []
-        if not (mpmath.mpf(r.glb) <= fstar <= mpmath.mpf(r.gub)):
-            probs.append(f"[GLB, GUB] = [{r.glb!r}, {r.gub!r}] misses f* = {mpmath.nstr(fstar, 17)}")
-        if not any(np.all(a - 1e-12 <= xstar) and np.all(xstar <= b + 1e-12)
-                   for a, b in zip(r.regions_lo, r.regions_hi)):
-            probs.append(f"the minimiser {xstar} lies in no output region")
+        probs = enclosure_problems(r, fstar, xstar)
         if not r.gub - float(fstar) <= 1e-9:      # the multistart found the box's minimum at once
             probs.append(f"GUB {r.gub!r} is not within 1e-9 of f* = {float(fstar)!r}")
         if r.options.get("local_starts") != 8:
