@@ -172,7 +172,7 @@ def _thin(history):
     return out
 
 
-def warm_up(fn, case, method, settings):
+def warm_up(fn, dim, method, settings):
     """Compile before timing: the point forms, then whatever the method declares as its warm-up.
 
     Each function's code is compiled by numba on first use (seconds per
@@ -183,13 +183,13 @@ def warm_up(fn, case, method, settings):
     import numpy as np
     t0 = time.perf_counter()
     if hasattr(fn, "points"):           # a constrained problem has no point forms: its method compiles
-        lo, hi = fn.bounds(case.dim)
+        lo, hi = fn.bounds(dim)
         x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
         fn.point(x)
         fn.gradient(x)
         fn.points(x[None, :])
     if method.warmup is not None:
-        method.warmup(fn, case.dim, settings)
+        method.warmup(fn, dim, settings)
     return time.perf_counter() - t0
 
 
@@ -245,7 +245,7 @@ def run_case(case):
         # repetitions of a stochastic method are independent: repetition r adds r to the seed
         values["seed"] = values.get("seed", method.make_settings().seed) + case.repetition
     settings = method.make_settings(values)
-    warm = warm_up(fn, case, method, settings)
+    warm = warm_up(fn, case.dim, method, settings)
     t0 = time.perf_counter()
     result = method.run(fn, case.dim, settings)
     wall = time.perf_counter() - t0

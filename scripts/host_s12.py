@@ -142,7 +142,7 @@ def run_chunk(exp_id, quick, key, function, dim, first, last):
     settings = method.make_settings(values)
     case = runner.Case(exp.id, "quick" if quick else "full", function, dim, key, spec.method, spec.label,
                        dict(spec.settings), 0, exp.success_tol)
-    warm = runner.warm_up(fn, case, method, settings)
+    warm = runner.warm_up(fn, dim, method, settings)
     t0 = time.perf_counter()
     r = method.run(fn, dim, settings)
     wall = time.perf_counter() - t0

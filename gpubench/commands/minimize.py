@@ -39,6 +39,19 @@ def parse_sets(items):
     return out
 
 
+def compile_first(method, fn, dim, settings, progress):
+    """Before a typed-in run with a time limit, the warm-up the runner does before a record
+    (:func:`gpubench.runner.warm_up`: numba compiling the forms and the method's kernels, tens of
+    seconds the first time on a CPU, cached on disk afterwards), so that the limit is the search's:
+    a cold run spent it compiling and answered after one iteration.  The seconds count in the run's
+    "compiling and setting up"."""
+    if method.warmup is None or getattr(settings, "time_limit", None) is None:
+        return
+    from ..runner import warm_up
+    with progress.ticker(f"{method.name}: compiling (once; cached for the next run)"):
+        warm_up(fn, dim, method, settings)
+
+
 def interactive_defaults(method, dim, given):
     """The defaults of a run typed by a user (``Method.interactive`` and the interactive time limit)."""
     from ..methods.base import interactive_values
@@ -89,6 +102,7 @@ def run(args):
     from ..monitor import catch_interrupts
     t0 = time.perf_counter()
     with phase("method.run"), catch_interrupts():  # forms, kernels (compiled or loaded), the solve
+        compile_first(method, fn, args.dim, settings, progress)
         if "progress" in method.controls:
             result = method.run(fn, args.dim, settings, progress=progress)
             progress.close()

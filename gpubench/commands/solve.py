@@ -41,7 +41,7 @@ def run(args):
     from ..resources import check_method
     from . import _result
     from ._progress import Progress
-    from .minimize import interactive_defaults
+    from .minimize import compile_first, interactive_defaults
     if args.checkpoint and args.resume:
         raise InputError("give --checkpoint or --resume, not both (--resume keeps writing to its file)")
     for opt in ("checkpoint", "resume", "regions"):
@@ -62,6 +62,7 @@ def run(args):
     from ..monitor import catch_interrupts
     t0 = time.perf_counter()
     with catch_interrupts():  # Ctrl-C: the best so far and its bounds printed, the checkpoint saved
+        compile_first(method, fn, args.dim, settings, progress)
         result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
                             resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()
