@@ -1120,11 +1120,13 @@ def _table_aggregates(st, row):
         body = ["k = win1[q]" if window == 1 else "k = win2[q]"]
         if window == 1:
             body += _read_entry(row, "tab[q, 0]", "lp[q]",
-                                f"entry_terms({_int(0)}, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)", len(members), use)
+                                f"entry_terms({_int(0)}, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)",
+                                len(members), use)
         else:
             inline = ["    " + ln for ln in _coord_lines("xa", "k") + _coord_lines("xb", "k + 1")]
             read = _read_entry(row, "tab[ncut + q, 0]", "_cut_combo(lp, slot, k, k + 1, parts)",
-                               f"entry_terms({_int(1)}, k, xa_lo, xa_hi, xb_lo, xb_hi, p, nn, tlo, thi)", len(members), use)
+                               f"entry_terms({_int(1)}, k, xa_lo, xa_hi, xb_lo, xb_hi, p, nn, tlo, thi)",
+                               len(members), use)
             body += read[:2] + inline + read[2:]
         out += [f"for q in range({wins}.shape[0]):"] + ["    " + ln for ln in body]
     return out
@@ -1144,9 +1146,10 @@ def _hoisted_loads(emitter, row):
             if j not in emitter.used[side]:
                 return []
             return [f"H{side[0]}{j}_lo = {lo}", f"H{side[0]}{j}_hi = {hi}"]
+        call = (f"entry_terms({_int(cls)}, {_int(coord)}, x_{side}_lo, x_{side}_hi, 0.0, 0.0, p, nn, "
+                "tlo, thi)")
         out += _read_entry(row, f"tab[{entry}, 0]", f"_cut_combo(lp, slot, {_int(coord)}, {_int(-1)}, parts)",
-                           f"entry_terms({_int(cls)}, {_int(coord)}, x_{side}_lo, x_{side}_hi, 0.0, 0.0, p, nn, tlo, thi)",
-                           count, use)
+                           call, count, use)
     return out
 
 

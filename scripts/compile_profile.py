@@ -2,13 +2,14 @@
 
     GPUBENCH_CACHE=$(mktemp -d) NUMBA_NUM_THREADS=1 python scripts/compile_profile.py FUNCTION N [KEY=VALUE ...]
 
-Runs ``gpubench.methods.minimize(FUNCTION, N, method="interval", backend="cpu", split_dims=N)`` once
-(the KEY=VALUE pairs are further settings, as ``gpubench minimize --set``, e.g. ``evaluation=full``) and lists the functions numba
-compiled, the slowest first, with their CPU seconds and how many signatures each got.  The times
-are inclusive: a function's compilation includes that of the callees it compiles first.  Run it
-with an empty ``GPUBENCH_CACHE`` (else numba loads the cached code and compiles nothing).  A
-function listed with more than one signature was compiled again for each (a literal argument, a
-uint64 loop index): see tests/test_solver_split.py::test_generated_device_functions_get_no_literal_integer_arguments.
+Runs the ``interval`` method on FUNCTION in N dimensions on the CPU with split_dims = N, once (the
+KEY=VALUE pairs are further settings, as ``gpubench minimize --set``, e.g. ``evaluation=full``), and
+lists the functions numba compiled, the slowest first, with their CPU seconds and how many
+signatures each got.  The times are inclusive: a function's compilation includes that of the callees
+it compiles first.  Run it with an empty ``GPUBENCH_CACHE`` (else numba loads the cached code and
+compiles nothing).  A function listed with more than one signature was compiled again for each (a
+literal argument, a uint64 loop index): see
+tests/test_solver_split.py::test_generated_device_functions_get_no_literal_integer_arguments.
 """
 import sys
 import time
