@@ -62,7 +62,8 @@ def run(args):
     from ..monitor import catch_interrupts
     t0 = time.perf_counter()
     with catch_interrupts():  # Ctrl-C: the best so far and its bounds printed, the checkpoint saved
-        compile_first(method, fn, args.dim, settings, progress)
+        if not args.resume:  # a resumed search goes on with its own clock, its checkpoint read first
+            compile_first(method, fn, args.dim, settings, progress)
         result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
                             resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()

@@ -266,21 +266,24 @@ class Method:
         if constraints and not self.requires:
             return
 
-        def run(fn, dim, settings, **controls):
+        def guard(fn):
             self.check_available()
             if not constraints:
                 from ..forms import refuse_constrained
                 refuse_constrained(fn, f"method {name!r}")
+
+        def run(fn, dim, settings, **controls):
+            guard(fn)
             return inner(fn, dim, settings, **controls)
 
         run.__doc__, run.__wrapped__ = inner.__doc__, inner
         object.__setattr__(self, "run", run)
-        if self.warmup is not None and self.requires:
+        if self.warmup is not None:
             warm = self.warmup
 
-            def warmup(*args, **kwargs):
-                self.check_available()
-                return warm(*args, **kwargs)
+            def warmup(fn, dim, settings):   # the same refusals as run (a typed-in run warms up first)
+                guard(fn)
+                return warm(fn, dim, settings)
             object.__setattr__(self, "warmup", warmup)
 
     def missing(self):
