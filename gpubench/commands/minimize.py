@@ -48,6 +48,9 @@ def compile_first(method, fn, dim, settings, progress):
     if method.warmup is None or getattr(settings, "time_limit", None) is None:
         return
     from ..runner import warm_up
+    if not progress.tty:  # a log or a pipe: stderr keeps only what the run says (a bad input: one line)
+        warm_up(fn, dim, method, settings)
+        return
     with progress.ticker(f"{method.name}: compiling (once; cached for the next run)"):
         warm_up(fn, dim, method, settings)
 
