@@ -340,6 +340,12 @@ class _Structure:
             defn._derivatives_checked = True
 
 
+def derivative_structure(defn):
+    """Every derivative the forms of ``defn`` use; refuses one the generator has no form for
+    (:meth:`gpubench.definition.Definition.check_derivatives`)."""
+    return _Structure(defn)
+
+
 def _generate(defn, backend):
     st = _Structure(defn)
     nparams = len(defn.param_names)

@@ -359,17 +359,11 @@ class Definition:
         """Refuse a construct the generator has no form for in a derivative of the terms or of the
         expression.  Not part of the checks at construction: sympy differentiates a large
         fixed-dimension expression in seconds, and a library registers every definition it holds
-        (SciPy's took 22 s to import); the code that derives the forms (codegen, the TRON Hessian)
-        calls this first, once per definition."""
-        if self.__dict__.get("_derivatives_checked"):
-            return
-        for agg, spec in self.terms.items():
-            low = lower(spec.term)
-            reject_unsupported_derivatives(self.name, f"term {agg}", {s: sp.diff(low, s) for s in (x, y)})
-        low = lower(self.expr)
-        wrt = list(self.terms) + [xn] + variables(self.dim or 1)
-        reject_unsupported_derivatives(self.name, "expr", {s: sp.diff(low, s) for s in wrt})
-        self._derivatives_checked = True
+        (SciPy's took 22 s to import).  The derivatives are those the generator takes (codegen's
+        structure of the forms, which checks them and marks the definition), once per definition."""
+        if not self.__dict__.get("_derivatives_checked"):
+            from .codegen import derivative_structure
+            derivative_structure(self)
 
     def negated(self):
         """The definition of -f, which a minimiser uses for ``sense="max"``."""
