@@ -47,11 +47,11 @@ def compile_first(method, fn, dim, settings, progress):
     "compiling and setting up"."""
     if method.warmup is None or getattr(settings, "time_limit", None) is None:
         return
+    from contextlib import nullcontext
     from ..runner import warm_up
-    if not progress.tty:  # a log or a pipe: stderr keeps only what the run says (a bad input: one line)
-        warm_up(fn, dim, method, settings)
-        return
-    with progress.ticker(f"{method.name}: compiling (once; cached for the next run)"):
+    # on a log or a pipe nothing: stderr keeps only what the run says (a bad input: one line)
+    with (progress.ticker(f"{method.name}: compiling (once; cached for the next run)") if progress.tty
+          else nullcontext()):
         warm_up(fn, dim, method, settings)
 
 
