@@ -210,14 +210,31 @@ class Doc:
         self.blocks = []
         self.verdicts = []      # (variant, row, Verdict) of every published row judged
         self.variant = "full"
+        self.planned = []       # the experiment's cases of this variant (runner.Case)
 
-    def verdict(self, row, v):
+    def verdict(self, row, v, records=(), converged=True):
         """Record the verdict of a published row (full setting only: a quick variant is not the paper's);
-        returns its table cell."""
+        returns its table cell.  ``records``: the stored records it rests on; a match or a difference
+        on a record not run at the row's planned settings, or not ended as the paper's runs did
+        (``converged``: they converged), is not reproduced instead (gpubench.verdict.validated): one
+        gate for every report."""
+        from . import verdict as V
         if self.variant != "full":
             return "— (quick setting: not judged)"
+        v = V.validated(v, records, self.planned_settings, converged)
         self.verdicts.append((self.variant, row, v))
         return v.cell
+
+    def planned_settings(self, record):
+        """The settings of the planned case ``record`` stands for: its own case, else the case of the
+        same entry, function and n whose settings differ least (None when the plan has no such case)."""
+        same = [c for c in self.planned if c.case_id == record.get("case")]
+        if not same:
+            s = record.get("settings") or {}
+            same = sorted((c for c in self.planned if (c.key, c.function, c.dim) ==
+                           (record.get("key"), record.get("function"), record.get("dim"))),
+                          key=lambda c: sum(s.get(k) != v for k, v in c.settings.items()))
+        return dict(same[0].settings) if same else None
 
     def h(self, level, text):
         self.blocks.append(("h", level, text))
@@ -643,10 +660,10 @@ def _scaling_verdict(doc, experiment, f, n, r, p_it, p_rg):
     vs = experiment.verdicts
     if r is None or not _paper_settings(r):
         reason = vs.get("not_reproduced", {}).get(label, "no record at the paper's settings is stored")
-        return doc.verdict(label, V.not_reproduced(reason))
+        return doc.verdict(label, V.not_reproduced(reason), [r] if r else ())
     m = r["measured"]
     v = V.combine([V.exact(m["iterations"], p_it, "iterations"), V.exact(m["regions"], p_rg, "output regions")])
-    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)))
+    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)), [r])
 
 
 # a minimum over many random runs varies from one set of runs to the next: judged within this
@@ -672,10 +689,10 @@ def _methods_verdict(doc, experiment, spec, r, prow, p_val, value, runs_done, ru
         parts = [V.exact(bool(r["success"]), False, "found f*")]
         if p_val is not None and value is not None:
             if runs_done != runs_p:
-                return doc.verdict(label, V.not_reproduced(f"{runs_done} of the paper's {runs_p} runs stored"))
+                return doc.verdict(label, V.not_reproduced(f"{runs_done} of the paper's {runs_p} runs stored"), [r])
             parts.append(V.relative(value, p_val, vs.get("rtol", METHODS_RTOL), "minimum value"))
         v = V.combine(parts)
-    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)))
+    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)), [r])
 
 
 def _device_of(record):
@@ -921,6 +938,7 @@ def build(experiment, results=None, reports=None):
             doc.p("Measured on:")
             doc.items(env)
         doc.variant = variant
+        doc.planned = planned
         _section(experiment.layout)(doc, experiment, variant, recs, pub, figdir, reports, results=results)
     _verdict_summary(doc, experiment, reports)
     md = reports / f"{experiment.id}.md"
@@ -944,7 +962,8 @@ def _verdict_summary(doc, experiment, reports):
     doc.blocks[1:1] = blocks
     out = reports / "verdicts" / f"{experiment.id}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason} for row, v in judged]
+    rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason, "records": list(v.records)}
+            for row, v in judged]
     _atomic_write(out, json.dumps({"experiment": experiment.id, "paper": experiment.paper,
                                    "table": experiment.table, "title": experiment.title,
                                    "counts": V.counts(v for _, v in judged), "rows": rows}, indent=1) + "\n")

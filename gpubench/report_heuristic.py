@@ -143,7 +143,7 @@ def _row_verdict(doc, experiment, label, record, errs, run_success, pe, ps):
         parts.append(V.mean(errs, float(pe["mean"]), vs.get("rtol", MEAN_RTOL), "mean error"))
         if len(errs) > 1:
             parts.append(V.spread(errs, float(pe["std"]), PUBLISHED_RUNS, "error spread"))
-    return doc.verdict(label, V.combine(parts).explained(vs.get("explained", {}).get(label)))
+    return doc.verdict(label, V.combine(parts).explained(vs.get("explained", {}).get(label)), [record])
 
 
 # Readings of the paper tested against its mismatched success rates (the former

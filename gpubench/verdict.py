@@ -13,7 +13,7 @@ The rule of each verdict is stored with it, so a report can say how every row wa
 """
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MATCHES = "matches"
 DIFFERS = "differs"
@@ -29,6 +29,7 @@ class Verdict:
     rule: str
     reason: str = ""        # differs: the explanation found (or NOT_EXPLAINED); not reproduced: why
     failed: str = ""        # differs: the rule(s) that did not hold
+    records: tuple = ()     # the case ids of the stored records the verdict rests on
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -40,7 +41,7 @@ class Verdict:
         """This verdict with an explanation attached where it differs (others are unchanged)."""
         if self.kind != DIFFERS or not explanation:
             return self
-        return Verdict(self.kind, self.rule, explanation, self.failed)
+        return replace(self, reason=explanation)
 
     @property
     def cell(self):
@@ -147,6 +148,97 @@ def not_reproduced(reason):
     return Verdict(NOT_REPRODUCED, "not measured", reason)
 
 
+# The reason of a row whose experiment plans the paper's settings but whose records of them are
+# not stored yet (a budget is never a reason: the run is planned, see docs/verdicts.md).
+NOT_YET_RUN = "not yet run at the paper's settings (planned)"
+
+# Settings that only bound a run: a record run under another bound is at the paper's settings
+# when it ended by its own stop rule before that bound (the bound changed nothing).
+LIMITS = ("maxiter", "max_iter", "max_iterations", "iterations", "time_limit", "cap_seconds",
+          "max_seconds", "maxfev", "maxfun")
+# where a record ran is shown beside the row, never a setting of the paper
+PLACE = ("backend",)
+# stop messages of a run ended by a bound, not by its stop rule
+_LIMIT_WORDS = ("LIMIT", "time_limit", "time limit", "Ctrl-C", "interrupted")
+
+
+def _limit_hit(record):
+    """'' or how a run was cut short: capped by a time cap, interrupted, or stopped at a limit."""
+    m = record.get("measured") or {}
+    s = record.get("settings") or {}
+    msg = str(m.get("message") or "")
+    if m.get("capped"):
+        cap = s.get("cap_seconds")
+        return f"the stored run was capped{f' at {cap:g} s' if isinstance(cap, (int, float)) else ''}"
+    if m.get("interrupted") or "Ctrl-C" in msg or "interrupted" in msg:
+        return "the stored run was interrupted"
+    if m.get("converged") is False:
+        if "time" in msg.lower() and "limit" in msg.lower() and s.get("time_limit") is not None:
+            return f"the stored run stopped at its time limit {float(s['time_limit']):g} s"
+        its = m.get("iterations")
+        for k in LIMITS:
+            if k in s and isinstance(s[k], (int, float)) and not isinstance(s[k], bool) \
+                    and k not in ("time_limit", "cap_seconds", "max_seconds") and its is not None and its >= s[k]:
+                return f"the stored run stopped at its iteration limit {s[k]:g}"
+        if any(w in msg for w in _LIMIT_WORDS):
+            return f"the stored run stopped at a limit ({msg})"
+    done, runs = m.get("runs_completed"), s.get("runs")
+    if isinstance(done, int) and isinstance(runs, int) and done < runs:
+        return f"{done} of its {runs} runs are stored"
+    return ""
+
+
+def _differing(record, planned):
+    """The settings of ``record`` that differ from the planned case's (``planned``: its settings),
+    as (bounds, others): keys of LIMITS, and the rest (where it ran, PLACE, left out)."""
+    s = record.get("settings") or {}
+    keys = [k for k in sorted(set(s) | set(planned)) if k not in PLACE and s.get(k) != planned.get(k)]
+    text = {k: f"{k}={s.get(k, 'unset')} (the experiment: {planned.get(k, 'unset')})" for k in keys}
+    return [text[k] for k in keys if k in LIMITS], [text[k] for k in keys if k not in LIMITS]
+
+
+def invalidity(record, planned=None, converged=True):
+    """Why ``record`` cannot support a verdict on a published row, or '' when it can.
+
+    A row is judged only on records run at its stated settings (``planned``: the settings of the
+    experiment's case; None skips the check; a bound, LIMITS, that did not bind is no difference)
+    that ended as the paper's runs did: not capped by a time cap, not interrupted, all runs done,
+    and, where ``converged`` (the paper's runs converged), converged rather than stopped at an
+    iteration or time limit."""
+    m = record.get("measured") or {}
+    bounds, others = _differing(record, planned) if planned is not None else ([], [])
+    if others:
+        return "run at other settings: " + ", ".join(others)
+    hit = _limit_hit(record)
+    suffix = "; the paper ran to its stop rule"
+    if bounds and not m.get("converged"):
+        return (hit + suffix if hit else "run at other settings: " + ", ".join(bounds))
+    if hit and (converged or m.get("capped") or "interrupted" in hit or "runs are stored" in hit):
+        return hit + (suffix if "limit" in hit or "capped" in hit else "")
+    if converged and m.get("converged") is False:
+        return f"the stored run did not converge ({m.get('message') or 'no stop message'}); the paper's did"
+    return ""
+
+
+def validated(v, records, planned=None, converged=True):
+    """``v`` with the case ids of its ``records``; a measured verdict (matches or differs) on a
+    record that is not valid (:func:`invalidity`) becomes *not reproduced*, its reason the record's
+    fault (and what the rule said on it, for the reader).  ``planned``: a function from a record to
+    its planned settings (or None)."""
+    records = [r for r in records if r]
+    ids = tuple(dict.fromkeys(r["case"] for r in records))
+    v = replace(v, records=tuple(dict.fromkeys(v.records + ids)))
+    if v.kind not in (MATCHES, DIFFERS):
+        return v
+    if not records:
+        raise ValueError("a measured verdict names the records it rests on")
+    faults = sorted({w for w in (invalidity(r, planned(r) if planned else None, converged) for r in records) if w})
+    if not faults:
+        return v
+    said = f"the rule on them: {v.failed}" if v.kind == DIFFERS else "the rule holds on them"
+    return Verdict(NOT_REPRODUCED, v.rule, "; ".join(faults) + f" ({said}, not judged)", records=v.records)
+
+
 def not_implemented(what="its method or problem is not implemented yet"):
     return Verdict(NOT_IMPLEMENTED, "not measured", what)
 
@@ -161,8 +253,12 @@ def combine(verdicts):
         if bad:
             reasons = sorted({v.reason for v in bad if v.reason})
             return Verdict(kind, "; ".join(v.rule for v in vs), "; ".join(reasons),
-                           "; ".join(v.failed for v in bad if v.failed))
-    return Verdict(MATCHES, "; ".join(v.rule for v in vs))
+                           "; ".join(v.failed for v in bad if v.failed), _ids(vs))
+    return Verdict(MATCHES, "; ".join(v.rule for v in vs), records=_ids(vs))
+
+
+def _ids(vs):
+    return tuple(dict.fromkeys(i for v in vs for i in v.records))
 
 
 def counts(verdicts):

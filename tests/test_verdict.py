@@ -76,3 +76,54 @@ def test_spread_by_f_test():
 def test_absolute():
     assert V.absolute(80.0, 85.23, 10).kind == V.MATCHES
     assert V.absolute(70.0, 85.23, 10).kind == V.DIFFERS
+
+
+def _record(case="c-1", settings=None, **measured):
+    return {"case": case, "key": "k", "function": "f", "dim": 2, "settings": dict(settings or {"maxiter": 3000}),
+            "measured": {"converged": True, **measured}}
+
+
+def test_a_match_needs_a_record_at_the_settings_that_ended_as_the_paper_s_did():
+    ok = V.relative(10, 10, 0.25, "iterations")
+    planned = {"maxiter": 3000}
+    # at the planned settings and converged: the match stands, naming its record
+    v = V.validated(ok, [_record()], lambda r: planned)
+    assert v.kind == V.MATCHES and v.records == ("c-1",)
+    # stopped at its (lower) iteration limit: not reproduced, the limit named
+    cut = _record("c-2", {"maxiter": 800}, converged=False, iterations=800,
+                  message="STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT")
+    v = V.validated(ok, [cut], lambda r: planned)
+    assert v.kind == V.NOT_REPRODUCED and "iteration limit 800" in v.reason and v.records == ("c-2",)
+    # a lower limit that did not bind (converged before it) changes nothing
+    assert V.validated(ok, [_record("c-3", {"maxiter": 800}, iterations=687)], lambda r: planned).kind == V.MATCHES
+    # another stated setting: not reproduced, the setting named
+    v = V.validated(ok, [_record("c-4", {"maxiter": 3000, "stop": "pg"})], lambda r: {"maxiter": 3000, "stop": "energy"})
+    assert v.kind == V.NOT_REPRODUCED and "stop=pg (the experiment: energy)" in v.reason
+    # where it ran is no setting
+    assert V.validated(ok, [_record(settings={"maxiter": 3000, "backend": "cuda"})],
+                       lambda r: {"maxiter": 3000, "backend": "auto"}).kind == V.MATCHES
+    # capped by a time cap, or a difference on a capped run: not reproduced either way
+    capped = _record(settings={"maxiter": 3000, "cap_seconds": 120}, converged=False, capped=True)
+    assert "capped at 120 s" in V.validated(ok, [capped]).reason
+    assert V.validated(V.relative(20, 10, 0.25), [capped]).kind == V.NOT_REPRODUCED
+    # not all runs done
+    part = _record(settings={"runs": 25}, runs_completed=10)
+    assert "10 of its 25 runs" in V.validated(ok, [part]).reason
+
+
+def test_convergence_is_required_only_where_the_paper_converged():
+    ok = V.exact(1, 1)
+    admm = _record(settings={"iterations": 200}, converged=False, iterations=200)
+    assert "iteration limit 200" in V.validated(ok, [admm]).reason
+    assert V.validated(ok, [admm], converged=False).kind == V.MATCHES
+    unconverged = _record(settings={}, converged=False, message="abnormal")
+    assert "did not converge" in V.validated(ok, [unconverged]).reason
+
+
+def test_a_measured_verdict_names_its_records():
+    with pytest.raises(ValueError):
+        V.validated(V.exact(1, 1), [])
+    nr = V.validated(V.not_reproduced("no data"), [])
+    assert nr.kind == V.NOT_REPRODUCED and nr.records == ()
+    both = V.combine([V.validated(V.exact(1, 1), [_record("a")]), V.validated(V.exact(2, 2), [_record("b")])])
+    assert both.records == ("a", "b")
