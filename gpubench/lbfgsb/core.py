@@ -55,6 +55,16 @@ MAXLS = 20                      # evaluations per line search, SciPy's default
 
 CONVERGED_PGTOL = "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL"
 CONVERGED_FACTR = "CONVERGENCE: REL_REDUCTION_OF_F <= FACTR*EPSMCH"
+# Fei et al. (2014), section 5: "we run the experiment until the amount of energy decreased is less
+# than 1E-64" -- an absolute decrease f_k - f_{k+1} < ftol_abs ends the run; a line search that
+# finds no decrease at all meets the same rule (the decrease is 0)
+CONVERGED_FDEC = "CONVERGENCE: F_K - F_K+1 < FTOL_ABS"
+CONVERGED_FDEC_LNSRCH = "CONVERGENCE: NO DECREASE FOUND BY THE LINE SEARCH (F_K - F_K+1 < FTOL_ABS)"
+
+
+def decrease_stop(fold, fnew, ftol_abs):
+    """Fei et al.'s rule: the iteration's decrease of f below ``ftol_abs`` (None: the rule is off)."""
+    return ftol_abs is not None and fold - fnew < ftol_abs
 
 SYNC = {"count": 0}             # host reads of device values (``fetch`` calls), for tests and benchmarks
 
@@ -480,7 +490,7 @@ def projected_gradient_norm(xp, x, g, lo, hi):
 
 def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000,
              maxfun=15000, cauchy="exact", step="project", backend="cpu", record_cauchy=False,
-             callback=None, fused="auto"):
+             callback=None, fused="auto", ftol_abs=None):
     """Minimise ``f`` over the box ``lo <= x <= hi`` by L-BFGS-B.
 
     ``fun_and_grad(x)`` returns ``(f, g)`` with ``g`` an array of the same module as
@@ -494,6 +504,8 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     recording) through :mod:`gpubench.lbfgsb.fused` (an iteration's vector work in a few
     kernels, one host read per evaluation); True forces it (numpy arrays: numba's CUDA
     simulator, for tests), False keeps this array-library loop.
+    ``ftol_abs``: also stop when an iteration decreases f by less than it (absolute; Fei et
+    al.'s rule, 1e-64), a line search finding no decrease then counting as that stop.
     """
     if cauchy not in ("exact", "approximate"):
         raise InputError(f"lbfgsb: cauchy must be exact or approximate, got {cauchy!r}")
@@ -506,7 +518,7 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
         from . import fused as fz
         if fz.supported(cauchy, m, record_cauchy):
             return fz.minimize(fun_and_grad, x0, lo, hi, m=int(m), pgtol=pgtol, factr=factr, maxiter=maxiter,
-                               maxfun=maxfun, step=step, backend=xp, callback=callback)
+                               maxfun=maxfun, step=step, backend=xp, callback=callback, ftol_abs=ftol_abs)
         if fused is True:
             raise InputError(f"lbfgsb: the fused path takes {fz.USES % fz.kernels().MMAX}")
     x = xp.asarray(x0, dtype=xp.float64).ravel().copy()
@@ -599,7 +611,8 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
                 retried = True
                 pre = None
                 continue
-            status, message = 2, "ABNORMAL_TERMINATION_IN_LNSRCH"
+            status, message = ((0, CONVERGED_FDEC_LNSRCH) if ftol_abs is not None
+                               else (2, "ABNORMAL_TERMINATION_IN_LNSRCH"))
             break
         retried = False
         xnew, gnew = payload
@@ -628,6 +641,9 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
             callback(x, f, pg)
         if pg <= pgtol:
             status, message = 0, CONVERGED_PGTOL
+            break
+        if decrease_stop(fold, f, ftol_abs):
+            status, message = 0, CONVERGED_FDEC
             break
         if (fold - f) / max(abs(fold), abs(f), 1.0) <= factr * EPS:
             status, message = 0, CONVERGED_FACTR
