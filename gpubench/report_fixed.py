@@ -266,7 +266,7 @@ def _judge_lbfgsb(experiment, records, pub):
                      if max(m, p) <= ENERGY_NEGLIGIBLE else V.absolute(m, p, ENERGY_NEGLIGIBLE, "energy difference (%)"))
             else:
                 v = V.absolute(float(res["bins"].get(str(row["row_label"]), 0.0)), float(row["percent"]), BIN_ATOL,
-                               f"share of iterations in bin {row['row_label']} (%)")
+                               f"share of iterations in bin {row['row_label']} (%)", floor=True)
             out.append((label, v, mine[:1]))
         return out
     rtol = experiment.verdicts.get("rtol", 0.25)
@@ -340,7 +340,8 @@ def _judge_cvt(experiment, records, pub):
                 continue
             out.append((label, V.absolute(float(mine[0]["result"]["bins"].get(str(row["row_label"]), 0.0)),
                                           float(row["percent"]), BIN_ATOL,
-                                          f"share of iterations in bin {row['row_label']} (%)"), mine[:1]))
+                                          f"share of iterations in bin {row['row_label']} (%)", floor=True),
+                        mine[:1]))
         return out
     rtol = experiment.verdicts.get("rtol", 0.25)
     for _, row in pub.iterrows():
@@ -351,15 +352,16 @@ def _judge_cvt(experiment, records, pub):
             out.append((label, _not_reproduced(experiment, label, V.NOT_YET_RUN), []))
             continue
         c, g = mine[0]["result"]["cpu"], mine[0]["result"]["gpu"]
-        parts = []
-        if not c["capped"]:
-            parts.append(V.relative(c["iterations"], float(row["cpu_itr"]), rtol, "CPU iterations"))
-        if not g["capped"]:
-            parts.append(V.relative(g["iterations"], float(row["gpu_itr"]), rtol, "GPU iterations"))
-        if not (c["capped"] or g["capped"]):
-            parts.append(V.relative(g["fun"], c["fun"], CVT_ENERGY_RTOL, "final energy F_GPU against F_CPU"))
-        out.append((label, V.combine(parts) if parts else _not_reproduced(
-            experiment, label, "both columns stopped at the iteration cap before the paper's stop"), mine[:1]))
+        capped = [name for name, col in (("CPU", c), ("GPU", g)) if col["capped"]]
+        if capped:
+            # both columns are published: a row is judged on both or not at all
+            out.append((label, _not_reproduced(experiment, label, f"{V.NOT_YET_RUN}: the stored {' and '.join(capped)} "
+                                               "column stopped at its cap before the paper's stop"), mine[:1]))
+            continue
+        out.append((label, V.combine([
+            V.relative(c["iterations"], float(row["cpu_itr"]), rtol, "CPU iterations"),
+            V.relative(g["iterations"], float(row["gpu_itr"]), rtol, "GPU iterations"),
+            V.relative(g["fun"], c["fun"], CVT_ENERGY_RTOL, "final energy F_GPU against F_CPU")]), mine[:1]))
     return out
 
 

@@ -19,7 +19,10 @@ MATCHES = "matches"
 DIFFERS = "differs"
 NOT_REPRODUCED = "not reproduced"
 NOT_IMPLEMENTED = "not implemented yet"
-KINDS = (MATCHES, DIFFERS, NOT_REPRODUCED, NOT_IMPLEMENTED)
+# the rule held, but on this row it could not have told the published figure from none: counted
+# apart from the matches (a 10-point tolerance on a cell the paper prints as 0.35 %)
+NOT_INFORMATIVE = "not informative"
+KINDS = (MATCHES, DIFFERS, NOT_INFORMATIVE, NOT_REPRODUCED, NOT_IMPLEMENTED)
 NOT_EXPLAINED = "not explained"
 
 
@@ -34,8 +37,8 @@ class Verdict:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"unknown verdict {self.kind!r}")
-        if self.kind == NOT_REPRODUCED and not self.reason:
-            raise ValueError("a row not reproduced needs its reason (data or definition)")
+        if self.kind in (NOT_REPRODUCED, NOT_INFORMATIVE) and not self.reason:
+            raise ValueError(f"a row {self.kind} needs its reason")
 
     def explained(self, explanation):
         """This verdict with an explanation attached where it differs (others are unchanged)."""
@@ -47,7 +50,7 @@ class Verdict:
     def cell(self):
         """One table cell: the verdict, and for a difference or a missing row its reason."""
         out = self.kind + (f" ({self.failed})" if self.kind == DIFFERS and self.failed else "")
-        if self.kind in (DIFFERS, NOT_REPRODUCED) and self.reason:
+        if self.kind in (DIFFERS, NOT_REPRODUCED, NOT_INFORMATIVE) and self.reason:
             out += f": {self.reason}"
         return out
 
@@ -82,9 +85,27 @@ def rate(k, n, published):
     return Verdict(MATCHES, rule) if ok else _differs(rule, f"success rate {k}/{n} [{lo:.2f}, {hi:.2f}] vs {published}")
 
 
-def mean(values, published, rtol=0.0, what="mean"):
+def printed_halfwidth(text):
+    """Half a unit of the last digit a published figure was printed with ('0.000': 0.0005,
+    '1.2E-05': 5e-07, '52': 0.5): the true value lies within it of the printed one.  0 for a
+    figure with no printed text (None, '')."""
+    t = str(text or "").strip().lower().replace("\u2212", "-")
+    if not t:
+        return 0.0
+    mant, _, exp = t.partition("e")
+    digits = len(mant.partition(".")[2]) if "." in mant else 0
+    try:
+        e = int(exp) if exp else 0
+        float(mant)
+    except ValueError:
+        return 0.0
+    return 0.5 * 10.0 ** (e - digits)
+
+
+def mean(values, published, rtol=0.0, what="mean", printed=None):
     """A mean over runs: the published mean inside the measured mean's 95 % t-interval, or within
-    ``rtol`` of it (relative to the published value)."""
+    ``rtol`` of it (relative to the published value), the published figure's rounding allowed
+    (``printed``: its text as printed, e.g. '0.000' stands for anything under 0.0005)."""
     from scipy import stats
     vals = [float(v) for v in values]
     if not vals:
@@ -96,24 +117,35 @@ def mean(values, published, rtol=0.0, what="mean"):
     else:
         half = 0.0
     p = float(published)
-    tol = max(half, rtol * abs(p))
+    h = printed_halfwidth(printed)
+    tol = max(half, rtol * abs(p)) + h
     rule = (f"published {what} inside the measured mean's 95% interval ({m:.3g} +- {half:.2g})"
-            + (f" or within {rtol:g} of it, relatively" if rtol else ""))
+            + (f" or within {rtol:g} of it, relatively" if rtol else "")
+            + (f", its printed rounding ({printed}: +- {h:.2g}) allowed" if h else ""))
     return Verdict(MATCHES, rule) if abs(p - m) <= tol else _differs(rule, f"{what} {m:.3g} +- {half:.2g} vs {p:.3g}")
 
 
-def spread(values, published_std, n_published, what="standard deviation"):
+def spread(values, published_std, n_published, what="standard deviation", printed=None):
     """A spread over runs: the two-sided F test of the measured variance against the published one
-    (of ``n_published`` runs) does not reject equality at the 5 % level."""
+    (of ``n_published`` runs) does not reject equality at the 5 % level.  With ``printed`` (the
+    published figure's text), the published spread is anywhere within its rounding: a measured one
+    inside that range matches, else it is tested against the range's nearer end."""
     from scipy import stats
     vals = [float(v) for v in values]
     if len(vals) < 2 or n_published < 2:
         raise ValueError("spread(): need at least two runs on each side")
     m = math.fsum(vals) / len(vals)
     s2 = math.fsum((v - m) ** 2 for v in vals) / (len(vals) - 1)
-    p2 = float(published_std) ** 2
-    rule = f"{what}: F test of the measured variance against the published ({n_published} runs) at 5%"
-    failed = f"{what} {math.sqrt(s2):.3g} vs {float(published_std):.3g}"
+    h = printed_halfwidth(printed)
+    ps = float(published_std)
+    rule = (f"{what}: F test of the measured variance against the published ({n_published} runs) at 5%"
+            + (f", its printed rounding ({printed}: +- {h:.2g}) allowed" if h else ""))
+    failed = f"{what} {math.sqrt(s2):.3g} vs {ps:.3g}"
+    if h:
+        if ps - h <= math.sqrt(s2) <= ps + h:
+            return Verdict(MATCHES, rule)
+        ps = ps + h if math.sqrt(s2) > ps + h else ps - h
+    p2 = ps ** 2
     if s2 == 0 or p2 == 0:
         return Verdict(MATCHES, rule) if s2 == p2 else _differs(rule, failed)
     f = s2 / p2
@@ -130,11 +162,18 @@ def relative(measured, published, rtol, what="value"):
     return Verdict(MATCHES, rule) if ok else _differs(rule, f"{what} {m:.4g} vs {p:.4g} (rtol {rtol:g})")
 
 
-def absolute(measured, published, atol, what="value"):
-    """A figure in fixed units (a percentage of iterations, say): within ``atol`` of the published."""
+def absolute(measured, published, atol, what="value", floor=False):
+    """A figure in fixed units (a percentage of iterations, say): within ``atol`` of the published.
+    ``floor``: where the published and the measured figure are both under ``atol``, the rule holds
+    whatever they are -- the row is *not informative*, not a match."""
     p, m = float(published), float(measured)
     rule = f"{what} within {atol:g} of the published"
-    return Verdict(MATCHES, rule) if abs(m - p) <= atol else _differs(rule, f"{what} {m:.4g} vs {p:.4g} (atol {atol:g})")
+    if abs(m - p) > atol:
+        return _differs(rule, f"{what} {m:.4g} vs {p:.4g} (atol {atol:g})")
+    if floor and abs(p) < atol and abs(m) < atol:
+        return Verdict(NOT_INFORMATIVE, rule, f"{m:.4g} measured and {p:.4g} published are both under the "
+                       f"tolerance {atol:g}: the rule cannot tell either from 0")
+    return Verdict(MATCHES, rule)
 
 
 def ordering(measured_first_smaller, published_first_smaller, what):
@@ -228,7 +267,7 @@ def validated(v, records, planned=None, converged=True):
     records = [r for r in records if r]
     ids = tuple(dict.fromkeys(r["case"] for r in records))
     v = replace(v, records=tuple(dict.fromkeys(v.records + ids)))
-    if v.kind not in (MATCHES, DIFFERS):
+    if v.kind not in (MATCHES, DIFFERS, NOT_INFORMATIVE):
         return v
     if not records:
         raise ValueError("a measured verdict names the records it rests on")
@@ -236,7 +275,8 @@ def validated(v, records, planned=None, converged=True):
     if not faults:
         return v
     said = f"the rule on them: {v.failed}" if v.kind == DIFFERS else "the rule holds on them"
-    return Verdict(NOT_REPRODUCED, v.rule, "; ".join(faults) + f" ({said}, not judged)", records=v.records)
+    return Verdict(NOT_REPRODUCED, v.rule, f"{NOT_YET_RUN}: " + "; ".join(faults) + f" ({said}, not judged)",
+                   records=v.records)
 
 
 def not_implemented(what="its method or problem is not implemented yet"):
@@ -248,8 +288,10 @@ def combine(verdicts):
     vs = list(verdicts)
     if not vs:
         raise ValueError("combine(): no verdicts")
-    for kind in (NOT_IMPLEMENTED, NOT_REPRODUCED, DIFFERS):
+    for kind in (NOT_IMPLEMENTED, NOT_REPRODUCED, DIFFERS, NOT_INFORMATIVE):
         bad = [v for v in vs if v.kind == kind]
+        if kind == NOT_INFORMATIVE and len(bad) < len(vs):
+            break           # a part that can fail held: the row matches on it
         if bad:
             reasons = sorted({v.reason for v in bad if v.reason})
             return Verdict(kind, "; ".join(v.rule for v in vs), "; ".join(reasons),
@@ -274,7 +316,8 @@ def headline(verdicts):
         return "no published rows"
     c = counts(vs)
     words = {MATCHES: ("matches", "match"), DIFFERS: ("differs", "differ"),
-             NOT_REPRODUCED: ("not reproduced", "not reproduced"), NOT_IMPLEMENTED: ("not implemented yet",) * 2}
+             NOT_REPRODUCED: ("not reproduced", "not reproduced"), NOT_IMPLEMENTED: ("not implemented yet",) * 2,
+             NOT_INFORMATIVE: ("not informative",) * 2}
     parts = []
     for k, n in c.items():
         part = f"{n} {words[k][0] if n == 1 else words[k][1]}"

@@ -127,3 +127,42 @@ def test_a_measured_verdict_names_its_records():
     assert nr.kind == V.NOT_REPRODUCED and nr.records == ()
     both = V.combine([V.validated(V.exact(1, 1), [_record("a")]), V.validated(V.exact(2, 2), [_record("b")])])
     assert both.records == ("a", "b")
+
+
+def test_printed_precision_of_a_published_figure():
+    assert V.printed_halfwidth("0.000") == pytest.approx(5e-4)
+    assert V.printed_halfwidth("1.2E-05") == pytest.approx(5e-7)
+    assert V.printed_halfwidth("52") == pytest.approx(0.5)
+    assert V.printed_halfwidth("") == 0.0 and V.printed_halfwidth(None) == 0.0
+    # 002 Table 3, F1 D = 100: published 0.000, measured 2.7e-28 in every run: within the rounding
+    runs = [2.7e-28] * 25
+    assert V.mean(runs, 0.0, 0.5, printed="0.000").kind == V.MATCHES
+    assert V.mean(runs, 0.0, 0.5).kind == V.DIFFERS          # without the printed digits, it would not
+    # either side of the half-unit: 0.00049 matches '0.000', 0.00051 does not
+    assert V.mean([4.9e-4] * 5, 0.0, 0.0, printed="0.000").kind == V.MATCHES
+    assert V.mean([5.1e-4] * 5, 0.0, 0.0, printed="0.000").kind == V.DIFFERS
+
+
+def test_spread_within_the_printed_rounding():
+    # a published std printed 0.000: a measured spread under 0.0005 matches, one well above it does not
+    tiny = [1e-28 * (i % 3) for i in range(25)]
+    assert V.spread(tiny, 0.0, 25, printed="0.000").kind == V.MATCHES
+    assert V.spread(tiny, 0.0, 25).kind == V.DIFFERS
+    wide = [0.01 * (i % 3) for i in range(25)]
+    assert V.spread(wide, 0.0, 25, printed="0.000").kind == V.DIFFERS
+
+
+def test_a_tolerance_that_cannot_fail_is_not_a_match():
+    """004 Tables 1 and 3: a bin within 10 points, where the paper prints 0.35 % and we measure 1.2 %,
+    says nothing: not informative.  A cell above the tolerance on either side is judged."""
+    v = V.absolute(1.2, 0.35, 10.0, "bin", floor=True)
+    assert v.kind == V.NOT_INFORMATIVE and "cannot tell" in v.reason
+    assert V.absolute(1.2, 0.35, 10.0, "bin").kind == V.MATCHES          # without floor: the plain rule
+    assert V.absolute(85.0, 85.23, 10.0, "bin", floor=True).kind == V.MATCHES
+    assert V.absolute(11.0, 0.0, 10.0, "bin", floor=True).kind == V.DIFFERS
+    assert V.absolute(9.99, 0.0, 10.0, "bin", floor=True).kind == V.NOT_INFORMATIVE
+    # a row matches on the parts that can fail; all parts uninformative: the row is not informative
+    mixed = V.combine([V.absolute(1, 0, 10, floor=True), V.relative(10, 10, 0.25)])
+    assert mixed.kind == V.MATCHES
+    assert V.combine([V.absolute(1, 0, 10, floor=True)] * 2).kind == V.NOT_INFORMATIVE
+    assert "1 not informative" in V.headline([V.absolute(1, 0, 10, floor=True), V.exact(1, 1)])
