@@ -986,9 +986,12 @@ def write_reproduction(reports=None, experiments_dir=None):
     lines = ["# Reproduction: a verdict on every published row", "",
              "Counts per paper and table of the rows each report judged (full setting). *matches*: exact "
              "counts, a success rate inside the binomial 95% interval, or a statistic within the stated "
-             "tolerance; *differs*: with the explanation found, or \"not explained\"; *not reproduced*: "
-             "not measured, with the reason; *not implemented yet*: the capability is missing. Rules: "
-             "`gpubench/verdict.py`. Built by `gpubench report --all` from the stored records only.", ""]
+             "tolerance; *differs*: with the explanation found, or \"not explained\"; *not informative*: the "
+             "rule held but could not have failed on the row (both figures under an absolute tolerance), so it "
+             "is no match; *not reproduced*: not measured at the paper's settings (or its records not valid: "
+             "run at other settings, capped, stopped at a limit), with the reason; *not implemented yet*: the "
+             "capability is missing. Each row names its records in `verdicts/<id>.json`. Rules: "
+             "`gpubench/verdict.py`, docs/verdicts.md. Built by `gpubench report --all` from the stored records only.", ""]
     head = "| paper | table | experiment | rows | " + " | ".join(V.KINDS) + " |"
     lines += [head, "|" + "---|" * (4 + len(V.KINDS))]
     totals = {k: 0 for k in V.KINDS}

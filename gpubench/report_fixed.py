@@ -201,9 +201,13 @@ def _judge_bnb(experiment, records, pub):
             long_enough = [r for r in mine if float((r.get("settings") or {}).get("time_limit") or 0) >= paper_s]
             # a run given at least the paper's time that did not converge differs; a shorter one
             # says nothing: the row waits for its run at the paper's time (never a budget excuse)
+            limits = sorted({float((r.get("settings") or {}).get("time_limit") or 0) for r in mine})
             out.append((label, V.exact(False, True, "converged within the paper's time"), long_enough[:1],
                         False) if long_enough else
-                       (label, _not_reproduced(experiment, label, V.NOT_YET_RUN), [], False))
+                       (label, _not_reproduced(experiment, label, V.NOT_YET_RUN + (
+                           f": the stored runs stopped unconverged at their time limit "
+                           f"{', '.join(f'{t:g}' for t in limits)} s, the paper's row took {paper_s:g} s"
+                           if mine else "")), mine, False))
     return out
 
 
