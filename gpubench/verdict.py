@@ -33,6 +33,9 @@ class Verdict:
     reason: str = ""        # differs: the explanation found (or NOT_EXPLAINED); not reproduced: why
     failed: str = ""        # differs: the rule(s) that did not hold
     records: tuple = ()     # the case ids of the stored records the verdict rests on
+    # independent implementations run at the row's settings in the same harness: each a dict
+    # {"method": name, "figure": what it measured (text), "records": [case ids]}
+    triangulation: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -46,12 +49,25 @@ class Verdict:
             return self
         return replace(self, reason=explanation)
 
+    def triangulated(self, items):
+        """This verdict with the figures of independent implementations beside it (see the
+        field); each item needs its method, its figure and the records it comes from."""
+        out = []
+        for t in items:
+            if not {"method", "figure", "records"} <= set(t):
+                raise ValueError(f"a triangulation item needs method, figure and records, got {sorted(t)}")
+            out.append({"method": str(t["method"]), "figure": str(t["figure"]), "records": list(t["records"])})
+        return replace(self, triangulation=self.triangulation + tuple(out))
+
     @property
     def cell(self):
         """One table cell: the verdict, and for a difference or a missing row its reason."""
         out = self.kind + (f" ({self.failed})" if self.kind == DIFFERS and self.failed else "")
         if self.kind in (DIFFERS, NOT_REPRODUCED, NOT_INFORMATIVE) and self.reason:
             out += f": {self.reason}"
+        if self.triangulation:
+            out += " [independent implementations: " + "; ".join(
+                f"{t['method']} {t['figure']}" for t in self.triangulation) + "]"
         return out
 
 
@@ -276,7 +292,7 @@ def validated(v, records, planned=None, converged=True):
         return v
     said = f"the rule on them: {v.failed}" if v.kind == DIFFERS else "the rule holds on them"
     return Verdict(NOT_REPRODUCED, v.rule, f"{NOT_YET_RUN}: " + "; ".join(faults) + f" ({said}, not judged)",
-                   records=v.records)
+                   records=v.records, triangulation=v.triangulation)
 
 
 def not_implemented(what="its method or problem is not implemented yet"):

@@ -166,3 +166,15 @@ def test_a_tolerance_that_cannot_fail_is_not_a_match():
     assert mixed.kind == V.MATCHES
     assert V.combine([V.absolute(1, 0, 10, floor=True)] * 2).kind == V.NOT_INFORMATIVE
     assert "1 not informative" in V.headline([V.absolute(1, 0, 10, floor=True), V.exact(1, 1)])
+
+
+def test_a_difference_carries_the_figures_of_independent_implementations():
+    v = V.validated(V.relative(20, 10, 0.25, "iterations"), [_record()]).triangulated(
+        [{"method": "scipy", "figure": "19 iterations", "records": ["s-1"]}])
+    assert v.kind == V.DIFFERS and v.triangulation[0]["method"] == "scipy"
+    assert "[independent implementations: scipy 19 iterations]" in v.cell
+    # kept through the validity gate
+    cut = _record(settings={"maxiter": 3000, "cap_seconds": 1}, converged=False, capped=True)
+    assert V.validated(V.relative(20, 10, 0.25).triangulated(v.triangulation), [cut]).triangulation
+    with pytest.raises(ValueError):
+        v.triangulated([{"method": "scipy"}])
