@@ -240,6 +240,11 @@ def _record(eid, res, n, result):
             "measured": {"iterations": 1, "seconds": 1.0, "converged": True, "best_f": 1.0}, "result": result}
 
 
+def _judged(rows):
+    """{label: verdict} of a judge's (label, verdict, records[, converged]) rows."""
+    return {label: v for label, v, *_ in rows}
+
+
 def test_table_verdicts_follow_the_records():
     """Table 3's bins and Table 2's iteration counts and energies judge their rows; a broken value
     turns its row."""
@@ -249,23 +254,23 @@ def test_table_verdicts_follow_the_records():
     pub3 = e3.published()
     bins = {lab: float(pub3[(pub3.sites == 500) & (pub3.row_label == lab)].percent.iloc[0]) for lab in pub3.row_label.unique()}
     rec = _record(e3.id, 512, 500, {"sites": 500, "resolution": 512, "bins": dict(bins)})
-    judged = dict(RF._judge_lbfgsb(e3, [rec], pub3))
+    judged = _judged(RF._judge_lbfgsb(e3, [rec], pub3))
     assert len(judged) == 108
     assert judged["500 sites, resolution 512, 0"].kind == "matches"
     assert judged["200 sites, resolution 512, 0"].kind == "not reproduced"
     rec["result"]["bins"]["0"] -= 20.0
-    assert dict(RF._judge_lbfgsb(e3, [rec], pub3))["500 sites, resolution 512, 0"].kind == "differs"
+    assert _judged(RF._judge_lbfgsb(e3, [rec], pub3))["500 sites, resolution 512, 0"].kind == "differs"
     e2 = loader.load("fei2014_table2")
     pub2 = e2.published()
     col = {"capped": False, "fun": 1.0}
     res = {"cpu": dict(col, iterations=56), "gpu": dict(col, iterations=56, fun=1.0 + 1e-5)}
     rec = _record(e2.id, 512, 500, res)
-    judged = dict(RF._judge_lbfgsb(e2, [rec], pub2))
+    judged = _judged(RF._judge_lbfgsb(e2, [rec], pub2))
     assert len(judged) == 12 and judged["500 sites, resolution 512"].kind == "matches"
     res["gpu"]["fun"] = 1.01
-    assert dict(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
+    assert _judged(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
     res["gpu"].update(fun=1.0, iterations=90)
-    assert dict(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
+    assert _judged(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
 
 
 def test_cuda_without_a_gpu_is_a_one_line_error(tmp_path, capsys):

@@ -21,10 +21,11 @@ def _measured(r, backend):
 def _energy_tol(s):
     """The stop rule's decrease threshold: ``stop = "energy_decrease"`` (Fei et al. 2014, section 5:
     f_k - f_{k+1} < energy_tol, 1e-64) or None for ``stop = "pg"`` (pg <= pg_rel pg(x0))."""
-    if s["stop"] not in ("pg", "energy_decrease"):
+    stop = s.get("stop", "pg")          # a caller's settings without it: the pg rule, as before
+    if stop not in ("pg", "energy_decrease"):
         from ..errors import InputError
-        raise InputError(f"stop must be pg or energy_decrease, got {s['stop']!r}")
-    return s["energy_tol"] if s["stop"] == "energy_decrease" else None
+        raise InputError(f"stop must be pg or energy_decrease, got {stop!r}")
+    return s.get("energy_tol", 1e-64) if stop == "energy_decrease" else None
 
 
 def lbfgsb_minpack(problem, n, s):
