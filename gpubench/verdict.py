@@ -199,6 +199,15 @@ def ordering(measured_first_smaller, published_first_smaller, what):
     return Verdict(MATCHES, rule) if same else _differs(rule, f"the opposite direction: {what}")
 
 
+def side(independent, measured, published, rtol):
+    """Which side an independent implementation's figure takes on a difference: "ours" (within
+    ``rtol`` of our figure, not of the published), "the paper" (the reverse: our code is suspect),
+    or "neither"."""
+    i, m, p = float(independent), float(measured), float(published)
+    near_ours, near_paper = abs(i - m) <= rtol * abs(m), abs(i - p) <= rtol * abs(p)
+    return "ours" if near_ours and not near_paper else "the paper" if near_paper and not near_ours else "neither"
+
+
 def not_reproduced(reason):
     return Verdict(NOT_REPRODUCED, "not measured", reason)
 

@@ -282,3 +282,18 @@ def test_cuda_without_a_gpu_is_a_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "gpubench: error: cvt: backend cuda needs a GPU and CuPy"
     assert not list((tmp_path / "fei2014_table2").glob("*.json"))
+
+
+def test_a_table2_difference_says_which_side_scipy_takes():
+    """SciPy's host column is an implementation independent of ours: a row that differs carries its
+    figure, and is explained when it agrees with ours against the paper."""
+    from gpubench import experiments_loader as loader
+    from gpubench import report_fixed as RF
+    e2 = loader.load("fei2014_table2")
+    pub2 = e2.published()
+    res = {"cpu": {"capped": False, "fun": 1.0, "iterations": 200}, "gpu": {"capped": False, "fun": 1.0, "iterations": 210}}
+    v = _judged(RF._judge_lbfgsb(e2, [_record(e2.id, 512, 500, res)], pub2))["500 sites, resolution 512"]
+    assert v.kind == "differs" and "agrees with ours" in v.reason and v.triangulation[0]["records"] == ["c500"]
+    res["cpu"]["iterations"] = 56       # SciPy near the paper's count, ours far from it
+    v = _judged(RF._judge_lbfgsb(e2, [_record(e2.id, 512, 500, res)], pub2))["500 sites, resolution 512"]
+    assert "suspect" in v.reason

@@ -178,3 +178,9 @@ def test_a_difference_carries_the_figures_of_independent_implementations():
     assert V.validated(V.relative(20, 10, 0.25).triangulated(v.triangulation), [cut]).triangulation
     with pytest.raises(ValueError):
         v.triangulated([{"method": "scipy"}])
+
+
+def test_the_side_an_independent_implementation_takes():
+    assert V.side(100, 94, 28, 0.25) == "ours"
+    assert V.side(30, 94, 28, 0.25) == "the paper"
+    assert V.side(60, 94, 28, 0.25) == "neither"
