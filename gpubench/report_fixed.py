@@ -330,8 +330,9 @@ def _cvt_bins(records, pub):
 
 def _judge_cvt(experiment, records, pub):
     """Table 3: each bin's share of iterations within BIN_ATOL points of the published.  Table 2: the
-    CPU and GPU iteration counts within the stated tolerance (default 0.25) where not capped, and the
-    two columns' final energies within CVT_ENERGY_RTOL of each other; times are of other machines."""
+    CPU and GPU iteration counts within the stated tolerance (default 0.25), and the two columns' final
+    energies within CVT_ENERGY_RTOL of each other, a row with a capped column not judged; times are of
+    other machines.  A bin both sides print under the tolerance is not informative."""
     recs = [r for r in _full(records) if str(r["function"]).startswith("cvt:")]
     out = []
     if "row_label" in pub:
