@@ -971,7 +971,7 @@ def _verdict_summary(doc, experiment, reports):
     out = reports / "verdicts" / f"{experiment.id}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason, "records": list(v.records),
-             "triangulation": [dict(t) for t in v.triangulation]} for row, v in judged]
+             **({"triangulation": list(v.triangulation)} if v.triangulation else {})} for row, v in judged]
     _atomic_write(out, json.dumps({"experiment": experiment.id, "paper": experiment.paper,
                                    "table": experiment.table, "title": experiment.title,
                                    "counts": V.counts(v for _, v in judged), "rows": rows}, indent=1) + "\n")

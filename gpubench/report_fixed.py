@@ -380,16 +380,15 @@ def _triangulate_cvt(v, c, g, row, record, rtol):
     if v.kind != V.DIFFERS:
         return v
     ci, gi, pg = int(c["iterations"]), int(g["iterations"]), float(row["gpu_itr"])
-    v = v.triangulated([{"method": "SciPy L-BFGS-B (host column)", "records": [record["case"]],
-                         "figure": f"{ci} iterations (ours {gi}; the paper's GPU column {pg:g})"}])
+    entry = {"method": "SciPy L-BFGS-B (host column)", "records": [record["case"]],
+             "figure": f"{ci} iterations (ours {gi}; the paper's GPU column {pg:g})"}
     taken = V.side(ci, gi, pg, rtol)
-    if taken == "ours":
-        return v.explained(f"SciPy's L-BFGS-B, independent of ours, at the same sites and stop agrees with ours "
-                           f"({ci} iterations, ours {gi}) against the paper's {pg:g}")
-    if taken == "the paper":
-        return v.explained(f"SciPy's L-BFGS-B agrees with the paper ({ci} iterations against its {pg:g}; ours "
-                           f"{gi}): our L-BFGS-B is suspect")
-    return v
+    sentence = {"ours": f"SciPy's L-BFGS-B, independent of ours, at the same sites and stop agrees with ours "
+                        f"({ci} iterations, ours {gi}) against the paper's {pg:g}",
+                "the paper": f"SciPy's L-BFGS-B agrees with the paper ({ci} iterations against its {pg:g}; ours "
+                             f"{gi}): our L-BFGS-B is suspect",
+                "neither": f"SciPy's L-BFGS-B sides with neither ({ci} iterations; ours {gi}, the paper's {pg:g})"}[taken]
+    return v.triangulated([entry], sentence, explains=taken == "ours")
 
 
 _IMBALANCE = ("max_percent_imbalance", "min_percent_imbalance", "mean_percent_imbalance")

@@ -32,10 +32,10 @@ class Verdict:
     rule: str
     reason: str = ""        # differs: the explanation found (or NOT_EXPLAINED); not reproduced: why
     failed: str = ""        # differs: the rule(s) that did not hold
-    records: tuple = ()     # the case ids of the stored records the verdict rests on
-    # independent implementations run at the row's settings in the same harness: each a dict
-    # {"method": name, "figure": what it measured (text), "records": [case ids]}
+    # differs: what independent implementations at the row's settings gave, each
+    # {method, figure, records, ...} (gpubench.triangulation); stored with the row
     triangulation: tuple = ()
+    records: tuple = ()     # the case ids of the stored records the verdict rests on
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -49,15 +49,21 @@ class Verdict:
             return self
         return replace(self, reason=explanation)
 
-    def triangulated(self, items):
-        """This verdict with the figures of independent implementations beside it (see the
-        field); each item needs its method, its figure and the records it comes from."""
-        out = []
-        for t in items:
+    def triangulated(self, entries, sentence, explains):
+        """This verdict with its triangulation (a difference only): the entries, and the sentence as
+        its reason when it ``explains`` the difference, else after the reason it had."""
+        if self.kind != DIFFERS or not entries:
+            return self
+        for t in entries:
             if not {"method", "figure", "records"} <= set(t):
-                raise ValueError(f"a triangulation item needs method, figure and records, got {sorted(t)}")
-            out.append({"method": str(t["method"]), "figure": str(t["figure"]), "records": list(t["records"])})
-        return replace(self, triangulation=self.triangulation + tuple(out))
+                raise ValueError(f"a triangulation entry needs method, figure and records, got {sorted(t)}")
+        if explains:
+            reason = sentence
+        elif self.reason == NOT_EXPLAINED:
+            reason = f"{NOT_EXPLAINED}: {sentence}"
+        else:
+            reason = f"{self.reason}; {sentence}"
+        return replace(self, reason=reason, triangulation=tuple(entries))
 
     @property
     def cell(self):
@@ -65,9 +71,6 @@ class Verdict:
         out = self.kind + (f" ({self.failed})" if self.kind == DIFFERS and self.failed else "")
         if self.kind in (DIFFERS, NOT_REPRODUCED, NOT_INFORMATIVE) and self.reason:
             out += f": {self.reason}"
-        if self.triangulation:
-            out += " [independent implementations: " + "; ".join(
-                f"{t['method']} {t['figure']}" for t in self.triangulation) + "]"
         return out
 
 
@@ -347,7 +350,8 @@ def headline(verdicts):
     for k, n in c.items():
         part = f"{n} {words[k][0] if n == 1 else words[k][1]}"
         if k == DIFFERS:
-            unexplained = sum(v.kind == DIFFERS and v.reason == NOT_EXPLAINED for v in vs)
+            # "not explained: <what a triangulation found>" is not explained either
+            unexplained = sum(v.kind == DIFFERS and v.reason.startswith(NOT_EXPLAINED) for v in vs)
             part += f" ({n - unexplained} explained, {unexplained} not explained)"
         parts.append(part)
     return f"{len(vs)} published row{'s' if len(vs) != 1 else ''}: " + ", ".join(parts)

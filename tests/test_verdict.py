@@ -169,15 +169,18 @@ def test_a_tolerance_that_cannot_fail_is_not_a_match():
 
 
 def test_a_difference_carries_the_figures_of_independent_implementations():
-    v = V.validated(V.relative(20, 10, 0.25, "iterations"), [_record()]).triangulated(
-        [{"method": "scipy", "figure": "19 iterations", "records": ["s-1"]}])
-    assert v.kind == V.DIFFERS and v.triangulation[0]["method"] == "scipy"
-    assert "[independent implementations: scipy 19 iterations]" in v.cell
-    # kept through the validity gate
+    entry = {"method": "scipy", "figure": "19 iterations", "records": ["s-1"]}
+    v = V.validated(V.relative(20, 10, 0.25, "iterations"), [_record()]).triangulated([entry], "scipy sides with ours", True)
+    assert v.kind == V.DIFFERS and v.triangulation[0]["method"] == "scipy" and v.reason == "scipy sides with ours"
+    # not explaining: the sentence follows "not explained", and the headline counts it so
+    u = V.relative(20, 10, 0.25).triangulated([entry], "scipy sides with neither", False)
+    assert u.reason == "not explained: scipy sides with neither" and "0 explained, 1 not explained" in V.headline([u])
+    # kept through the validity gate; a match carries none
     cut = _record(settings={"maxiter": 3000, "cap_seconds": 1}, converged=False, capped=True)
-    assert V.validated(V.relative(20, 10, 0.25).triangulated(v.triangulation), [cut]).triangulation
+    assert V.validated(u, [cut]).triangulation
+    assert V.exact(1, 1).triangulated([entry], "x", True).triangulation == ()
     with pytest.raises(ValueError):
-        v.triangulated([{"method": "scipy"}])
+        V.relative(20, 10, 0.25).triangulated([{"method": "scipy"}], "x", True)
 
 
 def test_the_side_an_independent_implementation_takes():
