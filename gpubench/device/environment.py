@@ -7,12 +7,7 @@ import re
 import subprocess
 import sys
 
-
-def _run(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
+from .gpu import gpu_available, run_quietly as _run
 
 
 def _cpu_model():
@@ -39,7 +34,6 @@ def _versions():
 
 def _gpu():
     """Name, compute capability, driver and CUDA versions of GPU 0, or None without one."""
-    from .gpu import gpu_available
     if not gpu_available():
         return None
     try:

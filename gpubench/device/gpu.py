@@ -14,6 +14,7 @@ import contextlib
 import errno
 import os
 import stat
+import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
@@ -56,9 +57,18 @@ def visible_gpus():
     env = os.environ.get("CUDA_VISIBLE_DEVICES")
     if env is not None:
         return [d.strip() for d in env.split(",") if d.strip()]
-    from .environment import _run
-    out = _run(["nvidia-smi", "-L"])
+    out = run_quietly(["nvidia-smi", "-L"])
     return [str(i) for i, line in enumerate(line for line in (out or "").splitlines() if line.startswith("GPU "))]
+
+
+
+def run_quietly(cmd):
+    """A command's standard output, stripped; None when it cannot run, fails to start or is empty
+    (``nvidia-smi`` on a host without a driver).  Here, below :mod:`.environment`, which uses it too."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def gpu_count():

@@ -66,14 +66,11 @@ def source_key(path):
 
 class Derived:
     """An extension of a generated module derived from the definition by the function ``name`` of
-    :mod:`gpubench.forms.codegen` (e.g. ``term_forms``), named without importing codegen (sympy)."""
+    :mod:`gpubench.forms.codegen` (e.g. ``term_forms``), named without importing codegen (sympy):
+    codegen calls it by that name when it generates the text."""
 
     def __init__(self, name):
         self.__name__ = name
-
-    def __call__(self, defn):
-        from . import codegen
-        return getattr(codegen, self.__name__)(defn)
 
     def __repr__(self):
         return f"Derived({self.__name__!r})"
@@ -84,7 +81,7 @@ def extensions_key(backend, extensions=(), negate=False):
     text (a derived one by its name, as :func:`gpubench.forms.codegen.load` keys it)."""
     h = hashlib.sha256(f"{backend} {bool(negate)}".encode())
     for e in extensions:
-        h.update(b"\0callable " + e.__name__.encode() if callable(e) else b"\0" + e.encode())
+        h.update(b"\0callable " + e.__name__.encode() if callable(e) or isinstance(e, Derived) else b"\0" + e.encode())
     return h.hexdigest()[:32]
 
 

@@ -337,13 +337,18 @@ class _Structure:
                 reject_unsupported_derivatives(defn.name, f"term {a}", {x: self.dterm_x[a], y: self.dterm_y[a]})
             reject_unsupported_derivatives(defn.name, "expr", {**self.douter, x1: self.dfirst, xn: self.dlast,
                                                                **{s: self.dvar[k] for k, s in self.fixed}})
-            defn._derivatives_checked = True
+            defn._derivatives_checked = True  # see check_derivatives
 
 
-def derivative_structure(defn):
-    """Every derivative the forms of ``defn`` use; refuses one the generator has no form for
-    (:meth:`gpubench.forms.definition.Definition.check_derivatives`)."""
-    return _Structure(defn)
+def check_derivatives(defn):
+    """Refuse a construct the generator has no form for in a derivative of the terms or of the
+    expression of ``defn``.  Not part of the definition's checks at construction: sympy
+    differentiates a large fixed-dimension expression in seconds, and a library registers every
+    definition it holds (SciPy's took 22 s to import).  The derivatives are those the generator
+    takes (the structure of the forms, which checks them and marks the definition), once per
+    definition.  Here, not a method of the definition: the definition knows no generator."""
+    if not defn.__dict__.get("_derivatives_checked"):
+        _Structure(defn)
 
 
 def _generate(defn, backend):
@@ -843,7 +848,15 @@ def source(defn, backend, extensions=()):
     key = (definition_key(defn), backend)
     if key not in _GENERATED:  # a solver loads the same forms with several extensions
         _GENERATED[key] = _generate(defn, backend)
-    return _GENERATED[key] + "".join("\n\n" + (e(defn) if callable(e) else e) for e in extensions)
+    return _GENERATED[key] + "".join("\n\n" + _extension_text(e, defn) for e in extensions)
+
+
+def _extension_text(e, defn):
+    """An extension's code: a text as given; a function of this module, or one named by a
+    :class:`~gpubench.forms.cards.Derived`, called on the definition."""
+    if isinstance(e, Derived):
+        return globals()[e.__name__](defn)
+    return e(defn) if callable(e) else e
 
 
 # ---------------------------------------------------------------- the cache of generated sources
@@ -902,7 +915,7 @@ def _definition_key(defn):
 def _load_key(defn, backend, extensions):
     h = hashlib.sha256(f"{generator_key()} {definition_key(defn)} {backend}".encode())
     for e in extensions:
-        if callable(e):  # a function of this module: its code is in generator_key, defn in definition_key
+        if callable(e) or isinstance(e, Derived):  # a function of this module: its code is in generator_key, defn in definition_key
             if getattr(e, "__module__", None) != __name__ and not isinstance(e, Derived):
                 raise ValueError(f"a callable extension must be a function of {__name__}, got {e!r}")
             h.update(b"\0callable " + e.__name__.encode())

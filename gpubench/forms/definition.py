@@ -355,16 +355,6 @@ class Definition:
         _reject_floats(self.name, self.expr)
         _reject_unsupported(self.name, "expr", self.expr)
 
-    def check_derivatives(self):
-        """Refuse a construct the generator has no form for in a derivative of the terms or of the
-        expression.  Not part of the checks at construction: sympy differentiates a large
-        fixed-dimension expression in seconds, and a library registers every definition it holds
-        (SciPy's took 22 s to import).  The derivatives are those the generator takes (codegen's
-        structure of the forms, which checks them and marks the definition), once per definition."""
-        if not self.__dict__.get("_derivatives_checked"):
-            from .codegen import derivative_structure
-            derivative_structure(self)
-
     def negated(self):
         """The definition of -f, which a minimiser uses for ``sense="max"``."""
         from dataclasses import replace
@@ -448,7 +438,7 @@ def _reject_unsupported(name, where, expr):
 
 def reject_unsupported_derivatives(name, where, derivatives):
     """Refuse a construct with no generated form in ``derivatives`` ({symbol: the lowered
-    expression's derivative in it}; see :meth:`Definition.check_derivatives`)."""
+    expression's derivative in it}; see :func:`gpubench.forms.codegen.check_derivatives`)."""
     for s, d in derivatives.items():
         bad = unsupported(d)
         if bad is not None:

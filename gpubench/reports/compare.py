@@ -23,20 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..records.trace import rigorous as _rigorous, trace_of  # noqa: F401  (trace_of: this module's API too)
+
 TARGET_EXPONENTS = tuple(range(2, -9, -1))  # 10^2 ... 10^-8, as COCO's bbob targets
 NO_CERTIFICATE = "no certificate"
 
 
 # ---------------------------------------------------------------- certificates
-def _rigorous(record):
-    from ..methods import is_rigorous
-    declared = is_rigorous(record.get("method"))
-    m = record.get("measured") or {}
-    if declared is None:
-        declared = m.get("glb") is not None and m.get("gub") is not None
-    return bool(declared)
-
-
 _PLANS = {}
 
 
@@ -160,21 +153,6 @@ def targets(fstar, sense="min"):
 
 def _reached(value, target, sense):
     return value <= target if sense == "min" else value >= target
-
-
-def trace_of(record):
-    """The record's trace rows ``[nfev, seconds, best]``; a traceless record gives its end point."""
-    h = record.get("history") or {}
-    tr = h.get("trace")
-    m = record["measured"]
-    if tr:
-        return [[float(a), float(b), float(c)] for a, b, c in tr]
-    best = m.get("best_f")
-    if _rigorous(record) and m.get("gub") is not None:
-        best = m["gub"] if record.get("sense", "min") == "min" else m["glb"]
-    if best is None:
-        return []
-    return [[float(m.get("evaluations") or 0), float(m.get("seconds") or 0.0), float(best)]]
 
 
 def first_reach(record, target):

@@ -7,7 +7,7 @@ is where the numbers live: every scalar of an iteration (the memory's products, 
 systems, the descent test, the largest and the first step) is computed on the device, and the
 host reads the device once per function evaluation, fetching the value and slope of the trial
 point together with the previous iteration's stopping test and the new direction's g.d, d.d
-and steps (:data:`core.SYNC` counts the reads).  The first trial of an iteration is launched
+and steps (:data:`shared.SYNC` counts the reads).  The first trial of an iteration is launched
 before the host knows whether the previous iteration met the stopping test: when it did, that
 evaluation is discarded (not counted in ``nfev``; a ``fun_and_grad`` that counts its own calls
 sees one more) and x, g are those of the last accepted step.  ``callback(x, f, pg)`` is called
@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ...errors import InputError
-from . import core
+from . import shared
 
 USES = "approximate Cauchy point, history 1 <= m <= %d"
 
@@ -65,7 +65,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     ``backend`` is the array module (CuPy; numpy runs the kernels under numba's CUDA simulator).
     """
     K = kernels()
-    xp = backend if backend is not None else core.array_module("cuda")
+    xp = backend if backend is not None else shared.array_module("cuda")
     if not (1 <= m <= K.MMAX):
         raise InputError(f"lbfgsb: the fused path takes 1 <= m <= {K.MMAX}, got {m}")
     if step not in ("project", "truncate"):
@@ -101,10 +101,10 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     g[...] = g0
     kz["lf_init"](d["st"])
     kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
-    f, pg = core.fetch(xp, f, st[K.C_PG])
+    f, pg = shared.fetch(xp, f, st[K.C_PG])
     nfev, nit = 1, 0
     if pg <= pgtol:
-        return core.LbfgsbResult(x, f, g, 0, nfev, 0, core.CONVERGED_PGTOL, pg)
+        return shared.LbfgsbResult(x, f, g, 0, nfev, 0, shared.CONVERGED_PGTOL, pg)
     status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
     retried = False
     pending = None          # (f before, f after) of an iteration whose stopping test is still to read
@@ -116,15 +116,15 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         if callback is not None:
             callback(x.copy(), fnew, pg_new)     # x itself is the live iterate: a callback may keep it
         if pg_new <= pgtol:
-            return 0, core.CONVERGED_PGTOL
-        if (fold - fnew) / max(abs(fold), abs(fnew), 1.0) <= factr * core.EPS:
-            return 0, core.CONVERGED_FACTR
+            return 0, shared.CONVERGED_PGTOL
+        if (fold - fnew) / max(abs(fold), abs(fnew), 1.0) <= factr * shared.EPS:
+            return 0, shared.CONVERGED_FACTR
         return None
 
     while True:
         if nit >= maxiter or nfev >= maxfun:
             if pending is not None:
-                pg, = core.fetch(xp, st[K.C_PG])
+                pg, = shared.fetch(xp, st[K.C_PG])
                 done = stop_test(pg)
                 if done:
                     status, message = done
@@ -138,7 +138,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         kz["lf_direction"](d["VEC"], project, constrained, d["st"])
         kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, nit, d["st"])
         fa, ga = fun_and_grad(XA)
-        vals = core.fetch(xp, st, fa, ga @ D)
+        vals = shared.fetch(xp, st, fa, ga @ D)
         s_, fa, slope = vals
         if pending is not None:
             done = stop_test(float(s_[K.C_PG]))
@@ -157,7 +157,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 retried = True
                 continue
             if dnorm == 0.0 or gd == 0.0:
-                status, message = 0, core.CONVERGED_PGTOL if pg <= pgtol else "CONVERGENCE: NO DESCENT DIRECTION"
+                status, message = 0, shared.CONVERGED_PGTOL if pg <= pgtol else "CONVERGENCE: NO DESCENT DIRECTION"
             else:
                 status, message = 2, "ABNORMAL: ASCENT DIRECTION"
             break
@@ -175,10 +175,10 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             kz["lf_trial"](d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
             fa_, ga_ = fun_and_grad(xa)
             nfev += 1
-            fa_, sl_ = core.fetch(xp, fa_, ga_ @ D)
+            fa_, sl_ = shared.fetch(xp, fa_, ga_ @ D)
             return fa_, sl_, (dxa, ga_)
 
-        a, fnew, _, payload, ok = core._line_search(phi, f, gd, stp, stpmax)
+        a, fnew, _, payload, ok = shared._line_search(phi, f, gd, stp, stpmax)
         if not ok or payload is None:
             if kmem and not retried:
                 kz["lf_reset"](d["st"])
@@ -192,9 +192,9 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         GN[...] = gnew
         # ---- the memory update and the next Cauchy point's products: no host read
         kz["lf_pair"](d["VEC"], dxa, d["YS"], m, d["st"])
-        kz["lf_push"](d["st"], m, core.EPS * (-gd * a), d["SMB"])
+        kz["lf_push"](d["st"], m, shared.EPS * (-gd * a), d["SMB"])
         kz["lf_move"](d["VEC"], dxa, d["YS"], m, 1, d["st"])
         pending = (f, fnew)
         f = fnew
         nit += 1
-    return core.LbfgsbResult(x.copy(), f, g.copy(), nit, nfev, status, message, pg)
+    return shared.LbfgsbResult(x.copy(), f, g.copy(), nit, nfev, status, message, pg)

@@ -54,19 +54,11 @@ from . import checkpoint as ckpt
 from . import sweep as sweeps
 from .contract import contract
 from .partition import PartitionRule, child_box, child_boxes, child_max_width, diagonal_point
-from .region_list import RegionList
-from .settings import SPACINGS, Settings  # noqa: F401  (Settings is part of this module's API)
+from .region_list import ROOT, RegionList
+from .settings import SPACINGS, Settings, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
-
-ROOT = -1
-
-
-def sample_fractions(spacing, samples):
-    """(shift, denominator): sample m = 1..samples sits at t = (m + shift)/denominator."""
-    return {"inside": (0, samples + 1), "lower": (-1, samples), "upper": (0, samples)}[spacing]
-
 
 @dataclass
 class State:

@@ -36,7 +36,8 @@ import numpy as np
 from ...forms import codegen
 from ...device.gpu import phase
 from . import kernels
-from .core import ROOT, sample_fractions
+from .region_list import ROOT
+from .settings import sample_fractions
 from .region_list import RegionList
 
 # ist: the device state's integers; fst: its floats (the kernel names the same positions)

@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+ROOT = -1  # the iteration that "made" the root region: its parent is none
+
 
 class Segment:
     __slots__ = ("itr", "cyc", "open", "sidx", "lb", "min_lb", "max_lb")

@@ -11,6 +11,12 @@ SPACINGS = ("inside", "lower", "upper")
 EVALUATIONS = ("split", "full")
 LOOPS = ("host", "device")
 
+
+def sample_fractions(spacing, samples):
+    """(shift, denominator): sample m = 1..samples sits at t = (m + shift)/denominator."""
+    return {"inside": (0, samples + 1), "lower": (-1, samples), "upper": (0, samples)}[spacing]
+
+
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
 CPU_SPLIT_DIMS = 6

@@ -90,7 +90,7 @@ def subregion_operations(function, n, split_dims=10, parts=4, samples=10, tables
     import numpy as np
     from ... import functions
     from . import sweep, uncut
-    from .core import sample_fractions
+    from .settings import sample_fractions
     from .partition import PartitionRule
     fn = functions.get(function)
     defn = fn.definition.negated() if fn.sense == "max" else fn.definition

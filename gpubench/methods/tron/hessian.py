@@ -67,7 +67,7 @@ def _plain(e):
 
 
 def source(defn, n, backend):
-    defn.check_derivatives()
+    codegen.check_derivatives(defn)
     f, X = expand(defn, n)
     grad = [sp.diff(f, X[a]) for a in range(n)]
     entries, exprs = [], []

@@ -37,7 +37,7 @@ def write_ioh(records, fstars, folder, info=""):
     """Write one IOHprofiler data set per method key under ``folder/<key>/``; returns the folders.
 
     ``fstars`` maps (function, n) to the library's f*; ``info`` is the algorithm info string."""
-    from ..compare import trace_of
+    from ...records.trace import trace_of
     from ...device.gpu import atomic_write
     folder = Path(folder)
     names = sorted({r["function"] for r in records})
