@@ -1,12 +1,12 @@
 """The stated rules of each layout (docs/verdicts.md), each on both sides of its boundary, through
-the judges of gpubench/report_fixed.py on records made here."""
+the judges of gpubench/reports/fixed.py on records made here."""
 import types
 
 import pandas as pd
 import pytest
 
-from gpubench import report_fixed as RF
-from gpubench import verdict as V
+from gpubench.reports import fixed as RF
+from gpubench.reports import verdict as V
 
 
 def _exp(**verdicts):
