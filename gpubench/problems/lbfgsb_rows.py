@@ -21,7 +21,7 @@ def _measured(r, backend):
 def lbfgsb_minpack(problem, n, s):
     """One solve to pg <= pg_rel * pg(x0): SciPy's L-BFGS-B, jaxopt's LBFGSB (``solver = "jaxopt"``),
     or ours with the chosen Cauchy point."""
-    from ..methods.lbfgsb import reproduce as R
+    from . import fei2014 as R
     p = _problem(problem, n)
     if s["solver"] == "scipy":
         r = R._scipy(p, s["m"], s["pg_rel"], s["cap_seconds"])
@@ -37,7 +37,7 @@ def lbfgsb_minpack(problem, n, s):
 
 def lbfgsb_cauchy(problem, n, s):
     """L-BFGS-B driven by the approximate point (t_c and t* logged) and by the exact one."""
-    from ..methods.lbfgsb import reproduce as R
+    from . import fei2014 as R
     p = _problem(problem, n, box=s["box"])
     xp = R._xp(s["backend"])
     a = R._solve(p, xp, "approximate", s["m"], s["pg_rel"], maxiter=s["maxiter"], record=True)
@@ -197,7 +197,7 @@ def cvt_lbfgsb(problem, n, s):
 def cvt_cauchy(problem, n, s):
     """Table 3's column: lbfgsb-gpu driven by the approximate Cauchy point, t_c and the exact t*
     recorded at every iteration and binned as Table 1's (``reproduce.bin_counts``)."""
-    from ..methods.lbfgsb import reproduce as R
+    from . import fei2014 as R
     backend = _cvt_backend(s["backend"])
     p = _cvt(problem, n, s, backend)
     warm = _warm(p, s, record=True)
