@@ -427,7 +427,7 @@ def test_minimize_input_errors():
 
 # ------------------------------------------------------------------ Tables 1 and 4 (paper 004)
 def test_table1_bins():
-    from gpubench.methods.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     log = [(1.0, 1.0), (0.97, 1.0), (0.5, 1.0), (0.0, 0.0), (0.88, 1.0), (0.62, 1.0)]
     b = R.bin_counts(log)
     assert b["0"] == pytest.approx(200 / 6)           # equal, and 0 = 0
@@ -439,7 +439,7 @@ def test_table1_bins():
 
 
 def test_tables_run_and_report(tmp_path):
-    from gpubench.methods.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     s1 = R.load("table1", quick=True)
     r1 = R.run_table1(s1, "cpu", problems=["torsion", "combustion"], n=64)
     rec1 = dict(s1, result=r1, backend="cpu")
@@ -517,7 +517,7 @@ def test_host_reads_per_iteration():
 def test_table4_report_shows_stored_gpu_runs(tmp_path, monkeypatch):
     """The GPU host's measurements are rendered from the stored file, the published beside them."""
     import json as _json
-    from gpubench.methods.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     run = {"iterations": 11, "ms_per_iteration": 0.125, "fun": -0.5, "capped": False}
     gpu = {"environment": {"gpu": {"name": "Test GPU", "driver": "1.2"}, "commit": "abc123", "versions": {}},
            "note": "n", "torsion": [{"n": 10000, "runs": [
@@ -562,7 +562,7 @@ def test_table1_report_adds_the_gpu_hosts_problems(tmp_path):
     beside the published percentages, and counts them as run; the quick report ignores it."""
     import json
 
-    from gpubench.methods.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     bins = {label: 0.0 for label, _, _ in R.BINS}
     bins["0"] = 100.0
     row = {"problem": "lennard-jones", "n": 39999, "bins": bins, "energy_diff_percent": 0.0,

@@ -63,7 +63,7 @@ def paper_pages(results, reports):
     each written where its records are stored; written before the index, which links them."""
     import json
     from ..device.gpu import atomic_write
-    from ..methods.lbfgsb import reproduce as lbfgsb
+    from ..problems import fei2014 as lbfgsb
     from ..reports.paper001 import default_folders, render as render_bnb
     from ..reports.tron import render as render_tron
     written = []

@@ -31,7 +31,7 @@ def _energy_tol(s):
 def lbfgsb_minpack(problem, n, s):
     """One solve to the stop rule (``stop``): SciPy's L-BFGS-B, jaxopt's LBFGSB (``solver = "jaxopt"``,
     pg rule only), or ours with the chosen Cauchy point; ``cap_seconds`` 0: no cap."""
-    from ..methods.lbfgsb import reproduce as R
+    from . import fei2014 as R
     p = _problem(problem, n)
     tol = _energy_tol(s)
     if s["solver"] == "scipy":
@@ -51,7 +51,7 @@ def lbfgsb_minpack(problem, n, s):
 
 def lbfgsb_cauchy(problem, n, s):
     """L-BFGS-B driven by the approximate point (t_c and t* logged) and by the exact one."""
-    from ..methods.lbfgsb import reproduce as R
+    from . import fei2014 as R
     p = _problem(problem, n, box=s["box"])
     xp = R._xp(s["backend"])
     tol = _energy_tol(s)
@@ -212,7 +212,7 @@ def cvt_lbfgsb(problem, n, s):
 def cvt_cauchy(problem, n, s):
     """Table 3's column: lbfgsb-gpu driven by the approximate Cauchy point, t_c and the exact t*
     recorded at every iteration and binned as Table 1's (``reproduce.bin_counts``)."""
-    from ..methods.lbfgsb import reproduce as R
+    from . import fei2014 as R
     backend = _cvt_backend(s["backend"])
     p = _cvt(problem, n, s, backend)
     warm = _warm(p, s, record=True)

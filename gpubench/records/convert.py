@@ -1,7 +1,7 @@
 """Bring stored records to the current format, once, keeping where they came from.
 
 ``python -m gpubench.records.convert [RESULTS]`` writes the records of the papers' own
-runners (``gpubench.methods.lbfgsb.reproduce``'s former command's ``results/fei2014_*/records.json``,
+runners (``gpubench.problems.fei2014``'s former command's ``results/fei2014_*/records.json``,
 ``scripts/gpu_bnb.py``'s ``results/paper001/*/rows/``, ``scripts/gpu_tron.py``'s
 ``results/gpu/tron/tron_gpu.json``) as records of their tables, with
 the source file and commit in ``provenance``, and renames every record whose stored case
@@ -111,7 +111,7 @@ def _lbfgsb_measured(r, backend, seconds=None):
 
 
 def from_fei2014(path):
-    """The records of ``gpubench.methods.lbfgsb.reproduce``'s former command (one file per table and variant)."""
+    """The records of ``gpubench.problems.fei2014``'s former command (one file per table and variant)."""
     old = json.loads(Path(path).read_text())
     table = old["id"].split("_")[-1]
     backend = old["result"]["backend"]
@@ -214,7 +214,7 @@ def convert_papers(root):
     """Write the papers' old records (paper 004's tables, paper 001's rows) in the one format."""
     root = Path(root)
     recs = []
-    # (gpubench.methods.lbfgsb.reproduce's former command's own files; the full run of Table 1 kept apart from its records)
+    # (gpubench.problems.fei2014's former command's own files; the full run of Table 1 kept apart from its records)
     for p in sorted(root.glob("fei2014_table*_*/records.json")):
         recs += from_fei2014(p)
     for p in sorted(root.glob("paper001/*/rows/*.json")):

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import InputError
-from ...problems import minpack2
-from . import core
+from ..errors import InputError
+from . import minpack2
+from ..methods.lbfgsb import core
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 BINS = [("0", 0, 0), ("0~5%", 0, 5), ("5%~10%", 5, 10), ("10%~15%", 10, 15), ("15%~20%", 15, 20),
         ("20%~25%", 20, 25), ("25%~30%", 25, 30), ("30%~35%", 30, 35), ("35%~40% (not in the paper)", 35, 40),
         (">=40%", 40, np.inf)]
@@ -27,7 +27,7 @@ BINS = [("0", 0, 0), ("0~5%", 0, 5), ("5%~10%", 5, 10), ("10%~15%", 10, 15), ("1
 def load(table, quick=False, folder=None):
     """The settings of ``table`` (table1 or table4) as this module's runs take them, read by the
     one experiment loader from ``experiments/fei2014/<table>.toml`` (or ``folder``)."""
-    from ...workflow import experiments_loader as loader
+    from ..workflow import experiments_loader as loader
     path = Path(folder or loader.experiments_dir() / "fei2014") / f"{table}.toml"
     if not path.exists():
         raise InputError(f"no experiment {str(path)!r}")
@@ -53,7 +53,7 @@ def _xp(backend):
         return np
     try:
         import cupy
-        from ...device.gpu import gpu_available
+        from ..device.gpu import gpu_available
         if gpu_available():
             return cupy
     except ImportError:
@@ -259,7 +259,7 @@ def run_table1(spec, backend="auto", problems=None, n=None):
 
 
 def _published(fname):
-    from ...workflow.experiments_loader import published_dir
+    from ..workflow.experiments_loader import published_dir
     path = published_dir() / fname      # the package's copy: a wheel has no checkout
     with open(path, newline="") as fh:
         return list(csv.DictReader(fh))
