@@ -56,7 +56,7 @@ def test_toy_method_in_one_file_is_listed_run_and_reported(toy_folder, tmp_path)
     # listed and runnable from Python
     assert "random-search" in methods.names()
     r = methods.minimize("shifted_sphere", 3, method="random-search", samples=500, seed=4)
-    assert r.method == "random-search" and r.nfev == 500 and r.nit == 1 and r.success
+    assert r.method == "random-search" and r.nfev == 500 and r.iterations == 1 and r.converged
     from gpubench import functions
     fn = functions.get("shifted_sphere")
     X = np.random.default_rng(4).uniform(*fn.bounds(3), size=(500, 3))
@@ -72,7 +72,7 @@ def test_toy_method_in_one_file_is_listed_run_and_reported(toy_folder, tmp_path)
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["method"] == "random-search" and d["nfev"] == 50 and d["options"]["seed"] == 2
-    for key in ("function", "dim", "backend", "x", "fun", "nit", "nfev", "success", "message", "regions"):
+    for key in ("function", "dim", "backend", "x", "fun", "iterations", "nfev", "converged", "message", "regions"):
         assert key in d
     bad = cli("minimize", "shifted_sphere", "--dim", "3", "--method", "random-search", "--set", "samples=lots",
               env_extra=env)

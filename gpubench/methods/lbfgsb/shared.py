@@ -81,8 +81,8 @@ def array_module(backend):
     try:
         import cupy
     except ImportError:
-        raise InputError("lbfgsb: backend cuda needs CuPy for one large problem "
-                         "(the multi-start method runs without it)") from None
+        raise InputError("lbfgsb: backend cuda needs CuPy for one large problem (pip install "
+                         "'gpubench[cupy]'; the multi-start method runs without it)") from None
     return cupy
 
 
