@@ -240,6 +240,11 @@ def _record(eid, res, n, result):
             "measured": {"iterations": 1, "seconds": 1.0, "converged": True, "best_f": 1.0}, "result": result}
 
 
+def _judged(rows):
+    """{label: verdict} of a judge's (label, verdict, records[, converged]) rows."""
+    return {label: v for label, v, *_ in rows}
+
+
 def test_table_verdicts_follow_the_records():
     """Table 3's bins and Table 2's iteration counts and energies judge their rows; a broken value
     turns its row."""
@@ -249,23 +254,23 @@ def test_table_verdicts_follow_the_records():
     pub3 = e3.published()
     bins = {lab: float(pub3[(pub3.sites == 500) & (pub3.row_label == lab)].percent.iloc[0]) for lab in pub3.row_label.unique()}
     rec = _record(e3.id, 512, 500, {"sites": 500, "resolution": 512, "bins": dict(bins)})
-    judged = dict(RF._judge_lbfgsb(e3, [rec], pub3))
+    judged = _judged(RF._judge_lbfgsb(e3, [rec], pub3))
     assert len(judged) == 108
     assert judged["500 sites, resolution 512, 0"].kind == "matches"
     assert judged["200 sites, resolution 512, 0"].kind == "not reproduced"
     rec["result"]["bins"]["0"] -= 20.0
-    assert dict(RF._judge_lbfgsb(e3, [rec], pub3))["500 sites, resolution 512, 0"].kind == "differs"
+    assert _judged(RF._judge_lbfgsb(e3, [rec], pub3))["500 sites, resolution 512, 0"].kind == "differs"
     e2 = loader.load("fei2014_table2")
     pub2 = e2.published()
     col = {"capped": False, "fun": 1.0}
     res = {"cpu": dict(col, iterations=56), "gpu": dict(col, iterations=56, fun=1.0 + 1e-5)}
     rec = _record(e2.id, 512, 500, res)
-    judged = dict(RF._judge_lbfgsb(e2, [rec], pub2))
+    judged = _judged(RF._judge_lbfgsb(e2, [rec], pub2))
     assert len(judged) == 12 and judged["500 sites, resolution 512"].kind == "matches"
     res["gpu"]["fun"] = 1.01
-    assert dict(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
+    assert _judged(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
     res["gpu"].update(fun=1.0, iterations=90)
-    assert dict(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
+    assert _judged(RF._judge_lbfgsb(e2, [rec], pub2))["500 sites, resolution 512"].kind == "differs"
 
 
 def test_cuda_without_a_gpu_is_a_one_line_error(tmp_path, capsys):
@@ -277,3 +282,18 @@ def test_cuda_without_a_gpu_is_a_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "gpubench: error: cvt: backend cuda needs a GPU and CuPy"
     assert not list((tmp_path / "fei2014_table2").glob("*.json"))
+
+
+def test_a_table2_difference_says_which_side_scipy_takes():
+    """SciPy's host column is an implementation independent of ours: a row that differs carries its
+    figure, and is explained when it agrees with ours against the paper."""
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports import fixed as RF
+    e2 = loader.load("fei2014_table2")
+    pub2 = e2.published()
+    res = {"cpu": {"capped": False, "fun": 1.0, "iterations": 200}, "gpu": {"capped": False, "fun": 1.0, "iterations": 210}}
+    v = _judged(RF._judge_lbfgsb(e2, [_record(e2.id, 512, 500, res)], pub2))["500 sites, resolution 512"]
+    assert v.kind == "differs" and "agrees with ours" in v.reason and v.triangulation[0]["records"] == ["c500"]
+    res["cpu"]["iterations"] = 56       # SciPy near the paper's count, ours far from it
+    v = _judged(RF._judge_lbfgsb(e2, [_record(e2.id, 512, 500, res)], pub2))["500 sites, resolution 512"]
+    assert "suspect" in v.reason

@@ -111,6 +111,10 @@ def test_fixed_problems_expand_into_cases_with_their_own_settings():
     assert [p.n for p in t4.quick.problems] == [400, 1600, 3600, 10000]
     assert len(runner.plan(t4)) == 13 * 3 and len(runner.plan(t4, quick=True)) == 4 * 3
     assert {c.settings["cap_seconds"] for c in runner.plan(t4, quick=True)} == {20.0}
+    # the full setting: the paper's stop rule (section 5) and no cap, in both columns
+    assert {(c.settings["stop"], c.settings["energy_tol"], c.settings["cap_seconds"])
+            for c in runner.plan(t4)} == {("energy_decrease", 1e-64, 0.0)}
+    assert {c.settings["time_limit"] for c in cases} == {7200.0}
 
 
 FIXED = textwrap.dedent('''

@@ -593,3 +593,34 @@ def test_the_jaxopt_peer_row_says_how_to_install_it_when_missing():
         return
     with pytest.raises(InputError, match="pip install jaxopt"):
         lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, settings)
+
+
+def test_energy_decrease_stop_rule():
+    """Fei et al.'s rule (section 5): an iteration decreasing f by less than ftol_abs ends the run;
+    a threshold the decreases never fall below keeps it going to the iteration limit."""
+    lo, hi = BOXES["both"]
+    seen = []
+    r = minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=0.0, ftol_abs=1e-64, backend="cpu",
+                 callback=lambda x, f, pg: seen.append(f))
+    assert r.status == 0 and r.message in (core.CONVERGED_FDEC, core.CONVERGED_FDEC_LNSRCH)
+    if r.message == core.CONVERGED_FDEC:
+        assert seen[-2] - seen[-1] < 1e-64 and all(a - b >= 1e-64 for a, b in zip(seen[:-2], seen[1:-1]))
+    # a huge threshold stops at the first iteration; none (None) runs to the limit
+    assert minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=0.0, ftol_abs=1e30, backend="cpu").nit == 1
+    r3 = minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=-1.0, maxiter=7, backend="cpu")
+    assert r3.nit == 7 and r3.status == 1
+
+
+def test_table4_rows_take_the_energy_decrease_rule():
+    """lbfgsb-minpack with stop = energy_decrease: SciPy's column and ours both end by the rule
+    (converged, not capped), and past the pg rule's iterations."""
+    from gpubench.problems import catalog, lbfgsb_rows
+    base = catalog.PROCEDURES["lbfgsb-minpack"].settings
+    for extra in ({"solver": "scipy"}, {"cauchy": "approximate", "backend": "cpu"}):
+        pg, _ = lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, {**base, **extra, "cap_seconds": 0.0})
+        en, _ = lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, {**base, **extra, "cap_seconds": 0.0,
+                                                                    "stop": "energy_decrease"})
+        assert en["converged"] and not en["capped"] and "FTOL_ABS" in en["message"]
+        assert en["iterations"] > pg["iterations"] and en["best_f"] <= pg["best_f"]
+    with pytest.raises(InputError):
+        lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, {**base, "stop": "energy"})

@@ -64,6 +64,16 @@ def test_the_reproduction_summary_counts_every_table(tmp_path):
     results, reports = _copy("tableS2", tmp_path)
     _verdicts("tableS2", results, reports)
     text = report.write_reproduction(reports).read_text()
-    assert "| 000 | S2 | [tableS2](tableS2.md) | 4 | 4 | 0 | 0 | 0 |" in text
+    assert "| 000 | S2 | [tableS2](tableS2.md) | 4 | 4 | 0 | 0 | 0 | 0 |" in text
     # tables gpubench cannot run count their published rows as not implemented yet
-    assert "| 001 | 2 | maingo_gpu_table2 | 25 | 0 | 0 | 0 | 25 |" in text
+    assert "| 001 | 2 | maingo_gpu_table2 | 25 | 0 | 0 | 0 | 0 | 25 |" in text
+
+
+def test_no_match_rests_on_a_run_at_other_settings(tmp_path):
+    """fei2014_table1: the stored full records stop by pg (two at maxiter 800); the experiment plans
+    the paper's energy-decrease rule.  No row matches on them, and each names the records it rests on."""
+    results, reports = _copy("fei2014_table1", tmp_path)
+    rows, md = _verdicts("fei2014_table1", results, reports)
+    assert rows and all(r["verdict"] == "not reproduced" for r in rows.values())
+    lj = [r for k, r in rows.items() if k.startswith("Lennard-Jones")]
+    assert lj and all("stop=unset (the experiment: energy_decrease)" in r["reason"] and r["records"] for r in lj)

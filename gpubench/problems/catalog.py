@@ -88,14 +88,16 @@ class Procedure:
 
 PROCEDURES = {p.name: p for p in (
     Procedure("lbfgsb-minpack", "minpack2",
-              "one L-BFGS-B solve to pg <= pg_rel * pg(x0): SciPy's, or ours with the approximate or exact "
-              "generalized Cauchy point (paper 004, Table 4)",
-              {"solver": "ours", "cauchy": "approximate", "m": 5, "pg_rel": 1e-5, "cap_seconds": 120.0,
-               "backend": "auto"}, "gpubench.problems.lbfgsb_rows:lbfgsb_minpack"),
+              "one L-BFGS-B solve to its stop rule: pg <= pg_rel * pg(x0) (stop = pg) or an iteration's "
+              "decrease of f below energy_tol (stop = energy_decrease, the paper's 1e-64); SciPy's, or ours "
+              "with the approximate or exact generalized Cauchy point (paper 004, Table 4); cap_seconds 0: no cap",
+              {"solver": "ours", "cauchy": "approximate", "m": 5, "pg_rel": 1e-5, "stop": "pg", "energy_tol": 1e-64,
+               "cap_seconds": 120.0, "backend": "auto"}, "gpubench.problems.lbfgsb_rows:lbfgsb_minpack"),
     Procedure("lbfgsb-cauchy", "minpack2",
               "L-BFGS-B driven by the approximate and by the exact Cauchy point; |t_c - t*| / t* binned "
               "(paper 004, Table 1)",
-              {"m": 5, "pg_rel": 1e-5, "maxiter": 3000, "box": 1.0, "backend": "auto"},
+              {"m": 5, "pg_rel": 1e-5, "stop": "pg", "energy_tol": 1e-64, "maxiter": 3000, "box": 1.0,
+               "backend": "auto"},
               "gpubench.problems.lbfgsb_rows:lbfgsb_cauchy"),
     Procedure("cvt-lbfgsb", "cvt",
               "CVT energy by jump flooding: SciPy's L-BFGS-B on the host and lbfgsb-gpu on the device from "

@@ -67,7 +67,13 @@ def _host(a):
     return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
-def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False):
+def _rule(pg_rel, pg0, energy_tol):
+    """(pgtol, ftol_abs) of a stop rule: pg <= pg_rel pg(x0), or with ``energy_tol`` given, Fei et
+    al.'s decrease of f below energy_tol (section 5: 1e-64), the gradient test then off."""
+    return (0.0, float(energy_tol)) if energy_tol is not None else (pg_rel * pg0, None)
+
+
+def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, energy_tol=None):
     lo, hi, x0 = p.on(xp)
     fg = getattr(p, "fg_stencil", p.fg)     # torsion's fused form; the same f and g
     _, g0 = fg(x0)
@@ -85,12 +91,14 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False):
     def cb(x, f, pg):
         seen["nit"] += 1
         seen["f"] = f
-        if cap is not None and time.perf_counter() - t0 > cap:
+        if cap and time.perf_counter() - t0 > cap:      # None or 0: no cap
             raise Cap
 
+    pgtol, ftol_abs = _rule(pg_rel, pg0, energy_tol)
     try:
-        r = core.minimize(fg, x0, lo, hi, m=m, pgtol=pg_rel * pg0, factr=0.0, maxiter=maxiter,
-                          maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb)
+        r = core.minimize(fg, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
+                          maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb,
+                          ftol_abs=ftol_abs)
         out = {"iterations": r.nit, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
                "cauchy_log": r.cauchy}
     except Cap:
@@ -101,22 +109,37 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False):
     return out
 
 
-def _scipy(p, m, pg_rel, cap):
+def _scipy(p, m, pg_rel, cap, energy_tol=None, maxiter=100000):
+    """SciPy's L-BFGS-B to pg <= pg_rel pg(x0), or (``energy_tol``) until an iteration decreases f by
+    less than energy_tol: a callback ends the run then, and SciPy's own end at no decrease (ftol = 0:
+    its relative-reduction test, or a line search finding no decrease) is the same rule met.
+    ``cap`` seconds (None or 0: none) end it early, marked capped."""
     from scipy.optimize import minimize
     fg = getattr(p, "fg_stencil", p.fg)
-    _, g0 = fg(p.x0)
+    f0, g0 = fg(p.x0)
     pg0 = core.projected_gradient_norm(np, p.x0, g0, p.lo, p.hi)
+    pgtol, ftol_abs = _rule(pg_rel, pg0, energy_tol)
     t0 = time.perf_counter()
+    seen = {"f": float(f0), "rule": False, "capped": False}
 
     def cb(intermediate_result):
-        if time.perf_counter() - t0 > cap:
+        f = float(intermediate_result.fun)
+        if core.decrease_stop(seen["f"], f, ftol_abs):
+            seen["rule"] = True
+            raise StopIteration
+        seen["f"] = f
+        if cap and time.perf_counter() - t0 > cap:
+            seen["capped"] = True
             raise StopIteration
 
     r = minimize(fg, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1), callback=cb,
-                 options=dict(maxcor=m, gtol=pg_rel * pg0, ftol=0.0, maxiter=100000, maxfun=1000000))
+                 options=dict(maxcor=m, gtol=pgtol, ftol=0.0, maxiter=maxiter, maxfun=100 * maxiter))
     dt = time.perf_counter() - t0
-    return {"iterations": int(r.nit), "fun": float(r.fun), "status": int(r.status), "message": str(r.message),
-            "capped": bool(dt > cap and r.status != 0), "seconds": dt,
+    status, message = int(r.status), str(r.message)
+    if ftol_abs is not None and not seen["capped"] and (seen["rule"] or status == 0 or "LNSRCH" in message):
+        status, message = 0, core.CONVERGED_FDEC + (f" (SciPy: {message})" if not seen["rule"] else "")
+    return {"iterations": int(r.nit), "fun": float(r.fun), "status": status, "message": message,
+            "capped": seen["capped"], "seconds": dt,
             "ms_per_iteration": 1e3 * dt / max(int(r.nit), 1)}
 
 

@@ -18,19 +18,33 @@ def _measured(r, backend):
             "ms_per_iteration": r["ms_per_iteration"], "backend": backend}
 
 
+def _energy_tol(s):
+    """The stop rule's decrease threshold: ``stop = "energy_decrease"`` (Fei et al. 2014, section 5:
+    f_k - f_{k+1} < energy_tol, 1e-64) or None for ``stop = "pg"`` (pg <= pg_rel pg(x0))."""
+    stop = s.get("stop", "pg")          # a caller's settings without it: the pg rule, as before
+    if stop not in ("pg", "energy_decrease"):
+        from ..errors import InputError
+        raise InputError(f"stop must be pg or energy_decrease, got {stop!r}")
+    return s.get("energy_tol", 1e-64) if stop == "energy_decrease" else None
+
+
 def lbfgsb_minpack(problem, n, s):
-    """One solve to pg <= pg_rel * pg(x0): SciPy's L-BFGS-B, jaxopt's LBFGSB (``solver = "jaxopt"``),
-    or ours with the chosen Cauchy point."""
+    """One solve to the stop rule (``stop``): SciPy's L-BFGS-B, jaxopt's LBFGSB (``solver = "jaxopt"``,
+    pg rule only), or ours with the chosen Cauchy point; ``cap_seconds`` 0: no cap."""
     from . import fei2014 as R
     p = _problem(problem, n)
+    tol = _energy_tol(s)
     if s["solver"] == "scipy":
-        r = R._scipy(p, s["m"], s["pg_rel"], s["cap_seconds"])
+        r = R._scipy(p, s["m"], s["pg_rel"], s["cap_seconds"], energy_tol=tol)
         return _measured(r, "scipy (cpu)"), {}
     if s["solver"] == "jaxopt":      # a peer (jaxopt's LBFGSB), side by side with ours
+        if tol is not None:
+            from ..errors import InputError
+            raise InputError("solver jaxopt takes stop = pg only")
         r = R._jaxopt(p, s["m"], s["pg_rel"], s["cap_seconds"])
         return _measured(r, r["backend"]), {}
     xp = R._xp(s["backend"])
-    r = R._solve(p, xp, s["cauchy"], s["m"], s["pg_rel"], cap=s["cap_seconds"])
+    r = R._solve(p, xp, s["cauchy"], s["m"], s["pg_rel"], cap=s["cap_seconds"], energy_tol=tol)
     r.pop("cauchy_log")
     return _measured(r, "cuda" if xp is not np else "cpu"), {"pg0": float(r["pg0"])}
 
@@ -40,8 +54,9 @@ def lbfgsb_cauchy(problem, n, s):
     from . import fei2014 as R
     p = _problem(problem, n, box=s["box"])
     xp = R._xp(s["backend"])
-    a = R._solve(p, xp, "approximate", s["m"], s["pg_rel"], maxiter=s["maxiter"], record=True)
-    e = R._solve(p, xp, "exact", s["m"], s["pg_rel"], maxiter=s["maxiter"])
+    tol = _energy_tol(s)
+    a = R._solve(p, xp, "approximate", s["m"], s["pg_rel"], maxiter=s["maxiter"], record=True, energy_tol=tol)
+    e = R._solve(p, xp, "exact", s["m"], s["pg_rel"], maxiter=s["maxiter"], energy_tol=tol)
     bins = R.bin_counts(a.pop("cauchy_log"))
     e.pop("cauchy_log")
     diff = (a["fun"] - e["fun"]) / max(abs(e["fun"]), 1e-300) * 100.0

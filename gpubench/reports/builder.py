@@ -210,14 +210,31 @@ class Doc:
         self.blocks = []
         self.verdicts = []      # (variant, row, Verdict) of every published row judged
         self.variant = "full"
+        self.planned = []       # the experiment's cases of this variant (runner.Case)
 
-    def verdict(self, row, v):
+    def verdict(self, row, v, records=(), converged=True):
         """Record the verdict of a published row (full setting only: a quick variant is not the paper's);
-        returns its table cell."""
+        returns its table cell.  ``records``: the stored records it rests on; a match or a difference
+        on a record not run at the row's planned settings, or not ended as the paper's runs did
+        (``converged``: they converged), is not reproduced instead (gpubench.verdict.validated): one
+        gate for every report."""
+        from . import verdict as V
         if self.variant != "full":
             return "— (quick setting: not judged)"
+        v = V.validated(v, records, self.planned_settings, converged)
         self.verdicts.append((self.variant, row, v))
         return v.cell
+
+    def planned_settings(self, record):
+        """The settings of the planned case ``record`` stands for: its own case, else the case of the
+        same entry, function and n whose settings differ least (None when the plan has no such case)."""
+        same = [c for c in self.planned if c.case_id == record.get("case")]
+        if not same:
+            s = record.get("settings") or {}
+            same = sorted((c for c in self.planned if (c.key, c.function, c.dim) ==
+                           (record.get("key"), record.get("function"), record.get("dim"))),
+                          key=lambda c: sum(s.get(k) != v for k, v in c.settings.items()))
+        return dict(same[0].settings) if same else None
 
     def h(self, level, text):
         self.blocks.append(("h", level, text))
@@ -643,10 +660,10 @@ def _scaling_verdict(doc, experiment, f, n, r, p_it, p_rg):
     vs = experiment.verdicts
     if r is None or not _paper_settings(r):
         reason = vs.get("not_reproduced", {}).get(label, "no record at the paper's settings is stored")
-        return doc.verdict(label, V.not_reproduced(reason))
+        return doc.verdict(label, V.not_reproduced(reason), [r] if r else ())
     m = r["measured"]
     v = V.combine([V.exact(m["iterations"], p_it, "iterations"), V.exact(m["regions"], p_rg, "output regions")])
-    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)))
+    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)), [r])
 
 
 # a minimum over many random runs varies from one set of runs to the next: judged within this
@@ -672,10 +689,10 @@ def _methods_verdict(doc, experiment, spec, r, prow, p_val, value, runs_done, ru
         parts = [V.exact(bool(r["success"]), False, "found f*")]
         if p_val is not None and value is not None:
             if runs_done != runs_p:
-                return doc.verdict(label, V.not_reproduced(f"{runs_done} of the paper's {runs_p} runs stored"))
+                return doc.verdict(label, V.not_reproduced(f"{runs_done} of the paper's {runs_p} runs stored"), [r])
             parts.append(V.relative(value, p_val, vs.get("rtol", METHODS_RTOL), "minimum value"))
         v = V.combine(parts)
-    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)))
+    return doc.verdict(label, v.explained(vs.get("explained", {}).get(label)), [r])
 
 
 def _device_of(record):
@@ -809,9 +826,17 @@ def _claim(doc, experiment, verdicts):
     if not verdicts:
         return
     doc.h(3, "The claim 'all seven fail'")
+    # the figures as the published CSV prints them (never typed here)
+    pub = experiment.published(as_printed=True)
+    cpu = pub[pub["min_value"].str.strip() != ""] if pub is not None else []
+    shown = ""
+    if len(cpu):
+        vals = sorted(cpu["min_value"], key=float)
+        direct = cpu[cpu["method"] == "DIRECT"]["min_value"]
+        shown = (f" (best values {vals[0]} to {vals[-1]} in Table {', '.join(experiment.published_tables)}"
+                 + (f"; DIRECT {direct.iloc[0]}" if len(direct) else "") + ")")
     doc.p("Published (SI Appendix E): \"All seven popular CPU-based numerical optimization methods fail to "
-          "find the global minimum of the function\" (best values 0.7854 to 7.489 in Table S12, 0.8985 to "
-          "7.020 in Table S13; DIRECT 3.326 in both).")
+          f"find the global minimum of the function\"{shown}.")
 
     def verdict(spec, r, done, planned):
         state = (f"{done:,} of {planned:,} runs done" if planned and done < planned
@@ -921,6 +946,7 @@ def build(experiment, results=None, reports=None):
             doc.p("Measured on:")
             doc.items(env)
         doc.variant = variant
+        doc.planned = planned
         _section(experiment.layout)(doc, experiment, variant, recs, pub, figdir, reports, results=results)
     _verdict_summary(doc, experiment, reports)
     md = reports / f"{experiment.id}.md"
@@ -944,7 +970,8 @@ def _verdict_summary(doc, experiment, reports):
     doc.blocks[1:1] = blocks
     out = reports / "verdicts" / f"{experiment.id}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason} for row, v in judged]
+    rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason, "records": list(v.records),
+             **({"triangulation": list(v.triangulation)} if v.triangulation else {})} for row, v in judged]
     _atomic_write(out, json.dumps({"experiment": experiment.id, "paper": experiment.paper,
                                    "table": experiment.table, "title": experiment.title,
                                    "counts": V.counts(v for _, v in judged), "rows": rows}, indent=1) + "\n")
@@ -959,9 +986,12 @@ def write_reproduction(reports=None, experiments_dir=None):
     lines = ["# Reproduction: a verdict on every published row", "",
              "Counts per paper and table of the rows each report judged (full setting). *matches*: exact "
              "counts, a success rate inside the binomial 95% interval, or a statistic within the stated "
-             "tolerance; *differs*: with the explanation found, or \"not explained\"; *not reproduced*: "
-             "not measured, with the reason; *not implemented yet*: the capability is missing. Rules: "
-             "`gpubench/reports/verdict.py`. Built by `gpubench report --all` from the stored records only.", ""]
+             "tolerance; *differs*: with the explanation found, or \"not explained\"; *not informative*: the "
+             "rule held but could not have failed on the row (both figures under an absolute tolerance), so it "
+             "is no match; *not reproduced*: not measured at the paper's settings (or its records not valid: "
+             "run at other settings, capped, stopped at a limit), with the reason; *not implemented yet*: the "
+             "capability is missing. Each row names its records in `verdicts/<id>.json`. Rules: "
+             "`gpubench/reports/verdict.py`, docs/verdicts.md. Built by `gpubench report --all` from the stored records only.", ""]
     head = "| paper | table | experiment | rows | " + " | ".join(V.KINDS) + " |"
     lines += [head, "|" + "---|" * (4 + len(V.KINDS))]
     totals = {k: 0 for k in V.KINDS}

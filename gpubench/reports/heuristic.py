@@ -140,10 +140,12 @@ def _row_verdict(doc, experiment, label, record, errs, run_success, pe, ps):
     if ps is not None:
         parts.append(V.rate(sum(bool(x) for x in run_success), len(errs), float(ps["mean"])))
     if pe is not None:
-        parts.append(V.mean(errs, float(pe["mean"]), vs.get("rtol", MEAN_RTOL), "mean error"))
+        # the figures as printed (their rounding is part of the published value)
+        text = experiment.published(as_printed=True).loc[pe.name]
+        parts.append(V.mean(errs, float(pe["mean"]), vs.get("rtol", MEAN_RTOL), "mean error", printed=text["mean"]))
         if len(errs) > 1:
-            parts.append(V.spread(errs, float(pe["std"]), PUBLISHED_RUNS, "error spread"))
-    return doc.verdict(label, V.combine(parts).explained(vs.get("explained", {}).get(label)))
+            parts.append(V.spread(errs, float(pe["std"]), PUBLISHED_RUNS, "error spread", printed=text["std"]))
+    return doc.verdict(label, V.combine(parts).explained(vs.get("explained", {}).get(label)), [record])
 
 
 # Readings of the paper tested against its mismatched success rates (the former

@@ -120,8 +120,8 @@ def _verdict(items):
     if slower:
         line += f"; slower or not converged within the paper's time: {', '.join(slower)}"
     if cut:
-        line += (f"; stopped at our row limit, shorter than the paper's time, so not compared: "
-                 f"{', '.join(cut)}")
+        line += (f"; not yet run for the paper's time (its 2 h are planned; the stored run stopped at a "
+                 f"shorter limit), so not compared: {', '.join(cut)}")
     return ["", line + ".", ""]
 
 

@@ -135,14 +135,16 @@ class Experiment:
     def variant(self, quick=False):
         return self.quick if quick else self.full
 
-    def published(self):
-        """The published rows this experiment compares against, as a DataFrame (or None)."""
+    def published(self, as_printed=False):
+        """The published rows this experiment compares against, as a DataFrame (or None);
+        ``as_printed``: every cell as the text the CSV holds (a figure's printed digits, which a
+        number loses: '0.000' is read 0.0), the rows the same as without it."""
         if not self.published_file:
             return None
         import pandas as pd
         path = published_dir() / self.published_file
-        df = pd.read_csv(path, dtype={"table": str, "raw": str}, keep_default_na=False,
-                         na_values={"seconds": [""], "min_value": [""], "runs": [""]})
+        df = pd.read_csv(path, dtype=str if as_printed else {"table": str, "raw": str}, keep_default_na=False,
+                         na_values={} if as_printed else {"seconds": [""], "min_value": [""], "runs": [""]})
         if "table" in df.columns and self.published_tables:
             df = df[df["table"].isin(self.published_tables)]
         return df.reset_index(drop=True)

@@ -11,7 +11,7 @@ from .core import LbfgsbResult, projected_gradient_norm  # noqa: F401
 
 def minimize(fun_and_grad, x0, lo=None, hi=None, m=5, pgtol=1e-5, factr=1e7, maxiter=15000,
              maxfun=15000, cauchy="exact", step="project", backend="auto", record_cauchy=False,
-             callback=None):
+             callback=None, ftol_abs=None):
     """L-BFGS-B (Byrd, Lu, Nocedal & Zhu 1995) with the Cauchy point of Fei et al. (2014) as an option.
 
     ``backend="auto"`` is ``"cuda"`` on a real GPU with CuPy, else ``"cpu"``; on
@@ -28,4 +28,4 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, m=5, pgtol=1e-5, factr=1e7, max
         backend = resolve_backend(backend)
     return core.minimize(fun_and_grad, x0, lo, hi, m=m, pgtol=pgtol, factr=factr, maxiter=maxiter,
                          maxfun=maxfun, cauchy=cauchy, step=step, backend=backend,
-                         record_cauchy=record_cauchy, callback=callback)
+                         record_cauchy=record_cauchy, callback=callback, ftol_abs=ftol_abs)

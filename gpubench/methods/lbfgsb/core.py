@@ -47,8 +47,8 @@ import numpy as np
 
 from ...errors import InputError
 from .shared import (  # noqa: F401  (re-exported: this module's API, as before the fused path shared them)
-    CONVERGED_FACTR, CONVERGED_PGTOL, EPS, FTOL, GTOL, MAXLS, SYNC, LbfgsbResult, _cubic_min, _line_search,
-    array_module, fetch,
+    CONVERGED_FACTR, CONVERGED_FDEC, CONVERGED_FDEC_LNSRCH, CONVERGED_PGTOL, EPS, FTOL, GTOL, MAXLS, SYNC,
+    LbfgsbResult, _cubic_min, _line_search, array_module, decrease_stop, fetch,
 )
 
 
@@ -348,7 +348,7 @@ def projected_gradient_norm(xp, x, g, lo, hi):
 
 def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000,
              maxfun=15000, cauchy="exact", step="project", backend="cpu", record_cauchy=False,
-             callback=None, fused="auto"):
+             callback=None, fused="auto", ftol_abs=None):
     """Minimise ``f`` over the box ``lo <= x <= hi`` by L-BFGS-B.
 
     ``fun_and_grad(x)`` returns ``(f, g)`` with ``g`` an array of the same module as
@@ -362,6 +362,8 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     recording) through :mod:`gpubench.methods.lbfgsb.fused` (an iteration's vector work in a few
     kernels, one host read per evaluation); True forces it (numpy arrays: numba's CUDA
     simulator, for tests), False keeps this array-library loop.
+    ``ftol_abs``: also stop when an iteration decreases f by less than it (absolute; Fei et
+    al.'s rule, 1e-64), a line search finding no decrease then counting as that stop.
     """
     if cauchy not in ("exact", "approximate"):
         raise InputError(f"lbfgsb: cauchy must be exact or approximate, got {cauchy!r}")
@@ -374,7 +376,7 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
         from . import fused as fz
         if fz.supported(cauchy, m, record_cauchy):
             return fz.minimize(fun_and_grad, x0, lo, hi, m=int(m), pgtol=pgtol, factr=factr, maxiter=maxiter,
-                               maxfun=maxfun, step=step, backend=xp, callback=callback)
+                               maxfun=maxfun, step=step, backend=xp, callback=callback, ftol_abs=ftol_abs)
         if fused is True:
             raise InputError(f"lbfgsb: the fused path takes {fz.USES % fz.kernels().MMAX}")
     x = xp.asarray(x0, dtype=xp.float64).ravel().copy()
@@ -467,7 +469,8 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
                 retried = True
                 pre = None
                 continue
-            status, message = 2, "ABNORMAL_TERMINATION_IN_LNSRCH"
+            status, message = ((0, CONVERGED_FDEC_LNSRCH) if ftol_abs is not None
+                               else (2, "ABNORMAL_TERMINATION_IN_LNSRCH"))
             break
         retried = False
         xnew, gnew = payload
@@ -496,6 +499,9 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
             callback(x, f, pg)
         if pg <= pgtol:
             status, message = 0, CONVERGED_PGTOL
+            break
+        if decrease_stop(fold, f, ftol_abs):
+            status, message = 0, CONVERGED_FDEC
             break
         if (fold - f) / max(abs(fold), abs(f), 1.0) <= factr * EPS:
             status, message = 0, CONVERGED_FACTR

@@ -59,7 +59,7 @@ class _Launcher:
 
 
 def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-             step="project", backend=None, callback=None, threads=None):
+             step="project", backend=None, callback=None, threads=None, ftol_abs=None):
     """:func:`core.minimize` with ``cauchy="approximate"``, fused; the same arguments and result.
 
     ``backend`` is the array module (CuPy; numpy runs the kernels under numba's CUDA simulator).
@@ -117,6 +117,8 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             callback(x.copy(), fnew, pg_new)     # x itself is the live iterate: a callback may keep it
         if pg_new <= pgtol:
             return 0, shared.CONVERGED_PGTOL
+        if shared.decrease_stop(fold, fnew, ftol_abs):
+            return 0, shared.CONVERGED_FDEC
         if (fold - fnew) / max(abs(fold), abs(fnew), 1.0) <= factr * shared.EPS:
             return 0, shared.CONVERGED_FACTR
         return None
@@ -185,7 +187,8 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
                 retried = True
                 continue
-            status, message = 2, "ABNORMAL_TERMINATION_IN_LNSRCH"
+            status, message = ((0, shared.CONVERGED_FDEC_LNSRCH) if ftol_abs is not None
+                               else (2, "ABNORMAL_TERMINATION_IN_LNSRCH"))
             break
         retried = False
         dxa, gnew = payload

@@ -17,6 +17,17 @@ MAXLS = 20                      # evaluations per line search, SciPy's default
 
 CONVERGED_PGTOL = "CONVERGENCE: NORM OF PROJECTED GRADIENT <= PGTOL"
 CONVERGED_FACTR = "CONVERGENCE: REL_REDUCTION_OF_F <= FACTR*EPSMCH"
+# Fei et al. (2014), section 5: "we run the experiment until the amount of energy decreased is less
+# than 1E-64" -- an absolute decrease f_k - f_{k+1} < ftol_abs ends the run; a line search that
+# finds no decrease at all meets the same rule (the decrease is 0)
+CONVERGED_FDEC = "CONVERGENCE: F_K - F_K+1 < FTOL_ABS"
+CONVERGED_FDEC_LNSRCH = "CONVERGENCE: NO DECREASE FOUND BY THE LINE SEARCH (F_K - F_K+1 < FTOL_ABS)"
+
+
+def decrease_stop(fold, fnew, ftol_abs):
+    """Fei et al.'s rule: the iteration's decrease of f below ``ftol_abs`` (None: the rule is off)."""
+    return ftol_abs is not None and fold - fnew < ftol_abs
+
 
 SYNC = {"count": 0}             # host reads of device values (``fetch`` calls), for tests and benchmarks
 
