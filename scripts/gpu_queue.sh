@@ -2,6 +2,9 @@
 #
 #     bash scripts/gpu_queue.sh SECONDS "ID ID ..." ["ID ID ..." ...]
 #
+# With one queue, every GPU of the machine stays visible to it (an experiment whose cases use
+# several GPUs at once, kim_exatron_table5, takes them all; the others use GPU 0); with several,
+# queue i sees GPU i alone.
 # from the repository root on the host, with .whl/ carried (scripts/gpu_host_env.sh: the numpy
 # 2.4 wheel and the peers; gpubench is installed into /tmp/gpb/<commit> and run from outside the
 # checkout).  Each quoted list is the queue of one GPU (the first list GPU 0, the next GPU 1, ...).
@@ -34,7 +37,8 @@ if [ ! -e $Q/started ]; then
             [ -d $ROOT/results/$id ] && cp -rn $ROOT/results/$id $Q/results/
         done
         log "queue $i on GPU $i: $queue"
-        CUDA_VISIBLE_DEVICES=$i setsid bash -c "for id in $queue; do
+        if [ $# -gt 1 ]; then export CUDA_VISIBLE_DEVICES=$i; fi
+        setsid bash -c "for id in $queue; do
             echo \"[\$(date +%T)] gpu $i: \$id\"; python3 -m gpubench reproduce \$id --backend cuda || echo \"gpu $i: \$id failed (\$?)\"
         done; echo \"[\$(date +%T)] gpu $i: done\"; touch $Q/done.$i" >> $Q/queue.log 2>&1 < /dev/null &
         i=$((i + 1))
