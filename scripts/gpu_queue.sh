@@ -16,6 +16,11 @@
 # written atomically, and `gpubench reproduce` skips the stored ones, so a killed or timed-out
 # queue loses at most the case it was running, and the next command (on any machine) continues.
 # Unpack the pack's results/ over the checkout's and commit the records.
+#
+# What travels to the GPU host is capped at 64 MiB, and the tracked results/ and reports/ (about
+# 80 MB) exceed it: send a sparse checkout that keeps only the queued experiments' records, e.g.
+#     git sparse-checkout set --no-cone '/*' '!/results/' '!/reports/' '/results/fei2014_table4/'
+# and `git sparse-checkout disable` afterwards (the repository itself is unchanged).
 set -u
 WAIT=${1:?usage: bash scripts/gpu_queue.sh SECONDS \"ID ...\" [\"ID ...\" ...]}
 shift
