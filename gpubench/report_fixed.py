@@ -22,7 +22,8 @@ COLUMNS = {
     "admm": (("generators", "generators", "d"), ("branches", "branches", "d"), ("buses", "buses", "d"),
              ("iterations", "ADMM iterations", "d"), ("objective", "objective ($/h)", ".6g"),
              ("baseline_objective", "PGLib baseline", ".5g"), ("primal_residual", "||r||", ".2e"),
-             ("dual_residual", "||s||", ".2e"), ("batch_ms", "branch batch ms", ".4g"),
+             ("dual_residual", "||s||", ".2e"), ("devices", "GPUs at once", "d"), ("batch_ms", "branch batch ms", ".4g"),
+             ("branch_step_ms", "branch step ms", ".4g"),
              ("max_percent_imbalance", "max nu (%)", ".2f"), ("min_percent_imbalance", "min nu (%)", ".2f"),
              ("mean_percent_imbalance", "mean nu (%)", ".2f")),
     "lbfgsb": (("iterations", "iterations", "d"), ("ms_per_iteration", "ms / iteration", ".4g"),
@@ -92,9 +93,12 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     doc.h(3, "Measured")
     if experiment.layout == "admm":
         doc.p("ADMM of paper 003 Section 6.1 (gpubench/opf, docs/opf.md); the branch batch is TRON's kernel time "
-              "per ADMM iteration (sum over partitions), mean over iterations. With n >= 2 partitions, each "
-              "partition's batch was timed one after another on one device; the paper ran 6 at once on 6 GPUs. "
-              "nu is the percent imbalance (6.3) per iteration: its max, min and mean over the iterations.")
+              "per ADMM iteration (sum over partitions), mean over iterations. The n partitions ran at once "
+              "on the GPUs the 'GPUs at once' column gives (gpubench/opf/devices.py; 1: one after another on "
+              "one GPU, each batch timed alone; records without it ran so too); the paper ran 6 at once on 6 "
+              "GPUs. 'branch step ms' is the root process's wall time of the branch step, distribution and "
+              "gathering included (the paper's Figure 6 timing). nu is the percent imbalance (6.3) per "
+              "iteration: its max, min and mean over the iterations.")
     if experiment.layout == "micro" and not {c.method for c in planned} <= {"cholesky-batch", "triangular-batch"}:
         doc.p("Times are of the kernel alone on a GPU (CUDA events), of the numba twin's call on a CPU; "
               "the first (compiling) call is not timed.")

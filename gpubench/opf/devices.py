@@ -70,6 +70,14 @@ def groups(nblocks, devices):
     return [list(g) for g in np.array_split(np.arange(nblocks), devices)]
 
 
+def warm_up(Y, rho, lo, hi, x, fn, settings):
+    """Compile (or load) TRON's kernels for the branch function on this process's device, with one
+    branch solved from a copy, so that no iteration's timing holds a compilation."""
+    one = slice(0, 1)
+    par = _branch.parameters(Y[one], rho[one], np.zeros((1, len(_branch.COUPLED))))
+    solve_blocks(x[one].copy(), lo[one], hi[one], par, [np.arange(1)], fn, settings)
+
+
 def _serve(conn, env, rows, blocks, Y, rho, lo, hi, x, settings):
     """A worker: its branch rows' data, then one solve per target array received."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the root answers Ctrl-C and stops the workers
@@ -77,6 +85,7 @@ def _serve(conn, env, rows, blocks, Y, rho, lo, hi, x, settings):
     try:
         fn = _branch.function()
         local = [np.searchsorted(rows, b) for b in blocks]
+        warm_up(Y, rho, lo, hi, x, fn, settings)
         conn.send(("ready", None))
         while True:
             target = conn.recv()
@@ -103,6 +112,7 @@ class BranchDevices:
         self.groups = groups(len(parts), devices)
         self.root_blocks = [parts[b] for b in self.groups[0]]
         self.workers = []   # (process, connection, rows)
+        warm_up(Y, rho, lo, hi, x, _branch.function(), settings)
         if devices == 1:
             return
         gpus = visible_gpus() if settings.backend == "cuda" else None

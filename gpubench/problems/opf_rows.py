@@ -50,6 +50,7 @@ def admm_opf(problem, n, s):
             mx, mn, mean = admm.imbalance(t)
             measured.update(max_percent_imbalance=mx, min_percent_imbalance=mn, mean_percent_imbalance=mean)
         result.update(partition_ms=np.round(1e3 * t, 4).tolist(),
+                      branch_step_ms=np.round(1e3 * r.branch_seconds, 4).tolist(),
                       partition_sizes=[len(p) for p in admm.partition(net.nbranch, n)],
                       residuals=[[k, a, b] for k, a, b in r.history])
     return measured, result
