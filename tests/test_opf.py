@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from gpubench.errors import InputError
-from gpubench.opf import admm, branch, matpower, model
-from gpubench.opf import devices as devices_mod
+from gpubench.problems.opf import admm, branch, matpower, model
+from gpubench.problems.opf import devices as devices_mod
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "experiments" / "published"
 
@@ -131,7 +131,7 @@ def test_partitions_give_the_same_iterates(case14):
 
 
 def test_partitions_on_several_devices_give_the_one_process_iterates(case14):
-    """Section 6.3's root/worker scheme (gpubench/opf/devices.py), with CPU processes standing in
+    """Section 6.3's root/worker scheme (gpubench/problems/opf/devices.py), with CPU processes standing in
     for GPUs: 3 partitions on 2 devices (root 1 block, worker 2) and on 3 (a worker each)."""
     one = admm.solve(case14, max_iter=4, partitions=3)
     for devices in (2, 3):
@@ -179,8 +179,8 @@ def _rec(function, dim, **measured):
 
 def test_table_verdicts_follow_the_records():
     import pandas as pd
-    from gpubench import experiments_loader as loader
-    from gpubench.report_fixed import _judge_admm
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports.fixed import _judge_admm
     t4, t5 = loader.load("kim_exatron_table4"), loader.load("kim_exatron_table5")
     pub4 = pd.read_csv(PUBLISHED / "kim_exatron_cases.csv")
     good = [_rec("opf:2868rte", 1, generators=600, branches=3808, buses=2868)]

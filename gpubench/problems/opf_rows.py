@@ -1,23 +1,23 @@
 """The procedure of paper 003's Tables 4-5: the component-wise ADMM for AC OPF on one case
-(:mod:`gpubench.opf`), its branch subproblems batched through TRON.
+(:mod:`gpubench.problems.opf`), its branch subproblems batched through TRON.
 
 ``n`` is the number of partitions G of the branches (Section 6.3: contiguous blocks of branch
 indices, one per GPU).  Every case records the statistics of its file (Table 4), the ADMM's
 objective, residuals and stop, and the TRON time of every partition's batch at every iteration;
 with G >= 2 the percent imbalance (6.3) over the iterations (Table 5).  ``devices`` says on how
-many devices the partitions run at once (:mod:`gpubench.opf.devices`; 0: every GPU of the
+many devices the partitions run at once (:mod:`gpubench.problems.opf.devices`; 0: every GPU of the
 machine, capped at G); with one device they run one after another and each batch is timed alone.
 The record says how many devices ran and the root's wall time of each branch step (the paper's
 Figure 6 timing).
 """
 import numpy as np
 
-from ..device import resolve_backend
+from ..device.gpu import resolve_backend
 from ..errors import InputError
 
 
 def admm_opf(problem, n, s):
-    from ..opf import admm, matpower, model
+    from .opf import admm, matpower, model
     name = problem.partition(":")[2]
     case = matpower.load(name)
     stats = matpower.statistics(case)
