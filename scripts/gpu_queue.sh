@@ -2,6 +2,9 @@
 #
 #     bash scripts/gpu_queue.sh SECONDS "ID ID ..." ["ID ID ..." ...]
 #
+# With one queue, every GPU of the machine stays visible to it (an experiment whose cases use
+# several GPUs at once, kim_exatron_table5, takes them all; the others use GPU 0); with several,
+# queue i sees GPU i alone.
 # from the repository root on the host, with .whl/ carried (scripts/gpu_host_env.sh: the numpy
 # 2.4 wheel and the peers; gpubench is installed into /tmp/gpb/<commit> and run from outside the
 # checkout).  Each quoted list is the queue of one GPU (the first list GPU 0, the next GPU 1, ...).
@@ -13,6 +16,11 @@
 # written atomically, and `gpubench reproduce` skips the stored ones, so a killed or timed-out
 # queue loses at most the case it was running, and the next command (on any machine) continues.
 # Unpack the pack's results/ over the checkout's and commit the records.
+#
+# What travels to the GPU host is capped at 64 MiB, and the tracked results/ and reports/ (about
+# 80 MB) exceed it: send a sparse checkout that keeps only the queued experiments' records, e.g.
+#     git sparse-checkout set --no-cone '/*' '!/results/' '!/reports/' '/results/fei2014_table4/'
+# and `git sparse-checkout disable` afterwards (the repository itself is unchanged).
 set -u
 WAIT=${1:?usage: bash scripts/gpu_queue.sh SECONDS \"ID ...\" [\"ID ...\" ...]}
 shift
@@ -34,7 +42,8 @@ if [ ! -e $Q/started ]; then
             [ -d $ROOT/results/$id ] && cp -rn $ROOT/results/$id $Q/results/
         done
         log "queue $i on GPU $i: $queue"
-        CUDA_VISIBLE_DEVICES=$i setsid bash -c "for id in $queue; do
+        if [ $# -gt 1 ]; then export CUDA_VISIBLE_DEVICES=$i; fi
+        setsid bash -c "for id in $queue; do
             echo \"[\$(date +%T)] gpu $i: \$id\"; python3 -m gpubench reproduce \$id --backend cuda || echo \"gpu $i: \$id failed (\$?)\"
         done; echo \"[\$(date +%T)] gpu $i: done\"; touch $Q/done.$i" >> $Q/queue.log 2>&1 < /dev/null &
         i=$((i + 1))

@@ -133,8 +133,10 @@ PROCEDURES = {p.name: p for p in (
               "gpubench.problems.device_rows:tron_batch"),
     Procedure("admm-opf", "opf",
               "component-wise ADMM for AC OPF, branch subproblems batched through TRON, n partitions of the "
-              "branches timed one after another (paper 003, Tables 4-5); iterations = 0: the case's statistics only",
-              {"iterations": 0, "backend": "auto"}, "gpubench.problems.opf_rows:admm_opf"),
+              "branches (paper 003, Tables 4-5) solved at once on `devices` devices (0: every GPU of the machine; "
+              "1: one after another on one); iterations = 0: the case's statistics only; the run stops at "
+              "convergence or after `iterations`",
+              {"iterations": 0, "devices": 1, "backend": "auto"}, "gpubench.problems.opf_rows:admm_opf"),
 )}
 
 

@@ -4,13 +4,16 @@
 ``n`` is the number of partitions G of the branches (Section 6.3: contiguous blocks of branch
 indices, one per GPU).  Every case records the statistics of its file (Table 4), the ADMM's
 objective, residuals and stop, and the TRON time of every partition's batch at every iteration;
-with G >= 2 the percent imbalance (6.3) over the iterations (Table 5).  The partitions are solved
-one after another on one device and each batch is timed alone (the paper ran them at once on 6
-GPUs of a Summit node).
+with G >= 2 the percent imbalance (6.3) over the iterations (Table 5).  ``devices`` says on how
+many devices the partitions run at once (:mod:`gpubench.problems.opf.devices`; 0: every GPU of the
+machine, capped at G); with one device they run one after another and each batch is timed alone.
+The record says how many devices ran and the root's wall time of each branch step (the paper's
+Figure 6 timing).
 """
 import numpy as np
 
 from ..device.gpu import resolve_backend
+from ..errors import InputError
 
 
 def admm_opf(problem, n, s):
@@ -24,7 +27,14 @@ def admm_opf(problem, n, s):
     if s["iterations"] > 0:
         backend = resolve_backend(s["backend"])
         net = model.network(case)
-        r = admm.solve(net, admm.Settings(max_iter=s["iterations"], partitions=n, backend=backend))
+        devices = s["devices"]
+        if devices < 0:
+            raise InputError(f"admm-opf: devices must be >= 0 (0: every GPU), got {devices}")
+        if devices == 0:
+            from ..opf.devices import available
+            devices = min(available(backend), n)
+        r = admm.solve(net, admm.Settings(max_iter=s["iterations"], partitions=n, devices=devices,
+                                          backend=backend))
         t = r.partition_seconds
         baseline = matpower.BASELINE.get(matpower.CASES.get(name, name))
         measured.update(
@@ -33,12 +43,14 @@ def admm_opf(problem, n, s):
             objective_rel_diff=None if baseline is None else (r.objective - baseline) / baseline,
             primal_residual=r.primal_residual, dual_residual=r.dual_residual,
             eps_primal=r.eps_primal, eps_dual=r.eps_dual, tron_failures=r.tron_failures,
-            batch_ms=float(1e3 * t.sum(axis=1).mean()),
+            batch_ms=float(1e3 * t.sum(axis=1).mean()), devices=r.devices,
+            branch_step_ms=float(1e3 * r.branch_seconds.mean()),
             tron_iterations_mean=float(r.tron_iterations.mean()))
         if n >= 2:
             mx, mn, mean = admm.imbalance(t)
             measured.update(max_percent_imbalance=mx, min_percent_imbalance=mn, mean_percent_imbalance=mean)
         result.update(partition_ms=np.round(1e3 * t, 4).tolist(),
+                      branch_step_ms=np.round(1e3 * r.branch_seconds, 4).tolist(),
                       partition_sizes=[len(p) for p in admm.partition(net.nbranch, n)],
                       residuals=[[k, a, b] for k, a, b in r.history])
     return measured, result

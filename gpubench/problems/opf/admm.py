@@ -45,6 +45,7 @@ import numpy as np
 from ...errors import InputError
 from ...methods.monitor import Deadline, interrupted, report, stop_word
 from . import branch as _branch
+from . import devices as _devices
 from .model import Network, flows
 
 
@@ -57,6 +58,7 @@ class Settings:
     reltol: float = 1e-5
     max_iter: int = 800
     partitions: int = 1
+    devices: int = 1           # the partitions solved at once on this many devices (devices.py)
     backend: str = "cpu"
     time_limit: float = None
     tron_max_iter: int = 100
@@ -69,7 +71,7 @@ class Settings:
         for k in ("abstol", "reltol"):
             if not (np.isfinite(getattr(self, k)) and getattr(self, k) >= 0):
                 raise InputError(f"admm: {k} must be >= 0, got {getattr(self, k)!r}")
-        for k in ("max_iter", "partitions", "tron_max_iter"):
+        for k in ("max_iter", "partitions", "devices", "tron_max_iter"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"admm: {k} must be a positive integer, got {v!r}")
@@ -77,6 +79,8 @@ class Settings:
             raise InputError(f"admm: backend must be 'cpu' or 'cuda', got {self.backend!r}")
         if self.time_limit is not None and not self.time_limit > 0:
             raise InputError(f"admm: time_limit must be > 0 seconds, got {self.time_limit!r}")
+        if self.devices > self.partitions:
+            raise InputError(f"admm: devices ({self.devices}) must not exceed partitions ({self.partitions})")
 
 
 @dataclass
@@ -94,6 +98,8 @@ class Result:
     w: np.ndarray             # bus w_i = v_i^2 (v side)
     theta: np.ndarray
     partition_seconds: np.ndarray   # (iterations, G): TRON kernel seconds of each partition's batch
+    branch_seconds: np.ndarray      # (iterations,): the root's wall seconds of the branch step
+    devices: int                    # the devices the partitions ran on at once
     tron_iterations: np.ndarray     # (iterations,): mean TRON iterations per branch
     tron_failures: int              # branch solves that ended in a numerical failure
     seconds: float
@@ -161,7 +167,6 @@ def bus_update(net, a_pg, a_qg, r_g, a_fl, r_fl, a_w, r_w, a_t, r_t):
 def solve(net: Network, settings: Settings = None, *, branch_flows=flows, dual_step=1.0, **kw):
     """Run the ADMM on ``net``; see the module docstring.  ``branch_flows`` and ``dual_step``
     exist for the tests (a wrong flow formula, a wrong dual update must be caught)."""
-    from ...methods import tron
     s = settings if settings is not None else Settings(**kw)
     if settings is not None and kw:
         raise InputError("admm: pass settings or keywords, not both")
@@ -191,66 +196,63 @@ def solve(net: Network, settings: Settings = None, *, branch_flows=flows, dual_s
     r_norm = s_norm = eps_p = eps_d = np.inf
     pg = qg = None
     t_start = time.perf_counter()
-    while it < s.max_iter:
-        it += 1
-        # ---- 1. generators
-        pg = np.clip((rg * vpg - lpg - net.c1) / (2 * net.c2 + rg), net.pmin, net.pmax)
-        qg = np.clip(vqg - lqg / rg, net.qmin, net.qmax)
-        # ---- 2. branches: targets t = v - lam/rho of the 8 coupled quantities
-        vbr = np.concatenate([vfl, vw[f, None], vw[t, None], vt[f, None], vt[t, None]], axis=1)
-        target = vbr - lbr / rho_br
-        par = _branch.parameters(net.Y, s.scale * rho_br, target)
-        secs, its = [], 0.0
-        for idx in parts:
-            res = tron.solve_batch(x[idx], lo[idx], hi[idx], par[idx], objective="library", fn=fn,
-                                   backend=s.backend, hessian="differences",
-                                   max_iter=s.tron_max_iter, gtol=s.tron_gtol)
-            x[idx] = res.x
-            secs.append(res.seconds)
-            its += float(res.iterations.sum())
-            failures += int(np.count_nonzero(res.status == 2))
-        times.append(secs)
-        titer.append(its / nl)
-        ufl = np.stack(branch_flows(net.Y, *x.T), axis=1)
-        ubr = np.concatenate([ufl, x[:, :2] ** 2, x[:, 2:]], axis=1)
-        # ---- 3. buses
-        prev = (vpg, vqg, vbr)
-        a_g = (pg + lpg / rg, qg + lqg / rg)
-        a_br = ubr + lbr / rho_br
-        vpg, vqg, vfl, vw, vt = bus_update(net, a_g[0], a_g[1], rg, a_br[:, :4], rho_br[:, :4],
-                                           a_br[:, 4:6], rho_br[:, 4:6], a_br[:, 6:], rho_br[:, 6:])
-        vbr = np.concatenate([vfl, vw[f, None], vw[t, None], vt[f, None], vt[t, None]], axis=1)
-        # ---- 4. multipliers
-        lpg += dual_step * rg * (pg - vpg)
-        lqg += dual_step * rg * (qg - vqg)
-        lbr += dual_step * rho_br * (ubr - vbr)
-        # ---- residuals (Boyd et al. [6], 3.3.1)
-        r = np.concatenate([pg - vpg, qg - vqg, (ubr - vbr).ravel()])
-        d = np.concatenate([rg * (vpg - prev[0]), rg * (vqg - prev[1]), (rho_br * (vbr - prev[2])).ravel()])
-        u_all = np.concatenate([pg, qg, ubr.ravel()])
-        v_all = np.concatenate([vpg, vqg, vbr.ravel()])
-        l_all = np.concatenate([lpg, lqg, lbr.ravel()])
-        r_norm, s_norm = float(np.linalg.norm(r)), float(np.linalg.norm(d))
-        eps_p = np.sqrt(m) * s.abstol + s.reltol * max(np.linalg.norm(u_all), np.linalg.norm(v_all))
-        eps_d = np.sqrt(m) * s.abstol + s.reltol * np.linalg.norm(l_all)
-        hist.append((it, r_norm, s_norm))
-        report(best=net.cost(pg))
-        if not (np.isfinite(r_norm) and np.isfinite(s_norm)):
-            stop = "failed"
-            break
-        if r_norm <= eps_p and s_norm <= eps_d:
-            stop = "converged"
-            break
-        if deadline.expired():
-            stop = "time_limit"
-            break
-        if interrupted():
-            stop = "interrupted"
-            break
+    branch_wall = []
+    with _devices.BranchDevices(parts, s.devices, s, net.Y, s.scale * rho_br, lo, hi, x) as spread:
+        while it < s.max_iter:
+            it += 1
+            # ---- 1. generators
+            pg = np.clip((rg * vpg - lpg - net.c1) / (2 * net.c2 + rg), net.pmin, net.pmax)
+            qg = np.clip(vqg - lqg / rg, net.qmin, net.qmax)
+            # ---- 2. branches: targets t = v - lam/rho of the 8 coupled quantities
+            vbr = np.concatenate([vfl, vw[f, None], vw[t, None], vt[f, None], vt[t, None]], axis=1)
+            target = vbr - lbr / rho_br
+            par = _branch.parameters(net.Y, s.scale * rho_br, target)
+            secs, its, fails, wall = spread.step(x, target, par, fn)
+            failures += fails
+            times.append(secs)
+            branch_wall.append(wall)
+            titer.append(its / nl)
+            ufl = np.stack(branch_flows(net.Y, *x.T), axis=1)
+            ubr = np.concatenate([ufl, x[:, :2] ** 2, x[:, 2:]], axis=1)
+            # ---- 3. buses
+            prev = (vpg, vqg, vbr)
+            a_g = (pg + lpg / rg, qg + lqg / rg)
+            a_br = ubr + lbr / rho_br
+            vpg, vqg, vfl, vw, vt = bus_update(net, a_g[0], a_g[1], rg, a_br[:, :4], rho_br[:, :4],
+                                               a_br[:, 4:6], rho_br[:, 4:6], a_br[:, 6:], rho_br[:, 6:])
+            vbr = np.concatenate([vfl, vw[f, None], vw[t, None], vt[f, None], vt[t, None]], axis=1)
+            # ---- 4. multipliers
+            lpg += dual_step * rg * (pg - vpg)
+            lqg += dual_step * rg * (qg - vqg)
+            lbr += dual_step * rho_br * (ubr - vbr)
+            # ---- residuals (Boyd et al. [6], 3.3.1)
+            r = np.concatenate([pg - vpg, qg - vqg, (ubr - vbr).ravel()])
+            d = np.concatenate([rg * (vpg - prev[0]), rg * (vqg - prev[1]), (rho_br * (vbr - prev[2])).ravel()])
+            u_all = np.concatenate([pg, qg, ubr.ravel()])
+            v_all = np.concatenate([vpg, vqg, vbr.ravel()])
+            l_all = np.concatenate([lpg, lqg, lbr.ravel()])
+            r_norm, s_norm = float(np.linalg.norm(r)), float(np.linalg.norm(d))
+            eps_p = np.sqrt(m) * s.abstol + s.reltol * max(np.linalg.norm(u_all), np.linalg.norm(v_all))
+            eps_d = np.sqrt(m) * s.abstol + s.reltol * np.linalg.norm(l_all)
+            hist.append((it, r_norm, s_norm))
+            report(best=net.cost(pg))
+            if not (np.isfinite(r_norm) and np.isfinite(s_norm)):
+                stop = "failed"
+                break
+            if r_norm <= eps_p and s_norm <= eps_d:
+                stop = "converged"
+                break
+            if deadline.expired():
+                stop = "time_limit"
+                break
+            if interrupted():
+                stop = "interrupted"
+                break
     return Result(objective=net.cost(pg), iterations=it, stop=stop_word(stop),
                   primal_residual=r_norm, dual_residual=s_norm, eps_primal=float(eps_p),
                   eps_dual=float(eps_d), pg=pg, qg=qg, x=x, w=vw, theta=vt,
-                  partition_seconds=np.array(times), tron_iterations=np.array(titer),
+                  partition_seconds=np.array(times), branch_seconds=np.array(branch_wall),
+                  devices=s.devices, tron_iterations=np.array(titer),
                   tron_failures=failures, seconds=time.perf_counter() - t_start, history=hist)
 
 
