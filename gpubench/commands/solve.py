@@ -47,6 +47,9 @@ def run(args):
     for opt in ("checkpoint", "resume", "regions"):
         if getattr(args, opt):
             check_writable_file(getattr(args, opt), f"--{opt}")
+    if args.checkpoint:  # before anything compiles; run_search checks it again for the Python API
+        from ..solver.checkpoint import check_target
+        check_target(args.checkpoint, "--checkpoint")
     with phase("function"):
         from .. import functions  # sympy, and the definitions
         fn = functions.get(args.function)

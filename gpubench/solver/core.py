@@ -496,6 +496,8 @@ def run_search(fn, dim, settings, checkpoint=None, resume=None, checkpoint_every
     """Run (or resume) one search of a loaded function with checked settings."""
     if checkpoint and resume and checkpoint != resume:
         raise InputError("give checkpoint or resume, not both (resume keeps writing to its file)")
+    if checkpoint:
+        ckpt.check_target(checkpoint)
     with phase("search.setup"):
         search = Search(fn, dim, settings=settings)
     if method_name:
