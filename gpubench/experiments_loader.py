@@ -197,6 +197,9 @@ def load(name, directory=None):
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8: a Latin-1 or binary file is the user's error
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); "
+                         "TOML files are UTF-8") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     return parse(data, str(path))

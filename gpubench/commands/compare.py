@@ -11,7 +11,7 @@ and evaluations to that target, and the fastest.  ``OUT/coco/`` and ``OUT/ioh/``
 for cocopp and IOHanalyzer (docs/interop.md).
 """
 from ..errors import InputError
-from ._args import add_dim, positive_integer, resolve_dim
+from ._args import add_dim, check_numbers, positive_integer, resolve_dim
 
 NAME = "compare"
 HELP = "run every method of the comparison on one function (yours too: FILE.py:NAME) and summarise"
@@ -186,7 +186,7 @@ def run(args):
         raise InputError("--scheduler needs a library function (a remote worker cannot read your file); "
                          "use --workers")
     dim = resolve_dim(args, fn)
-    fn.bounds(dim)  # a dimension the function refuses fails here, before anything is written
+    check_numbers(fn, dim)  # a dimension the function refuses, or a user's bad f*, fails here, before any work
     chosen = None
     if args.methods is not None:
         chosen = [m.strip() for m in args.methods.split(",") if m.strip()]

@@ -3,7 +3,7 @@ import math
 import time
 
 from ..errors import InputError
-from ._args import add_dim, resolve_dim
+from ._args import add_dim, check_numbers, resolve_dim
 
 NAME = "minimize"
 HELP = "run any registered method (`gpubench methods` lists them) on a function"
@@ -97,6 +97,7 @@ def run(args):
     from ..device import phase
     with phase("function"):  # sympy and the definition (scripts/startup_profile.py)
         fn = functions.get(args.function)
+    check_numbers(fn, args.dim)
     note = None
     backends = method.backends
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:

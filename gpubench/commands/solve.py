@@ -5,7 +5,7 @@ read from that dataclass: defaults and help are stated there once.
 """
 import time
 
-from ._args import add_dim, positive_number, resolve_dim
+from ._args import add_dim, check_numbers, positive_number, resolve_dim
 
 NAME = "solve"
 HELP = "enclose the global minimum rigorously (Zhang, Shan & Cagan 2026)"
@@ -61,6 +61,7 @@ def run(args):
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
     check_method(args.dim, settings)
+    check_numbers(fn, args.dim)
     progress = Progress()
     from ..monitor import catch_interrupts
     t0 = time.perf_counter()
