@@ -34,6 +34,7 @@ from pathlib import Path
 from . import claims
 from .device import atomic_write, check_writable_dir, visible_gpus
 from .errors import InputError
+from .monitor import on_interrupt
 
 SCHEMA = 1
 MAX_HISTORY = 2000          # history points kept per record (evenly thinned beyond)
@@ -563,26 +564,39 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
         return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
     bar = _progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
     done = []
-    try:
-        if workers or scheduler:
-            _run_dask(pending, folder, bar, workers, scheduler, processes, done)
-        else:
-            for case in pending:
-                bar.start([case])
-                record = run_case(case)
-                write_record(folder, record)
-                done.append(case)
-                bar.finish(case, record)
-    except KeyboardInterrupt:
+
+    def interrupted_line():
         # the case under way is not stored (a record is whole or absent); the same command resumes
         print(f"{experiment.id} ({variant}): interrupted; {len(done)} case(s) stored this time, "
               f"{skipped + len(done)} of {len(cases)} in all in {folder}; the same command runs the "
               f"other {len(cases) - skipped - len(done)}", file=stream, flush=True)
+
+    def ended():  # Ctrl-C ends the process (gpubench.monitor): say what is stored, free the claims
+        interrupted_line()
+        claims.release(folder, pending)
+    try:
+        with on_interrupt(ended):
+            _run_pending(pending, folder, bar, workers, scheduler, processes, done)
+    except KeyboardInterrupt:  # a library caller's Ctrl-C (the command line's ends as ended() says)
+        interrupted_line()
         raise
     finally:
         bar.close()
         claims.release(folder, pending)
     return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
+
+
+def _run_pending(pending, folder, bar, workers, scheduler, processes, done):
+    """Run and store every pending case (``done`` lists those stored, in order)."""
+    if workers or scheduler:
+        _run_dask(pending, folder, bar, workers, scheduler, processes, done)
+    else:
+        for case in pending:
+            bar.start([case])
+            record = run_case(case)
+            write_record(folder, record)
+            done.append(case)
+            bar.finish(case, record)
 
 
 def of_shard(cases, k, n):

@@ -137,3 +137,42 @@ def test_cache_variable_naming_a_file(tmp_path):
         assert p.returncode == 2 and len(lines) == 1 and "GPUBENCH_CACHE" in lines[0], p.stderr
         assert lines[0].startswith("gpubench: error: ")
     assert (tmp_path / "cachefile").read_text() == "x"
+
+
+# ---------------------------------------------------------------- Ctrl-C while compiling
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child")
+def test_ctrl_c_while_compiling_ends_within_2_s_in_one_line(tmp_path):
+    """A cold compile (an empty cache) of a reproduce: Ctrl-C once the generated module is written,
+    while numba compiles it.  The process ends within 2 s (it waited 12-13 s for the compile, or
+    raised inside numba: "no compiled object yet", "double free detected"), exit 130, one line on
+    stderr, no traceback, the results folder without a partial record or a claim."""
+    from test_bad_inputs2 import ONE
+    env = _scratch(tmp_path)
+    (tmp_path / "good").mkdir()
+    (tmp_path / "good" / "one.toml").write_text(textwrap.dedent(ONE))
+    cache = tmp_path / "cache"
+    env.update(GPUBENCH_CACHE=str(cache), NUMBA_CACHE_DIR=str(tmp_path / "numba"), GPUBENCH_NO_CARDS="1")
+    p = subprocess.Popen([sys.executable, "-m", "gpubench", "reproduce", "one", "--experiments", "good"],
+                         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 300
+        while p.poll() is None and time.time() < deadline and not list(cache.glob("generated/gpubench_generated_*.py")):
+            time.sleep(0.05)
+        assert p.poll() is None, p.communicate()[1][-2000:]
+        time.sleep(2.0)  # numba is compiling now (the case takes tens of seconds cold)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        took = time.monotonic() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    lines = err.splitlines()
+    assert p.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and len(lines) == 1 and lines[0].startswith("gpubench: interrupted"), err
+    # the issue's bound is 2 s; the process ends at once (0.03-0.1 s measured), where the interpreter's
+    # KeyboardInterrupt and teardown took 1.3-2.5 s even between LLVM calls
+    assert took < 1.0, f"Ctrl-C took {took:.1f} s"
+    assert "interrupted; 0 case(s) stored" in out, out
+    folder = tmp_path / "results" / "one"
+    assert not [f.name for f in folder.iterdir() if not f.name.startswith(".") or f.suffix == ".claim"]
