@@ -132,6 +132,8 @@ class TestFunction:
             raise InputError(f"{self.name}: {what} is {f!r}, not a pair (lo, hi) or a function of n")
         try:
             return f(n)
+        except MemoryError:  # a dimension too large: the resource checks' business, not the user's file
+            raise
         except Exception as exc:
             raise InputError(f"{self.name}: {what} raised {type(exc).__name__}: {exc}".splitlines()[0]) from None
 

@@ -232,20 +232,42 @@ def run_procedure(case):
     return json.loads(json.dumps(record, default=_json_default))
 
 
-def run_case(case):
-    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
+def case_settings(case):
+    """The method of ``case`` and its settings, as the run uses them."""
     from . import methods
-    from .problems import catalog
-    if case.method in catalog.PROCEDURES:
-        return run_procedure(case)
-    env = environment()
-    fn = catalog.function_of(case.function)
     method = methods.get(case.method)
     values = dict(case.settings)
     if case.repetition and "seed" in method.settings.names():
         # repetitions of a stochastic method are independent: repetition r adds r to the seed
         values["seed"] = values.get("seed", method.make_settings().seed) + case.repetition
-    settings = method.make_settings(values)
+    return method, method.make_settings(values)
+
+
+def check_case(case, device=True):
+    """The one resource check (:func:`gpubench.resources.check_method`, the command line's) for a
+    case: before a sweep starts any (every case at once) and where a case starts (a Dask worker's
+    too).  An experiment with an absurd dimension was started and killed by the system for
+    memory after 84 s, where the command line refused the same dimension at once."""
+    from .problems import catalog
+    from .resources import check_method
+    if case.method in catalog.PROCEDURES:
+        return None, None
+    method, settings = case_settings(case)
+    try:
+        check_method(case.dim, settings, work=False, device=device)
+    except InputError as exc:
+        raise InputError(f"case {case.case_id}: {str(exc).replace(f'--dim {case.dim}', f'n = {case.dim}')}") from None
+    return method, settings
+
+
+def run_case(case):
+    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
+    from .problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return run_procedure(case)
+    env = environment()
+    fn = catalog.function_of(case.function)
+    method, settings = check_case(case)
     warm = warm_up(fn, case.dim, method, settings)
     t0 = time.perf_counter()
     result = method.run(fn, case.dim, settings)
@@ -548,6 +570,8 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     cases = _available(cases, experiment.id, stream)
     if shard is not None:
         cases = of_shard(cases, *shard)
+    for case in cases:  # a case that cannot fit is refused before any starts (the GPU's memory: where it runs)
+        check_case(case, device=False)
     folder = check_writable_dir(results_dir(results), "--results") / experiment.id
     check_writable_dir(folder, "results folder")
     clean_partial(folder)

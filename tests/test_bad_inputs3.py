@@ -54,6 +54,9 @@ BAD3 = [
     # an experiment file that is not UTF-8
     ("experiment file", ["reproduce", "latin1.toml"]),
     ("experiment file", ["reproduce", "latin1", "--experiments", "lat"]),
+    # no resource check on the experiment path: started, then killed for memory (the command line
+    # refuses the same dimension at once)
+    ("resources", ["reproduce", "huge", "--experiments", "exps3"]),
 ]
 
 
@@ -61,6 +64,10 @@ def _scratch3(tmp_path):
     for name, text in FILES3.items():
         (tmp_path / name).write_text(textwrap.dedent(text))
     (tmp_path / "lat").mkdir()
+    from test_bad_inputs2 import ONE
+    (tmp_path / "exps3").mkdir()
+    (tmp_path / "exps3" / "huge.toml").write_text(
+        textwrap.dedent(ONE).replace('id = "one"', 'id = "huge"').replace("dims = [2]", "dims = [100000000000]"))
     for p in (tmp_path / "latin1.toml", tmp_path / "lat" / "latin1.toml"):
         p.write_bytes('id = "café"\ntitle = "t"\n'.encode("latin-1"))
 
@@ -79,10 +86,11 @@ def test_third_pass_battery(tmp_path):
 
 def test_the_refusals_say_why(tmp_path):
     _scratch3(tmp_path)
-    rows = _run_batch(tmp_path, [BAD3[0][1], BAD3[6][1], BAD3[9][1]])
+    rows = _run_batch(tmp_path, [BAD3[0][1], BAD3[6][1], BAD3[9][1], BAD3[-1][1]])
     assert "not a gpubench checkpoint" in rows[0]["stderr"], rows[0]["stderr"]
     assert "NaN" in rows[1]["stderr"] and "UNKNOWN" in rows[1]["stderr"], rows[1]["stderr"]
     assert "UTF-8" in rows[2]["stderr"], rows[2]["stderr"]
+    assert "n = 100000000000 needs about" in rows[3]["stderr"] and "TiB" in rows[3]["stderr"], rows[3]["stderr"]
 
 
 def test_a_checkpoint_is_recognised_by_its_content(tmp_path):
