@@ -45,6 +45,33 @@ STOPS = {
 }
 
 
+# the words of a method's own message for a run the deadline ended ("stopped at time_limit" after a
+# Ctrl-C was de-gpu's headline): every method says it through :func:`stopped`
+STOPPED = {"time_limit": "stopped at time_limit", "interrupted": "stopped by Ctrl-C"}
+
+
+def stopped(reason):
+    """``"stopped at time_limit"`` or ``"stopped by Ctrl-C"`` for a deadline's ``reason``."""
+    return STOPPED[stop_word(reason)]
+
+
+def describe_stop(result):
+    """The reason of ``result.stop`` that applied to this run, in words: a rigorous method's gap, a
+    multi-start's starts, another method's tolerances (STOPS lists every case a word covers)."""
+    word = result.stop
+    rigorous = result.glb is not None and result.gub is not None
+    starts = (result.options or {}).get("starts")
+    if word == "converged":
+        if rigorous:
+            return "the gap between the bounds GLB and GUB closed to the tolerance"
+        if starts:
+            return f"every start converged ({starts} start(s))"
+        return "the method's convergence tolerances were met"
+    if word == "iterations":
+        return "a start reached its iteration limit" if starts else "the iteration limit was reached"
+    return STOPS.get(word, "")
+
+
 def stop_word(word):
     """``word`` checked against :data:`STOPS` (a method's typo fails loudly, in tests)."""
     if word not in STOPS:

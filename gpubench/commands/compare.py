@@ -100,6 +100,15 @@ def certificate(records):
     return best
 
 
+def no_certificate_reason(records):
+    """Why there is no certificate, as it happened: no rigorous method ran (heuristics only, e.g.
+    ``--methods``), or those that ran did not converge within their budget."""
+    from .. import compare as cmp
+    if not any(cmp._rigorous(r) for r in records):
+        return "no rigorous method was run; the methods compared are heuristics"
+    return "the rigorous method did not converge within its budget"
+
+
 def _fmt(v, digits=4):
     if v is None:
         return "-"
@@ -151,9 +160,9 @@ def write_summary(path, function, dim, variant, records, cert, fstar, sense, sou
         lines += [f"**Fastest to the target**: {fastest['key']} (median {_fmt(fastest['seconds_to_target'])} s)."
                   if fastest else "**Fastest to the target**: no method reached it.", ""]
     else:
-        lines += ["**Certified minimum**: no certificate (the rigorous method did not converge within its "
-                  f"budget); nothing is claimed about the global minimum. The function's stated f* is "
-                  f"{fstar!r}, not certified here.", ""]
+        lines += [f"**Certified minimum**: no certificate ({no_certificate_reason(records)}); nothing is "
+                  f"claimed about the global minimum. The function's stated f* is {fstar!r}, not certified "
+                  "here.", ""]
     head = ["Method", "Runs", "Reached target", "Median s to target", "Median evals to target",
             "Median s per run", "Best f"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

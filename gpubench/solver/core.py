@@ -48,7 +48,7 @@ import numpy as np
 
 from ..device import phase
 from ..errors import InputError
-from ..monitor import Deadline
+from ..monitor import Deadline, stopped
 from ..result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
@@ -184,7 +184,7 @@ class Search:
                 message, self.stop = "stopped at max_iterations", "iterations"
                 break
             if deadline.check():
-                message = {"time_limit": "stopped at time_limit", "interrupted": "stopped by Ctrl-C"}[deadline.reason]
+                message = stopped(deadline.reason)
                 self.stop = deadline.reason
                 break
             # the first iteration holds what the first launch costs (kernel load or compile, first
