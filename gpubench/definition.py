@@ -383,7 +383,7 @@ class Definition:
     def describe_bounds(self, dim):
         lo, hi = self.bounds(dim)
         if np.all(lo == lo[0]) and np.all(hi == hi[0]):
-            return f"[{lo[0]:g}, {hi[0]:g}]^n"
+            return f"[{lo[0]:g}, {hi[0]:g}]^{self.dim or 'n'}"  # a fixed-dimension box has its own
         return "per-coordinate"
 
 

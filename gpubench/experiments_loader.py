@@ -72,7 +72,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, did_you_mean
 
 LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro", "admm", "certify")
 VARIANTS = ("full", "quick")
@@ -191,7 +191,9 @@ def load(name, directory=None):
         path = _files(d).get(name) if d.is_dir() else None
         if path is None:
             known = ", ".join(names(d)) if d.is_dir() else "none"
-            raise InputError(f"unknown experiment {name!r}; known: {known or 'none'} (`gpubench reproduce --list`)")
+            hint = did_you_mean(name, names(d)) if d.is_dir() else ""
+            raise InputError(f"unknown experiment {name!r}{hint}; known: {known or 'none'} "
+                             "(`gpubench reproduce --list`)")
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)

@@ -184,3 +184,107 @@ def test_ctrl_c_while_compiling_ends_within_2_s_in_one_line(tmp_path):
     assert "interrupted; 0 case(s) stored" in out, out
     folder = tmp_path / "results" / "one"
     assert not [f.name for f in folder.iterdir() if not f.name.startswith(".") or f.suffix == ".claim"]
+
+
+# ---------------------------------------------------------------- wrong words
+def test_compare_with_heuristics_only_says_no_rigorous_method_ran(tmp_path):
+    from gpubench.commands.compare import write_summary
+    de = {"key": "de", "method": "de-gpu", "measured": {"seconds": 1.0}, "settings": {}}
+    text = write_summary(tmp_path / "s.md", "levy", 2, "quick", [de], None, 0.0, "min")
+    assert "no rigorous method was run" in text and "did not converge" not in text, text
+    iv = {"key": "iv", "method": "interval", "settings": {},
+          "measured": {"seconds": 1.0, "glb": -1.0, "gub": 0.0, "converged": False}}
+    text = write_summary(tmp_path / "s.md", "levy", 2, "quick", [de, iv], None, 0.0, "min")
+    assert "the rigorous method did not converge within its budget" in text, text
+
+
+def test_stopped_by_names_the_reason_that_applied():
+    import numpy as np
+    from gpubench.monitor import describe_stop
+    from gpubench.result import OptimizeResult
+    rig = OptimizeResult("levy", 2, "interval", x=np.ones(2), fun=0.0, glb=-1e-9, gub=0.0, stop="converged")
+    multi = OptimizeResult("levy", 2, "tron-gpu", x=np.ones(2), fun=0.0, stop="converged", options={"starts": 64})
+    local = OptimizeResult("levy", 2, "nelder_mead", x=np.ones(2), fun=0.0, stop="converged")
+    said = [describe_stop(r) for r in (rig, multi, local)]
+    assert "gap" in said[0] and "start" not in said[0] and "tolerances" not in said[0], said
+    assert "every start converged" in said[1] and "gap" not in said[1], said
+    assert "tolerances" in said[2] and "gap" not in said[2] and "start" not in said[2], said
+
+
+def test_de_gpu_stopped_by_ctrl_c_says_so(monkeypatch):
+    """Ctrl-C asked (as the command line's guard sets it): de-gpu's headline said "stopped at time_limit"."""
+    from gpubench import monitor
+    from gpubench.methods import minimize
+    monkeypatch.setitem(monitor._INTERRUPT, "requested", True)
+    r = minimize("levy", 2, method="de-gpu", backend="cpu", runs=1, max_evaluations=2000)
+    assert r.stop == "interrupted" and "stopped by Ctrl-C" in r.message and "time_limit" not in r.message, r.message
+
+
+# ---------------------------------------------------------------- clarity
+def test_a_typed_in_solve_says_what_was_chosen_and_why():
+    """On a CPU a typed-in solve takes split_dims 6 where `gpubench methods interval` says 10."""
+    import numpy as np
+    from gpubench.methods import interval
+    from gpubench.methods.base import interactive_choices
+    from gpubench.result import OptimizeResult
+    from test_bad_inputs2 import _printed
+    chosen = interactive_choices(interval.METHOD, 50, {"backend": "cpu"})
+    assert chosen["split_dims"].value == 6 and "10" in chosen["split_dims"].why, chosen
+    r = OptimizeResult("levy", 50, "interval", x=np.ones(50), fun=0.0, glb=-1e-9, gub=0.0, iterations=75)
+    text = _printed(r, wall=1.0, chosen=chosen)
+    assert "chosen: split_dims = 6 (on the CPU" in text and "chosen: time_limit = 20" in text, text
+    assert "split_dims" not in _printed(r, wall=1.0, chosen=interactive_choices(
+        interval.METHOD, 50, {"backend": "cpu", "split_dims": 10, "time_limit": 5.0})), "a typed value is no choice"
+
+
+def test_functions_of_a_library_show_each_dimension(capsys):
+    from gpubench import cli
+    assert cli.main(["functions", "--library", "scipy_go"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines[0].split()
+    assert head[:3] == ["name", "n", "bounds"] and "f*(n=10)" not in lines[0], lines[0]
+    beale = next(ln for ln in lines if ln.startswith("scipy_go.Beale "))
+    assert "2 (fixed)" in beale and "[-4.5, 4.5]^2" in beale and "^n" not in beale, beale
+    ackley = next(ln for ln in lines if ln.startswith("scipy_go.Ackley01 "))
+    assert "[-35, 35]^n" in ackley and "(fixed)" not in ackley, ackley
+
+
+def test_report_says_what_it_wrote_and_where_the_records_are(tmp_path, capsys, monkeypatch):
+    from gpubench import cli
+    from test_bad_inputs2 import ONE
+    (tmp_path / "good").mkdir()
+    (tmp_path / "good" / "one.toml").write_text(textwrap.dedent(ONE))
+    res, rep = tmp_path / "elsewhere" / "recs", tmp_path / "rep"
+    res.mkdir(parents=True)
+    assert cli.main(["report", "one", "--experiments", str(tmp_path / "good"), "--results", str(res),
+                     "--reports", str(rep)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith(f"in {rep.resolve()}: wrote ") and "reproduction.md" in last and "index.md" in last, last
+    page = (rep / "one.md").read_text()
+    assert f"`{res.resolve().as_posix()}/one/`" in page and "`results/one/`" not in page
+    assert f"`{res.resolve().as_posix()}/`" in (rep / "index.md").read_text()
+
+
+def test_demo_s12_time_says_what_compiling_took(monkeypatch, capsys):
+    """The quick S12 rows showed 0.02 s and 0.00 s where the runs took 6.6 and 16.6 s with compiling."""
+    import io
+    from gpubench import demo, runner
+    from gpubench import experiments_loader as loader
+    s12 = loader.load("tableS12")
+    key = s12.quick.methods[0].key
+    rec = {"variant": "quick", "key": key, "label": "x", "settings": {"runs": 1},
+           "measured": {"best_f": 0.5, "seconds": 0.02, "warmup_seconds": 6.58}}
+    monkeypatch.setattr(runner, "load_records", lambda folder, warn=True: [rec])
+    out = io.StringIO()
+    demo._summary(s12, None, out)
+    text = out.getvalue()
+    assert "compiling" in text.splitlines()[1] and "6.58 s" in text, text
+
+
+@pytest.mark.parametrize("name, meant", [("rastrgin", "rastrigin"), ("Levy", "levy"),
+                                         ("scipy_go.beale", "scipy_go.Beale")])
+def test_a_near_miss_name_gets_did_you_mean(name, meant, capsys):
+    from gpubench import cli
+    assert cli.main(["eval", name, "--dim", "2", "--x", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"did you mean {meant!r}?" in err and len(err.splitlines()) == 1, err

@@ -58,7 +58,8 @@ def run(args):
     typed = {k: getattr(args, k) for k in method.settings.names() if getattr(args, k) is not None}
     given = method.settings.build(method.name, typed, from_text=True).as_dict()
     given = {k: given[k] for k in typed}
-    values = {**interactive_defaults(method, args.dim, given), **given}
+    chosen = interactive_defaults(method, args.dim, given)
+    values = {**{k: c.value for k, c in chosen.items()}, **given}
     settings = method.make_settings(values)
     check_method(args.dim, settings)
     check_numbers(fn, args.dim)
@@ -71,5 +72,5 @@ def run(args):
         result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
                             resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()
-    rc = _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0)
+    rc = _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0, chosen=chosen)
     return 130 if result.stop == "interrupted" else rc
