@@ -127,7 +127,7 @@ def interrupted():
     """Whether Ctrl-C asked the run to stop (only inside :func:`catch_interrupts`).  A True answer
     is the run's acknowledgement: it is stopping (saving its checkpoint, printing its best), and
     the guard lets it finish instead of ending the process."""
-    if _INTERRUPT["requested"]:
+    if _INTERRUPT["requested"] and _GUARD:  # only a command's guard reads it (no state left to a library call)
         _INTERRUPT["seen"] = True
     return _INTERRUPT["requested"]
 

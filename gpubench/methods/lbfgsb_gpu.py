@@ -43,7 +43,8 @@ import numpy as np
 from ..device import gpu_available, resolve_backend
 from ..errors import InputError
 from ..lbfgsb import batch
-from ..monitor import Deadline, report, stop_word, stopped
+from ..monitor import Deadline, report, stop_word
+from ..monitor import stopped as stopped_by
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting, time_limit_setting
 from . import rounds as batched
@@ -148,7 +149,7 @@ def _run(fn, dim, s):
     counts = np.bincount(status, minlength=3)
     ran = X.shape[0]
     stopped = "" if halted is None else (
-        f"; {stopped(halted)} after {seconds:.3g} s ({len(parts)} of {s.rounds} round(s), {ran} of {s.starts} starts)")
+        f"; {stopped_by(halted)} after {seconds:.3g} s ({len(parts)} of {s.rounds} round(s), {ran} of {s.starts} starts)")
     options = s.as_dict()
     options["backend"] = backend
     if backend == "cuda" and not gpu_available():
