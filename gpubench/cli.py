@@ -11,7 +11,7 @@ import threading
 
 from .commands import cache, compare, demo, eval, functions, methods, minimize, report, reproduce, solve
 from .commands._args import Parser
-from .device import phase
+from .device.gpu import phase
 from .errors import InputError
 
 EXIT_USAGE = 2
@@ -46,7 +46,7 @@ def main(argv=None):
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             raise InputError("name a command (`gpubench --help` lists them)")
-        from .monitor import guard_interrupts
+        from .methods.monitor import guard_interrupts
         with phase("command"), guard_interrupts():  # Ctrl-C at any moment, compiling included
             rc = args.run(args) or 0
         if args.fast_exit:
@@ -89,7 +89,7 @@ def entry():
     """
     rc = main()
     if _FAST_EXIT and threading.active_count() == 1 and not _children_alive():
-        from .device import write_phases_now
+        from .device.gpu import write_phases_now
         write_phases_now()
         for stream in (sys.stdout, sys.stderr):
             try:

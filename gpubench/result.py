@@ -19,7 +19,7 @@ class OptimizeResult:
     independent runs or problems at once gives each one's outcome in
     ``status`` (an integer array, 0 = converged; see the method's docs) and
     their values in ``history``.  ``stop`` says in one word why the run stopped, from the one
-    vocabulary of :data:`gpubench.monitor.STOPS` (``time_limit``, ``evaluations`` ...).
+    vocabulary of :data:`gpubench.methods.monitor.STOPS` (``time_limit``, ``evaluations`` ...).
     """
     function: str
     dim: int
@@ -39,7 +39,7 @@ class OptimizeResult:
     converged: bool = False
     message: str = ""
     status: Any = None
-    stop: Optional[str] = None  # why the run stopped: one of gpubench.monitor.STOPS
+    stop: Optional[str] = None  # why the run stopped: one of gpubench.methods.monitor.STOPS
     history: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
@@ -88,7 +88,7 @@ class OptimizeResult:
         """Write every output region to ``path`` (``.npz`` with arrays ``lo`` and ``hi``), atomically.
 
         Written ``chunk`` regions at a time, so memory stays bounded however many regions there are."""
-        from .device import atomic_write
+        from .device.gpu import atomic_write
         k = self.n_regions
 
         def write(fh):

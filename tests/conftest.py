@@ -39,9 +39,9 @@ def script(monkeypatch):
 def _process_state():
     """What one test may change for the next in the same process (issue 39: tests failed only after
     others had run in the same process): the environment, the working folder, the SIGINT handler
-    and the wakeup fd, the Ctrl-C flags of gpubench.monitor."""
+    and the wakeup fd, the Ctrl-C flags of gpubench.methods.monitor."""
     import signal
-    from gpubench import monitor
+    from gpubench.methods import monitor
     try:
         fd = signal.set_wakeup_fd(-1)
         signal.set_wakeup_fd(fd)

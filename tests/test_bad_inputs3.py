@@ -18,7 +18,7 @@ from test_bad_inputs import FILES, _problems, _run_batch, _scratch
 FILES3 = {
     "user.py": """
         import numpy as np
-        from gpubench.definition import Definition, Sum, x, symbols
+        from gpubench.forms.definition import Definition, Sum, x, symbols
         S = symbols("S")
 
         def _d(name, **kw):
@@ -98,8 +98,8 @@ def test_a_checkpoint_is_recognised_by_its_content(tmp_path):
     through the Python API (before the search is set up)."""
     from gpubench.errors import InputError
     from gpubench.methods import interval
-    from gpubench.solver import checkpoint as ckpt
-    from gpubench.solver.core import run_search
+    from gpubench.methods.solver import checkpoint as ckpt
+    from gpubench.methods.solver.core import run_search
     from test_bad_inputs2 import _checkpoint
     _checkpoint(tmp_path / "state.npz")
     os.replace(tmp_path / "state.npz", tmp_path / "state.bin")
@@ -124,8 +124,8 @@ def test_unknown_fstar_is_declared_not_typed():
     """A surrogate's unknown minimum (UNKNOWN) is NaN and accepted; its negation keeps it."""
     import math
     import numpy as np
-    from gpubench.definition import UNKNOWN, Definition, Sum, symbols, x
-    from gpubench.forms import TestFunction
+    from gpubench.forms.definition import UNKNOWN, Definition, Sum, symbols, x
+    from gpubench.forms.function import TestFunction
     S = symbols("S")
     d = Definition(name="unk", title="t", source="s", terms={S: Sum(x ** 2)}, expr=S, domain=(-1, 1),
                    xstar=lambda n: np.full(n, np.nan), fstar=UNKNOWN)
@@ -200,7 +200,7 @@ def test_compare_with_heuristics_only_says_no_rigorous_method_ran(tmp_path):
 
 def test_stopped_by_names_the_reason_that_applied():
     import numpy as np
-    from gpubench.monitor import describe_stop
+    from gpubench.methods.monitor import describe_stop
     from gpubench.result import OptimizeResult
     rig = OptimizeResult("levy", 2, "interval", x=np.ones(2), fun=0.0, glb=-1e-9, gub=0.0, stop="converged")
     multi = OptimizeResult("levy", 2, "tron-gpu", x=np.ones(2), fun=0.0, stop="converged", options={"starts": 64})
@@ -213,7 +213,7 @@ def test_stopped_by_names_the_reason_that_applied():
 
 def test_de_gpu_stopped_by_ctrl_c_says_so(monkeypatch):
     """Ctrl-C asked (as the command line's guard sets it): de-gpu's headline said "stopped at time_limit"."""
-    from gpubench import monitor
+    from gpubench.methods import monitor
     from gpubench.methods import minimize
     monkeypatch.setitem(monitor._INTERRUPT, "requested", True)
     r = minimize("levy", 2, method="de-gpu", backend="cpu", runs=1, max_evaluations=2000)
@@ -268,8 +268,8 @@ def test_report_says_what_it_wrote_and_where_the_records_are(tmp_path, capsys, m
 def test_demo_s12_time_says_what_compiling_took(monkeypatch, capsys):
     """The quick S12 rows showed 0.02 s and 0.00 s where the runs took 6.6 and 16.6 s with compiling."""
     import io
-    from gpubench import demo, runner
-    from gpubench import experiments_loader as loader
+    from gpubench.reports import demo
+    from gpubench.workflow import experiments_loader as loader, runner
     s12 = loader.load("tableS12")
     key = s12.quick.methods[0].key
     rec = {"variant": "quick", "key": key, "label": "x", "settings": {"runs": 1},

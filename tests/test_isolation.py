@@ -38,7 +38,7 @@ def test_no_test_module_changes_the_environment_when_imported():
 
 def test_the_guard_sees_what_a_test_leaves(monkeypatch, tmp_path):
     from conftest import _process_state
-    from gpubench import monitor
+    from gpubench.methods import monitor
     before = _process_state()
     monkeypatch.setenv("GPUBENCH_LEFT_BEHIND", "1")
     assert _process_state()["environment"] != before["environment"]

@@ -100,8 +100,8 @@ def test_toy_method_in_one_file_is_listed_run_and_reported(toy_folder, tmp_path)
     assert out.returncode == 0, out.stderr
     recs = [json.loads(p.read_text()) for p in (res / "toy").glob("*.json")]
     assert sorted(r["method"] for r in recs) == ["bfgs", "random-search"]
-    from gpubench import experiments_loader as loader
-    from gpubench import report
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports import builder as report
     md = report.build(loader.load(str(exp)), res, rep).read_text()
     assert "random" in md and "bfgs" in md
 
@@ -119,7 +119,7 @@ def test_experiment_settings_are_checked_from_the_dataclass(tmp_path):
         gtol = "small"
         [quick]
     '''))
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     with pytest.raises(InputError) as e:
         loader.load(str(exp))
     msg = str(e.value)

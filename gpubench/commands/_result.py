@@ -53,8 +53,8 @@ def show(result, as_json, regions_file=None, note=None, wall=None, chosen=None):
         print(f"  {result.iterations} iterations, {result.nfev} evaluations, {_seconds(result, wall)}")
     if result.fun is not None:
         print(f"  best f = {fmt(result.fun)}")
-    if result.stop:  # the one vocabulary of gpubench.monitor
-        from ..monitor import describe_stop
+    if result.stop:  # the one vocabulary of gpubench.methods.monitor
+        from ..methods.monitor import describe_stop
         print(f"  stopped by: {result.stop} ({describe_stop(result)})")
     if result.x is not None and (not result.has_regions or result.stop == "interrupted"):
         x = list(result.x)
