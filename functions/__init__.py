@@ -155,7 +155,10 @@ def get(name) -> TestFunction:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise InputError(f"unknown function {name!r}; `gpubench functions` lists them") from None
+        from gpubench.errors import did_you_mean
+        known = names(prefix) if "." in str(name) and prefix in LIBRARIES else names()
+        raise InputError(f"unknown function {name!r}{did_you_mean(name, known)}; `gpubench functions` "
+                         "lists them") from None
 
 
 def load_file(path, attr):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from gpubench.forms.definition import Definition, Problem, variables
+from gpubench.forms.definition import UNKNOWN, Definition, Problem, variables
 from gpubench.forms.models import network_from_file
 
 from gpubench.functions._peaks import DEFINITION as PEAKS, EXPR as PEAKS_EXPR
@@ -56,7 +56,7 @@ def ann(name, lo, hi):
 
 def _fixed(name, expr, lo, hi, d, sense="min", title=""):
     return Definition(name=name, title=title or name, source=SOURCE, expr=expr, domain=(lo, hi), dim=d,
-                      sense=sense, xstar=_nan, fstar=lambda n: float("nan"))
+                      sense=sense, xstar=_nan, fstar=UNKNOWN)
 
 
 @functools.lru_cache(maxsize=None)

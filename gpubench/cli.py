@@ -46,7 +46,8 @@ def main(argv=None):
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             raise InputError("name a command (`gpubench --help` lists them)")
-        with phase("command"):
+        from .methods.monitor import guard_interrupts
+        with phase("command"), guard_interrupts():  # Ctrl-C at any moment, compiling included
             rc = args.run(args) or 0
         if args.fast_exit:
             _FAST_EXIT.append(True)

@@ -22,6 +22,20 @@ def _as_vector(name, v, allow_inf=False):
     return a
 
 
+def did_you_mean(name, choices):
+    """`` (did you mean 'levy'?)`` for a near-miss ``name`` among ``choices``, else "": a name that
+    differs only in case first (``Levy``, ``scipy_go.beale``), then the closest by difflib
+    (``rastrgin``); in the error of every registry (functions, methods, experiments)."""
+    import difflib
+    choices = [str(c) for c in choices]
+    folded = {c.lower(): c for c in choices}
+    hit = folded.get(str(name).lower())
+    if hit is None:
+        close = difflib.get_close_matches(str(name).lower(), list(folded), n=1, cutoff=0.75)
+        hit = folded[close[0]] if close else None
+    return f" (did you mean {hit!r}?)" if hit is not None and hit != name else ""
+
+
 def check_box(lo, hi):
     lo = _as_vector("lo", lo, allow_inf=True)
     hi = _as_vector("hi", hi, allow_inf=True)

@@ -33,3 +33,35 @@ def script(monkeypatch):
     worker processes it spawns can import it too."""
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
     return importlib.import_module
+
+
+# ---------------------------------------------------------------- no test leaves state behind
+def _process_state():
+    """What one test may change for the next in the same process (issue 39: tests failed only after
+    others had run in the same process): the environment, the working folder, the SIGINT handler
+    and the wakeup fd, the Ctrl-C flags of gpubench.methods.monitor."""
+    import signal
+    from gpubench.methods import monitor
+    try:
+        fd = signal.set_wakeup_fd(-1)
+        signal.set_wakeup_fd(fd)
+    except ValueError:  # not the main thread: no wakeup fd to compare
+        fd = None
+    # gpubench's and numba's variables (a library's first import sets its own, e.g. jax's TF_CPP_*)
+    env = {k: v for k, v in os.environ.items() if k.startswith(("GPUBENCH_", "NUMBA_", "XDG_", "HOME"))}
+    return {"environment": env, "cwd": os.getcwd(), "SIGINT": signal.getsignal(signal.SIGINT),
+            "wakeup fd": fd, "Ctrl-C flags": dict(monitor._INTERRUPT), "guards": list(monitor._GUARD)}
+
+
+@pytest.fixture(autouse=True)
+def _leaves_no_state():
+    """Fails a test that changes the process for the tests after it (monkeypatch undoes its own
+    changes before this check; an assignment to os.environ or os.chdir does not)."""
+    before = _process_state()
+    yield
+    after = _process_state()
+    changed = {k: (before[k], after[k]) for k in before if before[k] != after[k]}
+    if "environment" in changed:
+        b, a = changed.pop("environment")
+        changed["environment"] = {k: (b.get(k), a.get(k)) for k in set(b) | set(a) if b.get(k) != a.get(k)}
+    assert not changed, f"the test left process state changed for the next test: {changed}"

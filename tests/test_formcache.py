@@ -19,7 +19,7 @@ def _gpubench(args, cache, **env):
     e = dict(os.environ, GPUBENCH_CACHE=str(cache), **env)
     e.pop("NUMBA_CACHE_DIR", None)
     e.pop("GPUBENCH_NO_CARDS", None)
-    e.pop("GPUBENCH_METHOD_PATH", None)   # tests/test_runner.py sets it for its plug-in, process-wide
+    e.pop("GPUBENCH_METHOD_PATH", None)   # a caller's plug-in folder (test_runner's, while its tests run)
     p = subprocess.run([sys.executable, "-c", "import json\n" + RUN, *args], cwd=ROOT, env=e,
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
@@ -97,6 +97,6 @@ def test_the_card_holds_what_the_definition_gives_and_the_key_follows_the_text(t
 def test_a_method_is_found_without_importing_the_others():
     code = ("import sys\nfrom gpubench import methods\nm = methods.get('de-gpu')\n"
             "print(m.name, 'gpubench.methods.lbfgsb_gpu' in sys.modules, 'gpubench.methods.scipy_methods' in sys.modules)")
-    env = {k: v for k, v in os.environ.items() if k != "GPUBENCH_METHOD_PATH"}   # test_runner's plug-in
+    env = {k: v for k, v in os.environ.items() if k != "GPUBENCH_METHOD_PATH"}   # a caller's plug-in folder
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert p.stdout.split() == ["de-gpu", "False", "False"], p.stderr[-2000:]

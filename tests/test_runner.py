@@ -62,7 +62,17 @@ METHOD = Method(name="fake", summary="a stand-in method for the tests", settings
 # registry like any method (in this process, in the CLI's subprocesses and on Dask workers).
 PLUGINS = Path(__import__("tempfile").mkdtemp(prefix="gpubench-methods-"))
 (PLUGINS / "fake_method.py").write_text(FAKE_SOURCE)
-os.environ["GPUBENCH_METHOD_PATH"] = str(PLUGINS)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _plugin_path():
+    """GPUBENCH_METHOD_PATH for this module's tests only (and the processes they start): it was set
+    at import, so every test of a session that collected this module ran with the plug-in, and
+    others had to remove it by hand (tests/conftest.py's guard now fails a test that leaves it)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GPUBENCH_METHOD_PATH", str(PLUGINS))
+    yield
+    mp.undo()
 
 
 def experiment_file(folder, name="sweep", dims=(2, 3), quick_dims=(2,), sleep=0.0, reps=1):

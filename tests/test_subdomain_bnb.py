@@ -13,7 +13,7 @@ import pytest
 from scipy.optimize import minimize as sp_minimize
 
 import gpubench.methods.subdomain_bnb as sb
-from gpubench.forms.definition import Definition, Problem, Rational, exp, variables
+from gpubench.forms.definition import UNKNOWN, Definition, Problem, Rational, exp, variables
 from gpubench.errors import InputError
 from gpubench.forms.function import ConstrainedProblem, TestFunction
 from gpubench.methods import get as get_method, minimize
@@ -25,7 +25,7 @@ NAN = lambda n: np.full(n, np.nan)  # noqa: E731
 
 def _defn(name, expr, domain, sense="min", fstar=None):
     return Definition(name=name, title=name, source="tests", expr=expr, domain=domain, dim=2,
-                      sense=sense, xstar=NAN, fstar=fstar or (lambda n: float("nan")))
+                      sense=sense, xstar=NAN, fstar=fstar or UNKNOWN)
 
 
 # a narrow deep well far from the bowl's minimum: the midpoint and local solves of a coarse

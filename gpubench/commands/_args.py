@@ -39,6 +39,16 @@ def resolve_dim(args, fn):
     return args.dim
 
 
+def check_numbers(fn, dim):
+    """A function's domain and f* at ``dim`` computed now, where the function enters a command:
+    a user's file whose ``domain`` or ``fstar`` raises, is not numbers, or whose f* is NaN is one
+    line before any work (TestFunction says which), not an internal error or a run that "did not
+    reach" an unknown minimum.  Called after the resource check: the domain is ``dim`` numbers."""
+    fn.bounds(dim)
+    if hasattr(fn, "fstar"):
+        fn.fstar(dim)
+
+
 def integer(text):
     try:
         return int(text)

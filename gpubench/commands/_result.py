@@ -20,8 +20,9 @@ def _seconds(result, wall):
     return f"{result.seconds:.2f} s solving + {setup:.2f} s compiling and setting up"
 
 
-def show(result, as_json, regions_file=None, note=None, wall=None):
-    """``wall``: the seconds the command spent on the run, set-up and compilation included."""
+def show(result, as_json, regions_file=None, note=None, wall=None, chosen=None):
+    """``wall``: the seconds the command spent on the run, set-up and compilation included;
+    ``chosen``: ``{setting: Chosen}``, the defaults a typed-in run took, each with why."""
     if regions_file:
         result.save_regions(regions_file)
     if as_json:
@@ -32,12 +33,17 @@ def show(result, as_json, regions_file=None, note=None, wall=None):
             d["note"] = note
         if wall is not None:
             d["wall_seconds"] = wall
+        if chosen:
+            d["chosen"] = {k: {"value": c.value, "why": c.why} for k, c in chosen.items()}
         print(json.dumps(d))
         return 0
     if note:
         print(f"note: {note}")
     print(f"{result.function}, n = {result.dim}, method {result.method}, backend {result.backend}: "
           f"{result.message}")
+    for k, c in (chosen or {}).items():  # a value unlike `gpubench methods NAME`'s says why
+        print(f"  chosen: {k} = {c.value:g} ({c.why})" if isinstance(c.value, (int, float))
+              else f"  chosen: {k} = {c.value} ({c.why})")
     if result.glb is not None:
         print(f"  optimum enclosed in [GLB, GUB] = [{fmt(result.glb)}, {fmt(result.gub)}]")
     if result.regions_lo is not None:
@@ -48,8 +54,8 @@ def show(result, as_json, regions_file=None, note=None, wall=None):
     if result.fun is not None:
         print(f"  best f = {fmt(result.fun)}")
     if result.stop:  # the one vocabulary of gpubench.methods.monitor
-        from ..methods.monitor import STOPS
-        print(f"  stopped by: {result.stop} ({STOPS.get(result.stop, '')})")
+        from ..methods.monitor import describe_stop
+        print(f"  stopped by: {result.stop} ({describe_stop(result)})")
     if result.x is not None and (not result.has_regions or result.stop == "interrupted"):
         x = list(result.x)
         print("  at x = (" + ", ".join(f"{v:.8g}" for v in x[:6]) + (", ..." if len(x) > 6 else "") + ")")

@@ -11,7 +11,7 @@ and evaluations to that target, and the fastest.  ``OUT/coco/`` and ``OUT/ioh/``
 for cocopp and IOHanalyzer (docs/interop.md).
 """
 from ..errors import InputError
-from ._args import add_dim, positive_integer, resolve_dim
+from ._args import add_dim, check_numbers, positive_integer, resolve_dim
 
 NAME = "compare"
 HELP = "run every method of the comparison on one function (yours too: FILE.py:NAME) and summarise"
@@ -100,6 +100,15 @@ def certificate(records):
     return best
 
 
+def no_certificate_reason(records):
+    """Why there is no certificate, as it happened: no rigorous method ran (heuristics only, e.g.
+    ``--methods``), or those that ran did not converge within their budget."""
+    from ..reports import compare as cmp
+    if not any(cmp._rigorous(r) for r in records):
+        return "no rigorous method was run; the methods compared are heuristics"
+    return "the rigorous method did not converge within its budget"
+
+
 def _fmt(v, digits=4):
     if v is None:
         return "-"
@@ -151,9 +160,9 @@ def write_summary(path, function, dim, variant, records, cert, fstar, sense, sou
         lines += [f"**Fastest to the target**: {fastest['key']} (median {_fmt(fastest['seconds_to_target'])} s)."
                   if fastest else "**Fastest to the target**: no method reached it.", ""]
     else:
-        lines += ["**Certified minimum**: no certificate (the rigorous method did not converge within its "
-                  f"budget); nothing is claimed about the global minimum. The function's stated f* is "
-                  f"{fstar!r}, not certified here.", ""]
+        lines += [f"**Certified minimum**: no certificate ({no_certificate_reason(records)}); nothing is "
+                  f"claimed about the global minimum. The function's stated f* is {fstar!r}, not certified "
+                  "here.", ""]
     head = ["Method", "Runs", "Reached target", "Median s to target", "Median evals to target",
             "Median s per run", "Best f"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -186,7 +195,7 @@ def run(args):
         raise InputError("--scheduler needs a library function (a remote worker cannot read your file); "
                          "use --workers")
     dim = resolve_dim(args, fn)
-    fn.bounds(dim)  # a dimension the function refuses fails here, before anything is written
+    check_numbers(fn, dim)  # a dimension the function refuses, or a user's bad f*, fails here, before any work
     chosen = None
     if args.methods is not None:
         chosen = [m.strip() for m in args.methods.split(",") if m.strip()]

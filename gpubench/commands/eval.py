@@ -3,7 +3,7 @@ import json
 import math
 
 from ..errors import InputError
-from ._args import add_dim, resolve_dim
+from ._args import add_dim, check_numbers, resolve_dim
 
 NAME = "eval"
 HELP = "evaluate a function and its gradient at a point or over a box"
@@ -70,6 +70,7 @@ def run(args):
     # the box and its gradient enclosure as arrays, as Python lists and as JSON text
     fn = F.get(args.function)
     check_vectors(resolve_dim(args, fn), 400 if args.box is not None else 160)
+    check_numbers(fn, args.dim)
     if (args.x is None) == (args.box is None):
         raise InputError("give exactly one of --x (a point) or --box (a box)")
     if not getattr(fn, "constrained", False):

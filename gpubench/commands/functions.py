@@ -36,14 +36,17 @@ def run(args):
             "name": name, "title": fn.title,
             "bounds": fn.definition.describe_bounds(dim),
             "xstar": _vector_summary(fn.xstar(dim)),
-            "fstar": float(fn.fstar(dim)), "dim": dim, "sense": fn.sense,
+            "fstar": float(fn.fstar(dim)), "dim": dim, "fixed_dim": fn.definition.dim is not None,
+            "sense": fn.sense,
             "continuous": fn.continuous, "source": fn.source,
         })
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    dim = args.dim
-    cols = [("name", "name"), ("bounds", "bounds"), ("xstar", "x*"), ("fstar", f"f*(n={dim})"),
+    # n: the dimension each row is shown at, --dim for a scalable function, its own for a fixed one
+    for r in rows:
+        r["n"] = f"{r['dim']} (fixed)" if r["fixed_dim"] else f"{r['dim']}"
+    cols = [("name", "name"), ("n", "n"), ("bounds", "bounds"), ("xstar", "x*"), ("fstar", "f*(n)"),
             ("sense", "sense"), ("source", "source")]
     cells = [[h for _, h in cols]] + [[fmt(r[k]) for k, _ in cols] for r in rows]
     widths = [max(len(c[j]) for c in cells) for j in range(len(cols) - 1)]

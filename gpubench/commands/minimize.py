@@ -3,7 +3,7 @@ import math
 import time
 
 from ..errors import InputError
-from ._args import add_dim, resolve_dim
+from ._args import add_dim, check_numbers, resolve_dim
 
 NAME = "minimize"
 HELP = "run any registered method (`gpubench methods` lists them) on a function"
@@ -57,8 +57,8 @@ def compile_first(method, fn, dim, settings, progress):
 
 def interactive_defaults(method, dim, given):
     """The defaults of a run typed by a user (``Method.interactive`` and the interactive time limit)."""
-    from ..methods.base import interactive_values
-    return interactive_values(method, dim, given)
+    from ..methods.base import interactive_choices
+    return interactive_choices(method, dim, given)
 
 
 def run(args):
@@ -91,12 +91,14 @@ def run(args):
     # parse the typed values, then add the interactive defaults for what was not typed
     typed = method.settings.build(method.name, text, from_text=True)
     given = {k: getattr(typed, k) for k in text}
-    values = {**interactive_defaults(method, args.dim, given), **given}
+    chosen = interactive_defaults(method, args.dim, given)
+    values = {**{k: c.value for k, c in chosen.items()}, **given}
     settings = method.make_settings(values)
     check_method(args.dim, settings)
     from ..device.gpu import phase
     with phase("function"):  # sympy and the definition (scripts/startup_profile.py)
         fn = functions.get(args.function)
+    check_numbers(fn, args.dim)
     note = None
     backends = method.backends
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
@@ -117,5 +119,5 @@ def run(args):
         raise InputError(f"{fn.name}: every evaluation of {method.name} was NaN (is the function "
                          f"defined anywhere in its box?); no answer")
     note = (result.options or {}).get("note") or note
-    rc = _result.show(result, args.json, args.regions, note=note, wall=wall)
+    rc = _result.show(result, args.json, args.regions, note=note, wall=wall, chosen=chosen)
     return 130 if result.stop == "interrupted" else rc  # printed with its best point, then as Ctrl-C exits

@@ -45,6 +45,7 @@ def run(args):
                              "(reports/index.md links its paper's page)")
     exps = [e for e in exps if e.layout in BUILT_LAYOUTS]
     check_writable_dir(rep, "--reports")
+    before = _files(rep)
     print(f"records from {res.resolve()}" + ("" if res.is_dir() else " (no such folder: every case is missing)"))
     for exp in exps:
         md = build(exp, args.results, args.reports)
@@ -54,7 +55,34 @@ def run(args):
             print(f"wrote {page}")
     idx = write_index(args.reports, args.results, args.experiments)
     print(f"wrote {idx}")
+    print(written(rep, before))
     return 0
+
+
+def _files(folder):
+    """{path: (mtime_ns, size)} of every file under ``folder``."""
+    out = {}
+    for p in folder.rglob("*"):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        if p.is_file():
+            out[p] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def written(folder, before):
+    """One line: every file the command wrote or changed under ``folder`` since ``before``
+    (:func:`_files`), by top-level entry (reproduction.md, summary.md, figures/ (12 files), ...)."""
+    changed = [p for p, v in _files(folder).items() if before.get(p) != v]
+    top = {}
+    for p in changed:
+        rel = p.relative_to(folder)
+        key = rel.parts[0] + ("/" if len(rel.parts) > 1 else "")
+        top[key] = top.get(key, 0) + 1
+    items = [k + (f" ({n} file{'s' * (n != 1)})" if k.endswith("/") else "") for k, n in sorted(top.items())]
+    return f"in {folder.resolve()}: wrote " + (", ".join(items) if items else "nothing new")
 
 
 def paper_pages(results, reports):

@@ -5,7 +5,7 @@ read from that dataclass: defaults and help are stated there once.
 """
 import time
 
-from ._args import add_dim, positive_number, resolve_dim
+from ._args import add_dim, check_numbers, positive_number, resolve_dim
 
 NAME = "solve"
 HELP = "enclose the global minimum rigorously (Zhang, Shan & Cagan 2026)"
@@ -47,6 +47,9 @@ def run(args):
     for opt in ("checkpoint", "resume", "regions"):
         if getattr(args, opt):
             check_writable_file(getattr(args, opt), f"--{opt}")
+    if args.checkpoint:  # before anything compiles; run_search checks it again for the Python API
+        from ..methods.solver.checkpoint import check_target
+        check_target(args.checkpoint, "--checkpoint")
     with phase("function"):
         from .. import functions  # sympy, and the definitions
         fn = functions.get(args.function)
@@ -55,9 +58,11 @@ def run(args):
     typed = {k: getattr(args, k) for k in method.settings.names() if getattr(args, k) is not None}
     given = method.settings.build(method.name, typed, from_text=True).as_dict()
     given = {k: given[k] for k in typed}
-    values = {**interactive_defaults(method, args.dim, given), **given}
+    chosen = interactive_defaults(method, args.dim, given)
+    values = {**{k: c.value for k, c in chosen.items()}, **given}
     settings = method.make_settings(values)
     check_method(args.dim, settings)
+    check_numbers(fn, args.dim)
     progress = Progress()
     from ..methods.monitor import catch_interrupts
     t0 = time.perf_counter()
@@ -67,5 +72,5 @@ def run(args):
         result = method.run(fn, args.dim, settings, progress=progress, checkpoint=args.checkpoint,
                             resume=args.resume, checkpoint_every=args.checkpoint_every)
     progress.close()
-    rc = _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0)
+    rc = _result.show(result, args.json, args.regions, wall=time.perf_counter() - t0, chosen=chosen)
     return 130 if result.stop == "interrupted" else rc

@@ -18,8 +18,18 @@ KINDS = (("forms and kernels", "gpubench_generated_", ".py"), ("TRON cores", "gp
 
 
 def root():
-    return Path(os.environ.get("GPUBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpubench"))
+    """The cache folder, checked where the variable is read: a file named by $GPUBENCH_CACHE (or
+    in its place) is one line naming the variable, not a NotADirectoryError deep in code generation."""
+    given = os.environ.get("GPUBENCH_CACHE")
+    path = Path(given or os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+                                      "gpubench"))
+    what = f"GPUBENCH_CACHE={given!r}" if given else f"the cache folder {str(path)!r}"
+    for p in (path, path / "generated"):
+        if p.exists() and not p.is_dir():
+            from ..errors import InputError
+            shown = what if p == path else f"{what}: {str(p)!r}"
+            raise InputError(f"{shown} is a file, not a folder (set GPUBENCH_CACHE to a folder)")
+    return path
 
 
 def folder():

@@ -832,7 +832,12 @@ def intervals_best(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
 def cache_dir():
     from .cache import folder  # the one definition of the folder (gpubench cache shows and clears it)
     path = folder()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a parent is a file, or not writable: the user's setting
+        from ..errors import InputError
+        raise InputError(f"cannot create the cache folder {str(path)!r}: {exc.strerror or exc} "
+                         "(set GPUBENCH_CACHE to a writable folder)") from None
     return path
 
 

@@ -273,6 +273,12 @@ def _constant_bounds(lo, hi):
     return lambda dim: (np.full(dim, float(lo)), np.full(dim, float(hi)))
 
 
+def UNKNOWN(n):
+    """``fstar`` of a definition whose minimum is not known (a surrogate network): NaN, accepted
+    only through this function, so that a NaN typed in as a minimum is refused."""
+    return float("nan")
+
+
 @dataclass
 class Definition:
     """One scalable test function, with everything a user or solver needs to know.
@@ -362,12 +368,12 @@ class Definition:
                                                       -self.spike.value)
         return replace(self, name=f"{self.name}__negated", expr=-self.expr, spike=spike,
                        sense="max" if self.sense == "min" else "min",
-                       fstar=lambda dim: -self.fstar(dim))
+                       fstar=UNKNOWN if self.fstar is UNKNOWN else (lambda dim: -self.fstar(dim)))
 
     def describe_bounds(self, dim):
         lo, hi = self.bounds(dim)
         if np.all(lo == lo[0]) and np.all(hi == hi[0]):
-            return f"[{lo[0]:g}, {hi[0]:g}]^n"
+            return f"[{lo[0]:g}, {hi[0]:g}]^{self.dim or 'n'}"  # a fixed-dimension box has its own
         return "per-coordinate"
 
 
@@ -416,7 +422,7 @@ class Problem:
             return replace(o, name=f"{self.name}__{label}", title=f"{self.name}: constraint {label}",
                            expr=expr, terms=terms, spike=None,
                            sense="min", xstar=lambda dim: np.full(dim, np.nan),
-                           fstar=lambda dim: float("nan"))
+                           fstar=UNKNOWN)
         except DefinitionError as exc:
             raise DefinitionError(f"{self.name}: constraint {label}: {exc}") from None
 

@@ -93,7 +93,7 @@ class TestFunction:
         splits it), else one line naming the function and the coordinate."""
         n = self._dim(n)
         lo, hi = (np.array(v, dtype=np.float64) for v in self._cached(n, "bounds", lambda: [
-            self._numbers("domain", v, n).tolist() for v in self.definition.bounds(n)]))
+            self._numbers("domain", v, n).tolist() for v in self._pair(self._user("domain", self.definition.bounds, n))]))
         for k in range(n):
             if not (np.isfinite(lo[k]) and np.isfinite(hi[k])):
                 raise InputError(f"{self.name}: its domain is not finite in coordinate {k + 1} "
@@ -106,11 +106,43 @@ class TestFunction:
     def xstar(self, n):
         n = self._dim(n)
         return np.array(self._cached(n, "xstar", lambda: self._numbers(
-            "xstar(n)", self.definition.xstar(n), None).tolist()), dtype=np.float64)
+            "xstar(n)", self._user("xstar(n)", self.definition.xstar, n), None).tolist()), dtype=np.float64)
 
     def fstar(self, n):
         n = self._dim(n)
-        return float(self._cached(n, "fstar", lambda: float(self._numbers("fstar(n)", self.definition.fstar(n), ()))))
+        return float(self._cached(n, "fstar", lambda: self._fstar(n)))
+
+    def _fstar(self, n):
+        """f* as the definition gives it: a finite number, or NaN only where the definition says
+        the minimum is unknown (``fstar=UNKNOWN``; a NaN typed in would make every run "fail")."""
+        from .definition import UNKNOWN
+        f = self.definition.fstar
+        v = float(self._numbers("fstar(n)", self._user("fstar(n)", f, n), ()))
+        if np.isnan(v) and f is not UNKNOWN:
+            raise InputError(f"{self.name}: fstar({n}) is NaN; give the known minimum, or "
+                             "fstar=gpubench.forms.definition.UNKNOWN when it is not known")
+        if np.isinf(v):
+            raise InputError(f"{self.name}: fstar({n}) is {v!r}, not a finite number")
+        return v
+
+    def _user(self, what, f, n):
+        """Call a user's ``domain``, ``xstar`` or ``fstar``: what it raises is the user's error (one
+        line naming the function), not gpubench's."""
+        if not callable(f):
+            raise InputError(f"{self.name}: {what} is {f!r}, not a pair (lo, hi) or a function of n")
+        try:
+            return f(n)
+        except MemoryError:  # a dimension too large: the resource checks' business, not the user's file
+            raise
+        except Exception as exc:
+            raise InputError(f"{self.name}: {what} raised {type(exc).__name__}: {exc}".splitlines()[0]) from None
+
+    def _pair(self, v):
+        try:
+            lo, hi = v
+        except (TypeError, ValueError):
+            raise InputError(f"{self.name}: domain gave {v!r}, not a pair (lo, hi)") from None
+        return lo, hi
 
     def _numbers(self, what, value, n):
         """A user's ``domain``, ``xstar`` or ``fstar`` as float64 (shape ``(n,)``, or a scalar for ``()``)."""

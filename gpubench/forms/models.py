@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from .definition import Definition, DefinitionError, sigmoid, softplus, tanh, variables
+from .definition import UNKNOWN, Definition, DefinitionError, sigmoid, softplus, tanh, variables
 
 ACTIVATIONS = {"tanh": tanh, "sigmoid": sigmoid, "softplus": softplus,
                "relu": lambda u: sp.Max(0, u), "linear": lambda u: u}
@@ -87,7 +87,7 @@ def network(name, layers, domain, activation="tanh", title=None, source="user we
                           str(np.asarray(b).size) for _, b in layers),
                       source=source, expr=out, domain=dom, dim=d,
                       xstar=xstar or (lambda n: np.full(n, np.nan)),
-                      fstar=fstar or (lambda n: float("nan")))
+                      fstar=fstar or UNKNOWN)
 
 
 def network_from_file(name, path, domain, activation="tanh", **kw):

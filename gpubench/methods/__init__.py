@@ -142,7 +142,9 @@ def get(name):
     try:
         return _METHODS[_spelling(name)]
     except (KeyError, TypeError, AttributeError):
-        raise InputError(f"unknown method {name!r}; known: {', '.join(sorted(_METHODS))}") from None
+        from ..errors import did_you_mean
+        raise InputError(f"unknown method {name!r}{did_you_mean(name, _METHODS)}; "
+                         f"known: {', '.join(sorted(_METHODS))}") from None
 
 
 def _spelling(name):

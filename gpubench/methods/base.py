@@ -217,14 +217,28 @@ def _parse_text(method, name, text, base, optional):
 INTERACTIVE_TIME_LIMIT = 20.0
 
 
-def interactive_values(method, dim, given):
-    """The defaults of a run typed in: the method's ``interactive`` hook (sized to the backend),
-    and ``INTERACTIVE_TIME_LIMIT`` for a method with a ``time_limit`` setting; ``given`` (the
-    typed values) always wins."""
+class Chosen(typing.NamedTuple):
+    """A default of a typed-in run with why it was chosen (printed with the run's result: a value
+    that differs from ``gpubench methods NAME``'s must say so)."""
+    value: object
+    why: str
+
+
+def interactive_choices(method, dim, given):
+    """``{setting: Chosen}``: the defaults of a run typed in, the method's ``interactive`` hook
+    (sized to the backend) and ``INTERACTIVE_TIME_LIMIT`` for a method with a ``time_limit``
+    setting, each with its reason; ``given`` (the typed values) always wins."""
     out = dict(method.interactive(dim, given)) if method.interactive else {}
     if "time_limit" in method.settings.names() and "time_limit" not in given:
-        out.setdefault("time_limit", INTERACTIVE_TIME_LIMIT)
-    return {k: v for k, v in out.items() if k not in given}
+        out.setdefault("time_limit", Chosen(INTERACTIVE_TIME_LIMIT, "a typed-in run's limit; --time-limit or "
+                                                                    "--set time_limit=S to change it"))
+    return {k: v if isinstance(v, Chosen) else Chosen(v, "a typed-in run's default")
+            for k, v in out.items() if k not in given}
+
+
+def interactive_values(method, dim, given):
+    """The values of :func:`interactive_choices`."""
+    return {k: c.value for k, c in interactive_choices(method, dim, given).items()}
 
 
 @dataclass(frozen=True)

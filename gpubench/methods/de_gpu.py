@@ -95,7 +95,7 @@ import numpy as np
 
 from ..device.gpu import BACKENDS, gpu_available, resolve_backend, simulator
 from ..errors import InputError
-from .monitor import Deadline, stop_word
+from .monitor import Deadline, stop_word, stopped
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting, time_limit_setting
 from .trace import Trace
@@ -253,12 +253,13 @@ def _finish(plan, backend, pops, fits, stop, evals, done_gens, seconds, deadline
                "run_success": succ, "success_rate": sum(succ) / R, "status_meaning": STATUS, **history_extra}
     history["trace"] = trace.close(int(evals.sum()))
     converged = bool(np.all(status < 2)) and (not plan.use_target or bool(np.all(status == 0)))
+    said = {**STATUS, 2: stopped(deadline.reason or "time_limit")}  # Ctrl-C is not the time limit
     if R == 1:  # "1 reached ...; 1 spent ..." reads as two runs
         msg = (f"one run: {'reached' if succ[0] else 'did not reach'} error < {plan.s.success_error:g}; "
-               f"it {STATUS[int(status[0])]}")
+               f"it {said[int(status[0])]}")
     else:
         msg = (f"best of {R} run(s): {sum(succ)} reached error < {plan.s.success_error:g}; "
-               + ", ".join(f"{int((status == c).sum())} {STATUS[c]}" for c in STATUS if (status == c).any()))
+               + ", ".join(f"{int((status == c).sum())} {said[c]}" for c in STATUS if (status == c).any()))
     stop = deadline.reason if (status == 2).any() else ("target" if (status == 0).all() else "evaluations")
     return OptimizeResult(
         function=plan.fn.name, dim=plan.D, method="de-gpu", backend=backend, x=xs[b], fun=run_fun[b],

@@ -32,10 +32,13 @@ def _warmup(fn, dim, settings):
 
 def _interactive(dim, given):
     from ..device.gpu import resolve_backend
+    from .base import Chosen
     if "split_dims" in given:
         return {}
     if resolve_backend(given.get("backend", "auto")) == "cpu":
-        return {"split_dims": CPU_SPLIT_DIMS}
+        return {"split_dims": Chosen(CPU_SPLIT_DIMS, (
+            f"on the CPU: 4^{CPU_SPLIT_DIMS} subregions an iteration keep a typed-in solve interactive; "
+            "the paper's 10 (`gpubench methods interval`) is sized for a GPU: --split-dims 10 for it"))}
     return {}
 
 

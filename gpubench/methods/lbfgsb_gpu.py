@@ -44,6 +44,7 @@ from ..device.gpu import gpu_available, resolve_backend
 from ..errors import InputError
 from .lbfgsb import batch
 from .monitor import Deadline, report, stop_word
+from .monitor import stopped as stopped_by
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting, time_limit_setting
 from . import rounds as batched
@@ -148,7 +149,7 @@ def _run(fn, dim, s):
     counts = np.bincount(status, minlength=3)
     ran = X.shape[0]
     stopped = "" if halted is None else (
-        f"; stopped at {halted} after {seconds:.3g} s ({len(parts)} of {s.rounds} round(s), {ran} of {s.starts} starts)")
+        f"; {stopped_by(halted)} after {seconds:.3g} s ({len(parts)} of {s.rounds} round(s), {ran} of {s.starts} starts)")
     options = s.as_dict()
     options["backend"] = backend
     if backend == "cuda" and not gpu_available():
@@ -177,9 +178,11 @@ def _warmup(fn, dim, s):
 def _interactive(dim, given):
     """Typed in: fewer starts on the CPU, and on either backend an iteration cap that keeps the
     slowest start (a block waits for its slowest thread) from holding the answer for seconds."""
+    from .base import Chosen
     backend = resolve_backend(given.get("backend", "auto"))
-    caps = {"maxiter": 1000, "maxfun": 1000}
-    return caps if backend == "cuda" else {"starts": 100, **caps}
+    why = "a typed-in run's cap: a block waits for its slowest start"
+    caps = {"maxiter": Chosen(1000, why), "maxfun": Chosen(1000, why)}
+    return caps if backend == "cuda" else {"starts": Chosen(100, "fewer starts on the CPU than on a GPU"), **caps}
 
 
 METHOD = Method(

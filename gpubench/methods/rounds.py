@@ -9,7 +9,7 @@ Start k is the same start however the starts are split.
 import numpy as np
 
 from ..errors import InputError
-from .monitor import Deadline, interrupted, stop_word
+from .monitor import Deadline, interrupted, stop_word, stopped
 from .base import setting, time_limit_setting  # noqa: F401  (time_limit_setting: the shared one)
 
 
@@ -47,8 +47,9 @@ def stop(s, starts_done, status, deadline=None):
     return stop_word("iterations" if (status == 1).any() else "failed")
 
 
-def summary(s, rounds_done, starts_done):
+def summary(s, rounds_done, starts_done, deadline=None):
     """(message suffix, history entries) of a multi-start that ran ``rounds_done`` rounds."""
-    suffix = "" if starts_done == s.starts else (
-        f"; stopped at time_limit after {rounds_done} of {s.rounds} rounds ({starts_done} of {s.starts} starts)")
+    reason = stop(s, starts_done, [], deadline) if starts_done < s.starts else None
+    suffix = "" if reason is None else (
+        f"; {stopped(reason)} after {rounds_done} of {s.rounds} rounds ({starts_done} of {s.starts} starts)")
     return suffix, {"rounds_completed": rounds_done, "starts_completed": starts_done}

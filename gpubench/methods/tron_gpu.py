@@ -123,7 +123,7 @@ def _run(fn, dim, s):
         options["note"] = "CUDA simulator: correctness only, times are not GPU times"
     n_ok = int(np.sum(res.status == 0))
     run = res.x.shape[0]
-    stopped, done = batched.summary(s, len(parts), run)
+    stopped, done = batched.summary(s, len(parts), run, deadline)
     return OptimizeResult(
         function=fn.name, dim=dim, method=NAME, backend=backend, x=res.x[best], fun=float(vals[best]),
         iterations=int(res.iterations.sum()), nfev=int(res.nfev.sum()),

@@ -34,6 +34,18 @@ MISSING = "missing"
 NOT_PUBLISHED = "—"
 
 
+def records_folder(results=None):
+    """The records' folder as a report names it: ``results/`` for the checkout's own, else the
+    folder's real path (a report built from another folder said "under results/")."""
+    from ..paths import project_root
+    from ..workflow.runner import results_dir
+    p = results_dir(results).resolve()
+    root = project_root()
+    if root is not None and p == (root / "results").resolve():
+        return "results/"
+    return p.as_posix().rstrip("/") + "/"
+
+
 def reports_dir(path=None):
     """``path``, $GPUBENCH_REPORTS, the checkout's reports/, or ./reports (:mod:`gpubench.paths`)."""
     from ..paths import reports_dir as where
@@ -907,7 +919,7 @@ def build(experiment, results=None, reports=None):
     if experiment.note:
         doc.p(experiment.note)
     doc.p("Every measured number below comes from the records stored under "
-          f"`results/{experiment.id}/`; a measurement that is not stored reads \"{MISSING}\", and "
+          f"`{records_folder(results)}{experiment.id}/`; a measurement that is not stored reads \"{MISSING}\", and "
           f"\"{NOT_PUBLISHED}\" means the paper has no such value.")
     variants = [x for x in ("quick", "full") if x in by_variant] or ["full"]
     if "full" not in variants:
@@ -932,7 +944,7 @@ def build(experiment, results=None, reports=None):
             doc.p(f"Not stored ({len(planned) - done} cases, so not shown below): " + "; ".join(missing) + ".")
         notes = _run_notes(results, experiment.id)
         if notes:
-            doc.p(f"Notes on the stored runs (`results/{experiment.id}/NOTES.md`): " + notes)
+            doc.p(f"Notes on the stored runs (`{records_folder(results)}{experiment.id}/NOTES.md`): " + notes)
         settings = _settings_summary(recs)
         if settings:
             doc.p("Settings used (every setting the method reported; where the cases differ, each value seen):")
@@ -1064,7 +1076,7 @@ def write_index(reports=None, results=None, experiments_dir=None):
           "5(4), pgag103; 001: Zhang, Kerkenhoff et al., GPU-parallel interval arithmetic; 002: Qin et al. "
           "(2012), GPU differential evolution; 003: Kim et al., ExaTron; 004: Fei et al. (2014), parallel "
           "L-BFGS-B), one row per table (`gpubench reproduce --list`). Each report is built from the records stored "
-          "under `results/` only, next to the published values (`experiments/published/`); a "
+          f"under `{records_folder(results)}` only, next to the published values (`experiments/published/`); a "
           "measurement that is not stored is marked missing. `make demo` runs the quick setting (into .demo/); "
           "`gpubench reproduce EXPERIMENT` the full one; `gpubench report --all` rebuilds every report.")
     repro = write_reproduction(reports, experiments_dir)

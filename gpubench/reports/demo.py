@@ -165,7 +165,7 @@ def _summary(s12, results, stream):
             published[row["method"]] = (value, row["runs"], seconds)
     print("Table S12 (Ackley, n = 100, f* = 0): the quick run (cut run counts) beside the published laptop rows:",
           file=stream)
-    print(f"  {'method':24s} {'best value here':>26s} {'runs':>6s} {'time':>9s}   "
+    print(f"  {'method':24s} {'best value here':>26s} {'runs':>6s} {'time':>9s} {'compiling':>10s}   "
           f"{'published value':>26s} {'runs':>6s} {'time':>7s}", file=stream)
     order = {m.key: i for i, m in enumerate(s12.quick.methods)}
     for r in sorted(recs, key=lambda r: order.get(r["key"], 99)):
@@ -176,5 +176,9 @@ def _summary(s12, results, stream):
         pv = pv if isinstance(pv, str) else f"{pv:.4g}"
         pr = "" if pr == "" or (isinstance(pr, float) and math.isnan(pr)) else f"{int(pr)}"
         ps = ps if isinstance(ps, str) else ("" if math.isnan(ps) else f"{ps:.0f} s")
-        print(f"  {r['key']:24s} {value:>26s} {runs!s:>6s} {m['seconds']:7.2f} s   {pv:>26s} {pr:>6s} {ps:>7s}",
-              file=stream)
+        warm = m.get("warmup_seconds")
+        warm = f"{warm:8.2f} s" if isinstance(warm, (int, float)) else f"{'-':>10s}"
+        print(f"  {r['key']:24s} {value:>26s} {runs!s:>6s} {m['seconds']:7.2f} s {warm}   {pv:>26s} {pr:>6s} "
+              f"{ps:>7s}", file=stream)
+    print("  (time: the method's run as timed; compiling: numba compiling its forms and kernels before it, "
+          "once per function and method, cached on disk for the next run)", file=stream)

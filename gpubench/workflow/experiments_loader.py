@@ -72,7 +72,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 
 LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro", "admm", "certify")
 VARIANTS = ("full", "quick")
@@ -193,12 +193,17 @@ def load(name, directory=None):
         path = _files(d).get(name) if d.is_dir() else None
         if path is None:
             known = ", ".join(names(d)) if d.is_dir() else "none"
-            raise InputError(f"unknown experiment {name!r}; known: {known or 'none'} (`gpubench reproduce --list`)")
+            hint = did_you_mean(name, names(d)) if d.is_dir() else ""
+            raise InputError(f"unknown experiment {name!r}{hint}; known: {known or 'none'} "
+                             "(`gpubench reproduce --list`)")
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8: a Latin-1 or binary file is the user's error
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); "
+                         "TOML files are UTF-8") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     return parse(data, str(path))

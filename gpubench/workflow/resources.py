@@ -116,8 +116,9 @@ def check_workers(workers, option="--workers"):
 
 
 # ---------------------------------------------------------------- per command
-def method_needs(dim, settings, backend="cpu"):
-    """``[(argument, bytes)]`` for a run in ``dim`` dimensions with ``settings``.
+def method_needs(dim, settings, backend="cpu", work=True):
+    """``[(argument, bytes)]`` for a run in ``dim`` dimensions with ``settings``; with ``work``,
+    a solver iteration of more than :data:`MAX_ITERATION_WORK` is refused as well.
 
     Read from the settings a method declares (a partition, starts, a population, subdomains),
     not from its name: a method names itself in its own module only.
@@ -137,8 +138,9 @@ def method_needs(dim, settings, backend="cpu"):
         samples = int(get("samples", 1))
         # every subregion of an iteration kept as lo, hi rows; the uncut tables per sample, and the
         # cut tables (an interval a value, a few columns; kernels.cut_capacity)
-        check_work(f"--samples {samples}" if samples > subregions else dim_arg,
-                   subregions * (samples + 1) * n, backend)
+        if work:
+            check_work(f"--samples {samples}" if samples > subregions else dim_arg,
+                       subregions * (samples + 1) * n, backend)
         cut = cut_capacity(split, n, parts, subregions)[0]
         return [(dim_arg, 2 * F64 * subregions * n + 64 * F64 * n),
                 (f"--samples {samples}", 4 * F64 * (samples + 1) * (n + 2 * cut))]
@@ -161,10 +163,14 @@ def method_needs(dim, settings, backend="cpu"):
     return [(dim_arg, F64 * (4 * n * n + 64 * n))]
 
 
-def check_method(dim, settings):
+def check_method(dim, settings, work=True, device=True):
+    """The one check of a run before it starts: its memory on the host (and on the GPU it runs on,
+    unless ``device`` is False: a parent process that must not open a CUDA context before its
+    workers do), and with ``work`` the size of one uninterruptible solver iteration (a typed-in
+    run; a stored experiment's settings are the paper's, bounded by their time limits)."""
     backend = getattr(settings, "backend", "cpu")
-    device = backend == "cuda" or (backend == "auto" and _gpu())
-    check(method_needs(dim, settings, "cuda" if device else "cpu"), device=device)
+    on_gpu = backend == "cuda" or (backend == "auto" and _gpu())
+    check(method_needs(dim, settings, "cuda" if on_gpu else "cpu", work=work), device=device and on_gpu)
 
 
 def _gpu():

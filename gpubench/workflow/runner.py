@@ -34,6 +34,7 @@ from pathlib import Path
 from . import claims
 from ..device.gpu import atomic_write, check_writable_dir, visible_gpus
 from ..errors import InputError
+from ..methods.monitor import on_interrupt
 
 SCHEMA = 1
 MAX_HISTORY = 2000          # history points kept per record (evenly thinned beyond)
@@ -231,20 +232,42 @@ def run_procedure(case):
     return json.loads(json.dumps(record, default=_json_default))
 
 
-def run_case(case):
-    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
+def case_settings(case):
+    """The method of ``case`` and its settings, as the run uses them."""
     from .. import methods
-    from ..problems import catalog
-    if case.method in catalog.PROCEDURES:
-        return run_procedure(case)
-    env = environment()
-    fn = catalog.function_of(case.function)
     method = methods.get(case.method)
     values = dict(case.settings)
     if case.repetition and "seed" in method.settings.names():
         # repetitions of a stochastic method are independent: repetition r adds r to the seed
         values["seed"] = values.get("seed", method.make_settings().seed) + case.repetition
-    settings = method.make_settings(values)
+    return method, method.make_settings(values)
+
+
+def check_case(case, device=True):
+    """The one resource check (:func:`gpubench.resources.check_method`, the command line's) for a
+    case: before a sweep starts any (every case at once) and where a case starts (a Dask worker's
+    too).  An experiment with an absurd dimension was started and killed by the system for
+    memory after 84 s, where the command line refused the same dimension at once."""
+    from ..problems import catalog
+    from .resources import check_method
+    if case.method in catalog.PROCEDURES:
+        return None, None
+    method, settings = case_settings(case)
+    try:
+        check_method(case.dim, settings, work=False, device=device)
+    except InputError as exc:
+        raise InputError(f"case {case.case_id}: {str(exc).replace(f'--dim {case.dim}', f'n = {case.dim}')}") from None
+    return method, settings
+
+
+def run_case(case):
+    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
+    from ..problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return run_procedure(case)
+    env = environment()
+    fn = catalog.function_of(case.function)
+    method, settings = check_case(case)
     warm = warm_up(fn, case.dim, method, settings)
     t0 = time.perf_counter()
     result = method.run(fn, case.dim, settings)
@@ -547,6 +570,8 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     cases = _available(cases, experiment.id, stream)
     if shard is not None:
         cases = of_shard(cases, *shard)
+    for case in cases:  # a case that cannot fit is refused before any starts (the GPU's memory: where it runs)
+        check_case(case, device=False)
     folder = check_writable_dir(results_dir(results), "--results") / experiment.id
     check_writable_dir(folder, "results folder")
     clean_partial(folder)
@@ -563,26 +588,39 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
         return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
     bar = _progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
     done = []
-    try:
-        if workers or scheduler:
-            _run_dask(pending, folder, bar, workers, scheduler, processes, done)
-        else:
-            for case in pending:
-                bar.start([case])
-                record = run_case(case)
-                write_record(folder, record)
-                done.append(case)
-                bar.finish(case, record)
-    except KeyboardInterrupt:
+
+    def interrupted_line():
         # the case under way is not stored (a record is whole or absent); the same command resumes
         print(f"{experiment.id} ({variant}): interrupted; {len(done)} case(s) stored this time, "
               f"{skipped + len(done)} of {len(cases)} in all in {folder}; the same command runs the "
               f"other {len(cases) - skipped - len(done)}", file=stream, flush=True)
+
+    def ended():  # Ctrl-C ends the process (gpubench.methods.monitor): say what is stored, free the claims
+        interrupted_line()
+        claims.release(folder, pending)
+    try:
+        with on_interrupt(ended):
+            _run_pending(pending, folder, bar, workers, scheduler, processes, done)
+    except KeyboardInterrupt:  # a library caller's Ctrl-C (the command line's ends as ended() says)
+        interrupted_line()
         raise
     finally:
         bar.close()
         claims.release(folder, pending)
     return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
+
+
+def _run_pending(pending, folder, bar, workers, scheduler, processes, done):
+    """Run and store every pending case (``done`` lists those stored, in order)."""
+    if workers or scheduler:
+        _run_dask(pending, folder, bar, workers, scheduler, processes, done)
+    else:
+        for case in pending:
+            bar.start([case])
+            record = run_case(case)
+            write_record(folder, record)
+            done.append(case)
+            bar.finish(case, record)
 
 
 def of_shard(cases, k, n):

@@ -52,6 +52,27 @@ def segments(search):
     return list(getattr(search, "_segments_before", [])) + [here]
 
 
+def is_checkpoint(path):
+    """Whether ``path`` holds a checkpoint, told by its content: an npz whose ``meta`` is the JSON
+    this module writes, with a fingerprint of a known format (a name ending in .npz proves nothing)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+        return isinstance(meta, dict) and isinstance(meta.get("fingerprint"), dict) \
+            and "format" in meta["fingerprint"] and isinstance(meta.get("scalars"), dict)
+    except Exception:  # not a zip, no meta, not JSON ...: not ours
+        return False
+
+
+def check_target(path, what="checkpoint"):
+    """Refuse, before any work, to write a checkpoint over a file that is not one: the user's file
+    is never replaced by ours.  An absent file, or a checkpoint (to be continued or redone), is fine."""
+    real = os.path.realpath(path)
+    if os.path.isfile(real) and not is_checkpoint(real):
+        raise InputError(f"{what} {str(path)!r} exists and is not a gpubench checkpoint; "
+                         "refusing to replace it (remove it or name another file)")
+
+
 def save(path, search):
     _segment_start(search)
     st = search.state

@@ -48,7 +48,7 @@ import numpy as np
 
 from ...device.gpu import phase
 from ...errors import InputError
-from ..monitor import Deadline
+from ..monitor import Deadline, stopped
 from ...result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
@@ -176,7 +176,7 @@ class Search:
                 message, self.stop = "stopped at max_iterations", "iterations"
                 break
             if deadline.check():
-                message = {"time_limit": "stopped at time_limit", "interrupted": "stopped by Ctrl-C"}[deadline.reason]
+                message = stopped(deadline.reason)
                 self.stop = deadline.reason
                 break
             # the first iteration holds what the first launch costs (kernel load or compile, first
@@ -488,6 +488,8 @@ def run_search(fn, dim, settings, checkpoint=None, resume=None, checkpoint_every
     """Run (or resume) one search of a loaded function with checked settings."""
     if checkpoint and resume and checkpoint != resume:
         raise InputError("give checkpoint or resume, not both (resume keeps writing to its file)")
+    if checkpoint:
+        ckpt.check_target(checkpoint)
     with phase("search.setup"):
         search = Search(fn, dim, settings=settings)
     if method_name:

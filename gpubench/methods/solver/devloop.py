@@ -35,6 +35,7 @@ import numpy as np
 
 from ...forms import codegen
 from ...device.gpu import phase
+from ..monitor import stopped
 from . import kernels
 from .region_list import ROOT
 from .settings import sample_fractions
@@ -322,7 +323,7 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
             if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
                 return "stopped at max_iterations", "iterations"
             if deadline.check():
-                return ({"time_limit": "stopped at time_limit", "interrupted": "stopped by Ctrl-C"}[deadline.reason],
+                return (stopped(deadline.reason),
                         deadline.reason)
             want = batch if cfg.max_iterations is None else min(batch, cfg.max_iterations - st.iteration)
             if int(loop.ist_host[SIZE]) + loop.count > loop.lcap:

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from ...forms.definition import Definition, Sum, cos, param, sin, variables
+from ...forms.definition import UNKNOWN, Definition, Sum, cos, param, sin, variables
 
 ADMITTANCE = ("Gff", "Bff", "Gft", "Bft", "Gtf", "Btf", "Gtt", "Btt")
 # the 8 coupled quantities of a branch, in this order everywhere (u-side of the ADMM)
@@ -55,7 +55,7 @@ def definition():
         source="Kim, Pacaud, Kim & Anitescu, ExaTron (paper 003), Section 6.1, problem (6.2)",
         expr=expr, domain=(-7, 7), dim=4, terms=terms,
         params={k: _zeros for k in NAMES},
-        xstar=lambda n: np.full(n, np.nan), fstar=lambda n: float("nan"))
+        xstar=lambda n: np.full(n, np.nan), fstar=UNKNOWN)
 
 
 @functools.lru_cache(maxsize=None)
