@@ -181,3 +181,18 @@ def test_paper001_table2_is_judged_cell_by_cell():
     assert v["Alpine02 function 6d, best"].kind == "matches" and "cp_dbbt" in v["Alpine02 function 6d, best"].rule
     grid = {r["Problem"]: r for r in table2_grid(recs, pub)}
     assert grid["Alpine02 function 6d"]["best: ours s"] == "0.1 (cp_dbbt)"
+
+
+def test_reproduce_runs_only_the_entries_named(tmp_path, capsys):
+    """`--entries`: a table's CPU rows (MAiNGO) here, its GPU rows on the GPU host."""
+    import json
+    from gpubench.cli import main
+    res = tmp_path / "results"
+    assert main(["reproduce", "maingo_gpu_table2", "--quick", "--entries", "mccormick_cp",
+                 "--results", str(res)]) == 0
+    recs = [json.loads(p.read_text()) for p in (res / "maingo_gpu_table2").glob("*.json")]
+    assert sorted((r["key"], r["function"]) for r in recs) == [("mccormick_cp", "alpine02"),
+                                                              ("mccormick_cp", "styblinski_tang")]
+    assert all(r["measured"]["converged"] for r in recs)
+    assert main(["reproduce", "maingo_gpu_table2", "--entries", "nope", "--results", str(res)]) == 2
+    assert "has no method entry 'nope'" in capsys.readouterr().err
