@@ -848,7 +848,7 @@ def _section(layout):
 LAYOUT_MODULES = {"compare": "gpubench.compare", "heuristic": "gpubench.report_heuristic",
                   "bnb": "gpubench.report_fixed", "micro": "gpubench.report_fixed", "lbfgsb": "gpubench.report_fixed",
                  "admm": "gpubench.report_fixed",
-                  "certify": "gpubench.report_certify"}
+                  "certify": "gpubench.report_certify", "rigorous": "gpubench.report_rigorous"}
 BUILT_LAYOUTS = ("methods", "scaling", *LAYOUT_MODULES)
 # A table gpubench cannot run links its paper's page of what was measured and what was not.
 PAPER_PAGES = {"001": "paper001_bnb.md", "003": "kim_exatron.md"}

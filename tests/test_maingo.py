@@ -196,3 +196,27 @@ def test_reproduce_runs_only_the_entries_named(tmp_path, capsys):
     assert all(r["measured"]["converged"] for r in recs)
     assert main(["reproduce", "maingo_gpu_table2", "--entries", "nope", "--results", str(res)]) == 2
     assert "has no method entry 'nope'" in capsys.readouterr().err
+
+
+def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
+    from gpubench import experiments_loader as loader
+    from gpubench import runner
+    from gpubench.report_rigorous import headline, rows
+    planned = [c for c in runner.plan(loader.load("rigorous_peers")) if c.function == "levy" and c.dim in (2, 5)]
+
+    def rec(key, dim, s, conv, glb, gub, verified=None):
+        return {"key": key, "function": "levy", "dim": dim, "options": {"verified": verified} if verified else {},
+                "measured": {"seconds": s, "converged": conv, "glb": glb, "gub": gub, "message": "m"}}
+    recs = [rec("maingo", 2, 0.5, True, 0.0, 1e-9, {"glb": False, "gub": True}),
+            rec("subdomain_gpu", 2, 0.25, True, -1e-5, 1e-9),
+            rec("interval_gpu_device", 2, 2.0, True, 0.0, 1e-3),       # converged, but a gap above 1e-4
+            rec("maingo", 5, 600.0, False, -1.0, 1e-9, {"glb": False, "gub": True}),
+            rec("subdomain_gpu", 5, 3.0, True, -1e-5, 1e-9)]
+    table, ratios = rows(recs, planned)
+    two = next(r for r in table if r["n"] == 2)
+    assert two["maingo"].startswith("converged, not verified") and two["subdomain_gpu"].startswith("proved")
+    assert "x0.5 of MAiNGO" in two["subdomain_gpu"] and ratios["subdomain_gpu"] == [0.5]
+    assert two["interval_cpu_paper"] == "missing"
+    lines = {ln.split("`")[1]: ln for ln in headline(recs, planned)}
+    assert "proved to 0.0001 in 2 of 2 stored case(s), 1 of them where MAiNGO did not converge" in lines["subdomain_gpu"]
+    assert "in 0 of 1 stored" in lines["interval_gpu_device"]
