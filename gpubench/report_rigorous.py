@@ -71,6 +71,10 @@ def headline(records, planned):
             "no case both ended"
         lines.append(f"`{k}`: proved to {GAP:g} in {len(proved)} of {len(mine)} stored case(s), "
                      f"{len(beyond)} of them where MAiNGO did not converge; {med}.")
+    peer = [(c.function, c.dim) for c in planned if c.key == PEER and (PEER, c.function, c.dim) in by]
+    if peer:
+        conv = [p for p in peer if by[(PEER, *p)]["measured"].get("converged")]
+        lines.append(f"`{PEER}`: converged (lower bound not verified) in {len(conv)} of {len(peer)} stored case(s).")
     return lines
 
 
