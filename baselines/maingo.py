@@ -13,8 +13,9 @@ the result is in f's sense.
 
 Settings map onto MAiNGO's options: ``eps_abs``/``eps_rel`` (``epsilonA``/``epsilonR``, its
 defaults 1e-2), ``time_limit`` (``maxTime`` and ``maxwTime``, CPU and wall seconds, checked
-between MAiNGO's iterations; it reads whole seconds, so a fraction is rounded up; unset:
-MAiNGO's own default of one day),
+between MAiNGO's B&B iterations, not during its preprocessing (OBBT rounds, multistart local
+searches), which at n = 1,000 can outlast a short limit by minutes; it reads whole seconds, so a
+fraction is rounded up; unset: MAiNGO's own default of one day),
 ``max_nodes`` (``BAB_maxIterations``), the bound tightening ``constraint_propagation``
 (``BAB_constraintPropagation``), ``dbbt`` (``BAB_dbbt``, duality-based), ``obbt``
 (optimality-based: ``PRE_obbtMaxRounds`` = 10 rounds at the root and ``BAB_alwaysSolveObbt`` at
