@@ -7,7 +7,7 @@
 ``maingo`` is a spatial branch-and-bound whose lower bounds come from McCormick relaxations of
 the function's expression graph (LPs solved by CLP in the PyPI build, which has no CPLEX), its
 upper bounds from local solves.  The graph is the function's **MAiNGO form**
-(:mod:`gpubench.maingoform`), translated from its one symbolic definition; an operation MAiNGO
+(:mod:`gpubench.forms.maingoform`), translated from its one symbolic definition; an operation MAiNGO
 cannot express is refused in one line, naming it.  For ``sense="max"`` MAiNGO minimises -f and
 the result is in f's sense.
 
@@ -45,7 +45,7 @@ import numpy as np
 
 from gpubench.errors import InputError
 from gpubench.methods.base import Method, MethodSettings, setting, time_limit_setting
-from gpubench.monitor import Deadline, stop_word
+from gpubench.methods.monitor import Deadline, stop_word
 from gpubench.result import OptimizeResult
 
 from ._peers import version
@@ -165,7 +165,7 @@ def _check_points(fn, dim, lo, hi):
 def run(fn, dim, s):
     import maingopy
 
-    from gpubench.maingoform import MaingoForm
+    from gpubench.forms.maingoform import MaingoForm
 
     deadline = Deadline.of(s)
     maximise = fn.sense == "max"

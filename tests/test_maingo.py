@@ -16,7 +16,7 @@ from gpubench.errors import InputError
 pytest.importorskip("maingopy")
 
 from gpubench.baselines import maingo as M   # noqa: E402  (after the skip)
-from gpubench import maingoform     # noqa: E402
+from gpubench.forms import maingoform     # noqa: E402
 
 TIGHT = dict(eps_abs=1e-4, eps_rel=1e-4, time_limit=30.0)
 
@@ -44,7 +44,7 @@ def test_a_maximum_is_in_its_own_sense_with_the_verified_side_below():
 
 
 def _stepped():
-    from gpubench.definition import Definition, Floor, Sum, symbols, x
+    from gpubench.forms.definition import Definition, Floor, Sum, symbols, x
     S = symbols("S")
     from gpubench.forms import TestFunction
     return TestFunction(Definition(
@@ -63,7 +63,7 @@ def test_the_refusal_on_the_command_line(tmp_path):
     import subprocess
     import sys
     src = tmp_path / "floored.py"
-    src.write_text("import numpy as np\nfrom gpubench.definition import Definition, Sum, sign, symbols, x\n"
+    src.write_text("import numpy as np\nfrom gpubench.forms.definition import Definition, Sum, sign, symbols, x\n"
                    "S = symbols('S')\nDEFINITION = Definition(name='signed', title='signed', source='t', "
                    "terms={S: Sum(sign(x) + x**2)}, expr=S, domain=(-2, 2), xstar=lambda d: np.zeros(d), "
                    "fstar=lambda d: 0.0)\n")
@@ -158,8 +158,8 @@ def _rec(key, fn, dim, seconds, converged, backend="cpu", time_limit=6000.0):
 
 
 def test_paper001_table2_is_judged_cell_by_cell():
-    from gpubench import experiments_loader as loader
-    from gpubench.report_fixed import _judge_table2, table2_grid
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports.fixed import _judge_table2, table2_grid
     exp = loader.load("maingo_gpu_table2")
     pub = exp.published()
     recs = [_rec("mccormick_no_bt", "alpine02", 6, 0.3, True),
@@ -199,9 +199,9 @@ def test_reproduce_runs_only_the_entries_named(tmp_path, capsys):
 
 
 def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
-    from gpubench import experiments_loader as loader
-    from gpubench import runner
-    from gpubench.report_rigorous import headline, rows
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.workflow import runner
+    from gpubench.reports.rigorous import headline, rows
     planned = [c for c in runner.plan(loader.load("rigorous_peers")) if c.function == "levy" and c.dim in (2, 5)]
 
     def rec(key, dim, s, conv, glb, gub, verified=None):

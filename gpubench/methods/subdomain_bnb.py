@@ -44,12 +44,12 @@ Choices the paper leaves open, stated here:
 * Constraint propagation (``constraint_propagation``, off by default; the second column of the
   paper's Table 2, where MAiNGO propagates the objective bound f <= UB through its expression
   graph): before a node is bounded its box is narrowed to where f <= UB can hold, by the mean
-  value form of that constraint, outward rounded (:func:`gpubench.solver.contract.contract`), UB
+  value form of that constraint, outward rounded (:func:`gpubench.methods.solver.contract.contract`), UB
   the upper end of the incumbent's interval enclosure; a box where it cannot hold is dropped
   (no global minimiser lies there).  Unconstrained problems only: an incumbent feasible within
   ``feas_tol`` does not bound a constrained minimum.
 * Limits: ``max_nodes`` and ``time_limit`` (the shared setting; 3,600 s by
-  default), checked through :class:`gpubench.monitor.Deadline`
+  default), checked through :class:`gpubench.methods.monitor.Deadline`
   before each node is taken: a search stopped there returns its incumbent and
   its current bounds with ``stop='time_limit'``.
 """
@@ -62,9 +62,9 @@ from typing import Optional
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import Deadline, report
-from ..solver.contract import contract
-from ..solver.kernels import CUT
+from .monitor import Deadline, report
+from .solver.contract import contract
+from .solver.kernels import CUT
 from .base import Method, MethodSettings, setting, time_limit_setting
 
 NAME = "subdomain-bnb"
@@ -142,7 +142,7 @@ def parts_per_dim(widths, n_sub, rule):
 
 def cuda_cores():
     """CUDA cores of the current GPU (SMs x 128 FP32 lanes on Ampere/Hopper); the paper's 2560 otherwise."""
-    from ..device import gpu_available
+    from ..device.gpu import gpu_available
     if not gpu_available():
         return PAPER_CUDA_CORES
     from numba import cuda
@@ -223,7 +223,7 @@ class _Bounder:
     """Enclosures of one function on the N subdomains of a node, on one backend."""
 
     def __init__(self, defn, dim, params, backend, parallel):
-        from .. import codegen
+        from ..forms import codegen
         self.backend = backend
         self.parallel = parallel
         self.p = np.ascontiguousarray(params, dtype=np.float64)
@@ -285,8 +285,8 @@ class SubdomainSearch:
     """The B&B of paper 001 on one (possibly constrained) problem; see the module docstring."""
 
     def __init__(self, fn, dim, s):
-        from ..device import resolve_backend
-        from ..forms import TestFunction
+        from ..device.gpu import resolve_backend
+        from ..forms.function import TestFunction
         self.s = s
         self.dim = dim
         self.constrained = bool(getattr(fn, "constrained", False))
