@@ -46,7 +46,7 @@ def test_a_maximum_is_in_its_own_sense_with_the_verified_side_below():
 def _stepped():
     from gpubench.forms.definition import Definition, Floor, Sum, symbols, x
     S = symbols("S")
-    from gpubench.forms import TestFunction
+    from gpubench.forms.function import TestFunction
     return TestFunction(Definition(
         name="floored", title="floored", source="test", terms={S: Sum(Floor(x) + x ** 2)}, expr=S,
         domain=(-2, 2), xstar=lambda d: np.zeros(d), fstar=lambda d: 0.0))
