@@ -22,6 +22,7 @@ SETTINGS = {
     "evosax-de": dict(backend="cpu", np=8, max_evaluations=800, check_every=1),
     "evosax-cma-es": dict(backend="cpu", np=8, max_evaluations=800, check_every=1),
     "jaxopt-lbfgsb": dict(backend="cpu", starts=4, rounds=2),
+    "maingo": dict(),  # checked once before MAiNGO starts, then by MAiNGO between its iterations
 }
 TIMED = [m for m in methods.names() if "time_limit" in methods.get(m).settings.names()]
 

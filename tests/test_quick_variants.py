@@ -12,7 +12,7 @@ from gpubench.cli import main
 # suite's share of CI (the whole suite must stay near 20 minutes on 2 cores).
 DEFAULT = {"scaling": "tableS2", "methods": "tableS12", "heuristic": "qin2012_table1",
            "micro": "kim_exatron_table1", "lbfgsb": "fei2014_table4", "bnb": "maingo_gpu_table4",
-           "admm": "kim_exatron_table5", "certify": "scipy_go_certify", "compare": None}  # tests/test_compare.py's `quick` fixture runs and reports it
+           "admm": "kim_exatron_table5", "certify": "scipy_go_certify", "rigorous": "rigorous_peers", "compare": None}  # tests/test_compare.py's `quick` fixture runs and reports it
 ALL = sorted(e.id for e in loader.load_all() if not e.not_implemented)
 EVERY = os.environ.get("GPUBENCH_EVERY_QUICK") == "1"
 

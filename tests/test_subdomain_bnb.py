@@ -237,3 +237,28 @@ def test_kernel_compiles_to_ptx():
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["entry"] and out["rm"] > 0 and out["rp"] > 0
+
+
+def test_constraint_propagation_keeps_the_minimum():
+    """Paper 001's Table 2, second column: nodes narrowed to where f <= the incumbent's verified
+    value can hold (gpubench.methods.solver.contract) before they are bounded."""
+    fstar = trap_fstar()
+    plain = run(TestFunction(TRAP), form="mean-value")
+    r = run(TestFunction(TRAP), form="mean-value", constraint_propagation=True)
+    assert r.converged and r.glb <= fstar and abs(r.fun - fstar) < 1e-9
+    assert r.iterations <= plain.iterations
+    m = run(CAP, form="mean-value", constraint_propagation=True)
+    assert m.converged and m.glb <= 1.0 <= m.gub
+
+
+def test_constraint_propagation_to_a_level_below_the_incumbent_is_caught(monkeypatch):
+    """Narrowing to f <= UB - 1 (a level the minimum does not meet) drops the node holding it."""
+    real = sb.contract
+    monkeypatch.setattr(sb, "contract", lambda fn, lo, hi, gub: real(fn, lo, hi, gub - 1.0))
+    r = run(TestFunction(TRAP), form="mean-value", constraint_propagation=True)
+    assert not r.glb <= trap_fstar()
+
+
+def test_constraint_propagation_is_refused_on_a_constrained_problem():
+    with pytest.raises(InputError, match="unconstrained problems only"):
+        run(DISK, constraint_propagation=True)

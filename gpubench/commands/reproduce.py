@@ -33,6 +33,9 @@ def add_arguments(p):
     p.add_argument("--shard", metavar="K/N", type=shard_of,
                    help="run only the K-th of N shares of the experiment's functions (1 <= K <= N): N processes "
                         "side by side, e.g. on one GPU, run every case once")
+    p.add_argument("--entries", metavar="KEY[,KEY...]", type=lambda t: tuple(k for k in t.split(",") if k),
+                   help="run only these method entries of the experiment (e.g. a table's GPU rows on the GPU host, "
+                        "its CPU rows elsewhere)")
     p.add_argument("--results", metavar="DIR", help="where records go (default: $GPUBENCH_RESULTS, else the "
                    "checkout's results/, else ./results)")
     p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
@@ -85,7 +88,7 @@ def run(args):
     if exp.not_implemented:
         raise InputError(f"{exp.id} (paper {exp.paper}, Table {exp.table}) is not implemented yet: {exp.not_implemented}")
     s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
-              workers=args.workers, scheduler=args.scheduler, shard=args.shard)
+              workers=args.workers, scheduler=args.scheduler, shard=args.shard, entries=args.entries)
     print(f"{s.experiment} ({s.variant}): {s.ran} case(s) run, {s.skipped} already stored, "
           f"{s.total} in all, in {s.seconds:.1f} s; records in {s.folder}")
     return 0

@@ -41,6 +41,13 @@ Choices the paper leaves open, stated here:
   incumbent being exactly feasible.  For ``sense="max"`` the search minimises
   -f and reports ``fun``, ``glb`` and ``gub`` in f's sense (then ``gub`` is the
   certified bound and ``glb`` the incumbent).
+* Constraint propagation (``constraint_propagation``, off by default; the second column of the
+  paper's Table 2, where MAiNGO propagates the objective bound f <= UB through its expression
+  graph): before a node is bounded its box is narrowed to where f <= UB can hold, by the mean
+  value form of that constraint, outward rounded (:func:`gpubench.methods.solver.contract.contract`), UB
+  the upper end of the incumbent's interval enclosure; a box where it cannot hold is dropped
+  (no global minimiser lies there).  Unconstrained problems only: an incumbent feasible within
+  ``feas_tol`` does not bound a constrained minimum.
 * Limits: ``max_nodes`` and ``time_limit`` (the shared setting; 3,600 s by
   default), checked through :class:`gpubench.methods.monitor.Deadline`
   before each node is taken: a search stopped there returns its incumbent and
@@ -56,6 +63,7 @@ import numpy as np
 
 from ..errors import InputError
 from .monitor import Deadline, report
+from .solver.contract import contract
 from .solver.kernels import CUT
 from .base import Method, MethodSettings, setting, time_limit_setting
 
@@ -90,6 +98,9 @@ class SubdomainBnBSettings(MethodSettings):
     ubp: str = setting("improving", "when to run the local solve: every node, or only while there is no "
                                     "incumbent and where the best subdomain's midpoint beats it",
                        choices=("every-node", "improving"))
+    constraint_propagation: bool = setting(False, "narrow each node to where f <= the incumbent's "
+                                                  "verified value can hold before bounding it (unconstrained "
+                                                  "problems)")
     min_width: float = setting(1e-12, "a node narrower than this (relative to the root) is not split "
                                       "further; its bound stays in glb", minimum=0.0)
 
@@ -289,6 +300,10 @@ class SubdomainSearch:
         self.lo0, self.hi0 = obj.bounds(dim)
         self.backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
         par = s.cpu_parallel and self.backend == "cpu"
+        if s.constraint_propagation and self.constrained:
+            raise InputError(f"{NAME}: constraint_propagation narrows boxes on the objective's level set, which "
+                             f"an incumbent feasible only within feas_tol does not bound: unconstrained "
+                             f"problems only")
         self.bounders = [_Bounder(f.definition, dim, f.params(dim), self.backend, par)
                          for f in [self.obj] + self.gs + self.hs]
         self.form = FORM_CODE[s.form]
@@ -386,6 +401,7 @@ class SubdomainSearch:
         deadline = Deadline.of(s)
         t0 = deadline.start
         ub, xbest = math.inf, None
+        ub_verified = math.inf            # the incumbent's value, enclosed (constraint propagation)
         pruned_min = math.inf             # smallest bound of a node fathomed by the bound test
         heap = [(-math.inf, 0, self.lo0.copy(), self.hi0.copy())]
         serial = 1
@@ -430,6 +446,11 @@ class SubdomainSearch:
             if key >= ub - fathom_tol(ub):
                 pruned_min = min(pruned_min, key)
                 continue
+            if s.constraint_propagation and xbest is not None:
+                box = contract(self.obj, lo, hi, ub_verified)
+                if box is None:
+                    continue                       # f > UB on the whole box: no minimiser here
+                lo, hi = box
             lb, box = self.lower_bound(lo, hi)
             if box is None:
                 continue                                   # provably infeasible node
@@ -439,6 +460,8 @@ class SubdomainSearch:
             cand = self.upper_bound(box, ub)
             if cand is not None and cand[0] < ub:
                 ub, xbest = cand
+                # f(xbest) enclosed, whatever the rounding: the level f <= UB that propagation may use
+                ub_verified = self.obj.interval(xbest, xbest)[1] if s.constraint_propagation else ub
             if lb >= ub - fathom_tol(ub):
                 pruned_min = min(pruned_min, lb)
                 continue

@@ -885,7 +885,7 @@ def _section(layout):
 LAYOUT_MODULES = {"compare": "gpubench.reports.compare", "heuristic": "gpubench.reports.heuristic",
                   "bnb": "gpubench.reports.fixed", "micro": "gpubench.reports.fixed", "lbfgsb": "gpubench.reports.fixed",
                  "admm": "gpubench.reports.fixed",
-                  "certify": "gpubench.reports.certify"}
+                  "certify": "gpubench.reports.certify", "rigorous": "gpubench.reports.rigorous"}
 BUILT_LAYOUTS = ("methods", "scaling", *LAYOUT_MODULES)
 # A table gpubench cannot run links its paper's page of what was measured and what was not.
 PAPER_PAGES = {"001": "paper001_bnb.md", "003": "kim_exatron.md"}

@@ -15,7 +15,8 @@ reads (every key is checked; an unknown key is an error)::
     layout = "scaling"              # "scaling" (solver tables), "methods" (S12/S13), "heuristic"
                                     # (mean (std) error and success rate of many runs), "compare",
                                     # "bnb" (paper 001), "micro" (batched kernels), "lbfgsb" (paper 004),
-                                    # "admm" (paper 003's ADMM for AC OPF)
+                                    # "admm" (paper 003's ADMM for AC OPF), "rigorous" (who proves
+                                    # what, beside MAiNGO)
     functions = ["ackley"]          # library functions x dims, or [[problems]] below
     dims = [50, 100, 500, 1000]
     repetitions = 1                 # timed repetitions of each case
@@ -74,7 +75,7 @@ from pathlib import Path
 
 from ..errors import InputError, did_you_mean
 
-LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro", "admm", "certify")
+LAYOUTS = ("scaling", "methods", "compare", "heuristic", "bnb", "lbfgsb", "micro", "admm", "certify", "rigorous")
 VARIANTS = ("full", "quick")
 PAPERS = ("000", "001", "002", "003", "004", "all")
 _TOP_KEYS = {"id", "paper", "table", "title", "source", "layout", "functions", "dims", "problems", "repetitions",

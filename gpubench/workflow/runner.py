@@ -464,13 +464,20 @@ class Summary:
 
 
 def sweep(experiment, quick=False, backend=None, results=None, workers=None, scheduler=None,
-          processes=True, stream=None, fancy=None, shard=None):
+          processes=True, stream=None, fancy=None, shard=None, entries=None):
     """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``; with
-    ``shard = (k, N)`` only the cases of the k-th of N shares of its functions (1-based)."""
+    ``shard = (k, N)`` only the cases of the k-th of N shares of its functions (1-based); with
+    ``entries`` (method entry keys) only theirs."""
     stream = stream or sys.stdout
     if experiment.not_implemented:
         raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
     cases = plan(experiment, quick, backend)
+    if entries:
+        keys = [m.key for m in experiment.variant(quick).methods]
+        unknown = [k for k in entries if k not in keys]
+        if unknown:
+            raise InputError(f"{experiment.id} has no method entry {unknown[0]!r}; its entries: {', '.join(keys)}")
+        cases = [c for c in cases if c.key in entries]
     other = sorted({f"{c.method} on {c.function}" for c in cases if not runnable(c)})
     if other:
         raise InputError(f"{experiment.id}: the runner cannot run {other[0]}")

@@ -1,0 +1,222 @@
+"""The ``maingo`` method (baselines/maingo.py): MAiNGO run on the MAiNGO form of a definition.
+
+Small cases solve with glb <= f* <= gub; the side of the bounds that is interval-verified is
+stated; an operation MAiNGO cannot express is refused in one line; a wrong translation of one
+operation is caught against the point form before MAiNGO solves anything.
+"""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from gpubench import functions, methods
+from gpubench.errors import InputError
+
+pytest.importorskip("maingopy")
+
+from gpubench.baselines import maingo as M   # noqa: E402  (after the skip)
+from gpubench.forms import maingoform     # noqa: E402
+
+TIGHT = dict(eps_abs=1e-4, eps_rel=1e-4, time_limit=30.0)
+
+
+@pytest.mark.parametrize("name, n", [("levy", 2), ("levy", 3), ("levy", 4), ("rosenbrock", 2)])
+def test_small_cases_bracket_the_minimum(name, n):
+    fn = functions.get(name)
+    r = methods.minimize(name, n, "maingo", **TIGHT)
+    fstar = fn.fstar(n)
+    assert r.stop == "converged" and r.converged, r.message
+    assert r.glb <= fstar <= r.gub
+    assert r.gub - r.glb <= max(1e-4, 1e-4 * abs(r.gub)) + 1e-12
+    # the upper side is the point's interval enclosure (verified), the lower MAiNGO's bound (not)
+    assert r.options["verified"] == {"glb": False, "gub": True}
+    assert r.gub == fn.interval(r.x, r.x)[1] and r.fun == fn.point(r.x)
+    assert r.iterations >= 1 and r.method == "maingo"
+
+
+def test_a_maximum_is_in_its_own_sense_with_the_verified_side_below():
+    fn = functions.get("alpine02")
+    r = methods.minimize("alpine02", 2, "maingo", **TIGHT)
+    assert r.glb <= fn.fstar(2) <= r.gub
+    assert r.options["verified"] == {"glb": True, "gub": False}
+    assert r.glb == fn.interval(r.x, r.x)[0]
+
+
+def _stepped():
+    from gpubench.forms.definition import Definition, Floor, Sum, symbols, x
+    S = symbols("S")
+    from gpubench.forms.function import TestFunction
+    return TestFunction(Definition(
+        name="floored", title="floored", source="test", terms={S: Sum(Floor(x) + x ** 2)}, expr=S,
+        domain=(-2, 2), xstar=lambda d: np.zeros(d), fstar=lambda d: 0.0))
+
+
+def test_an_operation_maingo_cannot_express_is_refused_in_one_line():
+    with pytest.raises(InputError) as exc:
+        methods.minimize(_stepped(), 2, "maingo")
+    msg = str(exc.value)
+    assert "\n" not in msg and "Floor" in msg and "MAiNGO cannot express" in msg
+
+
+def test_the_refusal_on_the_command_line(tmp_path):
+    import subprocess
+    import sys
+    src = tmp_path / "floored.py"
+    src.write_text("import numpy as np\nfrom gpubench.forms.definition import Definition, Sum, sign, symbols, x\n"
+                   "S = symbols('S')\nDEFINITION = Definition(name='signed', title='signed', source='t', "
+                   "terms={S: Sum(sign(x) + x**2)}, expr=S, domain=(-2, 2), xstar=lambda d: np.zeros(d), "
+                   "fstar=lambda d: 0.0)\n")
+    p = subprocess.run([sys.executable, "-m", "gpubench", "minimize", f"{src}:DEFINITION", "--dim", "2",
+                        "--method", "maingo"], capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpubench: error:") and "sign" in lines[0], p.stderr
+
+
+def test_a_wrong_translation_is_caught_against_the_point_form(monkeypatch):
+    # sin written as cos: MAiNGO would solve another function; its own value of the graph at the
+    # first check point differs from the point form's, and the run stops before solving
+    monkeypatch.setitem(maingoform.OPERATIONS, sp.sin, "cos")
+    with pytest.raises(M.TranslationMismatch, match="levy.*the translation is wrong"):
+        methods.minimize("levy", 2, "maingo", **TIGHT)
+
+
+def test_plain_float_constants_would_be_single_precision_and_are_caught(monkeypatch):
+    # maingopy 0.10.3 takes a Python float in + - * with an FFVar as C++ float; the form writes
+    # constants as FFVar doubles.  Written plainly, Levy's pi/4 terms would be another function:
+    monkeypatch.setattr(maingoform, "_const", lambda mp, v: v)
+    with pytest.raises(M.TranslationMismatch):
+        methods.minimize("levy", 2, "maingo", **TIGHT)
+
+
+def test_settings_are_checked_before_anything_runs():
+    with pytest.raises(InputError, match="cannot both be 0"):
+        methods.minimize("levy", 2, "maingo", eps_abs=0.0, eps_rel=0.0)
+    with pytest.raises(InputError, match="lbp_solver must be one of"):
+        methods.minimize("levy", 2, "maingo", lbp_solver="gurobi")
+    import maingopy
+    if not maingopy.cplex_use:
+        with pytest.raises(InputError, match="without CPLEX"):
+            methods.minimize("levy", 2, "maingo", lbp_solver="cplex")
+    with pytest.raises(InputError, match="has no setting 'epsilonA'"):
+        methods.minimize("levy", 2, "maingo", epsilonA=1e-3)
+
+
+def test_bound_tightening_options_reach_maingo():
+    r = methods.minimize("levy", 2, "maingo", constraint_propagation=False, dbbt=False, obbt=False,
+                         probing=True, lbp_solver="interval", ubp_solver="lbfgs", max_nodes=5)
+    o = r.options["maingo_options"]
+    assert (o["BAB_constraintPropagation"], o["BAB_dbbt"], o["BAB_alwaysSolveObbt"], o["PRE_obbtMaxRounds"],
+            o["BAB_probing"], o["BAB_maxIterations"]) == (False, False, False, 0, True, 5)
+    assert r.options["lbp_solver_used"] == "interval"
+    assert r.glb <= 0.0 <= r.gub
+
+
+def test_listed_with_its_rigor():
+    m = methods.get("maingo")
+    assert "maingo" in methods.names() and not m.rigorous and m.available
+    assert m.describe()["name"] == "maingo"
+
+
+def test_no_file_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    methods.minimize("levy", 2, "maingo")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_form_values_floats_as_the_point_form_does():
+    for name, n in (("ackley", 3), ("griewank", 3), ("styblinski_tang", 2), ("alpine02", 3)):
+        fn = functions.get(name)
+        form = maingoform.maingo_form(fn, n)
+        x = np.random.default_rng(1).uniform(*fn.bounds(n))
+        assert math.isclose(form.objective(list(x)), fn.point(x), rel_tol=1e-12, abs_tol=1e-12), name
+
+
+@pytest.mark.parametrize("name", functions.names())
+def test_every_library_function_translates_or_is_refused_by_name(name):
+    """MAiNGO values its own graph at random points as the point form does, or the function is
+    refused in one line naming what MAiNGO cannot express (levy_delta's spike)."""
+    import maingopy
+    fn = functions.get(name)
+    dim = fn.definition.dim or 3
+    lo, hi = fn.bounds(dim)
+    try:
+        form = maingoform.maingo_form(fn, dim)
+    except InputError as exc:
+        assert "\n" not in str(exc) and "MAiNGO" in str(exc) and fn.definition.spike is not None, name
+        return
+    solver = maingopy.MAiNGO(model := M._model(maingopy, form, lo, hi))   # noqa: F841  (kept alive)
+    solver.set_option("loggingDestination", 0)
+    for x in np.random.default_rng(2).uniform(lo, hi, size=(3, dim)):
+        M._check(fn, 1.0, solver, x, "a random point")
+
+
+def _rec(key, fn, dim, seconds, converged, backend="cpu", time_limit=6000.0):
+    return {"variant": "full", "key": key, "function": fn, "dim": dim, "settings": {"time_limit": time_limit},
+            "measured": {"seconds": seconds, "converged": converged, "backend": backend}}
+
+
+def test_paper001_table2_is_judged_cell_by_cell():
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports.fixed import _judge_table2, table2_grid
+    exp = loader.load("maingo_gpu_table2")
+    pub = exp.published()
+    recs = [_rec("mccormick_no_bt", "alpine02", 6, 0.3, True),
+            _rec("mccormick_cp", "alpine02", 6, 0.2, True),
+            _rec("mccormick_cp_dbbt", "alpine02", 6, 0.1, True),
+            _rec("mccormick_default", "alpine02", 6, 0.05, False),               # not converged: not the best
+            _rec("subdomain_no_bt", "alpine02", 6, 1.0, True),                   # a CPU twin: not a GPU row
+            _rec("subdomain_cp", "alpine02", 6, 1.0, True, backend="cuda"),
+            _rec("mccormick_no_bt", "styblinski_tang", 7, 6000.0, False)]        # ran past the paper's time
+    v = {label: verdict for label, verdict in _judge_table2(exp, recs, pub)}
+    assert len(v) == 25
+    assert v["Alpine02 function 6d, mccormick_no_bt"].kind == "matches"
+    assert v["Alpine02 function 6d, subdomain_cp"].kind == "matches"
+    assert v["Alpine02 function 6d, subdomain_no_bt"].kind == "not reproduced"
+    assert "GPU" in v["Alpine02 function 6d, subdomain_no_bt"].reason
+    assert v["Styblinski-Tang function 7d, mccormick_no_bt"].kind == "differs"
+    assert v["Kinetic ODE parameter estimation, best"].kind == "not reproduced"
+    assert "ODE" in v["Kinetic ODE parameter estimation, best"].reason
+    assert v["Alpine02 function 6d, best"].kind == "matches" and "cp_dbbt" in v["Alpine02 function 6d, best"].rule
+    grid = {r["Problem"]: r for r in table2_grid(recs, pub)}
+    assert grid["Alpine02 function 6d"]["best: ours s"] == "0.1 (cp_dbbt)"
+
+
+def test_reproduce_runs_only_the_entries_named(tmp_path, capsys):
+    """`--entries`: a table's CPU rows (MAiNGO) here, its GPU rows on the GPU host."""
+    import json
+    from gpubench.cli import main
+    res = tmp_path / "results"
+    assert main(["reproduce", "maingo_gpu_table2", "--quick", "--entries", "mccormick_cp",
+                 "--results", str(res)]) == 0
+    recs = [json.loads(p.read_text()) for p in (res / "maingo_gpu_table2").glob("*.json")]
+    assert sorted((r["key"], r["function"]) for r in recs) == [("mccormick_cp", "alpine02"),
+                                                              ("mccormick_cp", "styblinski_tang")]
+    assert all(r["measured"]["converged"] for r in recs)
+    assert main(["reproduce", "maingo_gpu_table2", "--entries", "nope", "--results", str(res)]) == 2
+    assert "has no method entry 'nope'" in capsys.readouterr().err
+
+
+def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.workflow import runner
+    from gpubench.reports.rigorous import headline, rows
+    planned = [c for c in runner.plan(loader.load("rigorous_peers")) if c.function == "levy" and c.dim in (2, 5)]
+
+    def rec(key, dim, s, conv, glb, gub, verified=None):
+        return {"key": key, "function": "levy", "dim": dim, "options": {"verified": verified} if verified else {},
+                "measured": {"seconds": s, "converged": conv, "glb": glb, "gub": gub, "message": "m"}}
+    recs = [rec("maingo", 2, 0.5, True, 0.0, 1e-9, {"glb": False, "gub": True}),
+            rec("subdomain_gpu", 2, 0.25, True, -1e-5, 1e-9),
+            rec("interval_gpu_device", 2, 2.0, True, 0.0, 1e-3),       # converged, but a gap above 1e-4
+            rec("maingo", 5, 600.0, False, -1.0, 1e-9, {"glb": False, "gub": True}),
+            rec("subdomain_gpu", 5, 3.0, True, -1e-5, 1e-9)]
+    table, ratios = rows(recs, planned)
+    two = next(r for r in table if r["n"] == 2)
+    assert two["maingo"].startswith("converged, not verified") and two["subdomain_gpu"].startswith("proved")
+    assert "x0.5 of MAiNGO" in two["subdomain_gpu"] and ratios["subdomain_gpu"] == [0.5]
+    assert two["interval_cpu_paper"] == "missing"
+    lines = {ln.split("`")[1]: ln for ln in headline(recs, planned)}
+    assert "proved to 0.0001 in 2 of 2 stored case(s), 1 of them where MAiNGO did not converge" in lines["subdomain_gpu"]
+    assert "in 0 of 1 stored" in lines["interval_gpu_device"]
