@@ -2,6 +2,9 @@
 #
 #     bash scripts/gpu_queue.sh SECONDS "ID ID ..." ["ID ID ..." ...]
 #
+# An ID may name entries of its experiment: `fei2014_table4@approximate,exact` runs
+# `gpubench reproduce fei2014_table4 --entries approximate,exact` (a table's GPU rows only).
+#
 # With one queue, every GPU of the machine stays visible to it (an experiment whose cases use
 # several GPUs at once, kim_exatron_table5, takes them all; the others use GPU 0); with several,
 # queue i sees GPU i alone.
@@ -39,12 +42,14 @@ if [ ! -e $Q/started ]; then
     i=0
     for queue in "$@"; do
         for id in $queue; do
+            id=${id%%@*}
             [ -d $ROOT/results/$id ] && cp -rn $ROOT/results/$id $Q/results/
         done
         log "queue $i on GPU $i: $queue"
         if [ $# -gt 1 ]; then export CUDA_VISIBLE_DEVICES=$i; fi
         setsid bash -c "for id in $queue; do
-            echo \"[\$(date +%T)] gpu $i: \$id\"; python3 -m gpubench reproduce \$id --backend cuda || echo \"gpu $i: \$id failed (\$?)\"
+            e=\${id#*@}; [ \"\$e\" = \"\$id\" ] && e=
+            echo \"[\$(date +%T)] gpu $i: \$id\"; python3 -m gpubench reproduce \${id%%@*} --backend cuda \${e:+--entries \$e} || echo \"gpu $i: \$id failed (\$?)\"
         done; echo \"[\$(date +%T)] gpu $i: done\"; touch $Q/done.$i" >> $Q/queue.log 2>&1 < /dev/null &
         i=$((i + 1))
     done
