@@ -944,7 +944,8 @@ def _verdict_summary(doc, experiment, reports):
     doc.blocks[1:1] = blocks
     out = reports / "verdicts" / f"{experiment.id}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason} for row, v in judged]
+    rows = [{"row": row, "verdict": v.kind, "rule": v.rule, "reason": v.reason,
+             **({"triangulation": list(v.triangulation)} if v.triangulation else {})} for row, v in judged]
     _atomic_write(out, json.dumps({"experiment": experiment.id, "paper": experiment.paper,
                                    "table": experiment.table, "title": experiment.title,
                                    "counts": V.counts(v for _, v in judged), "rows": rows}, indent=1) + "\n")

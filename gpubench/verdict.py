@@ -29,6 +29,9 @@ class Verdict:
     rule: str
     reason: str = ""        # differs: the explanation found (or NOT_EXPLAINED); not reproduced: why
     failed: str = ""        # differs: the rule(s) that did not hold
+    # differs: what independent implementations at the row's settings gave, each
+    # {method, figure, records, ...} (gpubench.triangulation); stored with the row
+    triangulation: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -40,7 +43,20 @@ class Verdict:
         """This verdict with an explanation attached where it differs (others are unchanged)."""
         if self.kind != DIFFERS or not explanation:
             return self
-        return Verdict(self.kind, self.rule, explanation, self.failed)
+        return Verdict(self.kind, self.rule, explanation, self.failed, self.triangulation)
+
+    def triangulated(self, entries, sentence, explains):
+        """This verdict with its triangulation (a difference only): the entries, and the sentence as
+        its reason when it ``explains`` the difference, else after the reason it had."""
+        if self.kind != DIFFERS or not entries:
+            return self
+        if explains:
+            reason = sentence
+        elif self.reason == NOT_EXPLAINED:
+            reason = f"{NOT_EXPLAINED}: {sentence}"
+        else:
+            reason = f"{self.reason}; {sentence}"
+        return Verdict(self.kind, self.rule, reason, self.failed, tuple(entries))
 
     @property
     def cell(self):
@@ -183,7 +199,8 @@ def headline(verdicts):
     for k, n in c.items():
         part = f"{n} {words[k][0] if n == 1 else words[k][1]}"
         if k == DIFFERS:
-            unexplained = sum(v.kind == DIFFERS and v.reason == NOT_EXPLAINED for v in vs)
+            # "not explained: <what a triangulation found>" is not explained either
+            unexplained = sum(v.kind == DIFFERS and v.reason.startswith(NOT_EXPLAINED) for v in vs)
             part += f" ({n - unexplained} explained, {unexplained} not explained)"
         parts.append(part)
     return f"{len(vs)} published row{'s' if len(vs) != 1 else ''}: " + ", ".join(parts)
