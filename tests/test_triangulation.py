@@ -55,8 +55,15 @@ def test_side_and_sentence():
     s = T.sentence(entries, ours, paper)
     assert s.startswith("SciPy, EvoX and evosax at the same settings give mean error 0.21, 0.19 and 0.2")
     assert "they agree with ours, not with the paper" in s and T.explains(entries)
+    entries[1]["side"] = T.NEITHER
+    s = T.sentence(entries, ours, paper)
+    assert "SciPy and evosax agree with ours; EvoX with neither (EvoX nearer ours)" in s and T.explains(entries)
     entries[1]["side"] = T.PAPER
-    assert "EvoX with the paper" in T.sentence(entries, ours, paper) and not T.explains(entries)
+    s = T.sentence(entries, ours, paper)
+    assert "EvoX agrees with the paper" in s and s.endswith("de-gpu is in question") and not T.explains(entries)
+    entries[1]["side"] = T.BOTH
+    assert not T.explains(entries)
+    assert not T.explains([dict(e, side=T.NEITHER) for e in entries])
 
 
 def test_run_errors_reads_every_shape_of_record():
