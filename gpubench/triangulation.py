@@ -213,8 +213,10 @@ def sentence(entries, ours, paper):
         who = _names([e["method"] for e in es])
         verb = "agrees" if len(es) == 1 else "agree"
         if s_ == NEITHER:
-            parts.append(f"{who} with neither (" + ", ".join(
-                f"{e['method']} nearer {nearer(e['_figure'], ours, paper)}" for e in es) + ")")
+            near = [nearer(e["_figure"], ours, paper) for e in es]
+            parts.append(f"{who} with neither (nearer {near[0]})" if len(set(near)) == 1 else
+                         f"{who} with neither (" + ", ".join(
+                             f"{e['method']} nearer {n}" for e, n in zip(es, near)) + ")")
         elif s_ == BOTH:
             parts.append(f"{who} {verb} with both (too few runs to tell them apart)")
         else:

@@ -57,7 +57,7 @@ def test_side_and_sentence():
     assert "they agree with ours, not with the paper" in s and T.explains(entries)
     entries[1]["side"] = T.NEITHER
     s = T.sentence(entries, ours, paper)
-    assert "SciPy and evosax agree with ours; EvoX with neither (EvoX nearer ours)" in s and T.explains(entries)
+    assert "SciPy and evosax agree with ours; EvoX with neither (nearer ours)" in s and T.explains(entries)
     entries[1]["side"] = T.PAPER
     s = T.sentence(entries, ours, paper)
     assert "EvoX agrees with the paper" in s and s.endswith("de-gpu is in question") and not T.explains(entries)
