@@ -151,11 +151,13 @@ def by_case(records):
 def load(experiment_id, results=None):
     """The triangulation experiment and its full-setting records grouped :func:`by_case`."""
     from . import experiments_loader as loader
-    from .runner import load_records, results_dir
+    from .runner import load_records, plan, results_dir
     e = loader.load(experiment_id)
     folder = results_dir(results) / e.id
+    # only the cases the experiment plans now: a record of an entry since changed or removed is not read
+    planned = {c.case_id for c in plan(e)}
     recs = [dict(r, _path=f"results/{e.id}/{r['case']}.json")
-            for r in load_records(folder, warn=False) if r.get("variant") == "full"]
+            for r in load_records(folder, warn=False) if r["case"] in planned]
     return e, by_case(recs)
 
 

@@ -145,4 +145,6 @@ def test_the_triangulation_experiments_run_the_papers_settings(t):
                     m.settings["polish"], m.settings["updating"]) == ("rand1bin", [0.5], 0.3, False, "deferred")
         else:
             assert (m.settings["F"], m.settings["CR"]) == (0.5, 0.3)
-    assert by_method == {k: {50, 100, 500, 1000} for k in ("differential_evolution", "evox-de", "evosax-de")}
+    # evosax's DE at NP = 500 and 1000 is too slow on a CPU for the seeds (the experiments' note says why)
+    assert by_method == {"differential_evolution": {50, 100, 500, 1000}, "evox-de": {50, 100, 500, 1000},
+                         "evosax-de": {50, 100}}
