@@ -51,6 +51,7 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     from .triangulation import run_errors
     tri = _triangulation(experiment, results) if variant == "full" else None
     rows, total_fev, mismatches = [], 0, []
+    several = len({m.method for m in v.methods}) > 1
     for dim in v.dims:
         for f in v.functions:
             flabel = _function_label(f)
@@ -62,6 +63,8 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
                 r = recs[0] if recs else None
                 pe, ps, pt = (published(flabel, dim, np_, m) for m in ("best_efv", "success_rate", "time_s"))
                 row = {"Function": f"{flabel} ({f})", "D": dim, "NP": np_}
+                if several:  # e.g. a triangulation's SciPy, EvoX and evosax entries at one NP
+                    row["Method"] = f"{spec.method} ({spec.key})"
                 row["Error, published"] = NOT_PUBLISHED if pe is None else f"{pe['mean']:.3f} ({pe['std']:.3f})"
                 if r is None:
                     row.update({"Error, measured": MISSING, "Runs": MISSING, "SR, measured (95% CI)": MISSING})
