@@ -50,6 +50,11 @@ def test_side_and_sentence():
     assert T.side(_fig(0.21, 0.02), ours, paper) == T.OURS
     assert T.side(_fig(0.0, 0.0, k=25), ours, paper) == T.PAPER
     assert T.side(_fig(5.0, 0.1), ours, paper) == T.NEITHER
+    # ours at 1e-28 and a printed 0.000 agree: an exact 0 elsewhere takes no side
+    tiny = _fig(2.7e-28, 1.1e-28, k=25)
+    assert T.agrees(tiny, paper) and T.side(_fig(0.0, 0.0, k=25), tiny, paper) == T.BOTH
+    assert "ours and the paper agree" in T.sentence([{"method": "EvoX", "side": T.BOTH,
+                                                        "_figure": _fig(0.0, 0.0, k=25)}], tiny, paper)
     entries = [{"method": m, "side": T.OURS, "_figure": _fig(x, 0.02)} for m, x in
                (("SciPy", 0.21), ("EvoX", 0.19), ("evosax", 0.2))]
     s = T.sentence(entries, ours, paper)
