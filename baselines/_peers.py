@@ -3,7 +3,7 @@
 The peers (EvoX on PyTorch, evosax and jaxopt on JAX) are run through their own packages as
 competitors, never copied.  Each module here declares its methods with :func:`declare`, so a
 peer whose package is missing is registered all the same and listed as unavailable with
-:data:`INSTALL`.  The objective is the function's array form (:mod:`gpubench.arrayform`),
+:data:`INSTALL`.  The objective is the function's array form (:mod:`gpubench.forms.arrayform`),
 evaluated by the peer's own library on its own device, from the same definition every other
 form comes from.
 
@@ -20,11 +20,11 @@ from typing import Optional
 
 import numpy as np
 
-from gpubench.device import BACKENDS
+from gpubench.device.gpu import BACKENDS
 from gpubench.errors import InputError
 from gpubench.methods.base import Method, MethodSettings, setting, time_limit_setting
 from gpubench.methods.trace import Trace
-from gpubench.monitor import Deadline, stop_word
+from gpubench.methods.monitor import Deadline, stop_word
 from gpubench.result import OptimizeResult
 
 INSTALL = "pip install 'gpubench[peers]'"

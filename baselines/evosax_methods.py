@@ -6,7 +6,7 @@
 Each method builds evosax's algorithm (``evosax.algorithms.DifferentialEvolution``,
 ``evosax.algorithms.CMA_ES``) and drives its ``ask``/``tell`` interface; one generation is
 ask, projection onto the box, the function's array form in JAX
-(:func:`gpubench.arrayform.array_form`) and tell, and ``check_every`` generations run as one
+(:func:`gpubench.forms.arrayform.array_form`) and tell, and ``check_every`` generations run as one
 ``jax.lax.fori_loop`` inside one ``jax.jit``, on the device of ``backend``.  evosax has no
 bounds: every candidate is projected onto the box (``jnp.clip``) before it is evaluated and
 told as projected.  Random numbers: ``jax.random.key(seed)``, split per generation.
@@ -55,7 +55,7 @@ def _programs(name, fn, dim, s, plan, dev):
     import jax.numpy as jnp
     from evosax.algorithms import CMA_ES, DifferentialEvolution
 
-    from gpubench.arrayform import array_form
+    from gpubench.forms.arrayform import array_form
 
     key_ = (name, id(fn), dim, str(dev), s.dtype, s.np,
             *[(k, v) for k, v in s.as_dict().items() if k in ("F", "CR", "sigma0")])

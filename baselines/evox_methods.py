@@ -6,7 +6,7 @@
 The peers de-gpu is measured against (issue 27).  Each method builds EvoX's algorithm
 (``evox.algorithms.DE``, ``evox.algorithms.PSO``) and its standard workflow
 (``evox.workflows.StdWorkflow``) around an EvoX ``Problem`` whose ``evaluate`` is the
-function's array form in PyTorch (:func:`gpubench.arrayform.array_form`), on the device of
+function's array form in PyTorch (:func:`gpubench.forms.arrayform.array_form`), on the device of
 ``backend``; ``compile=True`` runs ``torch.compile`` on the workflow's step, as EvoX's own
 benchmarks do.  EvoX keeps the population in the box by clamping (``evox.utils.clamp``).
 The seed is ``torch.manual_seed(seed)`` before the algorithm draws its initial population.
@@ -54,7 +54,7 @@ def _run(name, make, fn, dim, s):
     from evox.core import Problem
     from evox.workflows import StdWorkflow
 
-    from gpubench.arrayform import array_form
+    from gpubench.forms.arrayform import array_form
 
     plan = Plan(fn, dim, s)
     dev = torch_device(s.backend)

@@ -17,7 +17,7 @@ pairs; the starts of one round are solved together (``jax.vmap`` of ``LBFGSB.run
 compiled call on the device of ``backend``), in ``rounds`` rounds between which the time
 limit, Ctrl-C and the trace are checked (the trace notes the best after each round).  The
 value and the gradient come together from JAX's automatic differentiation of the function's
-array form (:func:`gpubench.arrayform.array_form`); ``nfev`` = ``njev`` = jaxopt's own count
+array form (:func:`gpubench.forms.arrayform.array_form`); ``nfev`` = ``njev`` = jaxopt's own count
 of evaluations, summed over the starts.
 
 Needs ``jaxopt`` and ``jax`` (``pip install 'gpubench[peers]'``); without them the method is
@@ -31,7 +31,7 @@ import numpy as np
 from gpubench.errors import InputError
 from gpubench.methods.base import setting
 from gpubench.methods.trace import Trace
-from gpubench.monitor import Deadline, stop_word
+from gpubench.methods.monitor import Deadline, stop_word
 from gpubench.result import OptimizeResult
 
 from ._peers import COMPILED, PeerSettings, declare, device_name, jax_device, version
@@ -60,7 +60,7 @@ def _solver(fn, dim, s, dev):
     import jax.numpy as jnp
     import jaxopt
 
-    from gpubench.arrayform import array_form
+    from gpubench.forms.arrayform import array_form
 
     key = ("jaxopt-lbfgsb", id(fn), dim, str(dev), s.dtype, s.maxiter, s.tol, s.history_size)
     if key in COMPILED:

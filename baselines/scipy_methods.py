@@ -30,7 +30,7 @@ Common rules
   number of runs (the quick setting's runs are the first runs of the full one),
   and so are the random streams of basin-hopping and differential evolution.
 * ``time_limit`` (seconds, optional; the shared setting, a
-  :class:`gpubench.monitor.Deadline`) bounds the wall time of the call: no run
+  :class:`gpubench.methods.monitor.Deadline`) bounds the wall time of the call: no run
   starts after it, and a run in progress stops at its next evaluation of f or of
   the gradient (one DE, DIRECT or interior-point run at n = 1,000 outlasts any
   per-case budget); such a run counts with the best in-box point it evaluated.
@@ -126,7 +126,7 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import InputError
-from ..monitor import Deadline
+from ..methods.monitor import Deadline
 from ..result import OptimizeResult
 from ..methods.base import Method, MethodSettings, setting, time_limit_setting
 from ..methods.trace import Trace
@@ -308,7 +308,7 @@ class _OutOfTime(Exception):
 class _Objective:
     """f (or -f for a maximiser) with its analytic gradient, counting evaluations.
 
-    Past ``deadline`` (a :class:`gpubench.monitor.Deadline`), or once Ctrl-C asked, every evaluation raises
+    Past ``deadline`` (a :class:`gpubench.methods.monitor.Deadline`), or once Ctrl-C asked, every evaluation raises
     :class:`_OutOfTime`; the best in-box point evaluated since :meth:`new_run`
     is then the cut run's answer (there is one: the limit applies only after the run's
     first in-box evaluation, its start or, for DIRECT and DE, a point of the box).
@@ -330,7 +330,7 @@ class _Objective:
 
     def _check_time(self):
         # not before the run's first in-box point (its start): every run has an answer
-        if self.run_x is not None and self.deadline.check():  # time_limit, or Ctrl-C (gpubench.monitor)
+        if self.run_x is not None and self.deadline.check():  # time_limit, or Ctrl-C (gpubench.methods.monitor)
             raise _OutOfTime
 
     def _see(self, x, v):

@@ -29,7 +29,7 @@ def cuda_ready():
     """True where a real CUDA GPU is usable (numba's simulator does not count)."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         return False
-    from gpubench.device import gpu_available
+    from gpubench.device.gpu import gpu_available
     return gpu_available()
 
 
@@ -48,11 +48,11 @@ _SEARCHES = {}
 
 
 def search(function, dim, backend, split_dims, parts, **settings):
-    """A warm :class:`gpubench.solver.core.Search` (cached per process: asv re-runs setup per sample)."""
+    """A warm :class:`gpubench.methods.solver.core.Search` (cached per process: asv re-runs setup per sample)."""
     key = (function, dim, backend, split_dims, parts, tuple(sorted(settings.items())))
     if key not in _SEARCHES:
         from gpubench import functions
-        from gpubench.solver.core import Search, Settings
+        from gpubench.methods.solver.core import Search, Settings
         s = Search(functions.get(function), dim,
                    settings=Settings(backend=backend, split_dims=split_dims, parts=parts, **settings))
         s.initial_state = copy.deepcopy(s.state)
@@ -141,7 +141,7 @@ def outcome(result, fn):
 def solve_cases(cases, backend, **settings):
     """{case name: outcome} for (function, dim) cases; a solver error counts as a failure."""
     from gpubench import functions
-    from gpubench.solver import solve
+    from gpubench.methods.solver import solve
     out = {}
     for function, dim in cases:
         name = f"{function}-{dim}"

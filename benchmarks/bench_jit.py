@@ -17,7 +17,7 @@ atexit.register(shutil.rmtree, _d, True)
 os.environ["GPUBENCH_CACHE"] = _d
 import numpy as np
 from gpubench import functions
-from gpubench.solver.core import Search, Settings
+from gpubench.methods.solver.core import Search, Settings
 fn = functions.get({function!r})
 if {cuda}:
     from numba import cuda

@@ -19,7 +19,7 @@ class CpuDefaultSolve:
     timeout = 600
 
     def setup(self, function):
-        from gpubench.solver import solve
+        from gpubench.methods.solver import solve
         self.solve = solve
         C.warm(function, C.CPU_DIM, "cpu")  # JIT or numba's disk cache, outside the timing
 
@@ -38,7 +38,7 @@ class LbfgsbGpuMultistart:
     def setup(self):
         C.require_cuda()
         from gpubench import functions
-        from gpubench.lbfgsb import batch
+        from gpubench.methods.lbfgsb import batch
         import numpy as np
         self.fn = functions.get("rosenbrock")
         self.lo, self.hi = self.fn.bounds(10)
@@ -66,7 +66,7 @@ class LbfgsbGpuTorsion:
             import cupy
         except ImportError:
             raise NotImplementedError("no CuPy here")
-        from gpubench.lbfgsb import core
+        from gpubench.methods.lbfgsb import core
         from gpubench.problems import minpack2
         self.core, self.xp = core, cupy
         self.p = minpack2.make("torsion", 1_000_000)
@@ -90,10 +90,10 @@ class TronHs45Batch:
     timeout = 600
 
     def setup(self, backend, n):
-        from gpubench.device import gpu_available
+        from gpubench.device.gpu import gpu_available
         if backend == "cuda" and not gpu_available():
             raise NotImplementedError("no CUDA GPU here")
-        from gpubench import tron
+        from gpubench.methods import tron
         self.tron = tron
         self.batch = 10_000 if backend == "cuda" else 1_000
         tron.solve_hs45(2, n, backend=backend)  # compiles outside the timing

@@ -38,7 +38,7 @@ class CpuSolve:
     timeout = 180
 
     def setup(self, function):
-        from gpubench.solver import solve
+        from gpubench.methods.solver import solve
         self.solve = solve
         self.options = dict(backend="cpu", split_dims=C.CPU_SOLVE[0], parts=C.CPU_SOLVE[1])
         C.warm(function, C.CPU_DIM, "cpu")  # JIT or numba's disk cache
@@ -59,7 +59,7 @@ class CudaSolve:
 
     def setup(self, n):
         C.require_cuda()
-        from gpubench.solver import solve
+        from gpubench.methods.solver import solve
         self.solve = solve
         C.warm("levy", n, "cuda")  # compiles on the first call of the process
 
@@ -83,7 +83,7 @@ class CudaLoopSolve:
 
     def setup(self, n, loop):
         C.require_cuda()
-        from gpubench.solver import solve
+        from gpubench.methods.solver import solve
         self.solve = solve
         # one iteration compiles (or loads) the kernels this loop runs; s = 2 shares them with s = 10
         solve("levy", n, backend="cuda", loop=loop, split_dims=2, parts=2, max_iterations=1)
@@ -115,7 +115,7 @@ class Reduce:
         lb[rng.random(count) < 0.5] = math.inf
         ub = rng.normal(size=count) + 10.0
         grad = rng.integers(0, 2, count).astype(np.int8)
-        from gpubench.solver import reduce as red
+        from gpubench.methods.solver import reduce as red
         if backend == "cpu":
             self.run = lambda: red.reduce_host(lb, ub, grad, 5.0)
         else:

@@ -1,7 +1,7 @@
 """The library of scalable test functions (installed as ``gpubench.functions``).
 
 Each module in this package defines one function as a
-:class:`gpubench.definition.Definition` named ``DEFINITION``.  Adding a function
+:class:`gpubench.forms.definition.Definition` named ``DEFINITION``.  Adding a function
 means adding one file here; the registry finds it.  A user's own function,
 defined the same way in their own file, is loaded with :func:`load_file`.
 
@@ -15,12 +15,12 @@ import pkgutil
 from pathlib import Path
 
 from gpubench.errors import InputError
-from gpubench.forms import TestFunction
+from gpubench.forms.function import TestFunction
 
-# gpubench.definition (sympy) is imported only where a definition is made or checked: a function
-# whose card is cached (gpubench.formcache) is served without it
-_LAZY = {"Definition": "gpubench.definition", "DefinitionError": "gpubench.definition",
-         "Problem": "gpubench.definition", "ConstrainedProblem": "gpubench.forms"}
+# gpubench.forms.definition (sympy) is imported only where a definition is made or checked: a function
+# whose card is cached (gpubench.forms.cards) is served without it
+_LAZY = {"Definition": "gpubench.forms.definition", "DefinitionError": "gpubench.forms.definition",
+         "Problem": "gpubench.forms.definition", "ConstrainedProblem": "gpubench.forms.function"}
 
 
 def __getattr__(name):
@@ -31,7 +31,7 @@ def __getattr__(name):
 
 def _card(name, path, loader):
     """The cached card of ``name`` defined in ``path`` (None when cards are off)."""
-    from gpubench import formcache
+    from gpubench.forms import cards as formcache
     return formcache.Card(name, path, loader) if formcache.enabled() else None
 
 _REGISTRY = {}
@@ -138,8 +138,8 @@ def names(library=None):
 def get(name) -> TestFunction:
     """The function called ``name``, or ``path/to/file.py:NAME`` for a user's own."""
     if not isinstance(name, str):
-        from gpubench.definition import Problem
-        from gpubench.forms import ConstrainedProblem
+        from gpubench.forms.definition import Problem
+        from gpubench.forms.function import ConstrainedProblem
         if isinstance(name, (TestFunction, ConstrainedProblem)):
             return name
         if isinstance(name, Problem):
@@ -168,15 +168,15 @@ def load_file(path, attr):
         card.loader = lambda: _load_definition(p, path, attr, card)
         return TestFunction(card=card)
     found = _load_definition(p, path, attr, card)
-    from gpubench.definition import Definition
+    from gpubench.forms.definition import Definition
     return TestFunction(found, card) if isinstance(found, Definition) else found
 
 
 def _load_definition(p, path, attr, card):
     """What ``attr`` names in the file: a TestFunction or ConstrainedProblem as it is, else the
     Definition (one-line errors for anything else)."""
-    from gpubench.definition import Definition, DefinitionError, Problem
-    from gpubench.forms import ConstrainedProblem
+    from gpubench.forms.definition import Definition, DefinitionError, Problem
+    from gpubench.forms.function import ConstrainedProblem
     spec = importlib.util.spec_from_file_location(f"gpubench_user_{p.stem}", p)
     module = importlib.util.module_from_spec(spec)
     try:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import sympy as sp
 
-from gpubench.definition import Definition, Problem, variables
-from gpubench.models import network_from_file
+from gpubench.forms.definition import Definition, Problem, variables
+from gpubench.forms.models import network_from_file
 
 from gpubench.functions._peaks import DEFINITION as PEAKS, EXPR as PEAKS_EXPR
 

@@ -5,7 +5,7 @@ from discovery); use ``functions/_paper001.py:PEAKS``.
 """
 import numpy as np
 
-from gpubench.definition import Definition, Rational, exp, variables
+from gpubench.forms.definition import Definition, Rational, exp, variables
 
 X1, X2 = variables(2)
 

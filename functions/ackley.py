@@ -1,7 +1,7 @@
 """Ackley function, with the 0.02 of Zhang, Shan & Cagan (2026)."""
 import numpy as np
 
-from gpubench.definition import Definition, E, Rational, Sum, cos, exp, n, pi, sqrt, x, symbols
+from gpubench.forms.definition import Definition, E, Rational, Sum, cos, exp, n, pi, sqrt, x, symbols
 
 S1, S2 = symbols("S1 S2")
 

@@ -4,7 +4,7 @@ import functools
 import mpmath
 import numpy as np
 
-from gpubench.definition import Definition, Prod, sin, sqrt, x, symbols
+from gpubench.forms.definition import Definition, Prod, sin, sqrt, x, symbols
 
 P = symbols("P")
 

@@ -1,7 +1,7 @@
 """Belegundu (deflected corrugated spring) function."""
 import numpy as np
 
-from gpubench.definition import Definition, Sum, cos, sqrt, x, symbols
+from gpubench.forms.definition import Definition, Sum, cos, sqrt, x, symbols
 
 S = symbols("S")
 

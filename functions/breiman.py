@@ -1,7 +1,7 @@
 """Breiman (cosine mixture) function."""
 import numpy as np
 
-from gpubench.definition import Definition, Sum, cos, pi, x, symbols
+from gpubench.forms.definition import Definition, Sum, cos, pi, x, symbols
 
 S = symbols("S")
 

@@ -1,7 +1,7 @@
 """Fu (trigonometric) function."""
 import numpy as np
 
-from gpubench.definition import Definition, Rational, Sum, sin, x, symbols
+from gpubench.forms.definition import Definition, Rational, Sum, sin, x, symbols
 
 S = symbols("S")
 d2 = (x - Rational(9, 10)) ** 2

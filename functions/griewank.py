@@ -1,7 +1,7 @@
 """Griewank function."""
 import numpy as np
 
-from gpubench.definition import Definition, Prod, Sum, cos, i, sqrt, x, symbols
+from gpubench.forms.definition import Definition, Prod, Sum, cos, i, sqrt, x, symbols
 
 S, P = symbols("S P")
 

@@ -1,7 +1,7 @@
 """Levy function."""
 import numpy as np
 
-from gpubench.definition import Definition, Sum, n, pi, sin, x, x1, xn, y, symbols
+from gpubench.forms.definition import Definition, Sum, n, pi, sin, x, x1, xn, y, symbols
 
 S = symbols("S")
 

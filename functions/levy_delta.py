@@ -1,7 +1,7 @@
 """The discontinuous test function: Levy plus a Dirac-delta-like spike of depth -1."""
 import numpy as np
 
-from gpubench.definition import Definition, Rational, Spike
+from gpubench.forms.definition import Definition, Rational, Spike
 
 from .levy import EXPR, TERMS
 

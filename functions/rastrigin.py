@@ -1,7 +1,7 @@
 """Rastrigin function."""
 import numpy as np
 
-from gpubench.definition import Definition, Sum, cos, n, pi, x, symbols
+from gpubench.forms.definition import Definition, Sum, cos, n, pi, x, symbols
 
 S = symbols("S")
 

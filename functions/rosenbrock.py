@@ -1,7 +1,7 @@
 """Rosenbrock function (scalable, chained form)."""
 import numpy as np
 
-from gpubench.definition import Definition, Sum, x, y, symbols
+from gpubench.forms.definition import Definition, Sum, x, y, symbols
 
 S = symbols("S")
 

@@ -1,7 +1,7 @@
 """Salomon function."""
 import numpy as np
 
-from gpubench.definition import Definition, Sum, cos, pi, sqrt, x, symbols
+from gpubench.forms.definition import Definition, Sum, cos, pi, sqrt, x, symbols
 
 S = symbols("S")
 

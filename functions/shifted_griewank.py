@@ -1,5 +1,5 @@
 """F3 of Qin et al. (2012): shifted Griewank."""
-from gpubench.definition import Definition, Prod, Sum, cos, i, param, sqrt, x, symbols
+from gpubench.forms.definition import Definition, Prod, Sum, cos, i, param, sqrt, x, symbols
 
 from ._shift import SEED, shift_vector
 

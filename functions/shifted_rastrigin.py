@@ -1,5 +1,5 @@
 """F4 of Qin et al. (2012): shifted Rastrigin."""
-from gpubench.definition import Definition, Sum, cos, param, pi, x, symbols
+from gpubench.forms.definition import Definition, Sum, cos, param, pi, x, symbols
 
 from ._shift import SEED, shift_vector
 

@@ -1,5 +1,5 @@
 """F2 of Qin et al. (2012): shifted Rosenbrock, z = x - o, optimum at x = o + 1."""
-from gpubench.definition import Definition, Sum, param, x, y, symbols
+from gpubench.forms.definition import Definition, Sum, param, x, y, symbols
 
 from ._shift import SEED, shift_vector
 

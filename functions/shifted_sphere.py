@@ -1,5 +1,5 @@
 """F1 of Qin et al. (2012): shifted sphere."""
-from gpubench.definition import Definition, Sum, param, x, symbols
+from gpubench.forms.definition import Definition, Sum, param, x, symbols
 
 from ._shift import SEED, shift_vector
 

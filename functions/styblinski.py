@@ -4,7 +4,7 @@ Not the Styblinski-Tang function of paper 001 (see ``styblinski_tang``).
 """
 import numpy as np
 
-from gpubench.definition import Definition, Prod, Sum, cos, n, x, symbols
+from gpubench.forms.definition import Definition, Prod, Sum, cos, n, x, symbols
 
 S, P = symbols("S P")
 

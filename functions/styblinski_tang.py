@@ -4,7 +4,7 @@ import functools
 import mpmath
 import numpy as np
 
-from gpubench.definition import Definition, Sum, x, symbols
+from gpubench.forms.definition import Definition, Sum, x, symbols
 
 S = symbols("S")
 

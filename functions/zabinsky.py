@@ -3,7 +3,7 @@ import numpy as np
 
 import math
 
-from gpubench.definition import Definition, Prod, Rational, pi, sin, x, symbols
+from gpubench.forms.definition import Definition, Prod, Rational, pi, sin, x, symbols
 
 P1, P2 = symbols("P1 P2")
 

@@ -11,7 +11,7 @@ import threading
 
 from .commands import cache, compare, demo, eval, functions, methods, minimize, report, reproduce, solve
 from .commands._args import Parser
-from .device import phase
+from .device.gpu import phase
 from .errors import InputError
 
 EXIT_USAGE = 2
@@ -88,7 +88,7 @@ def entry():
     """
     rc = main()
     if _FAST_EXIT and threading.active_count() == 1 and not _children_alive():
-        from .device import write_phases_now
+        from .device.gpu import write_phases_now
         write_phases_now()
         for stream in (sys.stdout, sys.stderr):
             try:

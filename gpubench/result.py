@@ -10,16 +10,21 @@ import numpy as np
 class OptimizeResult:
     """Outcome of one run of one method on one function.
 
-    SciPy's names: ``x`` and ``fun`` (the best point and value found, in the
-    function's sense), ``nit`` (iterations), ``nfev``/``njev``/``nhev``
-    (function, gradient and Hessian evaluations), ``success`` and ``message``.
+    One name per field, the same in the result, in the record the runner stores (``measured``)
+    and in the reports: ``x`` and ``fun`` (the best point and value found, in the function's
+    sense, as SciPy names them), ``iterations``, ``nfev``/``njev``/``nhev`` (function, gradient
+    and Hessian evaluations), ``converged`` and ``message``.  ``converged`` means one thing: the
+    method's own convergence test was met (its tolerance, not a budget, a time limit or Ctrl-C;
+    ``stop`` says which).  Whether the run found f* is the record's ``success``, judged by
+    :func:`gpubench.workflow.runner.success` against a known f* (a rigorous method by enclosure,
+    another by distance).
     A rigorous method also gives ``glb <= f* <= gub`` (for the problem it
     solved) and the ``regions`` (lower and upper corners, shape ``(k, n)``) that
     are proven to hold every global minimiser.  A method that runs many
     independent runs or problems at once gives each one's outcome in
     ``status`` (an integer array, 0 = converged; see the method's docs) and
     their values in ``history``.  ``stop`` says in one word why the run stopped, from the one
-    vocabulary of :data:`gpubench.monitor.STOPS` (``time_limit``, ``evaluations`` ...).
+    vocabulary of :data:`gpubench.methods.monitor.STOPS` (``time_limit``, ``evaluations`` ...).
     """
     function: str
     dim: int
@@ -39,7 +44,7 @@ class OptimizeResult:
     converged: bool = False
     message: str = ""
     status: Any = None
-    stop: Optional[str] = None  # why the run stopped: one of gpubench.monitor.STOPS
+    stop: Optional[str] = None  # why the run stopped: one of gpubench.methods.monitor.STOPS
     history: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
@@ -48,15 +53,6 @@ class OptimizeResult:
     # and builds boxes on demand: ``region_boxes(start, stop)`` -> (lo, hi) of regions start..stop-1.
     region_boxes: Optional[Callable] = field(default=None, repr=False, compare=False)
     region_count: Optional[int] = None
-
-    # scipy.optimize's names
-    @property
-    def nit(self):
-        return self.iterations
-
-    @property
-    def success(self):
-        return self.converged
 
     @property
     def has_regions(self):
@@ -88,7 +84,7 @@ class OptimizeResult:
         """Write every output region to ``path`` (``.npz`` with arrays ``lo`` and ``hi``), atomically.
 
         Written ``chunk`` regions at a time, so memory stays bounded however many regions there are."""
-        from .device import atomic_write
+        from .device.gpu import atomic_write
         k = self.n_regions
 
         def write(fh):
@@ -108,8 +104,6 @@ class OptimizeResult:
         d["x"] = None if self.x is None else np.asarray(self.x).tolist()
         d["regions"] = self.regions(max_regions)
         d["n_regions"] = self.n_regions
-        d["nit"] = self.iterations
-        d["success"] = self.converged
         return _jsonable(d)
 
     def to_json(self, max_regions=100):
@@ -124,8 +118,8 @@ class OptimizeResult:
         parts = [f"{k}={v!r}" for k, v in (
             ("function", self.function), ("dim", self.dim), ("method", self.method),
             ("backend", self.backend), ("fun", self.fun), ("glb", self.glb), ("gub", self.gub),
-            ("n_regions", self.n_regions), ("nit", self.iterations), ("nfev", self.nfev),
-            ("seconds", round(self.seconds, 3)), ("success", self.converged))
+            ("n_regions", self.n_regions), ("iterations", self.iterations), ("nfev", self.nfev),
+            ("seconds", round(self.seconds, 3)), ("converged", self.converged))
             if v is not None]
         return "OptimizeResult(" + ", ".join(parts) + ")"
 

@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from gpubench.experiments_loader import load
+from gpubench.workflow.experiments_loader import load
 from gpubench.methods import minimize
 
 

@@ -7,7 +7,7 @@ On the GPU host (after ``source scripts/gpu_host_env.sh``; about 7 minutes each)
     python3 $REPO/scripts/gpu_bnb.py OUTDIR --plan        # the plan and its time estimate only
     python3 scripts/gpu_bnb.py /tmp/x --backend cpu --quick   # CPU, tiny rows, seconds
 
-Every finished row is written atomically (``gpubench.device.atomic_write``) to
+Every finished row is written atomically (``gpubench.device.gpu.atomic_write``) to
 ``OUTDIR/rows/<row id>.json`` with the environment of the command that measured it; a rerun
 with the same OUTDIR skips the finished rows, so a command stopped by its time limit loses at
 most the row in progress, and a row the budget could not fit is done by the next command.
@@ -51,8 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 import numpy as np  # noqa: E402
 
-from gpubench import environment  # noqa: E402
-from gpubench.device import atomic_write  # noqa: E402
+from gpubench.device import environment  # noqa: E402
+from gpubench.device.gpu import atomic_write  # noqa: E402
 from gpubench.errors import InputError  # noqa: E402
 
 ROW_LIMIT = 20.0           # seconds per B&B row of Figure 6 and Table 1 (stated in every record)
@@ -282,7 +282,7 @@ def execute(rows, out, measure, budget=BUDGET, est=None, env=None, log=print):
 # ------------------------------------------------------------------ measurements
 def _problem(name):
     from gpubench import functions
-    from gpubench.forms import TestFunction
+    from gpubench.forms.function import TestFunction
     if name.startswith(("P1", "P2", "P3_", "P4_")):
         import importlib
         obj = importlib.import_module("gpubench.functions._paper001").get(name)
@@ -337,7 +337,7 @@ def lb_compare(fn, dim, n, backend, reps):
     GPU, inputs already on the device; wall clock on the CPU).  ``step_s``: one whole
     ``SubdomainSearch.lower_bound`` (transfers, infeasibility tests, argmin, the best box).
     """
-    from gpubench.device import Timer
+    from gpubench.device.gpu import Timer
     from gpubench.methods.subdomain_bnb import FORM_CODE, SubdomainBnBSettings, SubdomainSearch, parts_per_dim
     impls = {"gpu": (backend, True), "cpu_parallel": ("cpu", True), "cpu_serial": ("cpu", False)}
     out = {"subdomains": n, "form": "mean-value", "reps": reps, "nodes": []}

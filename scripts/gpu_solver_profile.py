@@ -19,9 +19,9 @@ import pstats
 import sys
 import time
 
-from gpubench import environment
-from gpubench.solver import core, solve
-from gpubench.solver.sweep import BLOCK_SIZES
+from gpubench.device import environment
+from gpubench.methods.solver import core, solve
+from gpubench.methods.solver.sweep import BLOCK_SIZES
 
 
 def occupancy(search):
@@ -68,7 +68,7 @@ def main(path, cases):
 
         core.Search.__init__ = keep
         if opts:
-            from gpubench.solver import devloop
+            from gpubench.methods.solver import devloop
             real_loop = devloop.DeviceLoop.__init__
 
             def keep_loop(self, *a, **k):

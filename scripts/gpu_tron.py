@@ -3,7 +3,7 @@
     python scripts/gpu_tron.py OUTDIR [--tiny]
 
 Writes OUTDIR/tron_gpu.json (rewritten atomically after every section, so a killed
-run keeps what finished), with the environment of ``gpubench.environment.capture()``:
+run keeps what finished), with the environment of ``gpubench.device.environment.capture()``:
 
 table1    left- vs right-looking batched Cholesky (and the right-looking one on the 2-D
           layout), 10,000 random SPD matrices per n = 1..32, kernel ms (median of
@@ -29,9 +29,10 @@ import time
 
 import numpy as np
 
-from gpubench import environment, tron
-from gpubench.device import atomic_write, simulator
-from gpubench.tron import kernels
+from gpubench.device import environment
+from gpubench.methods import tron
+from gpubench.device.gpu import atomic_write, simulator
+from gpubench.methods.tron import kernels
 
 TINY = "--tiny" in sys.argv
 SIM = simulator()

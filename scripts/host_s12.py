@@ -69,7 +69,8 @@ def entries(exp, quick):
 def pending_whole(exp, quick, results, only=()):
     """The runner's cases of the entries that run whole (the GPU methods: every run in one call),
     not yet stored under ``results``."""
-    from gpubench import methods, runner
+    from gpubench import methods
+    from gpubench.workflow import runner
     stored = runner.stored_cases(results) if Path(results).is_dir() else set()
     return [c for c in runner.plan(exp, quick=quick)
             if not methods.is_rigorous(c.method) and "first_run" not in methods.get(c.method).settings.names()
@@ -133,7 +134,8 @@ def per_run(spec, chunks):
 
 def run_chunk(exp_id, quick, key, function, dim, first, last):
     """One run range of one entry, in a worker process; returns the chunk (a JSON-ready dict)."""
-    from gpubench import experiments_loader, functions, methods, runner
+    from gpubench.workflow import experiments_loader, runner
+    from gpubench import functions, methods
     exp = experiments_loader.load(exp_id)
     spec = next(s for s in exp.variant(quick).methods if s.key == key)
     method = methods.get(spec.method)
@@ -158,7 +160,8 @@ def run_chunk(exp_id, quick, key, function, dim, first, last):
 def merge(out, exp, quick, spec, f, n, chunks, commands):
     """The one record of this entry from its chunks (written under OUT/results/<experiment>/)."""
     import numpy as np
-    from gpubench import functions, runner
+    from gpubench import functions
+    from gpubench.workflow import runner
     from gpubench.result import OptimizeResult
     fn = functions.get(f)
     planned = int(spec.settings.get("runs", 1))
@@ -220,8 +223,8 @@ def same_as(out, src, dst, quick=False, shared_only=False):
     """Store ``src``'s merged records as ``dst``'s, after checking that both plan the same cases
     (``shared_only``: only the cases both plan, e.g. Table S12's rigorous row, which Table S2
     plans with the same case id: the same function, n, settings and seed)."""
-    from gpubench import experiments_loader, runner
-    from gpubench.device import atomic_write
+    from gpubench.workflow import experiments_loader, runner
+    from gpubench.device.gpu import atomic_write
     if src == dst:
         print(f"host_s12: --same-as names the experiment itself ({dst})", file=sys.stderr)
         return 2
@@ -267,8 +270,8 @@ def main(argv=None):
                     help="store that experiment's records of the cases both plan (same case id) as this one's, "
                          "run nothing (e.g. tableS2 for the rigorous row)")
     a = ap.parse_args(argv)
-    from gpubench import experiments_loader
-    from gpubench.device import atomic_write, check_writable_dir
+    from gpubench.workflow import experiments_loader
+    from gpubench.device.gpu import atomic_write, check_writable_dir
     from gpubench.errors import InputError
     if a.same_as or a.cases_from:
         try:
@@ -394,7 +397,7 @@ def main(argv=None):
         def run_whole():
             # the GPU entries (one call each, all their runs in one launch), one at a time, in a
             # thread of this process while the workers run chunks
-            from gpubench import runner
+            from gpubench.workflow import runner
             for case in whole:
                 est = whole_estimate(case)
                 if MARGIN * est > left():
@@ -427,7 +430,7 @@ def main(argv=None):
         pool.shutdown(wait=True, cancel_futures=True)
     wall = time.perf_counter() - t0
     if ran:
-        from gpubench import runner
+        from gpubench.workflow import runner
         commands.append({"date": runner.environment()["date"], "host": runner.environment().get("host"),
                          "workers": a.workers, "budget_s": a.budget, "wall_s": round(wall, 1),
                          "chunks": len(ran), "core_seconds": round(sum(r[3] for r in ran), 1)})

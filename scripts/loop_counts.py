@@ -5,7 +5,7 @@
 Runs the same small search (s = 2, p = 3, 2 samples) for 3 and for 11 iterations with
 ``loop = "host"`` and ``loop = "device"`` under numba's CUDA simulator, counting kernel launches,
 host-to-device copies, device-to-host copies (each a host wait) and event/stream calls
-(gpubench/solver/simcount.py).  The difference between the two runs, divided by 8, is the cost of
+(gpubench/methods/solver/simcount.py).  The difference between the two runs, divided by 8, is the cost of
 an iteration; what is left is the start (uploads) and the end (the list brought back).  The
 device loop's batches double (1, 2, 4, ... iterations a launch; here without the time cap that
 stops their growth past 0.25 s, since the simulator is slow).  Counts, not times: the times are
@@ -16,9 +16,9 @@ import sys
 
 
 def main(function="levy", n=3):
-    from gpubench.solver import devloop
-    from gpubench.solver.core import solve
-    from gpubench.solver.simcount import counting
+    from gpubench.methods.solver import devloop
+    from gpubench.methods.solver.core import solve
+    from gpubench.methods.solver.simcount import counting
     devloop.BATCH_SECONDS = math.inf
     opts = dict(split_dims=2, parts=3, tol=1e-2, samples=2)
     keys = ("launches", "h2d", "d2h", "events")

@@ -12,7 +12,7 @@ with ``wall_minus_solve_s`` (the process's wall time less the method's own ``sec
 ``function`` and ``method.run`` (inside it, those below).
 
 Runs ``python -X importtime -m gpubench solve FUNCTION --dim N --backend B --json [SOLVE OPTIONS]``
-in fresh subprocesses with ``GPUBENCH_PHASES`` set (see :func:`gpubench.device.phase`), and prints
+in fresh subprocesses with ``GPUBENCH_PHASES`` set (see :func:`gpubench.device.gpu.phase`), and prints
 one JSON object: for each run, the wall time from launch to exit split into
 
 * ``startup``: interpreter start and the imports of the command line, up to ``main`` running
@@ -289,7 +289,7 @@ def render(records):
 
 def render_into(doc, files):
     """Replace the text between the markers of ``doc`` with :func:`render` of the stored ``files``."""
-    from gpubench.device import atomic_write
+    from gpubench.device.gpu import atomic_write
     text = Path(doc).read_text()
     if BEGIN not in text or END not in text:
         raise SystemExit(f"startup_profile: {doc} has no {BEGIN} ... {END} block")
@@ -332,8 +332,8 @@ def main(argv=None):
                     help="gpubench minimize --method M (repeatable; 'all': every method with the backend)")
     args = ap.parse_args(argv)
 
-    from gpubench import environment
-    from gpubench.device import atomic_write
+    from gpubench.device import environment
+    from gpubench.device.gpu import atomic_write
 
     if args.method:
         names = every_method(args.backend) if args.method == ["all"] else args.method

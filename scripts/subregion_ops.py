@@ -4,7 +4,7 @@
 
 One sweep of the selected region = the whole domain (GUB = inf, so every subregion runs the
 gradient test too), cut as the first iteration cuts it (s coordinates into p parts, 10 samples), on
-the simulated GPU forms (gpubench/solver/simcount.py: ``subregion_operations``).  Counts, not
+the simulated GPU forms (gpubench/methods/solver/simcount.py: ``subregion_operations``).  Counts, not
 times: what an operation costs is the GPU's (docs/solver-scaling.md, "The kernel: work per
 subregion").
 """
@@ -12,7 +12,7 @@ import sys
 
 
 def main(function="levy", n=50, s=10, p=4):
-    from gpubench.solver.simcount import subregion_operations
+    from gpubench.methods.solver.simcount import subregion_operations
     each, tables, plan, tb = subregion_operations(function, n, s, p)
     print(f"{function}, n = {n}, {plan.count:,} subregions ({len(plan.dims)} coordinates cut into {plan.parts}), "
           f"10 samples, GUB = inf")

@@ -13,7 +13,7 @@ Data: ``SAMPLES[d]`` points drawn uniformly in the box (numpy ``default_rng(SEED
 loss: mean squared error on inputs scaled to [-1, 1] and outputs standardised;
 optimiser: SciPy L-BFGS-B from Glorot-uniform weights, ``MAXITER`` iterations.  The input
 and output scalings are then folded into the first and last layers, so the stored arrays
-define the network on the raw inputs (gpubench.models reads each as the exact binary64
+define the network on the raw inputs (gpubench.forms.models reads each as the exact binary64
 number it is).  Runs on one CPU core in about a minute.
 """
 import json

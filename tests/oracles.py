@@ -1,12 +1,12 @@
 """Independent high-precision oracles for the generated forms of a test function.
 
 Nothing here uses the generated code.  An :class:`Oracle` rebuilds the function
-at a fixed dimension ``n`` from its sympy :class:`~gpubench.definition.Definition`
+at a fixed dimension ``n`` from its sympy :class:`~gpubench.forms.definition.Definition`
 alone: every aggregate (a Sum or Prod over an index window) is expanded into an
 explicit sum or product over symbols ``X0 .. X{n-1}`` and substituted into the
 outer expression, the gradient is ``sympy.diff`` of that full expression with
 respect to each ``Xk`` (so it does not share the chain-rule structure that
-``gpubench.codegen`` uses), and both are compiled to straight-line Python over
+``gpubench.forms.codegen`` uses), and both are compiled to straight-line Python over
 python-flint ``arb`` balls.  Points are doubles, which ``arb`` holds exactly, or
 exact dyadic reals (arb) such as an extremum located between two doubles.
 Parameters (shift vectors) are the doubles the forms receive.
@@ -31,8 +31,8 @@ import numpy as np
 import sympy as sp
 from flint import arb
 
-from gpubench.definition import Prod, i as I_SYM, n as N_SYM, param, x as X_SYM, x1 as X1_SYM
-from gpubench.definition import xn as XN_SYM, y as Y_SYM
+from gpubench.forms.definition import Prod, i as I_SYM, n as N_SYM, param, x as X_SYM, x1 as X1_SYM
+from gpubench.forms.definition import xn as XN_SYM, y as Y_SYM
 
 PRECISIONS = (96, 256, 1024, 4096)
 
@@ -221,7 +221,7 @@ def full_expression(defn, n):
     P = [[sp.Symbol(f"P{q}_{k}", real=True) for k in range(n)] for q in range(len(pnames))]
     subs_outer = {X1_SYM: X[0], XN_SYM: X[n - 1], N_SYM: sp.Integer(n)}
     if defn.dim is not None:  # a fixed-dimension model reads x1 .. xd
-        from gpubench.definition import variables
+        from gpubench.forms.definition import variables
         subs_outer.update({s: X[k] for k, s in enumerate(variables(defn.dim))})
     for agg, spec in defn.terms.items():
         term = sp.sympify(spec.term)

@@ -21,7 +21,7 @@ BATCH_TIMEOUT = 400  # seconds for the whole batch: a hang fails the test instea
 FILES = {
     "ok.py": """
         import numpy as np
-        from gpubench.definition import Definition, Sum, x, symbols
+        from gpubench.forms.definition import Definition, Sum, x, symbols
         S = symbols("S")
         OK = Definition(name="ok", title="ok", source="test", terms={S: Sum((x - 1) ** 2)}, expr=S,
                         domain=(-3, 4), xstar=lambda n: np.ones(n), fstar=lambda n: 0.0)
@@ -29,7 +29,7 @@ FILES = {
     """,
     "partial.py": """
         import numpy as np
-        from gpubench.definition import Definition, Sum, log, sqrt, x, symbols
+        from gpubench.forms.definition import Definition, Sum, log, sqrt, x, symbols
         S = symbols("S")
         SQ = Definition(name="sq", title="sqrt", source="test", terms={S: Sum(sqrt(x))}, expr=S,
                         domain=(-1, 4), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
@@ -39,7 +39,7 @@ FILES = {
     "kinks.py": """
         import numpy as np
         import sympy
-        from gpubench.definition import Definition, Sum, x, symbols
+        from gpubench.forms.definition import Definition, Sum, x, symbols
         S = symbols("S")
         AB = Definition(name="ab", title="abs", source="test", terms={S: Sum(sympy.Abs(x - 1))}, expr=S,
                         domain=(-3, 4), xstar=lambda n: np.ones(n), fstar=lambda n: 0.0)
@@ -49,7 +49,7 @@ FILES = {
     "piecewise.py": """
         import numpy as np
         import sympy
-        from gpubench.definition import Definition, Sum, x, symbols
+        from gpubench.forms.definition import Definition, Sum, x, symbols
         S = symbols("S")
         PW = Definition(name="pw", title="piecewise", source="test",
                         terms={S: Sum(sympy.Piecewise((x ** 2, x < 0), (x, True)))}, expr=S,
@@ -58,7 +58,7 @@ FILES = {
     "syntax.py": "def broken(:\n",
     "raises.py": "raise RuntimeError('boom at import')\n",
     "nofields.py": """
-        from gpubench.definition import Definition, Sum, x, symbols
+        from gpubench.forms.definition import Definition, Sum, x, symbols
         S = symbols("S")
         F = Definition(name="f", title="t", source="s", terms={S: Sum(x)}, expr=S, domain=(0, 1))
     """,

@@ -23,7 +23,7 @@ from test_bad_inputs import _problems, _run_batch, _scratch
 FILES2 = {
     "dom.py": """
         import numpy as np
-        from gpubench.definition import Definition, Sum, log, x, symbols
+        from gpubench.forms.definition import Definition, Sum, log, x, symbols
         S = symbols("S")
         REV = Definition(name="rev", title="t", source="s", terms={S: Sum((x - 1) ** 2)}, expr=S,
                          domain=(1, -1), xstar=lambda n: np.ones(n), fstar=lambda n: 0.0)
@@ -37,7 +37,7 @@ FILES2 = {
     "exits.py": "raise SystemExit(0)\n",
     # a definition file beside its weights, run from another folder
     "sub/surrogate.py": """
-        from gpubench.models import network_from_file
+        from gpubench.forms.models import network_from_file
         S = network_from_file("s", "w.npz", domain=(-1, 1))
     """,
 }
@@ -115,7 +115,7 @@ GOOD2 = [
 def _checkpoint(path):
     """A checkpoint with the right fingerprint for levy n = 3 but selected boxes of 2 coordinates."""
     from gpubench.methods import interval
-    from gpubench.solver.checkpoint import FORMAT
+    from gpubench.methods.solver.checkpoint import FORMAT
     s = interval.METHOD.make_settings({"backend": "cpu", "split_dims": 3})
     meta = {"fingerprint": {"format": FORMAT, "function": "levy", "dim": 3, "split_dims": 3,
                             "parts": s.parts, "tol": s.tol, "samples": s.samples, "spacing": s.spacing},
@@ -183,7 +183,7 @@ def test_full_disk_is_one_line(tmp_path):
 
 # ---------------------------------------------------------------- item 10: the one atomic writer
 def test_atomic_write_follows_a_symlink_and_refuses_special_files(tmp_path):
-    from gpubench.device import atomic_write
+    from gpubench.device.gpu import atomic_write
     from gpubench.errors import InputError
     target = tmp_path / "target.npz"
     target.write_text("old")
@@ -196,14 +196,14 @@ def test_atomic_write_follows_a_symlink_and_refuses_special_files(tmp_path):
         atomic_write(tmp_path / "fifo", "x")
     assert stat.S_ISFIFO(os.stat(tmp_path / "fifo").st_mode)
     # devices through the early check only, which writes nothing even if it let them through
-    from gpubench.device import check_writable_file
+    from gpubench.device.gpu import check_writable_file
     for device in ("/dev/full", "/dev/null"):
         with pytest.raises(InputError, match="special file"):
             check_writable_file(device, "--regions")
 
 
 def test_atomic_write_uses_the_umask_and_keeps_a_files_mode(tmp_path):
-    from gpubench.device import atomic_write
+    from gpubench.device.gpu import atomic_write
     old = os.umask(0o022)
     try:
         atomic_write(tmp_path / "new.json", "{}")
@@ -237,8 +237,8 @@ class _Case:
 
 
 def test_a_live_claim_is_left_to_its_owner_and_a_dead_ones_is_taken(tmp_path):
-    from gpubench import claims
-    from gpubench.runner import valid_record
+    from gpubench.workflow import claims
+    from gpubench.workflow.runner import valid_record
     host = socket.gethostname()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True).stdout.strip()
@@ -257,8 +257,8 @@ def test_a_live_claim_is_left_to_its_owner_and_a_dead_ones_is_taken(tmp_path):
 def test_second_process_leaves_a_claimed_case(tmp_path):
     """A case another live process holds is not computed again (before: both computed it)."""
     env = _one(tmp_path)
-    from gpubench import experiments_loader as loader
-    from gpubench.runner import plan
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.workflow.runner import plan
     folder = tmp_path / "results" / "one"
     folder.mkdir(parents=True)
     for case in plan(loader.load("one", str(tmp_path / "good"))):

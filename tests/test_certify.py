@@ -1,9 +1,9 @@
-"""The quick certification of SciPy's stated minima (gpubench.certify), end to end on five
+"""The quick certification of SciPy's stated minima (gpubench.workflow.certify), end to end on five
 small functions, and each verdict reached from a real rigorous result."""
 import numpy as np
 import pytest
 
-from gpubench import certify as C
+from gpubench.workflow import certify as C
 from gpubench import functions as F
 from gpubench.functions import scipy_go as G
 

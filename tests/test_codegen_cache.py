@@ -1,11 +1,12 @@
-"""The on-disk index of generated sources (gpubench.codegen.load): a second process finds the
+"""The on-disk index of generated sources (gpubench.forms.codegen.load): a second process finds the
 forms' module without deriving them again, and a changed definition or generator never finds a
 stale one (issue 11, item 2)."""
 import dataclasses
 
 import pytest
 
-from gpubench import codegen, formcache, functions
+from gpubench.forms import codegen, cards as formcache
+from gpubench import functions
 
 EXT = ("CACHE_TEST = 1",)  # a module of its own, so other tests' modules are not touched
 
@@ -26,7 +27,7 @@ def fresh(tmp_path, monkeypatch, request):
     def new_process():
         for memo in ("_GENERATED", "_INDEXED"):
             monkeypatch.setattr(codegen, memo, {})
-        monkeypatch.setattr(formcache, "LOADED", {})  # the modules imported (gpubench.formcache)
+        monkeypatch.setattr(formcache, "LOADED", {})  # the modules imported (gpubench.forms.cards)
         codegen.generator_key.cache_clear()
 
     new_process()
@@ -64,7 +65,7 @@ def test_a_changed_definition_is_derived_again(fresh):
 
 @pytest.mark.parametrize("change", ["name", "expr", "term", "param", "spike", "dim"])
 def test_every_field_the_generator_reads_is_in_the_key(change):
-    from gpubench.definition import Spike, Sum, param, x
+    from gpubench.forms.definition import Spike, Sum, param, x
     defn = functions.get("levy_delta").definition
     agg = next(iter(defn.terms))
     other = {

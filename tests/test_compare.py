@@ -5,8 +5,9 @@ import shutil
 import numpy as np
 import pytest
 
-from gpubench import compare, report, runner
-from gpubench import experiments_loader as loader
+from gpubench.reports import compare, builder as report
+from gpubench.workflow import runner
+from gpubench.workflow import experiments_loader as loader
 from gpubench.cli import main
 
 
@@ -181,7 +182,7 @@ def _slow_rounds(monkeypatch, name):
     from gpubench import functions
 
     if name == "lbfgsb-gpu":
-        from gpubench.lbfgsb import batch
+        from gpubench.methods.lbfgsb import batch
 
         def solve(fn, X0, lo, hi, **kw):
             _time.sleep(0.2)
@@ -190,7 +191,7 @@ def _slow_rounds(monkeypatch, name):
             return X0.copy(), f, np.ones(k, int), np.full(k, 3), np.zeros(k, int), np.zeros(k)
         monkeypatch.setattr(batch, "solve", solve)
     else:
-        from gpubench import tron
+        from gpubench.methods import tron
 
         def solve_batch(x0, lo, hi, par, fn=None, **kw):
             _time.sleep(0.2)

@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-from gpubench import compare, runner
+from gpubench.reports import compare
+from gpubench.workflow import runner
 from gpubench.cli import main
 
 
@@ -30,7 +31,7 @@ def _table(text):
 
 
 def test_levy_every_method_certified_summary(levy):
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     recs = runner.load_records(levy / "records" / "compare-levy-n10")
     keys = sorted(m.key for m in loader.load("compare").quick.methods)
     assert sorted({r["key"] for r in recs}) == keys and len(recs) == 2 * len(keys)
@@ -67,14 +68,14 @@ def test_rerun_resumes_and_runs_only_what_is_missing(levy, capsys):
     out = capsys.readouterr().out
     assert "1 run(s) now, 1 already stored" in out and gone.exists()
     assert main(["compare", "levy", "--dim", "10", "--quick", "--out", str(levy)]) == 0
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     cases = 2 * len(loader.load("compare").quick.methods)  # two repetitions of every quick entry
     assert f"0 run(s) now, {cases} already stored" in capsys.readouterr().out
 
 
 USER = """
     import numpy as np
-    from gpubench.definition import Definition, Sum, cos, pi, x, symbols
+    from gpubench.forms.definition import Definition, Sum, cos, pi, x, symbols
     S = symbols("S")
     F = Definition(name="levy", title="a user's function", source="test",
                    terms={S: Sum((x - 1) ** 2 + 1 - cos(2 * pi * (x - 1)))}, expr=S,

@@ -11,10 +11,22 @@ import pytest
 import sympy as sp
 
 import gpubench.functions as F
-from gpubench.definition import (Abs, Definition, DefinitionError, Problem, Rational, Sum, symbols,
-                                 tanh, variables, x, x1, xn)
+from gpubench.forms.definition import (
+    Abs,
+    Definition,
+    DefinitionError,
+    Problem,
+    Rational,
+    Sum,
+    symbols,
+    tanh,
+    variables,
+    x,
+    x1,
+    xn,
+)
 from gpubench.errors import InputError
-from gpubench.forms import ConstrainedProblem
+from gpubench.forms.function import ConstrainedProblem
 
 import oracles as O
 from test_nonsmooth import MeanValue
@@ -84,7 +96,7 @@ def test_solvers_refuse_constrained_problems(tmp_path, capsys):
         minimize(DISK, 3, method="bfgs")
     p = tmp_path / "prob.py"
     p.write_text("import numpy as np\n"
-                 "from gpubench.definition import Definition, Problem, Sum, symbols, x\n"
+                 "from gpubench.forms.definition import Definition, Problem, Sum, symbols, x\n"
                  "S = symbols('S')\n"
                  "OBJ = Definition(name='o', title='', source='', terms={S: Sum(x**2)}, expr=S,"
                  " domain=(-1, 1), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)\n"
@@ -94,7 +106,7 @@ def test_solvers_refuse_constrained_problems(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "'interval' handles box constraints only" in err
     assert len(err.strip().splitlines()) == 1
-    from gpubench.solver import solve
+    from gpubench.methods.solver import solve
     with pytest.raises(InputError, match="interval solver of paper 000 handles box constraints only"):
         solve(DISK, 3, backend="cpu")
     assert main(["eval", f"{p}:PROB", "--dim", "2", "--x", "0.5"]) == 0

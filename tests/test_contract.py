@@ -1,4 +1,4 @@
-"""Contraction on the level set f <= GUB (``contract = True``, gpubench/solver/contract.py).
+"""Contraction on the level set f <= GUB (``contract = True``, gpubench/methods/solver/contract.py).
 
 - On random boxes of smooth, kinked and stepped functions, with GUB the value at a point of
   the box, no point whose own enclosure proves f <= GUB is ever outside the contracted box (nor
@@ -12,7 +12,7 @@ import pytest
 
 from gpubench import functions as F
 from gpubench.methods import minimize
-from gpubench.solver import contract as C
+from gpubench.methods.solver import contract as C
 
 # smooth, a sqrt kink, |x| kinks, a step function (its gradient is unbounded across jumps)
 NAMES = ["scipy_go.SixHumpCamel", "scipy_go.Bukin06", "scipy_go.Price01", "scipy_go.Step2"]

@@ -163,7 +163,7 @@ def test_kernels_equal_the_twin_in_the_simulator():
 PTX = r'''
 import json
 from numba import float64, int32, int64, void
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 from gpubench.kernels import cvt_gpu as k
 A, L = float64[::1], int32[::1]
 sigs = {"clear": (L, A, A), "seed": (A, int64, L), "jfa_pass": (A, int64, int64, L, L),
@@ -189,7 +189,7 @@ def test_kernels_compile_to_ptx_with_their_atomics():
 
 
 def test_lbfgsb_lowers_the_energy_on_the_cpu_twin():
-    from gpubench import lbfgsb
+    from gpubench.methods import lbfgsb
     p = cvt.CVT(30, 64, "uniform", seed=4)
     f0 = p.fg(p.x0)[0]
     r = lbfgsb.minimize(p.fg, p.x0, p.lo, p.hi, m=5, pgtol=0.0, factr=0.0, maxiter=200, cauchy="approximate",
@@ -243,8 +243,8 @@ def _record(eid, res, n, result):
 def test_table_verdicts_follow_the_records():
     """Table 3's bins and Table 2's iteration counts and energies judge their rows; a broken value
     turns its row."""
-    from gpubench import experiments_loader as loader
-    from gpubench import report_fixed as RF
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports import fixed as RF
     e3 = loader.load("fei2014_table3")
     pub3 = e3.published()
     bins = {lab: float(pub3[(pub3.sites == 500) & (pub3.row_label == lab)].percent.iloc[0]) for lab in pub3.row_label.unique()}
@@ -270,7 +270,7 @@ def test_table_verdicts_follow_the_records():
 
 def test_cuda_without_a_gpu_is_a_one_line_error(tmp_path, capsys):
     from gpubench.cli import main
-    from gpubench.device import gpu_available
+    from gpubench.device.gpu import gpu_available
     if gpu_available():
         pytest.skip("a GPU is here")
     assert main(["reproduce", "fei2014_table2", "--quick", "--backend", "cuda", "--results", str(tmp_path)]) == 2

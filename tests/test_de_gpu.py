@@ -17,9 +17,9 @@ import pytest
 from scipy import stats
 
 from gpubench import methods
-from gpubench.definition import Definition, Sum, symbols, x
+from gpubench.forms.definition import Definition, Sum, symbols, x
 from gpubench.errors import InputError
-from gpubench.forms import TestFunction
+from gpubench.forms.function import TestFunction
 from gpubench.methods import de_gpu
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,7 +245,7 @@ from numba import types as T
 from numba.cuda.random import xoroshiro128p_dtype
 import gpubench.functions as F
 from gpubench.methods import de_gpu
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
 st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
 i2, li, I, R, B = T.Array(T.int32, 2, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
@@ -293,8 +293,9 @@ def test_cooperative_schedule_when_a_run_spans_blocks(monkeypatch, keep):
 def test_heuristic_report_marks_success_rates_against_the_published_interval(tmp_path):
     """Records made by hand for Table 1 (quick): SR inside / outside the published 95% interval,
     and missing cases read 'missing'.  F4 P50 published SR 1.00 of 25 -> [0.86, 1.00]."""
-    from gpubench import experiments_loader as loader
-    from gpubench import report, runner
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports import builder as report
+    from gpubench.workflow import runner
     e = loader.load("qin2012_table1")
     cases = {(c.key, c.function): c for c in runner.plan(e, quick=True)}
 
@@ -400,7 +401,7 @@ from numba import types as T
 from numba.cuda.random import xoroshiro128p_dtype
 import gpubench.functions as F
 from gpubench.methods import de_gpu
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
 st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
 i1, li, I, R, B = T.Array(T.int32, 1, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
@@ -432,8 +433,8 @@ def test_report_prints_the_stored_hypothesis_runs(tmp_path):
     """The Table 1 report renders the stored JSON of the former scripts/de_hypotheses.py: each reading's figures and
     whether it reproduces the published success rate (1.00 of 25 -> [0.86, 1.00])."""
     import json
-    from gpubench import experiments_loader as loader
-    from gpubench import report, report_heuristic
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports import builder as report, heuristic as report_heuristic
     res = {"as_run": {"success_rate": 0.0, "error_mean": 0.22, "error_std": 0.05},
            "budget_x10": {"success_rate": 1.0, "error_mean": 0.0, "error_std": 0.0},
            "evaluations_to_success": {"success_rate": 1.0, "error_mean": 9e-9, "error_std": 1e-9,

@@ -121,7 +121,7 @@ def test_cholesky_row_pipelined_on_the_cpu_and_its_input_errors():
 def test_report_ratio_against_torch():
     """torch's ms / the entry's ms per n, mean and least, and the n where the entry is slower, for
     one call and pipelined; nothing without torch's records."""
-    from gpubench.report_fixed import against_peer
+    from gpubench.reports.fixed import against_peer
 
     def rec(key, n, ms, piped=None):
         return {"key": key, "function": "device:cholesky", "dim": n,

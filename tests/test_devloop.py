@@ -19,8 +19,8 @@ from numba import config
 
 from gpubench import functions
 from gpubench.errors import InputError
-from gpubench.solver import devloop, kernels
-from gpubench.solver.core import solve
+from gpubench.methods.solver import devloop, kernels
+from gpubench.methods.solver.core import solve
 
 SMALL = dict(split_dims=2, parts=3, tol=1e-2, samples=2)
 simulated = pytest.mark.skipif(not config.ENABLE_CUDASIM,
@@ -149,7 +149,7 @@ def test_the_device_loop_launches_once_a_batch_and_copies_nothing_an_iteration(m
     reductions), copies its tables up once, reads 3 results back and records/queries 5 events every
     iteration; the device loop launches
     once a batch (batches of 1, 2, 4 ... iterations) and copies nothing up after the start."""
-    from gpubench.solver.simcount import counting
+    from gpubench.methods.solver.simcount import counting
     monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
     opts = dict(SMALL, max_iterations=7)
     counts = {}
@@ -180,9 +180,10 @@ def test_device_loop_settings_are_checked_up_front():
 PTX_SCRIPT = r'''
 import re, sys
 from numba import float64, int64, int32, int8
-from gpubench import functions, codegen
-from gpubench.solver import kernels
-from gpubench.ptx import compile_ptx
+from gpubench import functions
+from gpubench.forms import codegen
+from gpubench.methods.solver import kernels
+from gpubench.device.ptx import compile_ptx
 A1, A2, A3, I1, J1 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::1], int32[::1]
 B2, O8, I2 = int8[:, ::1], int8[::1], int64[:, ::1]
 sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
@@ -227,7 +228,7 @@ def test_a_device_loop_checkpoint_resumes_to_the_same_search(monkeypatch, tmp_pa
 
 UNDEFINED = """
 import numpy as np
-from gpubench.definition import Definition, Sum, log, sqrt, x, symbols
+from gpubench.forms.definition import Definition, Sum, log, sqrt, x, symbols
 S = symbols("S")
 LG = Definition(name="lg", title="log", source="test", terms={S: Sum(log(x))}, expr=S,
                 domain=(-1, 4), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
@@ -253,7 +254,7 @@ def test_parallel_window_terms_fold_to_the_serial_tables_bit_for_bit(name):
     order; the serial forms (``aggregates_rest``, ``uncut_tables``, as the host runs them) give the
     same bits on the same box (both simulated here, so both with the same rounding)."""
     from numba import cuda
-    from gpubench.solver.core import Search, Settings
+    from gpubench.methods.solver.core import Search, Settings
     fn = functions.get(name)
     settings = Settings.build("interval solver", dict(backend="cuda", loop="device", max_iterations=3, **SMALL))
     search = Search(fn, 5, settings)

@@ -35,7 +35,7 @@ import pytest
 from numba import njit
 
 import gpubench.functions as F
-from gpubench import codegen, formcache
+from gpubench.forms import codegen, cards as formcache
 from gpubench.interval import backends, ops, rounding_cpu
 
 import oracles as O

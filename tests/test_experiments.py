@@ -3,9 +3,9 @@ import textwrap
 
 import pytest
 
-from gpubench import experiments_loader as loader
+from gpubench.workflow import experiments_loader as loader
 from gpubench.cli import main
-from gpubench.forms import InputError
+from gpubench.forms.function import InputError
 
 TABLES = ["1", "2"] + [f"S{k}" for k in range(2, 15)]
 
@@ -93,7 +93,7 @@ def test_every_table_of_the_five_papers_is_listed_with_its_counts_or_why_not(cap
             assert "not implemented yet: " + e.not_implemented in line
         else:
             full, quick = line.split()[4:6]
-            assert full.endswith(f"/{len(__import__('gpubench.runner').runner.plan(e))}") and "/" in quick
+            assert full.endswith(f"/{len(__import__('gpubench.workflow.runner').workflow.runner.plan(e))}") and "/" in quick
     listed = {ln.split()[1] for ln in out[1:-1]}
     assert {e.id for e in exps if e.not_implemented} == {
         "maingo_gpu_table2"} <= listed
@@ -102,7 +102,7 @@ def test_every_table_of_the_five_papers_is_listed_with_its_counts_or_why_not(cap
 
 
 def test_fixed_problems_expand_into_cases_with_their_own_settings():
-    from gpubench import runner
+    from gpubench.workflow import runner
     t3 = loader.load("maingo_gpu_table3")
     cases = runner.plan(t3)
     assert len(cases) == 18 and {c.function for c in cases} == {f"paper001:P3_{d}" for d in range(2, 7)}
@@ -165,8 +165,8 @@ CERTIFY = textwrap.dedent('''
 def test_a_library_experiment_runs_each_function_at_its_own_dimensions(tmp_path):
     """library + functions = ["all"] or ["small"] (fixed n <= 3), no dims: each function at the
     library's own n (scalable: 2, 5, 10); dims, when given, replace them."""
-    from gpubench import runner
-    from gpubench.certify import quick_names
+    from gpubench.workflow import runner
+    from gpubench.workflow.certify import quick_names
     from gpubench.functions import scipy_go
     e = loader.load(str(write(tmp_path, CERTIFY)))
     assert e.library == "scipy_go" and e.full.functions == tuple(quick_names()) and e.full.dims == ()

@@ -1,5 +1,5 @@
 """A second process finds a function's forms through its card and imports no sympy; a changed
-definition is never served from the cache (issue 25, item 1; gpubench/formcache.py)."""
+definition is never served from the cache (issue 25, item 1; gpubench/forms/cards.py)."""
 import json
 import os
 import subprocess
@@ -33,7 +33,7 @@ def test_a_second_de_gpu_process_imports_no_sympy(tmp_path, monkeypatch):
     first, how = _gpubench(args, tmp_path)
     assert how["sympy"]  # the first process derives the forms
     assert list((tmp_path / "generated" / "cards").glob("levy-*.json"))
-    from gpubench import cache
+    from gpubench.forms import cache
     monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
     assert cache.summary()["kinds"]["function cards"] == 1   # `gpubench cache` counts it
     second, how = _gpubench(args, tmp_path)
@@ -44,7 +44,7 @@ def test_a_second_de_gpu_process_imports_no_sympy(tmp_path, monkeypatch):
 
 BOWL = '''
 import numpy as np
-from gpubench.definition import Definition, Sum, x, symbols
+from gpubench.forms.definition import Definition, Sum, x, symbols
 S = symbols("S")
 BOWL = Definition(name="bowl", title="Bowl", source="a test", terms={S: Sum(%s * x**2)}, expr=S,
                   domain=(-%d, %d), xstar=lambda dim: np.zeros(dim), fstar=lambda dim: 0.0)
@@ -67,8 +67,8 @@ def test_a_changed_definition_is_never_served_from_the_cache(tmp_path):
 
 def test_the_card_holds_what_the_definition_gives_and_the_key_follows_the_text(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path / "cache"))
-    from gpubench import formcache
-    from gpubench.forms import TestFunction
+    from gpubench.forms import cards as formcache
+    from gpubench.forms.function import TestFunction
     path = tmp_path / "bowl.py"
     path.write_text(BOWL % ("1", 3, 4))
     key = formcache.source_key(path)

@@ -20,7 +20,7 @@ from flint import arb
 
 import gpubench.functions as F
 from gpubench import cli
-from gpubench.forms import InputError, TestFunction
+from gpubench.forms.function import InputError, TestFunction
 
 import oracles as O
 
@@ -349,7 +349,7 @@ def test_cli_eval_and_functions(capsys):
 # ---------------------------------------------------------------- a user's own function
 USER_FILE = '''
 import numpy as np
-from gpubench.definition import (Definition, Prod, Rational, Sum, cos, exp, i, n, pi, sqrt,
+from gpubench.forms.definition import (Definition, Prod, Rational, Sum, cos, exp, i, n, pi, sqrt,
                                  symbols, x, y)
 
 S1, S2, P = symbols("S1 S2 P")

@@ -13,9 +13,9 @@ import pytest
 
 from gpubench import functions
 from gpubench.errors import InputError
-from gpubench.solver import solve
-from gpubench.solver.core import Search, Settings
-from gpubench.solver.partition import PartitionRule, child_box, child_boxes, cut, cuts
+from gpubench.methods.solver import solve
+from gpubench.methods.solver.core import Search, Settings
+from gpubench.methods.solver.partition import PartitionRule, child_box, child_boxes, cut, cuts
 
 
 # ------------------------------------------------------------------ regions as arrays
@@ -65,7 +65,7 @@ def test_output_regions_are_the_per_region_rebuild():
 MEMORY_SCRIPT = textwrap.dedent("""
     import json, resource, sys, tracemalloc
     from gpubench import functions
-    from gpubench.solver.core import Search, Settings
+    from gpubench.methods.solver.core import Search, Settings
 
     def rss():
         with open("/proc/self/statm") as fh:
@@ -116,7 +116,7 @@ def test_tol_below_float_resolution_is_refused():
 
 PARTIAL = textwrap.dedent("""
     import numpy as np
-    from gpubench.definition import Definition, Sum, log, sqrt, x, symbols
+    from gpubench.forms.definition import Definition, Sum, log, sqrt, x, symbols
     S = symbols("S")
     SQ = Definition(name="sq", title="sqrt", source="test", terms={S: Sum(sqrt(x))}, expr=S,
                     domain=(-1, 4), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
@@ -152,7 +152,7 @@ def test_function_defined_on_its_box_still_solves(partial_file):
 def test_dask_services_listen_on_loopback_only_and_serve_no_dashboard():
     psutil = pytest.importorskip("psutil")
     pytest.importorskip("distributed")
-    from gpubench.runner import start_client
+    from gpubench.workflow.runner import start_client
     client, cluster = start_client(workers=1)
     try:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
@@ -179,8 +179,8 @@ def test_dask_services_listen_on_loopback_only_and_serve_no_dashboard():
 # ------------------------------------------------------------------ folders, reports, demo
 def test_default_folders_are_the_checkouts_from_anywhere(tmp_path, monkeypatch):
     from gpubench import paths
-    from gpubench.report import reports_dir
-    from gpubench.runner import results_dir
+    from gpubench.reports.builder import reports_dir
+    from gpubench.workflow.runner import results_dir
     monkeypatch.delenv("GPUBENCH_RESULTS", raising=False)
     monkeypatch.delenv("GPUBENCH_REPORTS", raising=False)
     monkeypatch.chdir(tmp_path)
@@ -193,7 +193,7 @@ def test_default_folders_are_the_checkouts_from_anywhere(tmp_path, monkeypatch):
 
 
 def test_experiment_setting_of_the_wrong_type_names_file_and_key(tmp_path):
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     (tmp_path / "wrong.toml").write_text(textwrap.dedent("""
         id = "wrong"
         title = "t"
@@ -215,7 +215,7 @@ def test_experiment_setting_of_the_wrong_type_names_file_and_key(tmp_path):
 
 def test_html_reports_have_working_links(tmp_path):
     import pandas as pd
-    from gpubench.report import Doc, write_index
+    from gpubench.reports.builder import Doc, write_index
     d = Doc()
     d.p("see [the S12 report](tableS12.md) and [docs](../docs/reproduction.md)")
     d.table(pd.DataFrame([{"Experiment": "[table2](table2.md)", "HTML": "[html](table2.html)"}]))
@@ -232,7 +232,8 @@ def test_html_reports_have_working_links(tmp_path):
 
 def test_demo_writes_only_to_its_own_folder(tmp_path, monkeypatch):
     """The demo's records and reports go under $GPUBENCH_DEMO (.demo/ of the checkout by default)."""
-    from gpubench import demo, report, runner
+    from gpubench.reports import demo, builder as report
+    from gpubench.workflow import runner
     seen = []
     monkeypatch.setenv("GPUBENCH_DEMO", str(tmp_path / "demo"))
     monkeypatch.setattr(runner, "sweep", lambda e, **kw: seen.append(("results", kw["results"])))
@@ -247,7 +248,7 @@ def test_demo_writes_only_to_its_own_folder(tmp_path, monkeypatch):
 KINKS = textwrap.dedent("""
     import numpy as np
     import sympy
-    from gpubench.definition import Definition, Sum, x, y, symbols
+    from gpubench.forms.definition import Definition, Sum, x, y, symbols
     S = symbols("S")
     KINK = Definition(name="kink", title="kinks", source="test",
                       terms={S: Sum(sympy.Abs(x - 1) + sympy.Max(x, y) - sympy.Min(x, 2 * y))}, expr=S,

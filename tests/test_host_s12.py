@@ -3,8 +3,10 @@ import json
 
 import pytest
 
-from gpubench import experiments_loader as loader
-from gpubench import methods, report, runner
+from gpubench.workflow import experiments_loader as loader
+from gpubench import methods
+from gpubench.reports import builder as report
+from gpubench.workflow import runner
 
 
 @pytest.fixture

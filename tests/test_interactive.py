@@ -48,7 +48,7 @@ def test_a_typed_in_run_compiles_before_its_time_limit_starts(monkeypatch, capsy
     to the search, which converges, and the run's wall time holds the warm-up.  Without it a cold
     run spent its limit compiling and answered after one iteration."""
     import time
-    from gpubench import runner
+    from gpubench.workflow import runner
     calls = []
     real = runner.warm_up
 

@@ -4,7 +4,8 @@ import shutil
 
 import pytest
 
-from gpubench import compare, runner
+from gpubench.reports import compare
+from gpubench.workflow import runner
 from gpubench.cli import main
 
 pytest.importorskip("cocopp")
@@ -49,7 +50,7 @@ def tiny(tmp_path_factory):
 @pytest.fixture(scope="module")
 def processed(tiny, tmp_path_factory):
     """cocopp.main run once on every method's data set: (its main page, its output folder)."""
-    from gpubench.interop import coco
+    from gpubench.reports.interop import coco
     root, recs, folders = tiny
     page = coco.run(folders, tmp_path_factory.mktemp("pp"))
     (out,) = [p for p in page.parent.iterdir() if p.is_dir()]
@@ -66,8 +67,8 @@ def _ours(recs, key):
 
 def test_cocopp_reads_runtimes_equal_to_ours(tiny, tmp_path):
     """cocopp's own reader gives, for every target f* + 10^k, the runs' first evaluation counts at
-    the target (and their ERT) that gpubench.compare computes from the same records."""
-    from gpubench.interop import coco
+    the target (and their ERT) that gpubench.reports.compare computes from the same records."""
+    from gpubench.reports.interop import coco
     root, recs, folders = tiny
     assert len(folders) == 3
     names = sorted({r["function"] for r in recs})
@@ -171,7 +172,7 @@ def test_the_seconds_column_is_kept(tiny):
 def test_cocopp_refuses_data_of_another_suite(tiny, tmp_path):
     """Our data with another suite's name is not silently read as ours."""
     from gpubench.errors import InputError
-    from gpubench.interop import coco
+    from gpubench.reports.interop import coco
     root, recs, folders = tiny
     copy = tmp_path / "bfgs"
     shutil.copytree(folders[0], copy)
@@ -189,7 +190,7 @@ def test_cocopp_is_imported_without_network():
     code = ("import sys\n"
             "seen = []\n"
             "sys.addaudithook(lambda e, a: seen.append(e) if e.startswith(('socket.connect', 'socket.getaddrinfo')) else None)\n"
-            "from gpubench.interop import coco\n"
+            "from gpubench.reports.interop import coco\n"
             "m = coco.cocopp()\n"
             "import socket\n"
             "assert socket.getaddrinfo.__module__ == 'socket' and m.main\n"  # restored afterwards
@@ -203,7 +204,7 @@ def test_cocopp_is_imported_without_network():
 def ioh_data(tiny):
     """The tiny comparison in IOHprofiler's format, read back by iohinspector's DataManager."""
     iohinspector = pytest.importorskip("iohinspector")
-    from gpubench.interop import ioh
+    from gpubench.reports.interop import ioh
     root, recs, _ = tiny
     folders = ioh.write_ioh(recs, compare._fstars(recs), root / "ioh")
     dm = iohinspector.DataManager()
@@ -230,7 +231,7 @@ def test_iohinspector_reads_every_run(ioh_data):
 
 def test_iohinspector_fixed_target_runtimes_equal_ours(ioh_data):
     """Aligned at the targets f* + 10^k by iohinspector, each run's evaluations and seconds to the
-    target are those gpubench.compare reads from the record's trace."""
+    target are those gpubench.reports.compare reads from the record's trace."""
     from iohinspector import align_data
     recs, folders, dm = ioh_data
     data = dm.load(monotonic=True, include_meta_data=True)
@@ -256,7 +257,7 @@ def test_ioh_run_starting_after_its_first_evaluation(tmp_path):
     """A batch method's trace starts at its first batch: the run still starts at evaluation 1 (the
     readers split runs there) with no value claimed before its first trace point."""
     iohinspector = pytest.importorskip("iohinspector")
-    from gpubench.interop import ioh
+    from gpubench.reports.interop import ioh
     recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
              "repetition": rep, "x": [1.0, 1.0], "measured": {"best_f": 1e-3, "evaluations": 40, "seconds": 0.4},
              "history": {"trace": [[20, 0.2, 5.0 + rep], [40, 0.4, 1e-3]]}} for rep in (0, 1)]
@@ -273,8 +274,8 @@ def test_ioh_run_starting_after_its_first_evaluation(tmp_path):
 def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp_path):
     """A batch method whose first trace point (its first batch) is already within 1e-8 of f*: COCO's
     files still start at evaluation 1 (best - f* = inf there), cocopp reads them, and its runtime
-    to every target is the batch's evaluation count, as gpubench.compare credits it."""
-    from gpubench.interop import coco
+    to every target is the batch's evaluation count, as gpubench.reports.compare credits it."""
+    from gpubench.reports.interop import coco
     recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
              "repetition": rep, "measured": {"best_f": 0.0, "evaluations": 40, "seconds": 0.4},
              "history": {"trace": [[20, 0.2, 1e-12 * rep], [40, 0.4, 0.0]]}} for rep in (0, 1)]
@@ -286,10 +287,10 @@ def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp
 
 
 def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
-    """`python -m gpubench.interop.coco DATA OUT` on a comparison's COCO folder (or its zip) writes
+    """`python -m gpubench.reports.interop.coco DATA OUT` on a comparison's COCO folder (or its zip) writes
     cocopp's pages; reports/index.md links every reports/cocopp/*/index.html."""
-    from gpubench import report
-    from gpubench.interop import coco
+    from gpubench.reports import builder as report
+    from gpubench.reports.interop import coco
     root, recs, folders = tiny
     assert coco.main([str(tmp_path / "nothing.zip"), str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -44,7 +44,7 @@ def test_ctrl_c_prints_the_best_point_and_bounds_and_leaves_a_checkpoint_that_re
     assert r["x"] is not None and len(r["x"]) == DIM
     assert r["glb"] <= r["fun"] and r["glb"] <= r["gub"]
     assert "Ctrl-C" in err and "Traceback" not in err
-    done = r["nit"]
+    done = r["iterations"]
     assert done >= 1
     # the checkpoint resumes where the interrupted run stopped: two more iterations, not a new run
     resumed = subprocess.run([sys.executable, "-m", "gpubench", *SOLVE, "--resume", str(ckpt),
@@ -52,5 +52,5 @@ def test_ctrl_c_prints_the_best_point_and_bounds_and_leaves_a_checkpoint_that_re
                              text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     r2 = json.loads(resumed.stdout.strip().splitlines()[-1])
-    assert r2["nit"] == done + 2 and r2["stop"] == "iterations"
+    assert r2["iterations"] == done + 2 and r2["stop"] == "iterations"
     assert r2["glb"] >= r["glb"]  # bounds only tighten

@@ -15,7 +15,7 @@ shows that the oracles can fail.  Tightness checks make sure the enclosures stay
 
 The simulator runs the GPU device functions as Python (calling them directly, and through a
 ``cuda.jit`` kernel), with exact fallbacks for libdevice; ``tests/test_ptx.py`` checks the
-real GPU code generation, and ``gpubench.gpucheck`` checks a real GPU.
+real GPU code generation, and ``gpubench.device.gpucheck`` checks a real GPU.
 """
 import math
 import sys
@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from numba import config, cuda, njit
 
-from gpubench import gpucheck
+from gpubench.device import gpucheck
 from gpubench.interval import ops, rounding_cpu
 from gpubench.interval.backends import build_namespace, namespace
 

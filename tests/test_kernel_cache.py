@@ -25,10 +25,12 @@ def _run(script, cache, cudasim):
 
 CUDA_KERNELS = r'''
 import json
-from gpubench import codegen, functions as F, tron
-from gpubench.lbfgsb import batch
+from gpubench.forms import codegen
+from gpubench import functions as F
+from gpubench.methods import tron
+from gpubench.methods.lbfgsb import batch
 from gpubench.methods import de_gpu
-from gpubench.tron import kernels
+from gpubench.methods.tron import kernels
 fn = F.get("levy")
 de = de_gpu._module(fn, "gpu")
 found = {k: getattr(de, k) for k in ("de_init", "de_indices", "de_mcer", "de_block", "de_fast", "de_stream_init",
@@ -85,7 +87,7 @@ def test_a_second_process_loads_the_cpu_twin_from_the_disk_cache(tmp_path):
 PTX_ALONE = r'''
 from numba import types as T
 from gpubench.kernels import lbfgsb_gpu
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 a1, a2, a3, a4 = (T.Array(T.float64, k, "C") for k in (1, 2, 3, 4))
 A3, A4 = T.Array(T.float64, 3, "A"), T.Array(T.float64, 4, "A")
 I, R, B = T.int64, T.float64, T.boolean
@@ -110,7 +112,7 @@ def test_a_kernel_module_alone_compiles_to_ptx(tmp_path):
 
 
 USER_FUNCTION = '''
-from gpubench.definition import Definition, Sum, x, symbols
+from gpubench.forms.definition import Definition, Sum, x, symbols
 S = symbols("S")
 MINE = Definition(name="mine", title="mine", source="a test", terms={S: Sum(x ** 2)}, expr=S + OFFSET,
                   domain=(-1, 1), xstar=lambda d: [0.0] * d, fstar=lambda d: OFFSET)

@@ -7,8 +7,8 @@ missing n = 1,000 cases).  Here the eager threshold is lowered so a small search
 import numpy as np
 import pytest
 
-from gpubench.solver import core, solve
-from gpubench.solver.settings import Settings
+from gpubench.methods.solver import core, solve
+from gpubench.methods.solver.settings import Settings
 
 # Rosenbrock n = 4 after 6 iterations: 10 open regions from 4 iterations (several segments)
 SETTINGS = dict(backend="cpu", split_dims=2, parts=4, tol=1e-3, max_iterations=6)

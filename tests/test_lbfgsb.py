@@ -1,4 +1,4 @@
-"""L-BFGS-B (gpubench.lbfgsb) against SciPy's, its Cauchy points, the batch kernel and MINPACK-2.
+"""L-BFGS-B (gpubench.methods.lbfgsb) against SciPy's, its Cauchy points, the batch kernel and MINPACK-2.
 
 SciPy's L-BFGS-B (the C translation of the Fortran 3.0) is the reference: on problems
 whose solution has bounds active from below, above, both sides, or none, ours must reach
@@ -16,7 +16,7 @@ try:
 except ImportError:   # a source tree where functions/ is not installed as gpubench.functions
     import functions
 from gpubench.errors import InputError
-from gpubench.lbfgsb import batch, core, minimize
+from gpubench.methods.lbfgsb import batch, core, minimize
 from gpubench.methods import get as get_method
 from gpubench.problems import minpack2
 
@@ -386,7 +386,7 @@ def test_simulated_capped_launches_equal_one_launch():
 def test_time_limit_stops_between_launches(monkeypatch):
     """Past time_limit the method stops after the launch in progress, with the best so far and
     stop 'time_limit'; every launch reports the best value for the progress line."""
-    from gpubench import monitor
+    from gpubench.methods import monitor
     from gpubench.methods import lbfgsb_gpu
     M = get_method("lbfgsb-gpu")
     fn = functions.get("levy")
@@ -427,7 +427,7 @@ def test_minimize_input_errors():
 
 # ------------------------------------------------------------------ Tables 1 and 4 (paper 004)
 def test_table1_bins():
-    from gpubench.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     log = [(1.0, 1.0), (0.97, 1.0), (0.5, 1.0), (0.0, 0.0), (0.88, 1.0), (0.62, 1.0)]
     b = R.bin_counts(log)
     assert b["0"] == pytest.approx(200 / 6)           # equal, and 0 = 0
@@ -439,7 +439,7 @@ def test_table1_bins():
 
 
 def test_tables_run_and_report(tmp_path):
-    from gpubench.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     s1 = R.load("table1", quick=True)
     r1 = R.run_table1(s1, "cpu", problems=["torsion", "combustion"], n=64)
     rec1 = dict(s1, result=r1, backend="cpu")
@@ -472,7 +472,7 @@ def _kernel_run(source, fn, X0, lo, hi):
     """The batch kernel compiled from ``source`` (under the simulator in CI), run on X0."""
     from numba import cuda
 
-    from gpubench import codegen
+    from gpubench.forms import codegen
     mod = codegen.load(fn.definition, "gpu", extensions=(source + batch._DRIVER["gpu"],))
     N, n = X0.shape
     V, SYb, SM, SV = batch.work_arrays(N, n, 5, "cuda")
@@ -517,7 +517,7 @@ def test_host_reads_per_iteration():
 def test_table4_report_shows_stored_gpu_runs(tmp_path, monkeypatch):
     """The GPU host's measurements are rendered from the stored file, the published beside them."""
     import json as _json
-    from gpubench.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     run = {"iterations": 11, "ms_per_iteration": 0.125, "fun": -0.5, "capped": False}
     gpu = {"environment": {"gpu": {"name": "Test GPU", "driver": "1.2"}, "commit": "abc123", "versions": {}},
            "note": "n", "torsion": [{"n": 10000, "runs": [
@@ -562,7 +562,7 @@ def test_table1_report_adds_the_gpu_hosts_problems(tmp_path):
     beside the published percentages, and counts them as run; the quick report ignores it."""
     import json
 
-    from gpubench.lbfgsb import reproduce as R
+    from gpubench.problems import fei2014 as R
     bins = {label: 0.0 for label, _, _ in R.BINS}
     bins["0"] = 100.0
     row = {"problem": "lennard-jones", "n": 39999, "bins": bins, "energy_diff_percent": 0.0,

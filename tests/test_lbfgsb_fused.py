@@ -1,5 +1,5 @@
-"""The fused single-problem L-BFGS-B (gpubench.lbfgsb.fused, kernels in gpubench/kernels/lbfgsb_fused.py)
-against the array-library loop of gpubench.lbfgsb.core on the same problems.
+"""The fused single-problem L-BFGS-B (gpubench.methods.lbfgsb.fused, kernels in gpubench/kernels/lbfgsb_fused.py)
+against the array-library loop of gpubench.methods.lbfgsb.core on the same problems.
 
 Without a GPU the kernels run under numba's CUDA simulator (tests/conftest.py) on numpy arrays,
 at tiny sizes; the same iterates to rounding are required, and a kernel broken on purpose must
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from gpubench import kernels
-from gpubench.lbfgsb import core, fused
+from gpubench.methods.lbfgsb import core, fused
 from gpubench.problems import minpack2
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +99,7 @@ PTX = r'''
 import json
 from numba import types as T
 from gpubench.kernels import lbfgsb_fused as K
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 v, M2 = T.Array(T.float64, 1, "A"), T.Array(T.float64, 2, "A")
 I, R = T.int64, T.float64
 M3 = T.Array(T.float64, 3, "A")

@@ -1,4 +1,4 @@
-"""Local search for upper bounds (gpubench/solver/local.py, issue 30): rigor against an exact
+"""Local search for upper bounds (gpubench/methods/solver/local.py, issue 30): rigor against an exact
 oracle on random boxes, and a broken variant caught.
 
 Styblinski-Tang is separable, so its minimum over a box is exact: per coordinate, the least of
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from gpubench import functions as F
-from gpubench.solver import local
-from gpubench.solver.core import run_search
-from gpubench.solver.settings import Settings
+from gpubench.methods.solver import local
+from gpubench.methods.solver.core import run_search
+from gpubench.methods.solver.settings import Settings
 
 
 class Boxed:

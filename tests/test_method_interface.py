@@ -56,7 +56,7 @@ def test_toy_method_in_one_file_is_listed_run_and_reported(toy_folder, tmp_path)
     # listed and runnable from Python
     assert "random-search" in methods.names()
     r = methods.minimize("shifted_sphere", 3, method="random-search", samples=500, seed=4)
-    assert r.method == "random-search" and r.nfev == 500 and r.nit == 1 and r.success
+    assert r.method == "random-search" and r.nfev == 500 and r.iterations == 1 and r.converged
     from gpubench import functions
     fn = functions.get("shifted_sphere")
     X = np.random.default_rng(4).uniform(*fn.bounds(3), size=(500, 3))
@@ -72,7 +72,7 @@ def test_toy_method_in_one_file_is_listed_run_and_reported(toy_folder, tmp_path)
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["method"] == "random-search" and d["nfev"] == 50 and d["options"]["seed"] == 2
-    for key in ("function", "dim", "backend", "x", "fun", "nit", "nfev", "success", "message", "regions"):
+    for key in ("function", "dim", "backend", "x", "fun", "iterations", "nfev", "converged", "message", "regions"):
         assert key in d
     bad = cli("minimize", "shifted_sphere", "--dim", "3", "--method", "random-search", "--set", "samples=lots",
               env_extra=env)
@@ -100,8 +100,8 @@ def test_toy_method_in_one_file_is_listed_run_and_reported(toy_folder, tmp_path)
     assert out.returncode == 0, out.stderr
     recs = [json.loads(p.read_text()) for p in (res / "toy").glob("*.json")]
     assert sorted(r["method"] for r in recs) == ["bfgs", "random-search"]
-    from gpubench import experiments_loader as loader
-    from gpubench import report
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports import builder as report
     md = report.build(loader.load(str(exp)), res, rep).read_text()
     assert "random" in md and "bfgs" in md
 
@@ -119,7 +119,7 @@ def test_experiment_settings_are_checked_from_the_dataclass(tmp_path):
         gtol = "small"
         [quick]
     '''))
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     with pytest.raises(InputError) as e:
         loader.load(str(exp))
     msg = str(e.value)

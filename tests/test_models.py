@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gpubench import models
-from gpubench.definition import Abs, Definition, DefinitionError, Max, Rational, sin, tanh, variables
+from gpubench.forms import models
+from gpubench.forms.definition import Abs, Definition, DefinitionError, Max, Rational, sin, tanh, variables
 from gpubench.errors import InputError
-from gpubench.forms import TestFunction
+from gpubench.forms.function import TestFunction
 
 import oracles as O
 from test_nonsmooth import MeanValue

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gpubench import cli, functions, methods
-from gpubench.monitor import STOPS, Deadline, stop_word
+from gpubench.methods.monitor import STOPS, Deadline, stop_word
 
 # per method, settings under which a run reaches a point where it checks its time limit after
 # doing some work (a second launch, round, run or node); all on the CPU, tiny
@@ -73,7 +73,7 @@ def test_the_command_line_prints_the_stop(capsys):
 
 
 def test_methods_report_their_best_and_bounds_for_the_progress_line():
-    from gpubench import monitor
+    from gpubench.methods import monitor
     monitor._LATEST.clear()
     r = methods.get("de-gpu")(functions.get("rastrigin"), 2, **dict(SETTINGS["de-gpu"], max_evaluations=80))
     assert monitor.latest()["best"] == pytest.approx(r.fun)
@@ -87,7 +87,7 @@ def test_a_run_longer_than_two_seconds_shows_its_best_on_stderr():
     import io
     import time
 
-    from gpubench import monitor
+    from gpubench.methods import monitor
     from gpubench.commands._progress import Progress
     stream = io.StringIO()
     monitor._LATEST.clear()
@@ -102,9 +102,9 @@ def test_a_run_longer_than_two_seconds_shows_its_best_on_stderr():
 
 @pytest.mark.parametrize("name", TIMED)
 def test_every_method_stops_when_ctrl_c_asked_and_says_so(name, monkeypatch):
-    """The flag the first Ctrl-C sets (gpubench.monitor.catch_interrupts) stops every method at its
+    """The flag the first Ctrl-C sets (gpubench.methods.monitor.catch_interrupts) stops every method at its
     next check, as its time limit would, with stop='interrupted'."""
-    from gpubench import monitor
+    from gpubench.methods import monitor
     monkeypatch.setitem(monitor._INTERRUPT, "requested", True)
     values = dict(SETTINGS.get(name, dict(runs=3)), time_limit=600.0)
     r = methods.get(name)(functions.get("rastrigin"), 2, **values)

@@ -3,7 +3,7 @@
 Definitions built with Abs, Min, Max (n-ary), relu, sign, tanh, sigmoid and
 softplus are checked form by form against the arb oracle of ``tests/oracles.py``
 (which rebuilds f from the sympy definition with ``sympy.diff``, Heaviside and
-all, sharing nothing with ``gpubench.codegen``):
+all, sharing nothing with ``gpubench.forms.codegen``):
 
 - interval form, mean value form and their intersection contain f at sample
   points of random boxes and of *kink* boxes (coordinates at or a few ulps
@@ -27,11 +27,28 @@ import pytest
 import sympy as sp
 
 import gpubench.functions as F
-from gpubench import codegen, formcache
-from gpubench.definition import (Abs, Definition, DefinitionError, Max, Min, Rational, Sum, relu,
-                                 sigmoid, sign, softplus, symbols, tanh, x, x1, xn, y)
+from gpubench.forms import codegen, cards as formcache
+from gpubench.forms.definition import (
+    Abs,
+    Definition,
+    DefinitionError,
+    Max,
+    Min,
+    Rational,
+    Sum,
+    relu,
+    sigmoid,
+    sign,
+    softplus,
+    symbols,
+    tanh,
+    x,
+    x1,
+    xn,
+    y,
+)
 from gpubench.errors import InputError
-from gpubench.forms import TestFunction
+from gpubench.forms.function import TestFunction
 from gpubench.interval import backends
 
 import oracles as O
@@ -216,7 +233,7 @@ def test_subgradient_check_catches_a_bad_tie_rule(monkeypatch):
 
     from sympy.core.cache import clear_cache
 
-    from gpubench import definition as D
+    from gpubench.forms import definition as D
     monkeypatch.setattr(D.Max2, "fdiff", lambda self, argindex=1: D.step(self.args[0] - self.args[1])
                         if argindex == 1 else D.step(self.args[1] - self.args[0]))
     clear_cache()  # sympy caches derivatives
@@ -337,15 +354,15 @@ def test_a_construct_unsupported_only_in_a_derivative_is_refused_where_the_forms
     construction (a library of 185 definitions took 22 s to import): the internal ``step``, whose
     derivative sympy leaves as Derivative(step(x), x), is refused there with the same one line,
     and by ``check_derivatives``; a supported definition passes both."""
-    from gpubench.definition import step
+    from gpubench.forms.definition import step
     for where, terms, expr in (("term S1", {S1: Sum(step(x) * x)}, S1), ("expr", {S1: Sum(x**2)}, step(S1) * S1)):
         defn = _defn("bad_derivative", terms, expr)   # constructed: the construct itself has a form
-        for derive in (lambda: codegen.source(defn, "cpu"), defn.check_derivatives):
+        for derive in (lambda: codegen.source(defn, "cpu"), lambda: codegen.check_derivatives(defn)):
             with pytest.raises(DefinitionError) as e:
                 derive()
             msg = str(e.value)
             assert "\n" not in msg and f"{where} (its derivative in" in msg and "Derivative" in msg
-    KINKED.check_derivatives()
+    codegen.check_derivatives(KINKED)
     codegen.source(KINKED, "cpu")
 
 
@@ -356,14 +373,14 @@ def test_unsupported_outer_construct_is_refused():
 
 BAD_FILE = '''
 import sympy as sp
-from gpubench.definition import Definition, Sum, x, symbols
+from gpubench.forms.definition import Definition, Sum, x, symbols
 S = symbols("S")
 BAD = Definition(name="bad", title="bad", source="me", terms={S: Sum(sp.tan(x))}, expr=S,
                  domain=(-1, 1), xstar=lambda n: [0.0] * n, fstar=lambda n: 0.0)
 '''
 
 GOOD_FILE = '''
-from gpubench.definition import Definition, Sum, Abs, Max, Min, x, y, symbols
+from gpubench.forms.definition import Definition, Sum, Abs, Max, Min, x, y, symbols
 S = symbols("S")
 KINKS = Definition(name="kinks", title="sum of |x_i| + max(x_i, x_i+1) - min(x_i, 0)",
                    source="README example", terms={S: Sum(Abs(x) + Max(x, y) - Min(x, 0))}, expr=S,
@@ -462,8 +479,8 @@ def test_mean_value_excess_shrinks_quadratically(name, center):
 def test_uncut_split_of_nonsmooth_functions(name):
     """The solver's split evaluation (aggregates_rest + interval_partial) equals the full
     interval form with the new operations too, and encloses the point values."""
-    from gpubench.solver.partition import PartitionRule
-    from gpubench.solver.uncut import UncutTerms
+    from gpubench.methods.solver.partition import PartitionRule
+    from gpubench.methods.solver.uncut import UncutTerms
     fn = FUNCS[name]
     n = 5
     rng = _rng("uncut", name)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gpubench.errors import InputError
-from gpubench.opf import admm, branch, matpower, model
+from gpubench.problems.opf import admm, branch, matpower, model
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "experiments" / "published"
 
@@ -162,8 +162,8 @@ def _rec(function, dim, **measured):
 
 def test_table_verdicts_follow_the_records():
     import pandas as pd
-    from gpubench import experiments_loader as loader
-    from gpubench.report_fixed import _judge_admm
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.reports.fixed import _judge_admm
     t4, t5 = loader.load("kim_exatron_table4"), loader.load("kim_exatron_table5")
     pub4 = pd.read_csv(PUBLISHED / "kim_exatron_cases.csv")
     good = [_rec("opf:2868rte", 1, generators=600, branches=3808, buses=2868)]

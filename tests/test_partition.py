@@ -5,8 +5,13 @@ import math
 import numpy as np
 import pytest
 
-from gpubench.solver.partition import (PartitionRule, child_box, child_max_width, cut,
-                                       parts_for_small_n)
+from gpubench.methods.solver.partition import (
+    PartitionRule,
+    child_box,
+    child_max_width,
+    cut,
+    parts_for_small_n,
+)
 
 
 def test_paper_cycling_for_n_multiple_of_s():

@@ -11,8 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from gpubench import functions, methods, runner
-from gpubench.arrayform import array_form
+from gpubench import functions, methods
+from gpubench.workflow import runner
+from gpubench.forms.arrayform import array_form
 from gpubench.cli import main
 from gpubench.errors import InputError
 
@@ -128,7 +129,7 @@ def test_a_missing_package_is_listed_and_refused_in_one_line(method, hide, monke
 
 
 def test_the_runner_leaves_out_an_unavailable_peer(monkeypatch, tmp_path, capsys):
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     monkeypatch.setitem(sys.modules, "evox", None)
     exp = loader.load("compare")
     cases = runner.plan(exp, quick=True)

@@ -1,4 +1,4 @@
-"""Derivative-free polish of the upper bound (``polish = True``, gpubench/solver/local.py, issue 30):
+"""Derivative-free polish of the upper bound (``polish = True``, gpubench/methods/solver/local.py, issue 30):
 rigor against exact oracles, and broken variants caught.
 
 The polish moves the point that holds GUB (snap to binary grids, then a compass search) and
@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from gpubench import functions as F
-from gpubench.definition import Abs, Definition, Max, Rational, sqrt, variables
-from gpubench.forms import TestFunction
-from gpubench.solver import local
-from gpubench.solver.core import run_search
-from gpubench.solver.settings import Settings
+from gpubench.forms.definition import Abs, Definition, Max, Rational, sqrt, variables
+from gpubench.forms.function import TestFunction
+from gpubench.methods.solver import local
+from gpubench.methods.solver.core import run_search
+from gpubench.methods.solver.settings import Settings
 from oracles import IN, oracle, value_inside
 from test_local_search import Boxed, boxes, enclosure_problems
 from test_local_search import oracle as styblinski_minimum

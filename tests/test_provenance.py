@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from gpubench import environment
+from gpubench.device import environment
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"

@@ -32,10 +32,10 @@ from collections import Counter
 from numba import cuda, float64, int64
 from numba.cuda import libdevice
 
-from gpubench import gpucheck
+from gpubench.device import gpucheck
 from gpubench.interval import rounding_gpu as rg
 from gpubench.interval.backends import build_namespace, namespace
-from gpubench.ptx import compile_ptx  # numba.cuda.compile_ptx(..., cc=(9, 0)) without a driver
+from gpubench.device.ptx import compile_ptx  # numba.cuda.compile_ptx(..., cc=(9, 0)) without a driver
 
 CC = (9, 0)
 F = float64
@@ -286,7 +286,7 @@ KERNEL_POINT_OP = {"iadd": "add.rn.f64", "isub": "add.rn.f64", "imul": "mul.rn.f
 
 @pytest.mark.parametrize("op", ["iadd", "isub", "imul", "idiv", "isqrt", "iexp", "ilog", "isin", "icos"])
 def test_gpucheck_kernels_compile(ptx, op):
-    """gpubench.gpucheck's kernels compile for sm_90 (it cannot run here) and contain the
+    """gpubench.device.gpucheck's kernels compile for sm_90 (it cannot run here) and contain the
     op's directed rounding and the round-to-nearest point value."""
     k = ptx["kernel_" + op]
     assert k["entry"] and k["target"] == "sm_90"

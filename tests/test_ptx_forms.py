@@ -19,11 +19,11 @@ SCRIPT = r'''
 import json
 import numpy as np
 from numba import types as T
-from gpubench import codegen, models
-from gpubench.definition import (Abs, Definition, Max, Min, Sum, relu, sigmoid, sign, softplus,
+from gpubench.forms import codegen, models
+from gpubench.forms.definition import (Abs, Definition, Max, Min, Sum, relu, sigmoid, sign, softplus,
                                  symbols, tanh, x, x1, y)
-from gpubench.ptx import compile_ptx
-from gpubench.solver import kernels
+from gpubench.device.ptx import compile_ptx
+from gpubench.methods.solver import kernels
 
 S1, S2 = symbols("S1 S2")
 NS = Definition(name="ptx_ns", title="", source="", domain=(-3, 3),

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from gpubench import experiments_loader as loader
-from gpubench import runner
+from gpubench.workflow import experiments_loader as loader
+from gpubench.workflow import runner
 from gpubench.cli import main
 
 # One quick variant per report layout runs by default; the rest together take longer than the

@@ -9,8 +9,8 @@ import pytest
 from numba import config, cuda
 
 from gpubench import functions
-from gpubench.solver import reduce as red
-from gpubench.solver import solve
+from gpubench.methods.solver import reduce as red
+from gpubench.methods.solver import solve
 
 pytestmark = pytest.mark.skipif(not config.ENABLE_CUDASIM,
                                 reason="runs under the CUDA simulator; a real GPU is covered by the GPU host runs")
@@ -147,7 +147,7 @@ def test_scan_over_more_blocks_than_threads(monkeypatch):
 def test_staging_round_trip():
     """Tables of several dtypes and shapes, a zero-size one among them, through the one staging
     copy; then again with one table grown (new layout) and with new values (same layout)."""
-    from gpubench.solver.sweep import Staging
+    from gpubench.methods.solver.sweep import Staging
     rng = np.random.default_rng(3)
     st = Staging(cuda)
     tables = [rng.normal(size=5), np.arange(3, dtype=np.int64), np.zeros(0), rng.normal(size=(4, 2)),

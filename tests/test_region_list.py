@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from gpubench.solver.region_list import RegionList
+from gpubench.methods.solver.region_list import RegionList
 
 
 def _flat_reference(entries, gub=None):

@@ -2,8 +2,9 @@
 entry `interval` and `interval_gub` beside it): each entry is counted and judged on its own
 records only, an entry with none stored is said to be missing rather than shown as another's, and
 the side-by-side table lists the cases whose verdicts differ."""
-from gpubench import experiments_loader as loader
-from gpubench import report, runner
+from gpubench.workflow import experiments_loader as loader
+from gpubench.reports import builder as report
+from gpubench.workflow import runner
 from gpubench.functions import scipy_go
 from test_reports import no_computation, record, table, tables  # noqa: F401  (a fixture)
 

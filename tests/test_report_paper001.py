@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpubench import report_paper001 as rp
+from gpubench.reports import paper001 as rp
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -167,7 +167,7 @@ def test_a_gpu_record_names_the_published_rows_it_lacks(tmp_path):
 def test_verdict_against_the_papers_times():
     """A row counts as faster only if it converged in less than the paper's time; a row cut by a
     limit shorter than the paper's time is named as not compared, never counted either way."""
-    from gpubench.report_paper001 import _verdict
+    from gpubench.reports.paper001 import _verdict
     rows = [("a", {"status": "converged", "seconds": 1.0, "limit_s": 15}, "2.0"),
             ("b", {"status": "converged", "seconds": 3.0, "limit_s": 15}, "2.0"),
             ("c", {"status": "time_limit", "seconds": 15.0, "limit_s": 15}, "40"),

@@ -3,8 +3,8 @@ import json
 import shutil
 from pathlib import Path
 
-from gpubench import experiments_loader as loader
-from gpubench import report
+from gpubench.workflow import experiments_loader as loader
+from gpubench.reports import builder as report
 
 ROOT = Path(__file__).resolve().parents[1]
 

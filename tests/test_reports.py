@@ -4,8 +4,10 @@ import re
 
 import pytest
 
-from gpubench import experiments_loader as loader
-from gpubench import methods, report, runner
+from gpubench.workflow import experiments_loader as loader
+from gpubench import methods
+from gpubench.reports import builder as report
+from gpubench.workflow import runner
 from gpubench.cli import main
 
 PAPER = {"split_dims": 10, "parts": 4, "tol": 1e-4, "samples": 10, "max_iterations": None, "time_limit": None}
@@ -207,7 +209,7 @@ def test_committed_records_load_and_rebuild_the_committed_reports(tmp_path):
 def test_settings_summary_lists_shared_settings_once_and_every_value_that_differs():
     """One line per method: a setting all its records share as k=v, one that differs (seed, budgets
     by n, a setting older records lack) as k in {...}, never one record's value as everyone's."""
-    from gpubench.report import _settings_summary
+    from gpubench.reports.builder import _settings_summary
     recs = [{"key": "de", "settings": {"np": 100, "seed": s, "evaluation": "split"}, "options": {}} for s in (1, 0)]
     recs.append({"key": "de", "settings": {"np": 100, "seed": 0}, "options": {"compile_s": 0.5}})
     line = _settings_summary(recs)["de"]

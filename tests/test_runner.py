@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpubench import experiments_loader as loader
-from gpubench import methods, runner
+from gpubench.workflow import experiments_loader as loader
+from gpubench import methods
+from gpubench.workflow import runner
 from gpubench.cli import main
 from gpubench.result import OptimizeResult
 
@@ -272,7 +273,7 @@ def test_gpu_worker_spec_gives_each_worker_its_gpu():
 
 
 def test_visible_gpus_respects_cuda_visible_devices(monkeypatch):
-    from gpubench import device
+    from gpubench.device import gpu as device
     # a parent restricted to GPU 1 gives its one worker GPU 1, not the host's first GPU
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
     assert device.visible_gpus() == ["1"] and device.gpu_count() == 1
@@ -486,9 +487,9 @@ def test_a_case_on_a_paper001_problem_gets_that_problem():
 
 def test_shards_split_the_functions_so_that_together_they_run_every_case_once():
     """``--shard k/N``: N processes side by side each run whole functions, every case exactly once."""
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     from gpubench.commands.reproduce import shard_of
-    from gpubench.runner import of_shard, plan
+    from gpubench.workflow.runner import of_shard, plan
     cases = plan(loader.load("scipy_go_certify"), False, None)
     assert len({c.function for c in cases}) > 50
     shares = [of_shard(cases, k, 7) for k in range(1, 8)]

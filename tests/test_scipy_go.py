@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gpubench import functions as F
-from gpubench.certify import symbolic_value
+from gpubench.workflow.certify import symbolic_value
 from gpubench.functions import scipy_go as G
 from gpubench.functions.scipy_go._refs import ORIGINAL
 

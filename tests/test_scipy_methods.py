@@ -4,7 +4,7 @@ import pytest
 
 from gpubench import functions, methods
 from gpubench.baselines import scipy_methods as sm
-from gpubench.forms import InputError
+from gpubench.forms.function import InputError
 from gpubench.result import OptimizeResult
 
 SEVEN = ("basinhopping", "bfgs", "differential_evolution", "direct", "trust_constr", "nelder_mead",

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from gpubench import functions, methods
-from gpubench.forms import InputError
-from gpubench.solver import solve
+from gpubench.forms.function import InputError
+from gpubench.methods.solver import solve
 
 PAPER_000 = ["ackley", "belegundu", "breiman", "fu", "griewank", "levy", "rastrigin",
              "salomon", "styblinski", "zabinsky", "levy_delta"]
@@ -94,7 +94,7 @@ def test_minimum_on_the_domain_edge_is_kept(tmp_path):
     path = tmp_path / "edge.py"
     path.write_text(textwrap.dedent("""
         import numpy as np
-        from gpubench.definition import Definition, Sum, x, symbols
+        from gpubench.forms.definition import Definition, Sum, x, symbols
         S = symbols("S")
         EDGE = Definition(name="edge", title="edge", source="test", terms={S: Sum(x + x**2)},
                           expr=S, domain=(0.25, 2), xstar=lambda n: np.full(n, 0.25),

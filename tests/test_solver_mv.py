@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import gpubench.functions as F
-from gpubench.solver import solve
-from gpubench.solver.core import Search, Settings, sample_fractions
+from gpubench.methods.solver import solve
+from gpubench.methods.solver.core import Search, Settings, sample_fractions
 
 from test_nonsmooth import FUNCS
 

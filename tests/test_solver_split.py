@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from gpubench import functions
-from gpubench.solver import core, uncut
-from gpubench.solver import sweep as sweeps
-from gpubench.solver.core import sample_fractions, solve
-from gpubench.solver.partition import PartitionRule, Plan
+from gpubench.methods.solver import core, uncut
+from gpubench.methods.solver import sweep as sweeps
+from gpubench.methods.solver.core import sample_fractions, solve
+from gpubench.methods.solver.partition import PartitionRule, Plan
 
 SMALL = dict(backend="cpu", split_dims=2, parts=4, tol=1e-2, samples=4)
 
@@ -148,7 +148,7 @@ def test_simulated_gpu_split_matches_cpu():
 
 EDGE = """
 import numpy as np
-from gpubench.definition import Definition, Sum, x, symbols
+from gpubench.forms.definition import Definition, Sum, x, symbols
 S = symbols("S")
 EDGE = Definition(name="edge", title="edge", source="test", terms={S: Sum(x + x**2)},
                   expr=S, domain=(0.25, 2), xstar=lambda n: np.full(n, 0.25),
@@ -278,8 +278,8 @@ def test_cut_tables_hold_every_entry_smaller_than_the_sweep_and_a_swapped_fill_i
     windows is tabulated (a window of two cut ones holds parts^2 < parts^3 values), with two the
     window of both is evaluated in place (parts^2 = count), and either way the sweep has the full
     sweep's bits.  Filled with a window's two parts swapped, its bounds differ."""
-    from gpubench import codegen
-    from gpubench.solver import kernels
+    from gpubench.forms import codegen
+    from gpubench.methods.solver import kernels
     name, n, parts = "rosenbrock", 8, 3
     fn = functions.get(name)
     dlo, dhi = fn.bounds(n)
@@ -313,7 +313,7 @@ def test_a_subregion_evaluates_no_term_when_the_cut_tables_hold_them():
     from numba import config
     if not config.ENABLE_CUDASIM:
         pytest.skip("counts under the CUDA simulator")
-    from gpubench.solver.simcount import subregion_operations
+    from gpubench.methods.solver.simcount import subregion_operations
     each, tables, plan, tb = subregion_operations("levy", 8, 3, 3, samples=2, counts=(3, 6))
     assert each["isin"] == 0 and each["ipow"] == 0 and each["iadd"] > 0, each
     assert tables["isin"] > 0, tables
@@ -330,9 +330,10 @@ def test_a_subregion_evaluates_no_term_when_the_cut_tables_hold_them():
 PTX_SCRIPT = r'''
 import re
 from numba import float64, int64, int8
-from gpubench import functions, codegen
-from gpubench.solver import kernels
-from gpubench.ptx import compile_ptx
+from gpubench import functions
+from gpubench.forms import codegen
+from gpubench.methods.solver import kernels
+from gpubench.device.ptx import compile_ptx
 A1, A2, A3, I1, I2 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::1], int64[:, ::1]
 B2, O8 = int8[:, ::1], int8[::1]
 sig = (A1, A1, A2, A1, A1, I1, I1, int64, int64, int64, int64, float64, A2, I1, I1, A2, A2, B2, I1,
@@ -365,8 +366,8 @@ def test_kernel_modules_are_real_files_named_by_their_content(tmp_path, monkeypa
     text) never reuses a stale compiled kernel."""
     import dataclasses
     import os
-    from gpubench import codegen
-    from gpubench.solver import kernels
+    from gpubench.forms import codegen
+    from gpubench.methods.solver import kernels
     monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
     defn = functions.get("levy").definition
     ext = kernels.extensions("gpu", smax=kernels.smax_for(10))
@@ -387,7 +388,7 @@ def test_a_fixed_dimension_definition_solves_with_the_default_evaluation():
     """x1 .. xd read by name have no split form: such a definition takes the full evaluation
     (the split sweep failed to compile on an undefined xv1_lo)."""
     from gpubench import functions
-    from gpubench.solver import solve
+    from gpubench.methods.solver import solve
     fn = functions.get("scipy_go.Beale")          # f* = 0 at (3, 0.5)
     r = solve(fn, 2, backend="cpu", split_dims=2, parts=4, tol=1e-3)
     assert r.converged and r.glb <= 0.0 <= r.gub
@@ -410,9 +411,9 @@ def _literal_calls(src):
 
 
 def _kernel_sources(names):
-    from gpubench import codegen
+    from gpubench.forms import codegen
     from gpubench.methods import subdomain_bnb
-    from gpubench.solver import kernels
+    from gpubench.methods.solver import kernels
     sets = (("cpu", kernels.extensions("cpu")), ("cpu", (uncut.HOST_BASES,)),
             ("gpu", kernels.extensions("gpu", smax=16)), ("gpu", kernels.extensions("gpu", smax=16, loop=True)),
             ("gpu", kernels.extensions("gpu", nmax=16)), ("cpu", (subdomain_bnb.CPU_EXTENSION,)),
@@ -428,7 +429,7 @@ def test_generated_device_functions_get_no_literal_integer_arguments(monkeypatch
     the cold start of the CPU solver took twice as long): the generated modules and the kernels
     pass integers as int64 values.  Generated with the plain literal (codegen._int undone), the
     check sees the calls."""
-    from gpubench import codegen
+    from gpubench.forms import codegen
     names = ("levy", "rosenbrock", "griewank", "salomon", "zabinsky")
     for name, backend, src in _kernel_sources(names):
         assert _literal_calls(src) == [], (name, backend)

@@ -1,11 +1,11 @@
-"""scripts/startup_profile.py and the phase hooks it reads (gpubench.device.phase): issue 11, item 2."""
+"""scripts/startup_profile.py and the phase hooks it reads (gpubench.device.gpu.phase): issue 11, item 2."""
 import json
 import os
 import sys
 
 import pytest
 
-from gpubench import device
+from gpubench.device import gpu as device
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_exclusive_seconds_leave_out_nested_phases_and_merge_the_two_locks(sp):
 IMPORTTIME = """import time: self [us] | cumulative | imported package
 import time:    100000 |     100000 |       sympy.core
 import time:    300000 |     400000 |     sympy
-import time:      5000 |     405000 |   gpubench.definition
+import time:      5000 |     405000 |   gpubench.forms.definition
 import time:      2000 |     407000 | gpubench.functions
 import time:    200000 |     200000 |   scipy.linalg
 import time:       500 |     200500 | numba.np.arraymath
@@ -65,7 +65,7 @@ import time:       500 |     200500 | numba.np.arraymath
 
 def test_imports_by_package_and_by_importer(sp):
     entries = sp.parse_importtime(IMPORTTIME)
-    assert [e[:2] for e in entries] == [(3, "sympy.core"), (2, "sympy"), (1, "gpubench.definition"),
+    assert [e[:2] for e in entries] == [(3, "sympy.core"), (2, "sympy"), (1, "gpubench.forms.definition"),
                                         (0, "gpubench.functions"), (1, "scipy.linalg"), (0, "numba.np.arraymath")]
     s = sp.import_summary(entries)
     assert s["total_s"] == pytest.approx(0.6075)
@@ -74,7 +74,7 @@ def test_imports_by_package_and_by_importer(sp):
     top = {r["module"]: r for r in s["largest"]}
     assert [r["module"] for r in s["largest"]] == ["gpubench.functions", "sympy", "numba.np.arraymath",
                                                    "scipy.linalg"]
-    assert top["sympy"]["imported_by"] == "gpubench.definition <- gpubench.functions"
+    assert top["sympy"]["imported_by"] == "gpubench.forms.definition <- gpubench.functions"
     assert top["scipy.linalg"]["imported_by"] == "numba.np.arraymath"
 
 
@@ -110,7 +110,8 @@ def test_solve_leaves_by_os_exit_only_when_nothing_else_runs(monkeypatch, tmp_pa
     output flushed and the phases written, but not while a child process is alive, and never
     after a command without it (eval)."""
     import multiprocessing
-    from gpubench import cli, device
+    from gpubench import cli
+    from gpubench.device import gpu as device
     calls = []
 
     class Left(Exception):

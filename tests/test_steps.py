@@ -28,10 +28,10 @@ import pytest
 import sympy as sp
 from numba import njit
 
-from gpubench import codegen, formcache
-from gpubench import definition as D
-from gpubench.definition import Definition, Floor, Rational, Rint, Sum, Trunc, symbols, x, x1, xn, y
-from gpubench.forms import TestFunction
+from gpubench.forms import codegen, cards as formcache
+from gpubench.forms import definition as D
+from gpubench.forms.definition import Definition, Floor, Rational, Rint, Sum, Trunc, symbols, x, x1, xn, y
+from gpubench.forms.function import TestFunction
 from gpubench.interval import backends
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,7 +234,7 @@ def test_gpu_forms_enclose_under_the_simulator():
 PTX_SCRIPT = r'''
 from numba import float64 as F
 from gpubench.interval.backends import namespace
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 ns = namespace("gpu")
 def make(op):
     def f(a, b):
@@ -245,7 +245,7 @@ for name in ("ifloor", "itrunc", "irint", "ijump"):
     assert ".func" in ptx and "fma" not in ptx, name
 import numba
 import tests_steps_defn as M
-from gpubench.forms import TestFunction
+from gpubench.forms.function import TestFunction
 fn = TestFunction(M.defn())
 mod = fn.module("gpu")
 lo = __import__("numpy").zeros((4, 2))
@@ -259,7 +259,7 @@ print("ok")
 def test_step_ops_and_kernels_compile_to_ptx(tmp_path):
     helper = tmp_path / "tests_steps_defn.py"
     helper.write_text("import numpy as np\n"
-                      "from gpubench.definition import Definition, Floor, Rint, Trunc, Rational, Sum, "
+                      "from gpubench.forms.definition import Definition, Floor, Rint, Trunc, Rational, Sum, "
                       "symbols, x, y, xn\n"
                       "S1 = symbols('S1')\n"
                       "def defn():\n"
@@ -374,7 +374,7 @@ def test_subdomain_incumbent_value_is_never_below_f_at_a_jump(monkeypatch):
 
 
 def test_array_form_of_steps_matches_the_exact_value():
-    from gpubench.arrayform import array_form
+    from gpubench.forms.arrayform import array_form
     rng = np.random.default_rng(9)
     X = rng.uniform(-3, 3, (50, 2))
     X[:5] = [[0.5, 1.0], [-1.0, 2.0], [2.5, 0.0], [0.0, -0.0], [1.5, -2.5]]  # on jumps and ties

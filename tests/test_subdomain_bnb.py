@@ -13,11 +13,11 @@ import pytest
 from scipy.optimize import minimize as sp_minimize
 
 import gpubench.methods.subdomain_bnb as sb
-from gpubench.definition import Definition, Problem, Rational, exp, variables
+from gpubench.forms.definition import Definition, Problem, Rational, exp, variables
 from gpubench.errors import InputError
-from gpubench.forms import ConstrainedProblem, TestFunction
+from gpubench.forms.function import ConstrainedProblem, TestFunction
 from gpubench.methods import get as get_method, minimize
-from gpubench.solver.partition import cut
+from gpubench.methods.solver.partition import cut
 
 X1, X2 = variables(2)
 NAN = lambda n: np.full(n, np.nan)  # noqa: E731
@@ -210,8 +210,9 @@ def test_paper001_problems_build():
 PTX_SCRIPT = r'''
 import json, re
 from numba import float64, int64
-from gpubench.ptx import compile_ptx
-from gpubench import codegen, functions
+from gpubench.device.ptx import compile_ptx
+from gpubench.forms import codegen
+from gpubench import functions
 from gpubench.methods import subdomain_bnb as sb
 f = functions.get("styblinski_tang")
 mod = codegen.load(f.definition, "gpu", extensions=(sb.GPU_EXTENSION,))

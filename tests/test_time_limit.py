@@ -1,7 +1,7 @@
 """Every registered method honours ``time_limit`` the same way (issue 25, item 3).
 
 One declaration (:func:`gpubench.methods.base.time_limit_setting`), one clock
-(:class:`gpubench.monitor.Deadline`), one answer: past the limit the run returns its best
+(:class:`gpubench.methods.monitor.Deadline`), one answer: past the limit the run returns its best
 point so far with ``stop='time_limit'``, after at least the limit and at most one step
 (launch, round, run, node, evaluation) more.  Each case is given budgets it cannot spend in
 the limit, on the CPU backend, at a tiny size; a first identical call compiles what the method
@@ -15,7 +15,7 @@ import pytest
 
 from gpubench import functions, methods
 from gpubench.methods.base import TIME_LIMIT_HELP
-from gpubench.monitor import Deadline
+from gpubench.methods.monitor import Deadline
 
 FUNCTION, DIM = "levy", 4
 OTHER_FUNCTION = {"interval": "styblinski_tang"}
@@ -86,7 +86,7 @@ def test_every_method_honours_its_time_limit_the_same_way(name):
 
 
 def test_a_deadline_says_why_and_remembers(monkeypatch):
-    from gpubench import monitor
+    from gpubench.methods import monitor
     now = [100.0]
     monkeypatch.setattr(monitor, "clock", lambda: now[0])
     d = Deadline(2.0)

@@ -1,4 +1,4 @@
-"""Triangulation of a differing row (gpubench.triangulation): the agreement rule on both sides of its
+"""Triangulation of a differing row (gpubench.reports.triangulation): the agreement rule on both sides of its
 boundary, the runs read from the three shapes of record, SciPy's DE at an exact population and
 budget, and a row's verdict carrying what the independent implementations gave."""
 import json
@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from gpubench import experiments_loader as loader
-from gpubench import methods, report
-from gpubench import triangulation as T
-from gpubench import verdict as V
+from gpubench.workflow import experiments_loader as loader
+from gpubench import methods
+from gpubench.reports import builder as report
+from gpubench.reports import triangulation as T
+from gpubench.reports import verdict as V
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,7 +104,7 @@ def test_a_differing_row_carries_its_triangulation(tmp_path):
     tri.mkdir()
     exp = loader.load("qin2012_triangulate_table1")
     spec = next(m for m in exp.full.methods if m.key == "scipy_p1000")
-    from gpubench import runner
+    from gpubench.workflow import runner
     case = next(c for c in runner.plan(exp) if c.key == spec.key and c.function == "shifted_sphere")
 
     def store(errs):

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from numba import cuda, float64  # module globals: the simulator swaps ``cuda`` in __globals__
 
-from gpubench import functions, methods, tron
+from gpubench import functions, methods
+from gpubench.methods import tron
 from gpubench.errors import InputError
-from gpubench.tron import cpu, kernels, loader
+from gpubench.methods.tron import cpu, kernels, loader
 
 RNG = np.random.default_rng(20261122)
 
@@ -229,9 +230,10 @@ def test_broken_projection_is_caught(monkeypatch, tmp_path):
 
 PTX_SCRIPT = r"""
 from numba import types as T
-from gpubench import functions, tron
-from gpubench.ptx import compile_ptx
-from gpubench.tron import kernels
+from gpubench import functions
+from gpubench.methods import tron
+from gpubench.device.ptx import compile_ptx
+from gpubench.methods.tron import kernels
 a1, a2, a3, i = T.float64[::1], T.float64[:, ::1], T.float64[:, :, ::1], T.int64
 sig = (a2, a2, a2, a3, a2, a2, a2, a1, i, i, i, i, i, i)
 ptx = compile_ptx(kernels.tron_kernel("hs45"), sig, device=False)
@@ -242,7 +244,7 @@ compile_ptx(back, (a2, a2, i, i, i), device=False)
 compile_ptx(fwd, (a2, a2, i), device=False)
 forms = tron.forms_for(functions.get("shifted_sphere"), "cuda")
 compile_ptx(kernels.tron_kernel("library", forms), sig, device=False)
-from gpubench.tron import hessian
+from gpubench.methods.tron import hessian
 hess = hessian.load(functions.get("shifted_sphere").definition, 3, "gpu")
 compile_ptx(kernels.tron_kernel("symbolic", forms, hess), sig, device=False)
 print("PTX OK")
@@ -307,7 +309,7 @@ def test_shared_memory_limit_is_one_line():
 
 
 def test_report_renders_published_and_not_reproduced_rows():
-    from gpubench.tron import report
+    from gpubench.reports import tron as report
     rec = {"tiny": True, "simulator": True, "environment": {"gpu": None},
            "table1": {"mean_left_ms": 0.2, "mean_right_ms": 0.3, "published_v100_ms": {"left": 0.362, "right": 0.437},
                       "rows": [{"n": 1, "left_ms": 0.2, "right_ms": 0.3}]},
@@ -316,7 +318,7 @@ def test_report_renders_published_and_not_reproduced_rows():
                                 "global": {"ms": 2.0, "converged": 4, "batch": 4, "max_abs_err": 0.0}}]}}
     md = report.render(rec)
     assert "| Left-looking | 0.200 | 0.362 |" in md and "| 8 | 1.000 | 2.000 | 4/4 |" in md
-    # Tables 4-5 are experiments of their own (gpubench/opf); Figures 6-8 need a multi-GPU host
+    # Tables 4-5 are experiments of their own (gpubench/problems/opf); Figures 6-8 need a multi-GPU host
     assert md.count("not reproduced (") == 3 and "Figure 7" in md and "Table 4 (power-grid" not in md
 
 
@@ -363,7 +365,7 @@ def test_library_hessian_by_differences():
 @pytest.mark.parametrize("name, n", [("rosenbrock", 4), ("shifted_rastrigin", 4), ("griewank", 4),
                                      ("scipy_go.Beale", 2), ("scipy_go.Hartmann3", 3)])
 def test_symbolic_hessian_matches_differences(name, n):
-    from gpubench.tron import hessian
+    from gpubench.methods.tron import hessian
     fn = functions.get(name)
     mod = hessian.load(fn.definition, n, "cpu")
     lo, hi = fn.bounds(n)
@@ -422,7 +424,7 @@ def test_warp_cholesky_kernel_compiles_with_warp_barriers_only():
     script = r'''
 from numba import types as T
 from gpubench.kernels import chol_gpu
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 ptx = compile_ptx(chol_gpu.cholesky_groups, (T.Array(T.float64, 2, "C"), T.int64, T.int64, T.int64,
                   T.Array(T.int32, 1, "C")), device=False)
 print(ptx.count("bar.warp.sync"), ptx.count("bar.sync"))
@@ -515,7 +517,7 @@ def test_register_cholesky_kernels_compile_to_registers_and_shuffles():
     script = r'''
 from numba import types as T
 from gpubench.kernels import chol_small as cs
-from gpubench.ptx import compile_ptx
+from gpubench.device.ptx import compile_ptx
 sig = (T.Array(T.float64, 2, "C"), T.Array(T.int32, 1, "C"))
 for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROLLED, 9))):
     for n in ns:

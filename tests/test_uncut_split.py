@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from gpubench import functions
-from gpubench.solver.partition import PartitionRule
-from gpubench.solver.uncut import UncutTerms
+from gpubench.methods.solver.partition import PartitionRule
+from gpubench.methods.solver.uncut import UncutTerms
 
 
 @pytest.mark.parametrize("name", functions.names())

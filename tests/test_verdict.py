@@ -1,7 +1,7 @@
 """The verdict rules: each judged against hand-checked cases on both sides of its boundary."""
 import pytest
 
-from gpubench import verdict as V
+from gpubench.reports import verdict as V
 
 
 def test_exact_counts():

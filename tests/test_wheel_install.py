@@ -12,7 +12,7 @@ def test_a_plain_install_lists_every_table_and_builds_the_reports(tmp_path):
     import subprocess
     import sys
 
-    from gpubench import experiments_loader as loader
+    from gpubench.workflow import experiments_loader as loader
     # a copy of the sources: the build writes build/ and *.egg-info beside pyproject.toml
     src = tmp_path / "src"
     src.mkdir()

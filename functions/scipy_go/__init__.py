@@ -2,9 +2,9 @@
 
 SciPy's ``benchmarks/benchmarks/go_benchmark_functions`` (about 195 classes) states, for each
 function, its bounds, a global minimum ``fglob`` and minimisers ``global_optimum``.  Each is
-written here from its formula as a :class:`~gpubench.definition.Definition` named
+written here from its formula as a :class:`~gpubench.forms.definition.Definition` named
 ``scipy_go.<ClassName>``, with SciPy's statements kept beside it (:data:`ENTRIES`) so that a
-rigorous method can check them (:mod:`gpubench.certify`).  Scalable ones default to n = 2, 5, 10.
+rigorous method can check them (:mod:`gpubench.workflow.certify`).  Scalable ones default to n = 2, 5, 10.
 
 These functions are a library of their own: ``gpubench.functions.names()`` (the default
 library, which the tests and experiments iterate) does not list them;

@@ -1,7 +1,7 @@
 """The machinery shared by the SciPy go_benchmark_functions definitions (see ``__init__``).
 
 Every entry records what SciPy states (``fglob`` and every vector of ``global_optimum``,
-as functions of n), next to the :class:`~gpubench.definition.Definition` written here from
+as functions of n), next to the :class:`~gpubench.forms.definition.Definition` written here from
 the formula.  Decimal constants of the formulas are entered as exact rationals
 (:func:`R`), so the interval forms enclose the function SciPy's formula denotes.
 """
@@ -11,7 +11,7 @@ from typing import Callable, Tuple
 import numpy as np
 import sympy as sp
 
-from gpubench.definition import Abs, Definition, Floor, Max, Min, variables
+from gpubench.forms.definition import Abs, Definition, Floor, Max, Min, variables
 
 from ._refs import ORIGINAL
 

@@ -1,8 +1,29 @@
 """SciPy go_benchmark_functions A-F, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (E, Abs, Floor, Max, Min, Prod, Rational, Sum, cos, exp, i, log, n, pi, sin,
-                                 sqrt, symbols, tanh, x, x1, y)
+from gpubench.forms.definition import (
+    E,
+    Abs,
+    Floor,
+    Max,
+    Min,
+    Prod,
+    Rational,
+    Sum,
+    cos,
+    exp,
+    i,
+    log,
+    n,
+    pi,
+    sin,
+    sqrt,
+    symbols,
+    tanh,
+    x,
+    x1,
+    y,
+)
 
 from ._lib import R, at_least, below, fixed, missing, scalable
 

@@ -4,7 +4,7 @@ transcription of the formula), or the stated minimiser does not fit the dimensio
 
 Keyed by (class name, n); ``tests/test_scipy_go.py`` recomputes the list and requires it to
 equal this table.  Whether the stated value is the true minimum is a separate question, which
-:mod:`gpubench.certify` settles with a rigorous method.
+:mod:`gpubench.workflow.certify` settles with a rigorous method.
 """
 FINDINGS = {
     ('Alpine02', 5): 'stated minimiser has 2 coordinates',

@@ -1,8 +1,28 @@
 """SciPy go_benchmark_functions G-M, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (Abs, Floor, Min, Prod, Rational, Rint, Sum, Trunc, cos, exp, i, log, n, pi,
-                                 sin, sqrt, symbols, x, xn, y)
+from gpubench.forms.definition import (
+    Abs,
+    Floor,
+    Min,
+    Prod,
+    Rational,
+    Rint,
+    Sum,
+    Trunc,
+    cos,
+    exp,
+    i,
+    log,
+    n,
+    pi,
+    sin,
+    sqrt,
+    symbols,
+    x,
+    xn,
+    y,
+)
 
 from ._lib import R, fixed, missing, scalable
 

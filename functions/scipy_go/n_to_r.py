@@ -1,8 +1,28 @@
 """SciPy go_benchmark_functions N-R, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (Abs, Floor, Max, Min, Rational, Sum, cos, exp, i, log, n, pi, sin,
-                                 softplus, sqrt, symbols, x, x1, xn, y)
+from gpubench.forms.definition import (
+    Abs,
+    Floor,
+    Max,
+    Min,
+    Rational,
+    Sum,
+    cos,
+    exp,
+    i,
+    log,
+    n,
+    pi,
+    sin,
+    softplus,
+    sqrt,
+    symbols,
+    x,
+    x1,
+    xn,
+    y,
+)
 
 from ._lib import R, at_least, fixed, missing, scalable
 

@@ -1,8 +1,28 @@
 """SciPy go_benchmark_functions S-Z, written from the formulas (see ``__init__``)."""
 import numpy as np
 
-from gpubench.definition import (Abs, Floor, Max, Prod, Rational, Sum, cos, exp, i, log, n, pi, sigmoid,
-                                 sign, sin, sqrt, symbols, x, x1, y)
+from gpubench.forms.definition import (
+    Abs,
+    Floor,
+    Max,
+    Prod,
+    Rational,
+    Sum,
+    cos,
+    exp,
+    i,
+    log,
+    n,
+    pi,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    symbols,
+    x,
+    x1,
+    y,
+)
 
 from ._lib import R, at_least, fixed, missing, scalable
 

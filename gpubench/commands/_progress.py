@@ -50,7 +50,7 @@ class Progress:
                 return self
 
             def _loop(self):
-                from ..monitor import progress_line
+                from ..methods.monitor import progress_line
                 while not self.stop.wait(prog.every):
                     seconds = time.perf_counter() - prog.t0
                     if seconds >= 2.0:  # a run that answers within ~2 s shows nothing

@@ -47,8 +47,8 @@ def show(result, as_json, regions_file=None, note=None, wall=None):
         print(f"  {result.iterations} iterations, {result.nfev} evaluations, {_seconds(result, wall)}")
     if result.fun is not None:
         print(f"  best f = {fmt(result.fun)}")
-    if result.stop:  # the one vocabulary of gpubench.monitor
-        from ..monitor import STOPS
+    if result.stop:  # the one vocabulary of gpubench.methods.monitor
+        from ..methods.monitor import STOPS
         print(f"  stopped by: {result.stop} ({STOPS.get(result.stop, '')})")
     if result.x is not None and (not result.has_regions or result.stop == "interrupted"):
         x = list(result.x)

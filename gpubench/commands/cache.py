@@ -20,7 +20,7 @@ def _size(n):
 def run(args):
     import json
 
-    from .. import cache
+    from ..forms import cache
     if args.action not in ("show", "clear"):
         raise InputError(f"cache: unknown action {args.action!r} (show or clear)")
     if args.action == "clear":

@@ -64,7 +64,7 @@ def experiment(function, dim, repetitions=None, methods=None):
     """The comparison experiment restricted to ``function`` at ``dim`` (both variants) and to the
     method entries ``methods`` (None: all)."""
     import dataclasses
-    from .. import experiments_loader as loader
+    from ..workflow import experiments_loader as loader
     base = loader.load("compare")
     if methods is not None:
         known = {m.key for m in base.full.methods}
@@ -86,7 +86,7 @@ def experiment(function, dim, repetitions=None, methods=None):
 def certificate(records):
     """The narrowest converged enclosure [GLB, GUB] among ``records`` of a rigorous method, or None."""
     import math
-    from .. import compare as cmp
+    from ..reports import compare as cmp
     best = None
     for r in records:
         m = r["measured"]
@@ -111,7 +111,7 @@ def _fmt(v, digits=4):
 def summary_rows(records, cert, sense):
     """One row per method entry: runs, successes, median seconds/evaluations to the target, best."""
     import numpy as np
-    from .. import compare as cmp
+    from ..reports import compare as cmp
     by_key = {}
     for r in records:
         by_key.setdefault(r["key"], []).append(r)
@@ -133,7 +133,7 @@ def summary_rows(records, cert, sense):
 
 def write_summary(path, function, dim, variant, records, cert, fstar, sense, source=None):
     """``path`` (Markdown): the one page a practitioner reads; returns its text."""
-    from ..device import atomic_write
+    from ..device.gpu import atomic_write
     rows = summary_rows(records, cert, sense)
     fastest = min((r for r in rows if r["seconds_to_target"] is not None),
                   key=lambda r: r["seconds_to_target"], default=None)
@@ -175,10 +175,10 @@ def write_summary(path, function, dim, variant, records, cert, fstar, sense, sou
 
 def run(args):
     from pathlib import Path
-    from .. import compare as cmp
-    from .. import runner
-    from ..device import check_writable_dir
-    from ..interop.ioh import write_ioh
+    from ..reports import compare as cmp
+    from ..workflow import runner
+    from ..device.gpu import check_writable_dir
+    from ..reports.interop.ioh import write_ioh
     if args.scheduler is not None and "://" not in args.scheduler and ":" not in args.scheduler:
         raise InputError(f"--scheduler {args.scheduler!r} is not an address (tcp://HOST:PORT)")
     name, fn, source = _user_function(args.function)

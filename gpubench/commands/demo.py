@@ -18,9 +18,9 @@ def add_arguments(p):
 
 
 def run(args):
-    from .. import demo
-    from ..device import check_writable_dir
-    from ..resources import check_workers
+    from ..reports import demo
+    from ..device.gpu import check_writable_dir
+    from ..workflow.resources import check_workers
     check_workers(args.workers)
     for opt in ("results", "reports"):
         if getattr(args, opt):

@@ -66,7 +66,7 @@ def _parse_box(texts, dim):
 
 def run(args):
     from .. import functions as F
-    from ..resources import check_vectors
+    from ..workflow.resources import check_vectors
     # the box and its gradient enclosure as arrays, as Python lists and as JSON text
     fn = F.get(args.function)
     check_vectors(resolve_dim(args, fn), 400 if args.box is not None else 160)

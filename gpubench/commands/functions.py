@@ -25,7 +25,7 @@ def _vector_summary(v):
 
 def run(args):
     from .. import functions as F
-    from ..resources import check_vectors
+    from ..workflow.resources import check_vectors
     # x*, the bounds and the parameters of one function at a time, and the printed summaries
     dim = check_vectors(args.dim, 8 * 8)
     rows = []

@@ -41,14 +41,14 @@ def parse_sets(items):
 
 def compile_first(method, fn, dim, settings, progress):
     """Before a typed-in run with a time limit, the warm-up the runner does before a record
-    (:func:`gpubench.runner.warm_up`: numba compiling the forms and the method's kernels, tens of
+    (:func:`gpubench.workflow.runner.warm_up`: numba compiling the forms and the method's kernels, tens of
     seconds the first time on a CPU, cached on disk afterwards), so that the limit is the search's:
     a cold run spent it compiling and answered after one iteration.  The seconds count in the run's
     "compiling and setting up"."""
     if method.warmup is None or getattr(settings, "time_limit", None) is None:
         return
     from contextlib import nullcontext
-    from ..runner import warm_up
+    from ..workflow.runner import warm_up
     # on a log or a pipe nothing: stderr keeps only what the run says (a bad input: one line)
     with (progress.ticker(f"{method.name}: compiling (once; cached for the next run)") if progress.tty
           else nullcontext()):
@@ -63,8 +63,8 @@ def interactive_defaults(method, dim, given):
 
 def run(args):
     from .. import functions, methods
-    from ..device import check_writable_file
-    from ..resources import check_method
+    from ..device.gpu import check_writable_file
+    from ..workflow.resources import check_method
     from . import _result
     from ._progress import Progress
     method = methods.get(args.method)
@@ -94,7 +94,7 @@ def run(args):
     values = {**interactive_defaults(method, args.dim, given), **given}
     settings = method.make_settings(values)
     check_method(args.dim, settings)
-    from ..device import phase
+    from ..device.gpu import phase
     with phase("function"):  # sympy and the definition (scripts/startup_profile.py)
         fn = functions.get(args.function)
     note = None
@@ -102,7 +102,7 @@ def run(args):
     if "backend" in names and getattr(settings, "backend") == "cuda" and "cuda" not in backends:
         raise InputError(f"method {method.name!r} has no cuda backend")
     progress = Progress()
-    from ..monitor import catch_interrupts
+    from ..methods.monitor import catch_interrupts
     t0 = time.perf_counter()
     with phase("method.run"), catch_interrupts():  # forms, kernels (compiled or loaded), the solve
         compile_first(method, fn, args.dim, settings, progress)

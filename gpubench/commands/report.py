@@ -17,10 +17,10 @@ def add_arguments(p):
 
 def run(args):
     from pathlib import Path
-    from .. import experiments_loader as loader
-    from ..device import check_writable_dir
-    from ..report import build, reports_dir, write_index
-    from ..runner import results_dir
+    from ..workflow import experiments_loader as loader
+    from ..device.gpu import check_writable_dir
+    from ..reports.builder import build, reports_dir, write_index
+    from ..workflow.runner import results_dir
     if not args.all and not args.experiment:
         raise InputError("name one or more experiments, or give --all")
     if args.experiments and not Path(args.experiments).is_dir():
@@ -31,7 +31,7 @@ def run(args):
     rep = reports_dir(args.reports)
     if rep.exists() and not rep.is_dir():
         raise InputError(f"--reports {str(rep)!r} is a file, not a folder")
-    from ..report import BUILT_LAYOUTS
+    from ..reports.builder import BUILT_LAYOUTS
     names = loader.names(args.experiments) if args.all else args.experiment
     if not names:
         raise InputError(f"no experiment files in {args.experiments or loader.experiments_dir()}")
@@ -62,10 +62,10 @@ def paper_pages(results, reports):
     lb100x rows, paper 003's Figure 3 and batch scaling, paper 004's first runner's records),
     each written where its records are stored; written before the index, which links them."""
     import json
-    from ..device import atomic_write
-    from ..lbfgsb import reproduce as lbfgsb
-    from ..report_paper001 import default_folders, render as render_bnb
-    from ..tron.report import render as render_tron
+    from ..device.gpu import atomic_write
+    from ..problems import fei2014 as lbfgsb
+    from ..reports.paper001 import default_folders, render as render_bnb
+    from ..reports.tron import render as render_tron
     written = []
 
     def write(name, text):

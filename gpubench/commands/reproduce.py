@@ -39,8 +39,8 @@ def add_arguments(p):
 
 
 def _list(args):
-    from .. import experiments_loader as loader
-    from ..runner import plan, results_dir, stored_cases
+    from ..workflow import experiments_loader as loader
+    from ..workflow.runner import plan, results_dir, stored_cases
     rows = []
     root = results_dir(args.results)
     if root.exists() and not root.is_dir():
@@ -71,15 +71,15 @@ def _list(args):
 
 
 def run(args):
-    from .. import experiments_loader as loader
-    from ..runner import sweep
+    from ..workflow import experiments_loader as loader
+    from ..workflow.runner import sweep
     if args.scheduler is not None and "://" not in args.scheduler and ":" not in args.scheduler:
         raise InputError(f"--scheduler {args.scheduler!r} is not an address (tcp://HOST:PORT)")
     if args.list:
         return _list(args)
     if not args.experiment:
         raise InputError("name an experiment (`gpubench reproduce --list` lists them)")
-    from ..resources import check_workers
+    from ..workflow.resources import check_workers
     check_workers(args.workers)
     exp = loader.load(args.experiment, args.experiments)
     if exp.not_implemented:

@@ -1,6 +1,6 @@
 """``gpubench solve FUNCTION --dim N``: the rigorous interval solver of paper 000 from the command line.
 
-Its options are the solver's settings (:class:`gpubench.solver.core.Settings`),
+Its options are the solver's settings (:class:`gpubench.methods.solver.core.Settings`),
 read from that dataclass: defaults and help are stated there once.
 """
 import time
@@ -15,7 +15,7 @@ FAST_EXIT = True
 
 def add_arguments(p):
     from ..methods.base import INTERACTIVE_TIME_LIMIT
-    from ..solver.settings import CPU_SPLIT_DIMS, Settings
+    from ..methods.solver.settings import CPU_SPLIT_DIMS, Settings
     p.add_argument("function", help="a library name or path/to/file.py:NAME")
     add_dim(p)
     # one option per solver setting, with the dataclass's own help and default
@@ -35,10 +35,10 @@ def add_arguments(p):
 
 
 def run(args):
-    from ..device import check_writable_file, phase
+    from ..device.gpu import check_writable_file, phase
     from ..errors import InputError
     from ..methods import interval
-    from ..resources import check_method
+    from ..workflow.resources import check_method
     from . import _result
     from ._progress import Progress
     from .minimize import compile_first, interactive_defaults
@@ -59,7 +59,7 @@ def run(args):
     settings = method.make_settings(values)
     check_method(args.dim, settings)
     progress = Progress()
-    from ..monitor import catch_interrupts
+    from ..methods.monitor import catch_interrupts
     t0 = time.perf_counter()
     with catch_interrupts():  # Ctrl-C: the best so far and its bounds printed, the checkpoint saved
         if not args.resume:  # a resumed search goes on with its own clock, its checkpoint read first

@@ -3,7 +3,7 @@
 ``namespace("cpu")`` and ``namespace("gpu")`` return dictionaries mapping every
 primitive and interval operation name (``iadd``, ``isin``, ``add_dn`` ...) to its
 compiled form: ``numba.njit`` functions for the CPU, numba-cuda device functions
-for the GPU.  Generated code (see ``gpubench.codegen``) runs with one of these
+for the GPU.  Generated code (see ``gpubench.forms.codegen``) runs with one of these
 dictionaries as its globals, which is how a single definition becomes code for
 both backends.
 """

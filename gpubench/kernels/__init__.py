@@ -3,7 +3,7 @@
 A kernel that calls a function's generated forms (``point``, ``term_fold`` ...) is written
 here as an ordinary module against the stand-in forms of :mod:`gpubench.kernels.stand_in`
 (so it lints, imports and compiles to PTX alone).  For a function, :func:`splice` gives its
-text to :func:`gpubench.codegen.load`, which appends it to the function's generated module:
+text to :func:`gpubench.forms.codegen.load`, which appends it to the function's generated module:
 one real ``.py`` file in the cache folder (``GPUBENCH_CACHE``) named by the hash of its text.
 Numba's on-disk cache (``cache=True``) locates that file, so the next process for the same
 (function, method variant, device) loads the compiled kernels instead of compiling them.

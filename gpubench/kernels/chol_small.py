@@ -217,8 +217,8 @@ def lanes_launch(n, nb, threads=128):
 def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
     """A function of no argument that factors the device array ``A`` (batch, n*n) in place with
     ``variant`` (thread, lanes or auto) and sets ``ok``: the kernel looked up and its arguments
-    marshalled once (:func:`gpubench.device.bound_launch`), so a call costs the launch alone."""
-    from ..device import bound_launch
+    marshalled once (:func:`gpubench.device.gpu.bound_launch`), so a call costs the launch alone."""
+    from ..device.gpu import bound_launch
     kind = pick(variant, n)
     nb = A.shape[0]
     if kind == "thread":

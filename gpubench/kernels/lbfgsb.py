@@ -1,4 +1,4 @@
-"""The batched L-BFGS-B solver of one start, for any backend: see :mod:`gpubench.lbfgsb.batch`.
+"""The batched L-BFGS-B solver of one start, for any backend: see :mod:`gpubench.methods.lbfgsb.batch`.
 
 Spliced after a function's generated forms (:func:`gpubench.kernels.splice`), whose ``device``
 decorator and ``point`` and ``gradient`` forms it uses; imported as itself (lint, PTX checks) it

@@ -1,6 +1,6 @@
-"""Fused kernels of one large L-BFGS-B problem: see :mod:`gpubench.lbfgsb.fused`.
+"""Fused kernels of one large L-BFGS-B problem: see :mod:`gpubench.methods.lbfgsb.fused`.
 
-An iteration of :func:`gpubench.lbfgsb.core.minimize` (approximate Cauchy point of Fei et al.
+An iteration of :func:`gpubench.methods.lbfgsb.core.minimize` (approximate Cauchy point of Fei et al.
 2014, section 4.1; BLNZ 1995 direct primal subspace step, projected as in Morales & Nocedal 2011)
 as few passes over the n-vectors, each a grid-stride kernel whose dot products, minima and
 maxima are reduced on the device (a block tree, then one atomic per block into ``st``), with

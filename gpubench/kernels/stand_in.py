@@ -1,7 +1,7 @@
 """Stand-in forms for the kernel modules of :mod:`gpubench.kernels` imported as themselves.
 
 The forms of f(x) = sum of x_k^2, with the names and signatures that
-:mod:`gpubench.codegen` generates, so a kernel module lints, imports and compiles to PTX
+:mod:`gpubench.forms.codegen` generates, so a kernel module lints, imports and compiles to PTX
 without a function.  Never used in a run: there the generated forms stand.
 """
 from numba import cuda, njit

@@ -1,12 +1,12 @@
 """TRON's CPU twins: the core's functions with one thread per problem (``tid = 0, nt = 1``, no
 barrier) and numba's ``prange`` over the batch, so each core of the host solves whole problems,
-as a block does on the GPU.  Spliced after :mod:`gpubench.tron.core` like
+as a block does on the GPU.  Spliced after :mod:`gpubench.methods.tron.core` like
 :mod:`gpubench.kernels.tron_gpu` (cached on disk); imported as itself, the hs45 core.
 """
 from numba import njit as _tnjit, prange as _tprange
 
 if __name__ == "gpubench.kernels.tron_cpu":  # imported as itself: the hs45 core
-    from gpubench.tron.loader import load_core as _load_core
+    from gpubench.methods.tron.loader import load_core as _load_core
     _core = _load_core("cpu", "hs45")
     backward, chol_left, chol_right = _core.backward, _core.chol_left, _core.chol_right
     forward, store_transpose, tron_solve = _core.forward, _core.store_transpose, _core.tron_solve

@@ -1,7 +1,7 @@
 """TRON's CUDA kernels: one thread block per problem (paper 003, Section 4.1).
 
-Spliced after the text of :mod:`gpubench.tron.core` in the file that
-:func:`gpubench.tron.loader.load_core` writes for one (backend, objective, function), so the
+Spliced after the text of :mod:`gpubench.methods.tron.core` in the file that
+:func:`gpubench.methods.tron.loader.load_core` writes for one (backend, objective, function), so the
 core's device functions (``tron_solve``, ``chol_left`` ...) are globals here and numba caches
 these kernels on disk.  Every kernel adds only the block's bookkeeping: thread ids, the
 layout (1-D: a row of threads; 2-D: a ``bx x by`` tile, Figure 3) and where the problem's
@@ -12,7 +12,7 @@ checks), it takes the core of the hs45 objective.
 from numba import cuda, float64
 
 if __name__ == "gpubench.kernels.tron_gpu":  # imported as itself: the hs45 core
-    from gpubench.tron.loader import load_core as _load_core
+    from gpubench.methods.tron.loader import load_core as _load_core
     _core = _load_core("cuda", "hs45")
     backward, chol_left, chol_right = _core.backward, _core.chol_left, _core.chol_right
     forward, store_transpose, tron_solve = _core.forward, _core.store_transpose, _core.tron_solve

@@ -62,7 +62,7 @@ TIME_LIMIT_HELP = ("seconds of wall time (none: no limit); checked where the run
 def time_limit_setting(default=None):
     """The one ``time_limit`` setting of every method (declare it as
     ``time_limit: Optional[float] = time_limit_setting()``; ``default`` is the paper's, where it
-    states one).  The run enforces it through :class:`gpubench.monitor.Deadline`."""
+    states one).  The run enforces it through :class:`gpubench.methods.monitor.Deadline`."""
     return setting(default, TIME_LIMIT_HELP, exclusive_minimum=0.0)
 
 
@@ -231,7 +231,7 @@ def interactive_values(method, dim, given):
 class Method:
     """A registered method: what it is, what it runs on, and how it is set.
 
-    ``run(fn, dim, settings, **controls)`` takes a :class:`~gpubench.forms.TestFunction`,
+    ``run(fn, dim, settings, **controls)`` takes a :class:`~gpubench.forms.function.TestFunction`,
     the dimension, a checked settings instance and any of the ``controls`` it
     declares (from :data:`CONTROLS`), and returns an
     :class:`~gpubench.result.OptimizeResult`.  ``warmup(fn, dim, settings)``,
@@ -252,7 +252,7 @@ class Method:
     warmup: typing.Optional[typing.Callable] = None
     interactive: typing.Optional[typing.Callable] = None
     module: str = ""
-    # whether run() takes a constrained problem (gpubench.forms.ConstrainedProblem);
+    # whether run() takes a constrained problem (gpubench.forms.function.ConstrainedProblem);
     # a method that does not is guarded: such a problem gets a one-line error, not a traceback
     constraints: bool = False
     # an optional method (a peer run through its own package): the import names it needs and the
@@ -269,7 +269,7 @@ class Method:
         def guard(fn):
             self.check_available()
             if not constraints:
-                from ..forms import refuse_constrained
+                from ..forms.function import refuse_constrained
                 refuse_constrained(fn, f"method {name!r}")
 
         def run(fn, dim, settings, **controls):

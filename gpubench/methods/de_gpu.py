@@ -15,7 +15,7 @@ paper's kernels.  A run ends after ``max_evaluations`` (default 10^4 D, Section
 does ``np * (1 + G)`` evaluations with ``G = max_evaluations // np - 1``.  It also
 ends once its best error ``f_best - f*`` is <= ``target_error`` (it finishes that
 generation) or, between launches, at ``time_limit`` (the shared setting, checked through
-:class:`gpubench.monitor.Deadline`; ``stop='time_limit'``).
+:class:`gpubench.methods.monitor.Deadline`; ``stop='time_limit'``).
 
 Bounds.  The paper does not say how a mutant element that leaves the box is
 handled.  ``bounds="reinit"`` (the default) draws it again uniformly in its
@@ -25,7 +25,7 @@ SciPy's ``differential_evolution``; ``"clip"`` projects it onto the bound;
 cross the other).  Initial members are uniform in the box.
 
 The CUDA kernels (Section 4), generated together with the function's forms
-(:func:`gpubench.codegen.term_forms`), so every library or user function works:
+(:func:`gpubench.forms.codegen.term_forms`), so every library or user function works:
 
 * ``de_init`` (the paper's kernel(IE)): uniform initial population, evaluated;
 * ``de_indices`` (kernel(P)): r1, r2, r3 and j_rand of every member, drawn by
@@ -93,9 +93,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..device import BACKENDS, gpu_available, resolve_backend, simulator
+from ..device.gpu import BACKENDS, gpu_available, resolve_backend, simulator
 from ..errors import InputError
-from ..monitor import Deadline, stop_word
+from .monitor import Deadline, stop_word
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting, time_limit_setting
 from .trace import Trace
@@ -165,7 +165,7 @@ _DEFAULT_CROSSOVER = "j == jr or u <= CR"
 def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
     from .. import kernels
-    from ..formcache import Derived
+    from ..forms.cards import Derived
     replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
     if backend == "gpu" and CHUNK is not None:
         replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))

@@ -4,21 +4,21 @@
     and rigorous search for large-scale nonlinear minimization", PNAS Nexus 5(4),
     pgag103 (2026), Sections 3.1-3.2.
 
-The search itself lives in :mod:`gpubench.solver`; this module declares it as a
-method.  Its settings (:class:`gpubench.solver.core.Settings`) hold the paper's
+The search itself lives in :mod:`gpubench.methods.solver`; this module declares it as a
+method.  Its settings (:class:`gpubench.methods.solver.core.Settings`) hold the paper's
 defaults: s = 10 coordinates cut into p = 4 parts per iteration, 10 diagonal
 samples, tol = 1e-4.  ``loop = "device"`` (opt-in, CUDA) runs the whole iteration
-on the GPU, k iterations a launch (:mod:`gpubench.solver.devloop`), with the
+on the GPU, k iterations a launch (:mod:`gpubench.methods.solver.devloop`), with the
 same search as the default host loop.
 """
-from ..solver.settings import CPU_SPLIT_DIMS, Settings
+from .solver.settings import CPU_SPLIT_DIMS, Settings
 from .base import Method
 
 NAME = "interval"
 
 
 def _run(fn, dim, settings, progress=None, checkpoint=None, resume=None, checkpoint_every=30.0):
-    from ..solver.core import run_search
+    from .solver.core import run_search
     return run_search(fn, dim, settings, checkpoint=checkpoint, resume=resume,
                       checkpoint_every=checkpoint_every, progress=progress, method_name=NAME)
 
@@ -26,12 +26,12 @@ def _run(fn, dim, settings, progress=None, checkpoint=None, resume=None, checkpo
 def _warmup(fn, dim, settings):
     """One iteration compiles the sweep for this function, dimension and backend."""
     import dataclasses
-    from ..solver.core import run_search
+    from .solver.core import run_search
     run_search(fn, dim, dataclasses.replace(settings, max_iterations=1, time_limit=None), method_name=NAME)
 
 
 def _interactive(dim, given):
-    from ..device import resolve_backend
+    from ..device.gpu import resolve_backend
     if "split_dims" in given:
         return {}
     if resolve_backend(given.get("backend", "auto")) == "cpu":

@@ -19,7 +19,7 @@ the run goes so that a launch lasts about ``LAUNCH_SECONDS``; a start's state
 (x, g, the S/Y history, counters) stays in device arrays between launches, so
 the iterates are those of one uncapped launch, and only the starts still
 running are launched.  Between launches the run checks ``time_limit``
-(:class:`gpubench.monitor.Deadline`) and Ctrl-C (:func:`gpubench.monitor.interrupted`)
+(:class:`gpubench.methods.monitor.Deadline`) and Ctrl-C (:func:`gpubench.methods.monitor.interrupted`)
 and reports its best value for the progress line: past the limit it stops with
 ``stop='time_limit'`` and the best point reached so far (a start stopped early
 counts as at a limit, status 1), overrunning the limit by at most one launch.
@@ -32,7 +32,7 @@ the trace has one row, the end of the run.  A group not started before the
 time limit is left out (the result says how many starts ran).
 
 For one large problem with a user value-and-gradient on device arrays use
-:func:`gpubench.lbfgsb.minimize` instead.
+:func:`gpubench.methods.lbfgsb.minimize` instead.
 """
 import time
 from dataclasses import dataclass
@@ -40,10 +40,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..device import gpu_available, resolve_backend
+from ..device.gpu import gpu_available, resolve_backend
 from ..errors import InputError
-from ..lbfgsb import batch
-from ..monitor import Deadline, report, stop_word
+from .lbfgsb import batch
+from .monitor import Deadline, report, stop_word
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting, time_limit_setting
 from . import rounds as batched

@@ -2,14 +2,14 @@
 
 A batched method's answer exists only when its launch ends, so a multi-start split into
 ``rounds`` launches gives time-to-target a finer grain (the trace notes the best after each)
-and lets ``time_limit`` bound the case: its :class:`~gpubench.monitor.Deadline` is checked
+and lets ``time_limit`` bound the case: its :class:`~gpubench.methods.monitor.Deadline` is checked
 between rounds, and past it no further round is launched (a launch in progress finishes).
 Start k is the same start however the starts are split.
 """
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import Deadline, interrupted, stop_word
+from .monitor import Deadline, interrupted, stop_word
 from .base import setting, time_limit_setting  # noqa: F401  (time_limit_setting: the shared one)
 
 

@@ -42,7 +42,7 @@ Choices the paper leaves open, stated here:
   -f and reports ``fun``, ``glb`` and ``gub`` in f's sense (then ``gub`` is the
   certified bound and ``glb`` the incumbent).
 * Limits: ``max_nodes`` and ``time_limit`` (the shared setting; 3,600 s by
-  default), checked through :class:`gpubench.monitor.Deadline`
+  default), checked through :class:`gpubench.methods.monitor.Deadline`
   before each node is taken: a search stopped there returns its incumbent and
   its current bounds with ``stop='time_limit'``.
 """
@@ -55,8 +55,8 @@ from typing import Optional
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import Deadline, report
-from ..solver.kernels import CUT
+from .monitor import Deadline, report
+from .solver.kernels import CUT
 from .base import Method, MethodSettings, setting, time_limit_setting
 
 NAME = "subdomain-bnb"
@@ -131,7 +131,7 @@ def parts_per_dim(widths, n_sub, rule):
 
 def cuda_cores():
     """CUDA cores of the current GPU (SMs x 128 FP32 lanes on Ampere/Hopper); the paper's 2560 otherwise."""
-    from ..device import gpu_available
+    from ..device.gpu import gpu_available
     if not gpu_available():
         return PAPER_CUDA_CORES
     from numba import cuda
@@ -212,7 +212,7 @@ class _Bounder:
     """Enclosures of one function on the N subdomains of a node, on one backend."""
 
     def __init__(self, defn, dim, params, backend, parallel):
-        from .. import codegen
+        from ..forms import codegen
         self.backend = backend
         self.parallel = parallel
         self.p = np.ascontiguousarray(params, dtype=np.float64)
@@ -274,8 +274,8 @@ class SubdomainSearch:
     """The B&B of paper 001 on one (possibly constrained) problem; see the module docstring."""
 
     def __init__(self, fn, dim, s):
-        from ..device import resolve_backend
-        from ..forms import TestFunction
+        from ..device.gpu import resolve_backend
+        from ..forms.function import TestFunction
         self.s = s
         self.dim = dim
         self.constrained = bool(getattr(fn, "constrained", False))

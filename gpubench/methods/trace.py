@@ -10,7 +10,7 @@ beyond that only improvements of at least 1% of the distance covered so far
 import math
 import time
 
-from ..monitor import report
+from .monitor import report
 
 MAX_ROWS = 2000
 
@@ -27,7 +27,7 @@ class Trace:
         v = self.sign * float(value)
         if not v < self.best:
             return
-        report(best=self.sign * v)  # the progress line (gpubench.monitor)
+        report(best=self.sign * v)  # the progress line (gpubench.methods.monitor)
         if len(self.rows) >= MAX_ROWS and not self._worth(v):
             self.best = v
             return

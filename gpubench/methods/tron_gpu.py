@@ -6,14 +6,14 @@
 
 ``starts`` points are drawn uniformly in the function's box from
 ``numpy.random.default_rng(seed)`` and all solved in one launch (GPU) or one
-``prange`` (CPU twin) by :func:`gpubench.tron.solve_batch`.  The result is the
+``prange`` (CPU twin) by :func:`gpubench.methods.tron.solve_batch`.  The result is the
 best point found; ``status`` holds each start's outcome (0 converged,
 1 iteration limit, 2 numerical failure) and ``history["start_fun"]`` each
 start's final value (in the function's sense).
 
 Derivatives: value and gradient are the generated forms of the function's one
 definition; the Hessian is generated symbolically from the same definition
-expanded at n (:mod:`gpubench.tron.hessian`; ``hessian="auto"`` does so for
+expanded at n (:mod:`gpubench.methods.tron.hessian`; ``hessian="auto"`` does so for
 n <= 16) or taken by central differences of the generated gradient.  Stopping rule (relative):
 ``||pg(x)|| <= gtol ||pg(x0)||`` with pg the projected gradient, or
 ``||pg|| <= gatol``, or actual and predicted reductions both ``<= frtol |f|``.
@@ -23,7 +23,7 @@ the same whatever the split); after each the best value so far is noted in
 ``history["trace"]`` (rows ``[evaluations, wall-clock seconds, best so far]``,
 :mod:`gpubench.methods.trace`).  One round (the default) gives one row, the end
 of the launch, when a batched method's answer first exists.  ``time_limit`` (the
-shared setting, a :class:`~gpubench.monitor.Deadline`) is checked between rounds:
+shared setting, a :class:`~gpubench.methods.monitor.Deadline`) is checked between rounds:
 past it no further round is launched (``stop='time_limit'``, ``converged=False``);
 a launch in progress runs to its end, so the bound on the wall time is the limit
 plus one round.
@@ -35,7 +35,7 @@ from typing import Optional
 import numpy as np
 
 from ..errors import InputError
-from ..monitor import Deadline
+from .monitor import Deadline
 from ..result import OptimizeResult
 from .base import Method, MethodSettings, setting, time_limit_setting
 from . import rounds as batched
@@ -84,9 +84,9 @@ class TronSettings(MethodSettings):
 
 
 def _run(fn, dim, s):
-    from ..device import resolve_backend
+    from ..device.gpu import resolve_backend
     backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
-    from .. import tron
+    from . import tron
     lo, hi = fn.bounds(dim)
     x0 = np.random.default_rng(s.seed).uniform(lo, hi, (s.starts, dim))
     par = np.broadcast_to(fn.params(dim), (s.starts,) + fn.params(dim).shape)
@@ -118,7 +118,7 @@ def _run(fn, dim, s):
     options = s.as_dict()
     options.update(res.options)
     options["hessian"] = hessian
-    from ..device import simulator
+    from ..device.gpu import simulator
     if backend == "cuda" and simulator():
         options["note"] = "CUDA simulator: correctness only, times are not GPU times"
     n_ok = int(np.sum(res.status == 0))

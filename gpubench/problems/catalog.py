@@ -6,13 +6,13 @@ A fixed problem is written ``NAMESPACE:NAME``:
 
     minpack2:torsion    a MINPACK-2 problem (:mod:`gpubench.problems.minpack2`), n variables
     paper001:P4_3       a problem of paper 001 (``functions/_paper001.py``), run by any method
-    hs45:batch          the batch of hs45-type problems of paper 003 (:mod:`gpubench.tron`)
+    hs45:batch          the batch of hs45-type problems of paper 003 (:mod:`gpubench.methods.tron`)
     device:cholesky     a device micro-benchmark of paper 003 on a batch of n x n matrices
     device:triangular
     device:de           DE generations on the shifted Rastrigin function at D = n (de-gpu or EvoX)
     cvt:2048            the CVT energy of paper 004 (:mod:`gpubench.problems.cvt`) at resolution
                         2048 x 2048 (any power of two from 8 to 4096), n sites
-    opf:2868rte         a MATPOWER/PGLib power grid of paper 003's Tables 4-5 (:mod:`gpubench.opf`)
+    opf:2868rte         a MATPOWER/PGLib power grid of paper 003's Tables 4-5 (:mod:`gpubench.problems.opf`)
 
 A procedure is what measures a fixed problem when no registered method does (an
 L-BFGS-B table row, a batched kernel): its settings are declared here with their
@@ -34,7 +34,7 @@ def _minpack2_names():
 
 
 def _opf_names():
-    from ..opf.matpower import CASES
+    from .opf.matpower import CASES
     return tuple(CASES)
 
 
@@ -66,7 +66,7 @@ def function_of(name):
     space, _, rest = name.rpartition(":")
     if space == "paper001":
         import importlib
-        from ..forms import TestFunction
+        from ..forms.function import TestFunction
         obj = importlib.import_module("gpubench.functions._paper001").get(rest)
         return functions.get(obj) if hasattr(obj, "objective") else TestFunction(obj)
     return functions.get(name)

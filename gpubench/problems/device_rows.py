@@ -15,13 +15,13 @@ Two times per Cholesky row: ``ms``, one call between two CUDA events (what a use
 call: the host's launch cost, numba's or torch's, with the GPU idle meanwhile, plus the kernel),
 and with ``pipeline`` R > 0 ``ms_pipelined``, R calls back to back on R copies of the input
 between two events, divided by R (the host's cost overlapped with the GPU's work).  Our kernels
-are launched through :func:`gpubench.device.bound_launch` (looked up and marshalled once).
+are launched through :func:`gpubench.device.gpu.bound_launch` (looked up and marshalled once).
 """
 import time
 
 import numpy as np
 
-from ..device import Timer, resolve_backend, simulator
+from ..device.gpu import Timer, resolve_backend, simulator
 from ..errors import InputError
 
 
@@ -76,7 +76,7 @@ def _pipelined(backend, reps, launches, prepare):
 
 
 def _linalg(kind, n, s):
-    from .. import tron
+    from ..methods import tron
     backend = resolve_backend(s["backend"])
     nb = s["batch"]
     if kind == "cholesky" and s["variant"] not in (*tron.LINALG_CHOLESKY, "torch"):
@@ -99,7 +99,7 @@ def _linalg(kind, n, s):
     explicit = 1 if s["variant"] == "explicit" else 0
     extra = {}
     if backend == "cpu":
-        from ..tron.cpu import linalg_twins
+        from ..methods.tron.cpu import linalg_twins
         chol, back, _ = linalg_twins()
 
         def make():
@@ -117,7 +117,7 @@ def _linalg(kind, n, s):
         host = np.asarray
     else:
         from numba import cuda
-        from ..tron import kernels
+        from ..methods.tron import kernels
         d0 = cuda.to_device(src)
         dB0 = None if kind == "cholesky" else cuda.to_device(B0)
 
@@ -239,7 +239,7 @@ def triangular(problem, n, s):
 
 def tron_batch(problem, n, s):
     """TRON on ``batch`` hs45-type problems of size n, data in shared or global memory (Table 3)."""
-    from .. import tron
+    from ..methods import tron
     backend = resolve_backend(s["backend"])
     tron.solve_hs45(2, n, start="mid", backend=backend, memory=s["memory"])     # compiles
     best = None

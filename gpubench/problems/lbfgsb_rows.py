@@ -21,7 +21,7 @@ def _measured(r, backend):
 def lbfgsb_minpack(problem, n, s):
     """One solve to pg <= pg_rel * pg(x0): SciPy's L-BFGS-B, jaxopt's LBFGSB (``solver = "jaxopt"``),
     or ours with the chosen Cauchy point."""
-    from ..lbfgsb import reproduce as R
+    from . import fei2014 as R
     p = _problem(problem, n)
     if s["solver"] == "scipy":
         r = R._scipy(p, s["m"], s["pg_rel"], s["cap_seconds"])
@@ -37,7 +37,7 @@ def lbfgsb_minpack(problem, n, s):
 
 def lbfgsb_cauchy(problem, n, s):
     """L-BFGS-B driven by the approximate point (t_c and t* logged) and by the exact one."""
-    from ..lbfgsb import reproduce as R
+    from . import fei2014 as R
     p = _problem(problem, n, box=s["box"])
     xp = R._xp(s["backend"])
     a = R._solve(p, xp, "approximate", s["m"], s["pg_rel"], maxiter=s["maxiter"], record=True)
@@ -56,7 +56,7 @@ def lbfgsb_cauchy(problem, n, s):
 def _cvt_backend(backend):
     """"cuda" where a real GPU and CuPy are (the single-problem GPU path needs both), else "cpu";
     "cuda" asked for without them is an InputError."""
-    from ..device import gpu_available
+    from ..device.gpu import gpu_available
     if backend == "cpu":
         return "cpu"
     try:
@@ -81,10 +81,10 @@ class _Capped(Exception):
 
 
 def _timed_ours(p, s, record=False):
-    """lbfgsb-gpu's single-problem path (``gpubench.lbfgsb.minimize``) with the approximate Cauchy
+    """lbfgsb-gpu's single-problem path (``gpubench.methods.lbfgsb.minimize``) with the approximate Cauchy
     point on the problem's device arrays, to the paper's stop (no decrease of the energy: factr = 0,
     pgtol = 0) or ``maxiter``; times split into evaluation (the kernels' GPU time) and the rest."""
-    from .. import lbfgsb
+    from ..methods import lbfgsb
     xp = p._cp if p.backend == "cuda" else np
     x0, lo, hi = (xp.asarray(a) for a in (p.x0, p.lo, p.hi))
     p.reset_counters()
@@ -120,7 +120,7 @@ def _warm(p, s, record=False):
     paths (CuPy compiles each on its first call, seconds in all), by three untimed iterations of
     each.  Returns the seconds spent."""
     from scipy.optimize import minimize
-    from .. import lbfgsb
+    from ..methods import lbfgsb
     t0 = time.perf_counter()
     xp = p._cp if p.backend == "cuda" else np
     x0, lo, hi = (xp.asarray(a) for a in (p.x0, p.lo, p.hi))
@@ -197,7 +197,7 @@ def cvt_lbfgsb(problem, n, s):
 def cvt_cauchy(problem, n, s):
     """Table 3's column: lbfgsb-gpu driven by the approximate Cauchy point, t_c and the exact t*
     recorded at every iteration and binned as Table 1's (``reproduce.bin_counts``)."""
-    from ..lbfgsb import reproduce as R
+    from . import fei2014 as R
     backend = _cvt_backend(s["backend"])
     p = _cvt(problem, n, s, backend)
     warm = _warm(p, s, record=True)

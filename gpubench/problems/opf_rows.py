@@ -1,5 +1,5 @@
 """The procedure of paper 003's Tables 4-5: the component-wise ADMM for AC OPF on one case
-(:mod:`gpubench.opf`), its branch subproblems batched through TRON.
+(:mod:`gpubench.problems.opf`), its branch subproblems batched through TRON.
 
 ``n`` is the number of partitions G of the branches (Section 6.3: contiguous blocks of branch
 indices, one per GPU).  Every case records the statistics of its file (Table 4), the ADMM's
@@ -10,11 +10,11 @@ GPUs of a Summit node).
 """
 import numpy as np
 
-from ..device import resolve_backend
+from ..device.gpu import resolve_backend
 
 
 def admm_opf(problem, n, s):
-    from ..opf import admm, matpower, model
+    from .opf import admm, matpower, model
     name = problem.partition(":")[2]
     case = matpower.load(name)
     stats = matpower.statistics(case)

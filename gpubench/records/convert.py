@@ -1,7 +1,7 @@
 """Bring stored records to the current format, once, keeping where they came from.
 
 ``python -m gpubench.records.convert [RESULTS]`` writes the records of the papers' own
-runners (``gpubench.lbfgsb.reproduce``'s former command's ``results/fei2014_*/records.json``,
+runners (``gpubench.problems.fei2014``'s former command's ``results/fei2014_*/records.json``,
 ``scripts/gpu_bnb.py``'s ``results/paper001/*/rows/``, ``scripts/gpu_tron.py``'s
 ``results/gpu/tron/tron_gpu.json``) as records of their tables, with
 the source file and commit in ``provenance``, and renames every record whose stored case
@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from .. import runner
+from ..workflow import runner
 
 
 def _current_id(rec):
@@ -83,7 +83,7 @@ def main(argv=None):
 
 # ---------------------------------------------------------------- the papers' own formats, once
 def _record(exp, variant, key, function, dim, settings, measured, success, rule, env, source, result=None):
-    from .. import experiments_loader as loader
+    from ..workflow import experiments_loader as loader
     e = loader.load(exp)
     spec = next(m for m in e.variant(variant == "quick").methods if m.key == key)
     case = runner.Case(e.id, variant, function, dim, key, spec.method, spec.label, settings)
@@ -111,7 +111,7 @@ def _lbfgsb_measured(r, backend, seconds=None):
 
 
 def from_fei2014(path):
-    """The records of ``gpubench.lbfgsb.reproduce``'s former command (one file per table and variant)."""
+    """The records of ``gpubench.problems.fei2014``'s former command (one file per table and variant)."""
     old = json.loads(Path(path).read_text())
     table = old["id"].split("_")[-1]
     backend = old["result"]["backend"]
@@ -151,7 +151,7 @@ def from_gpu_bnb(path):
     if exp is None or "error" in row:
         return []
     quick = (row.get("settings") or {}).get("max_nodes") == 3
-    from .. import experiments_loader as loader
+    from ..workflow import experiments_loader as loader
     e = loader.load(exp)
     spec = e.variant(quick).methods[0]
     fn = row["problem"] if not row["problem"].startswith("P") else "paper001:" + row["problem"]
@@ -176,7 +176,7 @@ def from_gpu_tron(path):
     old = json.loads(Path(path).read_text())
     if old.get("tiny") or old.get("simulator"):
         return []          # a check of the mechanics, not a measurement of the tables
-    from .. import experiments_loader as loader
+    from ..workflow import experiments_loader as loader
     env, out = old.get("environment"), []
     for table, cols in (("table1", ("left", "right")), ("table2", ("explicit", "implicit")),
                         ("table3", ("shared", "global"))):
@@ -214,7 +214,7 @@ def convert_papers(root):
     """Write the papers' old records (paper 004's tables, paper 001's rows) in the one format."""
     root = Path(root)
     recs = []
-    # (gpubench.lbfgsb.reproduce's former command's own files; the full run of Table 1 kept apart from its records)
+    # (gpubench.problems.fei2014's former command's own files; the full run of Table 1 kept apart from its records)
     for p in sorted(root.glob("fei2014_table*_*/records.json")):
         recs += from_fei2014(p)
     for p in sorted(root.glob("paper001/*/rows/*.json")):

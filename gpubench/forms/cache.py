@@ -1,0 +1,72 @@
+"""The cache folder of generated code and compiled kernels (``gpubench cache``).
+
+``$GPUBENCH_CACHE/generated`` (default ``~/.cache/gpubench/generated``) holds, each named by the
+hash of its text: the modules of functions' forms with the kernels spliced into them
+(``gpubench_generated_*.py``), TRON's cores (``gpubench_tron_*.py``) and symbolic Hessians
+(``gpubench_hessian_*.py``); ``index/`` maps a definition and generator to its module, and
+``cards/`` a definition file's source to what a new process needs of it (gpubench.forms.cards); numba's
+compiled kernels and twins sit in ``__pycache__/`` beside them (``*.nbi`` index, ``*.nbc`` code)
+unless ``NUMBA_CACHE_DIR`` sends them elsewhere.  An entry is never stale: a changed
+definition, generator, kernel or version is a new name.  Light: no sympy, no numba.
+"""
+import os
+import shutil
+from pathlib import Path
+
+KINDS = (("forms and kernels", "gpubench_generated_", ".py"), ("TRON cores", "gpubench_tron_", ".py"),
+         ("Hessians", "gpubench_hessian_", ".py"))
+
+
+def root():
+    return Path(os.environ.get("GPUBENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "gpubench"))
+
+
+def folder():
+    """The folder of generated files (not created)."""
+    return root() / "generated"
+
+
+def summary():
+    """{"folder", "entries", "bytes", "kinds": {kind: count}} of the cache as it is now."""
+    base = folder()
+    kinds = {name: 0 for name, _, _ in KINDS}
+    kinds.update({"index entries": 0, "function cards": 0, "compiled (numba index files)": 0, "other": 0})
+    entries, size = 0, 0
+    if base.is_dir():
+        for path in base.rglob("*"):
+            if not path.is_file():
+                continue
+            entries += 1
+            try:
+                size += path.stat().st_size
+            except OSError:
+                continue
+            rel = path.relative_to(base)
+            kind = next((k for k, prefix, ext in KINDS if len(rel.parts) == 1 and path.name.startswith(prefix)
+                         and path.suffix == ext), None)
+            if kind is None:
+                if rel.parts[0] == "index":
+                    kind = "index entries"
+                elif rel.parts[0] == "cards":
+                    kind = "function cards"
+                elif path.suffix == ".nbi":
+                    kind = "compiled (numba index files)"
+                elif path.suffix == ".nbc":
+                    continue  # counted in entries and bytes; one kernel is an .nbi and its .nbc files
+                else:
+                    kind = "other"
+            kinds[kind] += 1
+    out = {"folder": str(base), "entries": entries, "bytes": size, "kinds": kinds}
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        out["numba_cache_dir"] = os.environ["NUMBA_CACHE_DIR"]
+    return out
+
+
+def clear():
+    """Remove the folder of generated files and compiled kernels; (entries, bytes) removed."""
+    s = summary()
+    base = folder()
+    if base.is_dir():
+        shutil.rmtree(base)
+    return s["entries"], s["bytes"]

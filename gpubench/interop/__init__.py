@@ -1,6 +1,0 @@
-"""Other tools read gpubench's comparison data: cocopp (COCO) and IOHanalyzer (IOHprofiler).
-
-Each submodule writes or reads one documented format (docs/interop.md) and runs the real
-client where there is a Python one; the files themselves are written by
-:mod:`gpubench.compare` (COCO) and :mod:`gpubench.interop.ioh` (IOHprofiler).
-"""

@@ -1,0 +1,200 @@
+"""One large L-BFGS-B problem with the vector work of an iteration fused into few kernels.
+
+The algorithm, every rule and constant is that of :func:`gpubench.methods.lbfgsb.core.minimize` with
+``cauchy="approximate"`` (Fei, Rong, Wang & Wang 2014, section 4.1; Byrd, Lu, Nocedal & Zhu 1995;
+Morales & Nocedal 2011); the kernels are in :mod:`gpubench.kernels.lbfgsb_fused`.  What changes
+is where the numbers live: every scalar of an iteration (the memory's products, t_c, the 2m x 2m
+systems, the descent test, the largest and the first step) is computed on the device, and the
+host reads the device once per function evaluation, fetching the value and slope of the trial
+point together with the previous iteration's stopping test and the new direction's g.d, d.d
+and steps (:data:`shared.SYNC` counts the reads).  The first trial of an iteration is launched
+before the host knows whether the previous iteration met the stopping test: when it did, that
+evaluation is discarded (not counted in ``nfev``; a ``fun_and_grad`` that counts its own calls
+sees one more) and x, g are those of the last accepted step.  ``callback(x, f, pg)`` is called
+after each iteration, as by core, once the host has read that iteration's pg.
+
+``fun_and_grad(x)`` takes and returns arrays of the module of ``x0`` (CuPy; numpy under numba's
+CUDA simulator, where the tests run it); it may return f as a device scalar.
+"""
+import math
+
+import numpy as np
+
+from ...errors import InputError
+from . import shared
+
+USES = "approximate Cauchy point, history 1 <= m <= %d"
+
+
+def kernels():
+    from ...kernels import lbfgsb_fused
+    return lbfgsb_fused
+
+
+def supported(cauchy, m, record_cauchy=False):
+    """Whether the fused path runs this case (else :func:`core.minimize`'s array path does)."""
+    K = kernels()
+    return cauchy == "approximate" and not record_cauchy and 1 <= int(m) <= K.MMAX
+
+
+class _Launcher:
+    """Device views of the module's arrays and the launch shapes of the vector and scalar passes."""
+
+    def __init__(self, xp, n, threads=None):
+        from numba import cuda
+        K = kernels()
+        self.sim = xp is np
+        self.tpb = threads or (8 if self.sim else K.TPB)
+        blocks = (n + self.tpb - 1) // self.tpb
+        # grid-stride passes: a few blocks per SM (one block under the simulator, whose barriers are slow)
+        blocks = 1 if self.sim else min(blocks, 4 * cuda.get_current_device().MULTIPROCESSOR_COUNT)
+        self.vec = (max(1, blocks), self.tpb)
+        self.one = (1, 1)
+
+    def view(self, a):
+        if self.sim:
+            return a
+        from numba import cuda
+        return cuda.as_cuda_array(a, sync=False)   # same stream (the legacy default): no sync needed
+
+
+def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
+             step="project", backend=None, callback=None, threads=None):
+    """:func:`core.minimize` with ``cauchy="approximate"``, fused; the same arguments and result.
+
+    ``backend`` is the array module (CuPy; numpy runs the kernels under numba's CUDA simulator).
+    """
+    K = kernels()
+    xp = backend if backend is not None else shared.array_module("cuda")
+    if not (1 <= m <= K.MMAX):
+        raise InputError(f"lbfgsb: the fused path takes 1 <= m <= {K.MMAX}, got {m}")
+    if step not in ("project", "truncate"):
+        raise InputError(f"lbfgsb: step must be project or truncate, got {step!r}")
+    x = xp.asarray(x0, dtype=xp.float64).ravel().copy()
+    n = int(x.shape[0])
+    lo = xp.full(n, -xp.inf) if lo is None else xp.ascontiguousarray(xp.asarray(lo, dtype=xp.float64).ravel())
+    hi = xp.full(n, xp.inf) if hi is None else xp.ascontiguousarray(xp.asarray(hi, dtype=xp.float64).ravel())
+    if lo.shape != (n,) or hi.shape != (n,):
+        raise InputError(f"lbfgsb: lo and hi must have {n} coordinates")
+    if bool(xp.any(lo > hi)) or bool(xp.any(xp.isnan(lo) | xp.isnan(hi))):
+        raise InputError("lbfgsb: the box is empty or has NaN bounds (lo > hi somewhere)")
+    constrained = int(bool(xp.any(xp.isfinite(lo) | xp.isfinite(hi))))
+    boxed = int(bool(xp.all(xp.isfinite(lo) & xp.isfinite(hi))))
+    x = xp.clip(x, lo, hi)
+    L = _Launcher(xp, n, threads)
+    V, one = L.vec, L.one
+    VEC = xp.zeros((K.NVEC, n))
+    VEC[K.X], VEC[K.LO], VEC[K.HI] = x, lo, hi
+    x, g, D, GN = VEC[K.X], VEC[K.G], VEC[K.D], VEC[K.GN]
+    XA = xp.zeros(n)      # the first trial point: an array of its own (a trial the search keeps is one)
+    YS = xp.zeros((2 * m, n))
+    st = xp.zeros(K.NST)
+    SMB = xp.zeros((5, 2 * K.MMAX, 2 * K.MMAX))
+    d = {name: L.view(a) for name, a in dict(VEC=VEC, YS=YS, st=st, SMB=SMB, XA=XA).items()}
+    # each kernel configured once: a launch is then one call
+    shape = {"lf_pair": V, "lf_move": V, "lf_reduced": V, "lf_step": V, "lf_direction": V, "lf_trial": V}
+    kz = {name: getattr(K, name)[shape.get(name, one)] for name in (
+        "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
+        "lf_trial")}
+
+    f, g0 = fun_and_grad(x)
+    g[...] = g0
+    kz["lf_init"](d["st"])
+    kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+    f, pg = shared.fetch(xp, f, st[K.C_PG])
+    nfev, nit = 1, 0
+    if pg <= pgtol:
+        return shared.LbfgsbResult(x, f, g, 0, nfev, 0, shared.CONVERGED_PGTOL, pg)
+    status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
+    retried = False
+    pending = None          # (f before, f after) of an iteration whose stopping test is still to read
+    project = int(step == "project")
+
+    def stop_test(pg_new):
+        """The stopping rules after an iteration (the callback first, as core does)."""
+        fold, fnew = pending
+        if callback is not None:
+            callback(x.copy(), fnew, pg_new)     # x itself is the live iterate: a callback may keep it
+        if pg_new <= pgtol:
+            return 0, shared.CONVERGED_PGTOL
+        if (fold - fnew) / max(abs(fold), abs(fnew), 1.0) <= factr * shared.EPS:
+            return 0, shared.CONVERGED_FACTR
+        return None
+
+    while True:
+        if nit >= maxiter or nfev >= maxfun:
+            if pending is not None:
+                pg, = shared.fetch(xp, st[K.C_PG])
+                done = stop_test(pg)
+                if done:
+                    status, message = done
+                    break
+            status, message = 1, ("STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT" if nit >= maxiter
+                                  else "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT")
+            break
+        # ---- Cauchy point, subspace step, direction, first trial: no host read
+        kz["lf_reduced"](d["VEC"], d["YS"], m, d["st"], d["SMB"])
+        kz["lf_step"](d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
+        kz["lf_direction"](d["VEC"], project, constrained, d["st"])
+        kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, nit, d["st"])
+        fa, ga = fun_and_grad(XA)
+        vals = shared.fetch(xp, st, fa, ga @ D)
+        s_, fa, slope = vals
+        if pending is not None:
+            done = stop_test(float(s_[K.C_PG]))
+            pending = None
+            if done:
+                status, message = done
+                break
+        pg = float(s_[K.C_PG])
+        gd, dd, ratio = float(s_[K.V3_GD]), float(s_[K.V3_DD]), float(s_[K.V3_RATIO])
+        stpmax, stp, kmem = float(s_[K.STPMAX]), float(s_[K.STP]), int(s_[K.K])
+        dnorm = math.sqrt(dd)
+        if not (gd < 0) or dnorm == 0.0:
+            if kmem and not retried:
+                kz["lf_reset"](d["st"])
+                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+                retried = True
+                continue
+            if dnorm == 0.0 or gd == 0.0:
+                status, message = 0, shared.CONVERGED_PGTOL if pg <= pgtol else "CONVERGENCE: NO DESCENT DIRECTION"
+            else:
+                status, message = 2, "ABNORMAL: ASCENT DIRECTION"
+            break
+        nfev += 1
+        first = [(stp, (fa, slope, (d["XA"], ga)))]
+
+        def phi(a):
+            nonlocal nfev
+            if first and a == first[0][0]:
+                return first.pop()[1]          # the trial launched before the read
+            first.clear()
+            # a later trial gets a buffer of its own: the search may keep an earlier one
+            xa = xp.empty(n)
+            dxa = L.view(xa)
+            kz["lf_trial"](d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
+            fa_, ga_ = fun_and_grad(xa)
+            nfev += 1
+            fa_, sl_ = shared.fetch(xp, fa_, ga_ @ D)
+            return fa_, sl_, (dxa, ga_)
+
+        a, fnew, _, payload, ok = shared._line_search(phi, f, gd, stp, stpmax)
+        if not ok or payload is None:
+            if kmem and not retried:
+                kz["lf_reset"](d["st"])
+                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+                retried = True
+                continue
+            status, message = 2, "ABNORMAL_TERMINATION_IN_LNSRCH"
+            break
+        retried = False
+        dxa, gnew = payload
+        GN[...] = gnew
+        # ---- the memory update and the next Cauchy point's products: no host read
+        kz["lf_pair"](d["VEC"], dxa, d["YS"], m, d["st"])
+        kz["lf_push"](d["st"], m, shared.EPS * (-gd * a), d["SMB"])
+        kz["lf_move"](d["VEC"], dxa, d["YS"], m, 1, d["st"])
+        pending = (f, fnew)
+        f = fnew
+        nit += 1
+    return shared.LbfgsbResult(x.copy(), f, g.copy(), nit, nfev, status, message, pg)

@@ -1,0 +1,403 @@
+"""The whole iteration on the GPU (``Settings.loop = "device"``; issue 26, docs/solver-scaling.md).
+
+The host loop (:meth:`core.Search._iterate`) selects a region, builds the
+iteration's tables (:func:`uncut.prepare_split`), launches the sweep and its
+reductions, and keeps the list L; so every iteration waits for the GPU once
+and crosses the bus several times.  Here L, the selected boxes, the tables,
+GUB and the history live in device memory, and one cooperative launch of
+``device_loop`` (:mod:`.kernels`, ``GPU_LOOP_DRIVER``) runs iterations until
+a given count: selection, the selected box, the tables, the sweep with the
+best sample folded in, GUB, pruning and the survivors' append, each phase
+separated from the next by a grid-wide sync.  The host launches a *batch* of
+iterations, reads back a small header and the batch's history, and checks the
+time limit, progress and checkpoints between batches.
+
+It decides exactly as the host loop: the same operations in the same order
+(the tables: every window's terms in parallel through the generated form
+``window_terms``, folded in index order as ``aggregates_rest`` and
+``uncut_tables`` fold them on the host; the selection is the first smallest
+open lower bound in list order; the list is kept in the host's order by a
+stable compaction), so iterations, regions, GLB and GUB are identical
+(tests/test_devloop.py).  One difference that decides nothing: with several
+aggregates a candidate column of the plain-coordinate test is compared only
+with the last 8 kept for repeats (the host drops every repeat; equal columns
+with equal edge flags decide alike).
+
+Entries of L are (subregion index int32, slot int32, lower bound float64);
+the slot of an entry made in iteration j is j + 1 and slot 0 is the root (the
+domain).  Per slot the device keeps the selected box of that iteration, its
+cycling index and whether its children are open.
+"""
+import math
+import time
+
+import numpy as np
+
+from ...forms import codegen
+from ...device.gpu import phase
+from . import kernels
+from .region_list import ROOT
+from .settings import sample_fractions
+from .region_list import RegionList
+
+# ist: the device state's integers; fst: its floats (the kernel names the same positions)
+IT, SIZE, STOP, NOPEN, SELPOS, SELSLOT, SELSIDX, SELCYC = range(8)
+BESTIT, BESTIDX, NJEV, NCAND, NSPEC, NWIN2, NINF, NEWSIZE, NEWOPEN, VTOTAL, DTOTAL = range(8, 19)
+NIST = 19
+GUB, MAXW, GLB = range(3)
+NFST = 3
+# stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf
+FULL, EMPTY, UNDEFINED = 1, 2, 3
+
+TPB = 128  # threads per block on a GPU (a power of two <= reduce.TPB); the simulator uses SIM_GRID
+SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which runs blocks one after another (so a
+# grid sync there holds for one block only: the folds across blocks are exercised on a GPU)
+MIN_LIST = 1 << 20  # entries of each list buffer at first (they double when a launch finds them full)
+MAX_BATCH = 4096  # iterations a launch at most
+BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
+
+
+class DeviceLoop:
+    """The device state of one search and the launches that advance it."""
+
+    def __init__(self, search):
+        from numba import config, cuda
+        self.cuda = cuda
+        self.search = search
+        cfg = search.settings
+        rule = search.rule
+        self.n = n = search.dim
+        self.s = rule.split_dims
+        self.parts = rule.parts
+        self.count = rule.parts ** rule.split_dims
+        self.samples = cfg.samples
+        self.shift, self.den = sample_fractions(cfg.spacing, cfg.samples)
+        terms = search.uncut
+        self.fast = 1 if terms.fast_path else 0
+        self.w2 = 1 if terms.has_window2 else 0
+        with phase("cuda.context"):
+            cuda.get_current_device()
+        self.module = codegen.load(search.definition, "gpu",
+                                   kernels.extensions("gpu", smax=kernels.smax_for(self.s), loop=True))
+        self.simulated = bool(config.ENABLE_CUDASIM)
+        nagg1 = max(terms.count, 1)
+        nprod1 = max(terms.nprod, 1)
+        dev = cuda.device_array
+        rows = cfg.samples + 1
+        vcap, dcap = kernels.cut_capacity(self.s, n, self.parts, self.count)
+        cols, dcols = self.module.CUT_COLS, self.module.DERIV_COLS
+        self.work = dict(
+            dims=dev(self.s, np.int64), slot=dev(n, np.int64), win1=dev(self.s, np.int64),
+            win2=dev(max(n, 1), np.int64), cut1=dev(n, np.int8), cut2=dev(n, np.int8), smask=dev(n, np.int8),
+            samp=dev((rows, n), np.float64), base_lo=dev((rows, nagg1), np.float64),
+            base_hi=dev((rows, nagg1), np.float64), uflags=dev((rows, 2), np.int8), special=dev(n, np.int64),
+            Rlo=dev((nprod1, n), np.float64), Rhi=dev((nprod1, n), np.float64),
+            Klo=dev((nagg1, n), np.float64), Khi=dev((nagg1, n), np.float64),
+            Kclo=dev((nagg1, n), np.float64), Kchi=dev((nagg1, n), np.float64), cfree=dev((2, n), np.int8),
+            uw_lo=dev(n, np.float64), uw_hi=dev(n, np.float64), free_lo=dev(n, np.int8), free_hi=dev(n, np.int8),
+            # every window's terms (per row) and, on the box, their derivatives: 16 (rows + 2) m n bytes
+            Tlo=dev((rows, nagg1, n), np.float64), Thi=dev((rows, nagg1, n), np.float64),
+            DXlo=dev((nagg1, n), np.float64), DXhi=dev((nagg1, n), np.float64),
+            DYlo=dev((nagg1, n), np.float64), DYhi=dev((nagg1, n), np.float64),
+            # the cut tables (kernels.CUT_LAYOUT), at the size that holds any iteration's
+            tab=dev((self.s + min(2 * self.s, n) + 2, 2), np.int64),
+            dtab=dev((3 * min(3 * self.s + 2, n), 2), np.int64),
+            VTlo=dev((rows, vcap, cols), np.float64), VThi=dev((rows, vcap, cols), np.float64),
+            DTlo=dev((dcap, dcols), np.float64), DThi=dev((dcap, dcols), np.float64),
+            out_lb=dev(self.count, np.float64))
+        self.dom_lo = cuda.to_device(search.dom_lo)
+        self.dom_hi = cuda.to_device(search.dom_hi)
+        self.params = cuda.to_device(np.ascontiguousarray(search.uncut.params))
+        self.ist = cuda.to_device(np.zeros(NIST, np.int64))
+        self.fst = cuda.to_device(np.zeros(NFST, np.float64))
+        self.ist_host = np.zeros(NIST, np.int64)
+        self.fst_host = np.zeros(NFST, np.float64)
+        self.icap = 0
+        self.lcap = 0
+        self.grid = None
+        self.launches = 0  # cooperative launches made (one a batch)
+
+    # ------------------------------------------------------------ capacity
+    def _iterations_room(self, upto):
+        """Room for the boxes and history of iterations < ``upto`` (slots 0 .. upto)."""
+        if upto + 1 <= self.icap:
+            return
+        cap = max(upto + 1, 2 * self.icap, 64)
+        cuda, n = self.cuda, self.n
+        new = dict(box_lo=cuda.device_array((cap, n), np.float64), box_hi=cuda.device_array((cap, n), np.float64),
+                   itcyc=cuda.to_device(np.zeros(cap, np.int64)), itopen=cuda.to_device(np.zeros(cap, np.int8)),
+                   hist_glb=cuda.device_array(cap, np.float64), hist_gub=cuda.device_array(cap, np.float64),
+                   hist_size=cuda.device_array(cap, np.int64))
+        if self.icap:
+            for k, v in new.items():
+                v[:self.icap].copy_to_device(self.it_arrays[k][:self.icap])
+        self.it_arrays = new
+        self.icap = cap
+
+    def _list_room(self, need):
+        """Room for ``need`` entries in each of the two list buffers (kept in order)."""
+        if need <= self.lcap:
+            return
+        cap = max(need, 2 * self.lcap, MIN_LIST)
+        cuda = self.cuda
+        new = [cuda.device_array(cap, t) for t in (np.int32, np.int32, np.float64) * 2]
+        if self.lcap:
+            size = int(self.ist_host[SIZE])
+            src = 0 if int(self.ist_host[IT]) % 2 == 0 else 3
+            for j in range(3):
+                if size:
+                    new[src + j][:size].copy_to_device(self.lists[src + j][:size])
+        self.lists = new
+        self.lcap = cap
+        # the compaction's tiles: (list + subregions) / threads a block, at least 16 threads a block
+        self.vcount = cuda.device_array((cap + self.count) // 16 + 2, np.int64)
+        self.vstart = cuda.device_array(self.vcount.shape[0], np.int64)
+
+    # ------------------------------------------------------------ host state <-> device state
+    def upload(self):
+        """The host state (new or restored from a checkpoint) onto the device."""
+        st, n = self.search.state, self.n
+        sidx, itr, cyc, lb, open_ = st.regions.flat()
+        it = st.iteration
+        self._iterations_room(it + 1)
+        self.ist_host[:] = 0
+        self.ist_host[IT] = it
+        self.ist_host[SIZE] = lb.size
+        self.ist_host[NOPEN] = int(open_.sum())
+        self.ist_host[BESTIT] = st.best_iteration
+        self.ist_host[BESTIDX] = st.best_index
+        self.ist_host[NJEV] = st.njev
+        self._list_room(lb.size + self.count)
+        src = 0 if it % 2 == 0 else 3
+        for j, a in enumerate((sidx.astype(np.int32), (itr + 1).astype(np.int32), lb.astype(np.float64))):
+            if a.size:
+                self.lists[src + j][:a.size].copy_to_device(a)
+        box_lo = np.zeros((it + 1, n))
+        box_hi = np.zeros((it + 1, n))
+        box_lo[0], box_hi[0] = self.search.dom_lo, self.search.dom_hi
+        for j, lo in st.sel_lo.items():
+            box_lo[j + 1], box_hi[j + 1] = lo, st.sel_hi[j]
+        itcyc = np.zeros(it + 1, np.int64)
+        itcyc[1:] = st.sel_cyc[:it]
+        itopen = np.zeros(it + 1, np.int8)
+        for seg in st.regions.segments:
+            itopen[seg.itr + 1] = seg.open
+        a = self.it_arrays
+        a["box_lo"][:it + 1].copy_to_device(box_lo)
+        a["box_hi"][:it + 1].copy_to_device(box_hi)
+        a["itcyc"][:it + 1].copy_to_device(itcyc)
+        a["itopen"][:it + 1].copy_to_device(itopen)
+        self.ist.copy_to_device(self.ist_host)
+        self.fst_host[:] = (st.gub, -math.inf, math.inf)
+        self.fst.copy_to_device(self.fst_host)
+        self.hist_from = it
+
+    def flat(self):
+        """L as (sidx, itr, cyc, lb, open) arrays in list order, from the device."""
+        size, it = int(self.ist_host[SIZE]), int(self.ist_host[IT])
+        src = 0 if it % 2 == 0 else 3
+        sidx = self.lists[src][:size].copy_to_host().astype(np.int64) if size else np.zeros(0, np.int64)
+        slot = self.lists[src + 1][:size].copy_to_host().astype(np.int64) if size else np.zeros(0, np.int64)
+        lb = self.lists[src + 2][:size].copy_to_host() if size else np.zeros(0)
+        itcyc = self.it_arrays["itcyc"][:it + 1].copy_to_host()
+        itopen = self.it_arrays["itopen"][:it + 1].copy_to_host()
+        cyc = np.where(slot == 0, 0, (itcyc[slot] + self.s) % self.n)
+        return sidx, slot - 1, cyc, lb, itopen[slot].astype(bool)
+
+    def regions(self):
+        """L from the device as a :class:`RegionList` (one segment a run of equal slots, viewing the
+        copied arrays: 16 bytes an entry on the host, no per-entry int64 arrays), and its slots."""
+        size, it = int(self.ist_host[SIZE]), int(self.ist_host[IT])
+        out = RegionList()
+        if size == 0:
+            return out, []
+        src = 0 if it % 2 == 0 else 3
+        sidx = self.lists[src][:size].copy_to_host()
+        slot = self.lists[src + 1][:size].copy_to_host()
+        lb = self.lists[src + 2][:size].copy_to_host()
+        itcyc = self.it_arrays["itcyc"][:it + 1].copy_to_host()
+        itopen = self.it_arrays["itopen"][:it + 1].copy_to_host()
+        starts = np.flatnonzero(slot[1:] != slot[:-1]) + 1
+        runs = list(zip(np.r_[0, starts].tolist(), np.r_[starts, size].tolist()))
+        for a, b in runs:
+            j = int(slot[a])
+            cyc = 0 if j == 0 else (int(itcyc[j]) + self.s) % self.n
+            out.append(j - 1, cyc, bool(itopen[j]), sidx[a:b], lb[a:b])
+        return out, sorted({int(slot[a]) for a, _ in runs})
+
+    def download(self):
+        """The device state into the host's :class:`~.core.State` (L, the boxes it needs, the cycling
+        indices): what the output, a checkpoint and the host loop read."""
+        st = self.search.state
+        st.regions, slots = self.regions()
+        it = int(self.ist_host[IT])
+        live = {int(j) - 1 for j in slots if j != ROOT + 1}
+        if st.best_iteration >= 0:
+            live.add(st.best_iteration)
+        a = self.it_arrays
+        st.sel_lo = {j: a["box_lo"][j + 1].copy_to_host() for j in sorted(live)}
+        st.sel_hi = {j: a["box_hi"][j + 1].copy_to_host() for j in sorted(live)}
+        st.sel_cyc = [int(c) for c in a["itcyc"][1:it + 1].copy_to_host()]
+
+    # ------------------------------------------------------------ launches
+    def _args(self, it_end):
+        a, w = self.it_arrays, self.work
+        return (self.ist, self.fst, a["box_lo"], a["box_hi"], a["itcyc"], a["itopen"], a["hist_glb"],
+                a["hist_gub"], a["hist_size"], *self.lists, self.dom_lo, self.dom_hi, self.params,
+                w["dims"], w["slot"], w["win1"], w["win2"], w["cut1"], w["cut2"], w["smask"], w["samp"],
+                w["base_lo"], w["base_hi"], w["uflags"], w["special"], w["Rlo"], w["Rhi"], w["Klo"], w["Khi"],
+                w["Kclo"], w["Kchi"], w["cfree"], w["uw_lo"], w["uw_hi"], w["free_lo"], w["free_hi"],
+                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["tab"], w["dtab"], w["VTlo"],
+                w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount,
+                self.vstart,
+                self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, it_end,
+                self.fast, self.w2)
+
+    def _grid(self):
+        """(blocks, threads): as many blocks as can be resident at once (a cooperative launch needs all
+        of them resident), from the occupancy query of the compiled kernel."""
+        if self.grid is not None:
+            return self.grid
+        kernel = self.module.device_loop
+        if self.simulated:
+            blocks, tpb = SIM_GRID
+        else:
+            # a launch that runs no iteration compiles the kernel so that it can be queried
+            self._alloc_parts(1)
+            kernel[1, TPB](*self._args(int(self.ist_host[IT])))
+            self.launches += 1
+            overload = next(iter(kernel.overloads.values()))
+            tpb = TPB
+            blocks = max(1, overload.max_cooperative_grid_blocks(tpb))
+        self._alloc_parts(blocks)
+        self.grid = (blocks, tpb)
+        return self.grid
+
+    def _alloc_parts(self, blocks):
+        cuda = self.cuda
+        self.part_v = cuda.device_array(blocks, np.float64)
+        self.part_i = cuda.device_array(blocks, np.int64)
+        self.part_n = cuda.device_array(blocks, np.int64)
+
+    def advance(self, iterations):
+        """Run up to ``iterations`` more iterations on the device (fewer when none is open or a stop
+        code is raised); then read back the header.  Returns the iterations done."""
+        it0 = int(self.ist_host[IT])
+        it_end = it0 + iterations
+        self._iterations_room(it_end)
+        blocks, tpb = self._grid()
+        self.module.device_loop[blocks, tpb](*self._args(it_end))
+        self.launches += 1
+        self.ist.copy_to_host(self.ist_host)
+        self.fst.copy_to_host(self.fst_host)
+        return int(self.ist_host[IT]) - it0
+
+    def history(self, start, stop):
+        a = self.it_arrays
+        if stop <= start:
+            return [], [], []
+        return (a["hist_glb"][start:stop].copy_to_host().tolist(), a["hist_gub"][start:stop].copy_to_host().tolist(),
+                [int(v) for v in a["hist_size"][start:stop].copy_to_host()])
+
+    def clear_stop(self):
+        self.ist_host[STOP] = 0
+        self.ist[STOP:STOP + 1].copy_to_device(np.zeros(1, np.int64))
+
+
+def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0, save=None):
+    """The search's loop with the iterations on the device; returns (message, stop)."""
+    st, cfg = search.state, search.settings
+    loop = DeviceLoop(search)
+    search.device_loop = loop
+    loop.upload()
+    per_iteration_evals = loop.count * (cfg.samples + 1)
+    started = deadline.start
+    last_save = time.perf_counter()
+    first_save = True
+    batch = 1
+    try:
+        while True:
+            if int(loop.ist_host[NOPEN]) == 0:
+                return "converged: every region is narrower than tol", "converged"
+            if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
+                return "stopped at max_iterations", "iterations"
+            if deadline.check():
+                return ({"time_limit": "stopped at time_limit", "interrupted": "stopped by Ctrl-C"}[deadline.reason],
+                        deadline.reason)
+            want = batch if cfg.max_iterations is None else min(batch, cfg.max_iterations - st.iteration)
+            if int(loop.ist_host[SIZE]) + loop.count > loop.lcap:
+                loop._list_room(2 * loop.lcap)
+            t0 = time.perf_counter()
+            with phase("search.first_iteration") if st.iteration == 0 else _null():
+                done = loop.advance(want)
+            took = time.perf_counter() - t0
+            _take(search, loop, done, per_iteration_evals)
+            stop = int(loop.ist_host[STOP])
+            if stop == EMPTY:
+                raise RuntimeError("every region was ruled out: the interval forms or the tests are wrong")
+            if stop == UNDEFINED:
+                _check_undefined(search, loop)
+                loop.clear_stop()
+            elif stop == FULL:
+                loop.clear_stop()
+                loop._list_room(2 * loop.lcap)
+            if took < BATCH_SECONDS and batch < MAX_BATCH:
+                batch *= 2
+            st.seconds = time.perf_counter() - started
+            if progress is not None:
+                progress(st)
+            if checkpoint and (first_save or time.perf_counter() - last_save >= checkpoint_every):
+                first_save = False
+                loop.download()
+                save()
+                last_save = time.perf_counter()
+    finally:
+        loop.download()
+
+
+def _take(search, loop, done, per_iteration_evals):
+    """The batch's counts and history into the host state."""
+    st = search.state
+    h = loop.ist_host
+    glb, gub, size = loop.history(st.iteration, st.iteration + done)
+    st.hist_glb += glb
+    st.hist_gub += gub
+    st.hist_size += size
+    st.iteration += done
+    st.nfev += done * per_iteration_evals
+    st.njev = int(h[NJEV])
+    st.gub = float(loop.fst_host[GUB])
+    st.best_iteration, st.best_index = int(h[BESTIT]), int(h[BESTIDX])
+    st.regions = _Sized(int(h[SIZE]), int(h[NOPEN]), glb[-1] if glb else (st.hist_glb[-1] if st.hist_glb else -math.inf))
+
+
+def _check_undefined(search, loop):
+    """``Search._check_defined`` on the last iteration's survivors kept at -inf."""
+    it = search.state.iteration - 1
+    sidx, itr, _, lb, _ = loop.flat()
+    mine = itr == it
+    box_lo = loop.it_arrays["box_lo"][it + 1].copy_to_host()
+    box_hi = loop.it_arrays["box_hi"][it + 1].copy_to_host()
+    cyc = int(loop.it_arrays["itcyc"][it + 1:it + 2].copy_to_host()[0])
+    search._check_defined(box_lo, box_hi, search.rule.plan(cyc), sidx[mine], lb[mine])
+
+
+class _Sized:
+    """What a progress line reads of L between batches (its size), without copying L back."""
+
+    def __init__(self, size, nopen, glb):
+        self.size, self.nopen, self.glb = size, nopen, glb
+
+    def __len__(self):
+        return self.size
+
+    def any_open(self):
+        return self.nopen > 0
+
+    def min_lb(self):
+        return self.glb
+
+
+def _null():
+    import contextlib
+    return contextlib.nullcontext()

@@ -1,0 +1,79 @@
+"""The rigorous solver's settings, stated once (imported by the command line without the solver)."""
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from ...device.gpu import BACKENDS
+from ...errors import InputError
+from ..base import MethodSettings, setting, time_limit_setting
+
+SPACINGS = ("inside", "lower", "upper")
+EVALUATIONS = ("split", "full")
+LOOPS = ("host", "device")
+
+
+def sample_fractions(spacing, samples):
+    """(shift, denominator): sample m = 1..samples sits at t = (m + shift)/denominator."""
+    return {"inside": (0, samples + 1), "lower": (-1, samples), "upper": (0, samples)}[spacing]
+
+
+# On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
+# 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
+CPU_SPLIT_DIMS = 6
+
+
+@dataclass
+class Settings(MethodSettings):
+    """The solver's settings, stated once: defaults are the paper's (Section 3.1, SI Appendix B)."""
+    backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
+    split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
+    parts: int = setting(4, "parts per cut coordinate, p", minimum=2)
+    tol: float = setting(1e-4, "a region is open while some coordinate is at least tol wide",
+                         exclusive_minimum=0.0)
+    samples: int = setting(10, "diagonal samples per subregion (for GUB)", minimum=1)
+    spacing: str = setting("inside", "where the samples sit on the diagonal: t = m/(samples+1) (inside), "
+                           "m/samples from 0 (lower) or up to 1 (upper)", choices=SPACINGS)
+    evaluation: str = setting("split", "per-subregion work: O(s) over the cut coordinates with the rest "
+                              "per iteration (split), or every coordinate in every subregion (full; "
+                              "the reference the split is tested against)", choices=EVALUATIONS)
+    inclusion: str = setting("natural", "lower bounds from the natural interval form (the paper's) or "
+                             "from its intersection with the mean value form (best; paper 001 Sec. 2.2; "
+                             "runs the full evaluation)", choices=("natural", "best"))
+    local_search: bool = setting(False, "after a sample lowers GUB, descend from it (L-BFGS-B in the domain) "
+                                 "and take the end point's rigorous upper bound as GUB when lower "
+                                 "(gpubench.methods.solver.local; not in paper 000)")
+    local_starts: int = setting(0, "before the first iteration, descend (L-BFGS-B in the domain) from this many "
+                                "points of a Halton sequence over the domain, each end point's rigorous upper "
+                                "bound lowering GUB (gpubench.methods.solver.local; not in paper 000)", minimum=0)
+    polish: bool = setting(False, "after GUB is lowered, polish the point that holds it without derivatives (snap "
+                           "to coarser binary grids, then a compass search), each candidate valued by the "
+                           "upper end of its outward-rounded enclosure (gpubench.methods.solver.local; not in paper 000)")
+    contract: bool = setting(False, "before cutting the selected region, narrow it to where f <= GUB can hold "
+                             "(the mean value form of the level set, outward rounded; a region where it "
+                             "cannot is dropped: gpubench.methods.solver.contract; not in paper 000)")
+    loop: str = setting("host", "where an iteration's selection, tables, pruning and list live: the host between "
+                        "sweeps (host), or the GPU, k iterations a launch with no host in between (device; "
+                        "cuda backend, split evaluation, natural inclusion, no local search, local_starts, polish or "
+                        "contract)", choices=LOOPS)
+    max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
+    time_limit: Optional[float] = time_limit_setting()
+
+    def validate(self):
+        if not math.isfinite(self.tol):
+            raise InputError(f"tol must be a positive number, got {self.tol!r}")
+        if self.loop == "device":
+            unsupported = [why for bad, why in ((self.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
+                                                (self.evaluation != "split", "evaluation full"),
+                                                (self.inclusion != "natural", "inclusion best"),
+                                                (self.local_search, "local_search"),
+                                                (self.polish, "polish"),
+                                                (self.local_starts > 0, "local_starts"),
+                                                (self.contract, "contract"))
+                           if bad]
+            if unsupported:
+                raise InputError(f"loop = device runs the split sweep on the GPU only: not with {unsupported[0]}")
+        if self.parts ** self.split_dims > 2**31:
+            raise InputError(f"parts**split_dims = {self.parts ** self.split_dims} subregions per "
+                             f"iteration is too many (at most 2**31)")
+
+

@@ -1,0 +1,235 @@
+"""The report section of a certification (layout "certify", issue 30): one table per method entry.
+
+Each entry of the experiment (e.g. the stored `interval` and `interval_gub` beside it) is counted
+and tabled on its own records only; with two entries or more, "Entries side by side" lists the
+cases whose verdicts differ where both are stored.  In an entry's table, one row per planned case
+(a library function at one n): the library's stated f* and
+minimisers, the certified enclosure [GLB, GUB] of the true minimum, whether every stated
+minimiser lies in the output regions (which hold every global minimiser), the verdict computed by
+:func:`gpubench.workflow.certify.judge` when the case ran (stored in the record's ``certification``),
+its evidence, the region count and the seconds.  Above it, the counts the issue's targets
+name: functions expressible in the language, cases certified, fixed-dimension functions with
+n <= 3 certified, stated minimisers outside the regions; below it, every case where the
+library's statement is wrong, with the certified value.
+"""
+from .builder import MISSING
+
+VERDICT_TEXT = {"agrees": "agrees", "value wrong": "SciPy's value is wrong",
+                "minimiser wrong": "SciPy's minimiser is not a minimiser",
+                "not certified": "not certified within budget"}
+
+
+def _g(v, digits=12):
+    if v is None:
+        return MISSING
+    return format(float(v), f".{digits}g")
+
+
+def _point(v, digits=8):
+    return "(" + ", ".join(format(float(c), f".{digits}g") for c in v) + ")"
+
+
+def _minimisers(ms, limit=2):
+    if not ms:
+        return "none stated"
+    shown = "; ".join(_point(v, 6) for v in ms[:limit])
+    return shown + (f"; ... ({len(ms)} in all)" if len(ms) > limit else "")
+
+
+def _evidence(c):
+    ev = c.get("evidence") or {}
+    if "point" in ev:
+        return f"f{_point(ev['point'])} in [{_g(ev['enclosure'][0])}, {_g(ev['enclosure'][1])}]"
+    if "glb" in ev:
+        return f"GLB {_g(ev['glb'])} > f*"
+    if "minimiser" in ev:
+        return f"f(x*) in [{_g(ev['enclosure'][0])}, {_g(ev['enclosure'][1])}]"
+    return ""
+
+
+def _unchecked(cert):
+    """A record judged before the regions built on demand were read (commit 4f864e2): its stated
+    minimisers were compared with no region at all (distance inf), so they were not checked."""
+    return (cert.get("evidence") or {}).get("distance") == float("inf")
+
+
+def inside_regions(cert):
+    """True, False, or None (not checked) for a record's certification."""
+    return None if _unchecked(cert) else cert.get("minimisers_in_regions")
+
+
+def certified(record):
+    """Whether a record's case certified: GUB - GLB <= ftol (a value proved wrong by a point
+    below it counts only when the enclosure is that narrow too)."""
+    c = record.get("certification") or {}
+    m = record.get("measured") or {}
+    if not c or m.get("glb") is None or m.get("gub") is None:
+        return False
+    return m["gub"] - m["glb"] <= c["ftol"]
+
+
+def expressible(library):
+    """The line on how much of the library the language expresses ("" for another library)."""
+    if library != "scipy_go":
+        return ""
+    from ..functions import scipy_go
+    expressed, missing = len(scipy_go.ENTRIES), len(scipy_go.NOT_EXPRESSED)
+    total = expressed + missing
+    return (f"Functions expressible in gpubench's language: {expressed} of {total} "
+            f"({100 * expressed / total:.1f} %); the {missing} others are listed with the "
+            f"construct they lack in docs/scipy_go.md.")
+
+
+def counts(cases, by_case):
+    """The issue's counts over ``cases`` (one entry's planned cases) from their stored records."""
+    lines = []
+    stored = [c for c in cases if c.case_id in by_case]
+    ok = [c for c in stored if certified(by_case[c.case_id])]
+    unchecked = [c for c in ok if _unchecked(by_case[c.case_id].get("certification") or {})]
+    lines.append(f"Cases certified (GUB - GLB <= ftol): {len(ok)} of "
+                 f"{len(stored)} stored ({_pct(len(ok), len(stored))}); {len(cases)} planned"
+                 + (f"; in {len(unchecked)} of them the stated minimisers were not checked against the "
+                    f"regions (marked in the table)" if unchecked else "") + ".")
+    names = sorted({c.function for c in cases})
+    per_function = {f: [c for c in stored if c.function == f] for f in names}
+    done = [f for f in names if per_function[f] and
+            len(per_function[f]) == sum(c.function == f for c in cases)]
+    all_ok = [f for f in done if all(certified(by_case[c.case_id]) for c in per_function[f])]
+    lines.append(f"Functions certified at every planned n: {len(all_ok)} of {len(done)} with every case stored "
+                 f"({_pct(len(all_ok), len(done))}).")
+    small = [c for c in stored if c.dim <= 3 and not _scalable(c.function)]
+    small_ok = [c for c in small if certified(by_case[c.case_id])]
+    lines.append(f"Fixed-dimension functions with n <= 3 certified: {len(small_ok)} of {len(small)} stored "
+                 f"({_pct(len(small_ok), len(small))}).")
+    outside = [c for c in stored if inside_regions(by_case[c.case_id].get("certification") or {}) is False]
+    wrong = [c for c in outside if by_case[c.case_id]["certification"]["verdict"] in ("value wrong", "minimiser wrong")]
+    lines.append(f"Stated minimisers outside the output regions: in {len(outside)} case(s); in "
+                 f"{len(wrong)} of them the report proves SciPy wrong, the others lie within SciPy's own "
+                 f"success tolerance of the minimum (stated to too few digits).")
+    return lines
+
+
+def _pct(a, b):
+    return f"{100 * a / b:.1f} %" if b else "-"
+
+
+def _scalable(name):
+    try:
+        from ..workflow.certify import _entries
+        return _entries(name.split(".", 1)[0])(name).scalable
+    except (KeyError, ValueError):
+        return False
+
+
+def section(doc, experiment, variant, records, pub, figdir, reports, results=None):
+    """The counts and the table of each method entry, in file order; with two entries or more, each
+    is judged on its own records (never mixed: a case reads "missing" until its entry's own record
+    is stored), then the entries are set side by side where both are stored."""
+    from ..workflow.runner import plan
+    planned = plan(experiment, quick=variant == "quick")
+    by_case = {r["case"]: r for r in records}
+    entries = [m for m in experiment.variant(variant == "quick").methods if any(c.key == m.key for c in planned)]
+    if line := expressible(experiment.library):
+        doc.p(line)
+    for spec in entries:
+        cases = [c for c in planned if c.key == spec.key]
+        if len(entries) > 1:
+            doc.h(3, f"Entry `{spec.key}`")
+            doc.p(f"Settings of `{spec.key}` ({spec.method}): "
+                  + ", ".join(f"{k}={v}" for k, v in spec.settings.items()) + f". Cases stored: "
+                  + f"{sum(c.case_id in by_case for c in cases)} of {len(cases)}, each judged on its own record.")
+        if len(entries) > 1 and not any(c.case_id in by_case for c in cases):
+            doc.p(f"No record of `{spec.key}` is stored yet: its {len(cases)} cases are not counted or "
+                  f"shown (each reads {MISSING}); a GPU host runs them with `gpubench reproduce "
+                  f"{experiment.id} --backend cuda`.")
+            continue
+        _entry(doc, cases, by_case)
+    if len(entries) > 1:
+        _side_by_side(doc, entries, planned, by_case)
+    doc.p("Verdicts (`gpubench.workflow.certify.judge`): *agrees*: GUB - GLB <= ftol, f* within stated_atol of "
+          "[GLB, GUB] and every stated minimiser within xslack of an output region (one off the regions "
+          "but with f there within stated_atol of the minimum is named in the reason: stated to too few "
+          "digits); *SciPy's value is wrong*: f* below GLB (nothing in the domain reaches it), or above "
+          "GUB, with the best point and its outward-rounded interval enclosure; *SciPy's minimiser is not "
+          "a minimiser*: it lies in no output region and its outward-rounded enclosure is above GUB + "
+          "stated_atol; *not certified within budget*: GUB - GLB > ftol when the time limit ran out. "
+          "A stated minimiser of another dimension than n (SciPy states the n = 2 answer for every n) "
+          "is not checked, and the reason says so.")
+
+
+def _gap(record):
+    m = record.get("measured") or {}
+    return MISSING if m.get("glb") is None or m.get("gub") is None else _g(m["gub"] - m["glb"], 3)
+
+
+def _side_by_side(doc, entries, planned, by_case):
+    """The first entry against each other one, on the cases both have stored: how many each
+    certifies, and every case whose verdict differs (each verdict computed from its own record)."""
+    import pandas as pd
+    first = entries[0].key
+    index = {(c.key, c.function, c.dim): c for c in planned}
+    doc.h(3, "Entries side by side")
+    for spec in entries[1:]:
+        pairs = [(c, index.get((first, c.function, c.dim))) for c in planned if c.key == spec.key]
+        both = [(a, b) for b, a in pairs if a is not None and a.case_id in by_case and b.case_id in by_case]
+        if not both:
+            doc.p(f"`{spec.key}` beside `{first}`: no case is stored for both yet, so none is compared "
+                  f"(`{spec.key}`'s verdicts read {MISSING} until its own records are stored).")
+            continue
+        ok_a = sum(certified(by_case[a.case_id]) for a, _ in both)
+        ok_b = sum(certified(by_case[b.case_id]) for _, b in both)
+        doc.p(f"`{spec.key}` beside `{first}`, on the {len(both)} case(s) stored for both: `{first}` "
+              f"certifies {ok_a}, `{spec.key}` {ok_b}.")
+        rows = []
+        for a, b in both:
+            ra, rb = by_case[a.case_id], by_case[b.case_id]
+            va, vb = [(r.get("certification") or {}).get("verdict") for r in (ra, rb)]
+            if (va, certified(ra)) == (vb, certified(rb)):
+                continue
+            rows.append({"function": a.function.split(".", 1)[-1], "n": a.dim,
+                         f"GUB - GLB, {first}": _gap(ra),
+                         f"verdict, {first}": VERDICT_TEXT.get(va, MISSING),
+                         f"GUB - GLB, {spec.key}": _gap(rb),
+                         f"verdict, {spec.key}": VERDICT_TEXT.get(vb, MISSING)})
+        if rows:
+            doc.p("The cases whose verdict or certification differs:")
+            doc.table(pd.DataFrame(rows))
+        else:
+            doc.p("Every case has the same verdict in both.")
+
+
+def _entry(doc, planned, by_case):
+    """One entry's counts, its table and the cases where the library's statement is wrong."""
+    import pandas as pd
+    for line in counts(planned, by_case):
+        doc.p(line)
+    rows, wrong = [], []
+    for c in planned:
+        r = by_case.get(c.case_id)
+        cert = (r or {}).get("certification") or {}
+        m = (r or {}).get("measured") or {}
+        inside = inside_regions(cert)
+        row = {"function": c.function.split(".", 1)[-1], "n": c.dim,
+               "stated f*": _g(cert["stated_fstar"]) if cert else MISSING,
+               "stated x*": _minimisers(cert["stated_minimisers"]) if cert else MISSING,
+               "GLB": _g(m.get("glb"), 14) if r else MISSING, "GUB": _g(m.get("gub"), 14) if r else MISSING,
+               "x* in regions": {True: "yes", False: "no", None: "-"}[inside] if cert else MISSING,
+               "verdict": VERDICT_TEXT.get(cert.get("verdict"), MISSING),
+               "evidence / reason": ("stated minimisers not checked: the output regions (built on demand) "
+                                     "were not read when this record was judged" if _unchecked(cert) else
+                                     "; ".join(t for t in (_evidence(cert), cert.get("reason", "")) if t))
+               if cert else "",
+               "regions": m.get("regions", MISSING) if r else MISSING,
+               "seconds": format(m["seconds"], ".3g") if r and m.get("seconds") is not None else MISSING,
+               "backend": m.get("backend", MISSING) if r else MISSING}
+        rows.append(row)
+        if cert.get("verdict") in ("value wrong", "minimiser wrong"):
+            wrong.append(f"{c.function} n={c.dim}: {VERDICT_TEXT[cert['verdict']]}; stated f* "
+                         f"{_g(cert['stated_fstar'])}, certified [{_g(m.get('glb'), 14)}, {_g(m.get('gub'), 14)}]; "
+                         f"{_evidence(cert) or cert.get('reason', '')}")
+    if rows:
+        doc.table(pd.DataFrame(rows))
+    doc.p("Where SciPy's statement is wrong (" + (f"{len(wrong)} case(s))" if wrong else "none among the stored cases)")
+          + (":" if wrong else "."))
+    if wrong:
+        doc.items(wrong)

@@ -1,0 +1,1 @@
+"""Running cases: experiments loaded, resources checked, cases claimed, run, certified and recorded."""

@@ -1,0 +1,182 @@
+"""Resources checked before work: memory a command will need against what the machine has.
+
+Every command that allocates in proportion to its arguments (dimension, samples, starts,
+population, partition, workers) asks :func:`check` first, so that an argument too large for this
+machine is one line naming it and the figure, instead of a numpy ``ArrayMemoryError`` minutes
+later, or a process the kernel kills after it has swapped the machine to a halt.  The figures
+are estimates from the arrays each command holds at once (order of magnitude, erring high);
+they only have to separate "fits" from "cannot fit".
+
+psutil is not a dependency: the host's figure is ``MemAvailable`` of /proc/meminfo (free pages
+where there is no /proc), the GPU's is numba's device memory information.
+"""
+import os
+
+from ..errors import InputError
+
+GiB = 1024 ** 3
+F64 = 8
+# one Dask worker process of the runner: the interpreter, numpy, numba and a compiled function
+WORKER_BYTES = 1 * GiB
+# A compiled inner loop cannot be interrupted (numba never returns to the interpreter to see a
+# SIGINT): one iteration of the interval solver is capped at this many coordinate evaluations
+# (tens of seconds on a CPU core, or on a GPU), so that Ctrl-C and --time-limit are seen between
+# iterations.  The paper's largest runs (n = 1000, 4^10 subregions, 10 samples) take 1.1e10.
+MAX_ITERATION_WORK = {"cpu": 1e9, "cuda": 1e11}
+
+
+def host_available():
+    """Bytes of host memory a new allocation can take without swapping."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def device_available():
+    """Free bytes on the current CUDA device; None where there is no real GPU."""
+    from ..device.gpu import gpu_available
+    if not gpu_available():
+        return None
+    try:
+        from numba import cuda
+        free, _total = cuda.current_context().get_memory_info()
+        return int(free)
+    except Exception:  # a driver that cannot say: the kernels' own errors remain
+        return None
+
+
+def cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _size(n):
+    for unit, scale in (("TiB", 1024 ** 4), ("GiB", GiB), ("MiB", 1024 ** 2)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{max(n, 0) / 1024:.3g} KiB"
+
+
+def check(needs, device=False):
+    """Refuse, in one line, the first of ``needs`` that does not fit.
+
+    ``needs`` is ``[(argument, bytes)]``: ``argument`` as the user typed it (``--dim 1000000``),
+    ``bytes`` what it makes the command hold at once.  The total is compared with the host's
+    available memory, and with the GPU's free memory as well when ``device``.
+    """
+    needs = [(arg, float(b)) for arg, b in needs if b]
+    if not needs:
+        return
+    total = sum(b for _, b in needs)
+    arg = max(needs, key=lambda n: n[1])[0]
+    places = [("this machine", host_available())]
+    if device:
+        places.append(("the GPU", device_available()))
+    for where, have in places:
+        if have is not None and total > have:
+            raise InputError(f"{arg} needs about {_size(total)} of memory; {where} has "
+                             f"{_size(have)} available")
+
+
+def check_work(argument, evaluations, backend="cpu"):
+    """Refuse a single uninterruptible step of more than :data:`MAX_ITERATION_WORK` evaluations."""
+    cap = MAX_ITERATION_WORK["cuda" if backend == "cuda" else "cpu"]
+    if evaluations > cap:
+        raise InputError(f"{argument} makes one solver iteration evaluate about {evaluations:.2g} "
+                         f"coordinates (at most {cap:.0e} on {backend}, tens of seconds); lower it, "
+                         f"or --split-dims")
+
+
+def workers_cap():
+    """How many runner workers this machine can hold: one a core, :data:`WORKER_BYTES` each."""
+    have = host_available()
+    by_memory = int(have // WORKER_BYTES) if have is not None else cores()
+    return max(1, min(cores(), by_memory))
+
+
+def check_workers(workers, option="--workers"):
+    if workers is None:
+        return
+    cap = workers_cap()
+    if workers > cap:
+        have = host_available()
+        mem = f", {_size(have)} of memory available" if have is not None else ""
+        raise InputError(f"{option} {workers}: at most {cap} on this machine ({cores()} core(s){mem}, "
+                         f"about {_size(WORKER_BYTES)} a worker)")
+
+
+# ---------------------------------------------------------------- per command
+def method_needs(dim, settings, backend="cpu"):
+    """``[(argument, bytes)]`` for a run in ``dim`` dimensions with ``settings``.
+
+    Read from the settings a method declares (a partition, starts, a population, subdomains),
+    not from its name: a method names itself in its own module only.
+    """
+    s = settings
+    n = dim
+    dim_arg = f"--dim {dim}"
+    get = lambda k, d=None: getattr(s, k, d)  # noqa: E731
+    has = lambda *ks: all(hasattr(s, k) for k in ks)  # noqa: E731
+    if has("split_dims", "parts", "samples"):
+        from ..methods.solver.kernels import cut_capacity
+        from ..methods.solver.partition import PartitionRule
+        # the partition as the solver draws it (below s coordinates, more parts each)
+        rule = PartitionRule(n, split_dims=int(get("split_dims", 1)), parts=int(get("parts", 2)))
+        split, parts = rule.split_dims, rule.parts
+        subregions = float(parts) ** split
+        samples = int(get("samples", 1))
+        # every subregion of an iteration kept as lo, hi rows; the uncut tables per sample, and the
+        # cut tables (an interval a value, a few columns; kernels.cut_capacity)
+        check_work(f"--samples {samples}" if samples > subregions else dim_arg,
+                   subregions * (samples + 1) * n, backend)
+        cut = cut_capacity(split, n, parts, subregions)[0]
+        return [(dim_arg, 2 * F64 * subregions * n + 64 * F64 * n),
+                (f"--samples {samples}", 4 * F64 * (samples + 1) * (n + 2 * cut))]
+    if has("starts"):
+        starts = int(get("starts", 1))
+        if has("m"):  # limited memory: m pairs of vectors a start
+            m = int(get("m", 5))
+            per = F64 * (n * (2 * m + 12) + 4 * m * m + 64)
+        else:  # the Hessian, its Cholesky factor and the CG vectors of every start
+            per = F64 * (3 * n * n + 20 * n + 64)
+        return [(f"--set starts={starts}" if starts > 1000 else dim_arg, starts * per)]
+    if has("np"):
+        pop, runs = int(get("np", 50)), int(get("runs", 1))
+        arg = f"--set runs={runs}" if runs > max(pop, n) else f"--set np={pop}" if pop > n else dim_arg
+        return [(arg, 4 * F64 * pop * runs * (n + 2))]
+    if has("subdomains"):
+        sub = int(get("subdomains", 1))
+        return [(f"--set subdomains={sub}" if sub > n else dim_arg, 8 * F64 * sub * (n + 4))]
+    # SciPy's methods: a few vectors, and trust_constr's and trust_region's n x n matrices
+    return [(dim_arg, F64 * (4 * n * n + 64 * n))]
+
+
+def check_method(dim, settings):
+    backend = getattr(settings, "backend", "cpu")
+    device = backend == "cuda" or (backend == "auto" and _gpu())
+    check(method_needs(dim, settings, "cuda" if device else "cpu"), device=device)
+
+
+def _gpu():
+    from ..device.gpu import gpu_available
+    return gpu_available()
+
+
+def check_vectors(dim, per_coordinate, argument=None):
+    """A command holding ``per_coordinate`` bytes for each of ``dim`` coordinates."""
+    check([(argument or f"--dim {dim}", per_coordinate * dim)])
+    return dim
+
+
+__all__ = ["check", "check_method", "check_vectors", "check_work", "check_workers", "host_available",
+           "device_available", "workers_cap", "cores"]

@@ -1,0 +1,654 @@
+"""``gpubench reproduce EXPERIMENT``: run an experiment's cases and store one record each.
+
+An experiment (``experiments/*.toml``, see :mod:`gpubench.workflow.experiments_loader`)
+expands into cases: function x dimension x method entry x repetition.  Each
+case is run by ``gpubench.methods`` and stored as one JSON record,
+``results/<experiment>/<case-id>.json``, written to a temporary file in the
+same folder and renamed into place (``os.replace``), so a record is either
+complete or absent.  A rerun skips every case already stored: an interrupted
+sweep resumes where it stopped.  The case id names the method entry, function,
+n, variant and repetition, plus a hash of the method and its settings, so a
+changed setting is a new case; the backend it ran on is recorded, not part of its id.
+
+Scale-out (Dask distributed): ``--workers N`` starts a LocalCluster of N
+single-threaded worker processes (one per GPU on a GPU host:
+``dask_cuda.LocalCUDACluster`` when installed, otherwise one Nanny per worker
+with its own ``CUDA_VISIBLE_DEVICES``); ``--scheduler tcp://HOST:PORT`` uses a
+running cluster.  Workers only compute; records travel back and this process
+writes them, so a remote worker needs no shared disk.
+
+Records of the experiments of Zhang, Shan & Cagan (2026), PNAS Nexus 5(4)
+pgag103, hold what their tables print (iterations, output regions, time) and
+more: GLB, GUB, best value, evaluations, success against f*, the settings, and
+the environment (CPU, GPU and driver, Python and package versions, commit, date).
+"""
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import claims
+from ..device.gpu import atomic_write, check_writable_dir, visible_gpus
+from ..errors import InputError
+
+SCHEMA = 1
+MAX_HISTORY = 2000          # history points kept per record (evenly thinned beyond)
+MAX_REGION_NUMBERS = 20000  # regions stored only when n_regions * n is at most this
+
+
+@dataclass(frozen=True)
+class Case:
+    experiment: str
+    variant: str
+    function: str
+    dim: int
+    key: str
+    method: str
+    label: str
+    settings: dict = field(hash=False)
+    repetition: int = 0
+    success_tol: float = 1e-6
+    # layout "certify": the judge's tolerances ((key, value) pairs); the record then carries the
+    # library's statement judged against the rigorous result (gpubench.workflow.certify.judgement)
+    certify: tuple = field(default=(), hash=False, compare=False)
+
+    @property
+    def case_id(self):
+        return case_id(self.key, self.function, self.dim, self.variant, self.repetition,
+                       self.method, self.settings)
+
+    def describe(self):
+        return f"{self.key} {self.function} n={self.dim}" + (f" rep {self.repetition}" if self.repetition else "")
+
+
+# Where a case ran is what the record measured, not what was asked: a case run on a GPU
+# and the same case run on a CPU are one case, so a GPU record counts as stored.
+NOT_IDENTITY = ("backend",)
+
+
+def case_id(key, function, dim, variant, repetition, method, settings):
+    """The stored name of a case: entry, function, n, variant, repetition and a hash of the
+    method and its settings (a changed setting is a new case; the backend is not one)."""
+    kept = {k: v for k, v in settings.items() if k not in NOT_IDENTITY}
+    blob = json.dumps({"method": method, "settings": kept}, sort_keys=True)
+    h = hashlib.sha1(blob.encode()).hexdigest()[:8]
+    return f"{key}-{function.replace(':', '_')}-n{dim}-{variant}-r{repetition}-{h}"
+
+
+def plan(experiment, quick=False, backend=None):
+    """The cases of one variant of ``experiment``, in run order.
+
+    ``backend`` (auto/cpu/cuda) replaces the ``backend`` setting of every method
+    entry that has one.
+    """
+    if experiment.not_implemented:
+        return []
+    v = experiment.variant(quick)
+    # a fixed problem is a "function" at its size n, with settings of its own
+    axis = ([(p.problem, p.n, p.settings) for p in v.problems] if v.problems else
+            [(function, dim, {}) for dim in v.dims for function in v.functions] if v.dims else
+            # a library's functions, each at its own dimensions (experiment without dims)
+            [(function, dim, {}) for function in v.functions for dim in _own_dims(function)])
+    judged = tuple(sorted(experiment.certify.items())) if experiment.layout == "certify" else ()
+    cases = []
+    for function, dim, own in axis:
+        for spec in v.methods:
+            settings = {**spec.settings, **own}
+            if backend is not None and "backend" in settings:
+                settings["backend"] = backend
+            for rep in range(v.repetitions):
+                cases.append(Case(experiment.id, v.name, function, dim, spec.key, spec.method,
+                                  spec.label, settings, rep, experiment.success_tol, judged))
+    return cases
+
+
+def _own_dims(function):
+    from .certify import own_dims
+    return own_dims(function)
+
+
+# ---------------------------------------------------------------- one case
+_ENV = {}
+
+
+def environment():
+    """The environment of this process (computed once): machine, GPU, versions, commit."""
+    if not _ENV:
+        from importlib import metadata
+        from ..device import environment as env
+        e = env.capture()
+        e.pop("argv", None)
+        for pkg in ("dask", "distributed", "matplotlib", "rich"):
+            try:
+                e["versions"][pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                e["versions"][pkg] = None
+        e["numba_cuda_simulator"] = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+        _ENV.update(e)
+    out = dict(_ENV)
+    import datetime
+    out["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return out
+
+
+def _finite(v):
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+
+
+def success(result, fstar, tol, sense="min"):
+    """(success, rule): rigorous methods by enclosure, the others by distance to f*."""
+    if fstar is None:
+        return bool(result.converged), "converged (no f* known)"
+    if result.glb is not None and result.gub is not None:
+        ok = bool(result.converged and result.glb <= fstar <= result.gub)
+        return ok, "converged and GLB <= f* <= GUB"
+    if result.fun is None:
+        return False, "no value"
+    gap = (result.fun - fstar) if sense == "min" else (fstar - result.fun)
+    return bool(gap <= tol), f"|best f - f*| <= {tol:g}"
+
+
+def _thin(history):
+    """At most MAX_HISTORY evenly spaced points of each per-iteration series, with their iterations."""
+    series = {k: v for k, v in history.items() if isinstance(v, list)}
+    lengths = {len(v) for k, v in series.items() if k in ("glb", "gub", "list_size")}
+    if len(lengths) != 1:
+        return history
+    n = lengths.pop()
+    if n <= MAX_HISTORY:
+        idx = list(range(n))
+    else:
+        step = (n - 1) / (MAX_HISTORY - 1)
+        idx = sorted({round(k * step) for k in range(MAX_HISTORY)})
+    out = dict(history)
+    for k in ("glb", "gub", "list_size"):
+        if k in series:
+            out[k] = [series[k][i] for i in idx]
+    out["iteration"] = [i + 1 for i in idx]
+    return out
+
+
+def warm_up(fn, dim, method, settings):
+    """Compile before timing: the point forms, then whatever the method declares as its warm-up.
+
+    Each function's code is compiled by numba on first use (seconds per
+    function and backend, cached on disk afterwards).  Warming up first makes
+    the recorded ``seconds`` measure the method, not the compiler; the warm-up
+    is stored apart (``warmup_seconds``).  Returns the seconds spent.
+    """
+    import numpy as np
+    t0 = time.perf_counter()
+    if hasattr(fn, "points"):           # a constrained problem has no point forms: its method compiles
+        lo, hi = fn.bounds(dim)
+        x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
+        fn.point(x)
+        fn.gradient(x)
+        fn.points(x[None, :])
+    if method.warmup is not None:
+        method.warmup(fn, dim, settings)
+    return time.perf_counter() - t0
+
+
+def runnable(case):
+    """Whether this runner can run ``case``: a method on a library function, or a procedure
+    that has its run (the others still run through their papers' scripts)."""
+    from .. import functions
+    from ..problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return bool(catalog.PROCEDURES[case.method].run)
+    if case.function.split(".", 1)[0] in functions.LIBRARIES:
+        return case.function in functions.names(case.function.split(".", 1)[0])
+    return case.function in functions.names() or case.function.startswith("paper001:")
+
+
+def run_procedure(case):
+    """A procedure's case (a fixed problem's table row): measured numbers and the table's own
+    figures (``result``) in the one record format."""
+    from ..problems import catalog
+    env = environment()
+    proc = catalog.PROCEDURES[case.method]
+    settings = {**proc.settings, **case.settings}
+    t0 = time.perf_counter()
+    measured, result = proc.runner()(case.function, case.dim, settings)
+    wall = time.perf_counter() - t0
+    measured = {**measured, "wall_seconds": wall}
+    record = {
+        "schema": SCHEMA,
+        "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
+        "key": case.key, "method": case.method, "label": case.label,
+        "function": case.function, "dim": case.dim, "sense": "min", "repetition": case.repetition,
+        "problem": {"name": case.function, "n": case.dim},
+        "settings": case.settings, "options": settings,
+        "measured": measured,
+        "fstar": None, "success": bool(measured["converged"]), "success_rule": "converged (no f* known)",
+        "result": result,
+        "environment": env,
+    }
+    return json.loads(json.dumps(record, default=_json_default))
+
+
+def run_case(case):
+    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
+    from .. import methods
+    from ..problems import catalog
+    if case.method in catalog.PROCEDURES:
+        return run_procedure(case)
+    env = environment()
+    fn = catalog.function_of(case.function)
+    method = methods.get(case.method)
+    values = dict(case.settings)
+    if case.repetition and "seed" in method.settings.names():
+        # repetitions of a stochastic method are independent: repetition r adds r to the seed
+        values["seed"] = values.get("seed", method.make_settings().seed) + case.repetition
+    settings = method.make_settings(values)
+    warm = warm_up(fn, case.dim, method, settings)
+    t0 = time.perf_counter()
+    result = method.run(fn, case.dim, settings)
+    wall = time.perf_counter() - t0
+    record = make_record(case, fn, result, wall, warm, env)
+    if case.certify:
+        from .certify import judgement
+        record["certification"] = json.loads(json.dumps(
+            judgement(case.function, case.dim, fn, result, **dict(case.certify)), default=_json_default))
+    return record
+
+
+def problem(fn, dim):
+    """What identifies the problem a record solved beyond the function's name: its box and
+    parameters at ``dim`` (digests of the exact float64 arrays; the domain's extremes for a reader)."""
+    import numpy as np
+    lo, hi = (np.ascontiguousarray(b, dtype=np.float64) for b in fn.bounds(dim))
+    par = np.ascontiguousarray(fn.params(dim) if hasattr(fn, "params") else np.zeros((0, dim)), dtype=np.float64)
+    return {"domain": [float(lo.min()), float(hi.max())],
+            "domain_sha1": hashlib.sha1(lo.tobytes() + hi.tobytes()).hexdigest(),
+            "params_sha1": hashlib.sha1(repr(par.shape).encode() + par.tobytes()).hexdigest()}
+
+
+def make_record(case, fn, result, wall, warm, env, provenance=None):
+    """The stored record of ``case`` from its OptimizeResult and timings."""
+    fstar = fn.fstar(case.dim) if hasattr(fn, "fstar") else None
+    if fstar is not None and math.isnan(fstar):
+        fstar = None                    # paper 001's networks: no known minimum
+    ok, rule = success(result, fstar, case.success_tol, fn.sense)
+    keep_regions = result.n_regions * case.dim <= MAX_REGION_NUMBERS
+    d = result.to_dict(max_regions=None if keep_regions else 0)
+    history = _thin(d.get("history") or {})
+    runs = d["options"].get("runs")
+    measured = {
+        "iterations": result.iterations,
+        "regions": result.n_regions if result.has_regions else None,
+        "glb": _finite(result.glb), "gub": _finite(result.gub),
+        "best_f": result.fun,
+        "evaluations": result.nfev, "gradient_evaluations": result.njev,
+        "seconds": result.seconds, "wall_seconds": wall, "warmup_seconds": warm,
+        "converged": result.converged, "message": result.message, "backend": result.backend,
+        "runs": runs, "runs_completed": history.get("runs_completed", runs),
+    }
+    record = {
+        "schema": SCHEMA,
+        "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
+        "key": case.key, "method": case.method, "label": case.label,
+        "function": case.function, "dim": case.dim, "sense": fn.sense, "repetition": case.repetition,
+        "problem": problem(fn, case.dim),
+        "settings": case.settings, "options": d["options"],
+        "measured": measured,
+        "fstar": fstar, "success": ok, "success_rule": rule,
+        "x": d["x"] if d["x"] is not None and len(d["x"]) <= 10000 else None,
+        "regions": d["regions"] if keep_regions else None,
+        "history": history,
+        "environment": env,
+    }
+    if provenance:
+        record["provenance"] = provenance
+    return json.loads(json.dumps(record, default=_json_default))
+
+
+def _json_default(v):
+    import numpy as np
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+# ---------------------------------------------------------------- storage
+def results_dir(path=None):
+    """``path``, $GPUBENCH_RESULTS, the checkout's results/, or ./results (:mod:`gpubench.paths`)."""
+    from ..paths import results_dir as where
+    return where(path)
+
+
+def write_record(folder, record):
+    """Store ``record`` as ``folder/<case>.json`` atomically (temporary file, fsync, rename)."""
+    final = Path(folder) / f"{record['case']}.json"
+    atomic_write(final, json.dumps(record, indent=1))
+    return final
+
+
+def clean_partial(folder, older_than=None):
+    """Remove temporary files that a killed writer left (``atomic_write``'s ``.NAME.XXXX.tmp``).
+
+    ``older_than`` (seconds) spares younger ones: with several processes writing to one
+    folder, a younger file may be another writer's record about to be renamed into place.
+    """
+    removed = 0
+    now = time.time()
+    for p in Path(folder).glob(".*.tmp"):
+        try:
+            if older_than is not None and now - p.stat().st_mtime < older_than:
+                continue
+        except FileNotFoundError:
+            continue
+        p.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+_MEASURED_KEYS = ("iterations", "seconds", "converged", "best_f")
+
+
+def valid_record(rec, case_id=None):
+    """True when ``rec`` has the shape every reader relies on (a record cut short or edited is not)."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("case"), str):
+        return False
+    if case_id is not None and rec["case"] != case_id:
+        return False
+    m = rec.get("measured")
+    if not isinstance(m, dict) or any(k not in m for k in _MEASURED_KEYS):
+        return False
+    return all(k in rec for k in ("method", "function", "dim", "success"))
+
+
+def load_records(folder, warn=True):
+    """Every complete, well-formed record in ``folder``.  Any other ``.json`` file there is named on
+    stderr (once per process; ``warn=False`` for a folder read only in passing, not an experiment's)
+    and its case counts as missing, so it is re-run."""
+    out = []
+    for p in sorted(Path(folder).glob("*.json")):
+        try:
+            with open(p) as fh:
+                rec = json.load(fh)
+        except (OSError, ValueError):
+            rec = None
+        if valid_record(rec, p.stem):
+            out.append(rec)
+        elif warn and str(p) not in _WARNED:
+            _WARNED.add(str(p))
+            print(f"gpubench: warning: {p} is not a complete record (truncated or edited); its case "
+                  f"counts as missing", file=sys.stderr)
+    return out
+
+
+_WARNED = set()
+
+
+def stored_cases(folder):
+    return {r["case"] for r in load_records(folder)}
+
+
+# ---------------------------------------------------------------- progress
+class _PlainProgress:
+    """One line per event, for logs and pipes."""
+
+    def __init__(self, title, total, stream):
+        self.title, self.total, self.stream = title, total, stream
+        self.done = 0
+        self.t0 = time.perf_counter()
+
+    def _say(self, text):
+        print(text, file=self.stream, flush=True)
+
+    def start(self, cases):
+        if len(cases) == 1:
+            self._say(f"[{self.done + 1}/{self.total}] {cases[0].describe()} ...")
+
+    def finish(self, case, record):
+        self.done += 1
+        m = record["measured"]
+        bits = [f"{m['seconds']:.2f} s"]
+        if m.get("glb") is not None:
+            bits.append(f"GLB {m['glb']:.6g} GUB {m['gub']:.6g}, {m['iterations']} its, {m['regions']} region(s)")
+        elif m.get("best_f") is not None:
+            bits.append(f"best f {m['best_f']:.6g}")
+        bits.append("success" if record["success"] else "no success")
+        self._say(f"[{self.done}/{self.total}] {case.describe()}: {', '.join(bits)}; "
+                  f"elapsed {time.perf_counter() - self.t0:.1f} s")
+
+    def close(self):
+        pass
+
+
+class _RichProgress:
+    """A live bar on a terminal: cases done of total, the current case(s), elapsed time."""
+
+    def __init__(self, title, total, stream):
+        from rich.console import Console
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                                   TimeElapsedColumn)
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.fields[title]}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"),
+                                 console=Console(file=stream), transient=False)
+        self.progress.start()
+        self.task = self.progress.add_task("", total=total, title=title)
+        self.running = {}
+
+    def start(self, cases):
+        for c in cases:
+            self.running[c.case_id] = c
+        self._show()
+
+    def _show(self):
+        cur = list(self.running.values())
+        text = cur[0].describe() if len(cur) == 1 else f"{len(cur)} cases running" if cur else ""
+        self.progress.update(self.task, description=text)
+
+    def finish(self, case, record):
+        self.running.pop(case.case_id, None)
+        m = record["measured"]
+        self.progress.console.print(f"  {case.describe()}: {m['seconds']:.2f} s, "
+                                    f"{'success' if record['success'] else 'no success'}")
+        self.progress.advance(self.task)
+        self._show()
+
+    def close(self):
+        self.progress.stop()
+
+
+def _progress(title, total, stream, fancy=None):
+    if fancy is None:
+        fancy = stream.isatty()
+    return (_RichProgress if fancy else _PlainProgress)(title, total, stream)
+
+
+# ---------------------------------------------------------------- Dask
+def gpu_worker_spec(workers, gpus):
+    """Per-worker environments for one worker per GPU (round-robin when workers > GPUs);
+    ``gpus`` lists the visible GPUs' names (:func:`gpubench.device.gpu.visible_gpus`)."""
+    return {f"gpu-{i}": {"CUDA_VISIBLE_DEVICES": gpus[i % len(gpus)], "NUMBA_NUM_THREADS": "1"}
+            for i in range(workers)}
+
+
+def start_client(workers=None, scheduler=None, processes=True):
+    """A Dask client on a new LocalCluster (``workers``) or an existing scheduler; (client, cluster)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--workers and --scheduler need dask[distributed]: pip install 'gpubench[scale]'") from None
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="20s"), None
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    # Every service on loopback and no dashboard: a sweep is not a web service.  Dask starts an
+    # HTTP server on the scheduler and on each worker whatever `dashboard` says (dashboard_address=None
+    # still means port 8787, with the /info, /json and /metrics pages); it is bound to a free loopback
+    # port and given no routes, so it serves nothing.
+    import dask
+    dask.config.set({"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []})
+    local = {"dashboard_address": "127.0.0.1:0", "worker_dashboard_address": "127.0.0.1:0",
+             "scheduler_kwargs": {"dashboard": False}}
+    if processes:
+        local["host"] = "127.0.0.1"  # the in-process cluster talks inproc://, no socket at all
+    gpus = visible_gpus() if processes else []
+    if gpus:
+        try:
+            from dask_cuda import LocalCUDACluster
+            cluster = LocalCUDACluster(n_workers=min(workers, len(gpus)), threads_per_worker=1,
+                                       interface="lo", **{k: v for k, v in local.items() if k != "host"})
+        except ImportError:
+            from distributed import Nanny, Scheduler, SpecCluster
+            cluster = SpecCluster(
+                scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False,
+                                                         "dashboard_address": "127.0.0.1:0"}},
+                # memory_limit 0: Dask's "auto" gives a worker memory in proportion to its threads
+                # (1 of the host's cores: 8 GB on a 32-core, 256 GB host) and restarts it above
+                # that; a worker here owns a whole GPU and its share of the host, not one core's
+                workers={name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1",
+                                                          "dashboard_address": "127.0.0.1:0",
+                                                          "memory_limit": 0}}
+                         for name, env in gpu_worker_spec(workers, gpus).items()})
+    elif processes:
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               env={"NUMBA_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": "1"}, **local)
+    else:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False, **local)
+    return Client(cluster), cluster
+
+
+# ---------------------------------------------------------------- the sweep
+@dataclass
+class Summary:
+    experiment: str
+    variant: str
+    total: int
+    skipped: int
+    ran: int
+    seconds: float
+    folder: str
+
+
+def sweep(experiment, quick=False, backend=None, results=None, workers=None, scheduler=None,
+          processes=True, stream=None, fancy=None, shard=None):
+    """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``; with
+    ``shard = (k, N)`` only the cases of the k-th of N shares of its functions (1-based)."""
+    stream = stream or sys.stdout
+    if experiment.not_implemented:
+        raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
+    cases = plan(experiment, quick, backend)
+    other = sorted({f"{c.method} on {c.function}" for c in cases if not runnable(c)})
+    if other:
+        raise InputError(f"{experiment.id}: the runner cannot run {other[0]}")
+    cases = _available(cases, experiment.id, stream)
+    if shard is not None:
+        cases = of_shard(cases, *shard)
+    folder = check_writable_dir(results_dir(results), "--results") / experiment.id
+    check_writable_dir(folder, "results folder")
+    clean_partial(folder)
+    stored = stored_cases(folder)
+    pending = [c for c in cases if c.case_id not in stored]
+    variant = "quick" if quick else "full"
+    t0 = time.perf_counter()
+    skipped = len(cases) - len(pending)
+    if skipped:
+        print(f"{experiment.id} ({variant}): {skipped} of {len(cases)} case(s) already stored in {folder}, skipped",
+              file=stream, flush=True)
+    pending = claims.claim(folder, pending, valid_record, stream)
+    if not pending:
+        return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
+    bar = _progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
+    done = []
+    try:
+        if workers or scheduler:
+            _run_dask(pending, folder, bar, workers, scheduler, processes, done)
+        else:
+            for case in pending:
+                bar.start([case])
+                record = run_case(case)
+                write_record(folder, record)
+                done.append(case)
+                bar.finish(case, record)
+    except KeyboardInterrupt:
+        # the case under way is not stored (a record is whole or absent); the same command resumes
+        print(f"{experiment.id} ({variant}): interrupted; {len(done)} case(s) stored this time, "
+              f"{skipped + len(done)} of {len(cases)} in all in {folder}; the same command runs the "
+              f"other {len(cases) - skipped - len(done)}", file=stream, flush=True)
+        raise
+    finally:
+        bar.close()
+        claims.release(folder, pending)
+    return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
+
+
+def of_shard(cases, k, n):
+    """The cases of the k-th of n shares (1-based) of the functions, in the plan's order of first
+    appearance: processes side by side (``--shard k/N``) each run whole functions, so a function's
+    forms compile in one process only, and together they run every case once."""
+    order = list(dict.fromkeys(c.function for c in cases))
+    mine = {f for i, f in enumerate(order) if i % n == k - 1}
+    return [c for c in cases if c.function in mine]
+
+
+def needs_gpu(case):
+    """Whether a case's entry runs on a CUDA GPU only (``backend = "cuda"``, or the interval
+    solver's ``loop = "device"``)."""
+    return case.settings.get("backend") == "cuda" or case.settings.get("loop") == "device"
+
+
+def _available(cases, experiment_id, stream):
+    """``cases`` less those of an optional method whose package is missing here (a peer: one line
+    says which and how to install it; nothing is stored for them, so a later run with the package
+    installed runs them), and less those of an entry that needs a GPU where none is (or where
+    ``--backend cpu`` asked for the CPU): their reports read "missing" until a GPU host runs them."""
+    from .. import methods
+    from ..device.gpu import cuda_usable
+    from ..problems import catalog
+    gpu_only = [c for c in cases if needs_gpu(c)
+                and (c.settings.get("backend") == "cpu" or not cuda_usable())]
+    for key in dict.fromkeys(c.key for c in gpu_only):
+        n = sum(1 for c in gpu_only if c.key == key)
+        print(f"{experiment_id}: {n} case(s) of {key} left out: it runs on a CUDA GPU only "
+              f"(`gpubench reproduce {experiment_id} --backend cuda` on a GPU host)", file=stream, flush=True)
+    left = {id(c) for c in gpu_only}
+    cases = [c for c in cases if id(c) not in left]
+    gone = {}
+    for c in cases:
+        if c.method in catalog.PROCEDURES or c.method in gone:
+            continue
+        m = methods.get(c.method)
+        if m.requires and not m.available:
+            gone[c.method] = m
+    if not gone:
+        return cases
+    for name, m in sorted(gone.items()):
+        n = sum(1 for c in cases if c.method == name)
+        print(f"{experiment_id}: {n} case(s) of {name} left out: {', '.join(m.missing())} not installed "
+              f"({m.install})", file=stream, flush=True)
+    return [c for c in cases if c.method not in gone]
+
+
+def _run_dask(pending, folder, bar, workers, scheduler, processes, done):
+    from dask.distributed import as_completed
+    client, cluster = start_client(workers, scheduler, processes)
+    try:
+        futures = {client.submit(run_case, c, key=f"gpubench-{c.case_id}-{time.time_ns()}", pure=False): c
+                   for c in pending}
+        bar.start(pending)
+        for fut in as_completed(futures):
+            case = futures[fut]
+            record = fut.result()
+            write_record(folder, record)
+            done.append(case)
+            bar.finish(case, record)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+__all__ = ["Case", "plan", "run_case", "sweep", "write_record", "load_records", "success", "start_client"]
