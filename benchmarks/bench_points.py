@@ -41,7 +41,7 @@ class CudaPoints:
         from gpubench import functions
         fn = functions.get(function)
         lo, hi = fn.bounds(C.GPU_DIM)
-        self.kernel = fn.module("gpu").points
+        self.kernel = fn.module("cuda").points
         self.d_X = cuda.to_device(_points(C.GPU_DIM, C.GPU_POINTS, lo, hi))
         self.d_p = cuda.to_device(np.ascontiguousarray(fn.params(C.GPU_DIM)))
         self.d_out = cuda.device_array(C.GPU_POINTS)

@@ -86,7 +86,7 @@ def test_kernel_p_indices_distinct():
     """kernel(P) alone (simulated), with a small population so that rejections happen often."""
     from numba import cuda
     from numba.cuda.random import create_xoroshiro128p_states
-    mod = de_gpu._module(FLAT, "gpu")
+    mod = de_gpu._module(FLAT, "cuda")
     NP, R, D = 4, 5, 3
     idx = cuda.device_array((R * NP, 4), dtype=np.int32)
     mod.de_indices[1, R * NP](idx, create_xoroshiro128p_states(R * NP, 1), NP, R, D)
@@ -257,7 +257,7 @@ sigs = {"de_fast": (a3, a2, a1, a1, a2, st, i1, li, li, I, I, R, R, I, I, I, I, 
         "de_indices": (i2, st, I, I, I),
         "de_stream": (a1, a1, li, li, a1, a1, a2, U, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B),
         "de_stream_init": (a3, a1, li, a1, a1, a2, U, li, li, I, I, I, I, I, R, R, B)}
-mod = de_gpu._module(F.get("shifted_griewank"), "gpu")
+mod = de_gpu._module(F.get("shifted_griewank"), "cuda")
 for k, sig in sigs.items():
     ptx = compile_ptx(getattr(mod, k), sig, device=False)
     assert ".entry" in ptx and (k in ("de_indices", "de_stream_init") or "bar.sync" in ptx), k
@@ -406,7 +406,7 @@ a3, a2, a1 = (T.Array(T.float64, k, "C") for k in (3, 2, 1))
 st = numba.typeof(np.zeros(2, dtype=xoroshiro128p_dtype))
 i1, li, I, R, B = T.Array(T.int32, 1, "C"), T.Array(T.int64, 1, "C"), T.int64, T.float64, T.boolean
 sig = (a3, a2, a1, a1, a2, st, i1, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B)
-mod = de_gpu._module(F.get("shifted_rastrigin"), "gpu")
+mod = de_gpu._module(F.get("shifted_rastrigin"), "cuda")
 with tempfile.TemporaryDirectory() as d:
     open(d + "/k.ptx", "w").write(compile_ptx(mod.de_fast, sig, device=False))
     out = subprocess.run(["ptxas", "-arch=sm_90", "-c", "-v", d + "/k.ptx", "-o", d + "/k.o"],

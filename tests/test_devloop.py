@@ -190,7 +190,7 @@ sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
        A3, A3, A2, A2, A2, A2, I2, I2, A3, A3, A2, A2,
        A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, int64, int64, int64)
-mod = codegen.load(functions.get(sys.argv[1]).definition, "gpu", kernels.extensions("gpu", smax=16, loop=True))
+mod = codegen.load(functions.get(sys.argv[1]).definition, "cuda", kernels.extensions("cuda", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)
 print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]), "bar.sync" in ptx)
 '''

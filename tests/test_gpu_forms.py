@@ -34,10 +34,10 @@ def _rng(*key):
 
 
 class GpuForms:
-    """The batched drivers of a 'gpu' module, launched as kernels with the CPU drivers' signatures."""
+    """The batched drivers of a 'cuda' module, launched as kernels with the CPU drivers' signatures."""
 
     def __init__(self, fn):
-        self.m = fn.module("gpu")
+        self.m = fn.module("cuda")
 
     def _launch(self, kernel, rows, *args):
         threads = 4

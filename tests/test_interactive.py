@@ -48,15 +48,15 @@ def test_a_typed_in_run_compiles_before_its_time_limit_starts(monkeypatch, capsy
     to the search, which converges, and the run's wall time holds the warm-up.  Without it a cold
     run spent its limit compiling and answered after one iteration."""
     import time
-    from gpubench.workflow import runner
+    from gpubench.workflow import warmup
     calls = []
-    real = runner.warm_up
+    real = warmup.warm_up
 
     def slow(*args):
         calls.append(args[1])
         time.sleep(1.5)
         return real(*args)
-    monkeypatch.setattr(runner, "warm_up", slow)
+    monkeypatch.setattr(warmup, "warm_up", slow)
     argv = ["levy", "--dim", "3", "--backend", "cpu", "--json"]
     argv = (["minimize", *argv, "--method", "interval", "--set", "time_limit=1"] if command == "minimize"
             else ["solve", *argv, "--time-limit", "1"])

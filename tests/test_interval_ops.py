@@ -38,9 +38,9 @@ INF = math.inf
 NAN = math.nan
 DBL_MAX = sys.float_info.max
 TINY = 5e-324
-BACKENDS = ("cpu", "gpu")
+BACKENDS = ("cpu", "cuda")
 # boxes per op: at least 4 exact point checks each (corners + random points inside)
-N_CASES = {"cpu": 10_000, "gpu": 6_500}
+N_CASES = {"cpu": 10_000, "cuda": 6_500}
 N_RANDOM_POINTS = 3
 SEED = 20261122
 # outward widening of the transcendentals: CPU 3 ulps, GPU 4 ulps
@@ -519,7 +519,7 @@ def test_inputs_cover_the_families():
 
 def test_gpu_kernel_matches_device_functions():
     """The GPU ops inside a cuda.jit kernel (simulated) agree with direct calls."""
-    ns = namespace("gpu")
+    ns = namespace("cuda")
     iadd, idiv, isin, iexp = ns["iadd"], ns["idiv"], ns["isin"], ns["iexp"]
 
     @cuda.jit

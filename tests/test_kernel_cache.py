@@ -32,13 +32,13 @@ from gpubench.methods.lbfgsb import batch
 from gpubench.methods import de_gpu
 from gpubench.methods.tron import kernels
 fn = F.get("levy")
-de = de_gpu._module(fn, "gpu")
+de = de_gpu._module(fn, "cuda")
 found = {k: getattr(de, k) for k in ("de_init", "de_indices", "de_mcer", "de_block", "de_fast", "de_stream_init",
                                     "de_stream")}
-found["lbfgsb_starts"] = batch.module(fn, "gpu").lbfgsb_starts
-found["points"] = codegen.load(fn.definition, "gpu").points
+found["lbfgsb_starts"] = batch.module(fn, "cuda").lbfgsb_starts
+found["points"] = codegen.load(fn.definition, "cuda").points
 from gpubench.methods import subdomain_bnb
-found["subdomains"] = codegen.load(fn.definition, "gpu", (subdomain_bnb.GPU_EXTENSION,)).sub_bounds_kernel
+found["subdomains"] = codegen.load(fn.definition, "cuda", (subdomain_bnb.GPU_EXTENSION,)).sub_bounds_kernel
 found["tron"] = kernels.tron_kernel("library", tron.forms_for(fn, "cuda"))
 found.update(zip(("cholesky", "backsolve", "forwardsolve"), kernels.linalg_kernels()))
 print(json.dumps({k: [type(d._cache).__name__, d.py_func.__code__.co_filename] for k, d in found.items()}))

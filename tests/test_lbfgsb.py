@@ -473,7 +473,7 @@ def _kernel_run(source, fn, X0, lo, hi):
     from numba import cuda
 
     from gpubench.forms import codegen
-    mod = codegen.load(fn.definition, "gpu", extensions=(source + batch._DRIVER["gpu"],))
+    mod = codegen.load(fn.definition, "cuda", extensions=(source + batch._DRIVER["cuda"],))
     N, n = X0.shape
     V, SYb, SM, SV = batch.work_arrays(N, n, 5, "cuda")
     dX, dR = cuda.device_array((N, n)), cuda.to_device(np.zeros((N, batch.RESW)))

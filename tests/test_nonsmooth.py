@@ -272,7 +272,7 @@ def _launch(kernel, rows, *args):
 
 class GpuForms:
     def __init__(self, fn):
-        self.m = fn.module("gpu")
+        self.m = fn.module("cuda")
 
     def intervals(self, LO, HI, p, flo, fhi):
         _launch(self.m.intervals, LO.shape[0], LO, HI, p, flo, fhi)
@@ -283,7 +283,7 @@ class GpuForms:
 
 class GpuMeanValue:
     def __init__(self, fn, driver):
-        self.k = getattr(fn.module("gpu"), driver)
+        self.k = getattr(fn.module("cuda"), driver)
 
     def intervals(self, LO, HI, p, flo, fhi):
         _launch(self.k, LO.shape[0], LO, HI, p, flo, fhi, *[np.empty_like(LO) for _ in range(5)])

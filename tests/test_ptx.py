@@ -2,7 +2,7 @@
 
 The CUDA simulator runs the device functions as Python, so it cannot show what the GPU will
 execute.  Here the real numba-cuda compiler (NVVM; no GPU and no driver needed) compiles
-small device functions that call the interval ops of ``namespace("gpu")`` to PTX for
+small device functions that call the interval ops of ``namespace("cuda")`` to PTX for
 compute capability 9.0, in a subprocess without ``NUMBA_ENABLE_CUDASIM``.  The PTX must
 contain the directed-rounding instructions (``add.rm.f64``, ``mul.rp.f64``, ``div.rm.f64``,
 ``sqrt.rp.f64`` ...) and no ``fma``: numba-cuda contracts a plain ``a*b + c`` into
@@ -39,7 +39,7 @@ from gpubench.device.ptx import compile_ptx  # numba.cuda.compile_ptx(..., cc=(9
 
 CC = (9, 0)
 F = float64
-ns = namespace("gpu")
+ns = namespace("cuda")
 iadd, isub, imul, idiv, irecip = ns["iadd"], ns["isub"], ns["imul"], ns["idiv"], ns["irecip"]
 isqrt, ipow, isqr, _hits = ns["isqrt"], ns["ipow"], ns["isqr"], ns["_hits"]
 isin, icos, iexp, ilog = ns["isin"], ns["icos"], ns["iexp"], ns["ilog"]

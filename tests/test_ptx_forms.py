@@ -42,7 +42,7 @@ SIGS = {"points": (A2, A2, A), "gradients": (A2, A2, A2, A2), "intervals": (A2, 
                   A2, A2, A, A, T.int8[:], I)}
 out = {}
 for d in (NS, NET):
-    m = codegen.load(d, "gpu", kernels.extensions("gpu", 128))
+    m = codegen.load(d, "cuda", kernels.extensions("cuda", 128))
     for k, sig in SIGS.items():
         ptx = compile_ptx(getattr(m, k), sig, device=False)
         out[f"{d.name}:{k}"] = {"entry": ".entry" in ptx, "add.rm": "add.rm.f64" in ptx,

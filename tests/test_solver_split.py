@@ -338,7 +338,7 @@ A1, A2, A3, I1, I2 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::
 B2, O8 = int8[:, ::1], int8[::1]
 sig = (A1, A1, A2, A1, A1, I1, I1, int64, int64, int64, int64, float64, A2, I1, I1, A2, A2, B2, I1,
        A2, A2, A2, A2, B2, I2, A3, A3, I2, A2, A2, A1, A1, O8)
-mod = codegen.load(functions.get("levy").definition, "gpu", kernels.extensions("gpu", smax=16))
+mod = codegen.load(functions.get("levy").definition, "cuda", kernels.extensions("cuda", smax=16))
 ptx = compile_ptx(mod.sweep_split, sig, device=False)
 print(max(int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)))
 '''
@@ -370,13 +370,13 @@ def test_kernel_modules_are_real_files_named_by_their_content(tmp_path, monkeypa
     from gpubench.methods.solver import kernels
     monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
     defn = functions.get("levy").definition
-    ext = kernels.extensions("gpu", smax=kernels.smax_for(10))
-    src = codegen.source(defn, "gpu", ext)
+    ext = kernels.extensions("cuda", smax=kernels.smax_for(10))
+    src = codegen.source(defn, "cuda", ext)
     assert "@_cuda.jit(cache=True)\ndef sweep_split(" in src
     other = dataclasses.replace(defn, expr=defn.expr + 1)
-    a = codegen.load(defn, "gpu", ext)
-    b = codegen.load(other, "gpu", ext)
-    c = codegen.load(defn, "gpu", kernels.extensions("gpu", smax=kernels.smax_for(40)))
+    a = codegen.load(defn, "cuda", ext)
+    b = codegen.load(other, "cuda", ext)
+    c = codegen.load(defn, "cuda", kernels.extensions("cuda", smax=kernels.smax_for(40)))
     # (a module loaded earlier in this process is reused from wherever it was written)
     files = {m.__file__ for m in (a, b, c)}
     assert len(files) == 3 and all(os.path.isfile(f) for f in files)
@@ -415,9 +415,9 @@ def _kernel_sources(names):
     from gpubench.methods import subdomain_bnb
     from gpubench.methods.solver import kernels
     sets = (("cpu", kernels.extensions("cpu")), ("cpu", (uncut.HOST_BASES,)),
-            ("gpu", kernels.extensions("gpu", smax=16)), ("gpu", kernels.extensions("gpu", smax=16, loop=True)),
-            ("gpu", kernels.extensions("gpu", nmax=16)), ("cpu", (subdomain_bnb.CPU_EXTENSION,)),
-            ("gpu", (subdomain_bnb.GPU_EXTENSION,)))
+            ("cuda", kernels.extensions("cuda", smax=16)), ("cuda", kernels.extensions("cuda", smax=16, loop=True)),
+            ("cuda", kernels.extensions("cuda", nmax=16)), ("cpu", (subdomain_bnb.CPU_EXTENSION,)),
+            ("cuda", (subdomain_bnb.GPU_EXTENSION,)))
     for name in names:
         for backend, ext in sets:
             yield name, backend, codegen.source(functions.get(name).definition, backend, ext)

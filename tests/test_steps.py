@@ -77,7 +77,7 @@ def ns_cpu():
     return backends.namespace("cpu")
 
 
-@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
 def test_point_roundings_are_exact(backend):
     ns = backends.namespace(backend)
     rng = np.random.default_rng(7)
@@ -91,7 +91,7 @@ def test_point_roundings_are_exact(backend):
             assert Fraction(got) == exact(Fraction(v)), (name, v, got)
 
 
-@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
 def test_interval_roundings_are_exact_and_jump_is_honest(backend):
     ns = backends.namespace(backend)
     rng = np.random.default_rng(11)
@@ -219,7 +219,7 @@ def test_gpu_forms_enclose_under_the_simulator():
     # natural, mean value and best kernels; not compared with the CPU's bounds: the simulated GPU
     # rounds each operation exactly once in the outward direction, the CPU steps an ulp after
     # rounding to nearest, and a step turns that ulp into a whole integer near a jump
-    m = FN.module("gpu")
+    m = FN.module("cuda")
     rng = np.random.default_rng(5)
     lo, hi = boxes(2, 12, rng)
     p = np.array(FN.params(2))
@@ -235,7 +235,7 @@ PTX_SCRIPT = r'''
 from numba import float64 as F
 from gpubench.interval.backends import namespace
 from gpubench.device.ptx import compile_ptx
-ns = namespace("gpu")
+ns = namespace("cuda")
 def make(op):
     def f(a, b):
         return op(a, b)
@@ -247,7 +247,7 @@ import numba
 import tests_steps_defn as M
 from gpubench.forms.function import TestFunction
 fn = TestFunction(M.defn())
-mod = fn.module("gpu")
+mod = fn.module("cuda")
 lo = __import__("numpy").zeros((4, 2))
 sig = tuple(numba.typeof(a) for a in (lo, lo, fn.params(2), lo[:, 0].copy(), lo[:, 0].copy()))
 ptx = compile_ptx(mod.intervals, sig, device=False)

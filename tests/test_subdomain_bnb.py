@@ -215,7 +215,7 @@ from gpubench.forms import codegen
 from gpubench import functions
 from gpubench.methods import subdomain_bnb as sb
 f = functions.get("styblinski_tang")
-mod = codegen.load(f.definition, "gpu", extensions=(sb.GPU_EXTENSION,))
+mod = codegen.load(f.definition, "cuda", extensions=(sb.GPU_EXTENSION,))
 A1, A2 = float64[:], float64[:, :]
 sig = (A1, A1, int64[:], A2, int64, A1, A1, A2, A2, A2, A2, A2, A2, A2)
 ptx = compile_ptx(mod.sub_bounds_kernel.py_func, sig, cc=(9, 0), device=False)

@@ -245,7 +245,7 @@ compile_ptx(fwd, (a2, a2, i), device=False)
 forms = tron.forms_for(functions.get("shifted_sphere"), "cuda")
 compile_ptx(kernels.tron_kernel("library", forms), sig, device=False)
 from gpubench.methods.tron import hessian
-hess = hessian.load(functions.get("shifted_sphere").definition, 3, "gpu")
+hess = hessian.load(functions.get("shifted_sphere").definition, 3, "cuda")
 compile_ptx(kernels.tron_kernel("symbolic", forms, hess), sig, device=False)
 print("PTX OK")
 """

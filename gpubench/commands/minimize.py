@@ -41,14 +41,14 @@ def parse_sets(items):
 
 def compile_first(method, fn, dim, settings, progress):
     """Before a typed-in run with a time limit, the warm-up the runner does before a record
-    (:func:`gpubench.workflow.runner.warm_up`: numba compiling the forms and the method's kernels, tens of
+    (:func:`gpubench.workflow.warmup.warm_up`: numba compiling the forms and the method's kernels, tens of
     seconds the first time on a CPU, cached on disk afterwards), so that the limit is the search's:
     a cold run spent it compiling and answered after one iteration.  The seconds count in the run's
     "compiling and setting up"."""
     if method.warmup is None or getattr(settings, "time_limit", None) is None:
         return
     from contextlib import nullcontext
-    from ..workflow.runner import warm_up
+    from ..workflow.warmup import warm_up
     # on a log or a pipe nothing: stderr keeps only what the run says (a bad input: one line)
     with (progress.ticker(f"{method.name}: compiling (once; cached for the next run)") if progress.tty
           else nullcontext()):

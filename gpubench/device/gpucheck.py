@@ -6,7 +6,7 @@ Run on a GPU host, from the repository root::
 
 The simulator (``NUMBA_ENABLE_CUDASIM=1``) runs it too, at a small ``--size``; the tests
 do that.  What it does, for each of ``iadd isub imul idiv isqrt iexp ilog isin icos`` from
-``namespace("gpu")``:
+``namespace("cuda")``:
 
 1. builds ``--size`` input boxes on the host (seeded): random boxes of every width and sign
    mixed with adversarial ones (huge arguments up to 1.8e308, subnormals, zero endpoints,
@@ -645,7 +645,7 @@ def main(argv=None):
     print(f"gpucheck on {env['gpu_name']} (cc {env['compute_capability']}, driver {env['driver_version']}, "
           f"simulator {env['simulator']})", flush=True)
     record = {"tool": "gpubench.device.gpucheck", "schema": 1, "environment": env}
-    record.update(run_checks(namespace("gpu"), args.size, args.exact, args.seed, ops,
+    record.update(run_checks(namespace("cuda"), args.size, args.exact, args.seed, ops,
                              log=lambda s: print(s, flush=True)))
     record["wall_s"] = time.perf_counter() - t0
     status = exit_status(record)

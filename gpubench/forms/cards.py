@@ -199,7 +199,7 @@ def import_generated(modname, backend):
         sys.modules[modname] = module  # numba's cache locator looks the module up while it runs
         try:
             with phase("codegen.import"):
-                watch_compiles(cuda=backend == "gpu")  # imports numba, as the module is about to
+                watch_compiles(cuda=backend == "cuda")  # imports numba, as the module is about to
                 spec.loader.exec_module(module)
         except BaseException:
             sys.modules.pop(modname, None)

@@ -781,7 +781,7 @@ def intervals_best(LO, HI, p, out_lo, out_hi, C, GLO, GHI, WLO, WHI):
     for r in range(LO.shape[0]):
         out_lo[r], out_hi[r] = interval_best(LO[r], HI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
 ''',
-    "gpu": '''
+    "cuda": '''
 from numba import cuda as _cuda
 
 

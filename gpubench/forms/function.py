@@ -142,7 +142,7 @@ class TestFunction:
 
     # ------------------------------------------------------------ compiled code
     def module(self, backend="cpu"):
-        """The generated module of this function on ``backend`` ('cpu' or 'gpu')."""
+        """The generated module of this function on ``backend`` ('cpu' or 'cuda')."""
         if backend not in self._modules:
             self._modules[backend] = self.load(backend)
         return self._modules[backend]

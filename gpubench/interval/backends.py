@@ -1,6 +1,6 @@
 """Compile the one source of the interval operations for each backend.
 
-``namespace("cpu")`` and ``namespace("gpu")`` return dictionaries mapping every
+``namespace("cpu")`` and ``namespace("cuda")`` return dictionaries mapping every
 primitive and interval operation name (``iadd``, ``isin``, ``add_dn`` ...) to its
 compiled form: ``numba.njit`` functions for the CPU, numba-cuda device functions
 for the GPU.  Generated code (see ``gpubench.forms.codegen``) runs with one of these
@@ -14,7 +14,7 @@ import types
 
 from . import ops
 
-BACKENDS = ("cpu", "gpu")
+BACKENDS = ("cpu", "cuda")
 
 
 _VARIANTS = itertools.count(1)
@@ -63,7 +63,7 @@ def namespace(backend):
         rounding.check_no_flush_to_zero()
         # error_model="numpy": x/0 gives inf or nan as IEEE 754 says, not an exception
         compile_ = njit(error_model="numpy")
-    elif backend == "gpu":
+    elif backend == "cuda":
         from numba import cuda
 
         from . import rounding_gpu as rounding

@@ -167,14 +167,14 @@ def _module(fn, backend):
     from .. import kernels
     from ..forms.cards import Derived
     replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
-    if backend == "gpu" and CHUNK is not None:
+    if backend == "cuda" and CHUNK is not None:
         replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
-    if backend == "gpu" and STREAM_REGISTERS:
+    if backend == "cuda" and STREAM_REGISTERS:
         replace.append(("\nSTREAM_REGISTERS = 0  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
-    ext = kernels.splice("de_gpu" if backend == "gpu" else "de_cpu", replace)
+    ext = kernels.splice("de_gpu" if backend == "cuda" else "de_cpu", replace)
     # term_forms is derived (sympy) only when the module is not in the cache (a second process
     # finds it through the function's card, without the definition)
-    extensions = [Derived("term_forms"), ext] if backend == "gpu" else [ext]
+    extensions = [Derived("term_forms"), ext] if backend == "cuda" else [ext]
     return fn.load(backend, extensions, negate=fn.sense != "min")
 
 
@@ -480,7 +480,7 @@ def _run_cuda(plan, force_paper=False):
     from numba import cuda
     from numba.cuda.random import create_xoroshiro128p_states
     s = plan.s
-    mod = _module(plan.fn, "gpu")
+    mod = _module(plan.fn, "cuda")
     NP, R, D = plan.NP, plan.R, plan.D
     total = R * NP
     limits = _device_limits()

@@ -220,7 +220,7 @@ class _Bounder:
         if backend == "cuda":
             from numba import cuda
             self.cuda = cuda
-            self.mod = codegen.load(defn, "gpu", extensions=(GPU_EXTENSION,))
+            self.mod = codegen.load(defn, "cuda", extensions=(GPU_EXTENSION,))
             self.d_p = cuda.to_device(self.p)
         else:
             self.mod = codegen.load(defn, "cpu", extensions=(CPU_EXTENSION,))

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import claims
+from .progress import progress
+from .warmup import warm_up  # noqa: F401  (a case's warm-up; scripts call it here too)
 from ..device.gpu import atomic_write, check_writable_dir, visible_gpus
 from ..errors import InputError
 
@@ -170,27 +172,6 @@ def _thin(history):
             out[k] = [series[k][i] for i in idx]
     out["iteration"] = [i + 1 for i in idx]
     return out
-
-
-def warm_up(fn, dim, method, settings):
-    """Compile before timing: the point forms, then whatever the method declares as its warm-up.
-
-    Each function's code is compiled by numba on first use (seconds per
-    function and backend, cached on disk afterwards).  Warming up first makes
-    the recorded ``seconds`` measure the method, not the compiler; the warm-up
-    is stored apart (``warmup_seconds``).  Returns the seconds spent.
-    """
-    import numpy as np
-    t0 = time.perf_counter()
-    if hasattr(fn, "points"):           # a constrained problem has no point forms: its method compiles
-        lo, hi = fn.bounds(dim)
-        x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
-        fn.point(x)
-        fn.gradient(x)
-        fn.points(x[None, :])
-    if method.warmup is not None:
-        method.warmup(fn, dim, settings)
-    return time.perf_counter() - t0
 
 
 def runnable(case):
@@ -392,80 +373,6 @@ def stored_cases(folder):
 
 
 # ---------------------------------------------------------------- progress
-class _PlainProgress:
-    """One line per event, for logs and pipes."""
-
-    def __init__(self, title, total, stream):
-        self.title, self.total, self.stream = title, total, stream
-        self.done = 0
-        self.t0 = time.perf_counter()
-
-    def _say(self, text):
-        print(text, file=self.stream, flush=True)
-
-    def start(self, cases):
-        if len(cases) == 1:
-            self._say(f"[{self.done + 1}/{self.total}] {cases[0].describe()} ...")
-
-    def finish(self, case, record):
-        self.done += 1
-        m = record["measured"]
-        bits = [f"{m['seconds']:.2f} s"]
-        if m.get("glb") is not None:
-            bits.append(f"GLB {m['glb']:.6g} GUB {m['gub']:.6g}, {m['iterations']} its, {m['regions']} region(s)")
-        elif m.get("best_f") is not None:
-            bits.append(f"best f {m['best_f']:.6g}")
-        bits.append("success" if record["success"] else "no success")
-        self._say(f"[{self.done}/{self.total}] {case.describe()}: {', '.join(bits)}; "
-                  f"elapsed {time.perf_counter() - self.t0:.1f} s")
-
-    def close(self):
-        pass
-
-
-class _RichProgress:
-    """A live bar on a terminal: cases done of total, the current case(s), elapsed time."""
-
-    def __init__(self, title, total, stream):
-        from rich.console import Console
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                                   TimeElapsedColumn)
-        self.progress = Progress(SpinnerColumn(), TextColumn("{task.fields[title]}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"),
-                                 console=Console(file=stream), transient=False)
-        self.progress.start()
-        self.task = self.progress.add_task("", total=total, title=title)
-        self.running = {}
-
-    def start(self, cases):
-        for c in cases:
-            self.running[c.case_id] = c
-        self._show()
-
-    def _show(self):
-        cur = list(self.running.values())
-        text = cur[0].describe() if len(cur) == 1 else f"{len(cur)} cases running" if cur else ""
-        self.progress.update(self.task, description=text)
-
-    def finish(self, case, record):
-        self.running.pop(case.case_id, None)
-        m = record["measured"]
-        self.progress.console.print(f"  {case.describe()}: {m['seconds']:.2f} s, "
-                                    f"{'success' if record['success'] else 'no success'}")
-        self.progress.advance(self.task)
-        self._show()
-
-    def close(self):
-        self.progress.stop()
-
-
-def _progress(title, total, stream, fancy=None):
-    if fancy is None:
-        fancy = stream.isatty()
-    return (_RichProgress if fancy else _PlainProgress)(title, total, stream)
-
-
-# ---------------------------------------------------------------- Dask
 def gpu_worker_spec(workers, gpus):
     """Per-worker environments for one worker per GPU (round-robin when workers > GPUs);
     ``gpus`` lists the visible GPUs' names (:func:`gpubench.device.gpu.visible_gpus`)."""
@@ -561,7 +468,7 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     pending = claims.claim(folder, pending, valid_record, stream)
     if not pending:
         return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
-    bar = _progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
+    bar = progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)
     done = []
     try:
         if workers or scheduler:

@@ -31,11 +31,11 @@ WROWS = 6       # 2m vectors per start
 KERNEL_SOURCE = kernels.splice("lbfgsb")
 
 
-_DRIVER = {"cpu": kernels.splice("lbfgsb_cpu"), "gpu": kernels.splice("lbfgsb_gpu")}
+_DRIVER = {"cpu": kernels.splice("lbfgsb_cpu"), "cuda": kernels.splice("lbfgsb_gpu")}
 
 
 def module(fn, backend):
-    """The generated module of ``fn`` with the batch kernel appended (``backend`` 'cpu' or 'gpu')."""
+    """The generated module of ``fn`` with the batch kernel appended (``backend`` 'cpu' or 'cuda')."""
     return codegen.load(fn.definition, backend, extensions=(KERNEL_SOURCE + _DRIVER[backend],))
 
 
@@ -85,7 +85,7 @@ class Starts:
             self.X, self.R = np.zeros((N, n)), self.res
         else:
             from numba import cuda
-            self.mod = module(fn, "gpu")
+            self.mod = module(fn, "cuda")
             self.data = tuple(cuda.to_device(a) for a in (X0, lo, hi, p))
             self.X, self.R = cuda.device_array((N, n)), cuda.to_device(self.res)
 

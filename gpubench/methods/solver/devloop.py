@@ -77,8 +77,8 @@ class DeviceLoop:
         self.w2 = 1 if terms.has_window2 else 0
         with phase("cuda.context"):
             cuda.get_current_device()
-        self.module = codegen.load(search.definition, "gpu",
-                                   kernels.extensions("gpu", smax=kernels.smax_for(self.s), loop=True))
+        self.module = codegen.load(search.definition, "cuda",
+                                   kernels.extensions("cuda", smax=kernels.smax_for(self.s), loop=True))
         self.simulated = bool(config.ENABLE_CUDASIM)
         nagg1 = max(terms.count, 1)
         nprod1 = max(terms.nprod, 1)

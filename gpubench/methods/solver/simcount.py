@@ -63,7 +63,7 @@ def interval_operations(module):
     from ...interval import backends
     counts = Counter()
     lock = threading.Lock()  # the simulator runs a block's threads as Python threads
-    names = [k for k in backends.namespace("gpu") if k.startswith("i") and k in vars(module)]
+    names = [k for k in backends.namespace("cuda") if k.startswith("i") and k in vars(module)]
     saved = {k: getattr(module, k) for k in names}
 
     def wrap(name, real):

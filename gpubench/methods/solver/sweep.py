@@ -117,9 +117,9 @@ class CudaSweep:
         with phase("cuda.context"):  # made here, where to_device below would make it anyway
             cuda.get_current_device()
         # only the kernel that runs is generated: the split one's size depends on s, not on n
-        ext = (kernels.extensions("gpu", nmax=kernels.nmax_for(n)) if full
-               else kernels.extensions("gpu", smax=kernels.smax_for(min(split_dims, n))))
-        self.module = codegen.load(definition, "gpu", ext)
+        ext = (kernels.extensions("cuda", nmax=kernels.nmax_for(n)) if full
+               else kernels.extensions("cuda", smax=kernels.smax_for(min(split_dims, n))))
+        self.module = codegen.load(definition, "cuda", ext)
         self.params = cuda.to_device(np.ascontiguousarray(params))
         self.dom_lo = cuda.to_device(dom_lo)
         self.dom_hi = cuda.to_device(dom_hi)

@@ -104,7 +104,7 @@ def forms_for(fn, backend):
     """The generated module of library function ``fn`` (minimised: -f for sense='max')."""
     from ...forms import codegen
     defn = fn.definition.negated() if fn.sense == "max" else fn.definition
-    return codegen.load(defn, "gpu" if backend == "cuda" else "cpu")
+    return codegen.load(defn, "cuda" if backend == "cuda" else "cpu")
 
 
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
@@ -139,7 +139,7 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     if objective == "library" and hessian == "symbolic":
         from . import hessian as hgen
         defn = fn.definition.negated() if fn.sense == "max" else fn.definition
-        hess = hgen.load(defn, n, "gpu" if backend == "cuda" else "cpu")
+        hess = hgen.load(defn, n, "cuda" if backend == "cuda" else "cpu")
         kind = "symbolic"
     ws = 2 * n * n + 16 * n
     out = np.zeros((nb, 5))

@@ -95,7 +95,7 @@ def source(defn, n, backend):
 
 
 def load(defn, n, backend):
-    """The generated module (with ``hessian``) of ``defn`` at n on 'cpu' or 'gpu'."""
+    """The generated module (with ``hessian``) of ``defn`` at n on 'cpu' or 'cuda'."""
     t0 = time.perf_counter()
     text = source(defn, n, backend)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
