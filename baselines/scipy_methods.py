@@ -70,6 +70,17 @@ differential_evolution
     stays in the box by construction.  SciPy's own polish
     (L-BFGS-B with a numerical gradient) is replaced by an L-BFGS-B polish
     within the bounds with the analytic gradient (``polish=True``).
+    The same method at another paper's settings is a choice of settings, not a
+    copy: ``np`` fixes the population exactly (SciPy's popsize multiplies n;
+    with ``np`` the initial population is np points uniform in the box, drawn
+    from the run's stream and passed as SciPy's ``init`` array), and
+    ``max_evaluations`` sets maxiter = max_evaluations // population - 1
+    (the initial population, then one population per generation).  Qin et
+    al.'s (2012) DE/rand/1/bin, for instance (experiments/qin2012_triangulate/):
+    strategy="rand1bin", mutation=[0.5], recombination=0.3, np=NP,
+    max_evaluations=10^4 n, updating="deferred" (synchronous generations, as
+    the paper's kernels), polish=false.  A trial element outside the box is
+    drawn again uniformly in its interval (SciPy's rule, de-gpu's too).
 direct
     ``scipy.optimize.direct`` in its locally biased form DIRECT-L (Gablonsky &
     Kelley 2001, ref. 20), eps=1e-4, maxfun=1000 n, maxiter=1000,
@@ -184,13 +195,34 @@ class DifferentialEvolutionSettings(_Common):
     init: str = setting("latinhypercube", "initial population", choices=("latinhypercube", "sobol", "halton", "random"))
     updating: str = setting("immediate", "update the best at once or per generation", choices=("immediate", "deferred"))
     polish: bool = setting(True, "polish the best with L-BFGS-B in the box (analytic gradient)")
+    np: Optional[int] = setting(None, "population size exactly (unset: popsize x n); set, the initial "
+                                      "population is np points uniform in the box", minimum=5)
+    max_evaluations: Optional[int] = setting(None, "evaluations of a run, initial population included "
+                                                   "(unset: maxiter decides); set, maxiter = "
+                                                   "max_evaluations // population - 1", minimum=1)
     paper_runs: ClassVar[int] = 100
     paper_label: ClassVar[str] = "Differential evolution"
-    bounds_rule: ClassVar[str] = "population kept in the box by construction"
+    bounds_rule: ClassVar[str] = ("population kept in the box by construction (a trial element outside "
+                                  "it is drawn again uniformly in its interval)")
 
     def validate(self):
         if not 1 <= len(self.mutation) <= 2:
             raise InputError("differential_evolution: mutation must be F or (lo, hi)")
+        if self.max_evaluations is not None and self.np is not None and self.max_evaluations < 2 * self.np:
+            raise InputError(f"differential_evolution: max_evaluations ({self.max_evaluations}) is less than "
+                             f"two populations (np = {self.np})")
+
+    def resolved(self, dim):
+        d = self.as_dict()
+        population = self.np if self.np is not None else self.popsize * dim
+        if self.max_evaluations is not None:
+            # SciPy evaluates the initial population, then one population per generation (no polish)
+            d["maxiter"] = max(self.max_evaluations // population - 1, 1)
+        # recorded as used: the population, the evaluations a run may take, and where it starts
+        d["init_array"] = self.np is not None
+        d["np"] = d["population"] = population
+        d["max_evaluations"] = (d["maxiter"] + 1) * population
+        return d
 
 
 @dataclass
@@ -405,11 +437,16 @@ def _polish(obj, x):
 
 def _differential_evolution(obj, rng, s):
     vectorized = s["updating"] == "deferred"
+    mutation = tuple(s["mutation"])
+    # a population of exactly np: SciPy's popsize multiplies n, so the initial population is
+    # given as an array, np points uniform in the box from the run's own stream
+    init = (rng.uniform(obj.lo, obj.hi, size=(s["np"], obj.lo.size)) if s["init_array"]
+            else s["init"])
     res = optimize.differential_evolution(
         obj.fs if vectorized else obj.f, list(zip(obj.lo, obj.hi)), strategy=s["strategy"],
         maxiter=s["maxiter"], popsize=s["popsize"], tol=s["tol"], atol=s["atol"],
-        mutation=tuple(s["mutation"]), recombination=s["recombination"], init=s["init"],
-        updating=s["updating"], vectorized=vectorized, polish=False, rng=rng)
+        mutation=mutation[0] if len(mutation) == 1 else mutation, recombination=s["recombination"],
+        init=init, updating=s["updating"], vectorized=vectorized, polish=False, rng=rng)
     x, fun, nit = res.x, float(res.fun), int(res.nit)
     if s["polish"]:
         px, pf, pit = _polish(obj, x)

@@ -48,32 +48,38 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
                   & (pub["metric"] == metric)]
         return None if not len(sub) else sub.iloc[0]
 
+    from .triangulation import run_errors
+    tri = _triangulation(experiment, results) if variant == "full" else None
     rows, total_fev, mismatches = [], 0, []
+    several = len({m.method for m in v.methods}) > 1
     for dim in v.dims:
         for f in v.functions:
             flabel = _function_label(f)
             for spec in v.methods:
                 np_ = spec.settings.get("np")
+                # every repetition of the entry (a peer's record is one run, de-gpu's all of them)
+                reps = [x for x in records if (x["key"], x["function"], x["dim"]) == (spec.key, f, dim)]
                 recs = groups.get((spec.key, f, dim), [])
                 r = recs[0] if recs else None
                 pe, ps, pt = (published(flabel, dim, np_, m) for m in ("best_efv", "success_rate", "time_s"))
                 row = {"Function": f"{flabel} ({f})", "D": dim, "NP": np_}
+                if several:  # e.g. a triangulation's SciPy, EvoX and evosax entries at one NP
+                    row["Method"] = f"{spec.method} ({spec.key})"
                 row["Error, published"] = NOT_PUBLISHED if pe is None else f"{pe['mean']:.3f} ({pe['std']:.3f})"
                 if r is None:
                     row.update({"Error, measured": MISSING, "Runs": MISSING, "SR, measured (95% CI)": MISSING})
                     errs, sr_m = None, None
                 else:
-                    h = r.get("history", {})
-                    errs = [float(e) for e in h.get("run_error", [])]
+                    errs, run_success = run_errors(reps, experiment.success_tol)
                     n = len(errs)
-                    k = sum(bool(s) for s in h.get("run_success", []))
+                    k = sum(run_success)
                     sr_m = k / n if n else None
                     lo, hi = _clopper_pearson(k, n) if n else (None, None)
                     sd = statistics.stdev(errs) if n > 1 else 0.0
                     row["Error, measured"] = f"{statistics.fmean(errs):.3g} ({sd:.3g})" if n else MISSING
                     row["Runs"] = n
                     row["SR, measured (95% CI)"] = f"{sr_m:.2f} [{lo:.2f}, {hi:.2f}]" if n else MISSING
-                    total_fev += r["measured"].get("evaluations") or 0
+                    total_fev += sum(x["measured"].get("evaluations") or 0 for x in reps)
                 if ps is None:
                     row["SR, published (95% CI)"] = NOT_PUBLISHED
                     row["SR matches"] = NOT_PUBLISHED
@@ -91,7 +97,8 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
                             mismatches.append(f"{flabel} D={dim} NP={np_}: measured {sr_m:.2f}, "
                                               f"published {ps['mean']:.2f}")
                 row["Verdict"] = _row_verdict(doc, experiment, f"{flabel} D={dim} NP={np_}", r, errs,
-                                              h.get("run_success", []) if r is not None else [], pe, ps)
+                                              run_success if r is not None else [], pe, ps,
+                                              tri and (tri, (f, dim, np_)), reps)
                 row["Time per run (s), published"] = (NOT_PUBLISHED if pt is None
                                                       else f"{pt['mean']:.3f} ({pt['std']:.3f})")
                 if r is None:
@@ -99,7 +106,7 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
                     row["Backend"] = MISSING
                 else:
                     runs = max(1, len(errs or []))
-                    sec_ = r["measured"]["seconds"]
+                    sec_ = sum(x["measured"]["seconds"] for x in reps)
                     row["Time (s), measured: all runs / per run"] = f"{_seconds(sec_)} / {_seconds(sec_ / runs)}"
                     row["Backend"] = r["measured"].get("backend")
                 rows.append(row)
@@ -126,9 +133,21 @@ PUBLISHED_RUNS = 25
 MEAN_RTOL = 0.5
 
 
-def _row_verdict(doc, experiment, label, record, errs, run_success, pe, ps):
+def _triangulation(experiment, results):
+    """(records of the experiment named in [verdicts] triangulate, grouped; its success_tol), or None."""
+    name = experiment.verdicts.get("triangulate")
+    if not name:
+        return None
+    from .triangulation import load
+    e, groups = load(name, results)
+    return groups, e.success_tol
+
+
+def _row_verdict(doc, experiment, label, record, errs, run_success, pe, ps, tri=None, records=None):
     """The success rate (binomial interval), the mean error (t-interval or tolerance) and the spread
-    (F test) of a row against the published, each by its rule (gpubench.reports.verdict)."""
+    (F test) of a row against the published, each by its rule (gpubench.reports.verdict); a row that
+    differs carries what the independent implementations of ``tri`` gave at its settings
+    (gpubench.reports.triangulation)."""
     from . import verdict as V
     if pe is None and ps is None:
         return NOT_PUBLISHED
@@ -145,7 +164,15 @@ def _row_verdict(doc, experiment, label, record, errs, run_success, pe, ps):
         parts.append(V.mean(errs, float(pe["mean"]), vs.get("rtol", MEAN_RTOL), "mean error", printed=text["mean"]))
         if len(errs) > 1:
             parts.append(V.spread(errs, float(pe["std"]), PUBLISHED_RUNS, "error spread", printed=text["std"]))
-    return doc.verdict(label, V.combine(parts).explained(vs.get("explained", {}).get(label)), [record])
+    verdict = V.combine(parts).explained(vs.get("explained", {}).get(label))
+    if tri and verdict.kind == V.DIFFERS and pe is not None and ps is not None:
+        from . import triangulation as T
+        (groups, tol), (function, dim, np_) = tri
+        ours = T.Figure.of_runs(errs, run_success)
+        paper = T.Figure.published(pe["mean"], pe["std"], ps["mean"], PUBLISHED_RUNS)
+        entries, sentence = T.triangulate(groups, tol, function, dim, np_, ours, paper)
+        verdict = verdict.triangulated(T.public(entries), sentence, T.explains(entries))
+    return doc.verdict(label, verdict, records or [record])   # every run the row's figures pool
 
 
 # Readings of the paper tested against its mismatched success rates (the former

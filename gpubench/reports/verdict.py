@@ -33,7 +33,7 @@ class Verdict:
     reason: str = ""        # differs: the explanation found (or NOT_EXPLAINED); not reproduced: why
     failed: str = ""        # differs: the rule(s) that did not hold
     # differs: what independent implementations at the row's settings gave, each
-    # {method, figure, records, ...} (gpubench.triangulation); stored with the row
+    # {method, figure, records, ...} (gpubench.reports.triangulation); stored with the row
     triangulation: tuple = ()
     records: tuple = ()     # the case ids of the stored records the verdict rests on
 

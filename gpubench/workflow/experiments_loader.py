@@ -41,6 +41,9 @@ reads (every key is checked; an unknown key is an error)::
 
     [verdicts]                      # how the report judges each published row (gpubench.reports.verdict)
     rtol = 0.25                     # relative tolerance for statistics (means, times per iteration)
+    triangulate = "qin2012_triangulate_table1"   # an experiment of independent implementations at the
+                                    # rows' settings: each row that differs carries what they gave
+                                    # (gpubench.reports.triangulation)
     [verdicts.explained]            # a row that differs, with the explanation the suite found
     "levy_delta n=500" = "the paper's sample spacing (docs/reproduction.md)"
     [verdicts.not_reproduced]       # a row not measured, with its reason (data or definition)
@@ -396,10 +399,13 @@ def _verdicts(path, v):
     """[verdicts]: rtol (a number >= 0), explained and not_reproduced (tables of row -> text)."""
     if not isinstance(v, dict):
         _fail(path, "verdicts must be a table")
-    bad = sorted(set(v) - {"rtol", "explained", "not_reproduced"})
+    bad = sorted(set(v) - {"rtol", "explained", "not_reproduced", "triangulate"})
     if bad:
-        _fail(path, f"verdicts: unknown key {bad[0]!r}; allowed: explained, not_reproduced, rtol")
+        _fail(path, f"verdicts: unknown key {bad[0]!r}; allowed: explained, not_reproduced, rtol, triangulate")
     out = {}
+    if "triangulate" in v:
+        # the experiment of independent implementations at the rows' settings (gpubench.reports.triangulation)
+        out["triangulate"] = _str(path, "verdicts.triangulate", v["triangulate"])
     if "rtol" in v:
         r = v["rtol"]
         if isinstance(r, bool) or not isinstance(r, (int, float)) or not r >= 0:

@@ -1,0 +1,255 @@
+"""Triangulation of a row that differs: independent implementations at the paper's settings.
+
+A published row whose measured figure differs from the paper's is run again by implementations
+of the same algorithm that share no code with gpubench's method (for paper 002's DE/rand/1/bin:
+SciPy's ``differential_evolution``, EvoX's ``DE`` and evosax's ``DifferentialEvolution``), at the
+row's settings, through the same harness: an experiment of its own (named in the table's
+``[verdicts] triangulate``), whose records live in ``results/<its id>/``.  Each independent
+implementation gives a figure, the mean final error over its runs (with its 95 % t-interval)
+and the success rate (k of n); the row's verdict then says on which side each one falls.
+
+The agreement rule (docs/verdicts.md), one rule for both sides:
+
+* two mean errors agree when their 95 % intervals overlap, each widened by its printed
+  precision: |m_a - m_b| <= h_a + h_b + p_a + p_b, where h is the half-width of Student's 95 %
+  interval of the mean over the runs (for a published mean, from its printed standard
+  deviation over the paper's runs) and p is half a unit of the last printed digit (0.0005 for
+  the paper's three decimals; 0 for a measured mean);
+* two success rates agree when their Clopper-Pearson 95 % intervals overlap (a published rate,
+  printed to two decimals, widened by 0.005);
+* an independent implementation *agrees with* a side when both of its figures agree with that
+  side's.  It sides with ours, with the paper, with both (they are then too close to tell
+  apart) or with neither.
+
+A row is *explained* by its triangulation when at least one independent implementation agrees
+with ours and none with the paper (nor with both): the published figure is not what the printed
+algorithm at the printed settings gives.  One that agrees with neither is named, with the side it
+is nearer.  When one agrees with the paper, gpubench's method is in question, and the row says so.
+"""
+import math
+from dataclasses import dataclass
+
+# the independent implementations, named as a reader knows them
+LIBRARY = {"differential_evolution": "SciPy", "evox-de": "EvoX", "evosax-de": "evosax"}
+OURS = "ours"
+PAPER = "the paper"
+BOTH = "both"
+NEITHER = "neither"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A mean final error over n runs with its 95 % half-width, and k successes of n."""
+    mean: float
+    half: float
+    k: int
+    n: int
+    precision: float = 0.0      # half a unit of the last printed digit (published figures)
+    rate_precision: float = 0.0
+
+    @classmethod
+    def of_runs(cls, errors, successes):
+        errs = [float(e) for e in errors]
+        if not errs:
+            raise ValueError("Figure.of_runs(): no runs")
+        return cls(_mean(errs), _half(errs), sum(bool(s) for s in successes), len(errs))
+
+    @classmethod
+    def published(cls, mean, std, rate, runs, decimals=3, rate_decimals=2):
+        """A published mean (std) over ``runs`` runs, printed to ``decimals``, and its success rate."""
+        half = _t975(runs - 1) * float(std) / math.sqrt(runs) if runs > 1 and std == std else 0.0
+        return cls(float(mean), half, round(float(rate) * runs), runs, 0.5 * 10.0 ** -decimals,
+                   0.5 * 10.0 ** -rate_decimals)
+
+    def rate_interval(self):
+        from .verdict import clopper_pearson
+        lo, hi = clopper_pearson(self.k, self.n)
+        return lo - self.rate_precision, hi + self.rate_precision
+
+    def text(self):
+        return f"{_g(self.mean)} +- {_g(self.half)}, success {self.k}/{self.n}"
+
+
+def _mean(v):
+    return math.fsum(v) / len(v)
+
+
+def _t975(df):
+    from scipy import stats
+    return float(stats.t.ppf(0.975, df))
+
+
+def _half(v):
+    if len(v) < 2:
+        return 0.0
+    m = _mean(v)
+    s = math.sqrt(math.fsum((x - m) ** 2 for x in v) / (len(v) - 1))
+    return _t975(len(v) - 1) * s / math.sqrt(len(v))
+
+
+def _g(x):
+    return f"{x:.3g}"
+
+
+def means_agree(a, b):
+    """The two means' 95 % intervals, each widened by its printed precision, overlap."""
+    return abs(a.mean - b.mean) <= a.half + b.half + a.precision + b.precision
+
+
+def rates_agree(a, b):
+    """The two success rates' Clopper-Pearson 95 % intervals overlap."""
+    alo, ahi = a.rate_interval()
+    blo, bhi = b.rate_interval()
+    return alo <= bhi and blo <= ahi
+
+
+def agrees(a, b):
+    return means_agree(a, b) and rates_agree(a, b)
+
+
+def side(independent, ours, paper):
+    """Which side an independent figure takes: OURS, PAPER, BOTH or NEITHER."""
+    o, p = agrees(independent, ours), agrees(independent, paper)
+    if (o or p) and agrees(ours, paper):
+        # ours and the paper agree by this rule (a printed 0.000 against 1e-28, say): no side to take
+        return BOTH
+    return BOTH if o and p else OURS if o else PAPER if p else NEITHER
+
+
+# ---------------------------------------------------------------- records
+def run_errors(records, success_tol):
+    """(errors, successes) of every run in ``records`` (one case's repetitions): a record of many
+    runs states them (``history["run_error"]``, ``run_success``; or ``run_fun`` and f*), a record
+    of one run is its final error, best f - f*.  Success: error <= success_tol, unless stated."""
+    errors, successes = [], []
+    for r in sorted(records, key=lambda r: r.get("repetition", 0)):
+        h = r.get("history") or {}
+        fstar = r.get("fstar")
+        sign = -1.0 if r.get("sense") == "max" else 1.0
+        if h.get("run_error"):
+            e = [float(x) for x in h["run_error"]]
+            s = [bool(x) for x in h.get("run_success", [])] or [x <= success_tol for x in e]
+        elif h.get("run_fun") and fstar is not None:
+            e = [sign * (float(x) - fstar) for x in h["run_fun"]]
+            s = [x <= success_tol for x in e]
+        elif fstar is not None and r.get("measured", {}).get("best_f") is not None:
+            e = [sign * (float(r["measured"]["best_f"]) - fstar)]
+            s = [e[0] <= success_tol]
+        else:
+            continue
+        errors += e
+        successes += s
+    return errors, successes
+
+
+def by_case(records):
+    """{(method, function, dim, np): [records]} of a triangulation experiment (repetitions together)."""
+    out = {}
+    for r in records:
+        np_ = (r.get("settings") or {}).get("np")
+        out.setdefault((r["method"], r["function"], r["dim"], np_), []).append(r)
+    return out
+
+
+def load(experiment_id, results=None):
+    """The triangulation experiment and its full-setting records grouped :func:`by_case`."""
+    from ..workflow import experiments_loader as loader
+    from ..workflow.runner import load_records, plan, results_dir
+    e = loader.load(experiment_id)
+    folder = results_dir(results) / e.id
+    # only the cases the experiment plans now: a record of an entry since changed or removed is not read
+    planned = {c.case_id for c in plan(e)}
+    recs = [dict(r, _path=f"results/{e.id}/{r['case']}.json")
+            for r in load_records(folder, warn=False) if r["case"] in planned]
+    return e, by_case(recs)
+
+
+def triangulate(groups, success_tol, function, dim, np_, ours, paper):
+    """The triangulation entries of one row, {method, figure, side, records}, one per independent
+    implementation stored for it (in LIBRARY's order), and the row's sentence."""
+    entries = []
+    for method, lib in LIBRARY.items():
+        recs = groups.get((method, function, dim, np_), [])
+        errs, succ = run_errors(recs, success_tol)
+        if not errs:
+            continue
+        fig = Figure.of_runs(errs, succ)
+        seeds = sorted({_seed(r) for r in recs})
+        entries.append({"method": lib, "figure": fig.text(), "runs": fig.n, "seeds": seeds,
+                        "side": side(fig, ours, paper), "records": sorted(r["_path"] for r in recs),
+                        "_figure": fig})
+    return entries, sentence(entries, ours, paper)
+
+
+def _seed(r):
+    s = (r.get("options") or {}).get("seed", (r.get("settings") or {}).get("seed", 0))
+    return int(s) if s is not None else 0
+
+
+def _names(xs):
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+def sentence(entries, ours, paper):
+    """'SciPy, EvoX and evosax at the same settings give 0.21, 0.25 and 0.19: they agree with ours
+    (0.205), not with the paper (0)' and its mixed and opposite forms; '' without entries."""
+    if not entries:
+        return ""
+    names = [e["method"] for e in entries]
+    give = (f"{_names(names)} at the same settings give mean error "
+            + _names([_g(e["_figure"].mean) for e in entries])
+            + " (success " + _names([f"{e['_figure'].k}/{e['_figure'].n}" for e in entries]) + ")")
+    refs = f"ours {_g(ours.mean)} (success {ours.k}/{ours.n}), the paper {_g(paper.mean)} (success {paper.k}/{paper.n})"
+    sides = {e["side"] for e in entries}
+    one = len(entries) == 1
+    if agrees(ours, paper):
+        return (f"{give}; ours and the paper agree by the triangulation rule (the paper's figures are "
+                f"printed to 3 decimals), so the difference is in the row's rule, not in the figures ({refs})")
+    if sides == {OURS}:
+        return f"{give}: {'it agrees' if one else 'they agree'} with ours, not with the paper ({refs})"
+    if sides == {PAPER}:
+        return (f"{give}: {'it agrees' if one else 'they agree'} with the paper, not with ours ({refs}): "
+                "de-gpu is in question")
+    groups = {}
+    for e in entries:
+        groups.setdefault(e["side"], []).append(e)
+    parts = []
+    for s_ in (OURS, PAPER, BOTH, NEITHER):
+        es = groups.get(s_, [])
+        if not es:
+            continue
+        who = _names([e["method"] for e in es])
+        verb = "agrees" if len(es) == 1 else "agree"
+        if s_ == NEITHER:
+            near = [nearer(e["_figure"], ours, paper) for e in es]
+            parts.append(f"{who} with neither (nearer {near[0]})" if len(set(near)) == 1 else
+                         f"{who} with neither (" + ", ".join(
+                             f"{e['method']} nearer {n}" for e, n in zip(es, near)) + ")")
+        elif s_ == BOTH:
+            parts.append(f"{who} {verb} with both (too few runs to tell them apart)")
+        else:
+            parts.append(f"{who} {verb} with {s_}")
+    tail = ": de-gpu is in question" if PAPER in sides else ""
+    return f"{give}: " + "; ".join(parts) + f" ({refs}){tail}"
+
+
+def nearer(fig, ours, paper):
+    """OURS or PAPER: whose mean the figure's is nearer to (on a log scale where all are positive)."""
+    def dist(a, b):
+        if a > 0 and b > 0:
+            return abs(math.log(a / b))
+        return abs(a - b) / max(abs(a), abs(b), 1e-300)
+    return OURS if dist(fig.mean, ours.mean) <= dist(fig.mean, paper.mean) else PAPER
+
+
+def explains(entries):
+    """A triangulation explains a difference when no independent implementation agrees with the
+    paper and at least one agrees with ours (one that agrees with neither is named in the sentence:
+    EvoX, for one, is DE/rand/1/bin with indices drawn with replacement and clamped bounds)."""
+    sides = [e["side"] for e in entries]
+    return OURS in sides and not any(s in (PAPER, BOTH) for s in sides)
+
+
+def public(entries):
+    """The entries as stored in reports/verdicts/*.json (the Figure object left out)."""
+    return [{k: v for k, v in e.items() if not k.startswith("_")} for e in entries]
