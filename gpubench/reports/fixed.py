@@ -87,7 +87,10 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         stored = [row for row in rows if row["Backend"] != MISSING]
         rows = [{k: v for k, v in row.items() if k not in MICRO_IF_STORED or any(x[k] != MISSING for x in stored)}
                 for row in rows]
-    judged = _JUDGES[experiment.layout](experiment, records, pub) if variant == "full" and pub is not None else []
+    # the judges take a row's first matching record: the planned cases' records come first, so a
+    # row rests on a run at the experiment's settings wherever one is stored (older runs after)
+    at_plan = sorted(records, key=lambda r: r["case"] not in ids)
+    judged = _JUDGES[experiment.layout](experiment, at_plan, pub) if variant == "full" and pub is not None else []
     for label, v, recs, *converged in judged:
         # the records each row rests on pass the one validity gate of every report (Doc.verdict)
         doc.verdict(label, v.explained(experiment.verdicts.get("explained", {}).get(label)), recs, *converged)
