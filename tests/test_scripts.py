@@ -61,7 +61,8 @@ def test_the_gpu_queue_parses_and_runs_reproduce_with_resume():
     queue = ROOT / "scripts" / "gpu_queue.sh"
     assert subprocess.run(["bash", "-n", str(queue)], capture_output=True).returncode == 0
     text = queue.read_text()
-    assert re.search(r"-m gpubench reproduce \\?\$id --backend cuda", text)
+    # ID@KEY,KEY: only those entries (a table's GPU rows)
+    assert re.search(r"-m gpubench reproduce \\?\$\{id%%@\*\} --backend cuda \\?\$\{e:\+--entries \\?\$e\}", text)
     # resume: the records already in the checkout (and the last pack) are copied in before the
     # queue starts, so that `reproduce` skips them
     assert "cp -rn $ROOT/results/$id $Q/results/" in text and ".whl/queue.tgz" in text

@@ -126,7 +126,8 @@ def method_needs(dim, settings, backend="cpu", work=True):
     s = settings
     n = dim
     dim_arg = f"--dim {dim}"
-    get = lambda k, d=None: getattr(s, k, d)  # noqa: E731
+    # a setting left at None is the method's own default (SciPy DE's np: its popsize rule)
+    get = lambda k, d=None: d if getattr(s, k, None) is None else getattr(s, k)  # noqa: E731
     has = lambda *ks: all(hasattr(s, k) for k in ks)  # noqa: E731
     if has("split_dims", "parts", "samples"):
         from ..methods.solver.kernels import cut_capacity
