@@ -513,3 +513,8 @@ def test_shards_split_the_functions_so_that_together_they_run_every_case_once():
     assert shard_of("3/7") == (3, 7)
     with pytest.raises(Exception, match="not K/N"):
         shard_of("0/7")
+    # one function at 13 sizes (paper 004's Table 4) in 13 shares: a size each, not all in one
+    table4 = [c for c in plan(loader.load("fei2014_table4"), False, None) if c.key == "scipy"]
+    shares = [of_shard(table4, k, 13) for k in range(1, 14)]
+    assert [len(s) for s in shares] == [1] * 13
+    assert sorted(c.case_id for s in shares for c in s) == sorted(c.case_id for c in table4)
