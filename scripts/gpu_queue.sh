@@ -5,7 +5,12 @@
 # An ID may name entries of its experiment: `fei2014_table4@approximate,exact` runs
 # `gpubench reproduce fei2014_table4 --entries approximate,exact` (a table's GPU rows only).
 #
-# With one queue, every GPU of the machine stays visible to it (an experiment whose cases use
+# `ID@ENTRIES%K/N` runs share K of N (`--shard K/N`).  A queue that starts with `cpu:` runs on the
+# host's CPU cores: no GPU is visible to it and no `--backend cuda` is passed (a table's CPU column,
+# MAiNGO), and `cpu:ID@ENTRIES%N` starts N such queues, share 1/N to N/N, side by side.  GPU queues
+# are numbered apart from CPU queues.
+#
+# With one GPU queue, every GPU of the machine stays visible to it (an experiment whose cases use
 # several GPUs at once, kim_exatron_table5, takes them all; the others use GPU 0); with several,
 # queue i sees GPU i alone.
 # from the repository root on the host, with .whl/ carried (scripts/gpu_host_env.sh: the numpy
@@ -30,7 +35,7 @@ shift
 [ $# -ge 1 ] || { echo "gpu_queue: name at least one queue of experiment ids" >&2; exit 2; }
 export GPUBENCH_COMMIT=${GPUBENCH_COMMIT:-$(cat .whl/COMMIT 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)}
 export HOME=/tmp/h
-Q=/tmp/q
+Q=${GPUBENCH_QUEUE_DIR:-/tmp/q}     # a test points it elsewhere
 mkdir -p $Q/results $HOME
 ROOT=$PWD
 source scripts/gpu_host_env.sh || exit 1     # leaves us in /tmp/run, outside the checkout
@@ -39,18 +44,39 @@ log() { echo "[$(date +%T)] $*" | tee -a $Q/queue.log; }
 
 if [ ! -e $Q/started ]; then
     [ -e $ROOT/.whl/queue.tgz ] && tar -xzf $ROOT/.whl/queue.tgz -C $Q
-    i=0
+    # expand `cpu:ID%N` into N CPU queues, one share each
+    queues=()
     for queue in "$@"; do
+        if [ "${queue#cpu:}" != "$queue" ] && [ "${queue##*%}" != "$queue" ] && [ "${queue##*%}" -eq "${queue##*%}" ] 2>/dev/null; then
+            nsh=${queue##*%}
+            for k in $(seq 1 $nsh); do queues+=("${queue%\%*}%$k/$nsh"); done
+        else
+            queues+=("$queue")
+        fi
+    done
+    ngpu=0
+    for queue in "${queues[@]}"; do [ "${queue#cpu:}" = "$queue" ] && ngpu=$((ngpu + 1)); done
+    i=0; g=0
+    for queue in "${queues[@]}"; do
+        cpu=; [ "${queue#cpu:}" != "$queue" ] && cpu=1 && queue=${queue#cpu:}
         for id in $queue; do
-            id=${id%%@*}
+            id=${id%%@*}; id=${id%%%*}
             [ -d $ROOT/results/$id ] && cp -rn $ROOT/results/$id $Q/results/
         done
-        log "queue $i on GPU $i: $queue"
-        if [ $# -gt 1 ]; then export CUDA_VISIBLE_DEVICES=$i; fi
-        setsid bash -c "for id in $queue; do
+        if [ -n "$cpu" ]; then
+            log "queue $i on the CPU: $queue"
+            vis=""; backend=""
+        else
+            log "queue $i on GPU $g: $queue"
+            vis=${CUDA_VISIBLE_DEVICES-all}; [ $ngpu -gt 1 ] && vis=$g
+            backend="--backend cuda"; g=$((g + 1))
+        fi
+        ( if [ "$vis" != all ]; then export CUDA_VISIBLE_DEVICES=$vis; fi
+          setsid bash -c "for id in $queue; do
+            sh=\${id#*%}; [ \"\$sh\" = \"\$id\" ] && sh=; id=\${id%%%*}
             e=\${id#*@}; [ \"\$e\" = \"\$id\" ] && e=
-            echo \"[\$(date +%T)] gpu $i: \$id\"; python3 -m gpubench reproduce \${id%%@*} --backend cuda \${e:+--entries \$e} || echo \"gpu $i: \$id failed (\$?)\"
-        done; echo \"[\$(date +%T)] gpu $i: done\"; touch $Q/done.$i" >> $Q/queue.log 2>&1 < /dev/null &
+            echo \"[\$(date +%T)] queue $i: \$id \$sh\"; python3 -m gpubench reproduce \${id%%@*} $backend \${e:+--entries \$e} \${sh:+--shard \$sh} || echo \"queue $i: \$id failed (\$?)\"
+        done; echo \"[\$(date +%T)] queue $i: done\"; touch $Q/done.$i" >> $Q/queue.log 2>&1 < /dev/null & )
         i=$((i + 1))
     done
     echo $i > $Q/started

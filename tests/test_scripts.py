@@ -1,4 +1,5 @@
 """scripts/ holds only what a user runs, and the documentation names only what is there (issue 24)."""
+import os
 import re
 import shutil
 import subprocess
@@ -61,11 +62,47 @@ def test_the_gpu_queue_parses_and_runs_reproduce_with_resume():
     queue = ROOT / "scripts" / "gpu_queue.sh"
     assert subprocess.run(["bash", "-n", str(queue)], capture_output=True).returncode == 0
     text = queue.read_text()
-    # ID@KEY,KEY: only those entries (a table's GPU rows)
-    assert re.search(r"-m gpubench reproduce \\?\$\{id%%@\*\} --backend cuda \\?\$\{e:\+--entries \\?\$e\}", text)
     # resume: the records already in the checkout (and the last pack) are copied in before the
     # queue starts, so that `reproduce` skips them
     assert "cp -rn $ROOT/results/$id $Q/results/" in text and ".whl/queue.tgz" in text
     # a usage error is one line and exit 2, before anything is installed
     r = subprocess.run(["bash", str(queue), "5"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_gpu_queue_runs_gpu_and_cpu_queues_with_entries_and_shares(tmp_path):
+    """What each queue runs, with a stand-in python3 and host environment: ID@ENTRIES%K/N on a
+    GPU gets --backend cuda, --entries and --shard; `cpu:ID@ENTRIES%N` starts N CPU queues, share
+    1/N to N/N, with no GPU visible and no backend override."""
+    root = tmp_path / "repo"
+    (root / "scripts").mkdir(parents=True)
+    (root / "scripts" / "gpu_queue.sh").write_text((ROOT / "scripts" / "gpu_queue.sh").read_text())
+    (root / "scripts" / "gpu_host_env.sh").write_text(f"mkdir -p {tmp_path}/run && cd {tmp_path}/run\n")
+    (root / "results" / "table1").mkdir(parents=True)
+    (root / "results" / "table1" / "stored.json").write_text("{}")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    calls = tmp_path / "calls"
+    stub = bin_ / "python3"
+    stub.write_text(f'#!/bin/bash\necho "${{CUDA_VISIBLE_DEVICES-unset}} $*" >> {calls}\n')
+    stub.chmod(0o755)
+    q = tmp_path / "q"
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(q),
+           "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    r = subprocess.run(["bash", "scripts/gpu_queue.sh", "20", "table1@a,b%1/2 table2",
+                        "cpu:maingo_gpu_table2@maingo%3"],
+                       capture_output=True, text=True, cwd=root, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = sorted(calls.read_text().splitlines())
+    assert got == sorted([
+        "unset -m gpubench reproduce table1 --backend cuda --entries a,b --shard 1/2",
+        "unset -m gpubench reproduce table2 --backend cuda",
+        " -m gpubench reproduce maingo_gpu_table2 --entries maingo --shard 1/3",
+        " -m gpubench reproduce maingo_gpu_table2 --entries maingo --shard 2/3",
+        " -m gpubench reproduce maingo_gpu_table2 --entries maingo --shard 3/3",
+    ])
+    # the checkout's records of a queued experiment were copied in (reproduce skips them), and
+    # the pack holds them
+    assert (q / "results" / "table1" / "stored.json").exists()
+    assert (tmp_path / "out" / "queue.tgz").exists()
