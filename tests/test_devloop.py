@@ -177,6 +177,37 @@ def test_device_loop_settings_are_checked_up_front():
             solve("levy", 3, max_iterations=1, **bad)
 
 
+@simulated
+def test_cuda_takes_the_device_loop_by_default_and_says_why_not():
+    """loop = auto (the default): the device loop on CUDA wherever it serves the settings, the same
+    search as the host loop asked for by name; where it cannot, the host loop and the result says why."""
+    opts = dict(SMALL, max_iterations=3)
+    auto = solve("levy", 3, backend="cuda", **opts)
+    host = solve("levy", 3, backend="cuda", loop="host", **opts)
+    assert auto.options["loop"] == "device" and "host loop" not in auto.message
+    assert "loop" not in host.options and "host loop" not in host.message  # asked for: nothing to explain
+    _same_search(host, auto, exact_bounds=False)
+    best = solve("levy", 3, backend="cuda", inclusion="best", **opts)
+    assert best.options["loop"] == "host" and best.options["host_loop"] == "inclusion best"
+    assert best.message.endswith("(host loop: inclusion best)")
+    cpu = solve("levy", 3, backend="cpu", **opts)
+    assert "loop" not in cpu.options and "host loop" not in cpu.message  # the CPU has no other loop
+
+
+def test_the_resource_estimate_follows_the_split_sweep():
+    """Levy n = 10,000 at the paper's partition (4^10 subregions, 10 samples) is typed in: the split
+    sweep works O(s) a subregion; the full evaluation (every coordinate in every subregion) is refused."""
+    from gpubench.methods.solver.settings import Settings
+    from gpubench.workflow.resources import check_work, method_needs
+    paper = dict(backend="cuda", split_dims=10, parts=4, samples=10)
+    needs = method_needs(10_000, Settings(**paper), "cuda")
+    assert sum(b for _, b in needs) < 2 * 1024 ** 3
+    with pytest.raises(InputError, match="--dim 10000"):
+        method_needs(10_000, Settings(evaluation="full", **paper), "cuda")
+    with pytest.raises(InputError):
+        check_work("--dim 10000", 4 ** 10 * 11 * 10_000, "cuda")
+
+
 PTX_SCRIPT = r'''
 import re, sys
 from numba import float64, int64, int32, int8

@@ -137,13 +137,13 @@ def test_simulated_gpu_split_matches_cpu():
     opts = dict(split_dims=1, parts=4, tol=1e-2, samples=3, max_iterations=6)
     for name in ("levy", "griewank"):
         cpu = solve(name, 6, backend="cpu", **opts)
-        gpu = solve(name, 6, backend="cuda", **opts)
+        gpu = solve(name, 6, backend="cuda", loop="host", **opts)  # the host loop's CUDA sweep
         assert gpu.backend == "cuda"
         assert cpu.iterations == gpu.iterations and cpu.njev == gpu.njev
         assert cpu.history["list_size"] == gpu.history["list_size"]
         np.testing.assert_array_equal(cpu.regions_lo, gpu.regions_lo)
         np.testing.assert_array_equal(cpu.regions_hi, gpu.regions_hi)
-        _same_search(solve(name, 6, backend="cuda", evaluation="full", **opts), gpu)
+        _same_search(solve(name, 6, backend="cuda", evaluation="full", loop="host", **opts), gpu)
 
 
 EDGE = """

@@ -7,9 +7,10 @@
 The search itself lives in :mod:`gpubench.methods.solver`; this module declares it as a
 method.  Its settings (:class:`gpubench.methods.solver.core.Settings`) hold the paper's
 defaults: s = 10 coordinates cut into p = 4 parts per iteration, 10 diagonal
-samples, tol = 1e-4.  ``loop = "device"`` (opt-in, CUDA) runs the whole iteration
-on the GPU, k iterations a launch (:mod:`gpubench.methods.solver.devloop`), with the
-same search as the default host loop.
+samples, tol = 1e-4.  On CUDA the whole iteration runs on the GPU by default, k iterations
+a launch (``loop = "auto"``: :mod:`gpubench.methods.solver.devloop`), the same search as the
+host loop (``loop = "host"``); settings the device loop cannot serve take the host loop and
+the result says why.
 """
 from .solver.settings import CPU_SPLIT_DIMS, Settings
 from .base import Method

@@ -149,22 +149,12 @@ def cuda_cores():
     return int(cuda.get_current_device().MULTIPROCESSOR_COUNT) * 128
 
 
-# The subdomain edges are the solver's cut points (solver.kernels.CUT): a function of the edge
-# index alone, so neighbouring subdomains share their common edge exactly and their union is the
-# node (no gap from rounding).  ``device`` and the round-to-nearest operations come from the
-# generated module these texts are appended to.
+# The subdomains are decoded by the solver's ``_sub_box`` (solver.kernels.CUT, the module
+# solver/spliced/cut.py): its cut points are a function of the edge index alone, so neighbouring
+# subdomains share their common edge exactly and their union is the node (no gap from rounding).
+# ``device`` and the round-to-nearest operations come from the generated module these texts are
+# appended to.
 _EDGE = CUT + '''
-
-@device
-def _sub_box(lo, hi, counts, r, blo, bhi):
-    idx = r
-    for k in range(lo.shape[0]):
-        m = counts[k]
-        j = idx % m
-        idx = idx // m
-        blo[k] = _cut(lo[k], hi[k], j, m)
-        bhi[k] = _cut(lo[k], hi[k], j + 1, m)
-
 
 @device
 def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):

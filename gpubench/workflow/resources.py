@@ -130,21 +130,7 @@ def method_needs(dim, settings, backend="cpu", work=True):
     get = lambda k, d=None: d if getattr(s, k, None) is None else getattr(s, k)  # noqa: E731
     has = lambda *ks: all(hasattr(s, k) for k in ks)  # noqa: E731
     if has("split_dims", "parts", "samples"):
-        from ..methods.solver.kernels import cut_capacity
-        from ..methods.solver.partition import PartitionRule
-        # the partition as the solver draws it (below s coordinates, more parts each)
-        rule = PartitionRule(n, split_dims=int(get("split_dims", 1)), parts=int(get("parts", 2)))
-        split, parts = rule.split_dims, rule.parts
-        subregions = float(parts) ** split
-        samples = int(get("samples", 1))
-        # every subregion of an iteration kept as lo, hi rows; the uncut tables per sample, and the
-        # cut tables (an interval a value, a few columns; kernels.cut_capacity)
-        if work:
-            check_work(f"--samples {samples}" if samples > subregions else dim_arg,
-                       subregions * (samples + 1) * n, backend)
-        cut = cut_capacity(split, n, parts, subregions)[0]
-        return [(dim_arg, 2 * F64 * subregions * n + 64 * F64 * n),
-                (f"--samples {samples}", 4 * F64 * (samples + 1) * (n + 2 * cut))]
+        return _solver_needs(n, get, dim_arg, backend, work)
     if has("starts"):
         starts = int(get("starts", 1))
         if has("m"):  # limited memory: m pairs of vectors a start
@@ -162,6 +148,40 @@ def method_needs(dim, settings, backend="cpu", work=True):
         return [(f"--set subdomains={sub}" if sub > n else dim_arg, 8 * F64 * sub * (n + 4))]
     # SciPy's methods: a few vectors, and trust_constr's and trust_region's n x n matrices
     return [(dim_arg, F64 * (4 * n * n + 64 * n))]
+
+
+def _solver_needs(n, get, dim_arg, backend, work):
+    """The interval solver's iteration, as the sweep that will run holds it.
+
+    The split sweep (the default: split evaluation, natural inclusion) works O(s) a subregion with the
+    cut tables and O(n) an iteration on the host or in the device loop's tables; it keeps a few numbers
+    a subregion (bounds, flags, the survivors in the list's buffers), the iteration's tables and, in the
+    device loop, the selected box of every iteration.  The full evaluation (or inclusion best) copies
+    every coordinate into every subregion: its work and memory are those of p^s boxes of n coordinates.
+    """
+    from ..methods.solver.kernels import cut_capacity
+    from ..methods.solver.partition import PartitionRule
+    # the partition as the solver draws it (below s coordinates, more parts each)
+    rule = PartitionRule(n, split_dims=int(get("split_dims", 1)), parts=int(get("parts", 2)))
+    split, parts = rule.split_dims, rule.parts
+    subregions = float(parts) ** split
+    samples = int(get("samples", 1))
+    rows = samples + 1
+    samples_arg = f"--samples {samples}"
+    cut = cut_capacity(split, n, parts, subregions)[0]
+    full = get("evaluation", "split") != "split" or get("inclusion", "natural") != "natural"
+    if full:
+        per_subregion, held = n, 2 * F64 * subregions * n
+    else:
+        # the windows touching a cut coordinate (at most 3s + 2 special coordinates); the candidates of
+        # the plain-coordinate test are interval products of per-iteration numbers, counted with them
+        per_subregion, held = min(n, 3 * split + 2), subregions * (3 + 2 * 4) * F64  # out arrays, 2 list buffers
+    if work:
+        check_work(samples_arg if samples > subregions else dim_arg,
+                   subregions * rows * per_subregion + rows * n, backend)
+    # the uncut tables per row and per aggregate (a few), and the cut tables (an interval a value,
+    # a few columns; kernels.cut_capacity)
+    return [(dim_arg, held + 64 * F64 * n * rows), (samples_arg, 4 * F64 * rows * (n + 2 * cut))]
 
 
 def check_method(dim, settings, work=True, device=True):

@@ -55,7 +55,7 @@ from . import sweep as sweeps
 from .contract import contract
 from .partition import PartitionRule, child_box, child_boxes, child_max_width, diagonal_point
 from .region_list import ROOT, RegionList
-from .settings import SPACINGS, Settings, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
+from .settings import SPACINGS, Settings, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
@@ -107,8 +107,8 @@ class Search:
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         _check_tol_resolvable(self.settings.tol, self.dom_lo, self.dom_hi)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
-        if self.settings.loop == "device":
-            self._check_device_loop()
+        self.loop, self.host_loop = self._choose_loop()
+        if self.loop == "device":
             self.sweep = None  # the sweep runs inside the device loop's launch (devloop.py)
             self.backend = "cuda"
         else:
@@ -134,6 +134,21 @@ class Search:
         return diagonal_point(lo, hi, m, *sample_fractions(self.settings.spacing, self.settings.samples))
 
     # -------------------------------------------------------------- the loop
+    def _choose_loop(self):
+        """``(loop, why host)``: the loop this search runs, and why it is the host's where the device
+        loop was not ruled out by the user (``loop = "auto"`` on CUDA; None otherwise)."""
+        from ...device.gpu import resolve_backend
+        cfg = self.settings
+        if cfg.loop == "device":
+            self._check_device_loop()
+            return "device", None
+        if cfg.loop == "host" or resolve_backend(cfg.backend) != "cuda":
+            return "host", None   # asked for, or the CPU, which has only the host loop
+        reasons = host_loop_reasons(cfg)
+        if not reasons and not self._split():
+            reasons = [f"{self.fn.name} has no split sweep (its definition reads fixed coordinates by name)"]
+        return ("host", reasons[0]) if reasons else ("device", None)
+
     def _check_device_loop(self):
         """``loop = "device"`` needs a GPU and the split sweep (Settings.validate checks the settings)."""
         from ...device.gpu import resolve_backend
@@ -156,7 +171,7 @@ class Search:
             ckpt.segment_begins(self)   # a checkpointed search records which process did which part
         deadline = Deadline.of(cfg, spent=st.seconds)   # a resumed search counts what it spent
         started = deadline.start
-        if cfg.loop == "device":
+        if self.loop == "device":
             from . import devloop
             message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
                                              checkpoint_every=checkpoint_every,
@@ -365,6 +380,8 @@ class Search:
             x, fun = self._best_sample()
         if self.maximise:  # searched -f: f* lies in [-gub, -glb]
             glb, gub = -gub, -glb
+        if self.host_loop:  # the device loop is the default on CUDA: say why this search did not take it
+            message = f"{message} (host loop: {self.host_loop})" if message else f"host loop: {self.host_loop}"
         return OptimizeResult(
             function=self.fn.name, dim=self.dim, method=self.method_name, backend=self.backend,
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi, **lazy,
@@ -383,7 +400,8 @@ class Search:
                      **({"local_starts": self.settings.local_starts} if self.settings.local_starts else {}),
                      **({"contract": True, "contracted": dict(self.contract_stats)}
                         if self.settings.contract else {}),
-                     **({"loop": "device"} if self.settings.loop == "device" else {}),
+                     **({"loop": "device"} if self.loop == "device" else {}),
+                     **({"loop": "host", "host_loop": self.host_loop} if self.host_loop else {}),
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
                      "partition": self.rule.describe()})

@@ -5,7 +5,7 @@ iteration's tables (:func:`uncut.prepare_split`), launches the sweep and its
 reductions, and keeps the list L; so every iteration waits for the GPU once
 and crosses the bus several times.  Here L, the selected boxes, the tables,
 GUB and the history live in device memory, and one cooperative launch of
-``device_loop`` (:mod:`.kernels`, ``GPU_LOOP_DRIVER``) runs iterations until
+``device_loop`` (:mod:`.spliced.loop`, spliced by :mod:`.kernels`) runs iterations until
 a given count: selection, the selected box, the tables, the sweep with the
 best sample folded in, GUB, pruning and the survivors' append, each phase
 separated from the next by a grid-wide sync.  The host launches a *batch* of

@@ -9,7 +9,7 @@ from ..base import MethodSettings, setting, time_limit_setting
 
 SPACINGS = ("inside", "lower", "upper")
 EVALUATIONS = ("split", "full")
-LOOPS = ("host", "device")
+LOOPS = ("auto", "host", "device")
 
 
 def sample_fractions(spacing, samples):
@@ -51,10 +51,11 @@ class Settings(MethodSettings):
     contract: bool = setting(False, "before cutting the selected region, narrow it to where f <= GUB can hold "
                              "(the mean value form of the level set, outward rounded; a region where it "
                              "cannot is dropped: gpubench.methods.solver.contract; not in paper 000)")
-    loop: str = setting("host", "where an iteration's selection, tables, pruning and list live: the host between "
-                        "sweeps (host), or the GPU, k iterations a launch with no host in between (device; "
-                        "cuda backend, split evaluation, natural inclusion, no local search, local_starts, polish or "
-                        "contract)", choices=LOOPS)
+    loop: str = setting("auto", "where an iteration's selection, tables, pruning and list live: the GPU, k iterations "
+                        "a launch with no host in between (device: cuda backend, split evaluation, natural "
+                        "inclusion, no local search, local_starts, polish or contract), the host between sweeps "
+                        "(host), or the device loop wherever it can serve the settings and the host loop "
+                        "elsewhere, the result saying why (auto)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
     time_limit: Optional[float] = time_limit_setting()
 
@@ -62,14 +63,7 @@ class Settings(MethodSettings):
         if not math.isfinite(self.tol):
             raise InputError(f"tol must be a positive number, got {self.tol!r}")
         if self.loop == "device":
-            unsupported = [why for bad, why in ((self.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
-                                                (self.evaluation != "split", "evaluation full"),
-                                                (self.inclusion != "natural", "inclusion best"),
-                                                (self.local_search, "local_search"),
-                                                (self.polish, "polish"),
-                                                (self.local_starts > 0, "local_starts"),
-                                                (self.contract, "contract"))
-                           if bad]
+            unsupported = host_loop_reasons(self)
             if unsupported:
                 raise InputError(f"loop = device runs the split sweep on the GPU only: not with {unsupported[0]}")
         if self.parts ** self.split_dims > 2**31:
@@ -77,3 +71,14 @@ class Settings(MethodSettings):
                              f"iteration is too many (at most 2**31)")
 
 
+def host_loop_reasons(settings):
+    """Why ``settings`` need the host loop (empty when the device loop can serve them)."""
+    s = settings
+    return [why for bad, why in ((s.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
+                                 (s.evaluation != "split", "evaluation full"),
+                                 (s.inclusion != "natural", "inclusion best"),
+                                 (s.local_search, "local_search"),
+                                 (s.polish, "polish"),
+                                 (s.local_starts > 0, "local_starts"),
+                                 (s.contract, "contract"))
+            if bad]

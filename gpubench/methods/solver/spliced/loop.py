@@ -1,0 +1,377 @@
+"""The whole iteration on the GPU (``Settings.loop = "device"``, :mod:`gpubench.methods.solver.devloop`).
+
+One cooperative launch runs iterations until a given count, with grid syncs between its phases:
+select, the selected box, the tables (:mod:`.loop_tables`), the cut tables, the split sweep
+(:mod:`.subregion`), GUB, prune and append.  The block folds are :mod:`gpubench.methods.solver.reduce`'s.
+``SMAX`` (the per-thread arrays' size, a power of two >= s) and ``MAX_REGISTERS`` (0: no cap) are set
+per variant when spliced (:func:`gpubench.methods.solver.kernels.extensions`).
+"""
+import math
+
+from numba import config as _config, cuda as _cuda, float64 as _float64, int64 as _int64
+
+from gpubench.methods.solver.reduce import NO_INDEX as _NO_INDEX, TPB as _TPB, _better, _block_reduce, _inclusive_scan
+
+if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: stand-in forms
+    from gpubench.methods.solver.spliced.stand_in_cuda import (
+        CUT_COLS, CUT_USES, DERIV_COLS, DERIV_USES, HAS_SPIKE, N_AGGREGATES, N_PRODUCTS, SPIKE_HI, SPIKE_LO,
+        _diagonal, _part, add_rn, cut_layout, device, div_rn, evaluate_split, fill_cut_tables, window_terms)
+    from gpubench.methods.solver.spliced.loop_tables import (
+        _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _MAXW, _NEWOPEN, _NEWSIZE, _NINF, _NJEV,
+        _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UNDEFINED, _VTOTAL,
+        _tables)
+
+SMAX = 16
+MAX_REGISTERS = 64
+NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
+SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
+TCOLS = max(CUT_COLS, DERIV_COLS)
+# the simulator's jit takes no max_registers
+_JIT = dict(cache=True, **({"max_registers": MAX_REGISTERS} if MAX_REGISTERS and not _config.ENABLE_CUDASIM else {}))
+
+@device
+def _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it):
+    # element e of (the list, then this iteration's subregions): kept?, its (sidx, slot, lb)
+    if e < size:
+        v = src_lb[e]
+        return e != selpos and v <= gub, src_sidx[e], src_slot[e], v
+    r = e - size
+    v = out_lb[r]
+    return v <= gub and v != math.inf, r, it + 1, v
+
+
+
+
+@_cuda.jit(**_JIT)
+def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, hist_size,
+                a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
+                dims, slot, win1, win2, cut1, cut2, smask, samp, base_lo, base_hi, uflags, special,
+                Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
+                Tlo, Thi, DXlo, DXhi, DYlo, DYhi, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb, part_v, part_i, part_n,
+                vcount, vstart, s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
+    """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
+    code, with no host in between: one cooperative launch, the phases separated by grid syncs."""
+    grid = _cuda.cg.this_grid()
+    n = dom_lo.shape[0]
+    count = out_lb.shape[0]
+    lcap = a_lb.shape[0]
+    tid = _cuda.threadIdx.x
+    bid = _cuda.blockIdx.x
+    tpb = _cuda.blockDim.x
+    nblocks = _cuda.gridDim.x
+    nthreads = nblocks * tpb
+    g = bid * tpb + tid
+    sv = _cuda.shared.array(_TPB, _float64)
+    si = _cuda.shared.array(_TPB, _int64)
+    sn = _cuda.shared.array(_TPB, _int64)
+    clo = _cuda.local.array(SMAX, _float64)
+    chi = _cuda.local.array(SMAX, _float64)
+    xs = _cuda.local.array(SMAX, _float64)
+    lp = _cuda.local.array(SMAX, _int64)
+    tlo = _cuda.local.array(TCOLS, _float64)
+    thi = _cuda.local.array(TCOLS, _float64)
+    Clo = _cuda.local.array(NAGG1, _float64)
+    Chi = _cuda.local.array(NAGG1, _float64)
+    wsl = _cuda.local.array(SCRATCH, _float64)
+    wsh = _cuda.local.array(SCRATCH, _float64)
+    while True:
+        grid.sync()
+        it = ist[_IT]
+        if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
+            return
+        size = ist[_SIZE]
+        if it % 2 == 0:
+            src_sidx, src_slot, src_lb, dst_sidx, dst_slot, dst_lb = a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb
+        else:
+            src_sidx, src_slot, src_lb, dst_sidx, dst_slot, dst_lb = b_sidx, b_slot, b_lb, a_sidx, a_slot, a_lb
+        # 1. select the open region with the smallest lower bound, the first in list order on ties
+        bv = math.inf
+        bi = _NO_INDEX
+        e = g
+        while e < size:
+            v = src_lb[e]
+            if v < bv and itopen[src_slot[e]] != 0:
+                bv = v
+                bi = e
+            e += nthreads
+        sv[tid] = bv
+        si[tid] = bi
+        sn[tid] = 0
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            part_v[bid] = sv[0]
+            part_i[bid] = si[0]
+        grid.sync()
+        if bid == 0:
+            bv = math.inf
+            bi = _NO_INDEX
+            b = tid
+            while b < nblocks:
+                if _better(part_v[b], part_i[b], bv, bi):
+                    bv = part_v[b]
+                    bi = part_i[b]
+                b += tpb
+            sv[tid] = bv
+            si[tid] = bi
+            sn[tid] = 0
+            _cuda.syncthreads()
+            _block_reduce(sv, si, sn, tid)
+            if tid == 0:
+                pos = si[0]
+                ist[_SELPOS] = pos
+                pslot = src_slot[pos]
+                ist[_SELSLOT] = pslot
+                ist[_SELSIDX] = src_sidx[pos]
+                cyc = 0 if pslot == 0 else (itcyc[pslot] + s) % n
+                ist[_SELCYC] = cyc
+                itcyc[it + 1] = cyc
+                fst[_MAXW] = -math.inf
+                for m in range(samples + 1):
+                    uflags[m, 0] = 1
+                    uflags[m, 1] = 1
+        grid.sync()
+        # 2. the selected box (rebuilt from its parent's), its samples, masks and children's widths
+        pslot = ist[_SELSLOT]
+        psidx = ist[_SELSIDX]
+        cyc = ist[_SELCYC]
+        pcyc = itcyc[pslot]
+        dst = it + 1
+        wrap = cyc + s - n  # cut coordinates 0 .. wrap-1 come first when the cycle wraps
+        j = g
+        while j < s:
+            dims[j] = (cyc + j) % n
+            j += nthreads
+        d = g
+        while d < n:
+            lo = box_lo[pslot, d]
+            hi = box_hi[pslot, d]
+            if pslot != 0:
+                jp = (d - pcyc) % n
+                if jp < s:
+                    q = psidx
+                    for _ in range(jp):
+                        q = q // parts
+                    l = q % parts
+                    lo, hi = _part(lo, hi, l, parts)
+            box_lo[dst, d] = lo
+            box_hi[dst, d] = hi
+            jc = (d - cyc) % n
+            if jc < s:
+                cut1[d] = 1
+                pos = d if d < wrap else (max(wrap, 0) + d - cyc)
+                slot[d] = pos
+                win1[pos] = d
+                w = 0.0
+                for l in range(parts):
+                    wa, wb = _part(lo, hi, l, parts)
+                    w = max(w, add_rn(wb, -wa))
+            else:
+                cut1[d] = 0
+                slot[d] = -1
+                w = add_rn(hi, -lo)
+            _cuda.atomic.max(fst, _MAXW, w)
+            cut2[d] = 1 if jc < s or (d + 1 < n and (d + 1 - cyc) % n < s) else 0
+            smask[d] = 0
+            free_lo[d] = 1 if lo != dom_lo[d] else 0
+            free_hi[d] = 1 if hi != dom_hi[d] else 0
+            samp[0, d] = lo
+            for m in range(1, samples + 1):
+                samp[m, d] = _diagonal(lo, hi, div_rn(float(m + t_shift), float(t_den)))
+            if HAS_SPIKE and jc >= s:
+                # uncut coordinates that leave the spike (prepare_split's uflags)
+                for m in range(samples + 1):
+                    xa = lo if m == 0 else samp[m, d]
+                    xb = hi if m == 0 else samp[m, d]
+                    if xb < SPIKE_LO or xa > SPIKE_HI:
+                        uflags[m, 0] = 0
+                    if xa < SPIKE_LO or xb > SPIKE_HI:
+                        uflags[m, 1] = 0
+            d += nthreads
+        grid.sync()
+        # 3. every window's terms, on the box (with their derivatives) and at each sample: one thread
+        # a (row, window); then the folds in index order, one thread a row and one for K, R and the
+        # other tables
+        rows = samples + 1
+        idx = g
+        while idx < rows * n:
+            m = idx // n
+            k = idx - m * n
+            # deriv as ``m == 0``, not the literals True and False: numba would compile window_terms twice
+            if m == 0:
+                window_terms(box_lo[dst], box_hi[dst], p, k, m == 0, Tlo[0, :, k], Thi[0, :, k], DXlo[:, k],
+                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+            else:
+                window_terms(samp[m], samp[m], p, k, m == 0, Tlo[m, :, k], Thi[m, :, k], DXlo[:, k],
+                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+            idx += nthreads
+        grid.sync()
+        roles = rows + 1
+        stride = 32 if nthreads >= 32 * roles else 1
+        if g % stride == 0 and g // stride < roles:
+            role = g // stride
+            if role == 0:
+                _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi,
+                        uw_lo, uw_hi, Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol,
+                        Tlo, Thi, DXlo, DXhi, DYlo, DYhi)
+                vt, dt = cut_layout(n, win1, win2[:ist[_NWIN2]], special[:ist[_NSPEC]], slot, parts, count,
+                                    CUT_USES, DERIV_USES, tab, dtab)
+                ist[_VTOTAL] = vt
+                ist[_DTOTAL] = dt
+            else:
+                _fold_row(role - 1, n, cut1, cut2, Tlo, Thi, base_lo, base_hi)
+        grid.sync()
+        nc = ist[_NCAND]
+        nsp = ist[_NSPEC]
+        nw2 = ist[_NWIN2]
+        # the cut tables (fill_cut_tables): one thread a value
+        vt = ist[_VTOTAL]
+        j = g
+        while j < rows * vt + ist[_DTOTAL]:
+            fill_cut_tables(j, box_lo[dst], box_hi[dst], samp, slot, win1, win2[:nw2], special[:nsp], parts,
+                            t_shift, t_den, p, tab, vt, dtab, VTlo, VThi, DTlo, DThi)
+            j += nthreads
+        grid.sync()
+        # 4. the sweep, with the best sample and the gradient count folded as it goes
+        gub_prev = fst[_GUB]
+        bv = math.inf
+        bi = _NO_INDEX
+        nj = 0
+        r = g
+        while r < count:
+            lb, ub, gr = evaluate_split(r, box_lo[dst], box_hi[dst], samp, dom_lo, dom_hi, dims, slot, parts,
+                                        samples, t_shift, t_den, gub_prev, p, win1, win2[:nw2], base_lo,
+                                        base_hi, uflags, special[:nsp], Rlo, Rhi, Kclo[:, :nc], Kchi[:, :nc],
+                                        cfree[:, :nc], tab, VTlo, VThi, dtab, DTlo, DThi, clo[:s], chi[:s], xs[:s],
+                                        lp[:s], tlo, thi, Clo, Chi, wsl, wsh)
+            out_lb[r] = lb
+            if ub < bv:  # False for NaN; r rises, so a thread keeps its first minimum
+                bv = ub
+                bi = r
+            nj += gr
+            r += nthreads
+        sv[tid] = bv
+        si[tid] = bi
+        sn[tid] = nj
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            part_v[bid] = sv[0]
+            part_i[bid] = si[0]
+            part_n[bid] = sn[0]
+        grid.sync()
+        # 5. the iteration's GUB (reduce.best_sample's fold)
+        if bid == 0:
+            bv = math.inf
+            bi = _NO_INDEX
+            nj = 0
+            b = tid
+            while b < nblocks:
+                if _better(part_v[b], part_i[b], bv, bi):
+                    bv = part_v[b]
+                    bi = part_i[b]
+                nj += part_n[b]
+                b += tpb
+            sv[tid] = bv
+            si[tid] = bi
+            sn[tid] = nj
+            _cuda.syncthreads()
+            _block_reduce(sv, si, sn, tid)
+            if tid == 0:
+                best = sv[0]
+                if best < fst[_GUB]:
+                    fst[_GUB] = best
+                    ist[_BESTIT] = it
+                    ist[_BESTIDX] = 0 if si[0] == _NO_INDEX else si[0]
+                ist[_NJEV] += sn[0]
+                ist[_NEWOPEN] = 0
+                ist[_NINF] = 0
+                fst[_GLB] = math.inf
+        grid.sync()
+        # 6. prune by GUB, drop the selected region, append the survivors: a stable compaction of
+        # (list, subregions) into the other buffer, one tpb-wide tile at a time
+        gub = fst[_GUB]
+        selpos = ist[_SELPOS]
+        total = size + count
+        ntiles = (total + tpb - 1) // tpb
+        vb = bid
+        while vb < ntiles:
+            e = vb * tpb + tid
+            k = 0
+            if e < total:
+                keep, _a, _b, _c = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
+                k = 1 if keep else 0
+            sv[tid] = math.inf
+            si[tid] = 0
+            sn[tid] = k
+            _cuda.syncthreads()
+            _block_reduce(sv, si, sn, tid)
+            if tid == 0:
+                vcount[vb] = sn[0]
+            _cuda.syncthreads()
+            vb += nblocks
+        grid.sync()
+        if bid == 0:
+            chunk = (ntiles + tpb - 1) // tpb
+            lo_t = min(tid * chunk, ntiles)
+            hi_t = min(lo_t + chunk, ntiles)
+            tot = 0
+            for i in range(lo_t, hi_t):
+                tot += vcount[i]
+            si[tid] = tot
+            _cuda.syncthreads()
+            _inclusive_scan(si, tid)
+            run = si[tid] - tot
+            for i in range(lo_t, hi_t):
+                vstart[i] = run
+                run += vcount[i]
+            if tid == tpb - 1:
+                ist[_NEWSIZE] = si[tid]
+        grid.sync()
+        minv = math.inf
+        nop = 0
+        vb = bid
+        while vb < ntiles:
+            e = vb * tpb + tid
+            keep = False
+            if e < total:
+                keep, es, esl, ev = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
+            si[tid] = 1 if keep else 0
+            _cuda.syncthreads()
+            _inclusive_scan(si, tid)
+            if keep:
+                pos = vstart[vb] + si[tid] - 1
+                dst_sidx[pos] = es
+                dst_slot[pos] = esl
+                dst_lb[pos] = ev
+                minv = min(minv, ev)
+                if itopen[esl] != 0:
+                    nop += 1
+                if esl == it + 1 and ev == -math.inf:
+                    _cuda.atomic.add(ist, _NINF, 1)
+            _cuda.syncthreads()
+            vb += nblocks
+        sv[tid] = minv
+        si[tid] = 0
+        sn[tid] = nop
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            _cuda.atomic.min(fst, _GLB, sv[0])
+            _cuda.atomic.add(ist, _NEWOPEN, sn[0])
+        grid.sync()
+        # 7. the iteration's history and the next one's stop codes
+        if g == 0:
+            newsize = ist[_NEWSIZE]
+            ist[_SIZE] = newsize
+            ist[_NOPEN] = ist[_NEWOPEN]
+            hist_glb[it] = fst[_GLB]
+            hist_gub[it] = fst[_GUB]
+            hist_size[it] = newsize
+            ist[_IT] = it + 1
+            if newsize == 0:
+                ist[_STOP] = _EMPTY
+            elif ist[_NINF] > 0:
+                ist[_STOP] = _UNDEFINED
+            elif newsize + count > lcap:
+                ist[_STOP] = _FULL

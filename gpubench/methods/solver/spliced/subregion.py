@@ -1,0 +1,236 @@
+"""One subregion of the selected region bounded: the full evaluation, the split one, the cut tables.
+
+``evaluate_subregion`` (every coordinate in every subregion: the reference, and inclusion "best")
+and ``evaluate_split`` (O(s) a subregion with the iteration's tables; docs/solver-scaling.md) are
+written once and shared by the CPU driver (numba ``prange`` over chunks, :mod:`.cpu`) and the CUDA
+kernels (one thread per subregion, :mod:`.gpu_full`, :mod:`.gpu_split`, :mod:`.loop`): each decodes
+its own subregion from its index and the selected region.  They call the function's generated
+forms directly, spliced after them (:mod:`gpubench.methods.solver.spliced`).
+"""
+import math
+
+import numpy as np
+
+if __name__ == "gpubench.methods.solver.spliced.subregion":  # imported as itself: stand-in forms
+    from gpubench.methods.solver.spliced.stand_in_cuda import (
+        HAS_SPIKE, N_AGGREGATES, SPIKE_HI, SPIKE_LO, SPIKE_VALUE, _deriv_entry, _inner_point, _part,
+        _value_entry, add_rn, deriv_terms, device, div_rn, entry_terms, gradient_split_raw, iadd, ihull,
+        imul, interval, interval_gradient, interval_partial, isub, mul_rn, value_split_raw)
+
+
+
+@device
+def _diagonal(lo, hi, t):
+    # the point at fraction t of [lo, hi], kept inside it: a sample's coordinate (partition.diagonal_point)
+    v = add_rn(lo, mul_rn(t, add_rn(hi, -lo)))
+    return min(max(v, lo), hi)
+
+
+@device
+def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, t_shift, t_den,
+                       gub_prev, p, win1, win2, base_lo, base_hi, lo, hi, x, glo, ghi, wlo, whi, mv):
+    """(lower bound or inf if ruled out, best sampled upper bound, gradient evaluated?).
+
+    ``base_lo/base_hi[0]`` hold the aggregates over the windows of the uncut
+    coordinates for the box, row m for sample m: the same in every subregion,
+    so computed once per iteration; only the windows in ``win1``/``win2`` (those
+    touching a cut coordinate) are evaluated here.
+    """
+    n = sel_lo.shape[0]
+    for d in range(n):
+        lo[d] = sel_lo[d]
+        hi[d] = sel_hi[d]
+    q = r
+    for j in range(dims.shape[0]):
+        d = dims[j]
+        l = q % parts
+        q = q // parts
+        lo[d], hi[d] = _part(sel_lo[d], sel_hi[d], l, parts)
+    # samples evenly spaced along the diagonal, t = (m + t_shift)/t_den, as degenerate intervals
+    best = math.inf
+    for m in range(1, samples + 1):
+        t = div_rn(float(m + t_shift), float(t_den))
+        for d in range(n):
+            x[d] = _diagonal(lo[d], hi[d], t)
+        slo, shi = interval_partial(x, x, p, win1, win2, base_lo[m], base_hi[m])
+        if shi < best:
+            best = shi
+    flo, fhi = interval_partial(lo, hi, p, win1, win2, base_lo[0], base_hi[0])
+    if flo != flo:
+        # empty enclosure (f undefined on the whole subregion): keep it undecided, with no
+        # gradient test either (a gradient where f has no value proves nothing); the host
+        # reports it (Search._check_defined)
+        return -math.inf, best, 0
+    # gub_prev and this subregion's own samples are valid upper bounds of the
+    # global minimum already; the host applies the iteration's final GUB later.
+    if flo > min(gub_prev, best):
+        return math.inf, best, 0
+    interval_gradient(lo, hi, p, glo, ghi, wlo, whi)
+    if mv:
+        # inclusion "best": intersect with the mean value form f(c) + G(X).(X - c) (paper
+        # 001, section 2.2), whose overestimation shrinks quadratically with the box
+        for d in range(n):
+            x[d] = _inner_point(lo[d], hi[d])
+        mlo, mhi = interval(x, x, p)
+        for d in range(n):
+            dlo, dhi = isub(lo[d], hi[d], x[d], x[d])
+            tlo, thi = imul(glo[d], ghi[d], dlo, dhi)
+            mlo, mhi = iadd(mlo, mhi, tlo, thi)
+        if mlo > flo:  # False for NaN
+            flo = mlo
+        if flo > min(gub_prev, best):
+            return math.inf, best, 1
+    for d in range(n):
+        # the first-order condition cannot hold inside: f is monotone in x_d and
+        # the subregion does not touch the domain's edge where the minimum could sit
+        if glo[d] > 0.0 and lo[d] != dom_lo[d]:
+            return math.inf, best, 1
+        if ghi[d] < 0.0 and hi[d] != dom_hi[d]:
+            return math.inf, best, 1
+    return flo, best, 1
+
+
+@device
+def _part_coord(sel_lo, sel_hi, samp, m, d, cut, l, parts, t_shift, t_den):
+    """Coordinate d in row m (0: the box, m: sample m) of a subregion in whose part l it lies (if cut):
+    the operations of ``evaluate_split``, so the same bits."""
+    if not cut:
+        if m == 0:
+            return sel_lo[d], sel_hi[d]
+        return samp[m, d], samp[m, d]
+    lo, hi = _part(sel_lo[d], sel_hi[d], l, parts)
+    if m == 0:
+        return lo, hi
+    v = _diagonal(lo, hi, div_rn(float(m + t_shift), float(t_den)))
+    return v, v
+
+
+@device
+def _find_entry(tab, idx):
+    # the entry holding table index idx (entries lie in order; inline ones hold none)
+    e = 0
+    while tab[e, 0] < 0 or idx >= tab[e, 0] + tab[e, 1]:
+        e += 1
+    return e
+
+
+@device
+def fill_cut_tables(j, sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t_shift, t_den, p,
+                    tab, vtotal, dtab, VTlo, VThi, DTlo, DThi):
+    """Value j of the cut tables: row-major over (row, value index), then the derivative values."""
+    n = sel_lo.shape[0]
+    rows = samp.shape[0]
+    if j < rows * vtotal:
+        m = j // vtotal
+        idx = j - m * vtotal
+        e = _find_entry(tab, idx)
+        cls, ca, cb = _value_entry(e, n, win1, win2)
+        rel = idx - tab[e, 0]
+    else:
+        m = 0
+        idx = j - rows * vtotal
+        e = _find_entry(dtab, idx)
+        cls, ca, cb = _deriv_entry(e, special)
+        rel = idx - dtab[e, 0]
+    lb = 0
+    if cb >= 0 and slot[cb] >= 0:
+        lb = rel % parts
+        rel = rel // parts
+    a_lo, a_hi = _part_coord(sel_lo, sel_hi, samp, m, ca, slot[ca] >= 0, rel, parts, t_shift, t_den)
+    b_lo = 0.0
+    b_hi = 0.0
+    if cb >= 0:
+        b_lo, b_hi = _part_coord(sel_lo, sel_hi, samp, m, cb, slot[cb] >= 0, lb, parts, t_shift, t_den)
+    if j < rows * vtotal:
+        entry_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, VTlo[m, idx], VThi[m, idx])
+    else:
+        deriv_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, DTlo[idx], DThi[idx])
+
+
+@device
+def _value_split(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, tab, VTlo, VThi,
+                 tlo, thi, umeets, uin):
+    # the spike test of ``interval``: uncut coordinates per iteration (umeets, uin), cut ones here
+    if HAS_SPIKE:
+        meets = umeets != 0
+        inside = uin != 0
+        for j in range(win1.shape[0]):
+            if chi[j] < SPIKE_LO or clo[j] > SPIKE_HI:
+                meets = False
+            if clo[j] < SPIKE_LO or chi[j] > SPIKE_HI:
+                inside = False
+        if meets:
+            if inside:
+                return SPIKE_VALUE, SPIKE_VALUE
+            flo, fhi = value_split_raw(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
+                                       tab, VTlo, VThi, tlo, thi)
+            return ihull(flo, fhi, SPIKE_VALUE, SPIKE_VALUE)
+    return value_split_raw(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
+                           tab, VTlo, VThi, tlo, thi)
+
+
+@device
+def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den,
+                   gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
+                   Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
+                   clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi):
+    """``evaluate_subregion`` in O(s^2 + len(Kclo[0])) work, whatever n is.
+
+    The subregion's cut coordinates live in ``clo/chi`` (position ``slot[d]``) and their parts in
+    ``lp``; every other coordinate is read from the selected region (``sel_lo/sel_hi``) or from its
+    own samples (``samp[m]``), which a subregion's samples share off the cut coordinates.  The terms
+    of the windows touching a cut coordinate are read from the iteration's cut tables (``tab``,
+    ``dtab``: :func:`cut_layout`, :func:`fill_cut_tables`).  The gradient test runs in two parts:
+    exactly at the special coordinates (``gradient_split_raw``), and for the others as
+    g_d = sum_a C_a K_{a,d} over the candidates the host listed (all of them,
+    or for one aggregate the four that decide the test: docs/solver-scaling.md).
+    """
+    ncut = dims.shape[0]
+    q = r
+    for j in range(ncut):
+        d = dims[j]
+        l = q % parts
+        q = q // parts
+        sj = slot[d]
+        lp[sj] = l
+        clo[sj], chi[sj] = _part(sel_lo[d], sel_hi[d], l, parts)
+    best = math.inf
+    for m in range(1, samples + 1):
+        t = div_rn(float(m + t_shift), float(t_den))
+        for j in range(ncut):
+            xs[j] = _diagonal(clo[j], chi[j], t)
+        slo, shi = _value_split(m, lp, parts, xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m],
+                                base_hi[m], tab, VTlo, VThi, tlo, thi, uflags[m, 0], uflags[m, 1])
+        if shi < best:
+            best = shi
+    # the row as an int64 (not the literal 0, for which numba would compile _value_split again)
+    flo, fhi = _value_split(np.int64(0), lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0],
+                            base_hi[0], tab, VTlo, VThi, tlo, thi, uflags[0, 0], uflags[0, 1])
+    if flo != flo:
+        # empty enclosure (f undefined on the whole subregion): kept undecided, with no gradient
+        # test (a gradient where f has no value proves nothing); Search._check_defined reports it
+        return -math.inf, best, 0
+    if flo > min(gub_prev, best):
+        return math.inf, best, 0
+    if HAS_SPIKE:
+        meets = uflags[0, 0] != 0
+        for j in range(ncut):
+            if chi[j] < SPIKE_LO or clo[j] > SPIKE_HI:
+                meets = False
+        if meets:  # no derivative to bound (interval_gradient returns (-inf, inf) there)
+            return flo, best, 1
+    if gradient_split_raw(lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0], tab,
+                          VTlo, VThi, tlo, thi, special, Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi,
+                          dtab, DTlo, DThi) != 0:
+        return math.inf, best, 1
+    for c in range(Kclo.shape[1]):
+        g_lo = 0.0
+        g_hi = 0.0
+        for a in range(N_AGGREGATES):
+            c_lo, c_hi = imul(Clo[a], Chi[a], Kclo[a, c], Kchi[a, c])
+            g_lo, g_hi = iadd(g_lo, g_hi, c_lo, c_hi)
+        if g_lo > 0.0 and cfree[0, c] != 0:
+            return math.inf, best, 1
+        if g_hi < 0.0 and cfree[1, c] != 0:
+            return math.inf, best, 1
+    return flo, best, 1
