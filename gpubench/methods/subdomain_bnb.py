@@ -485,6 +485,8 @@ class SubdomainSearch:
                 record(glb)
             if not heap:
                 status = "converged" if math.isfinite(ub) or math.isfinite(pruned_min) else "infeasible"
+                if math.isfinite(ub) and glb < ub - fathom_tol(ub):
+                    status = "min_width"   # nodes too narrow to split kept bounds below the gap
                 break
             if math.isfinite(ub) and (ub - glb <= s.eps_abs or ub - glb <= s.eps_rel * abs(ub)):
                 status = "converged"
@@ -509,6 +511,12 @@ class SubdomainSearch:
             if box is None:
                 continue                                   # provably infeasible node
             lb = max(lb, key)                              # the parent's bound holds on the child
+            if not math.isfinite(lb) and not self.constrained:
+                # a NaN on some subdomain (a mean value form through sqrt at 0, say) proves nothing
+                # there; the natural form on the whole node still bounds it (issue 41: Ackley's node
+                # contracted to 1e-13 around x* kept GLB = -inf)
+                nat = float(self.obj.interval(lo, hi)[0])
+                lb = max(lb, nat) if not math.isnan(nat) else lb
             if root_lb is None:
                 root_lb = lb
             cand = self.upper_bound(box, ub)
@@ -548,6 +556,7 @@ def run(fn, dim, s):
     messages = {"converged": "gap closed within eps_abs/eps_rel",
                 "infeasible": "every node is provably infeasible",
                 "node_limit": f"node limit {s.max_nodes} reached",
+                "min_width": "the gap stayed open on nodes narrower than min_width",
                 "time_limit": f"time limit {s.time_limit} s reached", "interrupted": "stopped by Ctrl-C"}
     opts = s.as_dict()
     opts["subdomains_used"] = search.n_sub
@@ -562,7 +571,7 @@ def run(fn, dim, s):
         glb=_f(lo_b), gub=_f(hi_b), iterations=out["iterations"], nfev=search.nfev, njev=search.njev,
         seconds=out["seconds"], converged=out["status"] in ("converged", "infeasible"),
         message=messages[out["status"]], status=out["status"], history=hist,
-        stop={"converged": "converged", "infeasible": "converged", "node_limit": "nodes",
+        stop={"converged": "converged", "infeasible": "converged", "node_limit": "nodes", "min_width": "failed",
               "time_limit": "time_limit", "interrupted": "interrupted"}[out["status"]],
         timing={"lower_bounding_seconds": search.lb_seconds, "total_seconds": out["seconds"],
                 "root_lower_bound": None if root is None else sign * root,
