@@ -262,3 +262,32 @@ def test_constraint_propagation_to_a_level_below_the_incumbent_is_caught(monkeyp
 def test_constraint_propagation_is_refused_on_a_constrained_problem():
     with pytest.raises(InputError, match="unconstrained problems only"):
         run(DISK, constraint_propagation=True)
+
+
+def test_levy_closes_with_the_multistart_incumbent_and_propagation():
+    """Issue 41: typed in on Levy, the midpoint solves alone stop at a local minimum (n = 10: GUB
+    3.11 after 20 s); the multistart's verified incumbent and HC4 propagation prove it at once."""
+    r = minimize("levy", 5, method="subdomain-bnb", backend="cpu", cpu_parallel=False, subdomains=32,
+                 time_limit=30.0)
+    assert r.converged and r.glb <= 0.0 <= r.gub and r.gub < 1e-6
+    assert r.iterations <= 3
+    old = minimize("levy", 5, method="subdomain-bnb", backend="cpu", cpu_parallel=False, subdomains=32,
+                   local_starts=0, constraint_propagation=False, max_nodes=r.iterations + 50)
+    assert not old.converged
+
+
+def test_hc4_propagation_to_a_level_below_the_incumbent_is_caught(monkeypatch):
+    """HC4 narrowing to f <= UB - 1 (a level the minimum does not meet) drops the node holding it."""
+    from gpubench.forms.levelset import LevelSet
+    real = LevelSet.contract
+    monkeypatch.setattr(LevelSet, "contract", lambda self, lo, hi, level: real(self, lo, hi, level - 1.0))
+    r = run(TestFunction(TRAP), form="mean-value", constraint_propagation=True)
+    assert not r.glb <= trap_fstar()
+
+
+def test_multistart_incumbent_is_verified():
+    """The first incumbent is the upper end of the point box's enclosure, never below f there."""
+    s = sb.SubdomainSearch(TestFunction(TRAP), 2, sb.SubdomainBnBSettings(backend="cpu", subdomains=16))
+    v, x = s.multistart()
+    lo, hi = TestFunction(TRAP).interval(x, x)
+    assert v == hi and v >= TestFunction(TRAP).point(x)

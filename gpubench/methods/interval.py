@@ -34,13 +34,18 @@ def _warmup(fn, dim, settings):
 def _interactive(dim, given):
     from ..device.gpu import resolve_backend
     from .base import Chosen
+    out = {}
+    if "variant" not in given and given.get("loop", "host") == "host":
+        out["variant"] = Chosen("strong", (
+            "a typed-in solve gets gpubench's strongest rigorous search (early GUB from descents, "
+            "level-set contraction, best inclusion); --variant paper for paper 000's algorithm as published"))
     if "split_dims" in given:
-        return {}
+        return out
     if resolve_backend(given.get("backend", "auto")) == "cpu":
-        return {"split_dims": Chosen(CPU_SPLIT_DIMS, (
+        out["split_dims"] = Chosen(CPU_SPLIT_DIMS, (
             f"on the CPU: 4^{CPU_SPLIT_DIMS} subregions an iteration keep a typed-in solve interactive; "
-            "the paper's 10 (`gpubench methods interval`) is sized for a GPU: --split-dims 10 for it"))}
-    return {}
+            "the paper's 10 (`gpubench methods interval`) is sized for a GPU: --split-dims 10 for it"))
+    return out
 
 
 METHOD = Method(

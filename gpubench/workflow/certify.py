@@ -262,13 +262,15 @@ def judgement(name, n, fn, result, *, ftol=1e-6, stated_atol=1e-5, xslack=1e-6):
 
 
 def select(library, selector):
-    """The functions of ``library`` an experiment's ``functions = ["all"]`` or ``["small"]``
-    (fixed dimension, n <= 3) names, sorted."""
+    """The functions of ``library`` an experiment's ``functions = ["all"]``, ``["small"]``
+    (fixed dimension, n <= 3) or ``["scalable"]`` (N-dimensional) names, sorted."""
     from .. import functions as F
     if selector == "all":
         return F.names(library)
     if selector == "small":
         return quick_names(library)
+    if selector == "scalable":
+        return scalable_names(library)
     raise ValueError(f"unknown selector {selector!r}")
 
 
@@ -282,6 +284,14 @@ def _entries(library):
         raise ValueError(f"no stated optima known for library {library!r}")
     from ..functions import scipy_go
     return scipy_go.entry
+
+
+def scalable_names(library="scipy_go"):
+    """The N-dimensional functions of ``library`` (an experiment's ``functions = ["scalable"]``)."""
+    from ..functions import scipy_go
+    if library != "scipy_go":
+        raise ValueError(f"no scalable functions known for library {library!r}")
+    return sorted(e.name for e in scipy_go.ENTRIES.values() if e.scalable)
 
 
 def quick_names(library="scipy_go", max_dim=3):

@@ -50,7 +50,7 @@ reads (every key is checked; an unknown key is an error)::
     "Kinetic N=512" = "the authors' ODE model and data are unpublished"
 
     library = "scipy_go"            # functions of a library of their own (gpubench.functions.LIBRARIES):
-                                    # functions may then be "all" or "small" (fixed n <= 3) or names,
+                                    # functions may then be "all", "small" (fixed n <= 3), "scalable" or names,
                                     # and without dims each function runs at the library's own n
     [certify]                       # layout "certify": how each stated minimum is judged
     ftol = 1e-6                     # (gpubench.workflow.certify.judge: certified width, f* and x* slack)
@@ -310,7 +310,7 @@ def _functions(path, key, v, library=""):
 
 
 # what "functions" may name in an experiment of a library (gpubench.workflow.certify.select)
-SELECTORS = ("all", "small")
+SELECTORS = ("all", "small", "scalable")
 _CERTIFY_KEYS = ("ftol", "stated_atol", "xslack")
 
 

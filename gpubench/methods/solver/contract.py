@@ -1,5 +1,8 @@
 """Box contraction on the level set f <= GUB (``contract = True``; off by default, paper 000 has none).
 
+Two contractors run in turn (:func:`contract`): HC4-revise through the definition's expression
+(:mod:`gpubench.forms.levelset`), then the mean value form described here.
+
 Every global minimiser x* satisfies f(x*) <= GUB.  On a box X with a point c in it, the mean
 value form gives, for every x in X, f(x) in f(c) + G(X).(x - c), G(X) an enclosure of the
 (Clarke generalised) gradient on X.  So a point x of X with f(x) <= GUB satisfies, for each
@@ -86,9 +89,37 @@ def _solve(gl, gh, b, tlo, thi):
     return min(p[0] for p in pieces), max(p[1] for p in pieces)
 
 
+def levelset(fn, dim, maximise=False):
+    """The HC4-revise contractor of ``fn``'s objective (-f for ``maximise``) at ``dim``, built once
+    per function object and kept on it."""
+    from ...forms.levelset import LevelSet
+    cache = fn.__dict__.setdefault("_levelsets", {})
+    key = (dim, bool(maximise))
+    if key not in cache:
+        d = fn.definition.negated() if maximise else fn.definition
+        cache[key] = LevelSet(d, dim, fn.params(dim))
+    return cache[key]
+
+
 def contract(fn, lo, hi, gub, maximise=False):
     """(lo, hi) narrowed to the points where f <= ``gub`` can hold (of -f for ``maximise``), or
-    None when no point of the box can; the box itself where nothing can be proved."""
+    None when no point of the box can; the box itself where nothing can be proved.
+
+    First HC4-revise through the definition's expression (:mod:`gpubench.forms.levelset`: on a
+    sum of terms it narrows every coordinate at once), then the mean value form below on what
+    is left (it sees the whole function's slope, which HC4's term-by-term view does not)."""
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    if math.isfinite(gub) and np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)):
+        box = levelset(fn, lo.size, maximise).contract(lo, hi, gub)
+        if box is None:
+            return None
+        lo, hi = box
+    return mean_value(fn, lo, hi, gub, maximise)
+
+
+def mean_value(fn, lo, hi, gub, maximise=False):
+    """The mean value form's contraction of the level set (the module's docstring)."""
     lo = np.asarray(lo, dtype=np.float64)
     hi = np.asarray(hi, dtype=np.float64)
     if not math.isfinite(gub) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):

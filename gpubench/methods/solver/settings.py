@@ -17,6 +17,14 @@ def sample_fractions(spacing, samples):
     return {"inside": (0, samples + 1), "lower": (-1, samples), "upper": (0, samples)}[spacing]
 
 
+VARIANTS = ("paper", "strong")
+# what variant = "strong" turns on (each an opt-in setting of its own; issue 41): an early
+# near-optimal GUB (descents from Halton points, a descent from every sample that lowers GUB, a
+# derivative-free polish, all valued by the outward-rounded form), level-set contraction of the
+# selected region (HC4-revise through the expression, then the mean value form), and lower
+# bounds from the natural form intersected with the mean value form
+STRONG = {"local_starts": 8, "local_search": True, "polish": True, "contract": True, "inclusion": "best"}
+
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
 CPU_SPLIT_DIMS = 6
@@ -26,6 +34,10 @@ CPU_SPLIT_DIMS = 6
 class Settings(MethodSettings):
     """The solver's settings, stated once: defaults are the paper's (Section 3.1, SI Appendix B)."""
     backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
+    variant: str = setting("paper", "paper: paper 000's algorithm as published, every opt-in below as set; "
+                           "strong: also local_starts >= 8, local_search, polish, contract and inclusion best "
+                           "(gpubench's strongest rigorous search, host loop; a typed-in solve's default)",
+                           choices=VARIANTS)
     split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
     parts: int = setting(4, "parts per cut coordinate, p", minimum=2)
     tol: float = setting(1e-4, "a region is open while some coordinate is at least tol wide",
@@ -60,6 +72,13 @@ class Settings(MethodSettings):
     time_limit: Optional[float] = time_limit_setting()
 
     def validate(self):
+        if self.variant == "strong":
+            if self.loop == "device":
+                raise InputError("variant strong runs on the host loop (its contraction and descents are host "
+                                 "work): not with loop = device; variant paper runs the device loop")
+            for k, v in STRONG.items():   # on top of what was set: a larger local_starts stays
+                cur = getattr(self, k)
+                object.__setattr__(self, k, max(cur, v) if k == "local_starts" else v)
         if not math.isfinite(self.tol):
             raise InputError(f"tol must be a positive number, got {self.tol!r}")
         if self.loop == "device":

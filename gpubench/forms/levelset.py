@@ -1,0 +1,480 @@
+"""Level-set contraction by forward-backward propagation through the definition (HC4-revise).
+
+Every global minimiser x* of f over a box X satisfies f(x*) <= GUB.  HC4-revise (F. Benhamou,
+F. Goualard, L. Granvilliers, J.-F. Puget, "Revising hull and box consistency", ICLP 1999;
+the constraint propagation MAiNGO and IBEX run on the objective's level set) encloses every
+node of f's expression tree on X (forward), intersects the root with [-inf, GUB], and then
+projects each node's enclosure onto its arguments (backward): for u + v in T, u is in T - v;
+for u * v in T with 0 not in v, u is in T / v; for u^2 in T, |u| <= sqrt(T.hi); for exp(u)
+in T, u <= log(T.hi); ...  Reaching a coordinate, the projection narrows X; an empty
+projection proves that no point of X meets f <= GUB, so X holds no global minimiser.
+
+On a sum of terms, sum_i t(x_i, x_{i+1}) <= GUB, each term is bounded by GUB less the lowest
+value of all the others, which narrows every coordinate at once: on Levy (n = 10, [-10, 10]^n)
+with GUB near 0 one pass pins every x_i near 1, which bisection with interval bounds alone
+does not do in minutes.  The definition's structure (a Sum aggregate, its term vectorised over
+i) is used as it stands: one numpy pass per node of the term, for all i together.
+
+Rigor: every operation rounds outward (the correctly rounded + - * / and sqrt one ulp outward,
+libm's exp, log, sin, cos ``ULPS`` ulps outward, the project's CPU convention), constants are
+enclosed ([float(pi) - ulp, float(pi) + ulp]; a rational p/q exactly when a double holds it),
+0 * inf counts as 0 (bounds are finite reals), and any operation without a rule here encloses
+its value by [-inf, inf] forward and is not projected backward, which is always valid.  A NaN
+(f undefined somewhere in X) leaves X as it is, as does a definition with a spike (f is not
+its expression there).  ``tests/test_levelset.py`` checks forward enclosures against exact
+rational arithmetic (Fraction) and mpmath, and that no point with f <= GUB is ever removed.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+from .definition import Prod, Sum, i as I_SYM, n as N_SYM, param, x as X_SYM, x1 as X1_SYM, xn as XN_SYM, y as Y_SYM
+
+INF = math.inf
+ULPS = 3          # libm's transcendental functions: glibc documents <= 1 ulp; we step 3 (rounding_cpu.py)
+ROUNDS = 3        # forward-backward passes per call: later passes use the narrowed box
+
+
+class _Undefined(Exception):
+    """f is undefined (NaN) somewhere in the box: nothing is concluded."""
+
+
+class _Empty(Exception):
+    """A projection is empty: no point of the box meets the level set."""
+
+
+def _dn(v, k=1):
+    v = np.asarray(v, dtype=np.float64)
+    for _ in range(k):
+        v = np.nextafter(v, -INF)
+    return v
+
+
+def _up(v, k=1):
+    v = np.asarray(v, dtype=np.float64)
+    for _ in range(k):
+        v = np.nextafter(v, INF)
+    return v
+
+
+def _fix(lo, hi):
+    """NaNs from inf - inf in bounds widen to the whole line."""
+    lo = np.where(np.isnan(lo), -INF, lo)
+    hi = np.where(np.isnan(hi), INF, hi)
+    return lo, hi
+
+
+# ---------------------------------------------------------------- outward-rounded interval operations
+def add(a, b):
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _fix(_dn(a[0] + b[0]), _up(a[1] + b[1]))
+
+
+def neg(a):
+    return -a[1], -a[0]
+
+
+def sub(a, b):
+    return add(a, neg(b))
+
+
+def mul(a, b):
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+    p = [np.where(np.isnan(v), 0.0, v) for v in p]  # 0 * inf: a bound is finite, the product is 0
+    lo = np.minimum(np.minimum(p[0], p[1]), np.minimum(p[2], p[3]))
+    hi = np.maximum(np.maximum(p[0], p[1]), np.maximum(p[2], p[3]))
+    return _dn(lo), _up(hi)
+
+
+def div(a, b):
+    """a / b; the whole line where 0 is in b (a projection through it then concludes nothing)."""
+    blo, bhi = np.broadcast_arrays(*b)
+    zero = (blo <= 0.0) & (bhi >= 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rb = (np.where(zero, -INF, _dn(1.0 / bhi)), np.where(zero, INF, _up(1.0 / blo)))
+    # a / b = a * (1/b), each step outward: two roundings, still an enclosure
+    lo, hi = mul(a, (np.where(zero, -1.0, rb[0]), np.where(zero, 1.0, rb[1])))
+    return np.where(zero, -INF, lo), np.where(zero, INF, hi)
+
+
+def _pow_nonneg(v, k, up):
+    """v^k for v >= 0 (arrays), every product rounded in one direction."""
+    r = np.ones_like(v)
+    for _ in range(k):
+        with np.errstate(over="ignore"):
+            r = r * v
+        r = _up(r) if up else _dn(r)
+    return np.maximum(r, 0.0)
+
+
+def ipow(a, k):
+    """a^k for an integer k >= 1."""
+    lo, hi = np.broadcast_arrays(*a)
+    if k % 2:  # monotone: -(|lo|^k) for negative ends
+        plo = np.where(lo >= 0, _pow_nonneg(np.abs(lo), k, False), -_pow_nonneg(np.abs(lo), k, True))
+        phi = np.where(hi >= 0, _pow_nonneg(np.abs(hi), k, True), -_pow_nonneg(np.abs(hi), k, False))
+        return plo, phi
+    mlo = np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0))
+    mhi = np.maximum(np.abs(lo), np.abs(hi))
+    return _pow_nonneg(mlo, k, False), _pow_nonneg(mhi, k, True)
+
+
+def _root(t, k, up):
+    """t^(1/k) for t >= 0, rounded up (``up``) or down, checked by raising the candidate back."""
+    t = np.asarray(t, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        r = np.sqrt(t) if k == 2 else np.power(t, 1.0 / k)
+    r = np.where(np.isnan(r), INF if up else 0.0, r)
+    if up:
+        r = _up(r, 2)
+        for _ in range(60):  # a candidate whose power (rounded down) is below t is raised
+            bad = np.isfinite(r) & (_pow_nonneg(r, k, False) < t)
+            if not bad.any():
+                break
+            r = np.where(bad, _up(r * (1 + 1e-12)), r)
+        return r
+    r = np.maximum(_dn(r, 2), 0.0)
+    for _ in range(60):
+        bad = _pow_nonneg(r, k, True) > t
+        if not bad.any():
+            break
+        r = np.where(bad, np.maximum(_dn(r * (1 - 1e-12)), 0.0), r)
+    return r
+
+
+def _monotone(f, a, ulps=ULPS):
+    with np.errstate(all="ignore"):
+        return _dn(f(a[0]), ulps), _up(f(a[1]), ulps)
+
+
+def exp_(a):
+    lo, hi = _monotone(np.exp, a)
+    return np.maximum(lo, 0.0), hi
+
+
+def log_(a):
+    lo, hi = np.broadcast_arrays(*a)
+    if np.any(hi <= 0.0):
+        raise _Undefined
+    with np.errstate(all="ignore"):
+        return np.where(lo <= 0.0, -INF, _dn(np.log(np.maximum(lo, 1e-320)), ULPS)), _up(np.log(hi), ULPS)
+
+
+def sqrt_(a):
+    lo, hi = np.broadcast_arrays(*a)
+    if np.any(hi < 0.0):
+        raise _Undefined
+    return np.maximum(_dn(np.sqrt(np.maximum(lo, 0.0))), 0.0), _up(np.sqrt(hi))
+
+
+def abs_(a):
+    lo, hi = np.broadcast_arrays(*a)
+    mlo = np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0))
+    return mlo, np.maximum(np.abs(lo), np.abs(hi))
+
+
+# pi's enclosure and the points where sin peaks, in units of pi: sin(t) = 1 at t = pi (2k + 1/2)
+PI = (float(np.nextafter(math.pi, 0.0)), float(np.nextafter(math.pi, 4.0)))
+
+
+def sin_(a, shift=0.0):
+    """sin(a + shift pi/2) (shift 1: cos).  The ends' values ULPS ulps outward; an extremum
+    counted in when t = (a + shift pi/2) / pi may reach (2k + 1/2) or (2k - 1/2) under either
+    enclosure of pi, and the whole [-1, 1] where a is wider than 2 pi or not finite."""
+    lo, hi = np.broadcast_arrays(*a)
+    with np.errstate(all="ignore"):
+        f = np.cos if shift else np.sin
+        vlo, vhi = f(lo), f(hi)
+        elo = _dn(np.minimum(vlo, vhi), ULPS)
+        ehi = _up(np.maximum(vlo, vhi), ULPS)
+        # a's ends in units of pi/2, shifted, under both enclosures of pi (widest reach)
+        q = [(lo / p) * 2.0 + shift for p in PI] + [(hi / p) * 2.0 + shift for p in PI]
+        qlo = np.minimum(q[0], q[1])
+        qhi = np.maximum(q[2], q[3])
+        # three roundings each: a relative margin far above them, and an absolute one near 0
+        qlo = qlo - (1e-9 + 1e-13 * np.abs(qlo))
+        qhi = qhi + (1e-9 + 1e-13 * np.abs(qhi))
+        # a maximum at q = 1 + 4k, a minimum at q = 3 + 4k (= -1 + 4k)
+        has_max = np.floor((qhi - 1.0) / 4.0) >= np.ceil((qlo - 1.0) / 4.0)
+        has_min = np.floor((qhi + 1.0) / 4.0) >= np.ceil((qlo + 1.0) / 4.0)
+    wide = ~(np.isfinite(lo) & np.isfinite(hi)) | (hi - lo >= 6.0)
+    out_hi = np.where(has_max | wide, 1.0, np.minimum(ehi, 1.0))
+    out_lo = np.where(has_min | wide, -1.0, np.maximum(elo, -1.0))
+    return out_lo, out_hi
+
+
+def _const(v):
+    """An enclosure of a sympy number."""
+    if v == sp.pi:
+        return PI
+    if v.is_Rational:
+        q = Fraction(int(v.p), int(v.q))
+        f = float(q)
+        if Fraction(f) == q:
+            return f, f
+        return float(_dn(f)), float(_up(f))
+    f = float(v)  # E and other exact constants: 2 ulps either way covers their one rounding
+    return float(_dn(f, 2)), float(_up(f, 2))
+
+
+def _meet(a, b):
+    lo = np.maximum(a[0], b[0])
+    hi = np.minimum(a[1], b[1])
+    if np.any(lo > hi):
+        raise _Empty
+    return lo, hi
+
+
+# ---------------------------------------------------------------- the tree
+def _forward(e, env, vals):
+    """Enclosure of the sympy expression e; every sub-expression's enclosure is stored in vals."""
+    if e in vals:
+        return vals[e]
+    if e.is_Symbol:
+        v = env[e]
+    elif e.is_Number or e in (sp.pi, sp.E) or e.is_NumberSymbol:
+        v = _const(e)
+    elif e.is_Add:
+        v = _forward(e.args[0], env, vals)
+        for a in e.args[1:]:
+            v = add(v, _forward(a, env, vals))
+    elif e.is_Mul:
+        v = _forward(e.args[0], env, vals)
+        for a in e.args[1:]:
+            v = mul(v, _forward(a, env, vals))
+    elif e.is_Pow:
+        base, ex = e.args
+        b = _forward(base, env, vals)
+        if ex.is_Integer and int(ex) >= 1:
+            v = ipow(b, int(ex))
+        elif ex.is_Integer and int(ex) <= -1:
+            v = div((1.0, 1.0), ipow(b, -int(ex)))
+        elif ex == sp.Rational(1, 2):
+            v = sqrt_(b)
+        else:
+            v = (-INF, INF)
+    elif e.func is sp.exp:
+        v = exp_(_forward(e.args[0], env, vals))
+    elif e.func is sp.log:
+        v = log_(_forward(e.args[0], env, vals))
+    elif e.func is sp.sin:
+        v = sin_(_forward(e.args[0], env, vals))
+    elif e.func is sp.cos:
+        v = sin_(_forward(e.args[0], env, vals), shift=1.0)
+    elif e.func is sp.Abs:
+        v = abs_(_forward(e.args[0], env, vals))
+    else:  # no rule here: any real value (its arguments still get enclosures for nothing)
+        v = (-INF, INF)
+    lo, hi = np.broadcast_arrays(*(np.asarray(t, dtype=np.float64) for t in v))
+    if np.isnan(lo).any() or np.isnan(hi).any():
+        raise _Undefined
+    vals[e] = (lo, hi)
+    return vals[e]
+
+
+def _others(vals_list, j):
+    """The enclosure of the sum of every argument but the j-th."""
+    acc = (0.0, 0.0)
+    for k, v in enumerate(vals_list):
+        if k != j:
+            acc = add(acc, v)
+    return acc
+
+
+def _backward(e, target, vals, narrowed):
+    """Narrow e's enclosure to ``target`` and project onto its arguments; symbols collect in
+    ``narrowed`` (intersected with every projection that reaches them)."""
+    cur = _meet(vals[e], target)
+    if e.is_Symbol:
+        narrowed[e] = _meet(narrowed[e], cur) if e in narrowed else cur
+        return
+    if e.is_Number or e.is_NumberSymbol:
+        return
+    args = e.args
+    if e.is_Add:
+        av = [vals[a] for a in args]
+        for j, a in enumerate(args):
+            _backward(a, sub(cur, _others(av, j)), vals, narrowed)
+    elif e.is_Mul:
+        av = [vals[a] for a in args]
+        for j, a in enumerate(args):
+            rest = (1.0, 1.0)
+            for k, v in enumerate(av):
+                if k != j:
+                    rest = mul(rest, v)
+            if np.any((rest[0] > 0) | (rest[1] < 0)):   # div: the whole line where 0 is in rest
+                _backward(a, div(cur, rest), vals, narrowed)
+    elif e.is_Pow:
+        base, ex = args
+        if ex.is_Integer and int(ex) >= 1:
+            k = int(ex)
+            tlo, thi = np.broadcast_arrays(*cur)
+            if k % 2:
+                lo = np.where(tlo >= 0, _root(np.maximum(tlo, 0), k, False), -_root(np.abs(np.minimum(tlo, 0)), k, True))
+                hi = np.where(thi >= 0, _root(np.maximum(thi, 0), k, True), -_root(np.abs(np.minimum(thi, 0)), k, False))
+                _backward(base, (lo, hi), vals, narrowed)
+            else:
+                r_hi = _root(np.maximum(thi, 0.0), k, True)
+                r_lo = _root(np.maximum(tlo, 0.0), k, False)
+                blo, bhi = vals[base]
+                # |base| in [r_lo, r_hi]: one sign's piece where the base's enclosure has one sign
+                lo = np.where(blo >= 0, r_lo, -r_hi)
+                hi = np.where(bhi <= 0, -r_lo, r_hi)
+                _backward(base, (lo, hi), vals, narrowed)
+        elif ex == sp.Rational(1, 2):
+            tlo, thi = np.broadcast_arrays(*cur)
+            _backward(base, (np.where(tlo > 0, _pow_nonneg(np.maximum(tlo, 0), 2, False), -INF),
+                             _pow_nonneg(np.maximum(thi, 0.0), 2, True)), vals, narrowed)
+    elif e.func is sp.exp:
+        tlo, thi = np.broadcast_arrays(*cur)
+        with np.errstate(all="ignore"):
+            lo = np.where(tlo > 0, _dn(np.log(np.maximum(tlo, 1e-320)), ULPS), -INF)
+            hi = np.where(np.isfinite(thi), _up(np.log(np.maximum(thi, 1e-320)), ULPS), INF)
+        _backward(args[0], (lo, hi), vals, narrowed)
+    elif e.func is sp.log:
+        tlo, thi = np.broadcast_arrays(*cur)
+        with np.errstate(all="ignore"):
+            lo = np.maximum(_dn(np.exp(tlo), ULPS), 0.0)
+            hi = _up(np.exp(thi), ULPS)
+        _backward(args[0], (lo, hi), vals, narrowed)
+    elif e.func is sp.Abs:
+        thi = np.broadcast_arrays(*cur)[1]
+        _backward(args[0], (-thi, thi), vals, narrowed)
+    # any other operation: not projected (valid; nothing narrowed through it)
+
+
+# ---------------------------------------------------------------- aggregates
+def _sum_interval(lo, hi):
+    """(sum lo, sum hi) outward: math.fsum is correctly rounded, then one ulp outward."""
+    lo = np.asarray(lo).ravel()
+    hi = np.asarray(hi).ravel()
+    slo = -INF if np.any(lo == -INF) else float(_dn(math.fsum(lo.tolist())))
+    shi = INF if np.any(hi == INF) else float(_up(math.fsum(hi.tolist())))
+    return slo, shi
+
+
+def _sum_but_each(lo, hi):
+    """Per i, an enclosure of sum_{j != i} [lo_j, hi_j] (lower ends rounded down, upper up)."""
+    m = lo.size
+    out = []
+    for ends, inf, rnd in ((lo, -INF, _dn), (hi, INF, _up)):
+        bad = ends == inf
+        if bad.sum() >= 2:
+            out.append(np.full(m, inf))
+            continue
+        fin = np.where(bad, 0.0, ends)
+        total = math.fsum(fin.tolist())             # correctly rounded; then each difference
+        t = (_dn(total) if rnd is _dn else _up(total))
+        with np.errstate(invalid="ignore", over="ignore"):
+            r = rnd(t - fin)                         # sum of the others, rounded outward
+        if bad.sum() == 1:
+            r = np.where(bad, r, inf)                # the one infinite term: only its own others are finite
+        out.append(r)
+    return out[0], out[1]
+
+
+class LevelSet:
+    """HC4-revise of f(x) <= level on boxes, for one definition at one dimension."""
+
+    def __init__(self, definition, dim, params=None):
+        self.d = definition
+        self.dim = dim
+        self.params = np.zeros((0, dim)) if params is None else np.asarray(params, dtype=np.float64)
+        self.usable = definition.spike is None
+        self.coords = {X1_SYM: 0, XN_SYM: dim - 1}
+        for s in definition.expr.free_symbols:
+            name = str(s)
+            if name.startswith("x") and name[1:].isdigit() and s not in self.coords:
+                self.coords[s] = int(name[1:]) - 1
+
+    def _term_env(self, agg, lo, hi):
+        w = self.d.window(agg)
+        m = self.dim - (1 if w == 2 else 0)
+        env = {X_SYM: (lo[:m], hi[:m]), Y_SYM: (lo[1:m + 1], hi[1:m + 1]),
+               I_SYM: (np.arange(1.0, m + 1), np.arange(1.0, m + 1)),
+               N_SYM: (float(self.dim), float(self.dim))}
+        for k, name in enumerate(self.d.params):
+            p0, p1 = param(name)
+            env[p0] = (self.params[k, :m], self.params[k, :m])
+            env[p1] = (self.params[k, 1:m + 1], self.params[k, 1:m + 1])
+        return env, m
+
+    def enclose(self, lo, hi):
+        """(lo, hi) of f on the box: the forward pass alone (what the tests check)."""
+        return self._forward(np.asarray(lo, float), np.asarray(hi, float))[0]
+
+    def _forward(self, lo, hi):
+        outer = {N_SYM: (float(self.dim), float(self.dim))}
+        for s, k in self.coords.items():
+            outer[s] = (lo[k], hi[k])
+        terms = {}
+        for agg, spec in self.d.terms.items():
+            env, m = self._term_env(agg, lo, hi)
+            vals = {}
+            tv = _forward(spec.term, env, vals)
+            tlo, thi = (np.broadcast_to(v, (m,)) for v in tv)
+            if isinstance(spec, Sum):
+                outer[agg] = _sum_interval(tlo, thi)
+            else:  # a product: interval products one by one
+                acc = (1.0, 1.0)
+                for j in range(m):
+                    acc = mul(acc, (tlo[j], thi[j]))
+                outer[agg] = (float(acc[0]), float(acc[1]))
+            terms[agg] = (env, vals, (tlo, thi))
+        vals = {}
+        f = _forward(self.d.expr, outer, vals)
+        return f, vals, terms
+
+    def contract(self, lo, hi, level):
+        """(lo, hi) narrowed to a box that holds every point of [lo, hi] where f <= level, or
+        None where it holds none; the box itself where nothing can be concluded."""
+        lo = np.array(lo, dtype=np.float64)
+        hi = np.array(hi, dtype=np.float64)
+        if not self.usable or not math.isfinite(level) or lo.size != self.dim:
+            return lo, hi
+        try:
+            for _ in range(ROUNDS):
+                before = (lo.copy(), hi.copy())
+                lo, hi = self._revise(lo, hi, level)
+                if np.array_equal(before[0], lo) and np.array_equal(before[1], hi):
+                    break
+        except _Empty:
+            return None
+        except _Undefined:
+            return lo, hi
+        return lo, hi
+
+    def _revise(self, lo, hi, level):
+        f, vals, terms = self._forward(lo, hi)
+        narrowed = {}
+        _backward(self.d.expr, (-INF, float(level)), vals, narrowed)
+        new_lo, new_hi = lo.copy(), hi.copy()
+        for s, k in self.coords.items():
+            if s in narrowed:
+                new_lo[k] = max(new_lo[k], float(narrowed[s][0]))
+                new_hi[k] = min(new_hi[k], float(narrowed[s][1]))
+        for agg, spec in self.d.terms.items():
+            if agg not in narrowed or not isinstance(spec, Sum):
+                continue
+            env, tvals, (tlo, thi) = terms[agg]
+            target = narrowed[agg]
+            olo, ohi = _sum_but_each(tlo, thi)
+            with np.errstate(invalid="ignore"):
+                each = _fix(_dn(target[0] - ohi), _up(target[1] - olo))
+            inner = {}
+            _backward(spec.term, each, tvals, inner)
+            m = tlo.size
+            if X_SYM in inner:
+                xl, xh = (np.broadcast_to(v, (m,)) for v in inner[X_SYM])
+                new_lo[:m] = np.maximum(new_lo[:m], xl)
+                new_hi[:m] = np.minimum(new_hi[:m], xh)
+            if Y_SYM in inner:
+                yl, yh = (np.broadcast_to(v, (m,)) for v in inner[Y_SYM])
+                new_lo[1:m + 1] = np.maximum(new_lo[1:m + 1], yl)
+                new_hi[1:m + 1] = np.minimum(new_hi[1:m + 1], yh)
+        if np.any(new_lo > new_hi):
+            raise _Empty
+        return new_lo, new_hi

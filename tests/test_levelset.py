@@ -1,0 +1,188 @@
+"""HC4-revise of f <= level through the definition (gpubench.forms.levelset), against exact oracles.
+
+Enclosures: on random and adversarial boxes (degenerate, at sin's peaks, straddling 0, wide),
+every point's exact value (sympy Rationals for polynomials, mpmath at 50 digits otherwise) lies
+in the forward enclosure.  Contraction: every sampled point of a box whose exact value is at
+most the level stays in the narrowed box, and a box is emptied only when no such point exists.
+Deliberately broken variants (a sine that ignores its peaks, a term bounded by the level less
+*every* term instead of the others) are caught by the same checks.
+"""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+import gpubench.forms.levelset as ls
+from gpubench import functions
+from gpubench.forms.definition import Sum, i as I_SYM, n as N_SYM, param, x as X_SYM, x1, xn, y as Y_SYM
+
+DIM = 3
+NAMES = ["levy", "rastrigin", "rosenbrock", "styblinski_tang", "ackley", "griewank", "scipy_go.Alpine01",
+         "scipy_go.Qing", "scipy_go.Schwefel22"]
+
+
+def _full_expr(fn, dim):
+    """f as one sympy expression in X0..X{dim-1} (the aggregates written out)."""
+    d = fn.definition
+    X = sp.symbols(f"X0:{dim}", real=True)
+    P = fn.params(dim)
+    sub = {}
+    for agg, spec in d.terms.items():
+        w = d.window(agg)
+        m = dim - (1 if w == 2 else 0)
+        parts = []
+        for k in range(m):
+            rep = {X_SYM: X[k], I_SYM: k + 1, N_SYM: dim}
+            if w == 2:
+                rep[Y_SYM] = X[k + 1]
+            for j, name in enumerate(d.params):
+                p0, p1 = param(name)
+                rep[p0] = sp.Rational(float(P[j, k]))
+                if k + 1 < dim:
+                    rep[p1] = sp.Rational(float(P[j, k + 1]))
+            parts.append(spec.term.subs(rep))
+        sub[agg] = sp.Add(*parts) if isinstance(spec, Sum) else sp.Mul(*parts)
+    e = d.expr.subs(sub).subs({x1: X[0], xn: X[dim - 1], N_SYM: dim})
+    return e, X
+
+
+class Oracle:
+    """f's exact value at a float point: exact rationals for a polynomial, mpmath (50 digits) otherwise."""
+
+    def __init__(self, fn, dim):
+        self.e, self.X = _full_expr(fn, dim)
+        self.poly = self.e.is_polynomial(*self.X)
+        self.f = sp.lambdify(self.X, self.e, modules="mpmath")
+
+    def __call__(self, p):
+        if self.poly:
+            return self.e.subs(dict(zip(self.X, (sp.Rational(float(v)) for v in p))))
+        with mpmath.workdps(50):
+            return self.f(*(mpmath.mpf(float(v)) for v in p))
+
+
+def _boxes(fn, dim, rng, count):
+    lo0, hi0 = fn.bounds(dim)
+    out = [(lo0, hi0)]
+    xs = fn.xstar(dim)
+    if np.all(np.isfinite(xs)):
+        out.append((xs, xs.copy()))                             # degenerate at the minimiser
+        out.append((np.maximum(xs - 1e-3, lo0), np.minimum(xs + 1e-3, hi0)))
+    for _ in range(count):
+        a, b = rng.uniform(lo0, hi0), rng.uniform(lo0, hi0)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        if rng.random() < 0.3:                                   # narrow: peaks and cancellation
+            hi = np.minimum(lo + rng.uniform(0, 1e-2, size=dim), hi0)
+        if rng.random() < 0.2:                                   # ends on pi/2 multiples (sin's peaks)
+            lo = np.clip(np.round(lo / (math.pi / 2)) * (math.pi / 2), lo0, hi0)
+            hi = np.maximum(hi, lo)
+        out.append((lo, hi))
+    return out
+
+
+def _points(lo, hi, rng, k):
+    pts = [lo, hi, 0.5 * (lo + hi)] + [rng.uniform(lo, hi) for _ in range(k)]
+    return [np.clip(p, lo, hi) for p in pts]
+
+
+def enclosure_failures(names, count=12, seed=1):
+    rng = np.random.default_rng(seed)
+    bad = 0
+    for name in names:
+        fn = functions.get(name)
+        L = ls.LevelSet(fn.definition, DIM, fn.params(DIM))
+        f = Oracle(fn, DIM)
+        for lo, hi in _boxes(fn, DIM, rng, count):
+            elo, ehi = L.enclose(lo, hi)
+            for p in _points(lo, hi, rng, 4):
+                v = f(p)
+                bad += not (elo <= v <= ehi)
+    return bad
+
+
+def contraction_failures(names, count=12, seed=2):
+    """Points with f <= level that a contraction removed (the level is a sampled point's value)."""
+    rng = np.random.default_rng(seed)
+    bad = 0
+    for name in names:
+        fn = functions.get(name)
+        L = ls.LevelSet(fn.definition, DIM, fn.params(DIM))
+        f = Oracle(fn, DIM)
+        for lo, hi in _boxes(fn, DIM, rng, count):
+            pts = _points(lo, hi, rng, 6)
+            vals = [f(p) for p in pts]
+            level = float(sorted(vals)[len(vals) // 3])          # some points meet it, some do not
+            level = float(np.nextafter(level, math.inf))
+            out = L.contract(lo, hi, level)
+            for p, v in zip(pts, vals):
+                if v <= level and (out is None or not (np.all(out[0] <= p) and np.all(p <= out[1]))):
+                    bad += 1
+    return bad
+
+
+def test_forward_encloses_exact_values():
+    assert enclosure_failures(NAMES) == 0
+
+
+def test_contraction_keeps_every_point_of_the_level_set():
+    assert contraction_failures(NAMES) == 0
+
+
+def test_contraction_narrows_a_sum_of_terms():
+    """On Levy and Rastrigin (n = 10) a level just above f* pins every coordinate near x*."""
+    for name in ("levy", "rastrigin"):
+        fn = functions.get(name)
+        lo, hi = fn.bounds(10)
+        out = ls.LevelSet(fn.definition, 10, fn.params(10)).contract(lo, hi, fn.fstar(10) + 1e-3)
+        assert out is not None
+        assert np.all(out[1] - out[0] < 0.5) and np.all(out[0] <= fn.xstar(10)) and np.all(fn.xstar(10) <= out[1])
+        # below the minimum, no point qualifies
+        assert ls.LevelSet(fn.definition, 10, fn.params(10)).contract(lo, hi, fn.fstar(10) - 1e-3) is None
+
+
+def test_sine_without_its_peaks_is_caught(monkeypatch):
+    real = ls.sin_
+
+    def no_peaks(a, shift=0.0):
+        lo, hi = np.broadcast_arrays(*a)
+        f = np.cos if shift else np.sin
+        v = (f(lo), f(hi))
+        return np.minimum(*v), np.maximum(*v)
+
+    monkeypatch.setattr(ls, "sin_", no_peaks)
+    assert enclosure_failures(["levy", "rastrigin"]) > 0
+    monkeypatch.setattr(ls, "sin_", real)
+
+
+def test_term_bounded_by_every_term_is_caught(monkeypatch):
+    """Bounding each term by the level less the sum of *all* terms (its own included)."""
+    def wrong(lo, hi):
+        return ls._sum_interval(lo, hi)[0] + 0 * lo, ls._sum_interval(lo, hi)[1] + 0 * hi
+
+    monkeypatch.setattr(ls, "_sum_but_each", wrong)
+    assert contraction_failures(["levy", "rastrigin", "rosenbrock"]) > 0
+
+
+def test_rounding_is_outward():
+    """Sums and products of doubles whose exact results are not doubles land strictly inside."""
+    a = (np.array([0.1]), np.array([0.1]))
+    s = ls.add(a, (np.array([0.2]), np.array([0.2])))
+    assert s[0][0] < 0.30000000000000004 and s[1][0] >= 0.30000000000000004
+    from fractions import Fraction
+    exact = Fraction(0.1) + Fraction(0.2)
+    assert Fraction(float(s[0][0])) < exact < Fraction(float(s[1][0]))
+    m = ls.mul(a, a)
+    assert Fraction(float(m[0][0])) < Fraction(0.1) ** 2 < Fraction(float(m[1][0]))
+    r = ls._root(np.array([2.0]), 3, True), ls._root(np.array([2.0]), 3, False)
+    assert Fraction(float(r[1][0])) ** 3 < 2 < Fraction(float(r[0][0])) ** 3
+
+
+def test_a_spike_is_left_alone():
+    fn = functions.get("levy_delta") if "levy_delta" in functions.names() else None
+    if fn is None:
+        pytest.skip("no levy_delta in the library")
+    lo, hi = fn.bounds(DIM)
+    out = ls.LevelSet(fn.definition, DIM, fn.params(DIM)).contract(lo, hi, -1e9)
+    assert out is not None and np.array_equal(out[0], lo) and np.array_equal(out[1], hi)
