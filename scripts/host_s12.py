@@ -135,6 +135,7 @@ def per_run(spec, chunks):
 def run_chunk(exp_id, quick, key, function, dim, first, last):
     """One run range of one entry, in a worker process; returns the chunk (a JSON-ready dict)."""
     from gpubench.workflow import experiments_loader, runner
+    from gpubench.records.schema import json_ready
     from gpubench import functions, methods
     exp = experiments_loader.load(exp_id)
     spec = next(s for s in exp.variant(quick).methods if s.key == key)
@@ -149,12 +150,12 @@ def run_chunk(exp_id, quick, key, function, dim, first, last):
     r = method.run(fn, dim, settings)
     wall = time.perf_counter() - t0
     env = runner.environment()
-    return json.loads(json.dumps({
+    return json_ready({
         "experiment": exp.id, "variant": case.variant, "key": key, "function": function, "dim": dim,
         "first": first, "last": last, "run_fun": r.history["run_fun"], "best_f": r.fun, "x": r.x,
         "nfev": r.nfev, "njev": r.njev, "iterations": r.iterations, "seconds": r.seconds, "wall_seconds": wall,
         "warmup_seconds": warm, "options": r.options, "message": r.message,
-        "host": env.get("host"), "date": env.get("date"), "environment": env}, default=runner._json_default))
+        "host": env.get("host"), "date": env.get("date"), "environment": env})
 
 
 def merge(out, exp, quick, spec, f, n, chunks, commands):
@@ -408,7 +409,7 @@ def main(argv=None):
                     runner.write_record(results, rec)
                     ran.append((case.key, 0, 1, rec["measured"]["seconds"]))
                     print(f"  {case.key} ({rec['measured']['backend']}): {rec['measured']['seconds']:.1f} s, "
-                          f"best {rec['measured']['best_f']:.6g}", flush=True)
+                          f"best {rec['measured']['fun']:.6g}", flush=True)
                 except Exception as exc:
                     failed.append(f"{case.key}: {type(exc).__name__}: {exc}"[:300])
                     print("  FAILED " + failed[-1], flush=True)

@@ -269,12 +269,12 @@ def test_demo_s12_time_says_what_compiling_took(monkeypatch, capsys):
     """The quick S12 rows showed 0.02 s and 0.00 s where the runs took 6.6 and 16.6 s with compiling."""
     import io
     from gpubench.reports import demo
-    from gpubench.workflow import experiments_loader as loader, runner
+    from gpubench.workflow import experiments_loader as loader
     s12 = loader.load("tableS12")
     key = s12.quick.methods[0].key
     rec = {"variant": "quick", "key": key, "label": "x", "settings": {"runs": 1},
-           "measured": {"best_f": 0.5, "seconds": 0.02, "warmup_seconds": 6.58}}
-    monkeypatch.setattr(runner, "load_records", lambda folder, warn=True: [rec])
+           "measured": {"fun": 0.5, "seconds": 0.02, "warmup_seconds": 6.58}}
+    monkeypatch.setattr("gpubench.records.read.load_records", lambda folder, warn=True: [rec])
     out = io.StringIO()
     demo._summary(s12, None, out)
     text = out.getvalue()

@@ -259,7 +259,7 @@ def test_ioh_run_starting_after_its_first_evaluation(tmp_path):
     iohinspector = pytest.importorskip("iohinspector")
     from gpubench.reports.interop import ioh
     recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
-             "repetition": rep, "x": [1.0, 1.0], "measured": {"best_f": 1e-3, "evaluations": 40, "seconds": 0.4},
+             "repetition": rep, "x": [1.0, 1.0], "measured": {"fun": 1e-3, "evaluations": 40, "seconds": 0.4},
              "history": {"trace": [[20, 0.2, 5.0 + rep], [40, 0.4, 1e-3]]}} for rep in (0, 1)]
     (folder,) = ioh.write_ioh(recs, {("levy", 2): 0.0}, tmp_path)
     dm = iohinspector.DataManager()
@@ -277,7 +277,7 @@ def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp
     to every target is the batch's evaluation count, as gpubench.reports.compare credits it."""
     from gpubench.reports.interop import coco
     recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
-             "repetition": rep, "measured": {"best_f": 0.0, "evaluations": 40, "seconds": 0.4},
+             "repetition": rep, "measured": {"fun": 0.0, "evaluations": 40, "seconds": 0.4},
              "history": {"trace": [[20, 0.2, 1e-12 * rep], [40, 0.4, 0.0]]}} for rep in (0, 1)]
     (folder,) = compare.write_coco(recs, {("levy", 2): 0.0}, tmp_path / "coco")
     (ds,) = coco.load(folder, tmp_path / "work")

@@ -23,7 +23,7 @@ def record(case, iterations=10, regions=1, seconds=2.0, options=None, glb=-1e-12
         "options": options if options is not None else dict(case.settings),
         "measured": {"iterations": iterations, "regions": regions if rigorous else None,
                      "glb": glb if rigorous else None, "gub": gub if rigorous else None,
-                     "best_f": best if best is not None else gub, "evaluations": 1000,
+                     "fun": best if best is not None else gub, "evaluations": 1000,
                      "gradient_evaluations": 10, "seconds": seconds, "wall_seconds": seconds,
                      "warmup_seconds": 0.0, "converged": True, "message": "", "backend": "cpu",
                      "runs": runs, "runs_completed": runs},

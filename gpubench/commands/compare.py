@@ -186,6 +186,7 @@ def run(args):
     from pathlib import Path
     from ..reports import compare as cmp
     from ..workflow import runner
+    from ..records.read import load_records
     from ..device.gpu import check_writable_dir
     from ..reports.interop.ioh import write_ioh
     if args.scheduler is not None and "://" not in args.scheduler and ":" not in args.scheduler:
@@ -212,7 +213,7 @@ def run(args):
     s = runner.sweep(exp, quick=args.quick, backend=args.backend, results=out / "records",
                      workers=args.workers, scheduler=args.scheduler, processes=source is None)
     planned = {c.case_id for c in runner.plan(exp, args.quick, args.backend)}
-    recs = [r for r in runner.load_records(Path(s.folder)) if r["case"] in planned]
+    recs = [r for r in load_records(Path(s.folder)) if r["case"] in planned]
     cert = certificate(recs)
     if cert is None and source is None:
         cert = cmp.certificates().get((name, dim))  # a converged solve stored by another experiment

@@ -23,7 +23,7 @@ def trace_of(record):
     m = record["measured"]
     if tr:
         return [[float(a), float(b), float(c)] for a, b, c in tr]
-    best = m.get("best_f")
+    best = m.get("fun")
     if rigorous(record) and m.get("gub") is not None:
         best = m["gub"] if record.get("sense", "min") == "min" else m["glb"]
     if best is None:

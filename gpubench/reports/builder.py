@@ -38,7 +38,7 @@ def records_folder(results=None):
     """The records' folder as a report names it: ``results/`` for the checkout's own, else the
     folder's real path (a report built from another folder said "under results/")."""
     from ..paths import project_root
-    from ..workflow.runner import results_dir
+    from ..records.read import results_dir
     p = results_dir(results).resolve()
     root = project_root()
     if root is not None and p == (root / "results").resolve():
@@ -90,7 +90,7 @@ def _ratio(measured, published):
 
 # ---------------------------------------------------------------- records
 def _records(experiment, results):
-    from ..workflow.runner import load_records, results_dir
+    from ..records.read import load_records, results_dir
     recs = [r for r in load_records(results_dir(results) / experiment.id) if r.get("experiment") == experiment.id]
     by_variant = {}
     for r in recs:
@@ -189,7 +189,7 @@ def _missing_cases(planned, stored):
 
 def _run_notes(results, experiment_id):
     """The text of ``results/<experiment>/NOTES.md`` (why cases are missing, what a run met), or ""."""
-    from ..workflow.runner import results_dir
+    from ..records.read import results_dir
     path = results_dir(results) / experiment_id / "NOTES.md"
     try:
         return " ".join(path.read_text().split())
@@ -745,8 +745,8 @@ def _methods_section(doc, experiment, variant, records, pub, figdir, reports, re
                 value = None
                 enclosure = (m["glb"], m["gub"])
             else:
-                mv_text = _num(m["best_f"], 4)
-                value = m["best_f"]
+                mv_text = _num(m["fun"], 4)
+                value = m["fun"]
             # a multi-start GPU method counts its starts (all done in one call)
             starts = None if r is None else (r.get("options") or {}).get("starts")
             runs_done = None if m is None else (m["runs_completed"] if m.get("runs_completed") is not None
@@ -854,7 +854,7 @@ def _claim(doc, experiment, verdicts):
         state = (f"{done:,} of {planned:,} runs done" if planned and done < planned
                  else ("its one run" if done == 1 else f"all {done:,} runs"))
         word = "found f*" if r["success"] else "did not find f*"
-        return f"{spec.key}: {word} (best {_num(r['measured']['best_f'], 4)}; {state})"
+        return f"{spec.key}: {word} (best {_num(r['measured']['fun'], 4)}; {state})"
     partial = any(p and d < p for _, _, d, p in published)
     found = [spec.key for spec, r, _, _ in published if r["success"]]
     stored = {spec.key for spec, _, _, _ in verdicts}
@@ -1052,7 +1052,8 @@ def write_index(reports=None, results=None, experiments_dir=None):
     """``reports/index.md`` (and .html): every experiment, its report, and what is stored."""
     import pandas as pd
     from ..workflow import experiments_loader as loader
-    from ..workflow.runner import plan, results_dir, stored_cases
+    from ..records.read import results_dir, stored_cases
+    from ..workflow.runner import plan
     reports = reports_dir(reports)
     reports.mkdir(parents=True, exist_ok=True)
     rows = []

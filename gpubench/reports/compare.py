@@ -60,7 +60,7 @@ def certifies(record):
     cannot change their box or parameters; its f* must also be the library's now.
     """
     from .. import functions, methods
-    from ..workflow import runner
+    from ..records.write import problem
     from ..errors import InputError
     if methods.is_rigorous(record.get("method")) is not True:
         return "not a method declared rigorous"
@@ -80,7 +80,7 @@ def certifies(record):
         return "another sense"
     stated = record.get("problem")
     if stated is not None:
-        return None if stated == runner.problem(fn, dim) else "another box or parameters"
+        return None if stated == problem(fn, dim) else "another box or parameters"
     plan = _planned(record.get("experiment"), record.get("variant"))
     case = plan.get(record.get("case")) if plan else None
     if case is None:
@@ -99,7 +99,7 @@ def certificates(results=None, experiments=None):
     the narrowest enclosure is kept.  ``regions`` is None when the record did not
     store them (too many numbers).
     """
-    from ..workflow.runner import load_records, results_dir
+    from ..records.read import load_records, results_dir
     root = results_dir(results)
     out = {}
     if not root.is_dir():
@@ -374,7 +374,7 @@ def rows(records, certs):
         cert = certs.get((f, dim))
         fstar = fstars[(f, dim)]
         bests = [(r["measured"]["gub"] if sense == "min" else r["measured"]["glb"])
-                 if _rigorous(r) and r["measured"].get("gub") is not None else r["measured"].get("best_f")
+                 if _rigorous(r) and r["measured"].get("gub") is not None else r["measured"].get("fun")
                  for r in rs]
         bests = [b for b in bests if b is not None]
         best = (min(bests) if sense == "min" else max(bests)) if bests else None

@@ -7,10 +7,8 @@ constraint sets and subdomain counts.  Published figures are printed exactly as 
 ``experiments/published/`` has them, in their own columns, never replaced by a measured one.
 """
 import csv
-import json
 from pathlib import Path
 
-from ..errors import InputError
 from ..paths import results_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,16 +67,9 @@ def published(name):
 
 
 def load(folder):
-    """The rows stored under ``folder/rows``, by section."""
-    rows = {}
-    for p in sorted((Path(folder) / "rows").glob("*.json")):
-        try:
-            rec = json.loads(p.read_text())
-        except ValueError as exc:
-            raise InputError(f"{p}: not a JSON record ({exc})") from None
-        if "error" not in rec:
-            rows.setdefault(rec.get("section"), []).append(rec)
-    return rows
+    """The rows stored under ``folder/rows``, by section (:func:`gpubench.records.read.bnb_rows`)."""
+    from ..records.read import bnb_rows
+    return bnb_rows(folder)
 
 
 def _environments(recs):
