@@ -268,14 +268,15 @@ def test_certificate_from_another_experiment_only_for_the_same_problem(tmp_path)
     refused(dict(rec, method="no-such-method"), "not declared rigorous")
     refused(dict(rec, fstar=1.0), "another f star")
     fn = functions.get("ackley")
-    here = runner.problem(fn, 50)
+    from gpubench.records import write as records_write
+    here = records_write.problem(fn, 50)
     # a record that states its problem is judged by it, wherever it comes from
     ok = dict(rec, experiment="nowhere", problem=here)
     assert compare.certifies(ok) is None
-    refused(dict(ok, problem=dict(here, domain_sha1=runner.problem(functions.get("rastrigin"), 50)["domain_sha1"])),
+    refused(dict(ok, problem=dict(here, domain_sha1=records_write.problem(functions.get("rastrigin"), 50)["domain_sha1"])),
             "another domain")
     refused(dict(ok, problem=dict(here, params_sha1="0" * 40)), "other parameters")
-    refused(dict(ok, problem=runner.problem(fn, 51)), "another dimension")
+    refused(dict(ok, problem=records_write.problem(fn, 51)), "another dimension")
 
 
 def test_clean_partial_spares_young_temporary_files(tmp_path):

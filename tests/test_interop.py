@@ -289,7 +289,6 @@ def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp
 def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
     """`python -m gpubench.reports.interop.coco DATA OUT` on a comparison's COCO folder (or its zip) writes
     cocopp's pages; reports/index.md links every reports/cocopp/*/index.html."""
-    from gpubench.reports import builder as report
     from gpubench.reports.interop import coco
     root, recs, folders = tiny
     assert coco.main([str(tmp_path / "nothing.zip"), str(tmp_path / "o")]) == 2
@@ -300,5 +299,6 @@ def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
     assert coco.main([str(archive), str(reports / "cocopp" / "tiny")]) == 0
     assert "cocopp on 3 data set(s)" in capsys.readouterr().out
     assert (reports / "cocopp" / "tiny" / "index.html").is_file()
-    index = report.write_index(reports, root / "res").read_text()
+    from gpubench.reports.index import write_index
+    index = write_index(reports, root / "res").read_text()
     assert "[cocopp/tiny/index.html](cocopp/tiny/index.html)" in index

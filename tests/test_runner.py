@@ -315,10 +315,10 @@ def test_cli_reproduce_and_list(tmp_path, capsys):
 
 
 def test_thinned_history_keeps_the_ends():
-    n = runner.MAX_HISTORY * 3 + 7
-    from gpubench.records.write import thin
+    from gpubench.records.write import MAX_HISTORY, thin
+    n = MAX_HISTORY * 3 + 7
     h = thin({"glb": list(range(n)), "gub": list(range(n)), "list_size": [1] * n})
-    assert len(h["glb"]) <= runner.MAX_HISTORY
+    assert len(h["glb"]) <= MAX_HISTORY
     assert h["iteration"][0] == 1 and h["iteration"][-1] == n and h["glb"][-1] == n - 1
 
 

@@ -19,7 +19,8 @@ def run(args):
     from pathlib import Path
     from ..workflow import experiments_loader as loader
     from ..device.gpu import check_writable_dir
-    from ..reports.builder import build, reports_dir, write_index
+    from ..reports.builder import build, reports_dir
+    from ..reports.index import write_index
     from ..records.read import results_dir
     if not args.all and not args.experiment:
         raise InputError("name one or more experiments, or give --all")

@@ -23,30 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..records.trace import rigorous as _rigorous, trace_of  # noqa: F401  (trace_of: this module's API too)
+from ..records.trace import rigorous, trace_of  # noqa: F401  (trace_of: this module's API too)
 
 TARGET_EXPONENTS = tuple(range(2, -9, -1))  # 10^2 ... 10^-8, as COCO's bbob targets
 NO_CERTIFICATE = "no certificate"
 
 
 # ---------------------------------------------------------------- certificates
-_PLANS = {}
-
-
-def _planned(experiment, variant):
-    """The case ids the experiment definition ``experiment`` states for ``variant`` (None: no such file)."""
-    from ..workflow import experiments_loader, runner
-    from ..errors import InputError
-    key = (experiment, variant)
-    if key not in _PLANS:
-        try:
-            exp = experiments_loader.load(experiment)
-            _PLANS[key] = {c.case_id: c for c in runner.plan(exp, quick=variant == "quick")}
-        except InputError:
-            _PLANS[key] = None
-    return _PLANS[key]
-
-
 def certifies(record):
     """Why ``record`` may not certify the library function it names at its n, or None when it may.
 
@@ -81,8 +64,9 @@ def certifies(record):
     stated = record.get("problem")
     if stated is not None:
         return None if stated == problem(fn, dim) else "another box or parameters"
-    plan = _planned(record.get("experiment"), record.get("variant"))
-    case = plan.get(record.get("case")) if plan else None
+    from .stored import planned_cases
+    plan = planned_cases(record.get("experiment"), record.get("variant"))
+    case = next((c for c in plan if c.case_id == record.get("case")), None) if plan else None
     if case is None:
         return "states no problem, and no experiment definition states its case"
     if (case.function, case.dim) != (record["function"], dim):
@@ -341,7 +325,7 @@ def _fstars(records):
 
 
 def _ecdf_figure(path, curves, axis, title):
-    from .builder import _plt
+    from .figures import _plt
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for key, (x, y) in sorted(curves.items()):
@@ -374,7 +358,7 @@ def rows(records, certs):
         cert = certs.get((f, dim))
         fstar = fstars[(f, dim)]
         bests = [(r["measured"]["gub"] if sense == "min" else r["measured"]["glb"])
-                 if _rigorous(r) and r["measured"].get("gub") is not None else r["measured"].get("fun")
+                 if rigorous(r["method"], r) and r["measured"].get("gub") is not None else r["measured"].get("fun")
                  for r in rs]
         bests = [b for b in bests if b is not None]
         best = (min(bests) if sense == "min" else max(bests)) if bests else None
@@ -387,7 +371,7 @@ def rows(records, certs):
         certified = [first_reach(r, certified_target(cert, sense))[1] for r in rs] if cert else None
         certified_hits = None if certified is None else [t for t in certified if t is not None]
         out.append({
-            "function": f, "dim": dim, "key": key, "method": rs[0]["method"], "rigorous": _rigorous(rs[0]),
+            "function": f, "dim": dim, "key": key, "method": rs[0]["method"], "rigorous": rigorous(rs[0]["method"], rs[0]),
             "repetitions": len(rs), "best": best, "fstar": fstar, "certificate": cert,
             "gap": certified_gap(best, cert, sense),
             "inside": None if not cert or cert["regions"] is None else sum(bool(i) for i in inside),
@@ -404,7 +388,7 @@ def rows(records, certs):
 def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
     """The report section of a "compare" experiment: certified gaps, ECDFs, COCO files."""
     import pandas as pd
-    from .builder import MISSING, _bound, _num, _seconds
+    from .document import MISSING, _bound, _num, _seconds
     if not recs:
         doc.p(f"Nothing stored for this setting: every figure is {MISSING}.")
         return
@@ -477,7 +461,7 @@ def _certificate_rows(records, certs):
 
 
 def _fmt_bound(v):
-    from .builder import _bound
+    from .document import _bound
     return _bound(v)
 
 
@@ -487,7 +471,7 @@ def summary(records, certs, path, grid=()):
     ``grid``: the experiment's (function, n) pairs, shown (with their certificates) even
     where no method's record is stored yet."""
     import pandas as pd
-    from .builder import Doc, _bound, _atomic_write, _seconds
+    from .document import Doc, _bound, _atomic_write, _seconds
     doc = Doc()
     doc.h(1, "gpubench: which method to use")
     doc.p("Every method of the comparison experiment (experiments/compare.toml) on the same functions "

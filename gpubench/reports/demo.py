@@ -60,7 +60,7 @@ def run(results=None, reports=None, gpu=None, workers=None, stream=None, paralle
     """Run the demo's sweeps (S12 beside the 12 functions unless ``parallel`` is false or
     ``workers`` is given) and write the reports; returns the seconds it took."""
     from ..workflow import experiments_loader as loader
-    from . import builder as report
+    from . import builder as report, index as report_index
     from ..workflow import runner
     from ..paths import demo_dir
     stream = stream or sys.stdout
@@ -99,7 +99,7 @@ def run(results=None, reports=None, gpu=None, workers=None, stream=None, paralle
         runner.sweep(s12, quick=True, results=results, workers=workers, stream=stream)
     t_runs = time.perf_counter() - t0
     paths = [report.build(e, results, reports) for e in (functions12, s12)]
-    index = report.write_index(reports, results)
+    index = report_index.write_index(reports, results)
     total = time.perf_counter() - t0
     _counting_rule(functions12, results, stream, quick=not gpu)
     _summary(s12, results, stream)

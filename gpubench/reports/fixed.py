@@ -10,7 +10,7 @@ import re
 import statistics
 
 from . import verdict as V
-from .builder import MISSING
+from .document import MISSING
 
 # the measured numbers each layout shows, in order: (record key, column title, format)
 COLUMNS = {

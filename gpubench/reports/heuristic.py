@@ -13,7 +13,8 @@ import re
 import statistics
 
 from ..errors import InputError
-from .builder import MISSING, NOT_PUBLISHED, _group, _num, _seconds
+from .document import MISSING, NOT_PUBLISHED, _num, _seconds
+from .stored import _group
 def _clopper_pearson(k, n):
     from scipy import stats
     ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="exact")

@@ -3,9 +3,9 @@
 An experiment (``experiments/*.toml``, see :mod:`gpubench.workflow.experiments_loader`)
 expands into cases: function x dimension x method entry x repetition.  Each
 case is run by ``gpubench.methods`` and stored as one JSON record,
-``results/<experiment>/<case-id>.json``, written to a temporary file in the
-same folder and renamed into place (``os.replace``), so a record is either
-complete or absent.  A rerun skips every case already stored: an interrupted
+``results/<experiment>/<case-id>.json``, by the one writer of records
+(:mod:`gpubench.records.write`: a temporary file in the same folder renamed into
+place, so a record is either complete or absent; its schema: :mod:`gpubench.records.schema`).  A rerun skips every case already stored: an interrupted
 sweep resumes where it stopped.  The case id names the method entry, function,
 n, variant and repetition, plus a hash of the method and its settings, so a
 changed setting is a new case; the backend it ran on is recorded, not part of its id.
@@ -26,19 +26,16 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-
 from . import claims
 from .progress import progress
 from .warmup import warm_up  # noqa: F401  (a case's warm-up; scripts call it here too)
 from ..device.gpu import check_writable_dir, visible_gpus
 from ..errors import InputError
 from ..methods.monitor import on_interrupt
-# the one schema, writer and reader of records (gpubench.records); their names are the runner's too
+# records are made, stored and read by gpubench.records (load_records and success: this module's API too)
 from ..records.read import load_records, read_record, results_dir, stored_cases  # noqa: F401
-from ..records.schema import SCHEMA, case_id, json_ready, success, valid_record  # noqa: F401
-from ..records.write import (MAX_HISTORY, clean_partial, make_record, problem,  # noqa: F401
-                             procedure_record, write_record)
+from ..records.schema import case_id, json_ready, success  # noqa: F401
+from ..records.write import clean_partial, make_record, procedure_record, write_record
 
 
 @dataclass(frozen=True)
