@@ -91,7 +91,7 @@ def certificate(records):
     for r in records:
         m = r["measured"]
         glb, gub = m.get("glb"), m.get("gub")
-        if not (cmp._rigorous(r) and m.get("converged") is True and isinstance(glb, (int, float))
+        if not (cmp.rigorous(r["method"], r) and m.get("converged") is True and isinstance(glb, (int, float))
                 and isinstance(gub, (int, float)) and math.isfinite(glb) and math.isfinite(gub) and glb <= gub):
             continue
         if best is None or gub - glb < best["gub"] - best["glb"]:
@@ -104,7 +104,7 @@ def no_certificate_reason(records):
     """Why there is no certificate, as it happened: no rigorous method ran (heuristics only, e.g.
     ``--methods``), or those that ran did not converge within their budget."""
     from ..reports import compare as cmp
-    if not any(cmp._rigorous(r) for r in records):
+    if not any(cmp.rigorous(r["method"], r) for r in records):
         return "no rigorous method was run; the methods compared are heuristics"
     return "the rigorous method did not converge within its budget"
 
