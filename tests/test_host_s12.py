@@ -1,4 +1,4 @@
-"""scripts/host_s12.py: Tables S12/S13 at full run counts, in resumable chunks (quick variant here)."""
+"""gpubench/workflow/chunks.py: Tables S12/S13 at full run counts, in resumable chunks (quick variant here)."""
 import json
 
 import pytest
@@ -10,8 +10,9 @@ from gpubench.workflow import runner
 
 
 @pytest.fixture
-def s(script):
-    return script("host_s12")
+def s():
+    import importlib
+    return importlib.import_module("gpubench.workflow.chunks")
 
 
 def test_gaps_cover_what_no_chunk_covers(s):

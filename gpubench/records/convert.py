@@ -1,8 +1,8 @@
 """Records of the papers' earlier runners' formats, and stored records renamed to today's case ids.
 
 The papers' own runners stored other formats: ``gpubench.problems.fei2014``'s former command's
-``results/fei2014_*/records.json``, ``scripts/gpu_bnb.py``'s ``results/paper001/*/rows/``,
-``scripts/gpu_tron.py``'s ``results/gpu/tron/tron_gpu.json``.  :func:`convert_papers` makes
+``results/fei2014_*/records.json``, ``gpubench/problems/bnb_rows.py``'s ``results/paper001/*/rows/``,
+``gpubench/problems/tron_rows.py``'s ``results/gpu/tron/tron_gpu.json``.  :func:`convert_papers` makes
 records of their tables from them (the source file and commit in ``provenance``), and
 :func:`rename_records` renames every record whose stored case id is not the id its case has
 today (ids once hashed the backend, so a GPU record of a case was "another setting"; the old id
@@ -122,7 +122,7 @@ _BNB_TABLES = {"table1": "maingo_gpu_table1", "table3": "maingo_gpu_table3", "ta
 
 
 def from_gpu_bnb(path, load):
-    """A row of ``scripts/gpu_bnb.py`` of paper 001's Tables 1, 3 or 4 (the figures' rows have no table)."""
+    """A row of ``gpubench/problems/bnb_rows.py`` of paper 001's Tables 1, 3 or 4 (the figures' rows have no table)."""
     row = document(path)
     exp = _BNB_TABLES.get(row.get("section"))
     if exp is None or "error" in row:
@@ -147,7 +147,7 @@ def from_gpu_bnb(path, load):
 
 
 def from_gpu_tron(path, load):
-    """``scripts/gpu_tron.py``'s record: Tables 1-3 of paper 003, one record per (table, n, variant)."""
+    """``gpubench/problems/tron_rows.py``'s record: Tables 1-3 of paper 003, one record per (table, n, variant)."""
     old = document(path)
     if old.get("tiny") or old.get("simulator"):
         return []          # a check of the mechanics, not a measurement of the tables

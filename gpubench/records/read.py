@@ -66,7 +66,7 @@ def document(path):
 
 
 def bnb_rows(folder):
-    """Paper 001's rows as ``scripts/gpu_bnb.py`` stored them under ``folder/rows``, by section
+    """Paper 001's rows as ``gpubench/problems/bnb_rows.py`` stored them under ``folder/rows``, by section
     (a row that failed, holding ``error``, left out)."""
     from ..errors import InputError
     rows = {}

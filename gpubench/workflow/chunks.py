@@ -1,8 +1,8 @@
 """Tables S12/S13 at the paper's full run counts in resumable chunks (kept: `gpubench reproduce` runs a case whole, and one case here is up to 50,000 runs).
 
-    python scripts/host_s12.py OUT [--experiment tableS12] [--budget SECONDS] [--workers N]
+    python -m gpubench.workflow.chunks OUT [--experiment tableS12] [--budget SECONDS] [--workers N]
                                [--chunk-seconds S] [--only ENTRY,...] [--quick] [--plan]
-    python scripts/host_s12.py OUT --experiment tableS13 --same-as tableS12
+    python -m gpubench.workflow.chunks OUT --experiment tableS13 --same-as tableS12
 
 The heuristics of Tables S12/S13 (Zhang, Shan & Cagan 2026, SI Appendix E) at the paper's
 run counts (basin-hopping 1,000, BFGS 50,000, DE 100, DIRECT 1, interior point 50,000,
@@ -40,6 +40,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+from ..records.read import document
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -96,7 +98,7 @@ def load_chunks(folder, variant):
     out = []
     for p in sorted(Path(folder).glob("*.json")):
         try:
-            c = json.loads(p.read_text())
+            c = document(p)
         except (OSError, ValueError):
             continue
         if isinstance(c, dict) and c.get("variant") == variant and {"first", "last", "run_fun", "seconds"} <= set(c) \
@@ -239,7 +241,7 @@ def same_as(out, src, dst, quick=False, shared_only=False):
         print(f"host_s12: {src} and {dst} plan different cases; run {dst} itself", file=sys.stderr)
         return 2
     folder = Path(out) / "results" / src
-    recs = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    recs = [document(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
     if not recs:
         print(f"host_s12: no merged records of {src} under {folder}", file=sys.stderr)
         return 2
@@ -308,7 +310,7 @@ def main(argv=None):
     variant = "quick" if a.quick else "full"
     results = out / "results" / exp.id
     log_path = out / "chunks" / exp.id / f"commands-{variant}.json"
-    commands = json.loads(log_path.read_text()) if log_path.is_file() else []
+    commands = document(log_path) if log_path.is_file() else []
 
     def state():
         todo, chunks_of = {}, {}
