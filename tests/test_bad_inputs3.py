@@ -188,13 +188,14 @@ def test_ctrl_c_while_compiling_ends_within_2_s_in_one_line(tmp_path):
 
 # ---------------------------------------------------------------- wrong words
 def test_compare_with_heuristics_only_says_no_rigorous_method_ran(tmp_path):
-    from gpubench.commands.compare import write_summary
-    de = {"key": "de", "method": "de-gpu", "measured": {"seconds": 1.0}, "settings": {}}
-    text = write_summary(tmp_path / "s.md", "levy", 2, "quick", [de], None, 0.0, "min")
+    from gpubench.reports.compare import function_summary
+    de = {"key": "de", "method": "de-gpu", "function": "levy", "dim": 2, "measured": {"seconds": 1.0, "fun": 0.5},
+          "settings": {}}
+    text = function_summary(tmp_path / "s.md", "levy", 2, "quick", [de], None, 0.0, "min")
     assert "no rigorous method was run" in text and "did not converge" not in text, text
-    iv = {"key": "iv", "method": "interval", "settings": {},
+    iv = {"key": "iv", "method": "interval", "function": "levy", "dim": 2, "settings": {},
           "measured": {"seconds": 1.0, "glb": -1.0, "gub": 0.0, "converged": False}}
-    text = write_summary(tmp_path / "s.md", "levy", 2, "quick", [de, iv], None, 0.0, "min")
+    text = function_summary(tmp_path / "s.md", "levy", 2, "quick", [de, iv], None, 0.0, "min")
     assert "the rigorous method did not converge within its budget" in text, text
 
 

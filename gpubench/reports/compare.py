@@ -368,8 +368,9 @@ def rows(records, certs):
             reached.append(rt[SUCCESS_EXPONENT])
         hits = [s for e, s in reached if s is not None]
         inside = [inside_regions(r.get("x"), cert["regions"]) if cert else None for r in rs]
-        certified = [first_reach(r, certified_target(cert, sense))[1] for r in rs] if cert else None
-        certified_hits = None if certified is None else [t for t in certified if t is not None]
+        certified = [first_reach(r, certified_target(cert, sense)) for r in rs] if cert else None
+        certified_hits = None if certified is None else [s for _, s in certified if s is not None]
+        certified_evals = None if certified is None else [e for e, s in certified if s is not None]
         out.append({
             "function": f, "dim": dim, "key": key, "method": rs[0]["method"], "rigorous": rigorous(rs[0]["method"], rs[0]),
             "repetitions": len(rs), "best": best, "fstar": fstar, "certificate": cert,
@@ -380,6 +381,8 @@ def rows(records, certs):
             # against the certificate (None without one): reached GLB + 1e-8, and how fast
             "certified_success": None if certified is None else len(certified_hits),
             "median_seconds_to_certified": float(np.median(certified_hits)) if certified_hits else None,
+            "median_evaluations_to_certified": float(np.median(certified_evals)) if certified_evals else None,
+            "settings": rs[0].get("settings", {}),
             "evaluations": int(np.median([r["measured"].get("evaluations") or 0 for r in rs])),
         })
     return out
@@ -471,7 +474,7 @@ def summary(records, certs, path, grid=()):
     ``grid``: the experiment's (function, n) pairs, shown (with their certificates) even
     where no method's record is stored yet."""
     import pandas as pd
-    from .document import Doc, _bound, _atomic_write, _seconds
+    from .document import Doc, _bound, _seconds
     doc = Doc()
     doc.h(1, "gpubench: which method to use")
     doc.p("Every method of the comparison experiment (experiments/compare.toml) on the same functions "
@@ -515,7 +518,72 @@ def summary(records, certs, path, grid=()):
     doc.table(pd.DataFrame(best))
     doc.h(2, "Each method: runs that reached GLB + 1e-8 / runs; median time of a run")
     doc.table(pd.DataFrame(detail))
+    return _write_summary(path, doc)
+
+
+def _write_summary(path, doc):
+    """The one writer of a summary page: ``path`` (Markdown) and its HTML twin; returns the path."""
+    from .document import _atomic_write
     path = Path(path)
     _atomic_write(path, doc.markdown())
     _atomic_write(path.with_suffix(".html"), doc.html("gpubench summary"))
     return path
+
+
+def no_certificate_reason(records):
+    """Why there is no certificate, as it happened: no rigorous method ran (heuristics only, e.g.
+    ``--methods``), or those that ran did not converge within their budget."""
+    if not any(rigorous(r["method"], r) for r in records):
+        return "no rigorous method was run; the methods compared are heuristics"
+    return "the rigorous method did not converge within its budget"
+
+
+def _fmt(v, digits=4):
+    if v is None:
+        return "-"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.{digits}g}"
+    return f"{int(v):,}"
+
+
+def function_summary(path, function, dim, variant, records, cert, fstar, sense, source=None):
+    """``gpubench compare``'s page (``OUT/summary.md`` and .html): every method on one function at
+    one n, from the same rows (:func:`rows`) as the comparison's summary; returns the Markdown."""
+    import pandas as pd
+    from .document import Doc
+    table = rows(records, {(function, int(dim)): cert} if cert else {})
+    fastest = min((r for r in table if r["median_seconds_to_certified"] is not None),
+                  key=lambda r: r["median_seconds_to_certified"], default=None)
+    doc = Doc()
+    doc.h(1, f"Which method for {function} at n = {dim}?")
+    if source:
+        doc.p(f"Function file: `{source}`.")
+    doc.p(f"Every method of gpubench's comparison with the budgets of `experiments/compare.toml` "
+          f"({variant} variant), {max((r['repetitions'] for r in table), default=0)} run(s) each (repetition r "
+          "adds r to a method's seed), on the same machine.")
+    if cert:
+        tgt = "GLB + 1e-8" if sense == "min" else "GUB - 1e-8"
+        doc.p(f"**Certified minimum**: [GLB, GUB] = [{cert['glb']:.12g}, {cert['gub']:.12g}] "
+              f"(rigorous solve `{cert['case']}`). A run succeeds when its best value reaches "
+              f"{tgt}: then it is certainly within 1e-8 of the global optimum.")
+        doc.p(f"**Fastest to the target**: {fastest['key']} (median {_fmt(fastest['median_seconds_to_certified'])} s)."
+              if fastest else "**Fastest to the target**: no method reached it.")
+    else:
+        doc.p(f"**Certified minimum**: no certificate ({no_certificate_reason(records)}); nothing is "
+              f"claimed about the global minimum. The function's stated f* is {fstar!r}, not certified here.")
+    doc.table(pd.DataFrame([{
+        "Method": r["key"], "Runs": r["repetitions"],
+        "Reached target": (f"{r['certified_success']}/{r['repetitions']}" if r["certified_success"] is not None
+                           else NO_CERTIFICATE),
+        "Median s to target": _fmt(r["median_seconds_to_certified"]),
+        "Median evals to target": _fmt(r["median_evaluations_to_certified"]),
+        "Median s per run": _fmt(r["median_seconds"]), "Best f": _fmt(r["best"], 10)} for r in table],
+        columns=["Method", "Runs", "Reached target", "Median s to target", "Median evals to target",
+                 "Median s per run", "Best f"]))
+    doc.p("Budgets (each method's settings):")
+    doc.items(f"{r['key']} ({r['method']}): " + (", ".join(f"{k}={v}" for k, v in sorted(r["settings"].items()))
+                                                 or "defaults") for r in table)
+    doc.p("Data: `records/` (one JSON record per run), `coco/` (cocopp), `ioh/` (IOHanalyzer); "
+          "see docs/interop.md of gpubench.")
+    _write_summary(path, doc)
+    return doc.markdown()
