@@ -184,7 +184,8 @@ def from_gpu_tron(path, load):
 
 
 def convert_papers(root, load):
-    """Write the papers' old records (paper 004's tables, paper 001's rows) in the one format;
+    """Write the papers' old records (paper 004's tables, paper 001's rows) in the one format, those
+    not stored yet (returned);
     ``load``: an experiment id -> its experiment (:func:`gpubench.workflow.experiments_loader.load`)."""
     root = Path(root)
     recs = []
@@ -197,6 +198,8 @@ def convert_papers(root, load):
         recs += from_fei2014(p, load)
     for p in sorted(root.glob("gpu/tron/tron_gpu.json")):
         recs += from_gpu_tron(p, load)
+    # a record already stored is kept as it is (stored records are never rewritten)
+    recs = [rec for rec in recs if not (root / rec["experiment"] / f"{rec['case']}.json").exists()]
     for rec in recs:
         write_record(root / rec["experiment"], rec)
     return recs
