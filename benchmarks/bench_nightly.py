@@ -81,7 +81,7 @@ class LbfgsbGpuTorsion:
 
 class TronHs45Batch:
     """Batched TRON (paper 003, ExaTron) on hs45-type problems: the CPU twin (1,000 problems)
-    and the GPU kernel (10,000 problems), n = 8 and 32.  scripts/gpu_tron.py measures the rest."""
+    and the GPU kernel (10,000 problems), n = 8 and 32.  gpubench/problems/tron_rows.py measures the rest."""
     params = (["cpu", "cuda"], [8, 32])
     param_names = ["backend", "n"]
     number = 1

@@ -1,6 +1,6 @@
 """The problems of paper 001 (Zhang, Kerkenhoff, Kichler, Dahmen, Mitsos, Naumann & Bongartz,
 "Accelerating deterministic global optimization via GPU-parallel interval arithmetic"),
-built from the ANN weights in ``functions/models/`` (``scripts/train_surrogates.py``).
+built from the ANN weights in ``functions/models/`` (``gpubench/problems/surrogates.py``).
 
 Our networks are trained in-repo with a fixed seed; the authors' are not published, so
 the problems have the paper's form but not its exact functions.

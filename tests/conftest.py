@@ -29,9 +29,9 @@ import pytest  # noqa: E402
 
 @pytest.fixture
 def script(monkeypatch):
-    """``script("host_s12")``: a module of scripts/, imported by name (not from a path) so that
-    worker processes it spawns can import it too."""
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts"))
+    """``script("startup_profile")``: a tool of benchmarks/profiling/, imported by name (not from a
+    path) so that worker processes it spawns can import it too."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks" / "profiling"))
     return importlib.import_module
 
 

@@ -238,7 +238,7 @@ class _Case:
 
 def test_a_live_claim_is_left_to_its_owner_and_a_dead_ones_is_taken(tmp_path):
     from gpubench.workflow import claims
-    from gpubench.workflow.runner import valid_record
+    from gpubench.records.read import read_record
     host = socket.gethostname()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True).stdout.strip()
@@ -247,7 +247,7 @@ def test_a_live_claim_is_left_to_its_owner_and_a_dead_ones_is_taken(tmp_path):
     (tmp_path / ".away.claim").write_text(json.dumps({"pid": int(dead), "host": host + "-elsewhere"}))
     (tmp_path / ".stored.claim").write_text(json.dumps({"pid": int(dead), "host": host}))  # a killed run's
     cases = [_Case(c) for c in ("live", "dead", "away", "free")]
-    mine = claims.claim(tmp_path, cases, valid_record, stream=open(os.devnull, "w"))
+    mine = claims.claim(tmp_path, cases, read_record, stream=open(os.devnull, "w"))
     assert [c.case_id for c in mine] == ["dead", "free"]
     assert json.loads((tmp_path / ".dead.claim").read_text())["pid"] == os.getpid()
     claims.release(tmp_path, cases)

@@ -188,13 +188,14 @@ def test_ctrl_c_while_compiling_ends_within_2_s_in_one_line(tmp_path):
 
 # ---------------------------------------------------------------- wrong words
 def test_compare_with_heuristics_only_says_no_rigorous_method_ran(tmp_path):
-    from gpubench.commands.compare import write_summary
-    de = {"key": "de", "method": "de-gpu", "measured": {"seconds": 1.0}, "settings": {}}
-    text = write_summary(tmp_path / "s.md", "levy", 2, "quick", [de], None, 0.0, "min")
+    from gpubench.reports.compare import function_summary
+    de = {"key": "de", "method": "de-gpu", "function": "levy", "dim": 2, "measured": {"seconds": 1.0, "fun": 0.5},
+          "settings": {}}
+    text = function_summary(tmp_path / "s.md", "levy", 2, "quick", [de], None, 0.0, "min")
     assert "no rigorous method was run" in text and "did not converge" not in text, text
-    iv = {"key": "iv", "method": "interval", "settings": {},
+    iv = {"key": "iv", "method": "interval", "function": "levy", "dim": 2, "settings": {},
           "measured": {"seconds": 1.0, "glb": -1.0, "gub": 0.0, "converged": False}}
-    text = write_summary(tmp_path / "s.md", "levy", 2, "quick", [de, iv], None, 0.0, "min")
+    text = function_summary(tmp_path / "s.md", "levy", 2, "quick", [de, iv], None, 0.0, "min")
     assert "the rigorous method did not converge within its budget" in text, text
 
 
@@ -269,12 +270,12 @@ def test_demo_s12_time_says_what_compiling_took(monkeypatch, capsys):
     """The quick S12 rows showed 0.02 s and 0.00 s where the runs took 6.6 and 16.6 s with compiling."""
     import io
     from gpubench.reports import demo
-    from gpubench.workflow import experiments_loader as loader, runner
+    from gpubench.workflow import experiments_loader as loader
     s12 = loader.load("tableS12")
     key = s12.quick.methods[0].key
     rec = {"variant": "quick", "key": key, "label": "x", "settings": {"runs": 1},
-           "measured": {"best_f": 0.5, "seconds": 0.02, "warmup_seconds": 6.58}}
-    monkeypatch.setattr(runner, "load_records", lambda folder, warn=True: [rec])
+           "measured": {"fun": 0.5, "seconds": 0.02, "warmup_seconds": 6.58}}
+    monkeypatch.setattr("gpubench.records.read.load_records", lambda folder, warn=True: [rec])
     out = io.StringIO()
     demo._summary(s12, None, out)
     text = out.getvalue()

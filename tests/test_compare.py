@@ -81,7 +81,7 @@ def test_without_a_rigorous_record_there_is_no_certificate(quick, tmp_path):
 
 def test_runtimes_read_the_trace():
     rec = {"key": "m", "method": "bfgs", "function": "levy", "dim": 2, "sense": "min",
-           "measured": {"best_f": 1e-9, "evaluations": 100, "seconds": 1.0},
+           "measured": {"fun": 1e-9, "evaluations": 100, "seconds": 1.0},
            "history": {"trace": [[1, 0.1, 50.0], [10, 0.2, 0.5], [60, 0.7, 1e-9]]}}
     rt = dict((k, (e, s)) for k, e, s in compare.runtimes(rec, 0.0))
     assert rt[2] == (1, 0.1) and rt[1] == (10, 0.2) and rt[0] == (10, 0.2)
@@ -132,7 +132,7 @@ def test_gpu_methods_are_compared_with_their_traces(quick):
         for r in mine:
             tr = np.array(r["history"]["trace"])
             assert r["measured"]["backend"] == "cpu"  # no GPU here: the CPU twin
-            assert tr[-1, 0] == r["measured"]["evaluations"] and tr[-1, 2] == pytest.approx(r["measured"]["best_f"])
+            assert tr[-1, 0] == r["measured"]["evaluations"] and tr[-1, 2] == pytest.approx(r["measured"]["fun"])
             assert np.all(np.diff(tr[:, 0]) > 0) and np.all(np.diff(tr[:, 2]) <= 0)
             assert len(tr) >= 2  # several launches (DE) or rounds (L-BFGS-B), not only the end
     md = (rep / "compare.md").read_text()
@@ -268,14 +268,15 @@ def test_certificate_from_another_experiment_only_for_the_same_problem(tmp_path)
     refused(dict(rec, method="no-such-method"), "not declared rigorous")
     refused(dict(rec, fstar=1.0), "another f star")
     fn = functions.get("ackley")
-    here = runner.problem(fn, 50)
+    from gpubench.records import write as records_write
+    here = records_write.problem(fn, 50)
     # a record that states its problem is judged by it, wherever it comes from
     ok = dict(rec, experiment="nowhere", problem=here)
     assert compare.certifies(ok) is None
-    refused(dict(ok, problem=dict(here, domain_sha1=runner.problem(functions.get("rastrigin"), 50)["domain_sha1"])),
+    refused(dict(ok, problem=dict(here, domain_sha1=records_write.problem(functions.get("rastrigin"), 50)["domain_sha1"])),
             "another domain")
     refused(dict(ok, problem=dict(here, params_sha1="0" * 40)), "other parameters")
-    refused(dict(ok, problem=runner.problem(fn, 51)), "another dimension")
+    refused(dict(ok, problem=records_write.problem(fn, 51)), "another dimension")
 
 
 def test_clean_partial_spares_young_temporary_files(tmp_path):

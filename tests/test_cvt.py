@@ -237,7 +237,7 @@ def test_quick_variant_end_to_end(eid, tmp_path, capsys):
 def _record(eid, res, n, result):
     return {"experiment": eid, "variant": "full", "case": f"c{n}", "key": "k", "method": "m", "label": "",
             "function": f"cvt:{res}", "dim": n, "success": True,
-            "measured": {"iterations": 1, "seconds": 1.0, "converged": True, "best_f": 1.0}, "result": result}
+            "measured": {"iterations": 1, "seconds": 1.0, "converged": True, "fun": 1.0}, "result": result}
 
 
 def _judged(rows):

@@ -305,7 +305,7 @@ def test_heuristic_report_marks_success_rates_against_the_published_interval(tmp
                 "key": case.key, "method": case.method, "label": case.label, "function": case.function,
                 "dim": case.dim, "sense": "min", "repetition": 0, "settings": case.settings,
                 "options": dict(case.settings),
-                "measured": {"iterations": 10, "best_f": min(errors), "evaluations": 1000, "seconds": 2.0,
+                "measured": {"iterations": 10, "fun": min(errors), "evaluations": 1000, "seconds": 2.0,
                              "converged": True, "backend": "cpu", "gradient_evaluations": 0},
                 "fstar": 0.0, "success": all(ok), "success_rule": "test", "x": None,
                 "history": {"run_error": errors, "run_success": ok},

@@ -179,7 +179,7 @@ def test_dask_services_listen_on_loopback_only_and_serve_no_dashboard():
 # ------------------------------------------------------------------ folders, reports, demo
 def test_default_folders_are_the_checkouts_from_anywhere(tmp_path, monkeypatch):
     from gpubench import paths
-    from gpubench.reports.builder import reports_dir
+    from gpubench.reports.stored import reports_dir
     from gpubench.workflow.runner import results_dir
     monkeypatch.delenv("GPUBENCH_RESULTS", raising=False)
     monkeypatch.delenv("GPUBENCH_REPORTS", raising=False)
@@ -215,7 +215,8 @@ def test_experiment_setting_of_the_wrong_type_names_file_and_key(tmp_path):
 
 def test_html_reports_have_working_links(tmp_path):
     import pandas as pd
-    from gpubench.reports.builder import Doc, write_index
+    from gpubench.reports.document import Doc
+    from gpubench.reports.index import write_index
     d = Doc()
     d.p("see [the S12 report](tableS12.md) and [docs](../docs/reproduction.md)")
     d.table(pd.DataFrame([{"Experiment": "[table2](table2.md)", "HTML": "[html](table2.html)"}]))
@@ -232,14 +233,14 @@ def test_html_reports_have_working_links(tmp_path):
 
 def test_demo_writes_only_to_its_own_folder(tmp_path, monkeypatch):
     """The demo's records and reports go under $GPUBENCH_DEMO (.demo/ of the checkout by default)."""
-    from gpubench.reports import demo, builder as report
+    from gpubench.reports import demo, builder as report, index as report_index
     from gpubench.workflow import runner
     seen = []
     monkeypatch.setenv("GPUBENCH_DEMO", str(tmp_path / "demo"))
     monkeypatch.setattr(runner, "sweep", lambda e, **kw: seen.append(("results", kw["results"])))
     monkeypatch.setattr(report, "build", lambda e, results, reports: (seen.append(("reports", reports))
                                                                       or tmp_path / "x.md"))
-    monkeypatch.setattr(report, "write_index", lambda reports, results: tmp_path / "index.md")
+    monkeypatch.setattr(report_index, "write_index", lambda reports, results: tmp_path / "index.md")
     demo.run(gpu=False, parallel=False, stream=open(os.devnull, "w"))
     assert seen and all(str(p).startswith(str(tmp_path / "demo")) for _, p in seen), seen
 

@@ -259,7 +259,7 @@ def test_ioh_run_starting_after_its_first_evaluation(tmp_path):
     iohinspector = pytest.importorskip("iohinspector")
     from gpubench.reports.interop import ioh
     recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
-             "repetition": rep, "x": [1.0, 1.0], "measured": {"best_f": 1e-3, "evaluations": 40, "seconds": 0.4},
+             "repetition": rep, "x": [1.0, 1.0], "measured": {"fun": 1e-3, "evaluations": 40, "seconds": 0.4},
              "history": {"trace": [[20, 0.2, 5.0 + rep], [40, 0.4, 1e-3]]}} for rep in (0, 1)]
     (folder,) = ioh.write_ioh(recs, {("levy", 2): 0.0}, tmp_path)
     dm = iohinspector.DataManager()
@@ -277,7 +277,7 @@ def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp
     to every target is the batch's evaluation count, as gpubench.reports.compare credits it."""
     from gpubench.reports.interop import coco
     recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
-             "repetition": rep, "measured": {"best_f": 0.0, "evaluations": 40, "seconds": 0.4},
+             "repetition": rep, "measured": {"fun": 0.0, "evaluations": 40, "seconds": 0.4},
              "history": {"trace": [[20, 0.2, 1e-12 * rep], [40, 0.4, 0.0]]}} for rep in (0, 1)]
     (folder,) = compare.write_coco(recs, {("levy", 2): 0.0}, tmp_path / "coco")
     (ds,) = coco.load(folder, tmp_path / "work")
@@ -289,7 +289,6 @@ def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp
 def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
     """`python -m gpubench.reports.interop.coco DATA OUT` on a comparison's COCO folder (or its zip) writes
     cocopp's pages; reports/index.md links every reports/cocopp/*/index.html."""
-    from gpubench.reports import builder as report
     from gpubench.reports.interop import coco
     root, recs, folders = tiny
     assert coco.main([str(tmp_path / "nothing.zip"), str(tmp_path / "o")]) == 2
@@ -300,5 +299,6 @@ def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
     assert coco.main([str(archive), str(reports / "cocopp" / "tiny")]) == 0
     assert "cocopp on 3 data set(s)" in capsys.readouterr().out
     assert (reports / "cocopp" / "tiny" / "index.html").is_file()
-    index = report.write_index(reports, root / "res").read_text()
+    from gpubench.reports.index import write_index
+    index = write_index(reports, root / "res").read_text()
     assert "[cocopp/tiny/index.html](cocopp/tiny/index.html)" in index

@@ -15,9 +15,9 @@ LAYERS = [
     ("gpubench.functions",),
     ("gpubench.kernels",),
     ("gpubench.methods", "gpubench.baselines"),
+    ("gpubench.records",),
     ("gpubench.problems",),
     ("gpubench.workflow",),
-    ("gpubench.records",),
     ("gpubench.reports",),
     ("gpubench.commands", "gpubench.cli", "gpubench.__main__"),
 ]

@@ -621,6 +621,6 @@ def test_table4_rows_take_the_energy_decrease_rule():
         en, _ = lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, {**base, **extra, "cap_seconds": 0.0,
                                                                     "stop": "energy_decrease"})
         assert en["converged"] and not en["capped"] and "FTOL_ABS" in en["message"]
-        assert en["iterations"] > pg["iterations"] and en["best_f"] <= pg["best_f"]
+        assert en["iterations"] > pg["iterations"] and en["fun"] <= pg["fun"]
     with pytest.raises(InputError):
         lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, {**base, "stop": "energy"})

@@ -1,5 +1,5 @@
 """Paper 001's reproduction: the report renders from the committed rows (number for number), shows
-the published values exactly as published beside ours, and scripts/gpu_bnb.py resumes row by row."""
+the published values exactly as published beside ours, and gpubench/problems/bnb_rows.py resumes row by row."""
 import csv
 import importlib.util
 import json
@@ -13,10 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("gpu_bnb_script", REPO / "scripts" / "gpu_bnb.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("gpubench.problems.bnb_rows")
 
 
 def test_committed_report_is_rendered_from_committed_rows():

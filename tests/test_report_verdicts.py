@@ -63,7 +63,8 @@ def test_success_rates_and_mean_errors_are_judged(tmp_path):
 def test_the_reproduction_summary_counts_every_table(tmp_path):
     results, reports = _copy("tableS2", tmp_path)
     _verdicts("tableS2", results, reports)
-    text = report.write_reproduction(reports).read_text()
+    from gpubench.reports.index import write_reproduction
+    text = write_reproduction(reports).read_text()
     assert "| 000 | S2 | [tableS2](tableS2.md) | 4 | 4 | 0 | 0 | 0 | 0 |" in text
     # paper 001's Table 2 runs (issue 38): without its report it is not counted as not implemented
     assert "maingo_gpu_table2" not in text

@@ -23,7 +23,7 @@ def record(case, iterations=10, regions=1, seconds=2.0, options=None, glb=-1e-12
         "options": options if options is not None else dict(case.settings),
         "measured": {"iterations": iterations, "regions": regions if rigorous else None,
                      "glb": glb if rigorous else None, "gub": gub if rigorous else None,
-                     "best_f": best if best is not None else gub, "evaluations": 1000,
+                     "fun": best if best is not None else gub, "evaluations": 1000,
                      "gradient_evaluations": 10, "seconds": seconds, "wall_seconds": seconds,
                      "warmup_seconds": 0.0, "converged": True, "message": "", "backend": "cpu",
                      "runs": runs, "runs_completed": runs},
@@ -183,8 +183,9 @@ def test_index_links_every_report(tmp_path, capsys):
 
 
 def test_fit_exponent():
-    assert report.fit_exponent([10, 20, 40], [3 * n**2 for n in (10, 20, 40)]) == pytest.approx(2.0)
-    assert report.fit_exponent([50], [1.0]) is None
+    from gpubench.reports.figures import fit_exponent
+    assert fit_exponent([10, 20, 40], [3 * n**2 for n in (10, 20, 40)]) == pytest.approx(2.0)
+    assert fit_exponent([50], [1.0]) is None
 
 
 def test_committed_records_load_and_rebuild_the_committed_reports(tmp_path):
@@ -209,7 +210,7 @@ def test_committed_records_load_and_rebuild_the_committed_reports(tmp_path):
 def test_settings_summary_lists_shared_settings_once_and_every_value_that_differs():
     """One line per method: a setting all its records share as k=v, one that differs (seed, budgets
     by n, a setting older records lack) as k in {...}, never one record's value as everyone's."""
-    from gpubench.reports.builder import _settings_summary
+    from gpubench.reports.stored import _settings_summary
     recs = [{"key": "de", "settings": {"np": 100, "seed": s, "evaluation": "split"}, "options": {}} for s in (1, 0)]
     recs.append({"key": "de", "settings": {"np": 100, "seed": 0}, "options": {"compile_s": 0.5}})
     line = _settings_summary(recs)["de"]

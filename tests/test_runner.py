@@ -121,6 +121,7 @@ def test_gpu_records_of_a_case_count_as_stored_and_old_names_are_converted(tmp_p
     """qin2012_table1's committed records ran with --backend cuda: --list counts them all."""
     import shutil
     from gpubench.records import convert
+    from gpubench.records.schema import normalize
     e = loader.load("qin2012_table1")
     stored = runner.stored_cases(REPO / "results" / "qin2012_table1")
     cases = runner.plan(e)
@@ -143,7 +144,7 @@ def test_gpu_records_of_a_case_count_as_stored_and_old_names_are_converted(tmp_p
     assert runner.stored_cases(folder) == {cases[0].case_id, cases[1].case_id}
     new = json.loads((folder / f"{cases[0].case_id}.json").read_text())
     assert new["provenance"]["renamed_from"] == old
-    assert new["measured"] == rec["measured"] and new["environment"] == rec["environment"]
+    assert new["measured"] == normalize(rec)["measured"] and new["environment"] == rec["environment"]
     assert convert.rename_records(folder) == ([], [])
 
 
@@ -160,7 +161,7 @@ def test_sweep_stores_one_complete_record_per_case_and_skips_them_later(tmp_path
     assert rec["experiment"] == "sweep" and rec["variant"] == "full" and rec["case"] == files[0].stem
     assert rec["method"] == "fake" and rec["settings"] == {"sleep": 0.0}
     m = rec["measured"]
-    for k in ("iterations", "regions", "glb", "gub", "best_f", "evaluations", "seconds", "converged", "backend"):
+    for k in ("iterations", "regions", "glb", "gub", "fun", "evaluations", "seconds", "converged", "backend"):
         assert k in m
     assert m["regions"] == 1 and m["iterations"] == 3
     assert rec["success"] is True and rec["fstar"] == 0.0
@@ -314,9 +315,10 @@ def test_cli_reproduce_and_list(tmp_path, capsys):
 
 
 def test_thinned_history_keeps_the_ends():
-    n = runner.MAX_HISTORY * 3 + 7
-    h = runner._thin({"glb": list(range(n)), "gub": list(range(n)), "list_size": [1] * n})
-    assert len(h["glb"]) <= runner.MAX_HISTORY
+    from gpubench.records.write import MAX_HISTORY, thin
+    n = MAX_HISTORY * 3 + 7
+    h = thin({"glb": list(range(n)), "gub": list(range(n)), "list_size": [1] * n})
+    assert len(h["glb"]) <= MAX_HISTORY
     assert h["iteration"][0] == 1 and h["iteration"][-1] == n and h["glb"][-1] == n - 1
 
 
@@ -342,7 +344,7 @@ def test_real_methods_run_as_cases(tmp_path):
     e = loader.load(str(p))
     runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False)
     recs = {r["key"]: r for r in runner.load_records(tmp_path / "res" / "real")}
-    assert recs["bfgs"]["measured"]["runs"] == 3 and recs["bfgs"]["measured"]["best_f"] is not None
+    assert recs["bfgs"]["measured"]["runs"] == 3 and recs["bfgs"]["measured"]["fun"] is not None
     iv = recs["interval"]
     assert iv["success"] and iv["measured"]["glb"] <= 0.0 <= iv["measured"]["gub"]
     assert iv["history"]["iteration"][-1] == iv["measured"]["iterations"]
@@ -414,7 +416,7 @@ def test_a_procedure_on_a_fixed_problem_runs_as_a_case_in_the_one_record_format(
         assert r["function"] == "minpack2:torsion" and r["dim"] == 100 and r["success"] is True
         assert r["measured"]["iterations"] > 0 and r["environment"]["versions"]["numpy"]
     # the same minimum, whichever L-BFGS-B found it
-    assert recs["approximate"]["measured"]["best_f"] == pytest.approx(recs["scipy"]["measured"]["best_f"], rel=1e-6)
+    assert recs["approximate"]["measured"]["fun"] == pytest.approx(recs["scipy"]["measured"]["fun"], rel=1e-6)
     assert runner.sweep(e, results=tmp_path / "res", stream=io.StringIO(), fancy=False).skipped == 2
 
 
@@ -429,7 +431,7 @@ def test_the_papers_old_records_were_converted_with_their_provenance():
         stored = runner.stored_cases(res / eid)
         planned = runner.plan(loader.load(eid), quick=variant == "quick")
         assert len(planned) == n and all(c.case_id in stored for c in planned), eid
-    recs = convert.from_fei2014(res / "fei2014_table1_quick" / "records.json")
+    recs = convert.from_fei2014(res / "fei2014_table1_quick" / "records.json", loader.load)
     assert len(recs) == 8 and all(r["provenance"]["converted_from"].endswith("records.json") for r in recs)
     by = {r["function"]: r for r in recs}
     old = json.loads((res / "fei2014_table1_quick" / "records.json").read_text())

@@ -1,4 +1,4 @@
-"""scripts/startup_profile.py and the phase hooks it reads (gpubench.device.gpu.phase): issue 11, item 2."""
+"""benchmarks/profiling/startup_profile.py and the phase hooks it reads (gpubench.device.gpu.phase): issue 11, item 2."""
 import json
 import os
 import sys

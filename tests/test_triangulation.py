@@ -75,7 +75,7 @@ def test_side_and_sentence():
 def test_run_errors_reads_every_shape_of_record():
     many = {"history": {"run_error": [0.0, 2.0], "run_success": [True, False]}, "fstar": 0.0}
     runs = {"history": {"run_fun": [1.0, 3.0]}, "fstar": 1.0, "repetition": 0}
-    one = {"history": {}, "fstar": 1.0, "measured": {"best_f": 1.5}, "repetition": 1}
+    one = {"history": {}, "fstar": 1.0, "measured": {"fun": 1.5}, "repetition": 1}
     assert T.run_errors([many], 1e-8) == ([0.0, 2.0], [True, False])
     assert T.run_errors([one, runs], 1e-8) == ([0.0, 2.0, 0.5], [True, False, False])
 
@@ -111,7 +111,7 @@ def test_a_differing_row_carries_its_triangulation(tmp_path):
         rec = {"schema": 1, "experiment": exp.id, "variant": "full", "case": case.case_id, "key": spec.key,
                "method": spec.method, "function": "shifted_sphere", "dim": 10, "sense": "min", "repetition": 0,
                "settings": spec.settings, "options": {"seed": 0}, "fstar": 0.0, "success": False,
-               "measured": {"best_f": min(errs), "seconds": 1.0, "evaluations": 100000, "iterations": 99,
+               "measured": {"fun": min(errs), "seconds": 1.0, "evaluations": 100000, "iterations": 99,
                             "converged": True},
                "history": {"run_fun": list(errs)}}
         (tri / f"{case.case_id}.json").write_text(json.dumps(rec))

@@ -5,7 +5,7 @@ experiment (``experiments/compare.toml``; ``--quick``: its quick variant, a CPU 
 Each (method, repetition) is one record, written atomically when it ends, under
 ``OUT/records/``: a rerun of the same command runs only what is missing (resume after Ctrl-C).
 The rigorous method certifies the minimum when its solve converges within its budget; the
-one-page summary (``OUT/summary.md``) then gives each method's success rate (runs whose best
+one-page summary (``OUT/summary.md`` and .html, written by :func:`gpubench.reports.compare.function_summary`) then gives each method's success rate (runs whose best
 value is at most GLB + 1e-8, so certainly within 1e-8 of the global minimum), its median time
 and evaluations to that target, and the fastest.  ``OUT/coco/`` and ``OUT/ioh/`` hold the runs
 for cocopp and IOHanalyzer (docs/interop.md).
@@ -91,7 +91,7 @@ def certificate(records):
     for r in records:
         m = r["measured"]
         glb, gub = m.get("glb"), m.get("gub")
-        if not (cmp._rigorous(r) and m.get("converged") is True and isinstance(glb, (int, float))
+        if not (cmp.rigorous(r["method"], r) and m.get("converged") is True and isinstance(glb, (int, float))
                 and isinstance(gub, (int, float)) and math.isfinite(glb) and math.isfinite(gub) and glb <= gub):
             continue
         if best is None or gub - glb < best["gub"] - best["glb"]:
@@ -100,92 +100,11 @@ def certificate(records):
     return best
 
 
-def no_certificate_reason(records):
-    """Why there is no certificate, as it happened: no rigorous method ran (heuristics only, e.g.
-    ``--methods``), or those that ran did not converge within their budget."""
-    from ..reports import compare as cmp
-    if not any(cmp._rigorous(r) for r in records):
-        return "no rigorous method was run; the methods compared are heuristics"
-    return "the rigorous method did not converge within its budget"
-
-
-def _fmt(v, digits=4):
-    if v is None:
-        return "-"
-    if isinstance(v, float) and not v.is_integer():
-        return f"{v:.{digits}g}"
-    return f"{int(v):,}"
-
-
-def summary_rows(records, cert, sense):
-    """One row per method entry: runs, successes, median seconds/evaluations to the target, best."""
-    import numpy as np
-    from ..reports import compare as cmp
-    by_key = {}
-    for r in records:
-        by_key.setdefault(r["key"], []).append(r)
-    rows = []
-    for key, rs in sorted(by_key.items()):
-        hits = [cmp.first_reach(r, cmp.certified_target(cert, sense)) for r in rs] if cert else []
-        ok = [(e, s) for e, s in hits if s is not None]
-        bests = [cmp.trace_of(r)[-1][2] for r in rs if cmp.trace_of(r)]
-        rows.append({
-            "key": key, "method": rs[0]["method"], "runs": len(rs), "success": len(ok) if cert else None,
-            "seconds_to_target": float(np.median([s for _, s in ok])) if ok else None,
-            "evaluations_to_target": float(np.median([e for e, _ in ok])) if ok else None,
-            "median_seconds": float(np.median([r["measured"]["seconds"] for r in rs])),
-            "best": (min(bests) if sense == "min" else max(bests)) if bests else None,
-            "settings": rs[0].get("settings", {}),
-        })
-    return rows
-
-
-def write_summary(path, function, dim, variant, records, cert, fstar, sense, source=None):
-    """``path`` (Markdown): the one page a practitioner reads; returns its text."""
-    from ..device.gpu import atomic_write
-    rows = summary_rows(records, cert, sense)
-    fastest = min((r for r in rows if r["seconds_to_target"] is not None),
-                  key=lambda r: r["seconds_to_target"], default=None)
-    lines = [f"# Which method for {function} at n = {dim}?", ""]
-    if source:
-        lines += [f"Function file: `{source}`.", ""]
-    lines += [f"Every method of gpubench's comparison with the budgets of `experiments/compare.toml` "
-              f"({variant} variant), {max((r['runs'] for r in rows), default=0)} run(s) each (repetition r "
-              "adds r to a method's seed), on the same machine.", ""]
-    if cert:
-        tgt = "GLB + 1e-8" if sense == "min" else "GUB - 1e-8"
-        lines += [f"**Certified minimum**: [GLB, GUB] = [{cert['glb']:.12g}, {cert['gub']:.12g}] "
-                  f"(rigorous solve `{cert['case']}`). A run succeeds when its best value reaches "
-                  f"{tgt}: then it is certainly within 1e-8 of the global optimum.", ""]
-        lines += [f"**Fastest to the target**: {fastest['key']} (median {_fmt(fastest['seconds_to_target'])} s)."
-                  if fastest else "**Fastest to the target**: no method reached it.", ""]
-    else:
-        lines += [f"**Certified minimum**: no certificate ({no_certificate_reason(records)}); nothing is "
-                  f"claimed about the global minimum. The function's stated f* is {fstar!r}, not certified "
-                  "here.", ""]
-    head = ["Method", "Runs", "Reached target", "Median s to target", "Median evals to target",
-            "Median s per run", "Best f"]
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        succ = f"{r['success']}/{r['runs']}" if r["success"] is not None else "no certificate"
-        lines.append(f"| {r['key']} | {r['runs']} | {succ} | {_fmt(r['seconds_to_target'])} | "
-                     f"{_fmt(r['evaluations_to_target'])} | {_fmt(r['median_seconds'])} | "
-                     f"{_fmt(r['best'], 10)} |")
-    lines += ["", "Budgets (each method's settings):", ""]
-    for r in rows:
-        s = ", ".join(f"{k}={v}" for k, v in sorted(r["settings"].items()))
-        lines.append(f"- {r['key']} ({r['method']}): {s or 'defaults'}")
-    lines += ["", "Data: `records/` (one JSON record per run), `coco/` (cocopp), `ioh/` (IOHanalyzer); "
-              "see docs/interop.md of gpubench."]
-    text = "\n".join(lines) + "\n"
-    atomic_write(path, text, fsync=False)
-    return text
-
-
 def run(args):
     from pathlib import Path
     from ..reports import compare as cmp
     from ..workflow import runner
+    from ..records.read import load_records
     from ..device.gpu import check_writable_dir
     from ..reports.interop.ioh import write_ioh
     if args.scheduler is not None and "://" not in args.scheduler and ":" not in args.scheduler:
@@ -212,14 +131,14 @@ def run(args):
     s = runner.sweep(exp, quick=args.quick, backend=args.backend, results=out / "records",
                      workers=args.workers, scheduler=args.scheduler, processes=source is None)
     planned = {c.case_id for c in runner.plan(exp, args.quick, args.backend)}
-    recs = [r for r in runner.load_records(Path(s.folder)) if r["case"] in planned]
+    recs = [r for r in load_records(Path(s.folder)) if r["case"] in planned]
     cert = certificate(recs)
     if cert is None and source is None:
         cert = cmp.certificates().get((name, dim))  # a converged solve stored by another experiment
     fstars = cmp._fstars(recs)
     cmp.write_coco(recs, fstars, out / "coco")
     write_ioh(recs, fstars, out / "ioh")
-    text = write_summary(out / "summary.md", name, dim, variant, recs, cert, fn.fstar(dim), fn.sense, source)
+    text = cmp.function_summary(out / "summary.md", name, dim, variant, recs, cert, fn.fstar(dim), fn.sense, source)
     print(text, end="")
     print(f"{s.ran} run(s) now, {s.skipped} already stored; summary in {out / 'summary.md'}")
     return 0

@@ -96,7 +96,7 @@ def run(args):
     settings = method.make_settings(values)
     check_method(args.dim, settings)
     from ..device.gpu import phase
-    with phase("function"):  # sympy and the definition (scripts/startup_profile.py)
+    with phase("function"):  # sympy and the definition (benchmarks/profiling/startup_profile.py)
         fn = functions.get(args.function)
     check_numbers(fn, args.dim)
     note = None

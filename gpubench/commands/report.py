@@ -19,8 +19,9 @@ def run(args):
     from pathlib import Path
     from ..workflow import experiments_loader as loader
     from ..device.gpu import check_writable_dir
-    from ..reports.builder import build, reports_dir, write_index
-    from ..workflow.runner import results_dir
+    from ..reports.builder import build, reports_dir
+    from ..reports.index import write_index
+    from ..records.read import results_dir
     if not args.all and not args.experiment:
         raise InputError("name one or more experiments, or give --all")
     if args.experiments and not Path(args.experiments).is_dir():
@@ -89,8 +90,8 @@ def paper_pages(results, reports):
     """The pages of measurements that are not one experiment's cases (paper 001's Figure 6 and
     lb100x rows, paper 003's Figure 3 and batch scaling, paper 004's first runner's records),
     each written where its records are stored; written before the index, which links them."""
-    import json
     from ..device.gpu import atomic_write
+    from ..records.read import document
     from ..problems import fei2014 as lbfgsb
     from ..reports.paper001 import default_folders, render as render_bnb
     from ..reports.tron import render as render_tron
@@ -104,11 +105,11 @@ def paper_pages(results, reports):
         write("paper001_bnb.md", render_bnb(folders))
     tron = results / "gpu" / "tron" / "tron_gpu.json"
     if tron.is_file():
-        write("kim_exatron.md", render_tron(json.loads(tron.read_text())))
+        write("kim_exatron.md", render_tron(document(tron)))
     for table, render in (("table1", lbfgsb.report_table1), ("table4", lbfgsb.report_table4)):
         gpu = results / "gpu" / "lbfgsb" / ("fei2014_table1_gpu.json" if table == "table1" else "lbfgsb_gpu.json")
         for variant in ("full", "quick"):
             rec = results / f"fei2014_{table}_{variant}" / "records.json"
             if rec.is_file():
-                write(f"fei2014_{table}_{variant}.md", render(json.loads(rec.read_text()), gpu))
+                write(f"fei2014_{table}_{variant}.md", render(document(rec), gpu))
     return written

@@ -43,7 +43,8 @@ def add_arguments(p):
 
 def _list(args):
     from ..workflow import experiments_loader as loader
-    from ..workflow.runner import plan, results_dir, stored_cases
+    from ..records.read import results_dir, stored_cases
+    from ..workflow.runner import plan
     rows = []
     root = results_dir(args.results)
     if root.exists() and not root.is_dir():

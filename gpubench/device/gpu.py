@@ -205,7 +205,7 @@ def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0, bind=Tr
 
 # ---------------------------------------------------------------- start-up phases
 # GPUBENCH_PHASES=FILE: phase() records when each named phase of this process began and ended, and
-# the list is written to FILE at exit (scripts/startup_profile.py sets it and reads FILE).  Read
+# the list is written to FILE at exit (benchmarks/profiling/startup_profile.py sets it and reads FILE).  Read
 # once, here: unset, phase() returns one shared null context and records nothing.
 _PHASES_FILE = os.environ.get("GPUBENCH_PHASES") or None
 _PHASES = []

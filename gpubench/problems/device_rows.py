@@ -165,7 +165,7 @@ def _linalg(kind, n, s):
         ref = np.linalg.solve(L.transpose(0, 2, 1), B0[:k, :, None])[..., 0]
         err = max(float(np.abs(x[:k] - ref).max()) for x in [sol, *firsts])
         done = bool(np.isfinite(sol).all())
-    measured = {"iterations": s["reps"], "seconds": sec, "best_f": None, "converged": done,
+    measured = {"iterations": s["reps"], "seconds": sec, "fun": None, "converged": done,
                 "ms": 1e3 * sec, "backend": backend, "max_err_vs_numpy": err}
     if R:
         measured["ms_pipelined"] = 1e3 * psec
@@ -213,7 +213,7 @@ def _torch_cholesky(A, n, s, backend):
     k = min(4, A.shape[0])
     err = float(np.abs(L[:k].cpu().numpy() - np.linalg.cholesky(A[:k])).max())
     sec = float(np.median(out))
-    measured = {"iterations": s["reps"], "seconds": sec, "best_f": None, "converged": True, "ms": 1e3 * sec,
+    measured = {"iterations": s["reps"], "seconds": sec, "fun": None, "converged": True, "ms": 1e3 * sec,
                 "backend": "cuda" if dev == "cuda" else "cpu", "max_err_vs_numpy": err,
                 "peer": f"torch {torch.__version__} linalg.cholesky"}
     result = {"batch": A.shape[0], "ms_all": [1e3 * x for x in out]}
@@ -250,7 +250,7 @@ def tron_batch(problem, n, s):
             best = r
     err = float(np.abs(best.x - np.arange(1, n + 1)).max())
     measured = {"iterations": float(best.iterations.mean()), "seconds": best.seconds,
-                "best_f": float(best.f.min()), "converged": bool((best.status == 0).all()),
+                "fun": float(best.f.min()), "converged": bool((best.status == 0).all()),
                 "ms": 1e3 * best.seconds, "backend": backend, "max_abs_err": err,
                 "wall_all_reps": time.perf_counter() - t0}
     return measured, {"batch": s["batch"], "converged": int((best.status == 0).sum())}
@@ -435,7 +435,7 @@ def de_generation(problem, n, s):
     else:
         row = _evox_row(D, NP, s, compiled=s["peer"] == "evox-compiled")
     ms = 1e3 * row["seconds"] / row["generations"]
-    measured = {"iterations": row["generations"], "seconds": row["seconds"], "best_f": row.get("best_error"),
+    measured = {"iterations": row["generations"], "seconds": row["seconds"], "fun": row.get("best_error"),
                 "converged": True, "ms": ms, "ms_per_generation": ms, "fe_per_s": row["nfev"] / row["seconds"],
                 "backend": row["backend"], "peer": s["peer"]}
     result = dict(row, function=DE_FUNCTION, D=D, NP=NP, F=s["F"], CR=s["CR"])

@@ -8,7 +8,6 @@ timings want ``OPENBLAS_NUM_THREADS=1``: its small dense products slow down with
 OpenBLAS threads (the quick records were made so).
 """
 import csv
-import json
 import time
 from pathlib import Path
 
@@ -314,7 +313,8 @@ def load_gpu_record(path=None):
     path = Path(path or GPU_RECORD)
     if not path.exists():
         return None
-    return json.loads(path.read_text())
+    from ..records.read import document
+    return document(path)
 
 
 def _run_of(row, prefix, cauchy=None):
@@ -398,7 +398,8 @@ def report_table1(rec, gpu_path=None):
     gpu = None
     gpath = Path(gpu_path or GPU_TABLE1)
     if rec.get("variant") == "full" and gpath.exists():
-        gpu = json.loads(gpath.read_text())
+        from ..records.read import document
+        gpu = document(gpath)
         done |= {r["problem"] for r in gpu["result"]["rows"]}
     missing = [minpack2.TABLE1_NAMES[p] for p in minpack2.TABLE1_NAMES if p not in done]
     if missing:

@@ -13,7 +13,7 @@ def _problem(name, n, box=None):
 
 
 def _measured(r, backend):
-    return {"iterations": r["iterations"], "seconds": r["seconds"], "best_f": r["fun"],
+    return {"iterations": r["iterations"], "seconds": r["seconds"], "fun": r["fun"],
             "converged": r["status"] == 0 and not r["capped"], "capped": r["capped"], "message": r["message"],
             "ms_per_iteration": r["ms_per_iteration"], "backend": backend}
 
@@ -198,7 +198,7 @@ def cvt_lbfgsb(problem, n, s):
     gpu = _timed_ours(p, s)
     check = _check(p, gpu["x"])
     a, b = gpu["fun"], cpu["fun"]
-    measured = {"iterations": gpu["iterations"], "seconds": gpu["seconds"], "best_f": a,
+    measured = {"iterations": gpu["iterations"], "seconds": gpu["seconds"], "fun": a,
                 "converged": gpu["status"] == 0 or "ABNORMAL" in gpu["message"], "capped": gpu["capped"],
                 "message": gpu["message"], "ms_per_iteration": gpu["lbfgsb_ms"], "backend": backend}
     result = {"sites": n, "resolution": p.R, "variables": 2 * n, "density": p.density,
@@ -218,7 +218,7 @@ def cvt_cauchy(problem, n, s):
     warm = _warm(p, s, record=True)
     r = _timed_ours(p, s, record=True)
     log = r.pop("cauchy_log")
-    measured = {"iterations": r["iterations"], "seconds": r["seconds"], "best_f": r["fun"],
+    measured = {"iterations": r["iterations"], "seconds": r["seconds"], "fun": r["fun"],
                 "converged": r["status"] == 0 or "ABNORMAL" in r["message"], "capped": r["capped"],
                 "message": r["message"], "ms_per_iteration": r["lbfgsb_ms"], "backend": backend}
     return measured, {"sites": n, "resolution": p.R, "density": p.density, "bins": R.bin_counts(log),

@@ -22,7 +22,7 @@ def admm_opf(problem, n, s):
     case = matpower.load(name)
     stats = matpower.statistics(case)
     measured = {**stats, "backend": None, "converged": True, "seconds": 0.0, "iterations": 0,
-                "best_f": None}
+                "fun": None}
     result = {"case_file": matpower.path_of(name).name, "partitions": n}
     if s["iterations"] > 0:
         backend = resolve_backend(s["backend"])
@@ -39,7 +39,7 @@ def admm_opf(problem, n, s):
         baseline = matpower.BASELINE.get(matpower.CASES.get(name, name))
         measured.update(
             backend=backend, iterations=r.iterations, stop=r.stop, converged=r.stop == "converged",
-            seconds=r.seconds, objective=r.objective, best_f=r.objective, baseline_objective=baseline,
+            seconds=r.seconds, objective=r.objective, fun=r.objective, baseline_objective=baseline,
             objective_rel_diff=None if baseline is None else (r.objective - baseline) / baseline,
             primal_residual=r.primal_residual, dual_residual=r.dual_residual,
             eps_primal=r.eps_primal, eps_dual=r.eps_dual, tron_failures=r.tron_failures,

@@ -5,13 +5,13 @@ tools' formats (:mod:`gpubench.reports.interop`), which therefore import it from
 each other."""
 
 
-def rigorous(record):
-    """Whether the record's method declares itself rigorous; for a method no longer registered,
-    whether the record carries an enclosure."""
+def rigorous(method, record=None):
+    """Whether ``method`` declares itself rigorous; for a method no longer registered, whether its
+    stored ``record`` carries an enclosure."""
     from ..methods import is_rigorous
-    declared = is_rigorous(record.get("method"))
-    m = record.get("measured") or {}
+    declared = is_rigorous(method)
     if declared is None:
+        m = (record or {}).get("measured") or {}
         declared = m.get("glb") is not None and m.get("gub") is not None
     return bool(declared)
 
@@ -23,8 +23,8 @@ def trace_of(record):
     m = record["measured"]
     if tr:
         return [[float(a), float(b), float(c)] for a, b, c in tr]
-    best = m.get("best_f")
-    if rigorous(record) and m.get("gub") is not None:
+    best = m.get("fun")
+    if rigorous(record.get("method"), record) and m.get("gub") is not None:
         best = m["gub"] if record.get("sense", "min") == "min" else m["glb"]
     if best is None:
         return []

@@ -12,7 +12,7 @@ name: functions expressible in the language, cases certified, fixed-dimension fu
 n <= 3 certified, stated minimisers outside the regions; below it, every case where the
 library's statement is wrong, with the certified value.
 """
-from .builder import MISSING
+from .document import MISSING
 
 VERDICT_TEXT = {"agrees": "agrees", "value wrong": "SciPy's value is wrong",
                 "minimiser wrong": "SciPy's minimiser is not a minimiser",

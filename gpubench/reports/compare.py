@@ -23,30 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..records.trace import rigorous as _rigorous, trace_of  # noqa: F401  (trace_of: this module's API too)
+from ..records.trace import rigorous, trace_of  # noqa: F401  (trace_of: this module's API too)
 
 TARGET_EXPONENTS = tuple(range(2, -9, -1))  # 10^2 ... 10^-8, as COCO's bbob targets
 NO_CERTIFICATE = "no certificate"
 
 
 # ---------------------------------------------------------------- certificates
-_PLANS = {}
-
-
-def _planned(experiment, variant):
-    """The case ids the experiment definition ``experiment`` states for ``variant`` (None: no such file)."""
-    from ..workflow import experiments_loader, runner
-    from ..errors import InputError
-    key = (experiment, variant)
-    if key not in _PLANS:
-        try:
-            exp = experiments_loader.load(experiment)
-            _PLANS[key] = {c.case_id: c for c in runner.plan(exp, quick=variant == "quick")}
-        except InputError:
-            _PLANS[key] = None
-    return _PLANS[key]
-
-
 def certifies(record):
     """Why ``record`` may not certify the library function it names at its n, or None when it may.
 
@@ -60,7 +43,7 @@ def certifies(record):
     cannot change their box or parameters; its f* must also be the library's now.
     """
     from .. import functions, methods
-    from ..workflow import runner
+    from ..records.write import problem
     from ..errors import InputError
     if methods.is_rigorous(record.get("method")) is not True:
         return "not a method declared rigorous"
@@ -80,9 +63,10 @@ def certifies(record):
         return "another sense"
     stated = record.get("problem")
     if stated is not None:
-        return None if stated == runner.problem(fn, dim) else "another box or parameters"
-    plan = _planned(record.get("experiment"), record.get("variant"))
-    case = plan.get(record.get("case")) if plan else None
+        return None if stated == problem(fn, dim) else "another box or parameters"
+    from .stored import planned_cases
+    plan = planned_cases(record.get("experiment"), record.get("variant"))
+    case = next((c for c in plan if c.case_id == record.get("case")), None) if plan else None
     if case is None:
         return "states no problem, and no experiment definition states its case"
     if (case.function, case.dim) != (record["function"], dim):
@@ -99,7 +83,7 @@ def certificates(results=None, experiments=None):
     the narrowest enclosure is kept.  ``regions`` is None when the record did not
     store them (too many numbers).
     """
-    from ..workflow.runner import load_records, results_dir
+    from ..records.read import load_records, results_dir
     root = results_dir(results)
     out = {}
     if not root.is_dir():
@@ -341,7 +325,7 @@ def _fstars(records):
 
 
 def _ecdf_figure(path, curves, axis, title):
-    from .builder import _plt
+    from .figures import _plt
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for key, (x, y) in sorted(curves.items()):
@@ -374,7 +358,7 @@ def rows(records, certs):
         cert = certs.get((f, dim))
         fstar = fstars[(f, dim)]
         bests = [(r["measured"]["gub"] if sense == "min" else r["measured"]["glb"])
-                 if _rigorous(r) and r["measured"].get("gub") is not None else r["measured"].get("best_f")
+                 if rigorous(r["method"], r) and r["measured"].get("gub") is not None else r["measured"].get("fun")
                  for r in rs]
         bests = [b for b in bests if b is not None]
         best = (min(bests) if sense == "min" else max(bests)) if bests else None
@@ -384,18 +368,21 @@ def rows(records, certs):
             reached.append(rt[SUCCESS_EXPONENT])
         hits = [s for e, s in reached if s is not None]
         inside = [inside_regions(r.get("x"), cert["regions"]) if cert else None for r in rs]
-        certified = [first_reach(r, certified_target(cert, sense))[1] for r in rs] if cert else None
-        certified_hits = None if certified is None else [t for t in certified if t is not None]
+        certified = [first_reach(r, certified_target(cert, sense)) for r in rs] if cert else None
+        certified_hits = None if certified is None else [s for _, s in certified if s is not None]
+        certified_evals = None if certified is None else [e for e, s in certified if s is not None]
         out.append({
-            "function": f, "dim": dim, "key": key, "method": rs[0]["method"], "rigorous": _rigorous(rs[0]),
+            "function": f, "dim": dim, "key": key, "method": rs[0]["method"], "rigorous": rigorous(rs[0]["method"], rs[0]),
             "repetitions": len(rs), "best": best, "fstar": fstar, "certificate": cert,
             "gap": certified_gap(best, cert, sense),
             "inside": None if not cert or cert["regions"] is None else sum(bool(i) for i in inside),
-            "success": len(hits), "median_seconds": float(np.median([r["measured"]["seconds"] for r in rs])),
+            "reached_fstar": len(hits), "median_seconds": float(np.median([r["measured"]["seconds"] for r in rs])),
             "median_seconds_to_target": float(np.median(hits)) if hits else None,
             # against the certificate (None without one): reached GLB + 1e-8, and how fast
             "certified_success": None if certified is None else len(certified_hits),
             "median_seconds_to_certified": float(np.median(certified_hits)) if certified_hits else None,
+            "median_evaluations_to_certified": float(np.median(certified_evals)) if certified_evals else None,
+            "settings": rs[0].get("settings", {}),
             "evaluations": int(np.median([r["measured"].get("evaluations") or 0 for r in rs])),
         })
     return out
@@ -404,7 +391,7 @@ def rows(records, certs):
 def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
     """The report section of a "compare" experiment: certified gaps, ECDFs, COCO files."""
     import pandas as pd
-    from .builder import MISSING, _bound, _num, _seconds
+    from .document import MISSING, _bound, _num, _seconds
     if not recs:
         doc.p(f"Nothing stored for this setting: every figure is {MISSING}.")
         return
@@ -420,7 +407,7 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
             "Certified gap": _num(row["gap"]) if cert else NO_CERTIFICATE,
             "In the solver's regions": (f"{row['inside']}/{row['repetitions']}" if row["inside"] is not None
                                         else ("regions not stored" if cert else NO_CERTIFICATE)),
-            f"Reached f*+1e{SUCCESS_EXPONENT}": f"{row['success']}/{row['repetitions']}",
+            f"Reached f*+1e{SUCCESS_EXPONENT}": f"{row['reached_fstar']}/{row['repetitions']}",
             "Median time to 1e-8 (s)": _seconds(row["median_seconds_to_target"])
             if row["median_seconds_to_target"] is not None else "not reached",
             "Median time (s)": _seconds(row["median_seconds"]), "Median evaluations": _num(row["evaluations"]),
@@ -477,7 +464,7 @@ def _certificate_rows(records, certs):
 
 
 def _fmt_bound(v):
-    from .builder import _bound
+    from .document import _bound
     return _bound(v)
 
 
@@ -487,7 +474,7 @@ def summary(records, certs, path, grid=()):
     ``grid``: the experiment's (function, n) pairs, shown (with their certificates) even
     where no method's record is stored yet."""
     import pandas as pd
-    from .builder import Doc, _bound, _atomic_write, _seconds
+    from .document import Doc, _bound, _seconds
     doc = Doc()
     doc.h(1, "gpubench: which method to use")
     doc.p("Every method of the comparison experiment (experiments/compare.toml) on the same functions "
@@ -531,7 +518,72 @@ def summary(records, certs, path, grid=()):
     doc.table(pd.DataFrame(best))
     doc.h(2, "Each method: runs that reached GLB + 1e-8 / runs; median time of a run")
     doc.table(pd.DataFrame(detail))
+    return _write_summary(path, doc)
+
+
+def _write_summary(path, doc):
+    """The one writer of a summary page: ``path`` (Markdown) and its HTML twin; returns the path."""
+    from .document import _atomic_write
     path = Path(path)
     _atomic_write(path, doc.markdown())
     _atomic_write(path.with_suffix(".html"), doc.html("gpubench summary"))
     return path
+
+
+def no_certificate_reason(records):
+    """Why there is no certificate, as it happened: no rigorous method ran (heuristics only, e.g.
+    ``--methods``), or those that ran did not converge within their budget."""
+    if not any(rigorous(r["method"], r) for r in records):
+        return "no rigorous method was run; the methods compared are heuristics"
+    return "the rigorous method did not converge within its budget"
+
+
+def _fmt(v, digits=4):
+    if v is None:
+        return "-"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.{digits}g}"
+    return f"{int(v):,}"
+
+
+def function_summary(path, function, dim, variant, records, cert, fstar, sense, source=None):
+    """``gpubench compare``'s page (``OUT/summary.md`` and .html): every method on one function at
+    one n, from the same rows (:func:`rows`) as the comparison's summary; returns the Markdown."""
+    import pandas as pd
+    from .document import Doc
+    table = rows(records, {(function, int(dim)): cert} if cert else {})
+    fastest = min((r for r in table if r["median_seconds_to_certified"] is not None),
+                  key=lambda r: r["median_seconds_to_certified"], default=None)
+    doc = Doc()
+    doc.h(1, f"Which method for {function} at n = {dim}?")
+    if source:
+        doc.p(f"Function file: `{source}`.")
+    doc.p(f"Every method of gpubench's comparison with the budgets of `experiments/compare.toml` "
+          f"({variant} variant), {max((r['repetitions'] for r in table), default=0)} run(s) each (repetition r "
+          "adds r to a method's seed), on the same machine.")
+    if cert:
+        tgt = "GLB + 1e-8" if sense == "min" else "GUB - 1e-8"
+        doc.p(f"**Certified minimum**: [GLB, GUB] = [{cert['glb']:.12g}, {cert['gub']:.12g}] "
+              f"(rigorous solve `{cert['case']}`). A run succeeds when its best value reaches "
+              f"{tgt}: then it is certainly within 1e-8 of the global optimum.")
+        doc.p(f"**Fastest to the target**: {fastest['key']} (median {_fmt(fastest['median_seconds_to_certified'])} s)."
+              if fastest else "**Fastest to the target**: no method reached it.")
+    else:
+        doc.p(f"**Certified minimum**: no certificate ({no_certificate_reason(records)}); nothing is "
+              f"claimed about the global minimum. The function's stated f* is {fstar!r}, not certified here.")
+    doc.table(pd.DataFrame([{
+        "Method": r["key"], "Runs": r["repetitions"],
+        "Reached target": (f"{r['certified_success']}/{r['repetitions']}" if r["certified_success"] is not None
+                           else NO_CERTIFICATE),
+        "Median s to target": _fmt(r["median_seconds_to_certified"]),
+        "Median evals to target": _fmt(r["median_evaluations_to_certified"]),
+        "Median s per run": _fmt(r["median_seconds"]), "Best f": _fmt(r["best"], 10)} for r in table],
+        columns=["Method", "Runs", "Reached target", "Median s to target", "Median evals to target",
+                 "Median s per run", "Best f"]))
+    doc.p("Budgets (each method's settings):")
+    doc.items(f"{r['key']} ({r['method']}): " + (", ".join(f"{k}={v}" for k, v in sorted(r["settings"].items()))
+                                                 or "defaults") for r in table)
+    doc.p("Data: `records/` (one JSON record per run), `coco/` (cocopp), `ioh/` (IOHanalyzer); "
+          "see docs/interop.md of gpubench.")
+    _write_summary(path, doc)
+    return doc.markdown()

@@ -39,7 +39,7 @@ def _start_s12(results):
     """The quick S12 sweep in a child process (its methods are serial: it takes the second core)."""
     import subprocess
     import tempfile
-    from ..workflow.runner import results_dir
+    from ..records.read import results_dir
     log = tempfile.TemporaryFile(mode="w+")
     cmd = [sys.executable, "-m", "gpubench", "reproduce", "tableS12", "--quick",
            "--results", str(results_dir(results))]
@@ -60,7 +60,7 @@ def run(results=None, reports=None, gpu=None, workers=None, stream=None, paralle
     """Run the demo's sweeps (S12 beside the 12 functions unless ``parallel`` is false or
     ``workers`` is given) and write the reports; returns the seconds it took."""
     from ..workflow import experiments_loader as loader
-    from . import builder as report
+    from . import builder as report, index as report_index
     from ..workflow import runner
     from ..paths import demo_dir
     stream = stream or sys.stdout
@@ -99,7 +99,7 @@ def run(results=None, reports=None, gpu=None, workers=None, stream=None, paralle
         runner.sweep(s12, quick=True, results=results, workers=workers, stream=stream)
     t_runs = time.perf_counter() - t0
     paths = [report.build(e, results, reports) for e in (functions12, s12)]
-    index = report.write_index(reports, results)
+    index = report_index.write_index(reports, results)
     total = time.perf_counter() - t0
     _counting_rule(functions12, results, stream, quick=not gpu)
     _summary(s12, results, stream)
@@ -123,7 +123,7 @@ def rule_iterations(function, n, tol, s, p):
 
 def _counting_rule(experiment, results, stream, quick):
     """The rule at the paper's settings against the published n = 50 rows, then against this run."""
-    from ..workflow.runner import load_records, results_dir
+    from ..records.read import load_records, results_dir
     v = experiment.variant(quick)
     spec = v.methods[0].settings
     n, s, p, tol = v.dims[0], spec.get("split_dims", 10), spec.get("parts", 4), spec.get("tol", 1e-4)
@@ -151,7 +151,7 @@ def _counting_rule(experiment, results, stream, quick):
 
 
 def _summary(s12, results, stream):
-    from ..workflow.runner import load_records, results_dir
+    from ..records.read import load_records, results_dir
     recs = [r for r in load_records(results_dir(results) / s12.id) if r.get("variant") == "quick"]
     if not recs:
         return
@@ -170,7 +170,7 @@ def _summary(s12, results, stream):
     order = {m.key: i for i, m in enumerate(s12.quick.methods)}
     for r in sorted(recs, key=lambda r: order.get(r["key"], 99)):
         m = r["measured"]
-        value = (f"[{m['glb']:.4g}, {m['gub']:.4g}]" if m.get("glb") is not None else f"{m['best_f']:.4g}")
+        value = (f"[{m['glb']:.4g}, {m['gub']:.4g}]" if m.get("glb") is not None else f"{m['fun']:.4g}")
         runs = r.get("settings", {}).get("runs", 1)
         pv, pr, ps = published.get(r.get("label"), ("", "", ""))
         pv = pv if isinstance(pv, str) else f"{pv:.4g}"

@@ -10,7 +10,7 @@ import re
 import statistics
 
 from . import verdict as V
-from .builder import MISSING
+from .document import MISSING
 
 # the measured numbers each layout shows, in order: (record key, column title, format)
 COLUMNS = {
@@ -27,7 +27,7 @@ COLUMNS = {
              ("max_percent_imbalance", "max nu (%)", ".2f"), ("min_percent_imbalance", "min nu (%)", ".2f"),
              ("mean_percent_imbalance", "mean nu (%)", ".2f")),
     "lbfgsb": (("iterations", "iterations", "d"), ("ms_per_iteration", "ms / iteration", ".4g"),
-               ("best_f", "f", ".10g"), ("capped", "capped", "s")),
+               ("fun", "f", ".10g"), ("capped", "capped", "s")),
 }
 
 

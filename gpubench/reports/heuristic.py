@@ -13,7 +13,8 @@ import re
 import statistics
 
 from ..errors import InputError
-from .builder import MISSING, NOT_PUBLISHED, _group, _num, _seconds
+from .document import MISSING, NOT_PUBLISHED, _num, _seconds
+from .stored import _group
 def _clopper_pearson(k, n):
     from scipy import stats
     ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=0.95, method="exact")
@@ -183,15 +184,13 @@ HYPOTHESES_FILE = "gpu/de/qin2012_hypotheses.json"
 def _hypotheses(doc, experiment, results):
     """The stored runs of the former scripts/de_hypotheses.py (last in commit be84fd4), when they
     name this experiment's report."""
-    import json
-
     import pandas as pd
 
-    from ..paths import results_dir
+    from ..records.read import document, results_dir
     path = results_dir(results) / HYPOTHESES_FILE
     if not path.is_file():
         return
-    rec = json.loads(path.read_text())
+    rec = document(path)
     if experiment.id not in rec.get("reports", []):
         return
     doc.h(3, "Why success rates differ: readings of the paper tested")

@@ -1,16 +1,14 @@
 """Render paper 001's reproduction (``subdomain-bnb``) from its stored rows, beside the published values.
 
 ``gpubench report --all`` writes reports/paper001_bnb.md from every ``results/paper001/*/``
-that holds ``rows/*.json``, one finished row each, as ``scripts/gpu_bnb.py`` writes them.  Self-contained on purpose: the experiment
+that holds ``rows/*.json``, one finished row each, as ``gpubench/problems/bnb_rows.py`` writes them.  Self-contained on purpose: the experiment
 layouts take library functions over a scalable n, while paper 001's rows are fixed networks,
 constraint sets and subdomain counts.  Published figures are printed exactly as the CSV in
 ``experiments/published/`` has them, in their own columns, never replaced by a measured one.
 """
 import csv
-import json
 from pathlib import Path
 
-from ..errors import InputError
 from ..paths import results_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +21,7 @@ H. Zhang, T. Kerkenhoff, N. Kichler, M. Dahmen, A. Mitsos, U. Naumann, D. Bongar
 deterministic global optimization via GPU-parallel interval arithmetic*.
 
 **Our ANNs differ from the authors'** (theirs are not published): ours are trained in-repo by \
-`scripts/train_surrogates.py` (fixed seed; `functions/models/training.json` has the data sizes and \
+`gpubench/problems/surrogates.py` (fixed seed; `functions/models/training.json` has the data sizes and \
 test errors). B&B iteration counts and times of Problems (1)-(4) therefore differ from the paper's; \
 only the trends it claims are compared. Table 4's Alpine02 and Styblinski-Tang are the paper's exact \
 functions. Tolerances: MAiNGO's defaults (absolute and relative gap 1e-2; the paper states none).
@@ -37,9 +35,9 @@ Time limits: the paper ran Tables 3 and 4 with a 2-hour limit; our rows state th
 exactly as printed in the paper (`experiments/published/maingo_gpu_subdomain*.csv`), in their own \
 columns.
 
-Commands: `python3 $REPO/scripts/gpu_bnb.py $REPO/results/paper001/h200 --part 1` and `--part 2` on \
+Commands: `python3 -m gpubench.problems.bnb_rows $REPO/results/paper001/h200 --part 1` and `--part 2` on \
 the GPU host (each under 9 minutes; a rerun with the same folder skips finished rows); \
-`python3 scripts/gpu_bnb.py OUT --plan` prints the rows and their estimated time; \
+`python3 -m gpubench.problems.bnb_rows OUT --plan` prints the rows and their estimated time; \
 `gpubench report --all` renders this page.
 """
 
@@ -69,16 +67,9 @@ def published(name):
 
 
 def load(folder):
-    """The rows stored under ``folder/rows``, by section."""
-    rows = {}
-    for p in sorted((Path(folder) / "rows").glob("*.json")):
-        try:
-            rec = json.loads(p.read_text())
-        except ValueError as exc:
-            raise InputError(f"{p}: not a JSON record ({exc})") from None
-        if "error" not in rec:
-            rows.setdefault(rec.get("section"), []).append(rec)
-    return rows
+    """The rows stored under ``folder/rows``, by section (:func:`gpubench.records.read.bnb_rows`)."""
+    from ..records.read import bnb_rows
+    return bnb_rows(folder)
 
 
 def _environments(recs):
@@ -134,7 +125,7 @@ def render_folder(name, rows):
     doc = [f"## Records `results/paper001/{name}`", ""]
     doc += ["Measured on: " + "; ".join(_environments(allrecs)) + ".", ""]
     if legacy:
-        doc += ["These rows come from an earlier single-file run of `scripts/gpu_bnb.py` "
+        doc += ["These rows come from an earlier single-file run of the former `scripts/gpu_bnb.py`, now `gpubench/problems/bnb_rows.py`, "
                 f"(`{allrecs[0].get('legacy_source')}`), split into rows unchanged.", ""]
     if be is None:
         doc += ["Parallel backend: **the CPU (numba prange)** in the GPU's place: no GPU speedup "
@@ -226,7 +217,7 @@ def render_folder(name, rows):
         miss = [k for k in pv if k not in have and not str(k[0]).startswith("Kinetic")]
         if be is None or not miss:
             return []
-        return ["", f"Not measured in this record ({len(miss)} published row(s); `scripts/gpu_bnb.py "
+        return ["", f"Not measured in this record ({len(miss)} published row(s); `python -m gpubench.problems.bnb_rows "
                     f"OUTDIR --plan` lists what remains): " + "; ".join(label(k) for k in miss) + ".", ""]
 
     if rows.get("table3") or be is not None:

@@ -10,7 +10,7 @@ per entry, in how many cases it proved where MAiNGO converged or did not, and th
 import math
 import statistics
 
-from .builder import MISSING
+from .document import MISSING
 
 PEER = "maingo"
 GAP = 1e-4   # "proved to 1e-4": the matched tolerance of the experiment

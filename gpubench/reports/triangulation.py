@@ -132,8 +132,8 @@ def run_errors(records, success_tol):
         elif h.get("run_fun") and fstar is not None:
             e = [sign * (float(x) - fstar) for x in h["run_fun"]]
             s = [x <= success_tol for x in e]
-        elif fstar is not None and r.get("measured", {}).get("best_f") is not None:
-            e = [sign * (float(r["measured"]["best_f"]) - fstar)]
+        elif fstar is not None and r.get("measured", {}).get("fun") is not None:
+            e = [sign * (float(r["measured"]["fun"]) - fstar)]
             s = [e[0] <= success_tol]
         else:
             continue
@@ -154,7 +154,8 @@ def by_case(records):
 def load(experiment_id, results=None):
     """The triangulation experiment and its full-setting records grouped :func:`by_case`."""
     from ..workflow import experiments_loader as loader
-    from ..workflow.runner import load_records, plan, results_dir
+    from ..records.read import load_records, results_dir
+    from ..workflow.runner import plan
     e = loader.load(experiment_id)
     folder = results_dir(results) / e.id
     # only the cases the experiment plans now: a record of an entry since changed or removed is not read

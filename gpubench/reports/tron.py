@@ -1,4 +1,4 @@
-"""Render the record of ``scripts/gpu_tron.py`` beside paper 003's published rows.
+"""Render the record of ``gpubench/problems/tron_rows.py`` beside paper 003's published rows.
 
 ``gpubench report --all`` writes it to reports/kim_exatron.md from results/gpu/tron/tron_gpu.json.
 
@@ -16,7 +16,7 @@ def _spec():
     t = {k: loader.load(f"kim_exatron_{k}") for k in ("table1", "table2", "table3")}
     return {"title": "ExaTron kernels: batched Cholesky, triangular solves, shared memory, thread layout, batch size",
             "source": "Kim, Pacaud, Kim & Anitescu, ExaTron (seed 003), Section 4, Tables 1-3, Figures 3 and 5",
-            "command": "python scripts/gpu_tron.py results/kim_exatron",
+            "command": "python -m gpubench.problems.tron_rows results/kim_exatron",
             # the first sentence of each table's note says what is measured
             **{k: {"what": t[k].note.split(". ")[0]} for k in ("table1", "table2")},
             "table3": {"what": t["table3"].note.split(". ")[0], "problem": HS45},

@@ -83,10 +83,11 @@ def _take(path):
     return False
 
 
-def claim(folder, cases, valid_record, stream=None):
+def claim(folder, cases, read_record, stream=None):
     """The cases of ``cases`` this process now holds; those another live process holds are named
-    on ``stream`` and left to it.  A case whose record (``valid_record(rec, case_id)``) another
-    process stored since the caller looked is not run again."""
+    on ``stream`` and left to it.  A case whose whole record (``read_record(path)``, None when
+    absent or not whole: :func:`gpubench.records.read.read_record`) another process stored since
+    the caller looked is not run again."""
     # a killed run's claims, stored cases' included, are cleared (as clean_partial clears its .tmp)
     for path in Path(folder).glob(f".*{SUFFIX}"):
         owner = _read(path)
@@ -97,7 +98,7 @@ def claim(folder, cases, valid_record, stream=None):
         path = _path(folder, case.case_id)
         if not _take(path):
             busy.append((case, _read(path)))
-        elif valid_record(_read(Path(folder) / f"{case.case_id}.json"), case.case_id):
+        elif read_record(Path(folder) / f"{case.case_id}.json") is not None:
             path.unlink(missing_ok=True)
         else:
             mine.append(case)

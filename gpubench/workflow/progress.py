@@ -23,8 +23,8 @@ class PlainProgress:
         bits = [f"{m['seconds']:.2f} s"]
         if m.get("glb") is not None:
             bits.append(f"GLB {m['glb']:.6g} GUB {m['gub']:.6g}, {m['iterations']} its, {m['regions']} region(s)")
-        elif m.get("best_f") is not None:
-            bits.append(f"best f {m['best_f']:.6g}")
+        elif m.get("fun") is not None:
+            bits.append(f"best f {m['fun']:.6g}")
         bits.append("success" if record["success"] else "no success")
         self._say(f"[{self.done}/{self.total}] {case.describe()}: {', '.join(bits)}; "
                   f"elapsed {time.perf_counter() - self.t0:.1f} s")

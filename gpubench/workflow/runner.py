@@ -3,9 +3,9 @@
 An experiment (``experiments/*.toml``, see :mod:`gpubench.workflow.experiments_loader`)
 expands into cases: function x dimension x method entry x repetition.  Each
 case is run by ``gpubench.methods`` and stored as one JSON record,
-``results/<experiment>/<case-id>.json``, written to a temporary file in the
-same folder and renamed into place (``os.replace``), so a record is either
-complete or absent.  A rerun skips every case already stored: an interrupted
+``results/<experiment>/<case-id>.json``, by the one writer of records
+(:mod:`gpubench.records.write`: a temporary file in the same folder renamed into
+place, so a record is either complete or absent; its schema: :mod:`gpubench.records.schema`).  A rerun skips every case already stored: an interrupted
 sweep resumes where it stopped.  The case id names the method entry, function,
 n, variant and repetition, plus a hash of the method and its settings, so a
 changed setting is a new case; the backend it ran on is recorded, not part of its id.
@@ -22,25 +22,20 @@ pgag103, hold what their tables print (iterations, output regions, time) and
 more: GLB, GUB, best value, evaluations, success against f*, the settings, and
 the environment (CPU, GPU and driver, Python and package versions, commit, date).
 """
-import hashlib
-import json
-import math
 import os
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-
 from . import claims
 from .progress import progress
 from .warmup import warm_up  # noqa: F401  (a case's warm-up; scripts call it here too)
-from ..device.gpu import atomic_write, check_writable_dir, visible_gpus
+from ..device.gpu import check_writable_dir, visible_gpus
 from ..errors import InputError
 from ..methods.monitor import on_interrupt
-
-SCHEMA = 1
-MAX_HISTORY = 2000          # history points kept per record (evenly thinned beyond)
-MAX_REGION_NUMBERS = 20000  # regions stored only when n_regions * n is at most this
+# records are made, stored and read by gpubench.records (load_records and success: this module's API too)
+from ..records.read import load_records, read_record, results_dir, stored_cases  # noqa: F401
+from ..records.schema import case_id, json_ready, success  # noqa: F401
+from ..records.write import clean_partial, make_record, procedure_record, write_record
 
 
 @dataclass(frozen=True)
@@ -66,20 +61,6 @@ class Case:
 
     def describe(self):
         return f"{self.key} {self.function} n={self.dim}" + (f" rep {self.repetition}" if self.repetition else "")
-
-
-# Where a case ran is what the record measured, not what was asked: a case run on a GPU
-# and the same case run on a CPU are one case, so a GPU record counts as stored.
-NOT_IDENTITY = ("backend",)
-
-
-def case_id(key, function, dim, variant, repetition, method, settings):
-    """The stored name of a case: entry, function, n, variant, repetition and a hash of the
-    method and its settings (a changed setting is a new case; the backend is not one)."""
-    kept = {k: v for k, v in settings.items() if k not in NOT_IDENTITY}
-    blob = json.dumps({"method": method, "settings": kept}, sort_keys=True)
-    h = hashlib.sha1(blob.encode()).hexdigest()[:8]
-    return f"{key}-{function.replace(':', '_')}-n{dim}-{variant}-r{repetition}-{h}"
 
 
 def plan(experiment, quick=False, backend=None):
@@ -138,43 +119,6 @@ def environment():
     return out
 
 
-def _finite(v):
-    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
-
-
-def success(result, fstar, tol, sense="min"):
-    """(success, rule): rigorous methods by enclosure, the others by distance to f*."""
-    if fstar is None:
-        return bool(result.converged), "converged (no f* known)"
-    if result.glb is not None and result.gub is not None:
-        ok = bool(result.converged and result.glb <= fstar <= result.gub)
-        return ok, "converged and GLB <= f* <= GUB"
-    if result.fun is None:
-        return False, "no value"
-    gap = (result.fun - fstar) if sense == "min" else (fstar - result.fun)
-    return bool(gap <= tol), f"|best f - f*| <= {tol:g}"
-
-
-def _thin(history):
-    """At most MAX_HISTORY evenly spaced points of each per-iteration series, with their iterations."""
-    series = {k: v for k, v in history.items() if isinstance(v, list)}
-    lengths = {len(v) for k, v in series.items() if k in ("glb", "gub", "list_size")}
-    if len(lengths) != 1:
-        return history
-    n = lengths.pop()
-    if n <= MAX_HISTORY:
-        idx = list(range(n))
-    else:
-        step = (n - 1) / (MAX_HISTORY - 1)
-        idx = sorted({round(k * step) for k in range(MAX_HISTORY)})
-    out = dict(history)
-    for k in ("glb", "gub", "list_size"):
-        if k in series:
-            out[k] = [series[k][i] for i in idx]
-    out["iteration"] = [i + 1 for i in idx]
-    return out
-
-
 def runnable(case):
     """Whether this runner can run ``case``: a method on a library function, or a procedure
     that has its run (the others still run through their papers' scripts)."""
@@ -197,20 +141,7 @@ def run_procedure(case):
     t0 = time.perf_counter()
     measured, result = proc.runner()(case.function, case.dim, settings)
     wall = time.perf_counter() - t0
-    measured = {**measured, "wall_seconds": wall}
-    record = {
-        "schema": SCHEMA,
-        "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
-        "key": case.key, "method": case.method, "label": case.label,
-        "function": case.function, "dim": case.dim, "sense": "min", "repetition": case.repetition,
-        "problem": {"name": case.function, "n": case.dim},
-        "settings": case.settings, "options": settings,
-        "measured": measured,
-        "fstar": None, "success": bool(measured["converged"]), "success_rule": "converged (no f* known)",
-        "result": result,
-        "environment": env,
-    }
-    return json.loads(json.dumps(record, default=_json_default))
+    return procedure_record(case, settings, {**measured, "wall_seconds": wall}, result, env)
 
 
 def case_settings(case):
@@ -256,143 +187,8 @@ def run_case(case):
     record = make_record(case, fn, result, wall, warm, env)
     if case.certify:
         from .certify import judgement
-        record["certification"] = json.loads(json.dumps(
-            judgement(case.function, case.dim, fn, result, **dict(case.certify)), default=_json_default))
+        record["certification"] = json_ready(judgement(case.function, case.dim, fn, result, **dict(case.certify)))
     return record
-
-
-def problem(fn, dim):
-    """What identifies the problem a record solved beyond the function's name: its box and
-    parameters at ``dim`` (digests of the exact float64 arrays; the domain's extremes for a reader)."""
-    import numpy as np
-    lo, hi = (np.ascontiguousarray(b, dtype=np.float64) for b in fn.bounds(dim))
-    par = np.ascontiguousarray(fn.params(dim) if hasattr(fn, "params") else np.zeros((0, dim)), dtype=np.float64)
-    return {"domain": [float(lo.min()), float(hi.max())],
-            "domain_sha1": hashlib.sha1(lo.tobytes() + hi.tobytes()).hexdigest(),
-            "params_sha1": hashlib.sha1(repr(par.shape).encode() + par.tobytes()).hexdigest()}
-
-
-def make_record(case, fn, result, wall, warm, env, provenance=None):
-    """The stored record of ``case`` from its OptimizeResult and timings."""
-    fstar = fn.fstar(case.dim) if hasattr(fn, "fstar") else None
-    if fstar is not None and math.isnan(fstar):
-        fstar = None                    # paper 001's networks: no known minimum
-    ok, rule = success(result, fstar, case.success_tol, fn.sense)
-    keep_regions = result.n_regions * case.dim <= MAX_REGION_NUMBERS
-    d = result.to_dict(max_regions=None if keep_regions else 0)
-    history = _thin(d.get("history") or {})
-    runs = d["options"].get("runs")
-    measured = {
-        "iterations": result.iterations,
-        "regions": result.n_regions if result.has_regions else None,
-        "glb": _finite(result.glb), "gub": _finite(result.gub),
-        "best_f": result.fun,
-        "evaluations": result.nfev, "gradient_evaluations": result.njev,
-        "seconds": result.seconds, "wall_seconds": wall, "warmup_seconds": warm,
-        "converged": result.converged, "message": result.message, "backend": result.backend,
-        "runs": runs, "runs_completed": history.get("runs_completed", runs),
-    }
-    record = {
-        "schema": SCHEMA,
-        "experiment": case.experiment, "variant": case.variant, "case": case.case_id,
-        "key": case.key, "method": case.method, "label": case.label,
-        "function": case.function, "dim": case.dim, "sense": fn.sense, "repetition": case.repetition,
-        "problem": problem(fn, case.dim),
-        "settings": case.settings, "options": d["options"],
-        "measured": measured,
-        "fstar": fstar, "success": ok, "success_rule": rule,
-        "x": d["x"] if d["x"] is not None and len(d["x"]) <= 10000 else None,
-        "regions": d["regions"] if keep_regions else None,
-        "history": history,
-        "environment": env,
-    }
-    if provenance:
-        record["provenance"] = provenance
-    return json.loads(json.dumps(record, default=_json_default))
-
-
-def _json_default(v):
-    import numpy as np
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    return str(v)
-
-
-# ---------------------------------------------------------------- storage
-def results_dir(path=None):
-    """``path``, $GPUBENCH_RESULTS, the checkout's results/, or ./results (:mod:`gpubench.paths`)."""
-    from ..paths import results_dir as where
-    return where(path)
-
-
-def write_record(folder, record):
-    """Store ``record`` as ``folder/<case>.json`` atomically (temporary file, fsync, rename)."""
-    final = Path(folder) / f"{record['case']}.json"
-    atomic_write(final, json.dumps(record, indent=1))
-    return final
-
-
-def clean_partial(folder, older_than=None):
-    """Remove temporary files that a killed writer left (``atomic_write``'s ``.NAME.XXXX.tmp``).
-
-    ``older_than`` (seconds) spares younger ones: with several processes writing to one
-    folder, a younger file may be another writer's record about to be renamed into place.
-    """
-    removed = 0
-    now = time.time()
-    for p in Path(folder).glob(".*.tmp"):
-        try:
-            if older_than is not None and now - p.stat().st_mtime < older_than:
-                continue
-        except FileNotFoundError:
-            continue
-        p.unlink(missing_ok=True)
-        removed += 1
-    return removed
-
-
-_MEASURED_KEYS = ("iterations", "seconds", "converged", "best_f")
-
-
-def valid_record(rec, case_id=None):
-    """True when ``rec`` has the shape every reader relies on (a record cut short or edited is not)."""
-    if not isinstance(rec, dict) or not isinstance(rec.get("case"), str):
-        return False
-    if case_id is not None and rec["case"] != case_id:
-        return False
-    m = rec.get("measured")
-    if not isinstance(m, dict) or any(k not in m for k in _MEASURED_KEYS):
-        return False
-    return all(k in rec for k in ("method", "function", "dim", "success"))
-
-
-def load_records(folder, warn=True):
-    """Every complete, well-formed record in ``folder``.  Any other ``.json`` file there is named on
-    stderr (once per process; ``warn=False`` for a folder read only in passing, not an experiment's)
-    and its case counts as missing, so it is re-run."""
-    out = []
-    for p in sorted(Path(folder).glob("*.json")):
-        try:
-            with open(p) as fh:
-                rec = json.load(fh)
-        except (OSError, ValueError):
-            rec = None
-        if valid_record(rec, p.stem):
-            out.append(rec)
-        elif warn and str(p) not in _WARNED:
-            _WARNED.add(str(p))
-            print(f"gpubench: warning: {p} is not a complete record (truncated or edited); its case "
-                  f"counts as missing", file=sys.stderr)
-    return out
-
-
-_WARNED = set()
-
-
-def stored_cases(folder):
-    return {r["case"] for r in load_records(folder)}
 
 
 # ---------------------------------------------------------------- progress
@@ -497,7 +293,7 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     if skipped:
         print(f"{experiment.id} ({variant}): {skipped} of {len(cases)} case(s) already stored in {folder}, skipped",
               file=stream, flush=True)
-    pending = claims.claim(folder, pending, valid_record, stream)
+    pending = claims.claim(folder, pending, read_record, stream)
     if not pending:
         return Summary(experiment.id, variant, len(cases), skipped, 0, 0.0, str(folder))
     bar = progress(f"{experiment.id} ({variant})", len(pending), stream, fancy)

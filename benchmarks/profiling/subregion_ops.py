@@ -1,6 +1,6 @@
 """Count the interval operations one subregion of the split sweep calls, and an iteration's cut tables (simulator).
 
-    NUMBA_ENABLE_CUDASIM=1 .venv/bin/python scripts/subregion_ops.py [FUNCTION] [N] [S] [P]
+    NUMBA_ENABLE_CUDASIM=1 .venv/bin/python benchmarks/profiling/subregion_ops.py [FUNCTION] [N] [S] [P]
 
 One sweep of the selected region = the whole domain (GUB = inf, so every subregion runs the
 gradient test too), cut as the first iteration cuts it (s coordinates into p parts, 10 samples), on

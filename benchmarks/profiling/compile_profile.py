@@ -1,6 +1,6 @@
 """CPU seconds numba spends compiling each jitted function of a cold interval solve.
 
-    GPUBENCH_CACHE=$(mktemp -d) NUMBA_NUM_THREADS=1 python scripts/compile_profile.py FUNCTION N [KEY=VALUE ...]
+    GPUBENCH_CACHE=$(mktemp -d) NUMBA_NUM_THREADS=1 python benchmarks/profiling/compile_profile.py FUNCTION N [KEY=VALUE ...]
 
 Runs the ``interval`` method on FUNCTION in N dimensions on the CPU with split_dims = N, once (the
 KEY=VALUE pairs are further settings, as ``gpubench minimize --set``, e.g. ``evaluation=full``), and

@@ -1,6 +1,6 @@
 """Count what the interval solver asks of the CUDA driver per iteration, host loop against device loop (simulator).
 
-    NUMBA_ENABLE_CUDASIM=1 .venv/bin/python scripts/loop_counts.py [FUNCTION] [N]
+    NUMBA_ENABLE_CUDASIM=1 .venv/bin/python benchmarks/profiling/loop_counts.py [FUNCTION] [N]
 
 Runs the same small search (s = 2, p = 3, 2 samples) for 3 and for 11 iterations with
 ``loop = "host"`` and ``loop = "device"`` under numba's CUDA simulator, counting kernel launches,

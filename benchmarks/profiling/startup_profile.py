@@ -1,9 +1,9 @@
 """Where a new ``gpubench solve`` or ``gpubench minimize --method M`` process spends its time, phase by phase.
 
-    python scripts/startup_profile.py FUNCTION --dim N --backend B [--method M ... | --method all]
+    python benchmarks/profiling/startup_profile.py FUNCTION --dim N --backend B [--method M ... | --method all]
                                       [--cold | --cache DIR] [--runs K]
                                       [--out FILE] [--no-importtime] [-- SOLVE OPTIONS]
-    python scripts/startup_profile.py --render FILE... [--docs docs/fast-answer.md]
+    python benchmarks/profiling/startup_profile.py --render FILE... [--docs docs/fast-answer.md]
 
 Without ``--method``: ``gpubench solve`` (issue 11, item 2).  With ``--method M`` (repeatable;
 ``all``: every registered method with the backend): ``gpubench minimize FUNCTION --method M``, each
@@ -294,7 +294,7 @@ def render_into(doc, files):
     if BEGIN not in text or END not in text:
         raise SystemExit(f"startup_profile: {doc} has no {BEGIN} ... {END} block")
     records = [json.loads(Path(f).read_text()) for f in files]
-    sources = "".join(f"<!-- rendered from {f} by scripts/startup_profile.py --render -->\n" for f in files)
+    sources = "".join(f"<!-- rendered from {f} by benchmarks/profiling/startup_profile.py --render -->\n" for f in files)
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     atomic_write(doc, head + BEGIN + "\n" + sources + render(records) + END + tail)

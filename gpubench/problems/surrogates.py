@@ -1,6 +1,6 @@
 """Train the ANN surrogates of paper 001 (Sec. 4.1, 4.3.1) reproducibly and write their weights.
 
-    python scripts/train_surrogates.py [OUTDIR]      # default functions/models/
+    python -m gpubench.problems.surrogates [OUTDIR]      # default functions/models/
 
 The authors' networks are not published; these are ours, so B&B iteration counts and
 times differ from the paper's and only its trends are compared.
@@ -112,7 +112,8 @@ def _forward(layers, X):
 
 
 def main(argv):
-    out = Path(argv[0]) if argv else Path(__file__).resolve().parent.parent / "functions" / "models"
+    from gpubench import functions
+    out = Path(argv[0]) if argv else Path(functions.__path__[0]) / "models"
     out.mkdir(parents=True, exist_ok=True)
     jobs = [("peaks_ann", peaks, np.full(2, -3.0), np.full(2, 3.0), (10, 8), SAMPLES[2], MAXITER["peaks"], SEED)]
     jobs += [(f"alpine02_ann_{d}d", alpine02, np.full(d, 3.0), np.full(d, 9.0), (60,), SAMPLES[d],

@@ -1,6 +1,6 @@
 """Paper 003's Figure 3, batch scaling and side-by-side runs on the GPU host (kept: no experiment holds them; Tables 1-3 are `gpubench reproduce kim_exatron_table1..3`).
 
-    python scripts/gpu_tron.py OUTDIR [--tiny]
+    python -m gpubench.problems.tron_rows OUTDIR [--tiny]
 
 Writes OUTDIR/tron_gpu.json (rewritten atomically after every section, so a killed
 run keeps what finished), with the environment of ``gpubench.device.environment.capture()``:
@@ -338,5 +338,5 @@ def main(outdir):
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 1:
-        sys.exit("usage: python scripts/gpu_tron.py OUTDIR [--tiny]")
+        sys.exit("usage: python -m gpubench.problems.tron_rows OUTDIR [--tiny]")
     main(args[0])

@@ -1,6 +1,6 @@
 """Where a warm solve's time goes on the GPU host: one JSON record per case.
 
-    python scripts/gpu_solver_profile.py OUT.json levy:1000 levy:50 rosenbrock:50 levy:1000:device
+    python benchmarks/profiling/gpu_solver_profile.py OUT.json levy:1000 levy:50 rosenbrock:50 levy:1000:device
 
 A third field ``device`` runs the device-resident loop (``loop = "device"``, issue 26): its record
 has the warm solve timed without the profiler too, the cooperative grid the loop picked, the loop

@@ -1,8 +1,8 @@
 """Tables S12/S13 at the paper's full run counts in resumable chunks (kept: `gpubench reproduce` runs a case whole, and one case here is up to 50,000 runs).
 
-    python scripts/host_s12.py OUT [--experiment tableS12] [--budget SECONDS] [--workers N]
+    python -m gpubench.workflow.chunks OUT [--experiment tableS12] [--budget SECONDS] [--workers N]
                                [--chunk-seconds S] [--only ENTRY,...] [--quick] [--plan]
-    python scripts/host_s12.py OUT --experiment tableS13 --same-as tableS12
+    python -m gpubench.workflow.chunks OUT --experiment tableS13 --same-as tableS12
 
 The heuristics of Tables S12/S13 (Zhang, Shan & Cagan 2026, SI Appendix E) at the paper's
 run counts (basin-hopping 1,000, BFGS 50,000, DE 100, DIRECT 1, interior point 50,000,
@@ -40,6 +40,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+from ..records.read import document
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -96,7 +98,7 @@ def load_chunks(folder, variant):
     out = []
     for p in sorted(Path(folder).glob("*.json")):
         try:
-            c = json.loads(p.read_text())
+            c = document(p)
         except (OSError, ValueError):
             continue
         if isinstance(c, dict) and c.get("variant") == variant and {"first", "last", "run_fun", "seconds"} <= set(c) \
@@ -135,6 +137,7 @@ def per_run(spec, chunks):
 def run_chunk(exp_id, quick, key, function, dim, first, last):
     """One run range of one entry, in a worker process; returns the chunk (a JSON-ready dict)."""
     from gpubench.workflow import experiments_loader, runner
+    from gpubench.records.schema import json_ready
     from gpubench import functions, methods
     exp = experiments_loader.load(exp_id)
     spec = next(s for s in exp.variant(quick).methods if s.key == key)
@@ -149,12 +152,12 @@ def run_chunk(exp_id, quick, key, function, dim, first, last):
     r = method.run(fn, dim, settings)
     wall = time.perf_counter() - t0
     env = runner.environment()
-    return json.loads(json.dumps({
+    return json_ready({
         "experiment": exp.id, "variant": case.variant, "key": key, "function": function, "dim": dim,
         "first": first, "last": last, "run_fun": r.history["run_fun"], "best_f": r.fun, "x": r.x,
         "nfev": r.nfev, "njev": r.njev, "iterations": r.iterations, "seconds": r.seconds, "wall_seconds": wall,
         "warmup_seconds": warm, "options": r.options, "message": r.message,
-        "host": env.get("host"), "date": env.get("date"), "environment": env}, default=runner._json_default))
+        "host": env.get("host"), "date": env.get("date"), "environment": env})
 
 
 def merge(out, exp, quick, spec, f, n, chunks, commands):
@@ -238,7 +241,7 @@ def same_as(out, src, dst, quick=False, shared_only=False):
         print(f"host_s12: {src} and {dst} plan different cases; run {dst} itself", file=sys.stderr)
         return 2
     folder = Path(out) / "results" / src
-    recs = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    recs = [document(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
     if not recs:
         print(f"host_s12: no merged records of {src} under {folder}", file=sys.stderr)
         return 2
@@ -307,7 +310,7 @@ def main(argv=None):
     variant = "quick" if a.quick else "full"
     results = out / "results" / exp.id
     log_path = out / "chunks" / exp.id / f"commands-{variant}.json"
-    commands = json.loads(log_path.read_text()) if log_path.is_file() else []
+    commands = document(log_path) if log_path.is_file() else []
 
     def state():
         todo, chunks_of = {}, {}
@@ -408,7 +411,7 @@ def main(argv=None):
                     runner.write_record(results, rec)
                     ran.append((case.key, 0, 1, rec["measured"]["seconds"]))
                     print(f"  {case.key} ({rec['measured']['backend']}): {rec['measured']['seconds']:.1f} s, "
-                          f"best {rec['measured']['best_f']:.6g}", flush=True)
+                          f"best {rec['measured']['fun']:.6g}", flush=True)
                 except Exception as exc:
                     failed.append(f"{case.key}: {type(exc).__name__}: {exc}"[:300])
                     print("  FAILED " + failed[-1], flush=True)

@@ -2,10 +2,10 @@
 
 On the GPU host (after ``source scripts/gpu_host_env.sh``; about 7 minutes each)::
 
-    python3 $REPO/scripts/gpu_bnb.py $REPO/results/paper001/h200 --part 1
-    python3 $REPO/scripts/gpu_bnb.py $REPO/results/paper001/h200 --part 2
-    python3 $REPO/scripts/gpu_bnb.py OUTDIR --plan        # the plan and its time estimate only
-    python3 scripts/gpu_bnb.py /tmp/x --backend cpu --quick   # CPU, tiny rows, seconds
+    python3 -m gpubench.problems.bnb_rows $REPO/results/paper001/h200 --part 1
+    python3 -m gpubench.problems.bnb_rows $REPO/results/paper001/h200 --part 2
+    python3 -m gpubench.problems.bnb_rows OUTDIR --plan        # the plan and its time estimate only
+    python3 -m gpubench.problems.bnb_rows /tmp/x --backend cpu --quick   # CPU, tiny rows, seconds
 
 Every finished row is written atomically (``gpubench.device.gpu.atomic_write``) to
 ``OUTDIR/rows/<row id>.json`` with the environment of the command that measured it; a rerun
@@ -47,19 +47,19 @@ import time
 import traceback
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
 import numpy as np  # noqa: E402
 
 from gpubench.device import environment  # noqa: E402
 from gpubench.device.gpu import atomic_write  # noqa: E402
 from gpubench.errors import InputError  # noqa: E402
+from gpubench.paths import results_dir  # noqa: E402
+from gpubench.records.read import document  # noqa: E402
 
 ROW_LIMIT = 20.0           # seconds per B&B row of Figure 6 and Table 1 (stated in every record)
 TABLE_LIMIT = 15.0         # seconds per row of Tables 3 and 4: the gap reached is reported
 PAPER_LIMIT = 7200.0       # the paper's limit for Tables 3 and 4
 BUDGET = 480.0             # seconds of rows per command: < 9 minutes with the host's start-up
-NOTE = ("Our ANNs are trained in-repo (scripts/train_surrogates.py), not the authors' (unpublished): "
+NOTE = ("Our ANNs are trained in-repo (gpubench/problems/surrogates.py), not the authors' (unpublished): "
         "compare trends only. Paper GPU: RTX A1000 laptop, FP64:FP32 = 1:64; H200: 1:2.")
 NS = (1, 4, 16, 64, 256, 1024, 4096)
 LB_NS = (1024, 4096, 16384)
@@ -72,7 +72,7 @@ COUNTS4 = (("alpine02", 6, (1296, 1728, 2304, 4096)), ("styblinski_tang", 6, (12
 # (the first row of a command also creates the CUDA context); a constraint set of Table 1 reuses
 # Problem (4)'s compiled objective
 COMPILE_GUESS = {"first": 60.0, "ann": 30.0, "P4": 8.0, "library": 10.0, "cpu": 3.0}
-RECORDS = ROOT / "results" / "paper001"     # stored rows: the estimates of the plan come from them
+RECORDS = results_dir() / "paper001"    # stored rows: the estimates of the plan come from them
 
 
 @dataclasses.dataclass
@@ -132,7 +132,8 @@ def _paper_seconds():
     """{(table, N, dim or name): seconds} of Tables 3 and 4 where the paper gives a time (not a gap)."""
     import csv
     out = {}
-    with open(ROOT / "experiments" / "published" / "maingo_gpu_subdomain_times.csv") as f:
+    from gpubench import experiments
+    with open(Path(experiments.__path__[0]) / "published" / "maingo_gpu_subdomain_times.csv") as f:
         for row in csv.DictReader(f):
             if row["table"] not in ("3", "4") or "gap" in row["raw"] or not row["subdomains"]:
                 continue
@@ -163,7 +164,7 @@ def _evidence(folder=RECORDS):
     recs = []
     for p in sorted(Path(folder).glob("*/rows/*.json")):
         try:
-            recs.append(json.loads(p.read_text()))
+            recs.append(document(p))
         except (OSError, ValueError):
             continue
     recs.sort(key=lambda r: r.get("backend") == "cuda")      # GPU rows last: they override
@@ -228,7 +229,7 @@ class Store:
         if not p.is_file():
             return False
         try:
-            return "error" not in json.loads(p.read_text())
+            return "error" not in document(p)
         except (OSError, ValueError):       # unreadable: measure again
             return False
 
@@ -387,7 +388,7 @@ def lb_compare(fn, dim, n, backend, reps):
 # ------------------------------------------------------------------ legacy records
 def import_legacy(path, out):
     """Split an earlier monolithic ``gpu_bnb.json`` into row files (``legacy``: true), unchanged."""
-    data = json.loads(Path(path).read_text())
+    data = document(path)
     env, cap = data.get("environment", {}), data.get("settings", {}).get("row_cap_s")
     store, n = Store(out), 0
 

@@ -1,6 +1,6 @@
 """CPU probe of the certification experiment's two interval entries on one function, side by side.
 
-    .venv/bin/python scripts/certify_probe.py FUNCTION N [SECONDS]     # e.g. Bukin06 2 10
+    .venv/bin/python benchmarks/profiling/certify_probe.py FUNCTION N [SECONDS]     # e.g. Bukin06 2 10
 
 The search has the quick setting's shape (split_dims = min(n, 4), evaluation full, on the CPU) with
 each entry's other settings as experiments/scipy_go_certify.toml states them: `interval`
