@@ -220,3 +220,58 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
     lines = {ln.split("`")[1]: ln for ln in headline(recs, planned)}
     assert "proved to 0.0001 in 2 of 2 stored case(s), 1 of them where MAiNGO did not converge" in lines["subdomain_gpu"]
     assert "in 0 of 1 stored" in lines["interval_gpu_device"]
+
+
+def _disk_problem(equality=False):
+    """min x1 + x2 on [-2, 2]^2 with (x1^2 + x2^2 - 1) <= 0 (or = 0): minimum -sqrt(2) at -(1, 1)/sqrt(2)."""
+    from gpubench.forms.definition import Definition, Problem, variables
+    from gpubench.forms.function import ConstrainedProblem
+    x1, x2 = variables(2)
+    obj = Definition(name="lin", title="lin", source="test", expr=x1 + x2, domain=(-2, 2), dim=2,
+                     xstar=lambda d: np.full(d, -2 ** -0.5), fstar=lambda d: -math.sqrt(2))
+    disk = x1 ** 2 + x2 ** 2 - 1
+    return ConstrainedProblem(Problem(name="disk", objective=obj, inequalities=() if equality else (disk,),
+                                      equalities=(disk,) if equality else ()))
+
+
+@pytest.mark.parametrize("equality", [False, True])
+def test_a_constrained_problem_is_solved_and_its_point_side_verified_only_where_feasible(equality):
+    p = _disk_problem(equality)
+    r = methods.minimize(p, 2, "maingo", **TIGHT)
+    assert r.converged and r.glb <= -math.sqrt(2) + 1e-6 and abs(r.gub + math.sqrt(2)) <= 1e-3
+    assert r.glb <= r.gub
+    # an equality is never proved at a floating-point point; an inequality only by its interval form
+    feasible = p.inequalities[0].interval(r.x, r.x)[1] <= 0.0 if not equality else False
+    assert r.options["verified"] == {"glb": False, "gub": feasible}
+    if not feasible:
+        assert "not proved feasible" in r.message
+
+
+def test_a_wrong_translation_of_a_constraint_is_caught(monkeypatch):
+    # the objective is linear (no sin); a constraint written with sin -> cos is caught on its own
+    from gpubench.forms.definition import Definition, Problem, variables
+    from gpubench.forms.function import ConstrainedProblem
+    x1, x2 = variables(2)
+    obj = Definition(name="lin", title="lin", source="test", expr=x1 + x2, domain=(-2, 2), dim=2,
+                     xstar=lambda d: np.full(d, np.nan), fstar=lambda d: 0.0)
+    p = ConstrainedProblem(Problem(name="wavy", objective=obj, inequalities=(sp.sin(x1) - x2,)))
+    monkeypatch.setitem(maingoform.OPERATIONS, sp.sin, "cos")
+    with pytest.raises(M.TranslationMismatch, match="inequality g1"):
+        methods.minimize(p, 2, "maingo", **TIGHT)
+
+
+def test_a_sweep_leaves_out_the_cases_maingo_cannot_express(monkeypatch):
+    import io
+    from gpubench.problems import catalog
+    from gpubench.workflow import runner
+    fn = _stepped()
+    real = catalog.function_of
+    monkeypatch.setattr(catalog, "function_of", lambda name: fn if name == "floored" else real(name))
+    assert methods.get("maingo").refuses(fn, 2) and "Floor" in methods.get("maingo").refuses(fn, 2)
+    assert methods.get("maingo").refuses(functions.get("levy"), 2) is None
+    case = lambda f: runner.Case("x", "full", f, 2, "maingo", "maingo", "maingo", {})   # noqa: E731
+    out = io.StringIO()
+    left = runner._available([case("levy"), case("floored")], "x", out)
+    assert [c.function for c in left] == ["levy"]
+    assert "1 case(s) of maingo left out: its method cannot express them" in out.getvalue()
+    assert "Floor" in out.getvalue()
