@@ -212,14 +212,28 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
             rec("interval_gpu_device", 2, 2.0, True, 0.0, 1e-3),       # converged, but a gap above 1e-4
             rec("maingo", 5, 600.0, False, -1.0, 1e-9, {"glb": False, "gub": True}),
             rec("subdomain_gpu", 5, 3.0, True, -1e-5, 1e-9)]
+    recs.append(rec("interval_gpu_device", 5, 1.0, False, -1.0, 1e-9))  # stopped: MAiNGO alone neither
     table, ratios = rows(recs, planned)
     two = next(r for r in table if r["n"] == 2)
-    assert two["maingo"].startswith("converged, not verified") and two["subdomain_gpu"].startswith("proved")
+    assert two["maingo"].startswith("closed, GLB not verified") and two["subdomain_gpu"].startswith("proved")
     assert "x0.5 of MAiNGO" in two["subdomain_gpu"] and ratios["subdomain_gpu"] == [0.5]
+    # converged with a gap above the matched 1e-4: not proved, and no ratio
+    assert two["interval_gpu_device"].startswith("converged, gap above 1e-4") and "MAiNGO" not in two["interval_gpu_device"]
+    assert ratios["interval_gpu_device"] == []
     assert two["interval_cpu_paper"] == "missing"
-    lines = {ln.split("`")[1]: ln for ln in headline(recs, planned)}
-    assert "proved to 0.0001 in 2 of 2 stored case(s), 1 of them where MAiNGO did not converge" in lines["subdomain_gpu"]
-    assert "in 0 of 1 stored" in lines["interval_gpu_device"]
+    lines = headline(recs, planned)
+    by = {ln.split("`")[1]: ln for ln in lines if ln.startswith("`")}
+    assert ("proved to 0.0001 in 2 of 2 stored case(s); 1 where MAiNGO did not close the gap, 0 where MAiNGO did "
+            "and it did not; on the 1 case(s) both closed, faster in 1, slower in 0") in by["subdomain_gpu"]
+    assert "in 0 of 2 stored case(s); 0 where MAiNGO did not close the gap, 1 where MAiNGO did" in by["interval_gpu_device"]
+    assert "no case both closed" in by["interval_gpu_device"]
+    best = next(ln for ln in lines if ln.startswith("gpubench's best entry"))
+    assert "proved in 2 case(s); alone (MAiNGO stored, gap not closed) in 1 (levy n=5)" in best
+    assert "closed the gap to 0.0001 in 1 of 2 stored case(s)" in by["maingo"] and "GLB not verified" in by["maingo"]
+    assert "above the library's f*" not in by["maingo"]
+    recs[0]["fstar"], recs[0]["measured"]["glb"] = 0.0, 3e-15       # MAiNGO's GLB above f*: said
+    by = {ln.split("`")[1]: ln for ln in headline(recs, planned) if ln.startswith("`")}
+    assert "Its GLB lies above the library's f* in 1 case(s) (levy n=2 by 3e-15)" in by["maingo"]
 
 
 def _disk_problem(equality=False):
