@@ -91,6 +91,9 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     # row rests on a run at the experiment's settings wherever one is stored (older runs after)
     at_plan = sorted(records, key=lambda r: r["case"] not in ids)
     judged = _JUDGES[experiment.layout](experiment, at_plan, pub) if variant == "full" and pub is not None else []
+    if judged and experiment.layout == "lbfgsb" and "row_label" in pub and experiment.verdicts.get("triangulate"):
+        from .triangulation import bin_rows   # paper 004 Table 1's differing rows beside an independent path
+        judged = bin_rows(judged, pub, experiment.verdicts["triangulate"], _MINPACK, BIN_ATOL, results)
     for label, v, recs, *converged in judged:
         # the records each row rests on pass the one validity gate of every report (Doc.verdict)
         doc.verdict(label, v.explained(experiment.verdicts.get("explained", {}).get(label)), recs, *converged)
