@@ -223,9 +223,9 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
     assert two["interval_cpu_paper"] == "missing"
     lines = headline(recs, planned)
     by = {ln.split("`")[1]: ln for ln in lines if ln.startswith("`")}
-    assert ("proved to 0.0001 in 2 of 2 stored case(s); 1 where MAiNGO did not close the gap, 0 where MAiNGO did "
+    assert ("proved to 0.0001 in 2 of 2 stored case(s); 1 where MAiNGO (stored) did not close the gap, 0 where MAiNGO did "
             "and it did not; on the 1 case(s) both closed, faster in 1, slower in 0") in by["subdomain_gpu"]
-    assert "in 0 of 2 stored case(s); 0 where MAiNGO did not close the gap, 1 where MAiNGO did" in by["interval_gpu_device"]
+    assert "in 0 of 2 stored case(s); 0 where MAiNGO (stored) did not close the gap, 1 where MAiNGO did" in by["interval_gpu_device"]
     assert "no case both closed" in by["interval_gpu_device"]
     best = next(ln for ln in lines if ln.startswith("gpubench's best entry"))
     assert "proved in 2 case(s); alone (MAiNGO stored, gap not closed) in 1 (levy n=5)" in best

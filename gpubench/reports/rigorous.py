@@ -106,11 +106,11 @@ def headline(records, planned):
             lines.append(f"`{k}`: no case stored yet.")
             continue
         proved = [p for p in mine if closed(by[(k, *p)])]
-        beyond = [p for p in proved if not closed(by.get((PEER, *p)))]
+        beyond = [p for p in proved if (PEER, *p) in by and not closed(by[(PEER, *p)])]
         behind = [p for p in mine if not closed(by[(k, *p)]) and closed(by.get((PEER, *p)))]
         _, ratios = rows(records, [c for c in planned if c.key in (k, PEER)])
         lines.append(f"`{k}`: proved to {GAP:g} in {len(proved)} of {len(mine)} stored case(s); "
-                     f"{len(beyond)} where MAiNGO did not close the gap, {len(behind)} where MAiNGO did and it did "
+                     f"{len(beyond)} where MAiNGO (stored) did not close the gap, {len(behind)} where MAiNGO did and it did "
                      f"not; {_ratio_words(ratios.get(k, []))}.")
     pairs = list(dict.fromkeys((c.function, c.dim) for c in planned))
     best = {}
@@ -128,7 +128,8 @@ def headline(records, planned):
         lines.append(f"gpubench's best entry per case: proved in {len(best)} case(s); alone (MAiNGO stored, gap not "
                      f"closed) in {len(only_us)}" + (f" ({_names(only_us)})" if only_us else "")
                      + f"; MAiNGO alone (a gpubench entry stored, none proved) in {len(only_peer)}"
-                     + (f" ({_names(only_peer)})" if only_peer else "") + f"; {_ratio_words(rs)}.")
+                     + (f" ({_names(only_peer)})" if only_peer else "") + f"; {_ratio_words(rs)}"
+                     + (f"; by n, median time over MAiNGO's: {_by_n(both, rs)}" if rs else "") + ".")
     if peer:
         conv = [p for p in peer if closed(by[(PEER, *p)])]
         lines.append(f"`{PEER}`: closed the gap to {GAP:g} in {len(conv)} of {len(peer)} stored case(s); its lower "
@@ -148,6 +149,14 @@ def _above_fstar(recs):
     return (f" Its GLB lies above the library's f* in {len(above)} case(s) (" + ", ".join(
         f"{f} n={n} by {d:.2g}" for f, n, d in above) + "): a lower bound wrong by rounding, as a floating-point "
         "bound may be.")
+
+
+def _by_n(pairs, ratios):
+    """'n=2: 0.5 (11 cases), ...': the median ratio at each n."""
+    at = {}
+    for (_, n), r in zip(pairs, ratios):
+        at.setdefault(n, []).append(r)
+    return ", ".join(f"n={n}: {statistics.median(v):.3g} ({len(v)})" for n, v in sorted(at.items()))
 
 
 def _names(pairs, limit=8):
