@@ -402,6 +402,11 @@ def _judge_lbfgsb(experiment, records, pub):
             continue
         v = V.combine([V.relative(cpu[0]["measured"]["iterations"], float(row["cpu_itr"]), rtol, "CPU iterations"),
                        V.relative(gpu[0]["measured"]["iterations"], float(row["gpu_itr"]), rtol, "GPU iterations")])
+        if v.kind == V.DIFFERS:   # each differing column beside an implementation independent of it
+            from .triangulation import table4_entries
+            exact = next((r for r in recs if r["dim"] == n and r["key"] == "exact"), None)
+            entries, sentence, explains = table4_entries(cpu[0], gpu[0], exact, row, rtol)
+            v = v.triangulated(entries, sentence, explains)
         out.append((label, v, [cpu[0], gpu[0]]))
     return out
 

@@ -302,3 +302,45 @@ def bin_rows(judged, pub, experiment_id, problems, atol, results=None):
                     f"in bin {bin_} (within {atol:g} points): {words} (ours {ours:.2f} %, the paper {paper:.2f} %)")
         out.append((label, v.triangulated([entry], sentence, explains=taken == OURS), recs, *rest))
     return out
+
+
+# ---------------------------------------------------------------- paper 004, Table 4: iteration counts
+def count_side(independent, measured, published, rtol):
+    """Which side an independent iteration count takes: within ``rtol`` (relatively) of ours and not
+    of the paper's ("ours"), the reverse ("the paper"), within both ("both"), or neither."""
+    i, m, p = float(independent), float(measured), float(published)
+    o, q = abs(i - m) <= rtol * abs(m), abs(i - p) <= rtol * abs(p)
+    return BOTH if o and q else OURS if o else PAPER if q else NEITHER
+
+
+def table4_entries(cpu, gpu, exact, row, rtol):
+    """Table 4's triangulation of a differing row, one entry per column that differs: the GPU column
+    (ours, approximate Cauchy point) beside SciPy's L-BFGS-B (the CPU column's record, independent of
+    ours); the CPU column (SciPy's) beside gpubench's L-BFGS-B with the exact Cauchy point (the
+    algorithm of the paper's CPU column, code independent of SciPy's).  Returns (entries, sentence,
+    explains): explained when every differing column's independent figure sides with ours alone."""
+    s, g = int(cpu["measured"]["iterations"]), int(gpu["measured"]["iterations"])
+    pc, pg = float(row["cpu_itr"]), float(row["gpu_itr"])
+    entries, words = [], []
+    if abs(g - pg) > rtol * abs(pg):
+        taken = count_side(s, g, pg, rtol)
+        entries.append({"method": "SciPy L-BFGS-B (the CPU column's run)", "side": taken,
+                        "figure": f"{s} iterations (ours, GPU column {g}; the paper's GPU column {pg:g})",
+                        "records": [cpu["case"]]})
+        words.append(f"GPU column: SciPy's L-BFGS-B, independent of ours, takes {s} iterations at the same size and "
+                     f"stop ({_count_words(taken)}: ours {g}, the paper {pg:g})")
+    if abs(s - pc) > rtol * abs(pc) and exact is not None:
+        e = int(exact["measured"]["iterations"])
+        taken = count_side(e, s, pc, rtol)
+        entries.append({"method": "gpubench L-BFGS-B, exact Cauchy point", "side": taken,
+                        "figure": f"{e} iterations (SciPy, CPU column {s}; the paper's CPU column {pc:g})",
+                        "records": [exact["case"]]})
+        words.append(f"CPU column: gpubench's L-BFGS-B with the exact Cauchy point (the paper's CPU algorithm, code "
+                     f"independent of SciPy's) takes {e} iterations ({_count_words(taken)}: SciPy {s}, the paper {pc:g})")
+    explains = bool(entries) and all(t["side"] == OURS for t in entries)
+    return entries, "; ".join(words), explains
+
+
+def _count_words(taken):
+    return {OURS: "it agrees with ours, not with the paper", PAPER: "it agrees with the paper, not with ours",
+            BOTH: "within the tolerance of both", NEITHER: "it agrees with neither"}[taken]
