@@ -187,11 +187,11 @@ def test_table4_triangulates_each_differing_column_with_the_other_implementation
 
 def test_table1_rows_carry_the_bin_along_scipys_path(tmp_path):
     """A differing bin of fei2014_table1 beside the same bin of the independent path (a stored record of
-    fei2014_table1_triangulate): explained when it sides with ours; a row that matches is left alone."""
+    fei2014_triangulate_table1): explained when it sides with ours; a row that matches is left alone."""
     from gpubench.workflow import runner
     e = loader.load("fei2014_table1")
-    assert e.verdicts["triangulate"] == "fei2014_table1_triangulate"
-    tri = loader.load("fei2014_table1_triangulate")
+    assert e.verdicts["triangulate"] == "fei2014_triangulate_table1"
+    tri = loader.load("fei2014_triangulate_table1")
     case = next(c for c in runner.plan(tri) if c.function == "minpack2:torsion")
     bins = {"0": 91.0, "0~5%": 0.34}
     rec = {"schema": 1, "experiment": tri.id, "variant": "full", "case": case.case_id, "key": case.key,
