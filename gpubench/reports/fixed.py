@@ -70,7 +70,7 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         if r and experiment.layout == "lbfgsb" and "bins" in (r.get("result") or {}):
             res = r["result"]
             row["|t_c - t*|/t* = 0 (%)"] = _fmt(res["bins"].get("0"), ".2f")
-            if "energy_diff_percent" in res or "sites" not in res:
+            if "energy_diff_percent" in res or not ("sites" in res or "path" in res):   # (a triangulation path has none)
                 row["energy diff (%)"] = _fmt(res.get("energy_diff_percent"), ".2e")
         if r and experiment.layout == "lbfgsb" and "cpu" in (r.get("result") or {}):
             row.update(_cvt_columns(r["result"]))
