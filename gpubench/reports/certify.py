@@ -179,9 +179,11 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
                   + ", ".join(f"{k}={v}" for k, v in spec.settings.items()) + f". Cases stored: "
                   + f"{sum(c.case_id in by_case for c in cases)} of {len(cases)}, each judged on its own record.")
         if len(entries) > 1 and not any(c.case_id in by_case for c in cases):
+            where = (f"`gpubench reproduce {experiment.id} --entries {spec.key}` runs them (one CPU core a case)"
+                     if spec.key in opinions else
+                     f"a GPU host runs them with `gpubench reproduce {experiment.id} --backend cuda`")
             doc.p(f"No record of `{spec.key}` is stored yet: its {len(cases)} cases are not counted or "
-                  f"shown (each reads {MISSING}); a GPU host runs them with `gpubench reproduce "
-                  f"{experiment.id} --backend cuda`.")
+                  f"shown (each reads {MISSING}); {where}.")
             continue
         _entry(doc, cases, by_case, spec.key in opinions)
     if len(entries) > 1:
