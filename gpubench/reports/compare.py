@@ -424,7 +424,7 @@ def rows(records, certs):
             "median_seconds_to_certified": float(np.median(certified_hits)) if certified_hits else None,
             "evaluations": int(np.median([r["measured"].get("evaluations") or 0 for r in rs])),
             # a peer's own bounds (MAiNGO: its lower bound not verified), one per run
-            "own_bounds": [b for b in (own_bounds(r) for r in rs) if b] or None,
+            "own_bounds": list(dict.fromkeys(b for b in (own_bounds(r) for r in rs) if b)) or None,
         })
     return out
 
