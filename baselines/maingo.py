@@ -224,7 +224,14 @@ def run(fn, dim, s):
     if why:
         return _unsolved(fn, dim, s, lo, hi, why, time.perf_counter() - deadline.start, opts)
     t0 = time.perf_counter()
-    rc = solver.solve()
+    try:
+        rc = solver.solve()
+    except maingopy.MAiNGOException as exc:
+        # MAiNGO's own limit, not a wrong translation: e.g. a McCormick relaxation of 1/u with 0 in u's range
+        # (Keane's denominator).  The run ends unsolved, saying why; the midpoint is its answer.
+        first = " ".join(str(exc).split())[:200]
+        return _unsolved(fn, dim, s, lo, hi, "failed", time.perf_counter() - deadline.start, opts,
+                         f"MAiNGO stopped with an error ({first})", "MAiNGOException")
     seconds = time.perf_counter() - t0
     status = rc.name if hasattr(rc, "name") else str(rc)
     iterations = int(solver.get_iterations())
@@ -284,8 +291,9 @@ def run(fn, dim, s):
         status=status, stop=stop_word(why), history=history, options=options)
 
 
-def _unsolved(fn, dim, s, lo, hi, why, seconds, opts):
-    """The answer of a run stopped before MAiNGO started (time limit, Ctrl-C): the box's midpoint."""
+def _unsolved(fn, dim, s, lo, hi, why, seconds, opts, message=None, status="NOT_SOLVED_YET"):
+    """The answer of a run stopped before MAiNGO started (time limit, Ctrl-C) or that MAiNGO ended with
+    an error of its own: the box's midpoint."""
     x = 0.5 * (lo + hi)
     obj = _parts(fn)[0]
     elo, ehi = obj.interval(x, x)
@@ -295,7 +303,7 @@ def _unsolved(fn, dim, s, lo, hi, why, seconds, opts):
     return OptimizeResult(
         function=fn.name, dim=dim, method=NAME, backend="cpu", x=x, fun=float(obj.point(x)),
         glb=float(elo) if maximise else -math.inf, gub=math.inf if maximise else float(ehi), seconds=seconds,
-        message=f"stopped before MAiNGO started ({why}); the box's midpoint", status="NOT_SOLVED_YET",
+        message=(message or f"stopped before MAiNGO started ({why})") + "; the box's midpoint", status=status,
         stop=stop_word(why), options={**s.as_dict(), "library": f"maingopy {version('maingopy')}",
                                       "maingo_options": opts, "verified": {"glb": maximise, "gub": not maximise}})
 

@@ -289,3 +289,13 @@ def test_a_sweep_leaves_out_the_cases_maingo_cannot_express(monkeypatch):
     assert [c.function for c in left] == ["levy"]
     assert "1 case(s) of maingo left out: its method cannot express them" in out.getvalue()
     assert "Floor" in out.getvalue()
+
+
+def test_an_error_of_maingo_itself_ends_the_run_unsolved_saying_why():
+    # Keane's denominator sqrt(sum i x_i^2) spans 0 on its box: MAiNGO's McCormick relaxation of the
+    # division fails in its preprocessing; the run ends unsolved (a sweep goes on), never a traceback
+    fn = functions.get("scipy_go.Keane")
+    r = methods.minimize(fn, 2, "maingo", time_limit=10.0)
+    assert r.stop == "failed" and not r.converged and r.status == "MAiNGOException"
+    assert "MAiNGO stopped with an error" in r.message and "\n" not in r.message
+    assert r.glb == -math.inf and r.gub == fn.interval(r.x, r.x)[1]
