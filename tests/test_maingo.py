@@ -213,6 +213,7 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
             rec("maingo", 5, 600.0, False, -1.0, 1e-9, {"glb": False, "gub": True}),
             rec("subdomain_gpu", 5, 3.0, True, -1e-5, 1e-9)]
     recs.append(rec("interval_gpu_device", 5, 1.0, False, -1.0, 1e-9))  # stopped: MAiNGO alone neither
+    recs.append(rec("interval_gpu_paper", 2, 1.0, True, None, 1e-9))      # converged, GLB not finite: not proved
     table, ratios = rows(recs, planned)
     two = next(r for r in table if r["n"] == 2)
     assert two["maingo"].startswith("closed, GLB not verified") and two["subdomain_gpu"].startswith("proved")
@@ -221,6 +222,7 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
     assert two["interval_gpu_device"].startswith("converged, gap above 1e-4") and "MAiNGO" not in two["interval_gpu_device"]
     assert ratios["interval_gpu_device"] == []
     assert two["interval_cpu_paper"] == "missing"
+    assert two["interval_gpu_paper"].startswith("converged, no finite GLB stored")
     lines = headline(recs, planned)
     by = {ln.split("`")[1]: ln for ln in lines if ln.startswith("`")}
     assert ("proved to 0.0001 in 2 of 2 stored case(s); 1 where MAiNGO (stored) did not close the gap, 0 where MAiNGO did "

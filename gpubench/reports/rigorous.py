@@ -48,6 +48,9 @@ def _outcome(r):
     gap = _gap(r)
     if closed(r):
         word = f"closed, {NOT_VERIFIED}" if _peer_like(r) else "proved"
+    elif m.get("converged") and gap is None:
+        # a record whose GLB or GUB was not finite (stored as null): nothing proved by it
+        word = "converged, no finite " + ("GLB" if m.get("glb") is None else "GUB") + " stored"
     elif m.get("converged"):
         word = "converged, gap above 1e-4" + (f" ({NOT_VERIFIED})" if _peer_like(r) else "")
     else:
@@ -176,6 +179,8 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
           f"converged with GUB - GLB <= 1e-4, both bounds verified; MAiNGO's 'closed, {NOT_VERIFIED}': its "
           "lower bound is its own floating-point bound, its upper bound its point valued with the "
           "outward-rounded interval form. 'converged, gap above 1e-4': every region of the interval solver "
-          "narrower than its tol, their gap still wider than 1e-4 (not proved to the matched gap).")
+          "narrower than its tol, their gap still wider than 1e-4 (not proved to the matched gap). 'converged, "
+          "no finite GLB stored': the run said it converged but its record holds no finite lower bound (a "
+          "non-finite value is stored as null), so it proves nothing here.")
     table, _ = rows(recs, planned)
     doc.table(pd.DataFrame(table))
