@@ -301,3 +301,9 @@ def test_an_error_of_maingo_itself_ends_the_run_unsolved_saying_why():
     assert r.stop == "failed" and not r.converged and r.status == "MAiNGOException"
     assert "MAiNGO stopped with an error" in r.message and "\n" not in r.message
     assert r.glb == -math.inf and r.gub == fn.interval(r.x, r.x)[1]
+    # the certification says the method failed, not that a budget ran out
+    from gpubench.reports.certify import verdict_text
+    from gpubench.workflow.certify import judgement
+    j = judgement("scipy_go.Keane", 2, fn, r)
+    assert j["verdict"] == "not certified" and "when the method failed (MAiNGO stopped with an error" in j["reason"]
+    assert verdict_text(j, opinion=True) == "not certified: the method failed"

@@ -83,6 +83,8 @@ def rests_on_glb(cert):
 def verdict_text(cert, opinion=False):
     """The verdict as the report says it; a second opinion's GLB-resting verdict labelled."""
     text = VERDICT_TEXT.get(cert.get("verdict"), MISSING)
+    if cert.get("verdict") == "not certified" and "when the method failed" in cert.get("reason", ""):
+        return "not certified: the method failed"      # not the budget: the reason says why
     return text + NOT_VERIFIED if opinion and rests_on_glb(cert) else text
 
 

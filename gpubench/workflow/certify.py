@@ -177,7 +177,9 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
             f"stated f* {fstar!r} > GUB {gub!r}: the point's enclosure is below it"
     if not certified:
         why = ("with every region narrower than the method's tol (a finer tol is what would narrow it)"
-               if getattr(result, "converged", False) else "when the budget ran out")
+               if getattr(result, "converged", False) else
+               f"when the method failed ({getattr(result, 'message', '')})" if getattr(result, "stop", None) == "failed"
+               else "when the budget ran out")
         return "not certified", None, {}, f"GUB - GLB = {gub - glb:.3g} > {ftol:g} {why}"
     if regions is None:
         # no output regions (a second opinion): each stated minimiser by its value against GUB
