@@ -99,7 +99,7 @@ class MaingoSettings(MethodSettings):
                                  f"(the PyPI wheels are); use clp, maingo or interval")
 
 
-def _model(maingopy, form, lo, hi):
+def _model(maingopy, form, lo, hi, gs=(), hs=()):
     class Model(maingopy.MAiNGOmodel):
         def __init__(self):
             maingopy.MAiNGOmodel.__init__(self)
@@ -114,6 +114,10 @@ def _model(maingopy, form, lo, hi):
         def evaluate(self, xs):   # called once: MAiNGO records the expression graph
             out = maingopy.EvaluationContainer()
             out.objective = form.objective(xs)
+            if gs:
+                out.ineq = [g.objective(xs) for g in gs]   # g(x) <= 0
+            if hs:
+                out.eq = [h.objective(xs) for h in hs]     # h(x) = 0
             return out
     return Model()
 
@@ -138,21 +142,55 @@ def _options(maingopy, s):
     return opts
 
 
+def _parts(fn):
+    """(objective, inequalities g <= 0, equalities h = 0) of a function or a constrained problem."""
+    if getattr(fn, "constrained", False):
+        return fn.objective, list(fn.inequalities), list(fn.equalities)
+    return fn, [], []
+
+
 def _check(fn, sign, solver, x, where):
-    """MAiNGO's own value of its graph at x against the point form (in the sense minimised)."""
-    got = float(solver.evaluate_model_at_point([float(v) for v in x])[0][0])
-    want = sign * fn.point(np.asarray(x, dtype=float))
-    if math.isnan(want) and math.isnan(got):
-        return
-    if not abs(got - want) <= CHECK_RTOL * (1.0 + abs(want)):
-        raise TranslationMismatch(f"{NAME}: the MAiNGO form of {fn.name} gives {got!r} at {where}, the point "
-                                  f"form {want!r}: the translation is wrong (an internal error)")
+    """MAiNGO's own values of its graph at x (objective in the sense minimised, then each g, each h)
+    against the point forms."""
+    obj, gs, hs = _parts(fn)
+    got = [float(v) for v in solver.evaluate_model_at_point([float(v) for v in x])[0]]
+    xs = np.asarray(x, dtype=float)
+    want = [sign * obj.point(xs)] + [c.point(xs) for c in gs + hs]
+    names = ["the objective"] + [f"inequality g{k + 1}" for k in range(len(gs))] + \
+            [f"equality h{k + 1}" for k in range(len(hs))]
+    for g, w, what in zip(got, want, names):
+        if math.isnan(w) and math.isnan(g):
+            continue
+        if not abs(g - w) <= CHECK_RTOL * (1.0 + abs(w)):
+            raise TranslationMismatch(f"{NAME}: the MAiNGO form of {fn.name} ({what}) gives {g!r} at {where}, the "
+                                      f"point form {w!r}: the translation is wrong (an internal error)")
+
+
+def _feasible(fn, x):
+    """Whether x is proved feasible by the outward-rounded interval forms of the constraints (every
+    g's enclosure at x <= 0; an equality is never proved at a floating-point point)."""
+    _, gs, hs = _parts(fn)
+    return not hs and all(g.interval(x, x)[1] <= 0.0 for g in gs)
+
+
+def refuses(fn, dim):
+    """Why MAiNGO cannot take ``fn`` at ``dim`` (an operation its language lacks), or None."""
+    import maingopy
+
+    from gpubench.forms.maingoform import MaingoForm, MaingoFormError
+    obj, gs, hs = _parts(fn)
+    try:
+        for part in [obj, *gs, *hs]:
+            MaingoForm(part, dim, maingopy=maingopy)
+    except MaingoFormError as exc:
+        return str(exc)
+    return None
 
 
 def _check_points(fn, dim, lo, hi):
     pts = [("the box's midpoint", 0.5 * (lo + hi))]
     try:
-        xs = np.asarray(fn.xstar(dim), dtype=float)
+        xs = np.asarray(_parts(fn)[0].xstar(dim), dtype=float)
         if xs.shape == (dim,) and np.all(np.isfinite(xs)) and np.all((lo <= xs) & (xs <= hi)):
             pts.append(("the stated minimiser", xs))
     except Exception:   # a function that states no minimiser
@@ -171,8 +209,10 @@ def run(fn, dim, s):
     maximise = fn.sense == "max"
     sign = -1.0 if maximise else 1.0
     lo, hi = (np.asarray(v, dtype=float) for v in fn.bounds(dim))
-    form = MaingoForm(fn, dim, negate=maximise, maingopy=maingopy)
-    model = _model(maingopy, form, lo, hi)   # bound to a name: MAiNGO keeps only a reference
+    obj, gs, hs = _parts(fn)
+    form = MaingoForm(obj, dim, negate=maximise, maingopy=maingopy)
+    model = _model(maingopy, form, lo, hi,   # bound to a name: MAiNGO keeps only a reference
+                   [MaingoForm(g, dim, maingopy=maingopy) for g in gs], [MaingoForm(h, dim, maingopy=maingopy) for h in hs])
     solver = maingopy.MAiNGO(model)
     opts = _options(maingopy, s)
     for k, v in opts.items():
@@ -184,7 +224,14 @@ def run(fn, dim, s):
     if why:
         return _unsolved(fn, dim, s, lo, hi, why, time.perf_counter() - deadline.start, opts)
     t0 = time.perf_counter()
-    rc = solver.solve()
+    try:
+        rc = solver.solve()
+    except maingopy.MAiNGOException as exc:
+        # MAiNGO's own limit, not a wrong translation: e.g. a McCormick relaxation of 1/u with 0 in u's range
+        # (Keane's denominator).  The run ends unsolved, saying why; the midpoint is its answer.
+        first = " ".join(str(exc).split())[:200]
+        return _unsolved(fn, dim, s, lo, hi, "failed", time.perf_counter() - deadline.start, opts,
+                         f"MAiNGO stopped with an error ({first})", "MAiNGOException")
     seconds = time.perf_counter() - t0
     status = rc.name if hasattr(rc, "name") else str(rc)
     iterations = int(solver.get_iterations())
@@ -193,14 +240,18 @@ def run(fn, dim, s):
         lbd = -math.inf
     x = fun = None
     verified_ub = math.inf
+    feasible = False
     reported = None
     if rc in (maingopy.GLOBALLY_OPTIMAL, maingopy.FEASIBLE_POINT):
         x = np.clip(np.asarray(solver.get_solution_point(), dtype=float), lo, hi)
         reported = float(solver.get_objective_value())
         _check(fn, sign, solver, x, "its solution point")
-        fun = fn.point(x)
-        elo, ehi = fn.interval(x, x)             # outward rounded: holds f(x) whatever the rounding
+        fun = obj.point(x)
+        elo, ehi = obj.interval(x, x)            # outward rounded: holds f(x) whatever the rounding
         verified_ub = ehi if not maximise else -elo
+        # a constrained problem's point bounds its minimum only where it is feasible; MAiNGO's is
+        # feasible within its tolerances (deltaIneq, deltaEq), which the interval forms may not prove
+        feasible = _feasible(fn, x)
     converged = rc in (maingopy.GLOBALLY_OPTIMAL, maingopy.INFEASIBLE)
     if converged:
         why = "converged"
@@ -212,38 +263,47 @@ def run(fn, dim, s):
         why = "failed"
     # in f's sense: for a minimum the upper bound is the verified side, for a maximum the lower one
     glb, gub = (lbd, verified_ub) if not maximise else (-verified_ub, -lbd)
-    verified = {"glb": maximise, "gub": not maximise}
+    point_side = not (gs or hs) or (x is not None and feasible)
+    verified = {"glb": maximise and point_side, "gub": not maximise and point_side}
+    bound_word = {True: "verified", False: "not verified: MAiNGO's point is feasible within its tolerances "
+                                           "(deltaIneq, deltaEq), not proved feasible by the constraints' interval forms"}
     options = {**s.as_dict(), "library": f"maingopy {version('maingopy')}",
                "lbp_solver_used": s.lbp_solver if s.lbp_solver != "auto" else
                ("cplex" if maingopy.cplex_use else "clp"),
                "maingo_options": opts, "verified": verified,
-               "bounds": ("gub: MAiNGO's point valued with the outward-rounded interval form (verified); glb: "
-                          "MAiNGO's lower bound (not verified: floating-point McCormick relaxations)") if not maximise
-               else ("glb: MAiNGO's point valued with the outward-rounded interval form (verified); gub: "
-                     "MAiNGO's upper bound (not verified: floating-point McCormick relaxations)")}
+               "bounds": (f"gub: MAiNGO's point valued with the outward-rounded interval form ({bound_word[point_side]}); "
+                          "glb: MAiNGO's lower bound (not verified: floating-point McCormick relaxations)") if not maximise
+               else (f"glb: MAiNGO's point valued with the outward-rounded interval form ({bound_word[point_side]}); "
+                     "gub: MAiNGO's upper bound (not verified: floating-point McCormick relaxations)")}
     history = {"retcode": status, "maingo_objective": None if reported is None else sign * reported,
                "maingo_lbd": sign * lbd, "abs_gap": float(solver.get_final_abs_gap()),
                "rel_gap": float(solver.get_final_rel_gap()), "lbp_count": int(solver.get_LBP_count()),
                "ubp_count": int(solver.get_UBP_count()), "cpu_seconds": float(solver.get_cpu_solution_time()),
                "wallclock_seconds": float(solver.get_wallclock_solution_time())}
     unverified = "glb" if not maximise else "gub"
+    point_word = ("verified (interval form at its point)" if point_side else
+                  "not verified (its point is not proved feasible)")
     return OptimizeResult(
         function=fn.name, dim=dim, method=NAME, backend="cpu", x=x, fun=None if fun is None else float(fun),
         glb=float(glb), gub=float(gub), iterations=iterations, seconds=seconds, converged=converged,
         message=f"MAiNGO {status}, {iterations} B&B iteration(s); {unverified} not verified (floating-point "
-                f"relaxations), {'gub' if not maximise else 'glb'} verified (interval form at its point)",
+                f"relaxations), {'gub' if not maximise else 'glb'} {point_word}",
         status=status, stop=stop_word(why), history=history, options=options)
 
 
-def _unsolved(fn, dim, s, lo, hi, why, seconds, opts):
-    """The answer of a run stopped before MAiNGO started (time limit, Ctrl-C): the box's midpoint."""
+def _unsolved(fn, dim, s, lo, hi, why, seconds, opts, message=None, status="NOT_SOLVED_YET"):
+    """The answer of a run stopped before MAiNGO started (time limit, Ctrl-C) or that MAiNGO ended with
+    an error of its own: the box's midpoint."""
     x = 0.5 * (lo + hi)
-    elo, ehi = fn.interval(x, x)
+    obj = _parts(fn)[0]
+    elo, ehi = obj.interval(x, x)
     maximise = fn.sense == "max"
+    if not _feasible(fn, x):             # a bound only where the point is feasible
+        elo, ehi = -math.inf, math.inf
     return OptimizeResult(
-        function=fn.name, dim=dim, method=NAME, backend="cpu", x=x, fun=float(fn.point(x)),
+        function=fn.name, dim=dim, method=NAME, backend="cpu", x=x, fun=float(obj.point(x)),
         glb=float(elo) if maximise else -math.inf, gub=math.inf if maximise else float(ehi), seconds=seconds,
-        message=f"stopped before MAiNGO started ({why}); the box's midpoint", status="NOT_SOLVED_YET",
+        message=(message or f"stopped before MAiNGO started ({why})") + "; the box's midpoint", status=status,
         stop=stop_word(why), options={**s.as_dict(), "library": f"maingopy {version('maingopy')}",
                                       "maingo_options": opts, "verified": {"glb": maximise, "gub": not maximise}})
 
@@ -253,4 +313,4 @@ METHOD = Method(
     summary="MAiNGO's McCormick-relaxation B&B (maingopy): deterministic global, bounds not interval-verified "
             "(its point's value is)",
     settings=MaingoSettings, run=run, rigorous=False, backends=("cpu",), source=SOURCE,
-    requires=("maingopy",), install=INSTALL)
+    requires=("maingopy",), install=INSTALL, constraints=True, refuses=refuses)

@@ -137,3 +137,21 @@ def test_rational_powers_other_than_halves_are_enclosed():
             with mpmath.workdps(30):
                 exact = float(C.symbolic_value(fn.definition, a))
             assert abs(fn.point(a) - exact) <= 1e-12 * max(1.0, abs(exact))
+
+
+def test_a_second_opinion_without_regions_checks_minimisers_by_value(branin):
+    """MAiNGO's result: no output regions, GLB not verified. A stated minimiser is judged by its
+    value against GUB (not 'off the regions by inf'), and the certification says what was verified."""
+    import dataclasses
+    fn, r = branin
+    e = G.entry("scipy_go.Branin01")
+    peer = dataclasses.replace(r, regions_lo=None, regions_hi=None, region_count=None,
+                               options={"verified": {"glb": False, "gub": True}})
+    assert not C.has_regions(peer) and not C.glb_verified(peer) and C.glb_verified(r)
+    v, inside, ev, why = C.judge(fn, 2, e.fglob(2), e.minimisers(2), peer)
+    assert v == "agrees" and inside is None and "checked by value" in why
+    moved = [v + np.array([0.0, 0.5]) for v in e.minimisers(2)]
+    v, inside, ev, why = C.judge(fn, 2, e.fglob(2), moved, peer)
+    assert v == "minimiser wrong" and inside is None and ev["enclosure"][0] > peer.gub
+    j = C.judgement("scipy_go.Branin01", 2, fn, peer)
+    assert j["glb_verified"] is False and j["regions"] is False

@@ -307,3 +307,20 @@ def test_coco_archive_holds_the_folder_and_is_reproducible(quick, tmp_path):
         assert sorted(z.namelist()) == files
         z.extractall(tmp_path / "unpacked")
     assert compare.read_coco(tmp_path / "unpacked" / "set" / "bfgs") == compare.read_coco(folder)
+
+
+def test_maingo_best_is_its_verified_point_and_its_lower_bound_not_verified():
+    """MAiNGO in the comparison: its best is GUB (its point valued with the outward-rounded interval
+    form), the certified gap is taken from it, and its own GLB is shown labelled not verified."""
+    rec = {"function": "levy", "dim": 4, "key": "maingo", "method": "maingo", "sense": "min",
+           "options": {"verified": {"glb": False, "gub": True}},
+           "measured": {"glb": -1e-9, "gub": 2e-12, "fun": 1e-12, "seconds": 1.0, "evaluations": 0,
+                        "converged": True}, "x": None}
+    cert = {"glb": -1e-10, "gub": 1e-10, "regions": None, "experiment": "x", "case": "c"}
+    [row] = compare.rows([rec], {("levy", 4): cert})
+    assert row["best"] == 2e-12 and row["gap"] == pytest.approx(2e-12 + 1e-10)
+    assert row["own_bounds"] == ["[-1e-09 (not verified), 2e-12]"]
+    # a heuristic without bounds of its own: its best f, no own bounds
+    plain = {**rec, "key": "bfgs", "method": "bfgs", "options": {}}
+    [row] = compare.rows([plain], {("levy", 4): cert})
+    assert row["best"] == 1e-12 and row["own_bounds"] is None

@@ -212,11 +212,98 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
             rec("interval_gpu_device", 2, 2.0, True, 0.0, 1e-3),       # converged, but a gap above 1e-4
             rec("maingo", 5, 600.0, False, -1.0, 1e-9, {"glb": False, "gub": True}),
             rec("subdomain_gpu", 5, 3.0, True, -1e-5, 1e-9)]
+    recs.append(rec("interval_gpu_device", 5, 1.0, False, -1.0, 1e-9))  # stopped: MAiNGO alone neither
+    recs.append(rec("interval_gpu_paper", 2, 1.0, True, None, 1e-9))      # converged, GLB not finite: not proved
     table, ratios = rows(recs, planned)
     two = next(r for r in table if r["n"] == 2)
-    assert two["maingo"].startswith("converged, not verified") and two["subdomain_gpu"].startswith("proved")
+    assert two["maingo"].startswith("closed, GLB not verified") and two["subdomain_gpu"].startswith("proved")
     assert "x0.5 of MAiNGO" in two["subdomain_gpu"] and ratios["subdomain_gpu"] == [0.5]
+    # converged with a gap above the matched 1e-4: not proved, and no ratio
+    assert two["interval_gpu_device"].startswith("converged, gap above 1e-4") and "MAiNGO" not in two["interval_gpu_device"]
+    assert ratios["interval_gpu_device"] == []
     assert two["interval_cpu_paper"] == "missing"
-    lines = {ln.split("`")[1]: ln for ln in headline(recs, planned)}
-    assert "proved to 0.0001 in 2 of 2 stored case(s), 1 of them where MAiNGO did not converge" in lines["subdomain_gpu"]
-    assert "in 0 of 1 stored" in lines["interval_gpu_device"]
+    assert two["interval_gpu_paper"].startswith("converged, no finite GLB stored")
+    lines = headline(recs, planned)
+    by = {ln.split("`")[1]: ln for ln in lines if ln.startswith("`")}
+    assert ("proved to 0.0001 in 2 of 2 stored case(s); 1 where MAiNGO (stored) did not close the gap, 0 where MAiNGO did "
+            "and it did not; on the 1 case(s) both closed, faster in 1, slower in 0") in by["subdomain_gpu"]
+    assert "in 0 of 2 stored case(s); 0 where MAiNGO (stored) did not close the gap, 1 where MAiNGO did" in by["interval_gpu_device"]
+    assert "no case both closed" in by["interval_gpu_device"]
+    best = next(ln for ln in lines if ln.startswith("gpubench's best entry"))
+    assert "proved in 2 case(s); alone (MAiNGO stored, gap not closed) in 1 (levy n=5)" in best
+    assert "closed the gap to 0.0001 in 1 of 2 stored case(s)" in by["maingo"] and "GLB not verified" in by["maingo"]
+    assert "above the library's f*" not in by["maingo"]
+    recs[0]["fstar"], recs[0]["measured"]["glb"] = 0.0, 3e-15       # MAiNGO's GLB above f*: said
+    by = {ln.split("`")[1]: ln for ln in headline(recs, planned) if ln.startswith("`")}
+    assert "Its GLB lies above the library's f* in 1 case(s) (levy n=2 by 3e-15)" in by["maingo"]
+
+
+def _disk_problem(equality=False):
+    """min x1 + x2 on [-2, 2]^2 with (x1^2 + x2^2 - 1) <= 0 (or = 0): minimum -sqrt(2) at -(1, 1)/sqrt(2)."""
+    from gpubench.forms.definition import Definition, Problem, variables
+    from gpubench.forms.function import ConstrainedProblem
+    x1, x2 = variables(2)
+    obj = Definition(name="lin", title="lin", source="test", expr=x1 + x2, domain=(-2, 2), dim=2,
+                     xstar=lambda d: np.full(d, -2 ** -0.5), fstar=lambda d: -math.sqrt(2))
+    disk = x1 ** 2 + x2 ** 2 - 1
+    return ConstrainedProblem(Problem(name="disk", objective=obj, inequalities=() if equality else (disk,),
+                                      equalities=(disk,) if equality else ()))
+
+
+@pytest.mark.parametrize("equality", [False, True])
+def test_a_constrained_problem_is_solved_and_its_point_side_verified_only_where_feasible(equality):
+    p = _disk_problem(equality)
+    r = methods.minimize(p, 2, "maingo", **TIGHT)
+    assert r.converged and r.glb <= -math.sqrt(2) + 1e-6 and abs(r.gub + math.sqrt(2)) <= 1e-3
+    assert r.glb <= r.gub
+    # an equality is never proved at a floating-point point; an inequality only by its interval form
+    feasible = p.inequalities[0].interval(r.x, r.x)[1] <= 0.0 if not equality else False
+    assert r.options["verified"] == {"glb": False, "gub": feasible}
+    if not feasible:
+        assert "not proved feasible" in r.message
+
+
+def test_a_wrong_translation_of_a_constraint_is_caught(monkeypatch):
+    # the objective is linear (no sin); a constraint written with sin -> cos is caught on its own
+    from gpubench.forms.definition import Definition, Problem, variables
+    from gpubench.forms.function import ConstrainedProblem
+    x1, x2 = variables(2)
+    obj = Definition(name="lin", title="lin", source="test", expr=x1 + x2, domain=(-2, 2), dim=2,
+                     xstar=lambda d: np.full(d, np.nan), fstar=lambda d: 0.0)
+    p = ConstrainedProblem(Problem(name="wavy", objective=obj, inequalities=(sp.sin(x1) - x2,)))
+    monkeypatch.setitem(maingoform.OPERATIONS, sp.sin, "cos")
+    with pytest.raises(M.TranslationMismatch, match="inequality g1"):
+        methods.minimize(p, 2, "maingo", **TIGHT)
+
+
+def test_a_sweep_leaves_out_the_cases_maingo_cannot_express(monkeypatch):
+    import io
+    from gpubench.problems import catalog
+    from gpubench.workflow import runner
+    fn = _stepped()
+    real = catalog.function_of
+    monkeypatch.setattr(catalog, "function_of", lambda name: fn if name == "floored" else real(name))
+    assert methods.get("maingo").refuses(fn, 2) and "Floor" in methods.get("maingo").refuses(fn, 2)
+    assert methods.get("maingo").refuses(functions.get("levy"), 2) is None
+    case = lambda f: runner.Case("x", "full", f, 2, "maingo", "maingo", "maingo", {})   # noqa: E731
+    out = io.StringIO()
+    left = runner._available([case("levy"), case("floored")], "x", out)
+    assert [c.function for c in left] == ["levy"]
+    assert "1 case(s) of maingo left out: its method cannot express them" in out.getvalue()
+    assert "Floor" in out.getvalue()
+
+
+def test_an_error_of_maingo_itself_ends_the_run_unsolved_saying_why():
+    # Keane's denominator sqrt(sum i x_i^2) spans 0 on its box: MAiNGO's McCormick relaxation of the
+    # division fails in its preprocessing; the run ends unsolved (a sweep goes on), never a traceback
+    fn = functions.get("scipy_go.Keane")
+    r = methods.minimize(fn, 2, "maingo", time_limit=10.0)
+    assert r.stop == "failed" and not r.converged and r.status == "MAiNGOException"
+    assert "MAiNGO stopped with an error" in r.message and "\n" not in r.message
+    assert r.glb == -math.inf and r.gub == fn.interval(r.x, r.x)[1]
+    # the certification says the method failed, not that a budget ran out
+    from gpubench.reports.certify import verdict_text
+    from gpubench.workflow.certify import judgement
+    j = judgement("scipy_go.Keane", 2, fn, r)
+    assert j["verdict"] == "not certified" and "when the method failed (MAiNGO stopped with an error" in j["reason"]
+    assert verdict_text(j, opinion=True) == "not certified: the method failed"

@@ -31,8 +31,8 @@ def entry_table(md, key):
 def test_two_entries_are_judged_each_on_its_own_records(tmp_path, no_computation):  # noqa: F811
     e = loader.load("scipy_go_certify")
     keys = [m.key for m in e.full.methods]
-    assert keys == ["interval", "interval_gub"]
-    first, second = (cases(e, k, {"scipy_go.Beale", "scipy_go.Bukin06"}) for k in keys)
+    assert keys == ["interval", "interval_gub", "maingo"]
+    first, second = (cases(e, k, {"scipy_go.Beale", "scipy_go.Bukin06"}) for k in keys[:2])
     folder = tmp_path / "res" / "scipy_go_certify"
     runner.write_record(folder, certified_record(first["scipy_go.Beale"], 1e-12, "agrees"))
     runner.write_record(folder, certified_record(first["scipy_go.Bukin06"], 1.5e-6, "not certified"))
@@ -61,7 +61,7 @@ def test_two_entries_are_judged_each_on_its_own_records(tmp_path, no_computation
 def test_the_quick_variant_runs_the_second_entry_only():
     e = loader.load("scipy_go_certify")
     assert [m.key for m in e.quick.methods] == ["interval_gub"]
-    one, two = e.full.methods
+    one, two, _ = e.full.methods
     # the same search but the multistart and the polish: a record of one is never a record of the other
     extra = {"polish": True, "local_starts": 8}
     assert {k: v for k, v in two.settings.items() if k not in extra} == one.settings
@@ -72,3 +72,41 @@ def test_the_quick_variant_runs_the_second_entry_only():
     planned = sum(len(en.dims) for en in scipy_go.ENTRIES.values())
     assert len(ids["interval"]) == len(ids["interval_gub"]) == planned   # --list counts both
     assert not ids["interval"] & ids["interval_gub"]
+
+
+def test_maingo_is_a_second_opinion_whose_glb_is_labelled_not_verified(tmp_path, no_computation):  # noqa: F811
+    import pytest
+    pytest.importorskip("maingopy")
+    e = loader.load("scipy_go_certify")
+    assert [m.key for m in e.full.methods][-1] == "maingo"
+    third = cases(e, "maingo", {"scipy_go.Beale", "scipy_go.Bukin06", "scipy_go.Matyas"})
+    folder = tmp_path / "res" / "scipy_go_certify"
+    agrees = certified_record(third["scipy_go.Beale"], 1e-12, "agrees")
+    below = certified_record(third["scipy_go.Bukin06"], 1e-12, "value wrong")     # f* below its GLB
+    below["certification"]["evidence"] = {"glb": 0.0}
+    above = certified_record(third["scipy_go.Matyas"], 1e-12, "value wrong")      # f* above its GUB
+    above["certification"]["evidence"] = {"point": [0.0, 0.0], "enclosure": [0.0, 0.0]}
+    for r in (agrees, below, above):
+        r["measured"].update(glb=0.0, gub=1e-12)     # the test helper writes bounds for `interval` only
+        r["options"]["verified"] = {"glb": False, "gub": True}
+        runner.write_record(folder, r)
+    md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
+    assert "### Entry `maingo` (a second opinion: its GLB is not verified)" in md
+    part = md[md.index("### Entry `maingo`"):]
+    assert "Cases whose gap closed (GUB - GLB <= ftol, GLB not verified: a second opinion, not a certificate): " \
+           "3 of 3 stored" in part
+    assert "in 2 case(s); 1 of them proved by the verified GUB" in part
+    t = entry_table(md, "maingo")
+    assert t["Beale"]["verdict"] == "agrees (not verified)" and "GLB (not verified)" in t["Beale"]
+    assert t["Bukin06"]["verdict"] == "SciPy's value is wrong (not verified)"
+    assert t["Matyas"]["verdict"] == "SciPy's value is wrong"          # rests on the verified GUB
+    # a function MAiNGO cannot express says so instead of "missing"
+    assert t["Step"]["verdict"] == "not run: the method cannot express it" and "Floor" in t["Step"]["evidence / reason"]
+    # beside the rigorous entry: its record certifies, MAiNGO's gap only closes
+    runner.write_record(folder, certified_record(cases(e, "interval", {"scipy_go.Bukin06"})["scipy_go.Bukin06"],
+                                                 1e-12, "agrees"))
+    md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
+    assert "Cases certified (GUB - GLB <= ftol): 1 of 1 stored" in md[:md.index("### Entry `maingo`")]
+    assert "`interval` certifies 1, `maingo` 1 (its gap closed; its GLB not verified)" in md
+    side = table(md, "Full", "function", "verdict, maingo")
+    assert [(r["function"], r["verdict, maingo"]) for r in side] == [("Bukin06", "SciPy's value is wrong (not verified)")]

@@ -154,3 +154,62 @@ def test_the_triangulation_experiments_run_the_papers_settings(t):
     # evosax's DE at NP = 500 and 1000 is too slow on a CPU for the seeds (the experiments' note says why)
     assert by_method == {"differential_evolution": {50, 100, 500, 1000}, "evox-de": {50, 100, 500, 1000},
                          "evosax-de": {50, 100}}
+
+
+def test_share_and_count_sides_on_both_sides_of_their_tolerances():
+    # paper 004 Table 1: within 10 points (absolute) of a side
+    assert T.share_side(1.0, 0.0, 12.19, 10.0) == T.OURS
+    assert T.share_side(9.5, 0.0, 12.19, 10.0) == T.BOTH
+    assert T.share_side(10.5, 0.0, 25.0, 10.0) == T.NEITHER
+    assert T.share_side(20.0, 0.0, 25.0, 10.0) == T.PAPER
+    # paper 004 Table 4: within rtol of a side, relatively
+    assert T.count_side(2981, 2968, 1907, 0.25) == T.OURS
+    assert T.count_side(2019, 2344, 1793, 0.25) == T.BOTH
+    assert T.count_side(1900, 2968, 1907, 0.25) == T.PAPER
+    assert T.count_side(100, 2968, 1907, 0.25) == T.NEITHER
+
+
+def test_table4_triangulates_each_differing_column_with_the_other_implementation():
+    rec = lambda case, it: {"case": case, "measured": {"iterations": it}}   # noqa: E731
+    row = {"cpu_itr": 2310, "gpu_itr": 1907}
+    # both columns differ; SciPy sides with our GPU column, our exact L-BFGS-B with SciPy's CPU column
+    entries, sentence, explains = T.table4_entries(rec("s", 2981), rec("g", 2968), rec("e", 3134), row, 0.25)
+    assert [(e["method"].split()[0], e["side"], e["records"]) for e in entries] == \
+        [("SciPy", T.OURS, ["s"]), ("gpubench", T.OURS, ["e"])]
+    assert explains and "GPU column" in sentence and "CPU column" in sentence
+    # only the GPU column differs, and SciPy lies within the tolerance of both: not an explanation
+    entries, _, explains = T.table4_entries(rec("s", 2300), rec("g", 2968), rec("e", 2300), row, 0.25)
+    assert [e["side"] for e in entries] == [T.BOTH] and not explains
+    # SciPy siding with the paper's GPU column puts ours in question
+    entries, sentence, explains = T.table4_entries(rec("s", 1900), rec("g", 2968), None, row, 0.25)
+    assert entries[0]["side"] == T.PAPER and not explains and "agrees with the paper" in sentence
+
+
+def test_table1_rows_carry_the_bin_along_scipys_path(tmp_path):
+    """A differing bin of fei2014_table1 beside the same bin of the independent path (a stored record of
+    fei2014_triangulate_table1): explained when it sides with ours; a row that matches is left alone."""
+    from gpubench.workflow import runner
+    e = loader.load("fei2014_table1")
+    assert e.verdicts["triangulate"] == "fei2014_triangulate_table1"
+    tri = loader.load("fei2014_triangulate_table1")
+    case = next(c for c in runner.plan(tri) if c.function == "minpack2:torsion")
+    bins = {"0": 91.0, "0~5%": 0.34}
+    rec = {"schema": 1, "experiment": tri.id, "variant": "full", "case": case.case_id, "key": case.key,
+           "method": case.method, "label": "", "function": case.function, "dim": case.dim, "sense": "min",
+           "repetition": 0, "settings": case.settings, "options": case.settings,
+           "measured": {"iterations": 590, "seconds": 1.0, "converged": True, "message": "m", "best_f": -0.4},
+           "result": {"bins": bins}, "success": True, "environment": {}}
+    runner.write_record(tmp_path / tri.id, rec)
+    pub = e.published()
+    ours = {"case": "ours", "dim": 40000, "result": {"bins": {"0": 92.3, "0~5%": 0.0}}}
+    judged = [("Elastic-Plastic Torsion, 0~5%", V.absolute(0.0, 12.19, 10.0, "share"), [ours]),
+              ("Elastic-Plastic Torsion, 0", V.absolute(92.3, 85.23, 10.0, "share"), [ours])]
+    out = T.bin_rows(judged, pub, tri.id, {"Elastic-Plastic Torsion": "torsion"}, 10.0, tmp_path)
+    (_, v, _), (_, same, _) = out
+    assert v.kind == V.DIFFERS and v.triangulation[0]["side"] == T.OURS and "0.34 %" in v.reason
+    assert v.triangulation[0]["records"] == [f"results/{tri.id}/{case.case_id}.json"]
+    assert same.kind == V.MATCHES and not same.triangulation
+    bins["0~5%"] = 9.5            # now within 10 points of both: the row stays not explained
+    runner.write_record(tmp_path / tri.id, rec)
+    (_, v, _), _ = T.bin_rows(judged, pub, tri.id, {"Elastic-Plastic Torsion": "torsion"}, 10.0, tmp_path)
+    assert v.triangulation[0]["side"] == T.BOTH and v.reason.startswith("not explained")

@@ -274,6 +274,10 @@ class Method:
     # (``gpubench methods`` says so, with ``install``); running it is that one line, never a traceback.
     requires: tuple = ()
     install: str = ""
+    # ``refuses(fn, dim)``: why the method cannot take ``fn`` at ``dim`` (the one line its run would
+    # raise: an operation its modelling language lacks), or None.  A sweep leaves such cases out,
+    # saying so, rather than stopping at the first (a peer that expresses most of a library).
+    refuses: typing.Optional[typing.Callable] = None
 
     def __post_init__(self):
         inner, name, constraints = self.run, self.name, self.constraints

@@ -11,6 +11,13 @@ its evidence, the region count and the seconds.  Above it, the counts the issue'
 name: functions expressible in the language, cases certified, fixed-dimension functions with
 n <= 3 certified, stated minimisers outside the regions; below it, every case where the
 library's statement is wrong, with the certified value.
+
+An entry whose method is not rigorous (MAiNGO: ``[methods.maingo]``) is a **second opinion**: its
+GUB is its point valued with the outward-rounded interval form (verified), its GLB is not verified
+and it gives no output regions.  Its table heads the lower bound "GLB (not verified)", counts cases
+whose gap closed rather than certified, and labels every verdict that rests on its GLB (agrees, or
+f* below GLB) "(not verified)"; a verdict resting on its GUB (f* above it, a minimiser's value above
+it) is proved and stands unlabelled.
 """
 from .document import MISSING
 
@@ -58,6 +65,29 @@ def inside_regions(cert):
     return None if _unchecked(cert) else cert.get("minimisers_in_regions")
 
 
+NOT_VERIFIED = " (not verified)"
+
+
+def second_opinion(method):
+    """Whether an entry's method is a second opinion (not rigorous: its GLB is not verified)."""
+    from .. import methods
+    return methods.is_rigorous(method) is not True
+
+
+def rests_on_glb(cert):
+    """Whether a verdict rests on the GLB (agrees: the gap; value wrong: f* below GLB)."""
+    v = cert.get("verdict")
+    return v == "agrees" or (v == "value wrong" and "glb" in (cert.get("evidence") or {}))
+
+
+def verdict_text(cert, opinion=False):
+    """The verdict as the report says it; a second opinion's GLB-resting verdict labelled."""
+    text = VERDICT_TEXT.get(cert.get("verdict"), MISSING)
+    if cert.get("verdict") == "not certified" and "when the method failed" in cert.get("reason", ""):
+        return "not certified: the method failed"      # not the budget: the reason says why
+    return text + NOT_VERIFIED if opinion and rests_on_glb(cert) else text
+
+
 def certified(record):
     """Whether a record's case certified: GUB - GLB <= ftol (a value proved wrong by a point
     below it counts only when the enclosure is that narrow too)."""
@@ -80,12 +110,22 @@ def expressible(library):
             f"construct they lack in docs/scipy_go.md.")
 
 
-def counts(cases, by_case):
-    """The issue's counts over ``cases`` (one entry's planned cases) from their stored records."""
+def counts(cases, by_case, opinion=False):
+    """The issue's counts over ``cases`` (one entry's planned cases) from their stored records;
+    ``opinion``: a second opinion's (its gap closed, not certified)."""
     lines = []
     stored = [c for c in cases if c.case_id in by_case]
     ok = [c for c in stored if certified(by_case[c.case_id])]
     unchecked = [c for c in ok if _unchecked(by_case[c.case_id].get("certification") or {})]
+    if opinion:
+        wrong = [c for c in stored if (by_case[c.case_id].get("certification") or {}).get("verdict")
+                 in ("value wrong", "minimiser wrong")]
+        proved = [c for c in wrong if not rests_on_glb(by_case[c.case_id]["certification"])]
+        return [f"Cases whose gap closed (GUB - GLB <= ftol, GLB not verified: a second opinion, not a "
+                f"certificate): {len(ok)} of {len(stored)} stored ({_pct(len(ok), len(stored))}); {len(cases)} "
+                f"planned (less those the method cannot express).",
+                f"SciPy's statement found wrong: in {len(wrong)} case(s); {len(proved)} of them proved by the "
+                f"verified GUB (a point's outward-rounded enclosure), the others rest on the GLB (not verified)."]
     lines.append(f"Cases certified (GUB - GLB <= ftol): {len(ok)} of "
                  f"{len(stored)} stored ({_pct(len(ok), len(stored))}); {len(cases)} planned"
                  + (f"; in {len(unchecked)} of them the stated minimisers were not checked against the "
@@ -129,23 +169,27 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     planned = plan(experiment, quick=variant == "quick")
     by_case = {r["case"]: r for r in records}
     entries = [m for m in experiment.variant(variant == "quick").methods if any(c.key == m.key for c in planned)]
+    opinions = {m.key for m in entries if second_opinion(m.method)}
     if line := expressible(experiment.library):
         doc.p(line)
     for spec in entries:
         cases = [c for c in planned if c.key == spec.key]
         if len(entries) > 1:
-            doc.h(3, f"Entry `{spec.key}`")
+            doc.h(3, f"Entry `{spec.key}`" + (" (a second opinion: its GLB is not verified)"
+                                              if spec.key in opinions else ""))
             doc.p(f"Settings of `{spec.key}` ({spec.method}): "
                   + ", ".join(f"{k}={v}" for k, v in spec.settings.items()) + f". Cases stored: "
                   + f"{sum(c.case_id in by_case for c in cases)} of {len(cases)}, each judged on its own record.")
         if len(entries) > 1 and not any(c.case_id in by_case for c in cases):
+            where = (f"`gpubench reproduce {experiment.id} --entries {spec.key}` runs them (one CPU core a case)"
+                     if spec.key in opinions else
+                     f"a GPU host runs them with `gpubench reproduce {experiment.id} --backend cuda`")
             doc.p(f"No record of `{spec.key}` is stored yet: its {len(cases)} cases are not counted or "
-                  f"shown (each reads {MISSING}); a GPU host runs them with `gpubench reproduce "
-                  f"{experiment.id} --backend cuda`.")
+                  f"shown (each reads {MISSING}); {where}.")
             continue
-        _entry(doc, cases, by_case)
+        _entry(doc, cases, by_case, spec.key in opinions)
     if len(entries) > 1:
-        _side_by_side(doc, entries, planned, by_case)
+        _side_by_side(doc, entries, planned, by_case, opinions)
     doc.p("Verdicts (`gpubench.workflow.certify.judge`): *agrees*: GUB - GLB <= ftol, f* within stated_atol of "
           "[GLB, GUB] and every stated minimiser within xslack of an output region (one off the regions "
           "but with f there within stated_atol of the minimum is named in the reason: stated to too few "
@@ -154,7 +198,23 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
           "a minimiser*: it lies in no output region and its outward-rounded enclosure is above GUB + "
           "stated_atol; *not certified within budget*: GUB - GLB > ftol when the time limit ran out. "
           "A stated minimiser of another dimension than n (SciPy states the n = 2 answer for every n) "
-          "is not checked, and the reason says so.")
+          "is not checked, and the reason says so."
+          + (" A second opinion (MAiNGO): the same rules on its [GLB, GUB], whose GUB is its point valued with "
+             "the outward-rounded interval form (verified) and whose GLB is its floating-point bound (not "
+             "verified); it gives no output regions, so a stated minimiser is checked by its value only "
+             "(not a minimiser when its enclosure is above GUB + stated_atol); a verdict resting on the GLB "
+             "reads '(not verified)'." if opinions else ""))
+
+
+def _refused(case):
+    """Why the case's method cannot express its function (``Method.refuses``), or None (also where
+    the method's package is missing here: its cases then read missing)."""
+    from .. import methods
+    from ..problems import catalog
+    m = methods.get(case.method)
+    if m.refuses is None or not m.available:
+        return None
+    return m.refuses(catalog.function_of(case.function), case.dim)
 
 
 def _gap(record):
@@ -162,7 +222,7 @@ def _gap(record):
     return MISSING if m.get("glb") is None or m.get("gub") is None else _g(m["gub"] - m["glb"], 3)
 
 
-def _side_by_side(doc, entries, planned, by_case):
+def _side_by_side(doc, entries, planned, by_case, opinions=frozenset()):
     """The first entry against each other one, on the cases both have stored: how many each
     certifies, and every case whose verdict differs (each verdict computed from its own record)."""
     import pandas as pd
@@ -178,8 +238,10 @@ def _side_by_side(doc, entries, planned, by_case):
             continue
         ok_a = sum(certified(by_case[a.case_id]) for a, _ in both)
         ok_b = sum(certified(by_case[b.case_id]) for _, b in both)
+        opinion = spec.key in opinions
         doc.p(f"`{spec.key}` beside `{first}`, on the {len(both)} case(s) stored for both: `{first}` "
-              f"certifies {ok_a}, `{spec.key}` {ok_b}.")
+              f"certifies {ok_a}, `{spec.key}` {ok_b}" + (" (its gap closed; its GLB not verified)" if opinion
+                                                         else "") + ".")
         rows = []
         for a, b in both:
             ra, rb = by_case[a.case_id], by_case[b.case_id]
@@ -190,7 +252,7 @@ def _side_by_side(doc, entries, planned, by_case):
                          f"GUB - GLB, {first}": _gap(ra),
                          f"verdict, {first}": VERDICT_TEXT.get(va, MISSING),
                          f"GUB - GLB, {spec.key}": _gap(rb),
-                         f"verdict, {spec.key}": VERDICT_TEXT.get(vb, MISSING)})
+                         f"verdict, {spec.key}": verdict_text(rb.get("certification") or {}, opinion)})
         if rows:
             doc.p("The cases whose verdict or certification differs:")
             doc.table(pd.DataFrame(rows))
@@ -198,23 +260,32 @@ def _side_by_side(doc, entries, planned, by_case):
             doc.p("Every case has the same verdict in both.")
 
 
-def _entry(doc, planned, by_case):
-    """One entry's counts, its table and the cases where the library's statement is wrong."""
+def _entry(doc, planned, by_case, opinion=False):
+    """One entry's counts, its table and the cases where the library's statement is wrong
+    (``opinion``: a second opinion's, its GLB labelled not verified)."""
     import pandas as pd
-    for line in counts(planned, by_case):
+    for line in counts(planned, by_case, opinion):
         doc.p(line)
+    glb_head = "GLB (not verified)" if opinion else "GLB"
     rows, wrong = [], []
     for c in planned:
         r = by_case.get(c.case_id)
+        if r is None and opinion and (why := _refused(c)):
+            cols = ("stated f*", "stated x*", glb_head, "GUB", "x* in regions", "verdict", "evidence / reason",
+                    "regions", "seconds", "backend")
+            rows.append({"function": c.function.split(".", 1)[-1], "n": c.dim, **dict.fromkeys(cols, "-"),
+                         "verdict": "not run: the method cannot express it",
+                         "evidence / reason": why.split(" (")[0]})
+            continue
         cert = (r or {}).get("certification") or {}
         m = (r or {}).get("measured") or {}
         inside = inside_regions(cert)
         row = {"function": c.function.split(".", 1)[-1], "n": c.dim,
                "stated f*": _g(cert["stated_fstar"]) if cert else MISSING,
                "stated x*": _minimisers(cert["stated_minimisers"]) if cert else MISSING,
-               "GLB": _g(m.get("glb"), 14) if r else MISSING, "GUB": _g(m.get("gub"), 14) if r else MISSING,
+               glb_head: _g(m.get("glb"), 14) if r else MISSING, "GUB": _g(m.get("gub"), 14) if r else MISSING,
                "x* in regions": {True: "yes", False: "no", None: "-"}[inside] if cert else MISSING,
-               "verdict": VERDICT_TEXT.get(cert.get("verdict"), MISSING),
+               "verdict": verdict_text(cert, opinion) if cert else MISSING,
                "evidence / reason": ("stated minimisers not checked: the output regions (built on demand) "
                                      "were not read when this record was judged" if _unchecked(cert) else
                                      "; ".join(t for t in (_evidence(cert), cert.get("reason", "")) if t))
@@ -224,8 +295,10 @@ def _entry(doc, planned, by_case):
                "backend": m.get("backend", MISSING) if r else MISSING}
         rows.append(row)
         if cert.get("verdict") in ("value wrong", "minimiser wrong"):
-            wrong.append(f"{c.function} n={c.dim}: {VERDICT_TEXT[cert['verdict']]}; stated f* "
-                         f"{_g(cert['stated_fstar'])}, certified [{_g(m.get('glb'), 14)}, {_g(m.get('gub'), 14)}]; "
+            wrong.append(f"{c.function} n={c.dim}: {verdict_text(cert, opinion)}; stated f* "
+                         f"{_g(cert['stated_fstar'])}, "
+                         + (f"[{_g(m.get('glb'), 14)} (not verified), {_g(m.get('gub'), 14)}]; " if opinion else
+                            f"certified [{_g(m.get('glb'), 14)}, {_g(m.get('gub'), 14)}]; ") +
                          f"{_evidence(cert) or cert.get('reason', '')}")
     if rows:
         doc.table(pd.DataFrame(rows))

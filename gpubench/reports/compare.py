@@ -346,6 +346,34 @@ def _ecdf_figure(path, curves, axis, title):
     plt.close(fig)
 
 
+def _verified(record):
+    """The record's own statement of which bounds are interval-verified (``options["verified"]``:
+    MAiNGO's), or None for a method that states none."""
+    return (record.get("options") or {}).get("verified")
+
+
+def _best(record, sense):
+    """A run's best value: a rigorous method's GUB (GLB for a maximum), likewise a method whose own
+    point side is verified (MAiNGO: its point valued with the outward-rounded interval form), else
+    its best f."""
+    m = record["measured"]
+    side = "gub" if sense == "min" else "glb"
+    verified = _verified(record)
+    if (rigorous(record["method"], record) or (verified or {}).get(side)) and m.get(side) is not None:
+        return m[side]
+    return m.get("fun")
+
+
+def own_bounds(record):
+    """``[GLB, GUB]`` a non-rigorous method reports of its own (MAiNGO's), each side that is not
+    interval-verified labelled so; None for a method without bounds of its own."""
+    verified, m = _verified(record), record["measured"]
+    if not verified or m.get("glb") is None or m.get("gub") is None:
+        return None
+    from .document import _bound
+    return "[" + ", ".join(_bound(m[k]) + ("" if verified.get(k) else " (not verified)") for k in ("glb", "gub")) + "]"
+
+
 def rows(records, certs):
     """One row per (function, n, method entry): what the compare report and the summary show."""
     groups = {}
@@ -357,9 +385,7 @@ def rows(records, certs):
         sense = rs[0].get("sense", "min")
         cert = certs.get((f, dim))
         fstar = fstars[(f, dim)]
-        bests = [(r["measured"]["gub"] if sense == "min" else r["measured"]["glb"])
-                 if rigorous(r["method"], r) and r["measured"].get("gub") is not None else r["measured"].get("fun")
-                 for r in rs]
+        bests = [_best(r, sense) for r in rs]
         bests = [b for b in bests if b is not None]
         best = (min(bests) if sense == "min" else max(bests)) if bests else None
         reached = []
@@ -384,6 +410,8 @@ def rows(records, certs):
             "median_evaluations_to_certified": float(np.median(certified_evals)) if certified_evals else None,
             "settings": rs[0].get("settings", {}),
             "evaluations": int(np.median([r["measured"].get("evaluations") or 0 for r in rs])),
+            # a peer's own bounds (MAiNGO: its lower bound not verified), one per run
+            "own_bounds": list(dict.fromkeys(b for b in (own_bounds(r) for r in rs) if b)) or None,
         })
     return out
 
@@ -397,7 +425,9 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
         return
     certs = certificates(results)
     table = []
-    for row in rows(recs, certs):
+    all_rows = rows(recs, certs)
+    own = any(row["own_bounds"] for row in all_rows)
+    for row in all_rows:
         cert = row["certificate"]
         table.append({
             "Function": row["function"], "n": row["dim"], "Method": row["key"],
@@ -411,13 +441,17 @@ def section(doc, experiment, variant, recs, pub, figdir, reports, results=None):
             "Median time to 1e-8 (s)": _seconds(row["median_seconds_to_target"])
             if row["median_seconds_to_target"] is not None else "not reached",
             "Median time (s)": _seconds(row["median_seconds"]), "Median evaluations": _num(row["evaluations"]),
+            **({"Its own [GLB, GUB]": "; ".join(row["own_bounds"]) if row["own_bounds"] else "-"} if own else {}),
         })
     doc.h(3, "Certified gaps")
     doc.p("The certified gap is how far a method's best value can be above the global minimum, by the "
           "rigorous solver's converged enclosure of the same function and dimension (best - GLB; "
           "GUB - best for a maximised function). 'no certificate': no converged rigorous record of that "
           "case is stored, and no f* is guessed. 'In the solver's regions': runs whose best point lies in "
-          "an output region of the solver (the basin of a global minimiser).")
+          "an output region of the solver (the basin of a global minimiser)."
+          + (" 'Its own [GLB, GUB]': the bounds a deterministic peer reports itself (MAiNGO): its best f is its "
+             "point valued with gpubench's outward-rounded interval form (verified), its lower bound its own "
+             "floating-point bound, labelled 'not verified': it certifies nothing here." if own else ""))
     doc.table(pd.DataFrame(table))
     doc.p("Where each certificate comes from: the converged record of a rigorous method, from any "
           "stored experiment, of the same problem (the library function with its box and parameters at "

@@ -70,7 +70,7 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         if r and experiment.layout == "lbfgsb" and "bins" in (r.get("result") or {}):
             res = r["result"]
             row["|t_c - t*|/t* = 0 (%)"] = _fmt(res["bins"].get("0"), ".2f")
-            if "energy_diff_percent" in res or "sites" not in res:
+            if "energy_diff_percent" in res or not ("sites" in res or "path" in res):   # (a triangulation path has none)
                 row["energy diff (%)"] = _fmt(res.get("energy_diff_percent"), ".2e")
         if r and experiment.layout == "lbfgsb" and "cpu" in (r.get("result") or {}):
             row.update(_cvt_columns(r["result"]))
@@ -91,6 +91,9 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     # row rests on a run at the experiment's settings wherever one is stored (older runs after)
     at_plan = sorted(records, key=lambda r: r["case"] not in ids)
     judged = _JUDGES[experiment.layout](experiment, at_plan, pub) if variant == "full" and pub is not None else []
+    if judged and experiment.layout == "lbfgsb" and "row_label" in pub and experiment.verdicts.get("triangulate"):
+        from .triangulation import bin_rows   # paper 004 Table 1's differing rows beside an independent path
+        judged = bin_rows(judged, pub, experiment.verdicts["triangulate"], _MINPACK, BIN_ATOL, results)
     for label, v, recs, *converged in judged:
         # the records each row rests on pass the one validity gate of every report (Doc.verdict)
         doc.verdict(label, v.explained(experiment.verdicts.get("explained", {}).get(label)), recs, *converged)
@@ -399,6 +402,11 @@ def _judge_lbfgsb(experiment, records, pub):
             continue
         v = V.combine([V.relative(cpu[0]["measured"]["iterations"], float(row["cpu_itr"]), rtol, "CPU iterations"),
                        V.relative(gpu[0]["measured"]["iterations"], float(row["gpu_itr"]), rtol, "GPU iterations")])
+        if v.kind == V.DIFFERS:   # each differing column beside an implementation independent of it
+            from .triangulation import table4_entries
+            exact = next((r for r in recs if r["dim"] == n and r["key"] == "exact"), None)
+            entries, sentence, explains = table4_entries(cpu[0], gpu[0], exact, row, rtol)
+            v = v.triangulated(entries, sentence, explains)
         out.append((label, v, [cpu[0], gpu[0]]))
     return out
 

@@ -254,3 +254,94 @@ def explains(entries):
 def public(entries):
     """The entries as stored in reports/verdicts/*.json (the Figure object left out)."""
     return [{k: v for k, v in e.items() if not k.startswith("_")} for e in entries]
+
+
+# ---------------------------------------------------------------- paper 004, Table 1: bins
+def share_side(independent, ours, paper, atol):
+    """Which side an independent share of iterations (in percent) takes: within ``atol`` points of
+    ours and not of the paper's ("ours"), the reverse ("the paper"), both, or neither."""
+    o, p = abs(independent - ours) <= atol, abs(independent - paper) <= atol
+    return BOTH if o and p else OURS if o else PAPER if p else NEITHER
+
+
+def bin_rows(judged, pub, experiment_id, problems, atol, results=None):
+    """Table 1's judged rows, each one that differs carrying the same bin's share along the
+    independent path (experiment ``experiment_id``: SciPy's L-BFGS-B, the Cauchy steps by code of
+    its own; records grouped by problem), and the row explained where that share sides with ours.
+    ``problems``: the published problem name -> the MINPACK-2 name."""
+    from . import verdict as V
+    _, groups = load(experiment_id, results)
+    by_problem = {}
+    for (_, function, dim, _), recs in groups.items():
+        by_problem.setdefault(function, []).extend(r for r in recs if "bins" in (r.get("result") or {}))
+    published = {f"{row['problem']}, {row['row_label']}": row for _, row in pub.iterrows()}
+    out = []
+    for label, v, recs, *rest in judged:
+        row = published.get(label)
+        if v.kind != V.DIFFERS or row is None or str(row["row_label"]) == "Energy Diff" or not recs:
+            out.append((label, v, recs, *rest))
+            continue
+        bin_ = str(row["row_label"])
+        name = "minpack2:" + problems.get(str(row["problem"]), "?")
+        mine = [r for r in by_problem.get(name, []) if r["dim"] == recs[0]["dim"]]
+        if not mine:
+            out.append((label, v, recs, *rest))
+            continue
+        ours, paper = float(recs[0]["result"]["bins"].get(bin_, 0.0)), float(row["percent"])
+        ind = float(mine[0]["result"]["bins"].get(bin_, 0.0))
+        taken = share_side(ind, ours, paper, atol)
+        its = mine[0]["measured"]
+        entry = {"method": "SciPy L-BFGS-B path, Cauchy steps by independent code", "runs": 1,
+                 "figure": f"{ind:.2f} % of {its['iterations']} iterations in bin {bin_} (ours {ours:.2f} %, "
+                           f"the paper {paper:.2f} %)",
+                 "side": taken, "records": [f"results/{experiment_id}/{mine[0]['case']}.json"]}
+        words = {OURS: "it agrees with ours, not with the paper",
+                 PAPER: "it agrees with the paper, not with ours: our Cauchy point code is in question",
+                 BOTH: "it is within the tolerance of both", NEITHER: "it agrees with neither"}[taken]
+        sentence = (f"SciPy's L-BFGS-B path (driven by the exact Cauchy point) with the approximate and exact "
+                    f"Cauchy steps computed by independent code puts {ind:.2f} % of its {its['iterations']} iterations "
+                    f"in bin {bin_} (within {atol:g} points): {words} (ours {ours:.2f} %, the paper {paper:.2f} %)")
+        out.append((label, v.triangulated([entry], sentence, explains=taken == OURS), recs, *rest))
+    return out
+
+
+# ---------------------------------------------------------------- paper 004, Table 4: iteration counts
+def count_side(independent, measured, published, rtol):
+    """Which side an independent iteration count takes: within ``rtol`` (relatively) of ours and not
+    of the paper's ("ours"), the reverse ("the paper"), within both ("both"), or neither."""
+    i, m, p = float(independent), float(measured), float(published)
+    o, q = abs(i - m) <= rtol * abs(m), abs(i - p) <= rtol * abs(p)
+    return BOTH if o and q else OURS if o else PAPER if q else NEITHER
+
+
+def table4_entries(cpu, gpu, exact, row, rtol):
+    """Table 4's triangulation of a differing row, one entry per column that differs: the GPU column
+    (ours, approximate Cauchy point) beside SciPy's L-BFGS-B (the CPU column's record, independent of
+    ours); the CPU column (SciPy's) beside gpubench's L-BFGS-B with the exact Cauchy point (the
+    algorithm of the paper's CPU column, code independent of SciPy's).  Returns (entries, sentence,
+    explains): explained when every differing column's independent figure sides with ours alone."""
+    s, g = int(cpu["measured"]["iterations"]), int(gpu["measured"]["iterations"])
+    pc, pg = float(row["cpu_itr"]), float(row["gpu_itr"])
+    entries, words = [], []
+    if abs(g - pg) > rtol * abs(pg):
+        taken = count_side(s, g, pg, rtol)
+        entries.append({"method": "SciPy L-BFGS-B (the CPU column's run)", "side": taken,
+                        "figure": f"{s} iterations (ours, GPU column {g}; the paper's GPU column {pg:g})",
+                        "records": [cpu["case"]]})
+        words.append(f"GPU column: SciPy's L-BFGS-B, independent of ours, takes {s} iterations at the same size and "
+                     f"stop ({_count_words(taken)}: ours {g}, the paper {pg:g})")
+    if abs(s - pc) > rtol * abs(pc) and exact is not None:
+        e = int(exact["measured"]["iterations"])
+        taken = count_side(e, s, pc, rtol)
+        entries.append({"method": "gpubench L-BFGS-B, exact Cauchy point", "side": taken,
+                        "figure": f"{e} iterations (SciPy, CPU column {s}; the paper's CPU column {pc:g})",
+                        "records": [exact["case"]]})
+        words.append(f"CPU column: gpubench's L-BFGS-B with the exact Cauchy point (the paper's CPU algorithm, code "
+                     f"independent of SciPy's) takes {e} iterations ({_count_words(taken)}: SciPy {s}, the paper {pc:g})")
+    explains = bool(entries) and all(t["side"] == OURS for t in entries)
+    return entries, "; ".join(words), explains
+
+
+def _count_words(taken):
+    return {OURS: "it agrees with ours, not with the paper", PAPER: "it agrees with the paper, not with ours",
+            BOTH: "within the tolerance of both", NEITHER: "it agrees with neither"}[taken]

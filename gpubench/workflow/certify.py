@@ -14,6 +14,14 @@ of the true minimum and the output regions, which hold every global minimiser:
   but within that tolerance is reported in the row's reason: stated to too few digits);
 - ``not certified``: the method stopped (budget) before GUB - GLB <= tol.
 
+A second opinion (a method whose result says a bound is not verified, ``options["verified"]``:
+MAiNGO, whose lower bound is floating point and which gives no output regions) is judged by the
+same rules on what it has, and the certification says so (``glb_verified``, ``regions``): a
+verdict that rests on its GLB (agrees, or f* < GLB) is its opinion, not a proof; one that rests on
+its GUB (its point valued with the outward-rounded interval form) is proved.  Without regions, a
+stated minimiser is checked by its value only: not a minimiser when its enclosure lies above GUB
++ ``stated_atol``.
+
 :func:`symbolic_value` evaluates a definition's own expression in mpmath, with no compiled
 form, for cheap independent point checks.
 """
@@ -155,7 +163,7 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
     Returns (verdict, minimisers_in_regions, evidence, reason).
     """
     glb, gub = float(result.glb), float(result.gub)
-    regions = result
+    regions = result if has_regions(result) else None
     lo_box, hi_box = fn.bounds(n)
     fitting = [v for v in minimisers if v.size == n and np.all(lo_box <= v) and np.all(v <= hi_box)]
     unfit = len(minimisers) - len(fitting)
@@ -169,8 +177,20 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
             f"stated f* {fstar!r} > GUB {gub!r}: the point's enclosure is below it"
     if not certified:
         why = ("with every region narrower than the method's tol (a finer tol is what would narrow it)"
-               if getattr(result, "converged", False) else "when the budget ran out")
+               if getattr(result, "converged", False) else
+               f"when the method failed ({getattr(result, 'message', '')})" if getattr(result, "stop", None) == "failed"
+               else "when the budget ran out")
         return "not certified", None, {}, f"GUB - GLB = {gub - glb:.3g} > {ftol:g} {why}"
+    if regions is None:
+        # no output regions (a second opinion): each stated minimiser by its value against GUB
+        for v in fitting:
+            enclosure = _point_enclosure(fn, v)
+            if enclosure[0] > gub + stated_atol:
+                return "minimiser wrong", None, {"minimiser": v.tolist(), "enclosure": enclosure}, \
+                    (f"a stated minimiser's value is above GUB + {stated_atol:g} (the method gives no output "
+                     f"regions: checked by value)")
+        return "agrees", None, {}, "no output regions: the stated minimisers checked by value only" + \
+            (f"; {unfit} stated minimiser(s) do not fit dimension {n} or the domain" if unfit else "")
     outside = [v for v in fitting if not _in_regions(v, regions, xslack)]
     for v in outside:
         enclosure = _point_enclosure(fn, v)
@@ -194,6 +214,19 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
     if unfit:
         notes.append(f"{unfit} stated minimiser(s) do not fit dimension {n} or the domain")
     return "agrees", not outside, evidence, "; ".join(notes)
+
+
+def has_regions(result):
+    """Whether ``result`` states output regions (the rigorous solver's; a B&B peer's has none)."""
+    stated = getattr(result, "has_regions", None)
+    return True if stated is None else bool(stated)
+
+
+def glb_verified(result):
+    """Whether ``result``'s lower bound is interval-verified (a rigorous method's; MAiNGO's is not:
+    ``options["verified"]``)."""
+    verified = (getattr(result, "options", None) or {}).get("verified")
+    return True if not verified else bool(verified.get("glb", True))
 
 
 def _distance(v, regions):
@@ -258,7 +291,8 @@ def judgement(name, n, fn, result, *, ftol=1e-6, stated_atol=1e-5, xslack=1e-6):
                                               stated_atol=stated_atol, xslack=xslack)
     return {"stated_fstar": fstar, "stated_minimisers": [v.tolist() for v in mins],
             "verdict": verdict, "minimisers_in_regions": inside, "evidence": evidence,
-            "reason": reason, "ftol": ftol, "stated_atol": stated_atol, "xslack": xslack}
+            "reason": reason, "ftol": ftol, "stated_atol": stated_atol, "xslack": xslack,
+            "glb_verified": glb_verified(result), "regions": has_regions(result)}
 
 
 def select(library, selector):

@@ -375,12 +375,31 @@ def _available(cases, experiment_id, stream):
         if m.requires and not m.available:
             gone[c.method] = m
     if not gone:
-        return cases
+        return _expressible(cases, experiment_id, stream)
     for name, m in sorted(gone.items()):
         n = sum(1 for c in cases if c.method == name)
         print(f"{experiment_id}: {n} case(s) of {name} left out: {', '.join(m.missing())} not installed "
               f"({m.install})", file=stream, flush=True)
-    return [c for c in cases if c.method not in gone]
+    return _expressible([c for c in cases if c.method not in gone], experiment_id, stream)
+
+
+def _expressible(cases, experiment_id, stream):
+    """``cases`` less those whose method refuses their function (``Method.refuses``: an operation
+    its modelling language lacks), with one line per entry naming how many and the first reason."""
+    from .. import methods
+    from ..problems import catalog
+    refused = {}
+    for c in cases:
+        m = None if c.method in catalog.PROCEDURES else methods.get(c.method)
+        if m is not None and m.refuses is not None:
+            why = m.refuses(catalog.function_of(c.function), c.dim)
+            if why:
+                refused.setdefault(c.key, []).append((c, why))
+    for key, out in refused.items():
+        print(f"{experiment_id}: {len(out)} case(s) of {key} left out: its method cannot express them "
+              f"(first: {out[0][1]})", file=stream, flush=True)
+    left = {id(c) for out in refused.values() for c, _ in out}
+    return [c for c in cases if id(c) not in left]
 
 
 def _run_dask(pending, folder, bar, workers, scheduler, processes, done):
