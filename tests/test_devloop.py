@@ -194,6 +194,31 @@ def test_cuda_takes_the_device_loop_by_default_and_says_why_not():
     assert "loop" not in cpu.options and "host loop" not in cpu.message  # the CPU has no other loop
 
 
+@simulated
+def test_a_gpu_out_of_memory_for_the_list_stops_the_search_with_what_it_has(monkeypatch):
+    """The list's buffers cannot grow (the GPU's memory is spent): the search stops there, its regions
+    and bounds those of the iterations done (as at a time limit), and says so; another error is raised."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    monkeypatch.setattr(devloop, "MIN_LIST", 0)
+    real = devloop.DeviceLoop._list_room
+
+    def room(self, need, error="[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY"):
+        if self.lcap:
+            raise RuntimeError(error)
+        real(self, need)
+    monkeypatch.setattr(devloop.DeviceLoop, "_list_room", room)
+    opts = dict(split_dims=2, parts=3, tol=0.3, samples=2)
+    dev = solve("rastrigin", 2, backend="cuda", **opts)
+    assert dev.options["loop"] == "device" and dev.stop == "memory" and not dev.converged
+    assert "cannot hold the region list" in dev.message and "loop = host" in dev.message
+    cpu = solve("rastrigin", 2, backend="cpu", max_iterations=dev.iterations, **opts)
+    assert dev.iterations > 0 and dev.history["list_size"] == cpu.history["list_size"]
+    np.testing.assert_array_equal(dev.regions_lo, cpu.regions_lo)
+    monkeypatch.setattr(devloop.DeviceLoop, "_list_room", lambda self, need: room(self, need, "launch failed"))
+    with pytest.raises(RuntimeError, match="launch failed"):
+        solve("rastrigin", 2, backend="cuda", **opts)
+
+
 def test_the_resource_estimate_follows_the_split_sweep():
     """Levy n = 10,000 at the paper's partition (4^10 subregions, 10 samples) is typed in: the split
     sweep works O(s) a subregion; the full evaluation (every coordinate in every subregion) is refused."""

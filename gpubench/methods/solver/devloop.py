@@ -326,8 +326,8 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 return (stopped(deadline.reason),
                         deadline.reason)
             want = batch if cfg.max_iterations is None else min(batch, cfg.max_iterations - st.iteration)
-            if int(loop.ist_host[SIZE]) + loop.count > loop.lcap:
-                loop._list_room(2 * loop.lcap)
+            if int(loop.ist_host[SIZE]) + loop.count > loop.lcap and not _grown(loop, 2 * loop.lcap):
+                return _OUT_OF_MEMORY.format(int(loop.ist_host[SIZE])), "memory"
             t0 = time.perf_counter()
             with phase("search.first_iteration") if st.iteration == 0 else _null():
                 done = loop.advance(want)
@@ -341,7 +341,8 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 loop.clear_stop()
             elif stop == FULL:
                 loop.clear_stop()
-                loop._list_room(2 * loop.lcap)
+                if not _grown(loop, 2 * loop.lcap):
+                    return _OUT_OF_MEMORY.format(int(loop.ist_host[SIZE])), "memory"
             if took < BATCH_SECONDS and batch < MAX_BATCH:
                 batch *= 2
             st.seconds = time.perf_counter() - started
@@ -354,6 +355,22 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 last_save = time.perf_counter()
     finally:
         loop.download()
+
+
+_OUT_OF_MEMORY = ("stopped: the GPU's memory cannot hold the region list ({:,} regions, 32 bytes each in the "
+                  "device loop); loop = host keeps it in host memory (12 bytes each)")
+
+
+def _grown(loop, need):
+    """Whether the list buffers could grow to ``need`` entries: False when the GPU is out of memory
+    (the search then stops there with what it has, as at a time limit, instead of a traceback)."""
+    try:
+        loop._list_room(need)
+    except Exception as exc:  # numba's CudaAPIError (CUDA_ERROR_OUT_OF_MEMORY) or the allocator's
+        if "OUT_OF_MEMORY" not in str(exc).upper().replace(" ", "_"):
+            raise
+        return False
+    return True
 
 
 def _take(search, loop, done, per_iteration_evals):
