@@ -62,6 +62,20 @@ def test_device_loop_makes_the_cpu_twins_search(name, monkeypatch):
     assert dev.options["loop"] == "device" and "loop" not in cpu.options  # the host loop's records unchanged
 
 
+@simulated
+@pytest.mark.parametrize("name", ["levy", "rosenbrock", "griewank", "ackley"])
+def test_the_tables_folded_in_chunks_make_the_cpu_twins_search(name, monkeypatch):
+    """The folds over the coordinates as a tree of fixed shape: with chunks of 1 and 2 coordinates
+    (n = 7: 7 and 4 chunks; the default's 64 make one chunk here) the device loop still makes the
+    host loop's search on the CPU, the candidates of one aggregate picked from the chunks."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(SMALL, max_iterations=5)
+    cpu = solve(name, 7, backend="cpu", **opts)
+    for chunk in (1, 2):
+        monkeypatch.setattr(devloop, "FOLD_CHUNK", chunk)
+        _same_search(cpu, solve(name, 7, backend="cuda", **opts), exact_bounds=False)
+
+
 # Measured on an H200 (n = 6, 40 iterations): alpine02's list differs from the host loop's at
 # iteration 12 (25 regions against 24), a pruning decision within rounding of GUB
 NEAR_TIES = {"alpine02"}
@@ -244,7 +258,7 @@ A1, A2, A3, I1, J1 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::
 B2, O8, I2 = int8[:, ::1], int8[::1], int64[:, ::1]
 sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
-       A3, A3, A2, A2, A2, A2, I2, I2, A3, A3, A2, A2,
+       A3, A3, A2, A2, A2, A2, A3, A3, I2, I2, I2, A3, A3, A2, A2,
        A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, int64, int64, int64)
 mod = codegen.load(functions.get(sys.argv[1]).definition, "cuda", kernels.extensions("cuda", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)

@@ -55,6 +55,10 @@ SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which run
 # grid sync there holds for one block only: the folds across blocks are exercised on a GPU)
 MIN_LIST = 1 << 20  # entries of each list buffer at first (they double when a launch finds them full)
 MAX_BATCH = 4096  # iterations a launch at most
+# coordinates a thread folds in index order before the chunks are folded in order (the tables' folds
+# over n as a tree of fixed shape: ceil(n / FOLD_CHUNK) chunks, decided by n alone, so the same bits on
+# every run and grid; at n <= FOLD_CHUNK the host's serial bits)
+FOLD_CHUNK = 64
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
 
 
@@ -86,6 +90,7 @@ class DeviceLoop:
         dev = cuda.device_array
         rows = cfg.samples + 1
         vcap, dcap = kernels.cut_capacity(self.s, n, self.parts, self.count)
+        chunks = -(-n // FOLD_CHUNK)
         cols, dcols = self.module.CUT_COLS, self.module.DERIV_COLS
         self.work = dict(
             dims=dev(self.s, np.int64), slot=dev(n, np.int64), win1=dev(self.s, np.int64),
@@ -100,6 +105,9 @@ class DeviceLoop:
             Tlo=dev((rows, nagg1, n), np.float64), Thi=dev((rows, nagg1, n), np.float64),
             DXlo=dev((nagg1, n), np.float64), DXhi=dev((nagg1, n), np.float64),
             DYlo=dev((nagg1, n), np.float64), DYhi=dev((nagg1, n), np.float64),
+            # the folds' chunks: each row's aggregates over a chunk, and the candidates' picks in a chunk
+            Plo=dev((rows, nagg1, chunks), np.float64), Phi=dev((rows, nagg1, chunks), np.float64),
+            cpicks=dev((chunks, 4), np.int64),
             # the cut tables (kernels.CUT_LAYOUT), at the size that holds any iteration's
             tab=dev((self.s + min(2 * self.s, n) + 2, 2), np.int64),
             dtab=dev((3 * min(3 * self.s + 2, n), 2), np.int64),
@@ -248,7 +256,7 @@ class DeviceLoop:
                 w["dims"], w["slot"], w["win1"], w["win2"], w["cut1"], w["cut2"], w["smask"], w["samp"],
                 w["base_lo"], w["base_hi"], w["uflags"], w["special"], w["Rlo"], w["Rhi"], w["Klo"], w["Khi"],
                 w["Kclo"], w["Kchi"], w["cfree"], w["uw_lo"], w["uw_hi"], w["free_lo"], w["free_hi"],
-                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["tab"], w["dtab"], w["VTlo"],
+                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["Plo"], w["Phi"], w["cpicks"], w["tab"], w["dtab"], w["VTlo"],
                 w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount,
                 self.vstart,
                 self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, it_end,
