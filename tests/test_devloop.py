@@ -62,6 +62,20 @@ def test_device_loop_makes_the_cpu_twins_search(name, monkeypatch):
     assert dev.options["loop"] == "device" and "loop" not in cpu.options  # the host loop's records unchanged
 
 
+@simulated
+@pytest.mark.parametrize("name", ["levy", "rosenbrock", "griewank", "ackley"])
+def test_the_tables_folded_in_chunks_make_the_cpu_twins_search(name, monkeypatch):
+    """The folds over the coordinates as a tree of fixed shape: with chunks of 1 and 2 coordinates
+    (n = 7: 7 and 4 chunks; the default's 64 make one chunk here) the device loop still makes the
+    host loop's search on the CPU, the candidates of one aggregate picked from the chunks."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(SMALL, max_iterations=5)
+    cpu = solve(name, 7, backend="cpu", **opts)
+    for chunk in (1, 2):
+        monkeypatch.setattr(devloop, "FOLD_CHUNK", chunk)
+        _same_search(cpu, solve(name, 7, backend="cuda", **opts), exact_bounds=False)
+
+
 # Measured on an H200 (n = 6, 40 iterations): alpine02's list differs from the host loop's at
 # iteration 12 (25 regions against 24), a pruning decision within rounding of GUB
 NEAR_TIES = {"alpine02"}
@@ -194,6 +208,31 @@ def test_cuda_takes_the_device_loop_by_default_and_says_why_not():
     assert "loop" not in cpu.options and "host loop" not in cpu.message  # the CPU has no other loop
 
 
+@simulated
+def test_a_gpu_out_of_memory_for_the_list_stops_the_search_with_what_it_has(monkeypatch):
+    """The list's buffers cannot grow (the GPU's memory is spent): the search stops there, its regions
+    and bounds those of the iterations done (as at a time limit), and says so; another error is raised."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    monkeypatch.setattr(devloop, "MIN_LIST", 0)
+    real = devloop.DeviceLoop._list_room
+
+    def room(self, need, error="[2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY"):
+        if self.lcap:
+            raise RuntimeError(error)
+        real(self, need)
+    monkeypatch.setattr(devloop.DeviceLoop, "_list_room", room)
+    opts = dict(split_dims=2, parts=3, tol=0.3, samples=2)
+    dev = solve("rastrigin", 2, backend="cuda", **opts)
+    assert dev.options["loop"] == "device" and dev.stop == "memory" and not dev.converged
+    assert "cannot hold the region list" in dev.message and "loop = host" in dev.message
+    cpu = solve("rastrigin", 2, backend="cpu", max_iterations=dev.iterations, **opts)
+    assert dev.iterations > 0 and dev.history["list_size"] == cpu.history["list_size"]
+    np.testing.assert_array_equal(dev.regions_lo, cpu.regions_lo)
+    monkeypatch.setattr(devloop.DeviceLoop, "_list_room", lambda self, need: room(self, need, "launch failed"))
+    with pytest.raises(RuntimeError, match="launch failed"):
+        solve("rastrigin", 2, backend="cuda", **opts)
+
+
 def test_the_resource_estimate_follows_the_split_sweep():
     """Levy n = 10,000 at the paper's partition (4^10 subregions, 10 samples) is typed in: the split
     sweep works O(s) a subregion; the full evaluation (every coordinate in every subregion) is refused."""
@@ -219,7 +258,7 @@ A1, A2, A3, I1, J1 = float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::
 B2, O8, I2 = int8[:, ::1], int8[::1], int64[:, ::1]
 sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
-       A3, A3, A2, A2, A2, A2, I2, I2, A3, A3, A2, A2,
+       A3, A3, A2, A2, A2, A2, A3, A3, I2, I2, I2, A3, A3, A2, A2,
        A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, int64, int64, int64)
 mod = codegen.load(functions.get(sys.argv[1]).definition, "cuda", kernels.extensions("cuda", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)

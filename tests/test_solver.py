@@ -227,3 +227,17 @@ def test_resume_after_kill_gives_the_same_answer(tmp_path):
     for key in ("iterations", "regions", "glb", "gub", "n_regions", "nfev", "converged"):
         assert resumed[key] == full[key], key
     assert resumed["history"]["list_size"] == full["history"]["list_size"]
+
+
+def test_the_warm_up_builds_no_result(monkeypatch):
+    """The interval method's warm-up (one iteration, to load or compile the kernels) does not build
+    the result (the boxes of the first iteration's list, up to 256 MB of them)."""
+    from gpubench.methods import interval
+    from gpubench.methods.solver import core
+    built = []
+    monkeypatch.setattr(core.Search, "result", lambda self, message="": built.append(message))
+    settings = interval.METHOD.make_settings(dict(backend="cpu", split_dims=2, parts=2))
+    interval.METHOD.warmup(functions.get("levy"), 3, settings)
+    assert built == []
+    core.run_search(functions.get("levy"), 3, settings)
+    assert len(built) == 1

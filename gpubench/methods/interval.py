@@ -25,10 +25,12 @@ def _run(fn, dim, settings, progress=None, checkpoint=None, resume=None, checkpo
 
 
 def _warmup(fn, dim, settings):
-    """One iteration compiles the sweep for this function, dimension and backend."""
+    """One iteration compiles (or loads) the sweep for this function, dimension and backend; no result
+    is built (it would build the boxes of the first iteration's list, up to 256 MB of them)."""
     import dataclasses
     from .solver.core import run_search
-    run_search(fn, dim, dataclasses.replace(settings, max_iterations=1, time_limit=None), method_name=NAME)
+    run_search(fn, dim, dataclasses.replace(settings, max_iterations=1, time_limit=None), method_name=NAME,
+               answer=False)
 
 
 def _interactive(dim, given):

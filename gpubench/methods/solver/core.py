@@ -165,7 +165,10 @@ class Search:
         cfg = self.settings
         return cfg.evaluation == "split" and cfg.inclusion == "natural" and self.definition.dim is None
 
-    def run(self, progress=None, checkpoint=None, checkpoint_every=30.0):
+    def run(self, progress=None, checkpoint=None, checkpoint_every=30.0, answer=True):
+        """Continue the search until a stopping rule holds; returns its result, or None without
+        ``answer`` (a warm-up, which only loads the kernels: the result would build the boxes of L,
+        up to EAGER_REGION_BYTES of them after one iteration that keeps many of its p^s subregions)."""
         st, cfg = self.state, self.settings
         if checkpoint:
             ckpt.segment_begins(self)   # a checkpointed search records which process did which part
@@ -179,7 +182,7 @@ class Search:
             st.seconds = time.perf_counter() - started
             if checkpoint:
                 ckpt.save(checkpoint, self)
-            return self.result(message)
+            return self.result(message) if answer else None
         last_save = time.perf_counter()
         first_save = True
         message = ""
@@ -209,7 +212,7 @@ class Search:
         st.seconds = time.perf_counter() - started
         if checkpoint:
             ckpt.save(checkpoint, self)
-        return self.result(message)
+        return self.result(message) if answer else None
 
     def _iterate(self):
         st, cfg = self.state, self.settings
@@ -502,8 +505,9 @@ def solve(function, dim, settings=None, *, checkpoint=None, resume=None, checkpo
 
 
 def run_search(fn, dim, settings, checkpoint=None, resume=None, checkpoint_every=30.0, progress=None,
-               method_name=None):
-    """Run (or resume) one search of a loaded function with checked settings."""
+               method_name=None, answer=True):
+    """Run (or resume) one search of a loaded function with checked settings; its result (None
+    without ``answer``: :meth:`Search.run`)."""
     if checkpoint and resume and checkpoint != resume:
         raise InputError("give checkpoint or resume, not both (resume keeps writing to its file)")
     if checkpoint:
@@ -516,4 +520,4 @@ def run_search(fn, dim, settings, checkpoint=None, resume=None, checkpoint_every
         ckpt.restore(resume, search)
     with phase("search.run"):
         return search.run(progress=progress, checkpoint=checkpoint or resume,
-                          checkpoint_every=checkpoint_every)
+                          checkpoint_every=checkpoint_every, answer=answer)

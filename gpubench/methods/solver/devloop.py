@@ -55,6 +55,10 @@ SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which run
 # grid sync there holds for one block only: the folds across blocks are exercised on a GPU)
 MIN_LIST = 1 << 20  # entries of each list buffer at first (they double when a launch finds them full)
 MAX_BATCH = 4096  # iterations a launch at most
+# coordinates a thread folds in index order before the chunks are folded in order (the tables' folds
+# over n as a tree of fixed shape: ceil(n / FOLD_CHUNK) chunks, decided by n alone, so the same bits on
+# every run and grid; at n <= FOLD_CHUNK the host's serial bits)
+FOLD_CHUNK = 64
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
 
 
@@ -86,6 +90,7 @@ class DeviceLoop:
         dev = cuda.device_array
         rows = cfg.samples + 1
         vcap, dcap = kernels.cut_capacity(self.s, n, self.parts, self.count)
+        chunks = -(-n // FOLD_CHUNK)
         cols, dcols = self.module.CUT_COLS, self.module.DERIV_COLS
         self.work = dict(
             dims=dev(self.s, np.int64), slot=dev(n, np.int64), win1=dev(self.s, np.int64),
@@ -100,6 +105,9 @@ class DeviceLoop:
             Tlo=dev((rows, nagg1, n), np.float64), Thi=dev((rows, nagg1, n), np.float64),
             DXlo=dev((nagg1, n), np.float64), DXhi=dev((nagg1, n), np.float64),
             DYlo=dev((nagg1, n), np.float64), DYhi=dev((nagg1, n), np.float64),
+            # the folds' chunks: each row's aggregates over a chunk, and the candidates' picks in a chunk
+            Plo=dev((rows, nagg1, chunks), np.float64), Phi=dev((rows, nagg1, chunks), np.float64),
+            cpicks=dev((chunks, 4), np.int64),
             # the cut tables (kernels.CUT_LAYOUT), at the size that holds any iteration's
             tab=dev((self.s + min(2 * self.s, n) + 2, 2), np.int64),
             dtab=dev((3 * min(3 * self.s + 2, n), 2), np.int64),
@@ -248,7 +256,7 @@ class DeviceLoop:
                 w["dims"], w["slot"], w["win1"], w["win2"], w["cut1"], w["cut2"], w["smask"], w["samp"],
                 w["base_lo"], w["base_hi"], w["uflags"], w["special"], w["Rlo"], w["Rhi"], w["Klo"], w["Khi"],
                 w["Kclo"], w["Kchi"], w["cfree"], w["uw_lo"], w["uw_hi"], w["free_lo"], w["free_hi"],
-                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["tab"], w["dtab"], w["VTlo"],
+                w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["Plo"], w["Phi"], w["cpicks"], w["tab"], w["dtab"], w["VTlo"],
                 w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount,
                 self.vstart,
                 self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, it_end,
@@ -326,8 +334,8 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 return (stopped(deadline.reason),
                         deadline.reason)
             want = batch if cfg.max_iterations is None else min(batch, cfg.max_iterations - st.iteration)
-            if int(loop.ist_host[SIZE]) + loop.count > loop.lcap:
-                loop._list_room(2 * loop.lcap)
+            if int(loop.ist_host[SIZE]) + loop.count > loop.lcap and not _grown(loop, 2 * loop.lcap):
+                return _OUT_OF_MEMORY.format(int(loop.ist_host[SIZE])), "memory"
             t0 = time.perf_counter()
             with phase("search.first_iteration") if st.iteration == 0 else _null():
                 done = loop.advance(want)
@@ -341,7 +349,8 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 loop.clear_stop()
             elif stop == FULL:
                 loop.clear_stop()
-                loop._list_room(2 * loop.lcap)
+                if not _grown(loop, 2 * loop.lcap):
+                    return _OUT_OF_MEMORY.format(int(loop.ist_host[SIZE])), "memory"
             if took < BATCH_SECONDS and batch < MAX_BATCH:
                 batch *= 2
             st.seconds = time.perf_counter() - started
@@ -354,6 +363,22 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 last_save = time.perf_counter()
     finally:
         loop.download()
+
+
+_OUT_OF_MEMORY = ("stopped: the GPU's memory cannot hold the region list ({:,} regions, 32 bytes each in the "
+                  "device loop); loop = host keeps it in host memory (12 bytes each)")
+
+
+def _grown(loop, need):
+    """Whether the list buffers could grow to ``need`` entries: False when the GPU is out of memory
+    (the search then stops there with what it has, as at a time limit, instead of a traceback)."""
+    try:
+        loop._list_room(need)
+    except Exception as exc:  # numba's CudaAPIError (CUDA_ERROR_OUT_OF_MEMORY) or the allocator's
+        if "OUT_OF_MEMORY" not in str(exc).upper().replace(" ", "_"):
+            raise
+        return False
+    return True
 
 
 def _take(search, loop, done, per_iteration_evals):

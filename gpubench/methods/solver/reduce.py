@@ -74,7 +74,7 @@ def _block_reduce(sv, si, sn, tid):
         step //= 2
 
 
-@cuda.jit
+@cuda.jit(cache=True)  # on disk: a second process loads it (issue 42, item 4)
 def best_sample(ub, grad, gub_prev, part_ub, part_idx, part_nj, done, header):
     """Per block the best (ub, index) and the gradient count; the last block to finish folds
     the blocks' results into ``header`` (so one launch, no second pass from the host)."""
@@ -155,7 +155,7 @@ def _inclusive_scan(s, tid):
         off *= 2
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def count_kept(lb, header, block_count, block_start, done):
     """Survivors per block; the last block to finish turns the counts into each block's first
     output position (an exclusive scan) and the total into ``header[COUNT]``."""
@@ -199,7 +199,7 @@ def count_kept(lb, header, block_count, block_start, done):
         done[1] = 0
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def survivors(lb, header, block_start, out_sidx, out_lb):
     """Write every kept subregion at its rank among the kept ones: subregion order, as the host's
     ``np.flatnonzero``, with no sort."""

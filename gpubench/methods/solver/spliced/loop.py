@@ -19,7 +19,7 @@ if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: st
     from gpubench.methods.solver.spliced.loop_tables import (
         _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _MAXW, _NEWOPEN, _NEWSIZE, _NINF, _NJEV,
         _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UNDEFINED, _VTOTAL,
-        _tables)
+        _chunk_tables, _fold_chunk, _fold_row, _tables)
 
 SMAX = 16
 MAX_REGISTERS = 64
@@ -40,14 +40,13 @@ def _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it):
     return v <= gub and v != math.inf, r, it + 1, v
 
 
-
-
 @_cuda.jit(**_JIT)
 def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, hist_size,
                 a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
                 dims, slot, win1, win2, cut1, cut2, smask, samp, base_lo, base_hi, uflags, special,
                 Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
-                Tlo, Thi, DXlo, DXhi, DYlo, DYhi, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb, part_v, part_i, part_n,
+                Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Plo, Phi, cpicks, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb,
+                part_v, part_i, part_n,
                 vcount, vstart, s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
     """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
     code, with no host in between: one cooperative launch, the phases separated by grid syncs."""
@@ -190,8 +189,10 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             d += nthreads
         grid.sync()
         # 3. every window's terms, on the box (with their derivatives) and at each sample: one thread
-        # a (row, window); then the folds in index order, one thread a row and one for K, R and the
-        # other tables
+        # a (row, window); then the folds over the coordinates as a tree of fixed shape (chunks of the
+        # coordinates folded in index order, one thread a (row, chunk), with the sums' K and the
+        # candidates' picks of each chunk; then one thread a row folds its chunks in order) and one
+        # thread for R, the products' K and the other tables
         rows = samples + 1
         idx = g
         while idx < rows * n:
@@ -206,6 +207,18 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                              DXhi[:, k], DYlo[:, k], DYhi[:, k])
             idx += nthreads
         grid.sync()
+        nchunks = Plo.shape[2]
+        idx = g
+        while idx < (rows + 1) * nchunks:
+            m = idx // nchunks
+            c = idx - m * nchunks
+            if m < rows:
+                _fold_chunk(m, c, nchunks, n, cut1, cut2, Tlo, Thi, Plo, Phi)
+            else:
+                _chunk_tables(c, nchunks, n, cut1, w2, fast, DXlo, DXhi, DYlo, DYhi, Klo, Khi, free_lo, free_hi,
+                              cpicks)
+            idx += nthreads
+        grid.sync()
         roles = rows + 1
         stride = 32 if nthreads >= 32 * roles else 1
         if g % stride == 0 and g // stride < roles:
@@ -213,13 +226,13 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             if role == 0:
                 _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi,
                         uw_lo, uw_hi, Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol,
-                        Tlo, Thi, DXlo, DXhi, DYlo, DYhi)
+                        Tlo, Thi, DXlo, DXhi, DYlo, DYhi, cpicks)
                 vt, dt = cut_layout(n, win1, win2[:ist[_NWIN2]], special[:ist[_NSPEC]], slot, parts, count,
                                     CUT_USES, DERIV_USES, tab, dtab)
                 ist[_VTOTAL] = vt
                 ist[_DTOTAL] = dt
             else:
-                _fold_row(role - 1, n, cut1, cut2, Tlo, Thi, base_lo, base_hi)
+                _fold_row(role - 1, nchunks, Plo, Phi, base_lo, base_hi)
         grid.sync()
         nc = ist[_NCAND]
         nsp = ist[_NSPEC]

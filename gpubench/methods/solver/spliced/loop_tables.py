@@ -36,9 +36,16 @@ def _insert_sorted(arr, k, v):
 
 
 @device
-def _fold_row(m, n, cut1, cut2, Tlo, Thi, base_lo, base_hi):
-    """``aggregates_rest`` of row m from its window terms: each aggregate folded in index order over
-    the windows of uncut coordinates, as the serial form does (so the same bits)."""
+def _chunk_range(c, n, nchunks):
+    # coordinates of chunk c of nchunks: a fixed shape, decided by n and nchunks alone
+    size = (n + nchunks - 1) // nchunks
+    return c * size, min(n, (c + 1) * size)
+
+
+@device
+def _fold_chunk(m, c, nchunks, n, cut1, cut2, Tlo, Thi, Plo, Phi):
+    """Row m's aggregates over the uncut windows of chunk c, in index order, into ``P[m, :, c]``."""
+    k0, k1 = _chunk_range(c, n, nchunks)
     for a in range(N_AGGREGATES):
         code = AGG_FOLD[a]
         if code == 2:
@@ -47,7 +54,7 @@ def _fold_row(m, n, cut1, cut2, Tlo, Thi, base_lo, base_hi):
         else:
             acc_lo = 0.0
             acc_hi = 0.0
-        for k in range(n - 1 if code == 1 else n):
+        for k in range(k0, min(k1, n - 1) if code == 1 else k1):
             if code == 1:
                 if cut2[k] != 0:
                     continue
@@ -57,18 +64,97 @@ def _fold_row(m, n, cut1, cut2, Tlo, Thi, base_lo, base_hi):
                 acc_lo, acc_hi = imul(acc_lo, acc_hi, Tlo[m, a, k], Thi[m, a, k])
             else:
                 acc_lo, acc_hi = iadd(acc_lo, acc_hi, Tlo[m, a, k], Thi[m, a, k])
+        Plo[m, a, c] = acc_lo
+        Phi[m, a, c] = acc_hi
+
+
+@device
+def _fold_row(m, nchunks, Plo, Phi, base_lo, base_hi):
+    """``aggregates_rest`` of row m: the chunks' folds (:func:`_fold_chunk`) folded in chunk order.  A
+    tree of fixed shape (n alone decides it), so the same bits on every run and every grid; with one
+    chunk (n <= devloop.FOLD_CHUNK) the serial form's bits, as the host's."""
+    for a in range(N_AGGREGATES):
+        if nchunks == 1:
+            base_lo[m, a] = Plo[m, a, 0]
+            base_hi[m, a] = Phi[m, a, 0]
+            continue
+        code = AGG_FOLD[a]
+        if code == 2:
+            acc_lo = 1.0
+            acc_hi = 1.0
+        else:
+            acc_lo = 0.0
+            acc_hi = 0.0
+        for c in range(nchunks):
+            if code == 2:
+                acc_lo, acc_hi = imul(acc_lo, acc_hi, Plo[m, a, c], Phi[m, a, c])
+            else:
+                acc_lo, acc_hi = iadd(acc_lo, acc_hi, Plo[m, a, c], Phi[m, a, c])
         base_lo[m, a] = acc_lo
         base_hi[m, a] = acc_hi
 
 
 @device
+def _special(d, n, cut1, w2):
+    # whether d is a special coordinate (_tables' list): x_1, x_n, cut, or next to a cut one (w2)
+    if d == 0 or d == n - 1 or cut1[d] != 0:
+        return True
+    return w2 != 0 and ((d >= 1 and cut1[d - 1] != 0) or (d <= n - 2 and cut1[d + 1] != 0))
+
+
+@device
+def _chunk_picks_serve(fast):
+    # the four candidates come from the chunks where there is one aggregate, a sum (its K is per coordinate)
+    return N_AGGREGATES == 1 and fast != 0 and AGG_FOLD[0] != 2
+
+
+@device
+def _chunk_tables(c, nchunks, n, cut1, w2, fast, DXlo, DXhi, DYlo, DYhi, Klo, Khi, free_lo, free_hi, cpicks):
+    """Over the coordinates of chunk c: K of the sums (each coordinate's own terms, in
+    ``uncut_tables``' order, so its bits), and with one summed aggregate the four candidates'
+    picks within the chunk (the first best in index order, as the serial scan)."""
+    k0, k1 = _chunk_range(c, n, nchunks)
+    for k in range(k0, k1):
+        for a in range(Klo.shape[0]):
+            if a >= N_AGGREGATES or AGG_FOLD[a] == 2:
+                if a >= N_AGGREGATES:
+                    Klo[a, k] = 0.0
+                    Khi[a, k] = 0.0
+                continue
+            if AGG_FOLD[a] == 0:
+                k_lo, k_hi = iadd(0.0, 0.0, DXlo[a, k], DXhi[a, k])
+            else:  # two-coordinate windows: (0 + the window before's d/dy) + this window's d/dx
+                k_lo = 0.0
+                k_hi = 0.0
+                if k >= 1:
+                    k_lo, k_hi = iadd(k_lo, k_hi, DYlo[a, k - 1], DYhi[a, k - 1])
+                if k <= n - 2:
+                    k_lo, k_hi = iadd(k_lo, k_hi, DXlo[a, k], DXhi[a, k])
+            Klo[a, k] = k_lo
+            Khi[a, k] = k_hi
+    if not _chunk_picks_serve(fast):
+        return
+    for w in range(4):
+        cpicks[c, w] = -1
+    for d in range(k0, k1):
+        if _special(d, n, cut1, w2):
+            continue
+        klo = Klo[0, d]
+        khi = Khi[0, d]
+        for f in range(2):
+            free = free_lo[d] if f == 0 else free_hi[d]
+            if free == 0:
+                continue
+            if klo > 0.0 and (cpicks[c, 2 * f] < 0 or klo > Klo[0, cpicks[c, 2 * f]]):
+                cpicks[c, 2 * f] = d
+            if khi < 0.0 and (cpicks[c, 2 * f + 1] < 0 or khi < Khi[0, cpicks[c, 2 * f + 1]]):
+                cpicks[c, 2 * f + 1] = d
+
+
+@device
 def _fold_tables(n, nsp, cut1, special, Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Klo, Khi, Rlo, Rhi, wlo, whi):
-    """``uncut_tables`` from the box's window terms and derivatives (row 0): the same operations in
-    the same order, so the same bits."""
-    for a in range(Klo.shape[0]):
-        for k in range(n):
-            Klo[a, k] = 0.0
-            Khi[a, k] = 0.0
+    """``uncut_tables`` of the products from the box's window terms and derivatives (row 0): the same
+    operations in the same order, so the same bits (the sums' K: :func:`_chunk_tables`)."""
     pi = 0
     for a in range(N_AGGREGATES):
         code = AGG_FOLD[a]
@@ -92,21 +178,15 @@ def _fold_tables(n, nsp, cut1, special, Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Klo, K
                 Rlo[pi, qq] = wlo[special[qq]]
                 Rhi[pi, qq] = whi[special[qq]]
             pi += 1
-        elif code == 0:
-            for k in range(n):
-                Klo[a, k], Khi[a, k] = iadd(Klo[a, k], Khi[a, k], DXlo[a, k], DXhi[a, k])
-        else:
-            for k in range(n - 1):
-                Klo[a, k], Khi[a, k] = iadd(Klo[a, k], Khi[a, k], DXlo[a, k], DXhi[a, k])
-                Klo[a, k + 1], Khi[a, k + 1] = iadd(Klo[a, k + 1], Khi[a, k + 1], DYlo[a, k], DYhi[a, k])
 
 
 @device
 def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo, Khi, Rlo, Rhi, uw_lo, uw_hi,
-            Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol, Tlo, Thi, DXlo, DXhi, DYlo, DYhi):
-    """prepare_split's O(n) tables that are not per coordinate (one thread): the windows touching
-    a cut coordinate, the special coordinates, K and R (``uncut_tables``, folded from the window
-    terms) and the candidates."""
+            Kclo, Kchi, cfree, free_lo, free_hi, fast, w2, ist, fst, itopen, tol, Tlo, Thi, DXlo, DXhi, DYlo, DYhi,
+            cpicks):
+    """prepare_split's tables that are not per coordinate (one thread): the windows touching a cut
+    coordinate, the special coordinates, K and R of the products (``uncut_tables``, folded from the
+    window terms) and the candidates (of one summed aggregate: from the chunks' picks)."""
     n = box_lo.shape[1]
     dst = it + 1
     nw2 = 0
@@ -135,7 +215,20 @@ def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo
         picks = _cuda.local.array(4, _int64)
         for w in range(4):
             picks[w] = -1
-        for d in range(n):
+        if _chunk_picks_serve(fast):
+            # the chunks' picks in chunk order, a later one taken only when strictly better: the
+            # first best in index order, the serial scan's pick
+            for c in range(cpicks.shape[0]):
+                for w in range(4):
+                    d = cpicks[c, w]
+                    if d < 0:
+                        continue
+                    if w % 2 == 0:
+                        if picks[w] < 0 or Klo[0, d] > Klo[0, picks[w]]:
+                            picks[w] = d
+                    elif picks[w] < 0 or Khi[0, d] < Khi[0, picks[w]]:
+                        picks[w] = d
+        for d in range(0 if not _chunk_picks_serve(fast) else n, n):  # else the serial scan
             if smask[d] != 0:
                 continue
             klo = Klo[0, d]
