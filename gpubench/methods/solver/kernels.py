@@ -25,7 +25,7 @@ def _cut(lo, hi, j, parts):
     return min(max(b, lo), hi)
 '''
 
-# The iteration's cut tables (codegen._split_forms): every window term that touches a cut coordinate,
+# The iteration's cut tables (forms/split_forms.py): every window term that touches a cut coordinate,
 # and the hoisted subexpressions of x_first and x_last, take one value per combination of the parts
 # of their cut coordinates and per row (the box, sample m), so they are evaluated once an iteration
 # and each subregion reads them.  ``tab[e] = (offset, size)`` for the value entries e (the windows
