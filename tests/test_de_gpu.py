@@ -491,11 +491,13 @@ def test_cooperative_group_kernel_keeps_population_and_values_consistent(keep, m
 
 
 # ---------------------------------------------------------------- mode stream (large populations)
-def _break(monkeypatch, old, new):
-    """Splice ``old`` -> ``new`` into both the kernel module and its CPU twin."""
+def _break(monkeypatch, old, new, where):
+    """Splice ``old`` -> ``new`` into the kernel module ``where`` (de_random: shared by the kernels
+    and their CPU twins)."""
     from gpubench import kernels
     splice = kernels.splice
-    monkeypatch.setattr(kernels, "splice", lambda name, replace=(): splice(name, list(replace) + [(old, new)]))
+    monkeypatch.setattr(kernels, "splice", lambda name, replace=(): splice(
+        name, list(replace) + ([(old, new)] if name == where else [])))
 
 
 @pytest.mark.parametrize("extra", [{}, STRIDED])
@@ -543,7 +545,7 @@ def test_stream_kernel_keeps_its_rows_straight(keep, monkeypatch):
     real = de_launch._device_limits
     monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
     assert _stream_rows_straight()
-    _break(monkeypatch, "    if (w >> 1) == gen:", "    if (w >> 1) == -1:")
+    _break(monkeypatch, "    if (w >> 1) == gen:", "    if (w >> 1) == -1:", "de_stream")
     assert not _stream_rows_straight()
 
 
@@ -552,7 +554,8 @@ def test_stream_broken_variants_caught(engine, keep, monkeypatch):
     """Donors allowed to equal the target, and j_rand dropped: each breaks a check that the intact
     kernel (and twin) passes in the tests above."""
     assert set(_changed_counts(engine, 0.0, runs=1)) == {1}
-    _break(monkeypatch, "if r1 >= i:  # DONOR SKIPS TARGET", "if r1 >= NP:  # DONOR SKIPS TARGET")
+    _break(monkeypatch, "if r1 >= i:  # DONOR SKIPS TARGET", "if r1 >= NP:  # DONOR SKIPS TARGET",
+           "de_random")
     NP, D, F = 8, 3, 0.5
     before, after = _populations(FLAT, D, engine, 1, np=NP, runs=2, CR=1.0, F=F, bounds="clip", seed=5)
     bad = 0

@@ -147,8 +147,9 @@ class DeGpuSettings(MethodSettings):
 
 
 # ---------------------------------------------------------------- kernels
-# The kernels (gpubench/kernels/de_gpu.py) and CPU twins (gpubench/kernels/de_cpu.py) are real
-# modules, appended to the function's generated module so that numba caches them on disk.
+# The kernels (gpubench/kernels/de_gpu.py, de_stream.py) and CPU twins (gpubench/kernels/de_cpu.py),
+# with the draws and folds they share (de_random.py), are real modules, appended to the function's
+# generated module so that numba caches them on disk.
 _DEFAULT_CROSSOVER = "j == jr or u <= CR"
 
 
@@ -156,12 +157,18 @@ def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
     from .. import kernels
     from ..forms.cards import Derived
-    replace = [(f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")]
-    if backend == "cuda" and CHUNK is not None:
-        replace.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
-    if backend == "cuda" and STREAM_REGISTERS:
-        replace.append(("\nSTREAM_REGISTERS = 0  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
-    ext = kernels.splice("de_gpu" if backend == "cuda" else "de_cpu", replace)
+    crossover = (f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")
+    if backend == "cuda":
+        fast, stream = [crossover], [crossover]
+        if CHUNK is not None:
+            fast.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
+        if STREAM_REGISTERS:
+            stream.append(("\nSTREAM_REGISTERS = 0  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
+        parts = [kernels.splice("de_random"), kernels.splice("de_gpu", fast), kernels.splice("de_stream", stream)]
+    else:
+        parts = [kernels.splice("de_random"), kernels.splice("de_cpu", [crossover])]
+    # the draws and folds (de_random) first, compiled by the generated module's device decorator
+    ext = "\n\n".join(parts)
     # term_forms is derived (sympy) only when the module is not in the cache (a second process
     # finds it through the function's card, without the definition)
     extensions = [Derived("term_forms"), ext] if backend == "cuda" else [ext]
