@@ -35,6 +35,22 @@ def _uniform(s, r):
     return float(out >> _U11) * _TWO_M53
 
 
+@_dnb.njit(cache=True)
+def _replace(pops, fits, src, dst, gi, trial, f, D):
+    """Synchronous replacement into generation ``dst``: the trial (value ``f``) where f <= f(target),
+    else the target; whether the trial won."""
+    old = fits[src, gi]
+    if f <= old:
+        fits[dst, gi] = f
+        for j in range(D):
+            pops[dst, gi, j] = trial[j]
+        return True
+    fits[dst, gi] = old
+    for j in range(D):
+        pops[dst, gi, j] = pops[src, gi, j]
+    return False
+
+
 @_dnb.njit(cache=True, error_model="numpy")
 def _cpu_member(pops, fits, src, dst, gi, base, i, NP, D, lo, hi, p, s, r, F, CR, mode, trial, evals):
     r1, r2, r3, jr = _indices(s, r, i, NP, D)
@@ -52,17 +68,8 @@ def _cpu_member(pops, fits, src, dst, gi, base, i, NP, D, lo, hi, p, s, r, F, CR
                 else:
                     v = _folded(v, lo[j], hi[j], mode)
         trial[j] = v
-    f = point(trial, p)
+    _replace(pops, fits, src, dst, gi, trial, point(trial, p), D)
     evals[gi] += 1
-    old = fits[src, gi]
-    if f <= old:
-        fits[dst, gi] = f
-        for j in range(D):
-            pops[dst, gi, j] = trial[j]
-    else:
-        fits[dst, gi] = old
-        for j in range(D):
-            pops[dst, gi, j] = pops[src, gi, j]
 
 
 @_dnb.njit(cache=True, error_model="numpy")
@@ -167,17 +174,8 @@ def cpu_stream(pops, fits, lo, hi, p, skey, stop, evals, wins, g0, g1, F, CR, mo
                         else:
                             v = _folded(v, lo[j], hi[j], mode)
                 trial[j] = v
-            f = point(trial, p)
-            evals[gi] += 1
-            old = fits[src, gi]
-            if f <= old:
+            if _replace(pops, fits, src, dst, gi, trial, point(trial, p), D):
                 wins[gi] += 1
-                fits[dst, gi] = f
-                for j in range(D):
-                    pops[dst, gi, j] = trial[j]
-            else:
-                fits[dst, gi] = old
-                for j in range(D):
-                    pops[dst, gi, j] = pops[src, gi, j]
+            evals[gi] += 1
         for run in range(R):
             _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)
