@@ -85,6 +85,11 @@ and after each launch (fast mode and CPU: every ``generations_per_launch``
 generations; paper mode: at each host check, every 64 generations), so its
 resolution is the launch; a smaller ``generations_per_launch`` gives a finer trace
 at the cost of more host round trips.
+
+Where it is: this module holds the settings, the tunables the tests and the de-generation procedure
+set, the CPU twin's run and the method; :mod:`.de_run` the plan and the one result of every backend,
+:mod:`.de_launch` the launch geometry, :mod:`.de_cuda` the GPU runs; the kernels and twins are
+:mod:`gpubench.kernels.de_gpu`, ``de_stream``, ``de_cpu`` and the draws they share, ``de_random``.
 """
 import time
 import warnings
