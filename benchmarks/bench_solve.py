@@ -130,7 +130,36 @@ class Reduce:
         self.run()
 
 
-class CpuSolveMetrics:
+def _metrics(cases):
+    """The metrics of a solve over ``cases`` ((function, n) pairs), as a base class: asv reads a
+    benchmark's params from its function, so each list of cases needs functions of its own."""
+    class Metrics:
+        def track_failure_percent(self, cache):
+            return C.failure_percent(cache)
+        track_failure_percent.unit = "%"
+
+        def track_iterations(self, cache, case):
+            return _outcome(cache, case)["iterations"]
+        track_iterations.params = [f"{f}-{n}" for f, n in cases]
+        track_iterations.param_names = ["case"]
+        track_iterations.unit = "iterations"
+
+        def track_regions(self, cache, case):
+            return _outcome(cache, case)["regions"]
+        track_regions.params = track_iterations.params
+        track_regions.param_names = ["case"]
+        track_regions.unit = "regions"
+
+        def track_gap(self, cache, case):
+            return _outcome(cache, case)["gap"]
+        track_gap.params = track_iterations.params
+        track_gap.param_names = ["case"]
+        track_gap.unit = "GUB-GLB"
+
+    return Metrics
+
+
+class CpuSolveMetrics(_metrics(CPU_CASES)):
     """Metrics of the 12 functions at n = 10, 4^5 subregions per iteration (deterministic)."""
     timeout = 600
 
@@ -138,30 +167,8 @@ class CpuSolveMetrics:
         return C.solve_cases(CPU_CASES, "cpu", split_dims=C.CPU_METRICS[0], parts=C.CPU_METRICS[1],
                              max_iterations=C.CPU_MAX_ITERATIONS)
 
-    def track_failure_percent(self, cache):
-        return C.failure_percent(cache)
-    track_failure_percent.unit = "%"
 
-    def track_iterations(self, cache, case):
-        return _outcome(cache, case)["iterations"]
-    track_iterations.params = [f"{f}-{n}" for f, n in CPU_CASES]
-    track_iterations.param_names = ["case"]
-    track_iterations.unit = "iterations"
-
-    def track_regions(self, cache, case):
-        return _outcome(cache, case)["regions"]
-    track_regions.params = track_iterations.params
-    track_regions.param_names = ["case"]
-    track_regions.unit = "regions"
-
-    def track_gap(self, cache, case):
-        return _outcome(cache, case)["gap"]
-    track_gap.params = track_iterations.params
-    track_gap.param_names = ["case"]
-    track_gap.unit = "GUB-GLB"
-
-
-class CudaSolveMetrics:
+class CudaSolveMetrics(_metrics(GPU_CASES)):
     """Metrics of the published GPU cases (levy 50, 100; rosenbrock 100), the paper's settings."""
     timeout = 600
 
@@ -173,25 +180,3 @@ class CudaSolveMetrics:
     def setup(self, cache, *case):
         if not cache:
             raise NotImplementedError("no CUDA GPU here")
-
-    def track_failure_percent(self, cache):
-        return C.failure_percent(cache)
-    track_failure_percent.unit = "%"
-
-    def track_iterations(self, cache, case):
-        return _outcome(cache, case)["iterations"]
-    track_iterations.params = [f"{f}-{n}" for f, n in GPU_CASES]
-    track_iterations.param_names = ["case"]
-    track_iterations.unit = "iterations"
-
-    def track_regions(self, cache, case):
-        return _outcome(cache, case)["regions"]
-    track_regions.params = track_iterations.params
-    track_regions.param_names = ["case"]
-    track_regions.unit = "regions"
-
-    def track_gap(self, cache, case):
-        return _outcome(cache, case)["gap"]
-    track_gap.params = track_iterations.params
-    track_gap.param_names = ["case"]
-    track_gap.unit = "GUB-GLB"

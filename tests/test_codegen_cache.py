@@ -115,15 +115,16 @@ def test_a_callable_extension_is_derived_only_when_the_module_is_not_in_the_inde
     """de-gpu appends codegen.term_forms as a function: a second process that finds the module in the
     index does not derive it (no _Structure built), and loads the same text."""
     calls, new_process, _ = fresh
+    from gpubench.forms import term_forms
     built = []
-    real = codegen._Structure
+    real = term_forms._Structure
 
     class Counting(real):
         def __init__(self, defn):
             built.append(defn.name)
             super().__init__(defn)
 
-    monkeypatch.setattr(codegen, "_Structure", Counting)
+    monkeypatch.setattr(term_forms, "_Structure", Counting)
     defn = functions.get("levy").definition
     a = codegen.load(defn, "cpu", (codegen.term_forms, "CACHE_TEST_CALLABLE = 1"))
     assert "COOP_SLOTS" in open(a.__file__).read() and built

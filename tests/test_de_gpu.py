@@ -20,7 +20,7 @@ from gpubench import methods
 from gpubench.forms.definition import Definition, Sum, symbols, x
 from gpubench.errors import InputError
 from gpubench.forms.function import TestFunction
-from gpubench.methods import de_gpu
+from gpubench.methods import de_cuda, de_gpu, de_launch, de_run
 
 ROOT = Path(__file__).resolve().parent.parent
 # the simulator's xoroshiro128+ wraps numpy uint64 scalars
@@ -43,7 +43,7 @@ ENGINES = {
 
 @pytest.fixture
 def keep(monkeypatch):
-    monkeypatch.setattr(de_gpu, "KEEP_POPULATION", True)
+    monkeypatch.setattr(de_run, "KEEP_POPULATION", True)
 
 
 def _run(fn, dim, engine, **kw):
@@ -203,38 +203,38 @@ def test_no_gpu_falls_back_to_the_cpu_twin_with_a_note():
 def test_launch_configuration():
     h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
             "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
-    assert de_gpu.launch_config(10, 10_000, 1, 40, h200)[:2] == (10, 102)  # one thread per element
-    assert de_gpu.launch_config(10, 50, 1, 40, h200)[:2] == (10, 50)  # no more members than there are
-    assert de_gpu.launch_config(1000, 10_000, 1, 64, h200)[:2] == (1000, 1)
-    assert de_gpu.launch_config(1000, 10_000, 1, 128, h200)[:2] == (512, 1)  # registers cap the block
+    assert de_launch.launch_config(10, 10_000, 1, 40, h200)[:2] == (10, 102)  # one thread per element
+    assert de_launch.launch_config(10, 50, 1, 40, h200)[:2] == (10, 50)  # no more members than there are
+    assert de_launch.launch_config(1000, 10_000, 1, 64, h200)[:2] == (1000, 1)
+    assert de_launch.launch_config(1000, 10_000, 1, 128, h200)[:2] == (512, 1)  # registers cap the block
     # 81 regs round up to 88 a thread, 2816 a warp: 23 warps by the quotient, 20 by groups of four
     # (the H200's occupancy query gave 64 members of 10 threads for this kernel)
-    assert de_gpu.launch_config(10, 10_000, 1, 81, h200)[:2] == (10, 64)
-    assert de_gpu.launch_config(10, 10_000, 1, 80, h200)[:2] == (10, 76)  # 80 regs: 24 warps of 2560
+    assert de_launch.launch_config(10, 10_000, 1, 81, h200)[:2] == (10, 64)
+    assert de_launch.launch_config(10, 10_000, 1, 80, h200)[:2] == (10, 76)  # 80 regs: 24 warps of 2560
     # D = 1000 with 88 registers (the cooperative kernel on the H200, where T = 736 did not fit):
     # at most 640 threads, so 2 elements per thread, balanced to 512 threads
-    assert de_gpu.launch_config(1000, 10_000, 2, 88, h200)[:2] == (512, 1)
-    assert de_gpu.launch_config(1000, 10_000, 2, 88, h200, cap=100)[:2] == (100, 5)  # 10 elements per thread
-    assert de_gpu.launch_config(5, 100, 1, None, h200, cap=2)[:2] == (2, 100)  # 3 elements per thread
-    assert de_gpu.launch_config(6000, 10, 2, 32, h200, cap=32)[:2] == (32, 1)  # near the shared-memory limit
-    assert de_gpu.launch_config(100, 10_000, 2, 32, h200)[:2] == (100, 10)
-    T, m, smem = de_gpu.launch_config(100, 10_000, 6, 32, h200)  # shared memory caps the members
+    assert de_launch.launch_config(1000, 10_000, 2, 88, h200)[:2] == (512, 1)
+    assert de_launch.launch_config(1000, 10_000, 2, 88, h200, cap=100)[:2] == (100, 5)  # 10 elements per thread
+    assert de_launch.launch_config(5, 100, 1, None, h200, cap=2)[:2] == (2, 100)  # 3 elements per thread
+    assert de_launch.launch_config(6000, 10, 2, 32, h200, cap=32)[:2] == (32, 1)  # near the shared-memory limit
+    assert de_launch.launch_config(100, 10_000, 2, 32, h200)[:2] == (100, 10)
+    T, m, smem = de_launch.launch_config(100, 10_000, 6, 32, h200)  # shared memory caps the members
     assert (T, m) == (100, 8) and smem == 8 * (8 * 100 + 6 * 8 * 100 + 5 * 8) <= 49152
     with pytest.raises(InputError, match="shared memory"):
-        de_gpu.launch_config(10_000, 10, 1, 32, h200)
+        de_launch.launch_config(10_000, 10, 1, 32, h200)
     # the cooperative kernel: groups of a power of two lanes up to a warp, 256 threads a block,
     # whole warps, as many trials as shared memory holds (kernel(IE)'s layout on the same blocks)
-    assert de_gpu.group_config(100, 100_000, 1, 40, h200)[:2] == (32, 8)
-    assert de_gpu.group_config(10, 100_000, 1, 40, h200)[:2] == (16, 16)
-    assert de_gpu.group_config(3, 100_000, 1, 40, h200)[:2] == (4, 64)
-    assert de_gpu.group_config(1000, 10_000, 1, 40, h200)[:2] == (32, 5)  # 6 trials + scratch > 48 KB
-    assert de_gpu.group_config(100, 100_000, 1, 40, h200, cap=20)[:2] == (16, 16)
-    assert de_gpu.group_config(4, 3, 1, 40, h200)[:2] == (4, 8)  # one whole warp, though 3 members
-    assert de_gpu.group_config(4, 3, 1, 40, h200, whole_warps=False)[:2] == (4, 3)
-    assert de_gpu.group_config(100, 100_000, 1, 255, h200)[:2] == (32, 8)
+    assert de_launch.group_config(100, 100_000, 1, 40, h200)[:2] == (32, 8)
+    assert de_launch.group_config(10, 100_000, 1, 40, h200)[:2] == (16, 16)
+    assert de_launch.group_config(3, 100_000, 1, 40, h200)[:2] == (4, 64)
+    assert de_launch.group_config(1000, 10_000, 1, 40, h200)[:2] == (32, 5)  # 6 trials + scratch > 48 KB
+    assert de_launch.group_config(100, 100_000, 1, 40, h200, cap=20)[:2] == (16, 16)
+    assert de_launch.group_config(4, 3, 1, 40, h200)[:2] == (4, 8)  # one whole warp, though 3 members
+    assert de_launch.group_config(4, 3, 1, 40, h200, whole_warps=False)[:2] == (4, 3)
+    assert de_launch.group_config(100, 100_000, 1, 255, h200)[:2] == (32, 8)
     # 136 registers: 3 warps per sub-partition, 12 an SM: three blocks of 128 threads, not one of 256
-    assert de_gpu.group_config(100, 100_000, 1, 136, h200)[:2] == (32, 4)
-    assert de_gpu.group_config(100, 100_000, 1, 108, h200)[:2] == (32, 8)  # 16 warps either way
+    assert de_launch.group_config(100, 100_000, 1, 136, h200)[:2] == (32, 4)
+    assert de_launch.group_config(100, 100_000, 1, 108, h200)[:2] == (32, 8)  # 16 warps either way
 
 
 def test_kernels_compile_to_ptx():
@@ -276,8 +276,8 @@ print("ok")
 def test_cooperative_schedule_when_a_run_spans_blocks(monkeypatch, keep):
     """Fast mode with fewer members per block than NP: the cooperative kernel (grid sync), forced
     here by a small thread limit; counts, indices and the schedule are checked as above."""
-    real = de_gpu._device_limits
-    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real(), max_threads_per_block=12))
+    real = de_launch._device_limits
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=12))
     r = _run("shifted_sphere", 4, "cuda-fast", np=8, runs=2, max_evaluations=8 * 4, seed=1)
     assert r.options["launch"]["schedule"] == "cooperative" and r.options["launch"]["members_per_block"] == 3
     assert r.history["run_nfev"] == [32, 32] and r.history["run_generations"] == [3, 3]
@@ -324,14 +324,14 @@ def test_heuristic_report_marks_success_rates_against_the_published_interval(tmp
 
 
 def test_fast_mode_falls_back_to_the_paper_schedule_without_cooperative_launch(monkeypatch):
-    real_limits, real_compiled = de_gpu._device_limits, de_gpu._compiled
-    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real_limits(), max_threads_per_block=12))
+    real_limits, real_compiled = de_launch._device_limits, de_launch._compiled
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real_limits(), max_threads_per_block=12))
 
     def compiled(kernel, args):
         if getattr(kernel, "py_func", kernel).__name__ == "de_fast":
             raise RuntimeError("cudadevrt not found")
         return real_compiled(kernel, args)
-    monkeypatch.setattr(de_gpu, "_compiled", compiled)
+    monkeypatch.setattr(de_cuda, "_compiled", compiled)
     r = _run("shifted_sphere", 4, "cuda-fast", np=8, runs=1, max_evaluations=8 * 3, seed=1)
     assert r.options["launch"]["schedule"] == "paper" and "cudadevrt not found" in r.options["note"]
     assert r.history["run_nfev"] == [24]
@@ -421,12 +421,12 @@ print(int(re.search(r"Used (\d+) registers", out.stderr).group(1)), int(mod.COOP
     regs, slots = map(int, out.stdout.split()[-2:])
     h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
             "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
-    T, m, smem = de_gpu.group_config(1000, 10_000, slots, regs, h200)
+    T, m, smem = de_launch.group_config(1000, 10_000, slots, regs, h200)
     per_warp = -(-regs * 32 // 256) * 256
     assert T == 32 and m >= 1 and -(-(m * T // 32) // 4) * per_warp <= 65536 // 4 and smem == 8 * m * 1000
-    assert de_gpu._shared_bytes(1000, m, T, slots) <= 49152
+    assert de_launch._shared_bytes(1000, m, T, slots) <= 49152
     # as many trials as shared memory holds, unless the block's threads (chosen for the registers) hold fewer
-    assert de_gpu._shared_bytes(1000, m + 1, T, slots) > 49152 or (m + 1) * T > de_gpu._block_threads(regs, 1024)
+    assert de_launch._shared_bytes(1000, m + 1, T, slots) > 49152 or (m + 1) * T > de_launch._block_threads(regs, 1024)
 
 
 def test_report_prints_the_stored_hypothesis_runs(tmp_path):
@@ -477,8 +477,8 @@ def test_cooperative_group_kernel_keeps_population_and_values_consistent(keep, m
     caught: a member whose trial lost but whose other buffer is stale is not copied, and the
     shuffle reduction skips its first step."""
     from gpubench import kernels
-    real = de_gpu._device_limits
-    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real(), max_threads_per_block=16))
+    real = de_launch._device_limits
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=16))
     D = 5
     ok, launch = _group_kernel_consistent(D)
     assert ok and launch["threads_per_member"] == 8 and launch["members_per_block"] == 2
@@ -491,11 +491,13 @@ def test_cooperative_group_kernel_keeps_population_and_values_consistent(keep, m
 
 
 # ---------------------------------------------------------------- mode stream (large populations)
-def _break(monkeypatch, old, new):
-    """Splice ``old`` -> ``new`` into both the kernel module and its CPU twin."""
+def _break(monkeypatch, old, new, where):
+    """Splice ``old`` -> ``new`` into the kernel module ``where`` (de_random: shared by the kernels
+    and their CPU twins)."""
     from gpubench import kernels
     splice = kernels.splice
-    monkeypatch.setattr(kernels, "splice", lambda name, replace=(): splice(name, list(replace) + [(old, new)]))
+    monkeypatch.setattr(kernels, "splice", lambda name, replace=(): splice(
+        name, list(replace) + ([(old, new)] if name == where else [])))
 
 
 @pytest.mark.parametrize("extra", [{}, STRIDED])
@@ -540,10 +542,10 @@ def test_stream_kernel_keeps_its_rows_straight(keep, monkeypatch):
     flips its slot word; two members a block (a thread limit of 8), so groups of members run in
     turn and later ones read donors that earlier ones replaced.  Broken variant caught: the slot
     word read without its generation (such a donor read from the row just written)."""
-    real = de_gpu._device_limits
-    monkeypatch.setattr(de_gpu, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
+    real = de_launch._device_limits
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
     assert _stream_rows_straight()
-    _break(monkeypatch, "    if (w >> 1) == gen:", "    if (w >> 1) == -1:")
+    _break(monkeypatch, "    if (w >> 1) == gen:", "    if (w >> 1) == -1:", "de_stream")
     assert not _stream_rows_straight()
 
 
@@ -552,7 +554,8 @@ def test_stream_broken_variants_caught(engine, keep, monkeypatch):
     """Donors allowed to equal the target, and j_rand dropped: each breaks a check that the intact
     kernel (and twin) passes in the tests above."""
     assert set(_changed_counts(engine, 0.0, runs=1)) == {1}
-    _break(monkeypatch, "if r1 >= i:  # DONOR SKIPS TARGET", "if r1 >= NP:  # DONOR SKIPS TARGET")
+    _break(monkeypatch, "if r1 >= i:  # DONOR SKIPS TARGET", "if r1 >= NP:  # DONOR SKIPS TARGET",
+           "de_random")
     NP, D, F = 8, 3, 0.5
     before, after = _populations(FLAT, D, engine, 1, np=NP, runs=2, CR=1.0, F=F, bounds="clip", seed=5)
     bad = 0
@@ -564,7 +567,7 @@ def test_stream_broken_variants_caught(engine, keep, monkeypatch):
             bad += not all(len({a, b, c, i}) == 4 for a, b, c in found)
     assert bad > 0
     monkeypatch.undo()
-    monkeypatch.setattr(de_gpu, "KEEP_POPULATION", True)
+    monkeypatch.setattr(de_run, "KEEP_POPULATION", True)
     monkeypatch.setattr(de_gpu, "CROSSOVER", "u <= CR")  # j_rand dropped
     assert 0 in set(_changed_counts(engine, 0.0, runs=1))
 
@@ -589,7 +592,7 @@ def test_stream_indices_uniform_over_distinct_triples():
     from gpubench import functions
     mod = de_gpu._module(functions.get("shifted_sphere"), "cpu")
     NP, i, n = 5, 2, 24_000
-    key = de_gpu.stream_key(9)
+    key = de_run.stream_key(9)
     counts = {}
     for gi in range(n):
         r1, r2, r3, jr = mod._distinct(np.uint64(mod._member_key(key, 1, gi)), i, NP, 7)
@@ -604,24 +607,24 @@ def test_auto_mode_and_stream_configuration(monkeypatch):
     """auto: the stream kernel from STREAM_MIN_BYTES of population up, the fast kernels below;
     the stream kernel's launch: groups as de_fast's, members as many as the block's threads and
     the trials' shared memory allow."""
-    assert de_gpu.resolved_mode("auto", 100_000, 100) == "stream"
-    assert de_gpu.resolved_mode("auto", 10_000, 1000) == "stream"
-    assert de_gpu.resolved_mode("auto", 100, 10) == "fast" and de_gpu.resolved_mode("paper", 10**6, 100) == "paper"
+    assert de_launch.resolved_mode("auto", 100_000, 100) == "stream"
+    assert de_launch.resolved_mode("auto", 10_000, 1000) == "stream"
+    assert de_launch.resolved_mode("auto", 100, 10) == "fast" and de_launch.resolved_mode("paper", 10**6, 100) == "paper"
     h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
             "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
-    assert de_gpu.stream_config(100, 100_000, 64, h200) == (32, 8, 6400)
-    assert de_gpu.stream_config(1000, 10_000, 64, h200) == (32, 6, 48000)  # 6 trials of 8 KB
-    assert de_gpu.stream_config(10, 100_000, 130, h200)[:2] == (16, 8)  # 128 threads at 130 registers
+    assert de_launch.stream_config(100, 100_000, 64, h200) == (32, 8, 6400)
+    assert de_launch.stream_config(1000, 10_000, 64, h200) == (32, 6, 48000)  # 6 trials of 8 KB
+    assert de_launch.stream_config(10, 100_000, 130, h200)[:2] == (16, 8)  # 128 threads at 130 registers
     with pytest.raises(InputError, match="shared memory"):
-        de_gpu.stream_config(7000, 10, 64, h200)
-    monkeypatch.setattr(de_gpu, "STREAM_MIN_BYTES", 8 * 8 * 4)
+        de_launch.stream_config(7000, 10, 64, h200)
+    monkeypatch.setattr(de_launch, "STREAM_MIN_BYTES", 8 * 8 * 4)
     r = methods.minimize("shifted_sphere", 4, "de-gpu", np=8, max_evaluations=24, backend="cuda", mode="auto")
     assert r.options["launch"]["schedule"] == "stream" and r.history["run_nfev"] == [24]
     with pytest.raises(InputError, match="mode"):
         methods.minimize("shifted_sphere", 4, "de-gpu", np=8, mode="streaming", backend="cpu")
     # the warm-up (one run) compiles the kernel that all runs together take
     seen = []
-    monkeypatch.setattr(de_gpu, "STREAM_MIN_BYTES", 8 * 16 * 4)  # two runs of 8 members, not one
+    monkeypatch.setattr(de_launch, "STREAM_MIN_BYTES", 8 * 16 * 4)  # two runs of 8 members, not one
     monkeypatch.setattr(de_gpu, "_run", lambda plan, s: seen.append(s.mode))
     de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda", mode="auto"))
     de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=1, backend="cuda", mode="auto"))

@@ -35,7 +35,7 @@ import pytest
 from numba import njit
 
 import gpubench.functions as F
-from gpubench.forms import codegen, cards as formcache
+from gpubench.forms import cards as formcache
 from gpubench.interval import backends, ops, rounding_cpu
 
 import oracles as O
@@ -269,7 +269,6 @@ def broken_module(fn, monkeypatch):
     assert "device, kernel = _decorators('cpu')" in text
     with monkeypatch.context() as mp:
         mp.setattr(backends, "namespace", lambda backend: ns)
-        mp.setattr(codegen, "decorators", lambda backend: (_jit, _jit))
         mp.setattr(formcache, "decorators", lambda backend: (_jit, _jit))  # what generated code imports
         module = types.ModuleType(f"broken_{fn.name}")
         exec(compile(text, f"<{fn.name}, non-stepping primitives>", "exec"), module.__dict__)

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from numba import config, cuda, njit
 
-from gpubench.device import gpucheck
+from gpubench.device import check_inputs, check_oracles, gpucheck
 from gpubench.interval import ops, rounding_cpu
 from gpubench.interval.backends import build_namespace, namespace
 
@@ -1009,24 +1009,24 @@ def test_exact_integer_limit():
 def _cpu_outputs(ns, op, data):
     f = ns[op]
     rows = zip(*(data[k].tolist() for k in ("alo", "ahi", "blo", "bhi")))
-    if op in gpucheck.BINARY:
+    if op in check_inputs.BINARY:
         res = [f(a, b, c, d) for a, b, c, d in rows]
     else:
         res = [f(a, b) for a, b, _, _ in rows]
     return np.array([r[0] for r in res]), np.array([r[1] for r in res])
 
 
-@pytest.mark.parametrize("op", gpucheck.OPS)
+@pytest.mark.parametrize("op", check_inputs.OPS)
 def test_gpucheck_helpers_on_cpu_results(op):
     """gpucheck's input generation and exact checks, fed with the CPU's intervals (no misses)
     and with the broken namespace's (misses)."""
     rng = np.random.default_rng([SEED, 12])
     n = 1500
-    data = gpucheck.make_inputs(op, n, rng)
+    data = check_inputs.make_inputs(op, n, rng)
     assert np.all(data["alo"] <= data["ahi"]) and np.all(data["blo"] <= data["bhi"])
     assert np.all((data["alo"] <= data["px"]) & (data["px"] <= data["ahi"]))
     index = np.arange(n)
-    good = gpucheck.check_exact(op, data, *_cpu_outputs(namespace("cpu"), op, data), index)
+    good = check_oracles.check_exact(op, data, *_cpu_outputs(namespace("cpu"), op, data), index)
     assert good["exact_misses"] == 0 and good["exact_undecided"] == 0, good["examples"]
     assert good["exact_checked"] > n
     # the broken intervals, on tight boxes where a missing step shows
@@ -1038,9 +1038,9 @@ def test_gpucheck_helpers_on_cpu_results(op):
         lo, hi = lo / 2**30, hi / 2**30
     tight["alo"], tight["ahi"] = lo, hi
     tight["blo"], tight["bhi"] = family(rng, "ulps", n)
-    tight["px"] = gpucheck.point_inside(rng, tight["alo"], tight["ahi"])
-    tight["py"] = gpucheck.point_inside(rng, tight["blo"], tight["bhi"])
-    bad = gpucheck.check_exact(op, tight, *_cpu_outputs(broken_namespace(), op, tight), index)
+    tight["px"] = check_inputs.point_inside(rng, tight["alo"], tight["ahi"])
+    tight["py"] = check_inputs.point_inside(rng, tight["blo"], tight["bhi"])
+    bad = check_oracles.check_exact(op, tight, *_cpu_outputs(broken_namespace(), op, tight), index)
     assert bad["exact_misses"] > n // 4, (op, bad["exact_misses"], bad["exact_checked"])
     assert bad["examples"]
 
@@ -1081,21 +1081,21 @@ def test_gpucheck_mpmath_oracle_agrees_with_arb():
                 if lo == INF or hi == -INF:
                     continue
                 a = arb_contains(fname, x, lo, hi)
-                m = gpucheck.mp_contains(fname, x, lo, hi)
+                m = check_oracles.mp_contains(fname, x, lo, hi)
                 assert a is not None and m == a, (fname, x, lo, hi, a, m)
                 compared += 1
     assert compared >= 6 * 300
 
 
 def test_gpucheck_fraction_oracle():
-    assert gpucheck.exact_contains("iadd", 0.30000000000000004, 0.3000000000000001, 0.1, 0.2) is False
-    assert gpucheck.exact_contains("iadd", 0.3, 0.30000000000000004, 0.1, 0.2) is True
-    assert gpucheck.exact_contains("idiv", 0.3333333333333333, 0.33333333333333337, 1.0, 3.0) is True
-    assert gpucheck.exact_contains("idiv", 0.33333333333333337, 0.4, 1.0, 3.0) is False
-    assert gpucheck.exact_contains("isqrt", 1.414213562373095, 1.4142135623730951, 2.0) is True
-    assert gpucheck.exact_contains("isqrt", 1.4142135623730951, 1.5, 2.0) is False
-    assert gpucheck.exact_contains("imul", NAN, NAN, 1.0, 2.0) is False
-    assert not gpucheck.defined("idiv", 1.0, 0.0) and not gpucheck.defined("ilog", 0.0)
+    assert check_oracles.exact_contains("iadd", 0.30000000000000004, 0.3000000000000001, 0.1, 0.2) is False
+    assert check_oracles.exact_contains("iadd", 0.3, 0.30000000000000004, 0.1, 0.2) is True
+    assert check_oracles.exact_contains("idiv", 0.3333333333333333, 0.33333333333333337, 1.0, 3.0) is True
+    assert check_oracles.exact_contains("idiv", 0.33333333333333337, 0.4, 1.0, 3.0) is False
+    assert check_oracles.exact_contains("isqrt", 1.414213562373095, 1.4142135623730951, 2.0) is True
+    assert check_oracles.exact_contains("isqrt", 1.4142135623730951, 1.5, 2.0) is False
+    assert check_oracles.exact_contains("imul", NAN, NAN, 1.0, 2.0) is False
+    assert not check_oracles.defined("idiv", 1.0, 0.0) and not check_oracles.defined("ilog", 0.0)
 
 
 def test_gpucheck_runs_under_the_simulator(tmp_path):
@@ -1106,7 +1106,7 @@ def test_gpucheck_runs_under_the_simulator(tmp_path):
 
     rec = json.loads(out.read_text())
     assert rec["status"] == "pass" and rec["environment"]["simulator"] is True
-    assert set(rec["ops"]) == set(gpucheck.OPS)
+    assert set(rec["ops"]) == set(check_inputs.OPS)
     for op, r in rec["ops"].items():
         assert r["elements"] == 96 and r["point_misses"] == 0 and r["exact_misses"] == 0
         assert r["exact_checked"] > 20 and r["point_checked"] > 20, (op, r)
@@ -1114,9 +1114,10 @@ def test_gpucheck_runs_under_the_simulator(tmp_path):
     for f in ("sin", "cos", "exp", "log"):
         assert rec["raw_ulp_error"][f]["samples"] > 0 and rec["raw_ulp_error"][f]["max_ulps"] <= 1.0
     env = rec["environment"]
-    for key in ("gpu_name", "compute_capability", "driver_version", "cuda_runtime_version", "python",
-                "numba", "numba_cuda", "numpy", "git_commit", "date"):
+    for key in ("gpu", "host", "platform", "cpu", "commit", "date"):  # device.environment.capture()'s
         assert key in env
+    for key in ("python", "numba", "numba-cuda", "numpy", "mpmath"):
+        assert key in env["versions"]
     assert not list(out.parent.glob(".tmp-*"))  # the temporary file was renamed
 
 

@@ -77,7 +77,7 @@ def test_reaches_scipy_minimum(problem, box, cauchy):
     _check_same(r, ref, lo, hi)
     for x in iterates:   # every iterate feasible, not just the last
         assert np.all(x >= lo) and np.all(x <= hi)
-    assert r.nit <= 1.5 * ref.nit + 5, (r.nit, ref.nit)
+    assert r.iterations <= 1.5 * ref.nit + 5, (r.iterations, ref.nit)
     # the same active set as SciPy's (several of these solutions touch the box)
     np.testing.assert_array_equal((r.x == lo) | (r.x == hi), (ref.x == lo) | (ref.x == hi))
 
@@ -98,7 +98,7 @@ def test_stopping_rules():
     assert r.message == core.CONVERGED_PGTOL and r.pg <= 1e-3
     assert core.projected_gradient_norm(np, r.x, r.jac, lo, hi) == r.pg
     r2 = minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=1e12, backend="cpu")
-    assert r2.message == core.CONVERGED_FACTR and r2.nit < r.nit + 50
+    assert r2.message == core.CONVERGED_FACTR and r2.iterations < r.iterations + 50
 
 
 def _ignore_upper(real):
@@ -292,14 +292,14 @@ def test_torsion_20x20_matches_scipy(cauchy):
     r = minimize(p.fg, p.x0, p.lo, p.hi, m=5, pgtol=1e-9, factr=0.0, cauchy=cauchy, backend="cpu")
     assert abs(r.fun - ref.fun) <= 1e-9 * abs(ref.fun)
     assert np.any((r.x == p.hi) | (r.x == p.lo))      # the plastic region: bounds active
-    assert r.nit <= 1.3 * ref.nit + 5
+    assert r.iterations <= 1.3 * ref.nit + 5
 
 
 def test_cauchy_record():
     p = minpack2.make("torsion", 100)
     r = minimize(p.fg, p.x0, p.lo, p.hi, pgtol=1e-6, cauchy="approximate", record_cauchy=True, backend="cpu")
     tc, ts = np.array(r.cauchy).T
-    assert len(tc) >= r.nit
+    assert len(tc) >= r.iterations
     assert np.all(tc <= ts + 1e-12)          # the approximation never goes past the first minimiser
 
 
@@ -319,7 +319,7 @@ def test_batch_cpu_equals_vector_core(cauchy):
         ref = core.minimize(lambda x: (fn.point(x), fn.gradient(x)), X0[r], lo, hi, m=5,
                             pgtol=1e-8, factr=1e1, cauchy=cauchy)
         assert abs(f[r] - ref.fun) <= 1e-8 * max(1.0, abs(ref.fun))
-        assert abs(int(nit[r]) - ref.nit) <= 15
+        assert abs(int(nit[r]) - ref.iterations) <= 15
         assert np.all(X[r] >= lo) and np.all(X[r] <= hi)
     assert np.all(status == 0)
 
@@ -398,7 +398,7 @@ def test_time_limit_stops_between_launches(monkeypatch):
     r = M(fn, 4, starts=5, seed=1, backend="cpu", time_limit=100.0)
     assert r.stop == "time_limit" and not r.converged and "stopped at time_limit" in r.message
     # the first launch's cap is 1, then 2 each: 4 launches, the fourth ending past the limit
-    assert r.history["launches"] == 4 and r.history["nit"] == [1 + 3 * 2] * 5
+    assert r.history["launches"] == 4 and r.history["iterations"] == [1 + 3 * 2] * 5
     assert len(seen) == 4 and r.fun == seen[-1] == min(r.history["fun"])
     full = M(fn, 4, starts=5, seed=1, backend="cpu")
     assert full.stop in ("converged", "iterations") and full.history["launches"] >= 1
@@ -510,8 +510,8 @@ def test_host_reads_per_iteration():
     syncs = core.SYNC["count"] - c0
     # + 1 for the start (f, pg) and + 1 for the first Cauchy point (nothing prepared yet);
     # the first iteration has no memory, so no subspace read
-    assert r.success and syncs == 1 + 1 + 3 * r.nit - 1 + (r.nfev - 1)
-    assert syncs / r.nit < 4.2
+    assert r.converged and syncs == 1 + 1 + 3 * r.iterations - 1 + (r.nfev - 1)
+    assert syncs / r.iterations < 4.2
 
 
 def test_table4_report_shows_stored_gpu_runs(tmp_path, monkeypatch):
@@ -554,7 +554,7 @@ def test_prefetched_cauchy_products_equal_fresh(monkeypatch, step):
     p = minpack2.make("torsion", 400)
     r = minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=3, pgtol=1e-7, factr=0.0, cauchy="approximate",
                  step=step, backend="cpu")
-    assert r.nit > 10 and len(checked) >= r.nit - 1 and max(checked) == 3
+    assert r.iterations > 10 and len(checked) >= r.iterations - 1 and max(checked) == 3
 
 
 def test_table1_report_adds_the_gpu_hosts_problems(tmp_path):
@@ -606,9 +606,9 @@ def test_energy_decrease_stop_rule():
     if r.message == core.CONVERGED_FDEC:
         assert seen[-2] - seen[-1] < 1e-64 and all(a - b >= 1e-64 for a, b in zip(seen[:-2], seen[1:-1]))
     # a huge threshold stops at the first iteration; none (None) runs to the limit
-    assert minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=0.0, ftol_abs=1e30, backend="cpu").nit == 1
+    assert minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=0.0, ftol_abs=1e30, backend="cpu").iterations == 1
     r3 = minimize(_rosenbrock, np.zeros(N), lo, hi, pgtol=0.0, factr=-1.0, maxiter=7, backend="cpu")
-    assert r3.nit == 7 and r3.status == 1
+    assert r3.iterations == 7 and r3.status == 1
 
 
 def test_table4_rows_take_the_energy_decrease_rule():

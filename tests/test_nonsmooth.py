@@ -320,7 +320,6 @@ def test_checker_catches_a_broken_abs_in_a_function(monkeypatch):
     ns = dict(backends.namespace("cpu"), iabs=jit(_broken_abs))
     with monkeypatch.context() as mp:
         mp.setattr(backends, "namespace", lambda backend: ns)
-        mp.setattr(codegen, "decorators", lambda backend: (jit, jit))
         mp.setattr(formcache, "decorators", lambda backend: (jit, jit))  # what generated code imports
         broken = types.ModuleType("broken_abs")
         exec(compile(fn.source_code("cpu"), "<broken abs>", "exec"), broken.__dict__)

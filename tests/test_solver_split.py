@@ -427,12 +427,12 @@ def test_generated_device_functions_get_no_literal_integer_arguments(monkeypatch
     """numba compiles a jitted callee once per literal argument (``entry_terms(1, ...)``,
     ``entry_terms(2, ...)`` and a typed call were four compilations of the whole function, and
     the cold start of the CPU solver took twice as long): the generated modules and the kernels
-    pass integers as int64 values.  Generated with the plain literal (codegen._int undone), the
+    pass integers as int64 values.  Generated with the plain literal (split_forms._int undone), the
     check sees the calls."""
-    from gpubench.forms import codegen
+    from gpubench.forms import codegen, split_forms
     names = ("levy", "rosenbrock", "griewank", "salomon", "zabinsky")
     for name, backend, src in _kernel_sources(names):
         assert _literal_calls(src) == [], (name, backend)
     monkeypatch.setattr(codegen, "_GENERATED", {})
-    monkeypatch.setattr(codegen, "_int", str)
+    monkeypatch.setattr(split_forms, "_int", str)
     assert any(_literal_calls(src) for _, _, src in _kernel_sources(("levy",)))

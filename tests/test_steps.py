@@ -28,7 +28,7 @@ import pytest
 import sympy as sp
 from numba import njit
 
-from gpubench.forms import codegen, cards as formcache
+from gpubench.forms import cards as formcache
 from gpubench.forms import definition as D
 from gpubench.forms.definition import Definition, Floor, Rational, Rint, Sum, Trunc, symbols, x, x1, xn, y
 from gpubench.forms.function import TestFunction
@@ -280,7 +280,6 @@ def _broken_module(fn, **ops):
     mp = pytest.MonkeyPatch()
     try:
         mp.setattr(backends, "namespace", lambda backend: ns)
-        mp.setattr(codegen, "decorators", lambda backend: (jit, jit))
         mp.setattr(formcache, "decorators", lambda backend: (jit, jit))
         broken = types.ModuleType("broken_steps")
         exec(compile(fn.source_code("cpu"), "<broken steps>", "exec"), broken.__dict__)

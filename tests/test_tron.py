@@ -213,12 +213,13 @@ def test_bound_constrained_quadratic_kernel():
 def test_broken_projection_is_caught(monkeypatch, tmp_path):
     """With P[l,u] replaced by the identity, the hs45 check must fail."""
     check_hs45(tron.solve_hs45(2, 4, start="random", seed=4, backend="cuda", threads=4), 4)
-    text = loader._CORE.read_text()
+    part = [p for p in loader._CORE if p.name == "subproblem.py"][0]
+    text = part.read_text()
     good = "    if t < lo:\n        return lo\n    if t > hi:\n        return hi\n    return t\n"
     assert good in text
-    broken = tmp_path / "core.py"
+    broken = tmp_path / "subproblem.py"
     broken.write_text(text.replace(good, "    return t\n"))
-    monkeypatch.setattr(loader, "_CORE", broken)
+    monkeypatch.setattr(loader, "_CORE", tuple(broken if p == part else p for p in loader._CORE))
     monkeypatch.setattr(loader, "_LOADED", {})
     monkeypatch.setattr(cpu, "_TRON", {})
     monkeypatch.setattr(kernels, "_TRON", {})

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from .codegen import _spike_constants
+from .box_forms import _spike_constants
 from .definition import (Floor, Max2, Min2, Prod, Rint, Trunc, jump, lower, param, sigmoid, softplus, step,
                          variables)
 from .definition import i as I_SYM, n as N_SYM, x as X_SYM, x1 as X1_SYM, xn as XN_SYM, y as Y_SYM

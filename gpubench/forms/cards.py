@@ -6,8 +6,8 @@ sympy costs a new process about a second.  The generated modules are already cac
 definition at all (issue 25, item 1):
 
 * :func:`source_key` hashes the text of the file that defines the function, of the helper
-  modules beside it (``_*.py``, ``__init__.py``), of ``gpubench/forms/definition.py``,
-  ``gpubench/forms/codegen.py`` and this module, the versions of sympy and mpmath (their files, read,
+  modules beside it (``_*.py``, ``__init__.py``), of the generators (``GENERATOR_FILES``:
+  ``gpubench/forms/definition.py``, ``codegen.py``, the form generators and this module), the versions of sympy and mpmath (their files, read,
   not imported) and Python's.  A changed definition file, helper, generator or version is a new
   key, so a stale card is never found.
 * A :class:`Card` (``$GPUBENCH_CACHE/generated/cards/NAME-KEY.json``) holds the function's
@@ -31,7 +31,10 @@ import threading
 from pathlib import Path
 
 _HERE = Path(__file__).parent
-_GENERATORS = (_HERE / "definition.py", _HERE / "codegen.py", Path(__file__))
+# the modules whose code decides a generated text (gpubench.forms.codegen.generator_key hashes them)
+GENERATOR_FILES = tuple(_HERE / f for f in ("definition.py", "codegen.py", "emitters.py", "structure.py",
+                                             "box_forms.py", "templates.py", "split_forms.py", "term_forms.py",
+                                             "cards.py"))
 _KEYS = {}  # path -> source key, in this process
 
 
@@ -52,7 +55,7 @@ def source_key(path):
         return _KEYS[path]
     h = hashlib.sha256()
     helpers = sorted(p for p in path.parent.glob("_*.py") if p != path)
-    for p in [path, *helpers, *_GENERATORS, *_version_files()]:
+    for p in [path, *helpers, *GENERATOR_FILES, *_version_files()]:
         h.update(str(p.name).encode() + b"\0")
         try:
             h.update(p.read_bytes())
@@ -65,9 +68,9 @@ def source_key(path):
 
 
 class Derived:
-    """An extension of a generated module derived from the definition by the function ``name`` of
-    :mod:`gpubench.forms.codegen` (e.g. ``term_forms``), named without importing codegen (sympy):
-    codegen calls it by that name when it generates the text."""
+    """An extension of a generated module derived from the definition by the generator function
+    ``name`` (one of :data:`gpubench.forms.codegen.DERIVED`, e.g. ``term_forms``), named without
+    importing codegen (sympy): codegen calls it by that name when it generates the text."""
 
     def __init__(self, name):
         self.__name__ = name

@@ -1,21 +1,21 @@
 """De-gpu's CPU twins (numba): see :mod:`gpubench.methods.de_gpu`.
 
 Spliced after a function's generated forms (:func:`gpubench.kernels.splice`), whose
-``point`` it calls; imported as itself (lint) it uses the stand-in of
+``point`` it calls, and after :mod:`.de_random` (the draws and folds it shares with the CUDA
+kernels); imported as itself (lint) it uses the stand-in of
 :mod:`gpubench.kernels.stand_in`.
 """
 import numba as _dnb
 import numpy as _dnp
 
-if __name__ == "gpubench.kernels.de_cpu":  # imported as itself: a stand-in form
+if __name__ == "gpubench.kernels.de_cpu":  # imported as itself: a stand-in form, the shared draws
     from gpubench.kernels.stand_in import cpu_point as point
+    from gpubench.kernels.de_random import _TWO_M53, _U11, _cu, _distinct, _folded, _indices, _member_key
 
-_U11 = _dnp.uint64(11)
 _U16 = _dnp.uint64(16)
 _U24 = _dnp.uint64(24)
 _U37 = _dnp.uint64(37)
 _U64 = _dnp.uint64(64)
-_TWO_M53 = 2.0 ** -53
 
 
 @_dnb.njit(cache=True)
@@ -36,31 +36,24 @@ def _uniform(s, r):
 
 
 @_dnb.njit(cache=True)
-def _folded(v, lo, hi, mode):
-    """A mutant element outside [lo, hi] brought back: clipped (mode 0) or reflected (mode 1)."""
-    if mode == 1:
-        v = 2.0 * lo - v if v < lo else 2.0 * hi - v
-    return min(max(v, lo), hi)
-
-
-@_dnb.njit(cache=True)
-def _index(s, r, n):
-    k = int(_uniform(s, r) * n)
-    return n - 1 if k >= n else k
+def _replace(pops, fits, src, dst, gi, trial, f, D):
+    """Synchronous replacement into generation ``dst``: the trial (value ``f``) where f <= f(target),
+    else the target; whether the trial won."""
+    old = fits[src, gi]
+    if f <= old:
+        fits[dst, gi] = f
+        for j in range(D):
+            pops[dst, gi, j] = trial[j]
+        return True
+    fits[dst, gi] = old
+    for j in range(D):
+        pops[dst, gi, j] = pops[src, gi, j]
+    return False
 
 
 @_dnb.njit(cache=True, error_model="numpy")
 def _cpu_member(pops, fits, src, dst, gi, base, i, NP, D, lo, hi, p, s, r, F, CR, mode, trial, evals):
-    r1 = _index(s, r, NP)
-    while r1 == i:
-        r1 = _index(s, r, NP)
-    r2 = _index(s, r, NP)
-    while r2 == i or r2 == r1:
-        r2 = _index(s, r, NP)
-    r3 = _index(s, r, NP)
-    while r3 == i or r3 == r1 or r3 == r2:
-        r3 = _index(s, r, NP)
-    jr = _index(s, r, D)
+    r1, r2, r3, jr = _indices(s, r, i, NP, D)
     r1 += base
     r2 += base
     r3 += base
@@ -75,17 +68,8 @@ def _cpu_member(pops, fits, src, dst, gi, base, i, NP, D, lo, hi, p, s, r, F, CR
                 else:
                     v = _folded(v, lo[j], hi[j], mode)
         trial[j] = v
-    f = point(trial, p)
+    _replace(pops, fits, src, dst, gi, trial, point(trial, p), D)
     evals[gi] += 1
-    old = fits[src, gi]
-    if f <= old:
-        fits[dst, gi] = f
-        for j in range(D):
-            pops[dst, gi, j] = trial[j]
-    else:
-        fits[dst, gi] = old
-        for j in range(D):
-            pops[dst, gi, j] = pops[src, gi, j]
 
 
 @_dnb.njit(cache=True, error_model="numpy")
@@ -144,62 +128,8 @@ def cpu_parallel(pops, fits, lo, hi, p, s, stop, evals, g0, g1, F, CR, mode, NP,
 
 
 # ---------------------------------------------------------------- the streaming kernel's twin
-# The same counter-based streams as de_gpu.de_stream (splitmix64 of seed, generation, member,
+# The same counter-based streams as de_stream (de_random: splitmix64 of seed, generation, member,
 # counter), so the same seed gives the same populations (up to the order of the function's sum).
-_M1 = _dnp.uint64(0xBF58476D1CE4E5B9)
-_M2 = _dnp.uint64(0x94D049BB133111EB)
-_GAMMA = _dnp.uint64(0x9E3779B97F4A7C15)
-_U27 = _dnp.uint64(27)
-_U30 = _dnp.uint64(30)
-_U31 = _dnp.uint64(31)
-
-
-@_dnb.njit(cache=True)
-def _mix(z):
-    z = (z ^ (z >> _U30)) * _M1
-    z = (z ^ (z >> _U27)) * _M2
-    return z ^ (z >> _U31)
-
-
-@_dnb.njit(cache=True)
-def _member_key(skey, gen, gi):
-    return _mix(_mix(skey + _dnp.uint64(gen) * _GAMMA) + _dnp.uint64(gi) * _GAMMA)
-
-
-@_dnb.njit(cache=True)
-def _cu(key, c):
-    return float(_mix(key + _dnp.uint64(c + 1) * _GAMMA) >> _U11) * _TWO_M53
-
-
-@_dnb.njit(cache=True)
-def _draw(u, n):
-    k = int(u * n)
-    return n - 1 if k >= n else k
-
-
-@_dnb.njit(cache=True)
-def _distinct(key, i, NP, D):
-    r1 = _draw(_cu(key, 0), NP - 1)
-    if r1 >= i:  # DONOR SKIPS TARGET
-        r1 += 1
-    a = min(i, r1)
-    b = max(i, r1)
-    r2 = _draw(_cu(key, 1), NP - 2)
-    if r2 >= a:
-        r2 += 1
-    if r2 >= b:
-        r2 += 1
-    e1 = min(a, r2)
-    e3 = max(b, r2)
-    e2 = a + b + r2 - e1 - e3
-    r3 = _draw(_cu(key, 2), NP - 3)
-    if r3 >= e1:
-        r3 += 1
-    if r3 >= e2:
-        r3 += 1
-    if r3 >= e3:
-        r3 += 1
-    return r1, r2, r3, _draw(_cu(key, 3), D)
 
 
 @_dnb.njit(cache=True, error_model="numpy", parallel=True)
@@ -244,17 +174,8 @@ def cpu_stream(pops, fits, lo, hi, p, skey, stop, evals, wins, g0, g1, F, CR, mo
                         else:
                             v = _folded(v, lo[j], hi[j], mode)
                 trial[j] = v
-            f = point(trial, p)
-            evals[gi] += 1
-            old = fits[src, gi]
-            if f <= old:
+            if _replace(pops, fits, src, dst, gi, trial, point(trial, p), D):
                 wins[gi] += 1
-                fits[dst, gi] = f
-                for j in range(D):
-                    pops[dst, gi, j] = trial[j]
-            else:
-                fits[dst, gi] = old
-                for j in range(D):
-                    pops[dst, gi, j] = pops[src, gi, j]
+            evals[gi] += 1
         for run in range(R):
             _check_stop(fits, dst, run, NP, stop, gen, fstar, target, use_target)

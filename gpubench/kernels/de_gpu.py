@@ -2,7 +2,8 @@
 
 Spliced after a function's generated forms (:func:`gpubench.kernels.splice`), whose
 ``term_fold``, ``outer_value``, ``agg_identity``, ``agg_combine``, ``COOP_SLOTS`` and
-spike constants it calls; imported as itself (lint, PTX checks) it uses the stand-ins of
+spike constants it calls, and after :mod:`.de_random` (the draws and folds it shares with the CPU
+twins); the streaming kernel (:mod:`.de_stream`) follows it.  Imported as itself (lint, PTX checks) it uses the stand-ins of
 :mod:`gpubench.kernels.stand_in`.
 """
 from numba import config as _dconfig
@@ -14,45 +15,11 @@ from numba import int64 as _dint64
 from numba import uint32 as _duint32
 from numba import uint64 as _duint64
 from numba.cuda.random import xoroshiro128p_uniform_float64 as _uniform
-import numpy as _dnp
 
-if __name__ == "gpubench.kernels.de_gpu":  # imported as itself: stand-in forms
+if __name__ == "gpubench.kernels.de_gpu":  # imported as itself: stand-in forms, the shared draws
     from gpubench.kernels.stand_in import (COOP_SLOTS, HAS_SPIKE, SPIKE_VALUE, agg_combine, agg_identity,
                                            in_spike_at, outer_value, term_fold)
-
-
-@_dcuda.jit(device=True)
-def _index(states, t, n):
-    r = int(_uniform(states, t) * n)
-    if r >= n:
-        r = n - 1
-    return r
-
-
-@_dcuda.jit(device=True)
-def _indices(states, t, i, NP, D):
-    r1 = _index(states, t, NP)
-    while r1 == i:
-        r1 = _index(states, t, NP)
-    r2 = _index(states, t, NP)
-    while r2 == i or r2 == r1:
-        r2 = _index(states, t, NP)
-    r3 = _index(states, t, NP)
-    while r3 == i or r3 == r1 or r3 == r2:
-        r3 = _index(states, t, NP)
-    return r1, r2, r3, _index(states, t, D)
-
-
-@_dcuda.jit(device=True)
-def _folded(v, lo, hi, mode):
-    """A mutant element outside [lo, hi] brought back: clipped (mode 0) or reflected (mode 1);
-    reinit (mode 2) needs a draw, which each kernel makes from its own generator."""
-    if mode == 1:
-        if v < lo:
-            v = 2.0 * lo - v
-        else:
-            v = 2.0 * hi - v
-    return min(max(v, lo), hi)
+    from gpubench.kernels.de_random import _TWO_M53, _draw, _folded, _indices
 
 
 @_dcuda.jit(device=True)
@@ -267,7 +234,6 @@ def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mod
 _SIM = bool(_dconfig.ENABLE_CUDASIM)
 _XCHG = 1024 if _SIM else 1
 _FULL = 0xFFFFFFFF
-_TWO_M53 = 1.0 / 9007199254740992.0
 CHUNK = 4  # elements of a lane whose loads are issued together
 
 
@@ -279,14 +245,6 @@ def _rng(s0, s1):
     n0 = _duint64((s0 << _duint32(55)) | (s0 >> _duint32(9))) ^ s1 ^ (s1 << _duint32(14))
     n1 = _duint64((s1 << _duint32(36)) | (s1 >> _duint32(28)))
     return _df64(r >> _duint32(11)) * _TWO_M53, n0, n1
-
-
-@_dcuda.jit(device=True)
-def _draw(u, n):
-    k = int(u * n)
-    if k >= n:
-        k = n - 1
-    return k
 
 
 @_dcuda.jit(device=True)
@@ -321,6 +279,31 @@ def _from_lead(v, T, xs, tid):
         _dcuda.syncthreads()
         return w
     return _dcuda.shfl_sync(_FULL, v, (tid & 31) - (tid & 31) % T)
+
+
+@_dcuda.jit(device=True)
+def _group_value(sh, toff, p, D, T, lane, valid, xs, tid):
+    """f of the vector at sh[toff:toff+D], by the group's T lanes (the function's term_fold,
+    a shuffle reduction, outer_value by lane 0), broadcast to every lane of the group."""
+    acc = _dcuda.local.array(COOP_SLOTS, _df64)
+    for a in range(COOP_SLOTS):
+        acc[a] = agg_identity(a)
+    if valid:
+        j = lane
+        while j < D:
+            term_fold(sh, toff, p, j, D, acc)
+            j += T
+    off = 1
+    while off < T:
+        for a in range(COOP_SLOTS):
+            acc[a] = agg_combine(a, acc[a], _xor_swap(acc[a], off, xs, tid))
+        off *= 2
+    f = 0.0
+    if valid and lane == 0:
+        f = outer_value(acc, sh[toff], sh[toff + D - 1], D)
+        if HAS_SPIKE and in_spike_at(sh, toff, D):
+            f = SPIKE_VALUE
+    return _from_lead(f, T, xs, tid)
 
 
 @_dcuda.jit(cache=True)
@@ -476,259 +459,3 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
         grid.sync()
     states[t]["s0"] = s0
     states[t]["s1"] = s1
-
-
-# ---------------------------------------------------------------- the streaming kernel (large populations)
-# Built for populations far larger than L2, where a generation is bound by the bytes it moves
-# (docs/peers.md, "de-gpu at large populations").  A member is a group of T lanes as in de_fast
-# (the same shuffles, the same evaluation of the function's forms), but:
-# * its random numbers are counter-based (splitmix64 of (seed, generation, member, counter)),
-#   so no random state is read or written and every lane of a group draws the same r1, r2, r3
-#   and j_rand itself (no broadcast, no rejection loop: distinct indices by skipping);
-# * each member owns two rows (pops[0, gi] and pops[1, gi]); ``slots[gi]`` says which holds its
-#   current vector and in which generation it last changed, so a winning trial is written once,
-#   to the member's other row, and a losing one writes nothing (no copy of the target).
-_M1 = _dnp.uint64(0xBF58476D1CE4E5B9)
-_M2 = _dnp.uint64(0x94D049BB133111EB)
-_GAMMA = _dnp.uint64(0x9E3779B97F4A7C15)
-_U11 = _dnp.uint64(11)
-_U27 = _dnp.uint64(27)
-_U30 = _dnp.uint64(30)
-_U31 = _dnp.uint64(31)
-# counters of a member's stream in a generation: 0-3 its indices, 4 + j the crossover draw of
-# element j, 4 + D + j that element's reinit draw
-STREAM_REGISTERS = 0  # a cap on de_stream's registers a thread (0: the compiler's choice)
-# (the simulator's jit takes no register cap)
-_stream_jit = (_dcuda.jit(cache=True, max_registers=STREAM_REGISTERS) if STREAM_REGISTERS and not _SIM
-               else _dcuda.jit(cache=True))
-
-
-@_dcuda.jit(device=True)
-def _mix(z):
-    """splitmix64's output function (Steele, Lea & Flood 2014)."""
-    z = (z ^ (z >> _U30)) * _M1
-    z = (z ^ (z >> _U27)) * _M2
-    return z ^ (z >> _U31)
-
-
-@_dcuda.jit(device=True)
-def _member_key(skey, gen, gi):
-    """The key of member gi's stream in generation gen."""
-    return _mix(_mix(skey + _duint64(gen) * _GAMMA) + _duint64(gi) * _GAMMA)
-
-
-@_dcuda.jit(device=True)
-def _cu(key, c):
-    """Number c of the stream ``key``: a double in [0, 1) (53 bits)."""
-    return _df64(_mix(key + _duint64(c + 1) * _GAMMA) >> _U11) * _TWO_M53
-
-
-@_dcuda.jit(device=True)
-def _distinct(key, i, NP, D):
-    """r1, r2, r3 uniform over the ordered triples of distinct members other than i (each drawn
-    among the members left and shifted past the excluded ones in ascending order), and j_rand."""
-    r1 = _draw(_cu(key, 0), NP - 1)
-    if r1 >= i:  # DONOR SKIPS TARGET
-        r1 += 1
-    a = min(i, r1)
-    b = max(i, r1)
-    r2 = _draw(_cu(key, 1), NP - 2)
-    if r2 >= a:
-        r2 += 1
-    if r2 >= b:
-        r2 += 1
-    e1 = min(a, r2)
-    e3 = max(b, r2)
-    e2 = a + b + r2 - e1 - e3
-    r3 = _draw(_cu(key, 2), NP - 3)
-    if r3 >= e1:
-        r3 += 1
-    if r3 >= e2:
-        r3 += 1
-    if r3 >= e3:
-        r3 += 1
-    return r1, r2, r3, _draw(_cu(key, 3), D)
-
-
-@_dcuda.jit(device=True)
-def _row(slots, j, gen):
-    """Which of member j's two rows holds its vector as it was when generation gen began."""
-    w = slots[j]
-    b = w & 1
-    if (w >> 1) == gen:  # replaced during this generation: its former vector is in the other row
-        b = 1 - b
-    return b
-
-
-@_dcuda.jit(device=True)
-def _group_value(sh, toff, p, D, T, lane, valid, xs, tid):
-    """f of the vector at sh[toff:toff+D], by the group's T lanes (the function's term_fold,
-    a shuffle reduction, outer_value by lane 0), broadcast to every lane of the group."""
-    acc = _dcuda.local.array(COOP_SLOTS, _df64)
-    for a in range(COOP_SLOTS):
-        acc[a] = agg_identity(a)
-    if valid:
-        j = lane
-        while j < D:
-            term_fold(sh, toff, p, j, D, acc)
-            j += T
-    off = 1
-    while off < T:
-        for a in range(COOP_SLOTS):
-            acc[a] = agg_combine(a, acc[a], _xor_swap(acc[a], off, xs, tid))
-        off *= 2
-    f = 0.0
-    if valid and lane == 0:
-        f = outer_value(acc, sh[toff], sh[toff + D - 1], D)
-        if HAS_SPIKE and in_spike_at(sh, toff, D):
-            f = SPIKE_VALUE
-    return _from_lead(f, T, xs, tid)
-
-
-@_dcuda.jit(cache=True)
-def de_stream_init(pops, fits, slots, lo, hi, p, skey, stop, evals, NP, R, D, m, T, fstar, target, use_target):
-    """The initial population (uniform, counter-based stream of generation 0), evaluated, in row 0
-    of every member; blocks stride over the groups of m members."""
-    sh = _dcuda.shared.array(0, _df64)
-    xs = _dcuda.shared.array(_XCHG, _df64)
-    tid = _dcuda.threadIdx.x
-    slot = tid // T
-    lane = tid - slot * T
-    toff = slot * D
-    total = R * NP
-    ngroups = (total + m - 1) // m
-    group = _dcuda.blockIdx.x
-    while group < ngroups:
-        gi = group * m + slot
-        valid = slot < m and gi < total
-        if valid:
-            key = _member_key(skey, 0, gi)
-            j = lane
-            while j < D:
-                v = lo[j] + _cu(key, 4 + j) * (hi[j] - lo[j])
-                sh[toff + j] = v
-                pops[0, gi, j] = v
-                j += T
-        _group_sync(xs)
-        f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
-        if valid and lane == 0:
-            fits[gi] = f
-            evals[gi] = 1
-            slots[gi] = 0
-            if use_target and f - fstar <= target:
-                stop[gi // NP] = 0
-        _group_sync(xs)
-        group += _dcuda.gridDim.x
-
-
-@_stream_jit
-def de_stream(pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
-              fstar, target, use_target):
-    """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them).
-
-    Per member and generation: its indices from its counter-based stream; the target and the
-    three donors read from the rows ``slots`` names (donor elements only where crossover takes
-    them, CHUNK elements a lane in flight together); the trial in shared memory, evaluated by the
-    group; a winner written once to the member's other row, with its value, its slot word and
-    its count in ``wins``; a loser writes nothing.  ``fits`` holds one value per member (only
-    the member itself reads it)."""
-    sh = _dcuda.shared.array(0, _df64)
-    xs = _dcuda.shared.array(_XCHG, _df64)
-    halt = _dcuda.shared.array(1, _dint32)
-    grid = _dcuda.cg.this_grid()
-    tid = _dcuda.threadIdx.x
-    slot = tid // T
-    lane = tid - slot * T
-    toff = slot * D
-    total = R * NP
-    ngroups = (total + m - 1) // m
-    tv = _dcuda.local.array(CHUNK, _df64)
-    d1 = _dcuda.local.array(CHUNK, _df64)
-    d2 = _dcuda.local.array(CHUNK, _df64)
-    d3 = _dcuda.local.array(CHUNK, _df64)
-    hit = _dcuda.local.array(CHUNK, _dbool)
-    for gen in range(g0, g1):
-        if tid == 0:
-            halt[0] = 1
-            for r in range(R):
-                if stop[r] < 0 or stop[r] >= gen:
-                    halt[0] = 0
-        _dcuda.syncthreads()
-        if halt[0] == 1:
-            break
-        group = _dcuda.blockIdx.x
-        while group < ngroups:
-            gi = group * m + slot
-            valid = slot < m and gi < total
-            run = 0
-            if valid:
-                run = gi // NP
-                sg = stop[run]
-                if sg >= 0 and sg < gen:
-                    valid = False
-            old = 0.0
-            bi = 0
-            if valid:
-                i = gi - run * NP
-                key = _member_key(skey, gen, gi)
-                k1, k2, k3, jr = _distinct(key, i, NP, D)
-                base = run * NP
-                r1 = base + k1
-                r2 = base + k2
-                r3 = base + k3
-                bi = _row(slots, gi, gen)
-                # element offsets of the four rows in the flat population (two rows a member)
-                ot = (bi * total + gi) * D
-                o1 = (_row(slots, r1, gen) * total + r1) * D
-                o2 = (_row(slots, r2, gen) * total + r2) * D
-                o3 = (_row(slots, r3, gen) * total + r3) * D
-                old = fits[gi]
-                e0 = 0
-                while lane + e0 * T < D:
-                    for c in range(CHUNK):
-                        j = lane + (e0 + c) * T
-                        hit[c] = False
-                        if j < D:
-                            u = _cu(key, 4 + j)
-                            tv[c] = pf[ot + j]
-                            if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
-                                hit[c] = True
-                                d1[c] = pf[o1 + j]
-                                d2[c] = pf[o2 + j]
-                                d3[c] = pf[o3 + j]
-                    for c in range(CHUNK):
-                        j = lane + (e0 + c) * T
-                        if j < D:
-                            v = tv[c]
-                            if hit[c]:
-                                v = d1[c] + F * (d2[c] - d3[c])
-                                if v < lo[j] or v > hi[j]:
-                                    if mode == 2:
-                                        v = lo[j] + _cu(key, 4 + D + j) * (hi[j] - lo[j])
-                                    else:
-                                        v = _folded(v, lo[j], hi[j], mode)
-                            sh[toff + j] = v
-                    e0 += CHUNK
-            _group_sync(xs)
-            f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
-            if valid:
-                take = f <= old
-                if take:
-                    ow = ((1 - bi) * total + gi) * D
-                    j = lane
-                    while j < D:
-                        pf[ow + j] = sh[toff + j]
-                        j += T
-                if lane == 0:
-                    evals[gi] += 1
-                    new = old
-                    if take:
-                        new = f
-                        fits[gi] = f
-                        slots[gi] = (_dint64(gen) << 1) | (1 - bi)
-                        wins[gi] += 1
-                    if use_target and new - fstar <= target:
-                        stop[run] = gen
-            _group_sync(xs)  # the group's trial read before its next member overwrites it
-            group += _dcuda.gridDim.x
-        grid.sync()

@@ -162,7 +162,7 @@ def _run(fn, dim, s):
         converged=bool(status[b] == 0) and halted is None,
         message=(f"best of {ran} start(s): {counts[0]} converged, {counts[1]} at a limit, {counts[2]} abnormal"
                  + stopped),
-        status=status, stop=stop, history={"fun": f.tolist(), "nit": nit.tolist(), "pg": pg.tolist(),
+        status=status, stop=stop, history={"fun": f.tolist(), "iterations": nit.tolist(), "pg": pg.tolist(),
                                 "best_start": b, "trace": trace.close(int(nfev.sum())), "launches": launches,
                                 "rounds_completed": len(parts) - (unfinished > 0),
                                 "starts_completed": ran - unfinished},

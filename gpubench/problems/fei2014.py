@@ -98,7 +98,7 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
         r = core.minimize(fg, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
                           maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb,
                           ftol_abs=ftol_abs)
-        out = {"iterations": r.nit, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
+        out = {"iterations": r.iterations, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
                "cauchy_log": r.cauchy}
     except Cap:
         out = {"iterations": seen["nit"], "fun": seen["f"], "status": 1, "message": "capped", "capped": True,
@@ -138,7 +138,7 @@ def _scipy(p, m, pg_rel, cap, energy_tol=None, maxiter=100000):
     if ftol_abs is not None and not seen["capped"] and (seen["rule"] or status == 0 or "LNSRCH" in message):
         status, message = 0, core.CONVERGED_FDEC + (f" (SciPy: {message})" if not seen["rule"] else "")
     return {"iterations": int(r.nit), "fun": float(r.fun), "status": status, "message": message,
-            "capped": seen["capped"], "seconds": dt,
+            "capped": seen["capped"], "seconds": dt,  # r: SciPy's result
             "ms_per_iteration": 1e3 * dt / max(int(r.nit), 1)}
 
 

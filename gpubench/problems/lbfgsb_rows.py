@@ -85,6 +85,11 @@ def _cvt_backend(backend):
     return "cuda" if ok else "cpu"
 
 
+def _array_library(backend):
+    """The array library of L-BFGS-B (gpubench.methods.lbfgsb.minimize) on the CVT problem's backend."""
+    return "cupy" if backend == "cuda" else "cpu"
+
+
 def _cvt(problem, n, s, backend):
     from . import cvt
     R = int(problem.partition(":")[2])
@@ -113,9 +118,9 @@ def _timed_ours(p, s, record=False):
 
     try:
         r = lbfgsb.minimize(p.fg, x0, lo, hi, m=s["m"], pgtol=0.0, factr=0.0, maxiter=s["maxiter"],
-                            maxfun=20 * s["maxiter"], cauchy="approximate", backend=p.backend,
+                            maxfun=20 * s["maxiter"], cauchy="approximate", backend=_array_library(p.backend),
                             record_cauchy=record, callback=cb)
-        out = {"iterations": r.nit, "fun": float(r.fun), "message": r.message, "status": r.status,
+        out = {"iterations": r.iterations, "fun": float(r.fun), "message": r.message, "status": r.status,
                "capped": False, "x": r.x, "cauchy_log": r.cauchy}
     except _Capped:
         out = {"iterations": seen["nit"], "fun": float(seen["f"]), "message": "capped", "status": 1,
@@ -140,7 +145,7 @@ def _warm(p, s, record=False):
     xp = p._cp if p.backend == "cuda" else np
     x0, lo, hi = (xp.asarray(a) for a in (p.x0, p.lo, p.hi))
     lbfgsb.minimize(p.fg, x0, lo, hi, m=s["m"], pgtol=0.0, factr=0.0, maxiter=3, cauchy="approximate",
-                    backend=p.backend, record_cauchy=record)
+                    backend=_array_library(p.backend), record_cauchy=record)
     minimize(p.fg_host, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1),
              options=dict(maxcor=s["m"], gtol=0.0, ftol=0.0, maxiter=3))
     p.check(x0)
@@ -166,7 +171,7 @@ def _timed_scipy(p, s):
                  options=dict(maxcor=s["m"], gtol=0.0, ftol=0.0, maxiter=s["maxiter"], maxfun=20 * s["maxiter"]))
     dt = time.perf_counter() - t0
     ev = p.eval_seconds()
-    it = max(int(r.nit), 1)
+    it = max(int(r.nit), 1)  # SciPy's result
     capped = bool(stopped)
     return {"iterations": int(r.nit), "fun": float(r.fun), "message": str(r.message), "status": int(r.status),
             "capped": capped, "seconds": dt, "evaluations": p.evaluations,

@@ -352,7 +352,7 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     """Minimise ``f`` over the box ``lo <= x <= hi`` by L-BFGS-B.
 
     ``fun_and_grad(x)`` returns ``(f, g)`` with ``g`` an array of the same module as
-    ``x`` (numpy on ``backend="cpu"``, CuPy on ``"cuda"``).  ``lo``/``hi`` may hold
+    ``x`` (numpy on ``backend="cpu"``, CuPy on ``"cupy"``; or the array module itself).  ``lo``/``hi`` may hold
     -inf/inf per coordinate (or be None: unbounded).  ``cauchy`` is ``"exact"``
     (BLNZ) or ``"approximate"`` (Fei et al. 2014, section 4.1); ``step`` is
     ``"project"`` (SciPy 3.0) or ``"truncate"`` (BLNZ, Fei et al. eq. 5).

@@ -65,7 +65,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     ``backend`` is the array module (CuPy; numpy runs the kernels under numba's CUDA simulator).
     """
     K = kernels()
-    xp = backend if backend is not None else shared.array_module("cuda")
+    xp = backend if backend is not None else shared.array_module("cupy")
     if not (1 <= m <= K.MMAX):
         raise InputError(f"lbfgsb: the fused path takes 1 <= m <= {K.MMAX}, got {m}")
     if step not in ("project", "truncate"):

@@ -62,7 +62,7 @@ class LbfgsbResult:
     x: Any
     fun: float
     jac: Any
-    nit: int
+    iterations: int
     nfev: int
     status: int
     message: str
@@ -70,18 +70,19 @@ class LbfgsbResult:
     cauchy: list = field(default_factory=list)   # (t_c used, t* exact) per iteration when recorded
 
     @property
-    def success(self):
+    def converged(self):
+        """The method's own test met (status 0): what ``converged`` means in every result."""
         return self.status == 0
 
 
 def array_module(backend):
-    """numpy for ``cpu``; CuPy for ``cuda`` (the single-problem GPU path needs it)."""
+    """numpy for ``cpu``; CuPy for ``cupy`` (the single-problem GPU path needs it)."""
     if backend == "cpu":
         return np
     try:
         import cupy
     except ImportError:
-        raise InputError("lbfgsb: backend cuda needs CuPy for one large problem (pip install "
+        raise InputError("lbfgsb: backend cupy needs CuPy for one large problem (pip install "
                          "'gpubench[cupy]'; the multi-start method runs without it)") from None
     return cupy
 

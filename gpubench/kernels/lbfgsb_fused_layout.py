@@ -1,0 +1,100 @@
+"""The layout of the fused L-BFGS-B kernels' arrays (:mod:`gpubench.kernels.lbfgsb_fused`): the rows of
+``VEC``, the slots of the device scalars ``st``, and the block reductions that the vector passes
+fold into ``st`` (a block tree, then one atomic per block)."""
+from numba import cuda
+
+TPB = 256                  # threads per block of the vector passes (a power of two)
+MMAX = 8                   # largest history the fused path takes
+NACC = 2 * MMAX + MMAX * (2 * MMAX + 1)     # accumulators of the widest pass (YS r and the gram)
+NPAIR = 3 * MMAX + 3       # accumulators of the memory update's pass
+M2MAX = 2 * MMAX
+EPS = 2.220446049250313e-16
+X, G, LO, HI, XC, FR, R, DU, D, XA, GN = range(11)     # rows of VEC (XA: unused, trial points are arrays of their own)
+NVEC = 11
+
+# ---- st: the device scalars
+K, THETA, TC, STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT = range(11)
+U_SY, U_YY, U_SS = 12, 13, 14
+U_YSS = 15                       # YS @ s: 2 MMAX
+U_SYY = U_YSS + 2 * MMAX         # S @ y: MMAX
+C_T1 = U_SYY + MMAX              # smallest positive breakpoint (min)
+C_DD = C_T1 + 1
+C_PG = C_T1 + 2                  # ||P(x - g) - x||_inf (max)
+C_P = C_T1 + 3                   # YS @ d: 2 MMAX
+V1_R = C_P + 2 * MMAX            # YS @ r (2m), then the packed gram of the free rows
+V2_GD = V1_R + NACC              # g.(P(x_c + du) - x)
+V2_AMIN = V2_GD + 1              # largest step along du (min)
+V3_GD = V2_GD + 2
+V3_DD = V2_GD + 3
+V3_RATIO = V2_GD + 4             # largest step along d from x (min)
+W1 = V2_GD + 5                   # coefficients of W (M c) over the YS rows: 2 MMAX
+W2 = W1 + 2 * MMAX               # coefficients of W v: 2 MMAX
+NST = W2 + 2 * MMAX
+
+
+@cuda.jit(device=True)
+def _tree(sh, v, op):
+    # the block's reduction of v (op 0 sum, 1 min, 2 max), returned to every thread
+    tid = cuda.threadIdx.x
+    sh[tid] = v
+    cuda.syncthreads()
+    s = cuda.blockDim.x // 2
+    while s > 0:
+        if tid < s:
+            a = sh[tid]
+            b = sh[tid + s]
+            if op == 0:
+                sh[tid] = a + b
+            elif op == 1:
+                sh[tid] = b if b < a else a
+            else:
+                sh[tid] = b if b > a else a
+        cuda.syncthreads()
+        s //= 2
+    r = sh[0]
+    cuda.syncthreads()
+    return r
+
+
+@cuda.jit(device=True)
+def _into(st, idx, sh, v, op):
+    r = _tree(sh, v, op)
+    if cuda.threadIdx.x == 0:
+        if op == 0:
+            cuda.atomic.add(st, idx, r)
+        elif op == 1:
+            cuda.atomic.min(st, idx, r)
+        else:
+            cuda.atomic.max(st, idx, r)
+
+
+CH = 8                     # sums reduced together by one tree (shared memory: CH x TPB doubles)
+
+
+@cuda.jit(device=True)
+def _sums_into(st, idx, sh2, acc, nv):
+    # st[idx + q] += the block's sum of acc[q], q < nv: CH sums per tree, one atomic per sum and block
+    tid = cuda.threadIdx.x
+    for q0 in range(0, nv, CH):
+        cnt = min(CH, nv - q0)
+        for c in range(cnt):
+            sh2[c, tid] = acc[q0 + c]
+        cuda.syncthreads()
+        s = cuda.blockDim.x // 2
+        while s > 0:
+            if tid < s:
+                for c in range(cnt):
+                    sh2[c, tid] += sh2[c, tid + s]
+            cuda.syncthreads()
+            s //= 2
+        c = tid
+        while c < cnt:
+            cuda.atomic.add(st, idx + q0 + c, sh2[c, 0])
+            c += cuda.blockDim.x
+        cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _clear(st, lo, hi):
+    for q in range(lo, hi):
+        st[q] = 0.0

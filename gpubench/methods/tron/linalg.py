@@ -1,0 +1,151 @@
+"""TRON's linear algebra (paper 003, Figure 2): block reductions, left- and right-looking
+Cholesky, forward and backward substitution, cooperative over the ``nt`` threads of a block.
+Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods.tron.core`)."""
+# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts are injected)
+import math
+
+
+# --------------------------------------------------------------------- reductions
+@device
+def reduce_sum(v, red, tid, nt):
+    """Sum of ``v`` over the block: a tree in shared memory, across warps."""
+    red[tid] = v
+    sync()
+    s = nt
+    while s > 1:
+        h = (s + 1) // 2
+        if tid < s - h:
+            red[tid] += red[tid + h]
+        sync()
+        s = h
+    r = red[0]
+    sync()
+    return r
+
+
+@device
+def reduce_max(v, red, tid, nt):
+    red[tid] = v
+    sync()
+    s = nt
+    while s > 1:
+        h = (s + 1) // 2
+        if tid < s - h:
+            if red[tid + h] > red[tid]:
+                red[tid] = red[tid + h]
+        sync()
+        s = h
+    r = red[0]
+    sync()
+    return r
+
+
+@device
+def dot(a, b, m, red, tid, nt):
+    acc = 0.0
+    for i in range(tid, m, nt):
+        acc += a[i] * b[i]
+    return reduce_sum(acc, red, tid, nt)
+
+
+@device
+def nrm2(a, m, red, tid, nt):
+    return math.sqrt(dot(a, a, m, red, tid, nt))
+
+
+# --------------------------------------------------------------------- Cholesky
+@device
+def _scale_column(M, m, ld, j, tid, nt):
+    """Column j of a Cholesky factor from its updated entries: the pivot's square root, the rest
+    divided by it.  False, in every thread, if the pivot is not positive."""
+    d = M[j + j * ld]
+    sync()
+    if not (d > 0.0) or not math.isfinite(d):
+        return False
+    d = math.sqrt(d)
+    for i in range(j + tid, m, nt):
+        if i == j:
+            M[i + j * ld] = d
+        else:
+            M[i + j * ld] = M[i + j * ld] / d
+    sync()
+    return True
+
+
+@device
+def chol_left(M, m, ld, tid, nt):
+    """Left-looking (lazy) Cholesky of the lower triangle of ``M``, in place.
+
+    Column j receives all earlier updates just before it is scaled (Section 4.3).
+    Returns False, in every thread, if a pivot is not positive.
+    """
+    for j in range(m):
+        for i in range(j + tid, m, nt):
+            acc = M[i + j * ld]
+            for k in range(j):
+                acc -= M[i + k * ld] * M[j + k * ld]
+            M[i + j * ld] = acc
+        sync()
+        if not _scale_column(M, m, ld, j, tid, nt):
+            return False
+    return True
+
+
+@device
+def chol_right(M, m, ld, tid, nt, c0, cs, r0, rs):
+    """Right-looking (eager) Cholesky: the trailing submatrix is updated after each column."""
+    for j in range(m):
+        if not _scale_column(M, m, ld, j, tid, nt):
+            return False
+        for k in range(j + 1 + c0, m, cs):
+            ljk = M[k + j * ld]
+            for i in range(k + r0, m, rs):
+                M[i + k * ld] -= M[i + j * ld] * ljk
+        sync()
+    return True
+
+
+@device
+def store_transpose(M, m, ld, c0, cs, r0, rs):
+    """Copy L into the strict upper triangle (U = L^T): the explicit back substitution."""
+    for j in range(c0, m, cs):
+        for i in range(j + 1 + r0, m, rs):
+            M[j + i * ld] = M[i + j * ld]
+    sync()
+
+
+# --------------------------------------------------------------------- triangular solves
+@device
+def forward(M, b, m, ld, tid, nt):
+    """b <- L^{-1} b, column by column (threads over the rows of a column)."""
+    for j in range(m):
+        yj = b[j] / M[j + j * ld]
+        sync()
+        for i in range(j + tid, m, nt):
+            if i == j:
+                b[i] = yj
+            else:
+                b[i] -= M[i + j * ld] * yj
+        sync()
+
+
+@device
+def backward(M, b, m, ld, explicit, tid, nt):
+    """b <- L^{-T} b.  Explicit: read L^T from the upper triangle (consecutive addresses);
+    implicit: read row j of L (stride ``ld``, bank conflicts; Section 4.4, Table 2)."""
+    for j in range(m - 1, -1, -1):
+        zj = b[j] / M[j + j * ld]
+        sync()
+        if explicit:
+            for i in range(tid, j + 1, nt):
+                if i == j:
+                    b[i] = zj
+                else:
+                    b[i] -= M[i + j * ld] * zj
+        else:
+            for i in range(tid, j + 1, nt):
+                if i == j:
+                    b[i] = zj
+                else:
+                    b[i] -= M[j + i * ld] * zj
+        sync()

@@ -1,0 +1,104 @@
+"""TRON's objectives: the hs45-type product (analytic Hessian), and a library function's value,
+gradient and Hessian (central differences of the gradient, or the symbolic Hessian).
+Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods.tron.core`)."""
+# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts are injected)
+
+
+# --------------------------------------------------------------------- objectives
+@device
+def hs45_value(x, par, n):
+    """f = -prod x_i / c_i (c_i = par[0, i]); footnote 4's 120 - prod x_i, scaled and shifted."""
+    p = 1.0
+    for k in range(n):
+        p *= x[k] / par[0, k]
+    return -p
+
+
+@device
+def lib_fd_hessian(x, par, H, g, scr, n, tid, nt, c0, cs, r0, rs):
+    """Central differences of the generated gradient, one column per thread, symmetrised."""
+    base = n + tid * 4 * n
+    xp = scr[base:base + n]
+    gp = scr[base + n:base + 2 * n]
+    gm = scr[base + 2 * n:base + 3 * n]
+    wk = scr[base + 3 * n:base + 4 * n]
+    for j in range(tid, n, nt):
+        for k in range(n):
+            xp[k] = x[k]
+        h = 6.0554544523933395e-06 * max(1.0, abs(x[j]))  # eps^(1/3)
+        xp[j] = x[j] + h
+        gradient(xp, par, gp, wk)
+        xp[j] = x[j] - h
+        gradient(xp, par, gm, wk)
+        for i in range(n):
+            H[i + j * n] = (gp[i] - gm[i]) / (2.0 * h)
+    sync()
+    for j in range(c0, n, cs):
+        for i in range(j + 1 + r0, n, rs):
+            v = 0.5 * (H[i + j * n] + H[j + i * n])
+            H[i + j * n] = v
+            H[j + i * n] = v
+    sync()
+
+
+@device
+def eval_f(x, par, red, n, tid, nt):
+    if tid == 0:
+        if OBJECTIVE == 0:
+            red[0] = hs45_value(x, par, n)
+        else:
+            red[0] = point(x, par)
+    sync()
+    f = red[0]
+    sync()
+    return f
+
+
+@device
+def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
+    """f (returned in every thread), gradient g and Hessian H (column-major) at x."""
+    if OBJECTIVE == 0:
+        # every thread forms P = prod x_k / c_k itself (O(n)), so no barrier is needed
+        P = 1.0
+        nonzero = True
+        for k in range(n):
+            P *= x[k] / par[0, k]
+            if x[k] == 0.0:
+                nonzero = False
+        if nonzero:
+            # g_i = -P / x_i, H_ij = -P / (x_i x_j): O(n^2) in all
+            for i in range(tid, n, nt):
+                g[i] = -P / x[i]
+            for j in range(c0, n, cs):
+                for i in range(r0, n, rs):
+                    H[i + j * n] = 0.0 if i == j else -P / (x[i] * x[j])
+        else:
+            # at x_k = 0 the same products without dividing: O(n^3)
+            for i in range(tid, n, nt):
+                q = 1.0
+                for k in range(n):
+                    if k != i:
+                        q *= x[k] / par[0, k]
+                g[i] = -q / par[0, i]
+            for j in range(c0, n, cs):
+                for i in range(r0, n, rs):
+                    if i == j:
+                        H[i + j * n] = 0.0
+                    else:
+                        q = 1.0
+                        for k in range(n):
+                            if k != i and k != j:
+                                q *= x[k] / par[0, k]
+                        H[i + j * n] = -q / (par[0, i] * par[0, j])
+        f = eval_f(x, par, red, n, tid, nt)
+    elif OBJECTIVE == 1:
+        if tid == 0:
+            gradient(x, par, g, scr[0:n])
+        f = eval_f(x, par, red, n, tid, nt)
+        lib_fd_hessian(x, par, H, g, scr, n, tid, nt, c0, cs, r0, rs)
+    else:
+        if tid == 0:
+            gradient(x, par, g, scr[0:n])
+            hessian(x, par, H)
+        f = eval_f(x, par, red, n, tid, nt)
+    return f

@@ -1,0 +1,267 @@
+"""TRON's trust-region subproblem (paper 003, Figure 2): the projection, the Cauchy step, the free
+set and its preconditioner, the truncated preconditioned CG (``trpcg``, ``trqsol``) and the
+projected search.  Not imported as a module: a part of TRON's core text (see
+:mod:`gpubench.methods.tron.core`)."""
+# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts are injected)
+import math
+
+
+# --------------------------------------------------------------------- TRON pieces
+@device
+def gemv(A, v, out, n, tid, nt):
+    """out <- A v (full n x n, column-major): one row per thread."""
+    for i in range(tid, n, nt):
+        acc = 0.0
+        for j in range(n):
+            acc += A[i + j * n] * v[j]
+        out[i] = acc
+    sync()
+
+
+@device
+def project(t, lo, hi):
+    """P_[lo,hi](t), the projection of every step of Algorithm 3.1 (lines 4 and 10)."""
+    if t < lo:
+        return lo
+    if t > hi:
+        return hi
+    return t
+
+
+@device
+def gpstep(x, l, u, alpha, w, s, n, tid, nt):
+    """s <- P[l,u](x + alpha w) - x (Figure 2's gpstep)."""
+    for i in range(tid, n, nt):
+        s[i] = project(x[i] + alpha * w[i], l[i], u[i]) - x[i]
+    sync()
+
+
+@device
+def pg_norm(x, l, u, g, n, red, tid, nt):
+    """Norm of the projected gradient: g_i where x_i is free, and only its component
+    pointing into the box at a bound.  Unlike ||P(x - g) - x|| it does not round to 0
+    when |g| is far below the ulp of x (the unscaled hs45 product, tiny starts)."""
+    acc = 0.0
+    for i in range(tid, n, nt):
+        t = g[i]
+        if x[i] <= l[i] and t > 0.0:
+            t = 0.0
+        elif x[i] >= u[i] and t < 0.0:
+            t = 0.0
+        acc += t * t
+    return math.sqrt(reduce_sum(acc, red, tid, nt))
+
+
+@device
+def cauchy(x, l, u, g, A, s, As, n, delta, alpha, red, tid, nt):
+    """Projected Cauchy step (Algorithm 3.1 line 4): s = P(x - alpha g) - x with
+    q(s) <= mu0 g's and ||s|| <= delta; alpha extrapolated (x10) or interpolated (x0.1)
+    from the previous iteration's value, as TRON's dcauchy does."""
+    # largest breakpoint: beyond it the projected path no longer moves
+    bmax = 0.0
+    for i in range(tid, n, nt):
+        if g[i] > 0.0:
+            b = (x[i] - l[i]) / g[i]
+        elif g[i] < 0.0:
+            b = (x[i] - u[i]) / g[i]
+        else:
+            b = 0.0
+        if b > bmax:
+            bmax = b
+    bmax = reduce_max(bmax, red, tid, nt)
+    gpstep(x, l, u, -alpha, g, s, n, tid, nt)
+    gemv(A, s, As, n, tid, nt)
+    gs = dot(g, s, n, red, tid, nt)
+    q = gs + 0.5 * dot(s, As, n, red, tid, nt)
+    ok = nrm2(s, n, red, tid, nt) <= delta and q <= MU0 * gs
+    if ok:
+        good = alpha
+        for _ in range(30):
+            if alpha >= bmax:
+                break
+            alpha = alpha * 10.0
+            gpstep(x, l, u, -alpha, g, s, n, tid, nt)
+            gemv(A, s, As, n, tid, nt)
+            gs = dot(g, s, n, red, tid, nt)
+            q = gs + 0.5 * dot(s, As, n, red, tid, nt)
+            if nrm2(s, n, red, tid, nt) <= delta and q <= MU0 * gs:
+                good = alpha
+            else:
+                break
+        alpha = good
+    else:
+        for _ in range(60):
+            alpha = alpha * 0.1
+            gpstep(x, l, u, -alpha, g, s, n, tid, nt)
+            gemv(A, s, As, n, tid, nt)
+            gs = dot(g, s, n, red, tid, nt)
+            q = gs + 0.5 * dot(s, As, n, red, tid, nt)
+            if nrm2(s, n, red, tid, nt) <= delta and q <= MU0 * gs:
+                break
+    gpstep(x, l, u, -alpha, g, s, n, tid, nt)
+    gemv(A, s, As, n, tid, nt)
+    return alpha
+
+
+@device
+def free_set(x, s, l, u, ind, n, red, tid):
+    """Indices i with l_i < x_i + s_i < u_i (line 5), listed by thread 0 (order matters)."""
+    if tid == 0:
+        m = 0
+        for i in range(n):
+            t = x[i] + s[i]
+            if t > l[i] and t < u[i]:
+                ind[m] = i
+                m += 1
+        red[0] = m
+    sync()
+    m = int(red[0])
+    sync()
+    return m
+
+
+@device
+def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0, rs):
+    """L L^T = A_FF + alpha I (line 7; ccf/ccfs): alpha = 0 when the Cholesky succeeds,
+    else alpha_min - min(diag) and doubled until it does (complete, dense factorisation)."""
+    dmin = math.inf
+    amax = 0.0
+    for a in range(tid, m, nt):
+        ia = int(ind[a])
+        d = A[ia + ia * n]
+        if d < dmin:
+            dmin = d
+        for b in range(m):
+            v = abs(A[ia + int(ind[b]) * n])
+            if v > amax:
+                amax = v
+    dmin = -reduce_max(-dmin, red, tid, nt)
+    amax = reduce_max(amax, red, tid, nt)
+    alpha_min = 1e-3 * amax if amax > 0.0 else 1.0
+    alpha = 0.0 if dmin > 0.0 else alpha_min - dmin
+    ok = False
+    for _ in range(64):
+        for b in range(c0, m, cs):
+            jb = int(ind[b])
+            for a in range(b + r0, m, rs):
+                v = A[int(ind[a]) + jb * n]
+                if a == b:
+                    v += alpha
+                L[a + b * n] = v
+        sync()
+        if cholesky == 0:
+            ok = chol_left(L, m, n, tid, nt)
+        else:
+            ok = chol_right(L, m, n, tid, nt, c0, cs, r0, rs)
+        if ok:
+            break
+        alpha = max(2.0 * alpha, alpha_min)
+    if ok and explicit:
+        store_transpose(L, m, n, c0, cs, r0, rs)
+    return ok
+
+
+@device
+def trqsol(sh, p, m, delta, red, tid, nt):
+    """sigma >= 0 with ||sh + sigma p|| = delta (Figure 2's trqsol)."""
+    ss = dot(sh, sh, m, red, tid, nt)
+    sp = dot(sh, p, m, red, tid, nt)
+    pp = dot(p, p, m, red, tid, nt)
+    rad = sp * sp + pp * max(delta * delta - ss, 0.0)
+    if pp <= 0.0:
+        return 0.0
+    if sp >= 0.0:
+        return max(delta * delta - ss, 0.0) / (sp + math.sqrt(rad))
+    return (math.sqrt(rad) - sp) / pp
+
+
+@device
+def axpy(a, x, y, m, tid, nt):
+    for i in range(tid, m, nt):
+        y[i] += a * x[i]
+    sync()
+
+
+@device
+def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid, nt):
+    """Preconditioned CG on A^ s = -L^{-1} r_F, A^ = L^{-1} A_FF L^{-T}, ||s|| <= delta
+    (line 8), then w = L^{-T} s (line 9), left in ``sh``.  Stops after m iterations,
+    at the trust-region boundary (2) or on negative curvature (3); 1: converged."""
+    for a in range(tid, m, nt):
+        sh[a] = 0.0
+        rh[a] = -rF[a]
+    sync()
+    forward(L, rh, m, n, tid, nt)
+    for a in range(tid, m, nt):
+        p[a] = rh[a]
+    sync()
+    rr = dot(rh, rh, m, red, tid, nt)
+    r0 = math.sqrt(rr)
+    info = 1
+    if r0 > 0.0:
+        info = 4
+        for _ in range(m):
+            for a in range(tid, m, nt):
+                z[a] = p[a]
+            sync()
+            backward(L, z, m, n, explicit, tid, nt)
+            for a in range(tid, m, nt):
+                ia = int(ind[a])
+                acc = 0.0
+                for b in range(m):
+                    acc += A[ia + int(ind[b]) * n] * z[b]
+                q[a] = acc
+            sync()
+            forward(L, q, m, n, tid, nt)
+            curv = dot(p, q, m, red, tid, nt)
+            if not (curv > 0.0):
+                axpy(trqsol(sh, p, m, delta, red, tid, nt), p, sh, m, tid, nt)
+                info = 3
+                break
+            alpha = rr / curv
+            ss = dot(sh, sh, m, red, tid, nt)
+            sp = dot(sh, p, m, red, tid, nt)
+            pp = dot(p, p, m, red, tid, nt)
+            if ss + 2.0 * alpha * sp + alpha * alpha * pp >= delta * delta:
+                axpy(trqsol(sh, p, m, delta, red, tid, nt), p, sh, m, tid, nt)
+                info = 2
+                break
+            axpy(alpha, p, sh, m, tid, nt)
+            axpy(-alpha, q, rh, m, tid, nt)
+            rrn = dot(rh, rh, m, red, tid, nt)
+            if math.sqrt(rrn) <= cgtol * r0:
+                info = 1
+                break
+            beta = rrn / rr
+            rr = rrn
+            for a in range(tid, m, nt):
+                p[a] = rh[a] + beta * p[a]
+            sync()
+    backward(L, sh, m, n, explicit, tid, nt)
+    return info
+
+
+@device
+def prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt):
+    """Projected search along w from x + s (line 10): beta = 1, halved until the model
+    decreases sufficiently; s += d and the model gradient r += A d."""
+    beta = 1.0
+    ok = False
+    for _ in range(40):
+        for i in range(tid, n, nt):
+            c = x[i] + s[i]
+            d[i] = project(c + beta * w[i], l[i], u[i]) - c
+        sync()
+        gemv(A, d, Ad, n, tid, nt)
+        rd = dot(r, d, n, red, tid, nt)
+        dAd = dot(d, Ad, n, red, tid, nt)
+        if rd + 0.5 * dAd <= MU0 * rd:
+            ok = True
+            break
+        beta *= 0.5
+    if ok:
+        for i in range(tid, n, nt):
+            s[i] += d[i]
+            r[i] += Ad[i]
+        sync()
+    return ok
