@@ -100,3 +100,47 @@ def test_a_method_is_found_without_importing_the_others():
     env = {k: v for k, v in os.environ.items() if k != "GPUBENCH_METHOD_PATH"}   # a caller's plug-in folder
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert p.stdout.split() == ["de-gpu", "False", "False"], p.stderr[-2000:]
+
+
+# every method's way to its generated modules, as a second process takes it: loading imports the
+# modules (numba compiles on a first call, which this does not make), so it costs no compile
+LOADS = r"""
+import json, sys
+from gpubench import functions
+from gpubench.forms import cards
+from gpubench.methods import tron
+from gpubench.methods.lbfgsb import batch
+from gpubench.methods.solver import kernels, uncut
+from gpubench.methods.tron.loader import load_core
+fn = functions.get("levy")
+forms = tron.forms_for(fn, "cpu")
+hess = tron.hessian_for(fn, 3, "cpu")
+load_core("cpu", "symbolic", forms, hess)                 # tron-gpu's CPU twin
+batch.module(fn, "cpu")                                   # lbfgsb-gpu
+defn = fn.lazy_definition()                               # the interval solver's forms
+names = [cards.load(defn, "cpu", kernels.extensions("cpu")).__name__,
+         cards.load(defn.negated(), "cpu", (uncut.HOST_BASES,)).__name__]
+has2 = cards.fact(defn, "has_window2", lambda d: any(d.window(a) == 2 for a in d.terms))
+print(json.dumps({"sympy": "sympy" in sys.modules, "cuda": "numba.cuda" in sys.modules,
+                  "names": names + [forms.__name__, hess.__name__], "has_window2": has2}))
+"""
+
+
+def test_every_methods_modules_load_through_the_card_without_sympy(tmp_path):
+    """tron-gpu (forms, symbolic Hessian, core), lbfgsb-gpu and the interval solver find their
+    generated modules through the card in a second process: no sympy, no numba.cuda on the CPU,
+    the same modules as the first process derived (issue 42, item 4)."""
+    env = dict(os.environ, GPUBENCH_CACHE=str(tmp_path))
+    for k in ("NUMBA_CACHE_DIR", "GPUBENCH_NO_CARDS", "NUMBA_ENABLE_CUDASIM"):
+        env.pop(k, None)
+    runs = []
+    for _ in range(2):
+        p = subprocess.run([sys.executable, "-c", LOADS], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=600)
+        assert p.returncode == 0, p.stderr[-3000:]
+        runs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    first, second = runs
+    assert first["sympy"]   # the first process derives
+    assert not second["sympy"], "a second process imported sympy"
+    assert not second["cuda"], "a CPU run imported numba.cuda"
+    assert second["names"] == first["names"] and second["has_window2"] == first["has_window2"] is True

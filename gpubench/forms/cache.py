@@ -37,6 +37,18 @@ def folder():
     return root() / "generated"
 
 
+def cache_dir():
+    """The folder of generated files, created (one line naming the folder where it cannot be)."""
+    path = folder()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a parent is a file, or not writable: the user's setting
+        from ..errors import InputError
+        raise InputError(f"cannot create the cache folder {str(path)!r}: {exc.strerror or exc} "
+                         "(set GPUBENCH_CACHE to a writable folder)") from None
+    return path
+
+
 def summary():
     """{"folder", "entries", "bytes", "kinds": {kind: count}} of the cache as it is now."""
     base = folder()

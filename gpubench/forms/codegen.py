@@ -41,6 +41,7 @@ import sympy as sp
 
 from ..device.gpu import atomic_write, phase
 from . import cards as formcache
+from .cache import cache_dir  # noqa: F401  (this module's API; defined where it needs no sympy)
 from .box_forms import _generate
 from .cards import GENERATOR_FILES, Derived, digest, import_generated
 from .structure import GENERATOR_VERSION, check_derivatives  # noqa: F401  (check_derivatives: an entry point)
@@ -49,18 +50,6 @@ from .term_forms import term_forms
 # functions of the generators that derive an extension from the definition, by name (a
 # cards.Derived names one without importing sympy)
 DERIVED = {"term_forms": term_forms}
-
-
-def cache_dir():
-    from .cache import folder  # the one definition of the folder (gpubench cache shows and clears it)
-    path = folder()
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a parent is a file, or not writable: the user's setting
-        from ..errors import InputError
-        raise InputError(f"cannot create the cache folder {str(path)!r}: {exc.strerror or exc} "
-                         "(set GPUBENCH_CACHE to a writable folder)") from None
-    return path
 
 
 def source(defn, backend, extensions=()):

@@ -184,17 +184,37 @@ class TestFunction:
         ``extensions`` appended (:func:`gpubench.forms.codegen.load`): found through the card when a
         process has loaded it before (no sympy), else derived and recorded on the card."""
         from . import cards as formcache
-        key = formcache.extensions_key(backend, extensions, negate)
+
+        def derive(defn):
+            from . import codegen
+            return codegen.load(defn, backend, extensions)
+        return self.carded(formcache.extensions_key(backend, extensions, negate), backend, derive, negate)
+
+    def carded(self, key, backend, derive, negate=False):
+        """A generated module of this function (of -f with ``negate``): the one the card names
+        under ``key`` when its file is intact (no sympy), else ``derive(definition)`` (a module
+        written into the cache folder, named by the hash of its text), recorded on the card."""
+        from . import cards as formcache
         if self._card is not None:
             modname = self._card.module(key)
             if modname is not None and formcache.intact(modname):
                 return formcache.import_generated(modname, backend)
-        from . import codegen
-        defn = self.definition.negated() if negate else self.definition
-        module = codegen.load(defn, backend, extensions)
+        module = derive(self.definition.negated() if negate else self.definition)
         if self._card is not None:
             self._card.record_module(key, module.__name__)
         return module
+
+    def fact(self, name, compute):
+        """``compute(definition)`` (a JSON value that does not depend on n or the sign), read from
+        the card when a process recorded it there (no sympy)."""
+        return self._cached("any", name, lambda: compute(self.definition))
+
+    def lazy_definition(self, negate=False):
+        """The definition (of -f with ``negate``) as a :class:`~gpubench.forms.cards.CardDefinition`:
+        what loads its generated modules through the card, importing the definition only when a
+        caller reads more of it."""
+        from .cards import CardDefinition
+        return CardDefinition(self, negate)
 
     def source_code(self, backend="cpu"):
         from . import codegen

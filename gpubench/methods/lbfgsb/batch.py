@@ -18,7 +18,6 @@ Status per start: 0 converged (pgtol or factr), 1 iteration or evaluation limit,
 """
 import numpy as np
 
-from ...forms import codegen
 from ... import kernels
 from ...errors import InputError
 
@@ -36,7 +35,11 @@ _DRIVER = {"cpu": kernels.splice("lbfgsb_cpu"), "cuda": kernels.splice("lbfgsb_g
 
 def module(fn, backend):
     """The generated module of ``fn`` with the batch kernel appended (``backend`` 'cpu' or 'cuda')."""
-    return codegen.load(fn.definition, backend, extensions=(KERNEL_SOURCE + _DRIVER[backend],))
+    ext = (KERNEL_SOURCE + _DRIVER[backend],)
+    if hasattr(fn, "load"):  # through the function's card: no sympy once a process has loaded it
+        return fn.load(backend, ext)
+    from ...forms import codegen
+    return codegen.load(fn.definition, backend, extensions=ext)
 
 
 def work_arrays(nstarts, n, m, backend):

@@ -103,7 +103,9 @@ class Search:
         self.settings.check("interval solver")
         # a maximiser searches -f; results are reported back in f's sense
         self.maximise = fn.sense == "max"
-        self.definition = fn.definition.negated() if self.maximise else fn.definition
+        # through the card: the generated modules without the definition (sympy) on a second process
+        self.definition = (fn.lazy_definition(self.maximise) if hasattr(fn, "lazy_definition")
+                           else fn.definition.negated() if self.maximise else fn.definition)
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         _check_tol_resolvable(self.settings.tol, self.dom_lo, self.dom_hi)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)

@@ -102,9 +102,31 @@ def _check(x0, lo, hi, par):
 
 def forms_for(fn, backend):
     """The generated module of library function ``fn`` (minimised: -f for sense='max')."""
+    backend = "cuda" if backend == "cuda" else "cpu"
+    if hasattr(fn, "load"):  # through the function's card: no sympy once a process has loaded it
+        return fn.load(backend, (), negate=fn.sense == "max")
     from ...forms import codegen
     defn = fn.definition.negated() if fn.sense == "max" else fn.definition
-    return codegen.load(defn, "cuda" if backend == "cuda" else "cpu")
+    return codegen.load(defn, backend)
+
+
+def hessian_for(fn, n, backend):
+    """The generated symbolic Hessian (:mod:`.hessian`) of ``fn`` (minimised) at ``n``: through
+    the function's card where it has one, keyed by the text of hessian.py, so a second process
+    neither imports sympy nor differentiates again, and a changed generator derives anew."""
+    from pathlib import Path
+    backend = "cuda" if backend == "cuda" else "cpu"
+    negate = fn.sense == "max"
+
+    def derive(defn):
+        from . import hessian
+        return hessian.load(defn, n, backend)
+    if not hasattr(fn, "carded"):
+        return derive(fn.definition.negated() if negate else fn.definition)
+    from ...forms.cards import digest, extensions_key
+    generator = digest(Path(__file__).with_name("hessian.py").read_text())
+    key = extensions_key(backend, (f"tron hessian n={n} generator {generator}",), negate)
+    return fn.carded(key, backend, derive, negate)
 
 
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
@@ -137,9 +159,7 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     forms = forms_for(fn, backend) if objective == "library" else None
     hess, kind = None, objective
     if objective == "library" and hessian == "symbolic":
-        from . import hessian as hgen
-        defn = fn.definition.negated() if fn.sense == "max" else fn.definition
-        hess = hgen.load(defn, n, "cuda" if backend == "cuda" else "cpu")
+        hess = hessian_for(fn, n, backend)
         kind = "symbolic"
     ws = 2 * n * n + 16 * n
     out = np.zeros((nb, 5))

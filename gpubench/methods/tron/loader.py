@@ -16,7 +16,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from numba import cuda  # a module global: the CUDA simulator swaps it in __globals__
+cuda = None  # numba.cuda, imported by primitives("cuda") only (a CPU run never imports it); a module
+# global: the CUDA simulator swaps it in __globals__
 
 # TRON's core, written once in four files (core.py's docstring says what they bind), in this order
 _CORE = tuple(Path(__file__).with_name(f) for f in ("core.py", "linalg.py", "objectives.py", "subproblem.py"))
@@ -40,6 +41,8 @@ def primitives(backend):
         def sync():
             return None
     else:
+        global cuda
+        from numba import cuda
         device = cuda.jit(device=True)
         sync = device(_syncthreads)
     return device, sync
@@ -109,7 +112,7 @@ def _text(backend, objective, forms, hess):
 
 
 def _load_file(backend, objective, forms, hess):
-    from ...forms.codegen import cache_dir
+    from ...forms.cache import cache_dir  # not codegen's import: no sympy
     from ...device.gpu import atomic_write
     text = _text(backend, objective, forms, hess)
     name = f"gpubench_tron_{backend}_{objective}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
