@@ -16,10 +16,11 @@ five-number header and the survivors only, instead of 17 bytes per subregion: th
 twin of :func:`reduce_host`, equal to it entry for entry (tests/test_reduce.py).
 """
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numba import cuda, float64, int64
+
+from .outcome import Outcome, reduce_host  # noqa: F401  (this module's API: the host's twin)
 
 # threads per block of the reduction kernels: a compile-time size of their shared arrays
 TPB = 256
@@ -30,28 +31,6 @@ NO_INDEX = 2 ** 62
 # the header the kernels fill: read back once per iteration
 BEST, INDEX, NJEV, GUB, COUNT = range(5)
 HEADER = 5
-
-
-@dataclass
-class Outcome:
-    best_ub: float  # smallest sampled upper bound of the iteration (inf when no sample bounds f)
-    best_index: int  # its subregion (0 when best_ub is inf, as np.argmin of all-inf)
-    njev: int  # subregions whose interval gradient was evaluated
-    sidx: np.ndarray  # survivors (int64, increasing)
-    lb: np.ndarray  # their lower bounds
-
-
-def reduce_host(lb, ub, grad, gub):
-    """The outcome of one sweep from host arrays; ``gub`` is GUB before this iteration."""
-    # a sample where f is undefined (NaN) bounds nothing; np.argmin would pick it
-    ub = np.where(np.isnan(ub), math.inf, ub)
-    r = int(np.argmin(ub))
-    best = float(ub[r])
-    g = best if best < gub else gub
-    keep = lb <= g
-    keep &= lb != math.inf  # ruled out by the bound or the gradient test
-    sidx = np.flatnonzero(keep)
-    return Outcome(best, r, int(grad.sum(dtype=np.int64)), sidx, lb[sidx])
 
 
 @cuda.jit(device=True)
