@@ -116,9 +116,7 @@ def tron(X, LO, HI, P, WS, SCR, OUT, cfg, n, cholesky, explicit, layout2d, share
     c0, cs, r0, rs = lay(tid, nt, tx, ty, bx, by, layout2d)
     dyn = cuda.shared.array(0, float64)
     red = dyn[0:ntpad]
-    if shared:
-        tron_solve(X[b], LO[b], HI[b], P[b], dyn[ntpad:ntpad + 2 * n * n + 16 * n], SCR[b], red,
-                   OUT[b], cfg, n, cholesky, explicit, tid, nt, c0, cs, r0, rs)
-    else:
-        tron_solve(X[b], LO[b], HI[b], P[b], WS[b], SCR[b], red,
-                   OUT[b], cfg, n, cholesky, explicit, tid, nt, c0, cs, r0, rs)
+    # one call site: NVVM inlines the whole solve at each call, so two (shared, global) compiled it twice
+    W = dyn[ntpad:ntpad + 2 * n * n + 16 * n] if shared else WS[b]
+    tron_solve(X[b], LO[b], HI[b], P[b], W, SCR[b], red, OUT[b], cfg, n, cholesky, explicit,
+               tid, nt, c0, cs, r0, rs)

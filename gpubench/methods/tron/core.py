@@ -92,17 +92,41 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         u[i] = hi[i]
         x[i] = project(x0[i], lo[i], hi[i])
     sync()
-    f = eval_fgh(x, par, g, A, scr, red, n, tid, nt, c0, cs, r0, rs)
+    # f, g and H are evaluated at one call site (the loop's head: at x0, then after each accepted
+    # step): the compiler inlines the objective at each call, and a symbolic Hessian is most of the
+    # kernel, so two sites compiled it twice (issue 42: a cold tron-gpu compiles only what it calls)
+    f = 0.0
     nfev = 1
-    pg0 = pg_norm(x, l, u, g, n, red, tid, nt)
-    pgn = pg0
+    pg0 = 0.0
+    pgn = 0.0
     delta = cfg[4]
-    if not (delta > 0.0):
-        delta = max(pg0, 1.0)
     alphac = 1.0
     status = ITERATION_LIMIT
     it = 0
+    evaluate = True
+    actred = 0.0
+    prered = 0.0
+    snorm = 0.0
     while True:
+        if evaluate:
+            evaluate = False
+            f = eval_fgh(x, par, g, A, scr, red, n, tid, nt, c0, cs, r0, rs)
+            pgn = pg_norm(x, l, u, g, n, red, tid, nt)
+            if it == 0:
+                pg0 = pgn
+                if not (delta > 0.0):
+                    delta = max(pg0, 1.0)
+            elif abs(actred) <= frtol * abs(f) and prered <= frtol * abs(f):
+                status = CONVERGED
+                break
+        if it > 0:
+            if prered <= 0.0 and snorm == 0.0:
+                # no model decrease at all from a nonstationary point: the model is broken
+                status = FAILED
+                break
+            if not (delta > 1e-300):
+                status = FAILED
+                break
         if not math.isfinite(f) or not math.isfinite(pgn):
             status = FAILED
             break
@@ -187,18 +211,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             for i in range(tid, n, nt):
                 x[i] = d[i]
             sync()
-            f = eval_fgh(x, par, g, A, scr, red, n, tid, nt, c0, cs, r0, rs)
-            pgn = pg_norm(x, l, u, g, n, red, tid, nt)
-            if abs(actred) <= frtol * abs(f) and prered <= frtol * abs(f):
-                status = CONVERGED
-                break
-        if prered <= 0.0 and snorm == 0.0:
-            # no model decrease at all from a nonstationary point: the model is broken
-            status = FAILED
-            break
-        if not (delta > 1e-300):
-            status = FAILED
-            break
+            evaluate = True  # f, g, H at the new x, then the checks, at the loop's head
     for i in range(tid, n, nt):
         x0[i] = x[i]
     if tid == 0:
