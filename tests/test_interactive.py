@@ -52,10 +52,10 @@ def test_a_typed_in_run_compiles_before_its_time_limit_starts(monkeypatch, capsy
     calls = []
     real = warmup.warm_up
 
-    def slow(*args):
+    def slow(*args, **kw):
         calls.append(args[1])
         time.sleep(1.5)
-        return real(*args)
+        return real(*args, **kw)
     monkeypatch.setattr(warmup, "warm_up", slow)
     argv = ["levy", "--dim", "3", "--backend", "cpu", "--json"]
     argv = (["minimize", *argv, "--method", "interval", "--set", "time_limit=1"] if command == "minimize"

@@ -52,7 +52,7 @@ def compile_first(method, fn, dim, settings, progress):
     # on a log or a pipe nothing: stderr keeps only what the run says (a bad input: one line)
     with (progress.ticker(f"{method.name}: compiling (once; cached for the next run)") if progress.tty
           else nullcontext()):
-        warm_up(fn, dim, method, settings)
+        warm_up(fn, dim, method, settings, skip_when_warm=True)
 
 
 def interactive_defaults(method, dim, given):

@@ -1,0 +1,64 @@
+"""A typed-in run skips the warm-up that an earlier process ran to its end for the same method,
+function card, dimension and settings (gpubench/workflow/warmup.py; issue 42, item 4.3); a runner's
+case always warms up."""
+import dataclasses
+from types import SimpleNamespace
+
+from gpubench.workflow import warmup
+
+
+@dataclasses.dataclass
+class _Settings:
+    backend: str = "cpu"
+    starts: int = 4
+    time_limit: float = 20.0
+    seed: int = 0
+
+    def as_dict(self):
+        return dataclasses.asdict(self)
+
+
+def _case():
+    calls = []
+    fn = SimpleNamespace(_card=SimpleNamespace(name="levy", key="k" * 64, data={"meta": {}}))
+    method = SimpleNamespace(name="m", warmup=lambda f, dim, s: calls.append((dim, s.starts)))
+    return fn, method, calls
+
+
+def test_a_second_typed_in_warm_up_is_skipped_and_keyed_by_what_it_compiles(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    fn, method, calls = _case()
+    warmup.warm_up(fn, 10, method, _Settings(), skip_when_warm=True)
+    warmup.warm_up(fn, 10, method, _Settings(time_limit=5.0, seed=3), skip_when_warm=True)  # same kernels
+    assert calls == [(10, 4)]
+    warmup.warm_up(fn, 11, method, _Settings(), skip_when_warm=True)            # another dimension
+    warmup.warm_up(fn, 10, method, _Settings(starts=8), skip_when_warm=True)    # other settings
+    fn._card.key = "j" * 64                                                     # a changed definition
+    warmup.warm_up(fn, 10, method, _Settings(), skip_when_warm=True)
+    assert calls == [(10, 4), (11, 4), (10, 8), (10, 4)]
+
+
+def test_a_runner_and_a_function_without_a_card_always_warm_up(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    fn, method, calls = _case()
+    warmup.warm_up(fn, 10, method, _Settings(), skip_when_warm=True)
+    warmup.warm_up(fn, 10, method, _Settings())                    # the runner's call: no skip
+    fn._card = None
+    warmup.warm_up(fn, 10, method, _Settings(), skip_when_warm=True)
+    warmup.warm_up(fn, 10, method, _Settings(), skip_when_warm=True)
+    assert len(calls) == 4
+
+
+def test_a_warm_up_that_fails_leaves_no_marker(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    fn, method, calls = _case()
+
+    def fails(f, dim, s):
+        raise RuntimeError("compile failed")
+    method.warmup = fails
+    for _ in range(2):
+        try:
+            warmup.warm_up(fn, 10, method, _Settings(), skip_when_warm=True)
+        except RuntimeError:
+            calls.append("raised")
+    assert calls == ["raised", "raised"]
