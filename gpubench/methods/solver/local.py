@@ -54,12 +54,35 @@ def starts(lo, hi, count):
     its first point (the lower corner) left out: where the multistart's descents begin
     (``local_starts``): a multistart from a low-discrepancy point set, so that a descent begins in
     every part of the domain, not only where the search's samples first lowered GUB."""
-    from scipy.stats import qmc
     lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
     if count <= 0:
         return np.empty((0, lo.size))
-    u = qmc.Halton(d=lo.size, scramble=False).random(count + 1)[1:]
+    u = halton(lo.size, count + 1)[1:]
     return _clip(lo + u * (hi - lo), lo, hi)
+
+
+def _primes(k):
+    out, c = [], 2
+    while len(out) < k:
+        if all(c % p for p in out if p * p <= c):
+            out.append(c)
+        c += 1
+    return out
+
+
+def halton(d, count):
+    """The first ``count`` points of the unscrambled Halton sequence in ``d`` dimensions, bit for
+    bit ``scipy.stats.qmc.Halton(d, scramble=False).random(count)`` (the same digit sums in the
+    same order), without importing scipy.stats (0.4 s of a second process: issue 42, item 4)."""
+    out = np.zeros((count, d))
+    for j, base in enumerate(_primes(d)):
+        q = np.arange(count, dtype=np.int64)
+        scale = 1.0 / base
+        while q.any():
+            out[:, j] += (q % base) * scale
+            scale /= base
+            q //= base
+    return out
 
 
 def descend(fn, x0, lo, hi, maximise=False, maxiter=LOCAL_ITERATIONS):
