@@ -107,7 +107,7 @@ def test_a_method_is_found_without_importing_the_others():
 LOADS = r"""
 import json, sys
 from gpubench import functions
-from gpubench.forms import cards
+from gpubench.forms import carded
 from gpubench.methods import tron
 from gpubench.methods.lbfgsb import batch
 from gpubench.methods.solver import kernels, uncut
@@ -118,9 +118,9 @@ hess = tron.hessian_for(fn, 3, "cpu")
 load_core("cpu", "symbolic", forms, hess)                 # tron-gpu's CPU twin
 batch.module(fn, "cpu")                                   # lbfgsb-gpu
 defn = fn.lazy_definition()                               # the interval solver's forms
-names = [cards.load(defn, "cpu", kernels.extensions("cpu")).__name__,
-         cards.load(defn.negated(), "cpu", (uncut.HOST_BASES,)).__name__]
-has2 = cards.fact(defn, "has_window2", lambda d: any(d.window(a) == 2 for a in d.terms))
+names = [carded.load(defn, "cpu", kernels.extensions("cpu")).__name__,
+         carded.load(defn.negated(), "cpu", (uncut.HOST_BASES,)).__name__]
+has2 = carded.fact(defn, "has_window2", lambda d: any(d.window(a) == 2 for a in d.terms))
 print(json.dumps({"sympy": "sympy" in sys.modules, "cuda": "numba.cuda" in sys.modules,
                   "names": names + [forms.__name__, hess.__name__], "has_window2": has2}))
 """

@@ -210,10 +210,10 @@ class TestFunction:
         return self._cached("any", name, lambda: compute(self.definition))
 
     def lazy_definition(self, negate=False):
-        """The definition (of -f with ``negate``) as a :class:`~gpubench.forms.cards.CardDefinition`:
+        """The definition (of -f with ``negate``) as a :class:`~gpubench.forms.carded.CardDefinition`:
         what loads its generated modules through the card, importing the definition only when a
         caller reads more of it."""
-        from .cards import CardDefinition
+        from .carded import CardDefinition
         return CardDefinition(self, negate)
 
     def source_code(self, backend="cpu"):

@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from ...forms import cards  # load: through the function's card where it has one (no sympy)
+from ...forms import carded  # load: through the function's card where it has one (no sympy)
 from ...device.gpu import phase
 from ..monitor import stopped
 from . import kernels
@@ -82,7 +82,7 @@ class DeviceLoop:
         self.w2 = 1 if terms.has_window2 else 0
         with phase("cuda.context"):
             cuda.get_current_device()
-        self.module = cards.load(search.definition, "cuda",
+        self.module = carded.load(search.definition, "cuda",
                                    kernels.extensions("cuda", smax=kernels.smax_for(self.s), loop=True))
         self.simulated = bool(config.ENABLE_CUDASIM)
         nagg1 = max(terms.count, 1)

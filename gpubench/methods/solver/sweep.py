@@ -1,7 +1,7 @@
 """Host side of the subregion sweep, per backend: allocate, launch, bring results back."""
 import numpy as np
 
-from ...forms import cards  # load: through the function's card where it has one (no sympy)
+from ...forms import carded  # load: through the function's card where it has one (no sympy)
 from . import kernels
 from .outcome import reduce_host  # the GPU's DeviceReduction is imported by the CUDA sweep alone
 
@@ -11,7 +11,7 @@ class CpuSweep:
     name = "cpu"
 
     def __init__(self, definition, n, params, dom_lo, dom_hi):
-        self.module = cards.load(definition, "cpu", kernels.extensions("cpu"))
+        self.module = carded.load(definition, "cpu", kernels.extensions("cpu"))
         self.params = np.ascontiguousarray(params)
         self.dom_lo, self.dom_hi = dom_lo, dom_hi
 
@@ -119,7 +119,7 @@ class CudaSweep:
         # only the kernel that runs is generated: the split one's size depends on s, not on n
         ext = (kernels.extensions("cuda", nmax=kernels.nmax_for(n)) if full
                else kernels.extensions("cuda", smax=kernels.smax_for(min(split_dims, n))))
-        self.module = cards.load(definition, "cuda", ext)
+        self.module = carded.load(definition, "cuda", ext)
         self.params = cuda.to_device(np.ascontiguousarray(params))
         self.dom_lo = cuda.to_device(dom_lo)
         self.dom_hi = cuda.to_device(dom_hi)

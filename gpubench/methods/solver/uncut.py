@@ -11,7 +11,7 @@ differ from it by rounding).
 """
 import numpy as np
 
-from ...forms import cards  # load: through the function's card where it has one (no sympy)
+from ...forms import carded  # load: through the function's card where it has one (no sympy)
 from .kernels import CUT_LAYOUT
 from .partition import diagonal_point
 
@@ -36,12 +36,12 @@ def host_bases(sel_lo, sel_hi, samp, p, skip1, skip2, base_lo, base_hi):
 
 class UncutTerms:
     def __init__(self, definition, n, params):
-        self.forms = cards.load(definition, "cpu", (HOST_BASES,))
+        self.forms = carded.load(definition, "cpu", (HOST_BASES,))
         self.n = n
         self.params = np.ascontiguousarray(params)
         self.count = self.forms.N_AGGREGATES
         self.nprod = self.forms.N_PRODUCTS
-        self.has_window2 = cards.fact(definition, "has_window2",
+        self.has_window2 = carded.fact(definition, "has_window2",
                                         lambda d: any(d.window(a) == 2 for a in d.terms))
         self.fast_path = True  # one aggregate: four candidates decide the uncut test (tests may turn it off)
 
