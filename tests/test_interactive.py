@@ -64,3 +64,20 @@ def test_a_typed_in_run_compiles_before_its_time_limit_starts(monkeypatch, capsy
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert calls == [3]
     assert out["stop"] == "converged" and out["wall_seconds"] - out["seconds"] >= 1.5, out
+
+
+def test_a_typed_in_solve_gets_the_strong_variant_and_experiments_the_papers():
+    """Issue 41: the interval solver typed in runs variant strong (its opt-ins turned on); a library
+    call, an experiment, or a typed --variant paper keeps paper 000's algorithm."""
+    method = methods.get("interval")
+    typed = base.interactive_values(method, 10, {})
+    assert typed["variant"] == "strong"
+    s = method.make_settings(typed)
+    assert (s.contract, s.polish, s.local_search, s.inclusion) == (True, True, True, "best")
+    assert s.local_starts >= 8
+    paper = method.make_settings({})
+    assert paper.variant == "paper" and not paper.contract and paper.local_starts == 0
+    assert "variant" not in base.interactive_values(method, 10, {"variant": "paper"})
+    assert "variant" not in base.interactive_values(method, 10, {"loop": "device"})
+    with pytest.raises(Exception, match="variant strong runs on the host loop"):
+        method.make_settings({"variant": "strong", "loop": "device", "backend": "cuda"})
