@@ -20,7 +20,10 @@ from gpubench.forms.definition import Sum, i as I_SYM, n as N_SYM, param, x as X
 
 DIM = 3
 NAMES = ["levy", "rastrigin", "rosenbrock", "styblinski_tang", "ackley", "griewank", "scipy_go.Alpine01",
-         "scipy_go.Qing", "scipy_go.Schwefel22"]
+         "scipy_go.Qing", "scipy_go.Schwefel22",
+         # Max, Min, Floor, rational powers, log
+         "scipy_go.Penalty01", "scipy_go.Schwefel04", "scipy_go.Deb03", "scipy_go.StretchedV", "scipy_go.Step2",
+         "scipy_go.Deceptive", "scipy_go.Mishra01", "scipy_go.Vincent"]
 
 
 def _full_expr(fn, dim):
@@ -54,7 +57,9 @@ class Oracle:
     def __init__(self, fn, dim):
         self.e, self.X = _full_expr(fn, dim)
         self.poly = self.e.is_polynomial(*self.X)
-        self.f = sp.lambdify(self.X, self.e, modules="mpmath")
+        steps = {"Floor": mpmath.floor, "Trunc": lambda v: mpmath.floor(v) if v >= 0 else mpmath.ceil(v),
+                 "Max2": max, "Min2": min}
+        self.f = sp.lambdify(self.X, self.e, modules=[steps, "mpmath"])
 
     def __call__(self, p):
         if self.poly:

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from .definition import Prod, Sum, i as I_SYM, n as N_SYM, param, x as X_SYM, x1 as X1_SYM, xn as XN_SYM, y as Y_SYM
+from .definition import Floor, Max2, Min2, Prod, Rint, Sum, Trunc, i as I_SYM, n as N_SYM, param, x as X_SYM, x1 as X1_SYM, xn as XN_SYM, y as Y_SYM
 
 INF = math.inf
 ULPS = 3          # libm's transcendental functions: glibc documents <= 1 ulp; we step 3 (rounding_cpu.py)
@@ -145,6 +145,25 @@ def _root(t, k, up):
     return r
 
 
+def rpow(a, r):
+    """a^r for a rational r that is not an integer, on a >= 0 (libm's pow, ULPS ulps outward):
+    increasing for r > 0, decreasing for r < 0; f has no real value below 0."""
+    lo, hi = np.broadcast_arrays(*a)
+    if np.any(hi < 0.0):
+        raise _Undefined
+    lo = np.maximum(lo, 0.0)   # below 0 f has no real value: no point there is a minimiser (as sqrt_)
+    with np.errstate(all="ignore"):
+        plo, phi = np.power(lo, r), np.power(hi, r)
+    if r < 0:
+        plo, phi = phi, plo
+    return np.maximum(_dn(plo, ULPS), 0.0), _up(phi, ULPS)
+
+
+# the steps (forms/definition.py): each nondecreasing; u with r(u) in [a, b] lies in the hull below
+STEPS = {Floor: np.floor, Trunc: np.trunc, Rint: np.rint}
+STEP_PREIMAGE = {Floor: (0.0, 1.0), Rint: (-0.5, 0.5), Trunc: (-1.0, 1.0)}
+
+
 def _monotone(f, a, ulps=ULPS):
     with np.errstate(all="ignore"):
         return _dn(f(a[0]), ulps), _up(f(a[1]), ulps)
@@ -254,8 +273,24 @@ def _forward(e, env, vals):
             v = div((1.0, 1.0), ipow(b, -int(ex)))
         elif ex == sp.Rational(1, 2):
             v = sqrt_(b)
+        elif ex.is_Rational:
+            v = rpow(b, float(ex))
         else:
             v = (-INF, INF)
+    elif e.func in (sp.Max, Max2, sp.Min, Min2):
+        args = [_forward(a, env, vals) for a in e.args]
+        pick = np.maximum if e.func in (sp.Max, Max2) else np.minimum
+        lo, hi = args[0]
+        for a in args[1:]:
+            lo, hi = pick(lo, a[0]), pick(hi, a[1])
+        v = (lo, hi)
+    elif e.func in STEPS:  # nondecreasing and exact in floating point: [r(lo), r(hi)]
+        r = STEPS[e.func]
+        a = _forward(e.args[0], env, vals)
+        v = (r(a[0]), r(a[1]))
+    elif e.func is sp.tanh:
+        lo, hi = _monotone(np.tanh, _forward(e.args[0], env, vals), ULPS + 1)
+        v = (np.maximum(lo, -1.0), np.minimum(hi, 1.0))
     elif e.func is sp.exp:
         v = exp_(_forward(e.args[0], env, vals))
     elif e.func is sp.log:
@@ -343,6 +378,20 @@ def _backward(e, target, vals, narrowed):
     elif e.func is sp.Abs:
         thi = np.broadcast_arrays(*cur)[1]
         _backward(args[0], (-thi, thi), vals, narrowed)
+    elif e.func in (sp.Max, Max2):   # max(a, b, ...) <= T.hi: every argument is
+        for a in args:
+            _backward(a, (-INF, cur[1]), vals, narrowed)
+    elif e.func in (sp.Min, Min2):   # min(...) >= T.lo: every argument is
+        for a in args:
+            _backward(a, (cur[0], INF), vals, narrowed)
+    elif e.func in STEPS:
+        # r(u) is an integer in [ceil(T.lo), floor(T.hi)]; u lies within the offsets below of it
+        d0, d1 = STEP_PREIMAGE[e.func]
+        tlo, thi = np.broadcast_arrays(*cur)
+        with np.errstate(invalid="ignore"):
+            lo = np.where(np.isfinite(tlo), np.ceil(tlo) + d0 - 1.0, -INF)
+            hi = np.where(np.isfinite(thi), np.floor(thi) + d1 + 1.0, INF)
+        _backward(args[0], (_dn(lo), _up(hi)), vals, narrowed)
     # any other operation: not projected (valid; nothing narrowed through it)
 
 
@@ -403,8 +452,12 @@ class LevelSet:
         return env, m
 
     def enclose(self, lo, hi):
-        """(lo, hi) of f on the box: the forward pass alone (what the tests check)."""
-        return self._forward(np.asarray(lo, float), np.asarray(hi, float))[0]
+        """(lo, hi) of f on the box: the forward pass alone (what the tests check); the whole line
+        where f is undefined somewhere in the box."""
+        try:
+            return self._forward(np.asarray(lo, float), np.asarray(hi, float))[0]
+        except _Undefined:
+            return -INF, INF
 
     def _forward(self, lo, hi):
         outer = {N_SYM: (float(self.dim), float(self.dim))}

@@ -34,7 +34,7 @@ def _interactive(dim, given):
     from ..device.gpu import resolve_backend
     from .base import Chosen
     out = {}
-    if "variant" not in given and given.get("loop", "host") == "host":
+    if "variant" not in given and given.get("loop") != "device":
         out["variant"] = Chosen("strong", (
             "a typed-in solve gets gpubench's strongest rigorous search (early GUB from descents, "
             "level-set contraction, best inclusion); --variant paper for paper 000's algorithm as published"))
