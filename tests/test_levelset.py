@@ -23,7 +23,7 @@ NAMES = ["levy", "rastrigin", "rosenbrock", "styblinski_tang", "ackley", "griewa
          "scipy_go.Qing", "scipy_go.Schwefel22",
          # Max, Min, Floor, rational powers, log
          "scipy_go.Penalty01", "scipy_go.Schwefel04", "scipy_go.Deb03", "scipy_go.StretchedV", "scipy_go.Step2",
-         "scipy_go.Deceptive", "scipy_go.Mishra01", "scipy_go.Vincent"]
+         "scipy_go.Deceptive", "scipy_go.Mishra01", "scipy_go.Vincent", "zabinsky"]
 
 
 def _full_expr(fn, dim):

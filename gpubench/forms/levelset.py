@@ -425,6 +425,20 @@ def _sum_but_each(lo, hi):
     return out[0], out[1]
 
 
+def _prod_but_each(lo, hi):
+    """Per i, an enclosure of prod_{j != i} [lo_j, hi_j]: prefix times suffix products."""
+    m = lo.size
+    pre = [(1.0, 1.0)]
+    for j in range(m - 1):
+        pre.append(mul(pre[-1], (lo[j], hi[j])))
+    suf = [(1.0, 1.0)]
+    for j in range(m - 1, 0, -1):
+        suf.append(mul(suf[-1], (lo[j], hi[j])))
+    suf.reverse()
+    out = [mul(pre[j], suf[j]) for j in range(m)]
+    return (np.array([float(v[0]) for v in out]), np.array([float(v[1]) for v in out]))
+
+
 class LevelSet:
     """HC4-revise of f(x) <= level on boxes, for one definition at one dimension."""
 
@@ -510,13 +524,16 @@ class LevelSet:
                 new_lo[k] = max(new_lo[k], float(narrowed[s][0]))
                 new_hi[k] = min(new_hi[k], float(narrowed[s][1]))
         for agg, spec in self.d.terms.items():
-            if agg not in narrowed or not isinstance(spec, Sum):
+            if agg not in narrowed:
                 continue
             env, tvals, (tlo, thi) = terms[agg]
             target = narrowed[agg]
-            olo, ohi = _sum_but_each(tlo, thi)
-            with np.errstate(invalid="ignore"):
-                each = _fix(_dn(target[0] - ohi), _up(target[1] - olo))
+            if isinstance(spec, Sum):
+                olo, ohi = _sum_but_each(tlo, thi)
+                with np.errstate(invalid="ignore"):
+                    each = _fix(_dn(target[0] - ohi), _up(target[1] - olo))
+            else:  # t_i in T / prod_{j != i} t_j, where that product excludes 0 (div: the line otherwise)
+                each = div(target, _prod_but_each(tlo, thi))
             inner = {}
             _backward(spec.term, each, tvals, inner)
             m = tlo.size
