@@ -191,3 +191,13 @@ def test_a_spike_is_left_alone():
     lo, hi = fn.bounds(DIM)
     out = ls.LevelSet(fn.definition, DIM, fn.params(DIM)).contract(lo, hi, -1e9)
     assert out is not None and np.array_equal(out[0], lo) and np.array_equal(out[1], hi)
+
+
+def test_pieces_with_a_point_derivative_are_caught(monkeypatch):
+    """The mean value form on pieces with t'(c) at each piece's centre in place of t'(X) (a
+    linearisation, not an enclosure) is caught by the oracle."""
+    def at_centre(self, agg, spec, env_pieces, env_centres):
+        return ls._forward(self._derivative(agg, spec), env_centres, {})
+
+    monkeypatch.setattr(ls.LevelSet, "_slope", at_centre)
+    assert enclosure_failures(["styblinski_tang", "rastrigin", "scipy_go.Qing"], count=20) > 0

@@ -511,6 +511,10 @@ class SubdomainSearch:
             if box is None:
                 continue                                   # provably infeasible node
             lb = max(lb, key)                              # the parent's bound holds on the child
+            if self.propagating:
+                # the level set's own enclosure (a term of one coordinate enclosed on pieces of it:
+                # on a separable function far sharper than the subdomains' bound)
+                lb = max(lb, float(self.levelset.enclose(lo, hi)[0]))
             if not math.isfinite(lb) and not self.constrained:
                 # a NaN on some subdomain (a mean value form through sqrt at 0, say) proves nothing
                 # there; the natural form on the whole node still bounds it (issue 41: Ackley's node
