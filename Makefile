@@ -63,22 +63,27 @@ bench: $(STAMP)
 	    --machine "$(ASV_MACHINE)" --bench '$(BENCH)'
 
 # Full set, results of the HEAD commit saved under results/asv/<machine>/, HTML published to
-# reports/asv/.  `make nightly PUBLISH_ONLY=1` only publishes what results/asv/ holds.
+# reports/asv/ with the regressions asv flags between commits listed in reports/asv/regressions.md
+# (and printed).  `make nightly PUBLISH_ONLY=1` only publishes what results/asv/ holds (e.g. the
+# GPU host's history of many commits: `python -m benchmarks.history`, docs/benchmarks.md).
 # results/asv/ and reports/asv/ are the GPU host's, tracked: on any other machine (an ASV_MACHINE
 # not named gpuhost-*) both go to .asv/nightly/ instead, so a CPU run leaves them alone.
 WARM ?= $(BIN)/python -m benchmarks.tools warm >/dev/null
+REGRESSIONS ?= $(BIN)/python -m benchmarks.history regressions
 nightly: $(STAMP)
 	@m="$(ASV_MACHINE)"; case "$$m" in \
-	  gpuhost-*) conf=asv.conf.json ;; \
+	  gpuhost-*) conf=asv.conf.json; html=reports/asv ;; \
 	  *) conf=$$($(BIN)/python -m benchmarks.tools conf .asv/nightly/asv.conf.json \
-	         --results .asv/nightly/results --html .asv/nightly/html) || exit 1; \
+	         --results .asv/nightly/results --html .asv/nightly/html) || exit 1; html=.asv/nightly/html; \
 	     echo "make nightly: $$m is not a GPU host; results and HTML go to .asv/nightly/" ;; \
 	esac; \
-	if [ -n "$(PUBLISH_ONLY)" ]; then exec $(ASV) publish --config "$$conf"; fi; \
+	publish() { $(ASV) publish --config "$$conf" >/dev/null && \
+	    $(REGRESSIONS) "$$html" --out "$$html/regressions.md"; }; \
+	if [ -n "$(PUBLISH_ONLY)" ]; then publish; exit 0; fi; \
 	$(WARM) && $(ASV) machine --yes --machine "$$m" >/dev/null || exit 1; \
 	$(ASV) run --config "$$conf" --python=same --set-commit-hash "$$(git rev-parse HEAD)" \
 	    --show-stderr --machine "$$m" $(NIGHTLY_ARGS); rc=$$?; \
-	$(ASV) publish --config "$$conf"; exit $$rc
+	publish; exit $$rc
 
 # Benchmark BASE and TARGET (default HEAD~1, HEAD) in this Python; exit 1 if any benchmark is
 # worse by more than FACTOR.  e.g. make compare BASE=v0.1 BENCH='CpuSweep|CpuSolve'

@@ -5,6 +5,10 @@
 # An ID may name entries of its experiment: `fei2014_table4@approximate,exact` runs
 # `gpubench reproduce fei2014_table4 --entries approximate,exact` (a table's GPU rows only).
 #
+# The item `asv-history` (or `asv-history%K/N`: every N-th commit from the K-th, one queue per GPU)
+# runs the asv benchmarks of the commits packed into .whl/asv by `python -m benchmarks.history pack`
+# (docs/benchmarks.md), each commit's own suite, into results/asv/<machine>/; stored commits are
+# skipped, so it resumes.
 # `ID@ENTRIES%K/N` runs share K of N (`--shard K/N`).  A queue that starts with `cpu:` runs on the
 # host's CPU cores: no GPU is visible to it and no `--backend cuda` is passed (a table's CPU column,
 # MAiNGO), and `cpu:ID@ENTRIES%N` starts N such queues, share 1/N to N/N, side by side.  GPU queues
@@ -60,7 +64,7 @@ if [ ! -e $Q/started ]; then
     for queue in "${queues[@]}"; do
         cpu=; [ "${queue#cpu:}" != "$queue" ] && cpu=1 && queue=${queue#cpu:}
         for id in $queue; do
-            id=${id%%@*}; id=${id%%%*}
+            id=${id%%@*}; id=${id%%%*}; [ "$id" = asv-history ] && id=asv
             [ -d $ROOT/results/$id ] && cp -rn $ROOT/results/$id $Q/results/
         done
         if [ -n "$cpu" ]; then
@@ -75,7 +79,12 @@ if [ ! -e $Q/started ]; then
           setsid bash -c "for id in $queue; do
             sh=\${id#*%}; [ \"\$sh\" = \"\$id\" ] && sh=; id=\${id%%%*}
             e=\${id#*@}; [ \"\$e\" = \"\$id\" ] && e=
-            echo \"[\$(date +%T)] queue $i: \$id \$sh\"; python3 -m gpubench reproduce \${id%%@*} $backend \${e:+--entries \$e} \${sh:+--shard \$sh} || echo \"queue $i: \$id failed (\$?)\"
+            echo \"[\$(date +%T)] queue $i: \$id \$sh\"
+            if [ \"\$id\" = asv-history ]; then
+                (cd $ROOT && python3 -m benchmarks.history run $ROOT/.whl/asv --results $Q/results/asv --work /tmp/asvh-$i \${sh:+--shard \$sh})
+            else
+                python3 -m gpubench reproduce \${id%%@*} $backend \${e:+--entries \$e} \${sh:+--shard \$sh}
+            fi || echo \"queue $i: \$id failed (\$?)\"
         done; echo \"[\$(date +%T)] queue $i: done\"; touch $Q/done.$i" >> $Q/queue.log 2>&1 < /dev/null & )
         i=$((i + 1))
     done

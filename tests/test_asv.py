@@ -110,7 +110,8 @@ def test_nightly_writes_the_tracked_graphs_only_on_a_gpu_host(tmp_path, machine,
                     "    dirs = ' results=' + d['results_dir'] + ' html=' + d['html_dir']\n"
                     f"open({str(log)!r}, 'a').write(a[0] + dirs + '\\n')\n")
     fake.chmod(0o755)
-    p = subprocess.run(["make", "-s", "-o", ".venv/.installed-stamp", "nightly", f"ASV={fake}", f"ASV_MACHINE={machine}", "WARM=true"],
+    p = subprocess.run(["make", "-s", "-o", ".venv/.installed-stamp", "nightly", f"ASV={fake}", f"ASV_MACHINE={machine}", "WARM=true",
+                        "REGRESSIONS=true"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     calls = log.read_text().splitlines()
