@@ -145,14 +145,15 @@ def _root(t, k, up):
             if not bad.any():
                 break
             r = np.where(bad, _up(r * (1 + 1e-12)), r)
-        return r
+        bad = np.isfinite(r) & (_pow_nonneg(r, k, False) < t)
+        return np.where(bad, INF, r)           # never verified: no bound
     r = np.maximum(_dn(r, 2), 0.0)
     for _ in range(60):
         bad = _pow_nonneg(r, k, True) > t
         if not bad.any():
             break
         r = np.where(bad, np.maximum(_dn(r * (1 - 1e-12)), 0.0), r)
-    return r
+    return np.where(_pow_nonneg(r, k, True) > t, 0.0, r)   # never verified: no bound
 
 
 def rpow(a, r):
