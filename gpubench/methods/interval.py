@@ -10,6 +10,11 @@ defaults: s = 10 coordinates cut into p = 4 parts per iteration, 10 diagonal
 samples, tol = 1e-4.  ``loop = "device"`` (opt-in, CUDA) runs the whole iteration
 on the GPU, k iterations a launch (:mod:`gpubench.methods.solver.devloop`), with the
 same search as the default host loop.
+
+``variant`` names the algorithm: "paper" (the dataclass default, what every experiment of the
+papers' tables runs) is paper 000's as published; "strong" (a typed-in ``solve``/``minimize``'s
+default, issue 41) adds the opt-ins that make it gpubench's strongest rigorous search
+(:data:`gpubench.methods.solver.settings.STRONG`; docs/strong-search.md).
 """
 from .solver.settings import CPU_SPLIT_DIMS, Settings
 from .base import Method

@@ -379,7 +379,7 @@ class SubdomainSearch:
         if s.local_starts <= 0 or self.constrained:
             return None
         best = None
-        for x0 in starts(self.lo0, self.hi0, s.local_starts):
+        for x0 in starts(self.lo0, self.hi0, s.local_starts, fn=self.obj):
             r = descend(self.obj, x0, self.lo0, self.hi0)
             if r is not None and (best is None or r[1] < best[1]):
                 best = r
