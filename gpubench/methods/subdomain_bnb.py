@@ -371,27 +371,17 @@ class SubdomainSearch:
         return v if not math.isnan(v) else math.inf
 
     def multistart(self):
-        """(value, x): the best incumbent of ``local_starts`` descents from Halton points over the
-        domain, polished (``polish``), valued by :meth:`value`; None when there is none
-        (no starts, a constrained problem, or no finite value)."""
-        from .solver.local import descend, polish, starts
-        s = self.s
-        if s.local_starts <= 0 or self.constrained:
+        """(value, x): the first incumbent from ``local_starts`` descents, polished
+        (:func:`gpubench.methods.solver.local.multistart`), valued by :meth:`value`; None when
+        there is none (no starts, a constrained problem, or no finite value)."""
+        from .solver.local import multistart
+        if self.s.local_starts <= 0 or self.constrained:
             return None
-        best = None
-        for x0 in starts(self.lo0, self.hi0, s.local_starts, fn=self.obj):
-            r = descend(self.obj, x0, self.lo0, self.hi0)
-            if r is not None and (best is None or r[1] < best[1]):
-                best = r
-        if best is not None and s.polish:
-            p = polish(self.obj, best[0], self.lo0, self.hi0)
-            if p is not None and p[1] < best[1]:
-                best = p
+        best = multistart(self.obj, self.lo0, self.hi0, self.s.local_starts, polished=self.s.polish)
         if best is None:
             return None
-        x = best[0]
-        v = self.value(x)
-        return (v, x) if math.isfinite(v) else None
+        v = self.value(best[0])
+        return (v, best[0]) if math.isfinite(v) else None
 
     def upper_bound(self, box, ub=math.inf):
         """(value, x) of a feasible local solution from the box's midpoint, or None."""

@@ -69,6 +69,21 @@ def starts(lo, hi, count, fn=None, maximise=False):
     return points
 
 
+def multistart(fn, lo, hi, count, maximise=False, polished=True):
+    """(x, ub): the best of descents from :func:`starts` (the level set's guess first), then
+    polished (:func:`polish`) when ``polished``; None where no descent gives a finite bound."""
+    best = None
+    for x0 in starts(lo, hi, count, fn=fn, maximise=maximise):
+        r = descend(fn, x0, lo, hi, maximise)
+        if r is not None and (best is None or r[1] < best[1]):
+            best = r
+    if best is not None and polished:
+        p = polish(fn, best[0], lo, hi, maximise)
+        if p is not None and p[1] < best[1]:
+            best = p
+    return best
+
+
 def descend(fn, x0, lo, hi, maximise=False, maxiter=LOCAL_ITERATIONS):
     """(x, ub): a local minimiser of f (of -f when ``maximise``) in the box [lo, hi] reached from
     ``x0``, and a rigorous upper bound of that objective at x; None where the descent fails or
