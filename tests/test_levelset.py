@@ -217,3 +217,12 @@ def test_guess_starts_a_descent_in_every_coordinate_s_global_basin():
     assert np.array_equal(pts[0], g) and len(pts) == 4
     x, ub = descend(fn, pts[0], lo, hi)
     assert abs(ub - fn.fstar(n)) < 1e-8
+
+
+def test_guess_follows_the_sign_of_the_sum():
+    """Schwefel26 is 418.98 n - sum_i x_i sin(sqrt|x_i|): its terms are to be made high; the guess
+    lies in every coordinate's global basin (x_i near 420.97), not at the terms' lowest pieces."""
+    fn = functions.get("scipy_go.Schwefel26")
+    lo, hi = fn.bounds(4)
+    g = ls.LevelSet(fn.definition, 4, fn.params(4)).guess(lo, hi)
+    assert np.all(np.abs(g - 420.97) < 20)

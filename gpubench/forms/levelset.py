@@ -358,8 +358,14 @@ class LevelSet:
         score = np.zeros((self.dim, PIECES))
         used = False
         try:
+            self._forward(lo, hi)
             for agg, spec in self.d.terms.items():
                 if not isinstance(spec, Sum):
+                    continue
+                # f rises or falls with the sum: its terms are to be made low, or high
+                slope = _forward(sp.diff(self.d.expr, agg), self._outer, {})
+                sign = 1.0 if np.all(slope[0] >= 0) else -1.0 if np.all(slope[1] <= 0) else 0.0
+                if sign == 0.0:
                     continue
                 env, m = self._term_env(agg, lo, hi)
                 pieces = self._pieces(agg, spec, env, lo[:m], hi[:m], m)
@@ -368,7 +374,7 @@ class LevelSet:
                 plo, phi, e = pieces
                 with np.errstate(invalid="ignore", over="ignore"):
                     mid = np.where(np.isfinite(plo) & np.isfinite(phi), 0.5 * plo + 0.5 * phi, np.inf)
-                score[:m] += mid
+                score[:m] += sign * mid
                 used = True
         except _Undefined:
             return None
@@ -410,6 +416,7 @@ class LevelSet:
             terms[agg] = (env, vals, (tlo, thi), pieces)
         vals = {}
         f = _forward(self.d.expr, outer, vals)
+        self._outer = outer
         return f, vals, terms
 
     def contract(self, lo, hi, level):
