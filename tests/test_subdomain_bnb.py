@@ -268,7 +268,7 @@ def test_levy_closes_with_the_multistart_incumbent_and_propagation():
     """Issue 41: typed in on Levy, the midpoint solves alone stop at a local minimum (n = 10: GUB
     3.11 after 20 s); the multistart's verified incumbent and HC4 propagation prove it at once."""
     r = minimize("levy", 5, method="subdomain-bnb", backend="cpu", cpu_parallel=False, subdomains=32,
-                 time_limit=30.0)
+                 local_starts=8, constraint_propagation=None, time_limit=30.0)   # a typed-in run's
     assert r.converged and r.glb <= 0.0 <= r.gub and r.gub < 1e-6
     assert r.iterations <= 3
     old = minimize("levy", 5, method="subdomain-bnb", backend="cpu", cpu_parallel=False, subdomains=32,
@@ -287,7 +287,8 @@ def test_hc4_propagation_to_a_level_below_the_incumbent_is_caught(monkeypatch):
 
 def test_multistart_incumbent_is_verified():
     """The first incumbent is the upper end of the point box's enclosure, never below f there."""
-    s = sb.SubdomainSearch(TestFunction(TRAP), 2, sb.SubdomainBnBSettings(backend="cpu", subdomains=16))
+    s = sb.SubdomainSearch(TestFunction(TRAP), 2, sb.SubdomainBnBSettings(backend="cpu", subdomains=16,
+                                                                             local_starts=8))
     v, x = s.multistart()
     lo, hi = TestFunction(TRAP).interval(x, x)
     assert v == hi and v >= TestFunction(TRAP).point(x)
