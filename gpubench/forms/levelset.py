@@ -364,7 +364,9 @@ class LevelSet:
                     continue
                 # f rises or falls with the sum: its terms are to be made low, or high
                 slope = _forward(sp.diff(self.d.expr, agg), self._outer, {})
-                sign = 1.0 if np.all(slope[0] >= 0) else -1.0 if np.all(slope[1] <= 0) else 0.0
+                # (a heuristic: the outward rounding's few ulps below 0, -1e-322, still count as 0)
+                tiny = 1e-12 * np.maximum(np.abs(slope[0]), np.abs(slope[1])) + 1e-300
+                sign = 1.0 if np.all(slope[0] >= -tiny) else -1.0 if np.all(slope[1] <= tiny) else 0.0
                 if sign == 0.0:
                     continue
                 env, m = self._term_env(agg, lo, hi)
