@@ -292,3 +292,13 @@ def test_multistart_incumbent_is_verified():
     v, x = s.multistart()
     lo, hi = TestFunction(TRAP).interval(x, x)
     assert v == hi and v >= TestFunction(TRAP).point(x)
+
+
+def test_a_nan_subdomain_bound_leaves_a_finite_glb_and_an_honest_status():
+    """Ackley n = 2 (the mean value form through sqrt at 0 is NaN on the node holding x*): the
+    natural form bounds that node, so the run converges with a finite GLB <= f* (it once ended
+    "converged" with GLB = -inf); a gap left open is never called converged."""
+    for cp in (False, True):
+        r = minimize("ackley", 2, method="subdomain-bnb", backend="cpu", cpu_parallel=False, subdomains=16,
+                     eps_abs=1e-4, eps_rel=0.0, constraint_propagation=cp, time_limit=30.0)
+        assert r.converged and math.isfinite(r.glb) and r.glb <= 0.0 <= r.gub and r.gub - r.glb <= 1e-4
