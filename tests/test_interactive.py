@@ -81,6 +81,7 @@ def test_a_typed_in_solve_gets_the_strong_variant_and_experiments_the_papers():
     assert paper.variant == "paper" and not paper.contract and paper.local_starts == 0
     assert "variant" not in base.interactive_values(method, 10, {"variant": "paper"})
     assert "variant" not in base.interactive_values(method, 10, {"loop": "device"})
+    assert "variant" not in base.interactive_values(method, 1000, {})   # large n: the paper's device loop
     with pytest.raises(Exception, match="variant strong runs on the host loop"):
         method.make_settings({"variant": "strong", "loop": "device", "backend": "cuda"})
 
