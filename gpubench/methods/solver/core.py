@@ -303,7 +303,7 @@ class Search:
         from .local import descend, starts
         st = self.state
         t0 = time.perf_counter()
-        for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts):
+        for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn, maximise=self.maximise):
             found = descend(self.fn, p, self.dom_lo, self.dom_hi, self.maximise)
             if found is not None and found[1] < st.gub:
                 st.gub = found[1]
