@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from gpubench.reports import compare, builder as report
+from gpubench.reports import coco_data, compare, builder as report
 from gpubench.workflow import runner
 from gpubench.workflow import experiments_loader as loader
 from gpubench.cli import main
@@ -83,14 +83,14 @@ def test_runtimes_read_the_trace():
     rec = {"key": "m", "method": "bfgs", "function": "levy", "dim": 2, "sense": "min",
            "measured": {"fun": 1e-9, "evaluations": 100, "seconds": 1.0},
            "history": {"trace": [[1, 0.1, 50.0], [10, 0.2, 0.5], [60, 0.7, 1e-9]]}}
-    rt = dict((k, (e, s)) for k, e, s in compare.runtimes(rec, 0.0))
+    rt = dict((k, (e, s)) for k, e, s in coco_data.runtimes(rec, 0.0))
     assert rt[2] == (1, 0.1) and rt[1] == (10, 0.2) and rt[0] == (10, 0.2)
     assert rt[-1] == (60, 0.7) and rt[-8] == (60, 0.7)
     rec["history"]["trace"][-1][2] = 2e-8
-    assert dict((k, e) for k, e, _ in compare.runtimes(rec, 0.0))[-8] is None
+    assert dict((k, e) for k, e, _ in coco_data.runtimes(rec, 0.0))[-8] is None
     # a maximised function's targets lie below f*
     rec_max = dict(rec, sense="max", history={"trace": [[5, 0.5, 9.0], [7, 0.9, 10.0 - 1e-9]]})
-    rt = dict((k, e) for k, e, _ in compare.runtimes(rec_max, 10.0))
+    rt = dict((k, e) for k, e, _ in coco_data.runtimes(rec_max, 10.0))
     assert rt[0] == 5 and rt[-8] == 7
 
 
@@ -99,8 +99,8 @@ def test_coco_files_read_back(quick, tmp_path):
     recs = runner.load_records(res / "compare")
     bfgs = [r for r in recs if r["key"] == "bfgs"]
     fstars = compare._fstars(bfgs)
-    (folder,) = compare.write_coco(bfgs, fstars, tmp_path / "coco")
-    data = compare.read_coco(folder)
+    (folder,) = coco_data.write_coco(bfgs, fstars, tmp_path / "coco")
+    data = coco_data.read_coco(folder)
     assert len(data) == len({(r["function"], r["dim"]) for r in bfgs})
     for (fid, dim), d in data.items():
         assert d["algId"] == "bfgs" and dim == 4
@@ -298,15 +298,15 @@ def test_coco_archive_holds_the_folder_and_is_reproducible(quick, tmp_path):
     import zipfile
     res, rep = quick
     recs = [r for r in runner.load_records(res / "compare") if r["key"] == "bfgs"]
-    (folder,) = compare.write_coco(recs, compare._fstars(recs), tmp_path / "coco" / "set")
-    first = compare.zip_folder(tmp_path / "coco" / "set").read_bytes()
-    again = compare.zip_folder(tmp_path / "coco" / "set").read_bytes()
+    (folder,) = coco_data.write_coco(recs, compare._fstars(recs), tmp_path / "coco" / "set")
+    first = coco_data.zip_folder(tmp_path / "coco" / "set").read_bytes()
+    again = coco_data.zip_folder(tmp_path / "coco" / "set").read_bytes()
     assert first == again
     files = sorted(p.relative_to(tmp_path / "coco").as_posix() for p in (tmp_path / "coco" / "set").rglob("*") if p.is_file())
     with zipfile.ZipFile(tmp_path / "coco" / "set.zip") as z:
         assert sorted(z.namelist()) == files
         z.extractall(tmp_path / "unpacked")
-    assert compare.read_coco(tmp_path / "unpacked" / "set" / "bfgs") == compare.read_coco(folder)
+    assert coco_data.read_coco(tmp_path / "unpacked" / "set" / "bfgs") == coco_data.read_coco(folder)
 
 
 def test_maingo_best_is_its_verified_point_and_its_lower_bound_not_verified():

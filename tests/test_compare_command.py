@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from gpubench.reports import compare
+from gpubench.reports import coco_data
 from gpubench.workflow import runner
 from gpubench.cli import main
 
@@ -47,7 +47,7 @@ def test_levy_every_method_certified_summary(levy):
     fastest = None
     for key, cells in table.items():
         mine = [r for r in recs if r["key"] == key]
-        reach = [compare.first_reach(r, target) for r in mine]
+        reach = [coco_data.first_reach(r, target) for r in mine]
         ok = [s for _, s in reach if s is not None]
         assert cells[2] == f"{len(ok)}/{len(mine)}", key
         if ok and (fastest is None or sorted(ok)[len(ok) // 2] < fastest[1]):

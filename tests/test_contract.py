@@ -88,3 +88,25 @@ def test_solver_with_contraction_encloses_the_minimum():
     lo, hi = np.asarray(r.regions_lo), np.asarray(r.regions_hi)
     for v in xs:
         assert np.any(np.all((lo - 1e-4 <= v) & (v <= hi + 1e-4), axis=1))
+
+
+@pytest.mark.parametrize("name", ["scipy_go.Qing", "levy", "scipy_go.Rastrigin"])
+def test_strong_variant_keeps_every_known_minimiser(name):
+    """variant strong (HC4 and mean-value contraction, descents, polish): f* enclosed and every
+    known minimiser inside an output region (Qing at n = 3: 2^3 of them, at +-sqrt(i))."""
+    from gpubench.workflow.certify import _entries
+    fn = F.get(name)
+    n = 3
+    if name.startswith("scipy_go."):
+        e = _entries("scipy_go")(name)
+        fstar, mins = e.fglob(n), e.minimisers(n)
+    else:
+        fstar, mins = fn.fstar(n), [fn.xstar(n)]
+    if name == "scipy_go.Qing":
+        mins = [np.array([a, b * np.sqrt(2), c * np.sqrt(3)]) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)]
+    r = minimize(fn, n, method="interval", backend="cpu", variant="strong", split_dims=3, parts=4, tol=1e-6,
+                 max_iterations=150)
+    assert r.glb <= fstar + 1e-12 and fstar <= r.gub + 1e-12
+    lo, hi = np.asarray(r.regions_lo), np.asarray(r.regions_hi)
+    for v in mins:
+        assert np.any(np.all((lo - 1e-9 <= v) & (v <= hi + 1e-9), axis=1)), v

@@ -35,7 +35,9 @@ def test_a_typed_in_run_stops_at_the_interactive_limit_and_says_so(monkeypatch, 
     interactive limit and its result says the time limit stopped it."""
     monkeypatch.setattr(base, "INTERACTIVE_TIME_LIMIT", 0.3)
     code = cli.main(["minimize", "rastrigin", "--dim", "4", "--method", "subdomain-bnb", "--backend", "cpu",
-                     "--set", "eps_abs=1e-12", "--set", "eps_rel=1e-12", "--json"])
+                     "--set", "eps_abs=1e-12", "--set", "eps_rel=1e-12",
+                     # the paper's search (typed in, the multistart and propagation prove it at once)
+                     "--set", "local_starts=0", "--set", "constraint_propagation=false", "--json"])
     assert code in (0, None)
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["status"] == "time_limit", out.get("status")
@@ -64,3 +66,32 @@ def test_a_typed_in_run_compiles_before_its_time_limit_starts(monkeypatch, capsy
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert calls == [3]
     assert out["stop"] == "converged" and out["wall_seconds"] - out["seconds"] >= 1.5, out
+
+
+def test_a_typed_in_solve_gets_the_strong_variant_and_experiments_the_papers():
+    """Issue 41: the interval solver typed in runs variant strong (its opt-ins turned on); a library
+    call, an experiment, or a typed --variant paper keeps paper 000's algorithm."""
+    method = methods.get("interval")
+    typed = base.interactive_values(method, 10, {})
+    assert typed["variant"] == "strong"
+    s = method.make_settings(typed)
+    assert (s.contract, s.polish, s.local_search, s.inclusion) == (True, True, True, "best")
+    assert s.local_starts >= 8
+    paper = method.make_settings({})
+    assert paper.variant == "paper" and not paper.contract and paper.local_starts == 0
+    assert "variant" not in base.interactive_values(method, 10, {"variant": "paper"})
+    assert "variant" not in base.interactive_values(method, 10, {"loop": "device"})
+    assert "variant" not in base.interactive_values(method, 1000, {})   # large n: the paper's device loop
+    with pytest.raises(Exception, match="variant strong runs on the host loop"):
+        method.make_settings({"variant": "strong", "loop": "device", "backend": "cuda"})
+
+
+def test_subdomain_bnb_typed_in_gets_the_multistart_and_propagation():
+    """Issue 41: typed in, subdomain-bnb starts from 8 descents and propagates f <= UB on an
+    unconstrained problem; the library's defaults (the paper 001 tables' records) stay the paper's."""
+    method = methods.get("subdomain-bnb")
+    typed = method.make_settings(base.interactive_values(method, 10, {}))
+    assert typed.local_starts == 8 and typed.constraint_propagation is None
+    paper = method.make_settings({})
+    assert paper.local_starts == 0 and paper.constraint_propagation is False
+    assert "local_starts" not in base.interactive_values(method, 10, {"local_starts": 0})

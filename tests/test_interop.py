@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from gpubench.reports import compare
+from gpubench.reports import coco_data, compare
 from gpubench.workflow import runner
 from gpubench.cli import main
 
@@ -43,7 +43,7 @@ def tiny(tmp_path_factory):
     (root / "tiny.toml").write_text(TINY)
     assert main(["reproduce", str(root / "tiny.toml"), "--results", str(root / "res")]) == 0
     recs = runner.load_records(root / "res" / "tiny")
-    folders = compare.write_coco(recs, compare._fstars(recs), root / "coco")
+    folders = coco_data.write_coco(recs, compare._fstars(recs), root / "coco")
     return root, recs, folders
 
 
@@ -85,8 +85,8 @@ def test_cocopp_reads_runtimes_equal_to_ours(tiny, tmp_path):
             fstar = fstars[(runs[0]["function"], ds.dim)]
             ends = [compare.trace_of(r)[-1][0] for r in runs]
             assert list(ds.readmaxevals) == ends  # the .info file's evaluations of each run
-            for k in compare.TARGET_EXPONENTS:
-                mine = [dict((j, e) for j, e, _ in compare.runtimes(r, fstar))[k] for r in runs]
+            for k in coco_data.TARGET_EXPONENTS:
+                mine = [dict((j, e) for j, e, _ in coco_data.runtimes(r, fstar))[k] for r in runs]
                 (theirs,) = ds.detEvals([10.0 ** k])
                 assert [None if math.isnan(v) else v for v in theirs] == mine, (folder.name, ds, k)
                 reached += sum(v is not None for v in mine)
@@ -141,7 +141,7 @@ def test_cocopp_tables_report_our_expected_runtimes(tiny, processed):
         for (f, dim), runs in _ours(recs, folder.name).items():
             ert_keys, succ = tables[(names.index(f) + 1, dim, folder.name.replace("_", " "))]
             ends = [compare.trace_of(r)[-1][0] for r in runs]
-            per_run = [dict((k, e) for k, e, _ in compare.runtimes(r, fstars[(f, dim)])) for r in runs]
+            per_run = [dict((k, e) for k, e, _ in coco_data.runtimes(r, fstars[(f, dim)])) for r in runs]
             for j, target in enumerate(PPTABLE_TARGETS):
                 k = round(math.log10(target))
                 hits = [rt[k] for rt in per_run]
@@ -161,7 +161,7 @@ def test_the_seconds_column_is_kept(tiny):
     which cocopp ignores: each row's seconds are the trace's."""
     root, recs, folders = tiny
     (bfgs,) = [f for f in folders if f.name == "bfgs"]
-    data = compare.read_coco(bfgs)
+    data = coco_data.read_coco(bfgs)
     ours = _ours(recs, "bfgs")
     names = sorted({r["function"] for r in recs})
     for (fid, dim), d in data.items():
@@ -240,10 +240,10 @@ def test_iohinspector_fixed_target_runtimes_equal_ours(ioh_data):
     reached = 0
     for (key, f, dim, inst), run in data.group_by(["algorithm_name", "function_name", "dimension", "instance"]):
         r = _ours(recs, key)[(f, dim)][inst - 1]
-        ks = sorted(compare.TARGET_EXPONENTS)  # ascending targets, as the alignment needs them
+        ks = sorted(coco_data.TARGET_EXPONENTS)  # ascending targets, as the alignment needs them
         aligned = align_data(run, [fstars[(f, dim)] + 10.0 ** k for k in ks], group_cols=["data_id"],
                              x_col="raw_y", y_col="evaluations", silence_warning=True).sort("raw_y")
-        mine = sorted(compare.runtimes(r, fstars[(f, dim)]))
+        mine = sorted(coco_data.runtimes(r, fstars[(f, dim)]))
         for (k, e, s), ev, sec in zip(mine, aligned["evaluations"], aligned["seconds"]):
             if e is None:
                 assert ev is None or not math.isfinite(ev), (key, f, dim, inst, k)
@@ -279,11 +279,11 @@ def test_cocopp_reads_a_run_that_starts_at_the_optimum_after_its_first_batch(tmp
     recs = [{"key": "batch", "method": "de-gpu", "function": "levy", "dim": 2, "sense": "min",
              "repetition": rep, "measured": {"fun": 0.0, "evaluations": 40, "seconds": 0.4},
              "history": {"trace": [[20, 0.2, 1e-12 * rep], [40, 0.4, 0.0]]}} for rep in (0, 1)]
-    (folder,) = compare.write_coco(recs, {("levy", 2): 0.0}, tmp_path / "coco")
+    (folder,) = coco_data.write_coco(recs, {("levy", 2): 0.0}, tmp_path / "coco")
     (ds,) = coco.load(folder, tmp_path / "work")
-    for k in compare.TARGET_EXPONENTS:
+    for k in coco_data.TARGET_EXPONENTS:
         assert list(ds.detEvals([10.0 ** k])[0]) == [20.0, 20.0]
-        assert [e for j, e, _ in compare.runtimes(recs[0], 0.0) if j == k] == [20.0]
+        assert [e for j, e, _ in coco_data.runtimes(recs[0], 0.0) if j == k] == [20.0]
 
 
 def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
@@ -294,7 +294,7 @@ def test_cocopp_command_and_the_index_link(tiny, tmp_path, capsys):
     assert coco.main([str(tmp_path / "nothing.zip"), str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("gpubench: error: ") and "neither" in err[0]
-    archive = compare.zip_folder(folders[0].parent)
+    archive = coco_data.zip_folder(folders[0].parent)
     reports = tmp_path / "reports"
     assert coco.main([str(archive), str(reports / "cocopp" / "tiny")]) == 0
     assert "cocopp on 3 data set(s)" in capsys.readouterr().out

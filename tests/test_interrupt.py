@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # n = 2,000 with 2 coordinates cut per iteration: 23,000 iterations, far more than the seconds the test
 # waits (at n = 8 the solve converges in about a second, before the signal)
 DIM = 2000
-SOLVE = ["solve", "levy", "--dim", str(DIM), "--backend", "cpu", "--split-dims", "2", "--tol", "1e-12",
+SOLVE = ["solve", "levy", "--dim", str(DIM), "--backend", "cpu", "--variant", "paper", "--split-dims", "2", "--tol", "1e-12",
          "--time-limit", "600", "--checkpoint-every", "0.2", "--json"]
 
 

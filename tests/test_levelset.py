@@ -20,7 +20,10 @@ from gpubench.forms.definition import Sum, i as I_SYM, n as N_SYM, param, x as X
 
 DIM = 3
 NAMES = ["levy", "rastrigin", "rosenbrock", "styblinski_tang", "ackley", "griewank", "scipy_go.Alpine01",
-         "scipy_go.Qing", "scipy_go.Schwefel22"]
+         "scipy_go.Qing", "scipy_go.Schwefel22",
+         # Max, Min, Floor, rational powers, log
+         "scipy_go.Penalty01", "scipy_go.Schwefel04", "scipy_go.Deb03", "scipy_go.StretchedV", "scipy_go.Step2",
+         "scipy_go.Deceptive", "scipy_go.Mishra01", "scipy_go.Vincent", "zabinsky"]
 
 
 def _full_expr(fn, dim):
@@ -54,7 +57,9 @@ class Oracle:
     def __init__(self, fn, dim):
         self.e, self.X = _full_expr(fn, dim)
         self.poly = self.e.is_polynomial(*self.X)
-        self.f = sp.lambdify(self.X, self.e, modules="mpmath")
+        steps = {"Floor": mpmath.floor, "Trunc": lambda v: mpmath.floor(v) if v >= 0 else mpmath.ceil(v),
+                 "Max2": max, "Min2": min}
+        self.f = sp.lambdify(self.X, self.e, modules=[steps, "mpmath"])
 
     def __call__(self, p):
         if self.poly:
@@ -186,3 +191,38 @@ def test_a_spike_is_left_alone():
     lo, hi = fn.bounds(DIM)
     out = ls.LevelSet(fn.definition, DIM, fn.params(DIM)).contract(lo, hi, -1e9)
     assert out is not None and np.array_equal(out[0], lo) and np.array_equal(out[1], hi)
+
+
+def test_pieces_with_a_point_derivative_are_caught(monkeypatch):
+    """The mean value form on pieces with t'(c) at each piece's centre in place of t'(X) (a
+    linearisation, not an enclosure) is caught by the oracle."""
+    def at_centre(self, agg, spec, env_pieces, env_centres):
+        return ls._forward(self._derivative(agg, spec), env_centres, {})
+
+    monkeypatch.setattr(ls.LevelSet, "_slope", at_centre)
+    assert enclosure_failures(["styblinski_tang", "rastrigin", "scipy_go.Qing"], count=20) > 0
+
+
+def test_guess_starts_a_descent_in_every_coordinate_s_global_basin():
+    """Styblinski-Tang (separable, two basins a coordinate): the guess lies in the global basin
+    of every coordinate, and the multistart that begins there reaches f* (n = 8: descents from
+    Halton points alone stop with some coordinate in the other basin)."""
+    from gpubench.methods.solver.local import descend, starts
+    fn = functions.get("styblinski_tang")
+    n = 8
+    lo, hi = fn.bounds(n)
+    g = ls.LevelSet(fn.definition, n, fn.params(n)).guess(lo, hi)
+    assert g is not None and np.all(g < -2.0)
+    pts = starts(lo, hi, 4, fn=fn)
+    assert np.array_equal(pts[0], g) and len(pts) == 4
+    x, ub = descend(fn, pts[0], lo, hi)
+    assert abs(ub - fn.fstar(n)) < 1e-8
+
+
+def test_guess_follows_the_sign_of_the_sum():
+    """Schwefel26 is 418.98 n - sum_i x_i sin(sqrt|x_i|): its terms are to be made high; the guess
+    lies in every coordinate's global basin (x_i near 420.97), not at the terms' lowest pieces."""
+    fn = functions.get("scipy_go.Schwefel26")
+    lo, hi = fn.bounds(4)
+    g = ls.LevelSet(fn.definition, 4, fn.params(4)).guess(lo, hi)
+    assert np.all(np.abs(g - 420.97) < 20)

@@ -205,7 +205,8 @@ def test_resume_after_kill_gives_the_same_answer(tmp_path):
     """kill -9 mid-search, resume from the checkpoint: same regions, counts and history."""
     # 56 iterations of 256 subregions, a checkpoint after each: long enough to kill mid-way
     opts = ["levy", "--dim", "16", "--split-dims", "4", "--parts", "4", "--tol", "1e-7",
-            "--backend", "cpu", "--time-limit", "3600", "--json"]  # not the 20 s of a typed-in solve
+            "--backend", "cpu", "--time-limit", "3600", "--json",
+            "--variant", "paper"]  # not the 20 s of a typed-in solve; the paper's search: many iterations
     full = json.loads(_cli("solve", *opts).stdout)
     ck = tmp_path / "run.npz"
     proc = subprocess.Popen([sys.executable, "-m", "gpubench.cli", "solve", *opts, "--checkpoint", str(ck),

@@ -80,7 +80,8 @@ def test_imports_by_package_and_by_importer(sp):
 
 def test_a_real_solve_is_split_into_phases_that_add_up(sp):
     """The phases of a small CPU solve in a new process (numba's cache as the tests keep it)."""
-    cmd = sp.solve_command("levy", 3, "cpu", ["--split-dims", "2", "--max-iterations", "2", "--time-limit", "600"])
+    cmd = sp.solve_command("levy", 3, "cpu", ["--split-dims", "2", "--max-iterations", "2", "--time-limit", "600",
+                                                    "--variant", "paper"])
     r = sp.run_once(cmd, dict(os.environ))
     p = r["phases_s"]
     for name in ("startup", "function", "codegen.source", "codegen.import", "numba.compile_or_load",

@@ -28,7 +28,9 @@ LONG = {
     "de-gpu": dict(backend="cpu", np=8, max_evaluations=10**9, generations_per_launch=20, cpu_variant="sde"),
     "lbfgsb-gpu": dict(backend="cpu", starts=100_000, rounds=100_000),
     "tron-gpu": dict(backend="cpu", starts=100_000, rounds=100_000, hessian="differences"),
-    "subdomain-bnb": dict(backend="cpu", eps_abs=1e-12, eps_rel=1e-12, subdomains=4, min_width=0.0),
+    # paper 001's search (a typed-in run's multistart and propagation prove levy n = 4 at the root)
+    "subdomain-bnb": dict(backend="cpu", eps_abs=1e-12, eps_rel=1e-12, subdomains=4, min_width=0.0,
+                          local_starts=0, constraint_propagation=False),
     # levy converges in milliseconds at n = 4 once compiled; Styblinski-Tang split one coordinate at a
     # time needs about 4,500 iterations (a second here)
     "interval": dict(backend="cpu", split_dims=1, tol=1e-12),

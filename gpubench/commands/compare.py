@@ -136,7 +136,8 @@ def run(args):
     if cert is None and source is None:
         cert = cmp.certificates().get((name, dim))  # a converged solve stored by another experiment
     fstars = cmp._fstars(recs)
-    cmp.write_coco(recs, fstars, out / "coco")
+    from ..reports.coco_data import write_coco
+    write_coco(recs, fstars, out / "coco")
     write_ioh(recs, fstars, out / "ioh")
     text = cmp.function_summary(out / "summary.md", name, dim, variant, recs, cert, fn.fstar(dim), fn.sense, source)
     print(text, end="")

@@ -11,6 +11,11 @@ samples, tol = 1e-4.  On CUDA the whole iteration runs on the GPU by default, k 
 a launch (``loop = "auto"``: :mod:`gpubench.methods.solver.devloop`), the same search as the
 host loop (``loop = "host"``); settings the device loop cannot serve take the host loop and
 the result says why.
+
+``variant`` names the algorithm: "paper" (the dataclass default, what every experiment of the
+papers' tables runs) is paper 000's as published; "strong" (a typed-in ``solve``/``minimize``'s
+default, issue 41) adds the opt-ins that make it gpubench's strongest rigorous search
+(:data:`gpubench.methods.solver.settings.STRONG`; docs/strong-search.md).
 """
 from .solver.settings import CPU_SPLIT_DIMS, Settings
 from .base import Method
@@ -33,13 +38,21 @@ def _warmup(fn, dim, settings):
                answer=False)
 
 
+# Above this n a typed-in solve keeps the paper's variant (on CUDA its device loop): on the H200,
+# Levy n = 1,000 took 8.7 s with variant strong (host loop; its 8 descents are host work) against
+# 2.77 s with the paper's device loop, and at n = 10,000 the strong variant's full evaluation
+# (inclusion best) was refused by the resource check; at n <= 100 variant strong proves what the
+# paper's does not (docs/strong-search.md).
+STRONG_MAX_DIM = 100
+
+
 def _interactive(dim, given):
     from ..device.gpu import resolve_backend
     from .base import Chosen
     out = {}
-    if "variant" not in given and given.get("loop", "host") == "host":
+    if "variant" not in given and given.get("loop") != "device" and (dim or 0) <= STRONG_MAX_DIM:
         out["variant"] = Chosen("strong", (
-            "a typed-in solve gets gpubench's strongest rigorous search (early GUB from descents, "
+            "a typed-in solve at n <= 100 gets gpubench's strongest rigorous search (early GUB from descents, "
             "level-set contraction, best inclusion); --variant paper for paper 000's algorithm as published"))
     if "split_dims" in given:
         return out

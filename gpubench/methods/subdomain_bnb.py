@@ -28,6 +28,9 @@ Choices the paper leaves open, stated here:
   children inherit its bound; one B&B iteration = one node taken.
 * Branching: bisection of the widest variable (``branching="widest"``) or of
   the widest relative to the root box (``"widest-relative"``).
+* Defaults: the library's (an experiment, the Python API) are paper 001's search; a run typed in
+  (``gpubench minimize ... --method subdomain-bnb``) gets ``local_starts = 8`` and
+  ``constraint_propagation = none`` (on wherever the problem is unconstrained): issue 41.
 * Upper bounding: before the first node, ``local_starts`` descents (L-BFGS-B in the domain,
   :func:`gpubench.methods.solver.local.descend`) from Halton points over the domain, the best
   end point polished (``polish``: snap to binary grids, compass search), give the first
@@ -46,7 +49,7 @@ Choices the paper leaves open, stated here:
   incumbent being exactly feasible.  For ``sense="max"`` the search minimises
   -f and reports ``fun``, ``glb`` and ``gub`` in f's sense (then ``gub`` is the
   certified bound and ``glb`` the incumbent).
-* Constraint propagation (``constraint_propagation``; by default on for an unconstrained
+* Constraint propagation (``constraint_propagation``; ``none``: on for an unconstrained
   problem, as in MAiNGO, off for a constrained one; ``false`` is the first column of the paper's
   Table 2, ``true`` its second, where MAiNGO propagates the objective bound f <= UB through its
   expression graph): before a node is bounded its box is narrowed to where f <= UB can hold,
@@ -106,18 +109,16 @@ class SubdomainBnBSettings(MethodSettings):
     ubp: str = setting("improving", "when to run the local solve: every node, or only while there is no "
                                     "incumbent and where the best subdomain's midpoint beats it",
                        choices=("every-node", "improving"))
-    local_starts: int = setting(8, "before the first node, descend (L-BFGS-B in the domain) from this many points "
+    local_starts: int = setting(0, "before the first node, descend (L-BFGS-B in the domain) from this many points "
                                    "of a Halton sequence over the domain; the best end point, polished (see polish), "
                                    "valued by its outward-rounded enclosure, is the first incumbent (unconstrained "
-                                   "problems; MAiNGO's preprocessing multistart, PRE_maxLocalSearches; 0 = paper "
-                                   "001's midpoint solves only)", minimum=0)
+                                   "problems; MAiNGO's preprocessing multistart, PRE_maxLocalSearches; 0, the "
+                                   "library default: paper 001's midpoint solves only; 8 typed in)", minimum=0)
     polish: bool = setting(True, "polish the multistart's best end point without derivatives (snap to binary grids, "
                                  "compass search; gpubench.methods.solver.local.polish)")
-    constraint_propagation: Optional[bool] = setting(None, "narrow each node to where f <= the incumbent's "
-                                                           "verified value can hold before bounding it (HC4-revise "
-                                                           "through the expression, then the mean value form); "
-                                                           "unconstrained problems only; none: on for an "
-                                                           "unconstrained problem, off for a constrained one")
+    constraint_propagation: Optional[bool] = setting(False, "narrow each node to where f <= UB can hold (HC4, "
+                                                            "then the mean value form; unconstrained problems); "
+                                                            "none: wherever the problem is unconstrained (typed in)")
     min_width: float = setting(1e-12, "a node narrower than this (relative to the root) is not split "
                                       "further; its bound stays in glb", minimum=0.0)
 
@@ -361,27 +362,17 @@ class SubdomainSearch:
         return v if not math.isnan(v) else math.inf
 
     def multistart(self):
-        """(value, x): the best incumbent of ``local_starts`` descents from Halton points over the
-        domain, polished (``polish``), valued by :meth:`value`; None when there is none
-        (no starts, a constrained problem, or no finite value)."""
-        from .solver.local import descend, polish, starts
-        s = self.s
-        if s.local_starts <= 0 or self.constrained:
+        """(value, x): the first incumbent from ``local_starts`` descents, polished
+        (:func:`gpubench.methods.solver.local.multistart`), valued by :meth:`value`; None when
+        there is none (no starts, a constrained problem, or no finite value)."""
+        from .solver.local import multistart
+        if self.s.local_starts <= 0 or self.constrained:
             return None
-        best = None
-        for x0 in starts(self.lo0, self.hi0, s.local_starts):
-            r = descend(self.obj, x0, self.lo0, self.hi0)
-            if r is not None and (best is None or r[1] < best[1]):
-                best = r
-        if best is not None and s.polish:
-            p = polish(self.obj, best[0], self.lo0, self.hi0)
-            if p is not None and p[1] < best[1]:
-                best = p
+        best = multistart(self.obj, self.lo0, self.hi0, self.s.local_starts, polished=self.s.polish)
         if best is None:
             return None
-        x = best[0]
-        v = self.value(x)
-        return (v, x) if math.isfinite(v) else None
+        v = self.value(best[0])
+        return (v, best[0]) if math.isfinite(v) else None
 
     def upper_bound(self, box, ub=math.inf):
         """(value, x) of a feasible local solution from the box's midpoint, or None."""
@@ -501,6 +492,10 @@ class SubdomainSearch:
             if box is None:
                 continue                                   # provably infeasible node
             lb = max(lb, key)                              # the parent's bound holds on the child
+            if self.propagating:
+                # the level set's own enclosure (a term of one coordinate enclosed on pieces of it:
+                # on a separable function far sharper than the subdomains' bound)
+                lb = max(lb, float(self.levelset.enclose(lo, hi)[0]))
             if not math.isfinite(lb) and not self.constrained:
                 # a NaN on some subdomain (a mean value form through sqrt at 0, say) proves nothing
                 # there; the natural form on the whole node still bounds it (issue 41: Ackley's node
@@ -581,6 +576,19 @@ def _warmup(fn, dim, s):
     run(fn, dim, dataclasses.replace(s, max_nodes=1))
 
 
+def _interactive(dim, given):
+    """A typed-in run's strongest search (issue 41); the library's defaults stay paper 001's."""
+    from .base import Chosen
+    out = {}
+    if "local_starts" not in given:
+        out["local_starts"] = Chosen(8, "a typed-in run starts from the best of 8 descents (0: paper 001's "
+                                        "midpoint solves only)")
+    if "constraint_propagation" not in given:
+        out["constraint_propagation"] = Chosen(None, "a typed-in run propagates f <= UB on an unconstrained "
+                                                     "problem (false: paper 001's first column)")
+    return out
+
+
 METHOD = Method(
     name=NAME,
     summary="Spatial B&B, each node bounded on N temporary subdomains (natural / mean value form)",
@@ -591,5 +599,6 @@ METHOD = Method(
     source="Zhang, Kerkenhoff, Kichler, Dahmen, Mitsos, Naumann & Bongartz, "
            "GPU-parallel interval arithmetic for deterministic global optimization, Sections 3.1-3.2",
     warmup=_warmup,
+    interactive=_interactive,
     constraints=True,
 )

@@ -225,7 +225,7 @@ class Search:
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
         count = plan.count
-        if cfg.contract and math.isfinite(st.gub):
+        if cfg.contract and math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi):
             t0 = time.perf_counter()
             box = contract(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
             self.host_seconds += time.perf_counter() - t0
@@ -305,7 +305,7 @@ class Search:
         from .local import descend, starts
         st = self.state
         t0 = time.perf_counter()
-        for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts):
+        for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn, maximise=self.maximise):
             found = descend(self.fn, p, self.dom_lo, self.dom_hi, self.maximise)
             if found is not None and found[1] < st.gub:
                 st.gub = found[1]
@@ -334,6 +334,20 @@ class Search:
         if found is not None and found[1] < st.gub:
             st.gub = found[1]
             st.best_x = found[0].tolist()
+
+    def _bounded(self, lo, hi):
+        """Whether f's enclosure over the box is finite, so that contraction may narrow it.
+
+        Contraction keeps the points where f <= GUB can hold, and the backward rules of log (and
+        any rule that knows an operation's domain) drop the points where f has no value.  The
+        gradient test then rules out a subregion on which f is monotone unless its descending face
+        lies on the domain's boundary, which is sound only where f has values beyond that face:
+        log(x) over [-1, 4] contracted to [0, 4] lost every region that way (f increases away from
+        0, and 0 is inside the domain), where the search must instead stop with "undefined on part
+        of its domain".  An enclosure that is NaN or unbounded (log near 0: -inf) is where that can
+        happen; such a box is swept uncontracted, as the paper's variant sweeps it."""
+        flo, fhi = self.fn.interval(lo, hi)
+        return math.isfinite(flo) and math.isfinite(fhi)
 
     def _check_defined(self, sel_lo, sel_hi, plan, sidx, lb):
         """Stop, in one line, where the function is undefined on a whole subregion.

@@ -49,16 +49,38 @@ def _clip(x, lo, hi):
     return np.minimum(np.maximum(x, lo), hi)
 
 
-def starts(lo, hi, count):
+def starts(lo, hi, count, fn=None, maximise=False):
     """``count`` points of the (unscrambled, so reproducible) Halton sequence over the box [lo, hi],
     its first point (the lower corner) left out: where the multistart's descents begin
     (``local_starts``): a multistart from a low-discrepancy point set, so that a descent begins in
-    every part of the domain, not only where the search's samples first lowered GUB."""
+    every part of the domain, not only where the search's samples first lowered GUB.  Given ``fn``,
+    the first start is the level set's guess (:meth:`gpubench.forms.levelset.LevelSet.guess`)."""
     lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
     if count <= 0:
         return np.empty((0, lo.size))
     u = halton(lo.size, count + 1)[1:]
-    return _clip(lo + u * (hi - lo), lo, hi)
+    points = _clip(lo + u * (hi - lo), lo, hi)
+    if fn is not None:   # given the function: the level set's guess first, in place of the last point
+        from .contract import levelset
+        g = levelset(fn, lo.size, maximise).guess(lo, hi)
+        if g is not None:
+            points = np.vstack([g[None, :], points[:-1]])
+    return points
+
+
+def multistart(fn, lo, hi, count, maximise=False, polished=True):
+    """(x, ub): the best of descents from :func:`starts` (the level set's guess first), then
+    polished (:func:`polish`) when ``polished``; None where no descent gives a finite bound."""
+    best = None
+    for x0 in starts(lo, hi, count, fn=fn, maximise=maximise):
+        r = descend(fn, x0, lo, hi, maximise)
+        if r is not None and (best is None or r[1] < best[1]):
+            best = r
+    if best is not None and polished:
+        p = polish(fn, best[0], lo, hi, maximise)
+        if p is not None and p[1] < best[1]:
+            best = p
+    return best
 
 
 def _primes(k):

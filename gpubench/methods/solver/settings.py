@@ -36,7 +36,7 @@ class Settings(MethodSettings):
     backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
     variant: str = setting("paper", "paper: paper 000's algorithm as published, every opt-in below as set; "
                            "strong: also local_starts >= 8, local_search, polish, contract and inclusion best "
-                           "(gpubench's strongest rigorous search, host loop; a typed-in solve's default)",
+                           "(gpubench's strongest rigorous search, host loop; a typed-in solve's default at n <= 100)",
                            choices=VARIANTS)
     split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
     parts: int = setting(4, "parts per cut coordinate, p", minimum=2)

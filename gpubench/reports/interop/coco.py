@@ -1,6 +1,6 @@
 """cocopp, COCO's post-processor, on gpubench's COCO data (docs/interop.md).
 
-:func:`gpubench.reports.compare.write_coco` writes one bbob-new2 data set per method, with the suite
+:func:`gpubench.reports.coco_data.write_coco` writes one bbob-new2 data set per method, with the suite
 name ``gpubench``.  cocopp knows its own suites only (``bbob``, ``bbob-largescale``, ...): it
 maps a suite name to a *testbed*, a class that states the functions, dimensions and targets
 to show.  :func:`register_testbed` adds that class for our suite, from our side, through
