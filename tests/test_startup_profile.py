@@ -84,12 +84,15 @@ def test_a_real_solve_is_split_into_phases_that_add_up(sp):
                                                     "--variant", "paper"])
     r = sp.run_once(cmd, dict(os.environ))
     p = r["phases_s"]
-    for name in ("startup", "function", "codegen.source", "codegen.import", "numba.compile_or_load",
-                 "search.run", "command", "exit"):
+    for name in ("startup", "function", "numba.compile_or_load", "search.run", "command", "exit"):
         assert p[name] > 0, name
+    # the process that first derives the function's card (on this cache) generates and imports its
+    # forms' text; a later one loads them from the card without sympy (issue 42): either may run here
+    if "codegen.source" in p:
+        assert p["codegen.source"] > 0 and p["codegen.import"] > 0
     assert sum(p.values()) == pytest.approx(r["total_s"], rel=0.01)
     assert r["iterations"] == 2
-    assert r["imports"]["by_package_s"]["sympy"] > 0 and r["imports"]["by_package_s"]["numba"] > 0
+    assert r["imports"]["by_package_s"]["numba"] > 0
 
 
 
