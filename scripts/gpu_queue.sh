@@ -11,12 +11,14 @@
 # skipped, so it resumes.
 # `ID@ENTRIES%K/N` runs share K of N (`--shard K/N`).  A queue that starts with `cpu:` runs on the
 # host's CPU cores: no GPU is visible to it and no `--backend cuda` is passed (a table's CPU column,
-# MAiNGO), and `cpu:ID@ENTRIES%N` starts N such queues, share 1/N to N/N, side by side.  GPU queues
+# MAiNGO), and `cpu:ID@ENTRIES%N` (or `gN:ID@ENTRIES%N`, on GPU N) starts N such queues, share 1/N to N/N, side by side.  GPU queues
 # are numbered apart from CPU queues.
 #
 # With one GPU queue, every GPU of the machine stays visible to it (an experiment whose cases use
 # several GPUs at once, kim_exatron_table5, takes them all; the others use GPU 0); with several,
-# queue i sees GPU i alone.
+# queue i sees GPU i alone.  A queue written `gN:ID ...` sees GPU N alone, whatever its place: several
+# such queues share one GPU (many short cases side by side) while another GPU keeps a queue whose
+# timings must not be shared (the asv history).
 # from the repository root on the host, with .whl/ carried (scripts/gpu_host_env.sh: the numpy
 # 2.4 wheel and the peers; gpubench is installed into /tmp/gpb/<commit> and run from outside the
 # checkout).  Each quoted list is the queue of one GPU (the first list GPU 0, the next GPU 1, ...).
@@ -48,10 +50,11 @@ log() { echo "[$(date +%T)] $*" | tee -a $Q/queue.log; }
 
 if [ ! -e $Q/started ]; then
     [ -e $ROOT/.whl/queue.tgz ] && tar -xzf $ROOT/.whl/queue.tgz -C $Q
-    # expand `cpu:ID%N` into N CPU queues, one share each
+    # expand `cpu:ID%N` (or `gN:ID%N`) into N queues, one share each
     queues=()
     for queue in "$@"; do
-        if [ "${queue#cpu:}" != "$queue" ] && [ "${queue##*%}" != "$queue" ] && [ "${queue##*%}" -eq "${queue##*%}" ] 2>/dev/null; then
+        case "$queue" in cpu:*|g[0-9]:*|g[0-9][0-9]:*) pre=1;; *) pre=;; esac
+        if [ -n "$pre" ] && [ "${queue##*%}" != "$queue" ] && [ "${queue##*%}" -eq "${queue##*%}" ] 2>/dev/null; then
             nsh=${queue##*%}
             for k in $(seq 1 $nsh); do queues+=("${queue%\%*}%$k/$nsh"); done
         else
@@ -63,6 +66,7 @@ if [ ! -e $Q/started ]; then
     i=0; g=0
     for queue in "${queues[@]}"; do
         cpu=; [ "${queue#cpu:}" != "$queue" ] && cpu=1 && queue=${queue#cpu:}
+        pin=; case "$queue" in g[0-9]:*|g[0-9][0-9]:*) pin=${queue%%:*}; pin=${pin#g}; queue=${queue#*:};; esac
         for id in $queue; do
             id=${id%%@*}; id=${id%%%*}; [ "$id" = asv-history ] && id=asv
             [ -d $ROOT/results/$id ] && cp -rn $ROOT/results/$id $Q/results/
@@ -71,9 +75,10 @@ if [ ! -e $Q/started ]; then
             log "queue $i on the CPU: $queue"
             vis=""; backend=""
         else
-            log "queue $i on GPU $g: $queue"
             vis=${CUDA_VISIBLE_DEVICES-all}; [ $ngpu -gt 1 ] && vis=$g
-            backend="--backend cuda"; g=$((g + 1))
+            [ -n "$pin" ] && vis=$pin || g=$((g + 1))
+            log "queue $i on GPU $vis: $queue"
+            backend="--backend cuda"
         fi
         ( if [ "$vis" != all ]; then export CUDA_VISIBLE_DEVICES=$vis; fi
           setsid bash -c "for id in $queue; do

@@ -106,3 +106,30 @@ def test_the_gpu_queue_runs_gpu_and_cpu_queues_with_entries_and_shares(tmp_path)
     # the pack holds them
     assert (q / "results" / "table1" / "stored.json").exists()
     assert (tmp_path / "out" / "queue.tgz").exists()
+
+
+def test_the_gpu_queue_pins_gN_queues_to_one_gpu(tmp_path):
+    """`gN:ID%K` starts K queues that all see GPU N alone, beside unpinned queues numbered 0, 1, ...
+    (several shares of many short cases on one GPU, the asv history alone on another)."""
+    root = tmp_path / "repo"
+    (root / "scripts").mkdir(parents=True)
+    (root / "scripts" / "gpu_queue.sh").write_text((ROOT / "scripts" / "gpu_queue.sh").read_text())
+    (root / "scripts" / "gpu_host_env.sh").write_text(f"mkdir -p {tmp_path}/run && cd {tmp_path}/run\n")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    calls = tmp_path / "calls"
+    stub = bin_ / "python3"
+    stub.write_text(f'#!/bin/bash\necho "${{CUDA_VISIBLE_DEVICES-unset}} $*" >> {calls}\n')
+    stub.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(tmp_path / "q"),
+           "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    r = subprocess.run(["bash", "scripts/gpu_queue.sh", "20", "table1", "g3:table2@a%2", "table3"],
+                       capture_output=True, text=True, cwd=root, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert sorted(calls.read_text().splitlines()) == sorted([
+        "0 -m gpubench reproduce table1 --backend cuda",
+        "3 -m gpubench reproduce table2 --backend cuda --entries a --shard 1/2",
+        "3 -m gpubench reproduce table2 --backend cuda --entries a --shard 2/2",
+        "1 -m gpubench reproduce table3 --backend cuda",
+    ])
