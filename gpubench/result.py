@@ -53,6 +53,9 @@ class OptimizeResult:
     # and builds boxes on demand: ``region_boxes(start, stop)`` -> (lo, hi) of regions start..stop-1.
     region_boxes: Optional[Callable] = field(default=None, repr=False, compare=False)
     region_count: Optional[int] = None
+    # ``region_distance(v)``: the largest per-coordinate distance from v to the nearest output region,
+    # where the method finds it without building every box (the interval solver's OutputRegions)
+    region_distance: Optional[Callable] = field(default=None, repr=False, compare=False)
 
     @property
     def has_regions(self):
@@ -99,7 +102,7 @@ class OptimizeResult:
 
     def to_dict(self, max_regions=None):
         """Every field as JSON-ready values; regions as lists (at most ``max_regions``)."""
-        skip = ("x", "regions_lo", "regions_hi", "region_boxes", "region_count")
+        skip = ("x", "regions_lo", "regions_hi", "region_boxes", "region_count", "region_distance")
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
         d["x"] = None if self.x is None else np.asarray(self.x).tolist()
         d["regions"] = self.regions(max_regions)

@@ -232,6 +232,9 @@ def glb_verified(result):
 def _distance(v, regions):
     """The largest per-coordinate distance from ``v`` to the nearest region (inf-norm; inf when
     there is none)."""
+    nearest = getattr(regions, "region_distance", None)
+    if nearest is not None:   # the method's own search (no box built for a far iteration)
+        return nearest(np.asarray(v, dtype=np.float64))
     best = math.inf
     for lo, hi in _chunks(regions):
         if len(lo):
