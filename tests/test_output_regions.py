@@ -9,6 +9,7 @@ every box, and hold the work to the few iterations near the point.
 import numpy as np
 
 from gpubench.methods.solver import core, output, solve
+from gpubench.methods.solver.region_list import RegionList
 from gpubench.methods.solver.settings import Settings
 from gpubench.workflow.certify import _distance
 
@@ -24,6 +25,8 @@ def test_the_distance_to_the_nearest_region_is_exact_and_builds_few_boxes(monkey
     monkeypatch.setattr(core, "EAGER_REGION_BYTES", 1 << 40)
     eager = solve("rosenbrock", 4, Settings(**SETTINGS))
     monkeypatch.setattr(core, "EAGER_REGION_BYTES", 0)
+    # the result reads L segment by segment: never flattened (nor sorted) whole
+    monkeypatch.setattr(RegionList, "flat", lambda self: (_ for _ in ()).throw(AssertionError("L flattened")))
     lazy = solve("rosenbrock", 4, Settings(**SETTINGS))
     assert lazy.regions_lo is None and lazy.region_distance is not None
     assert lazy.n_regions == eager.n_regions >= 10 and len(set(lazy.history["list_size"])) >= 5
