@@ -98,6 +98,20 @@ def certified(record):
     return m["gub"] - m["glb"] <= c["ftol"]
 
 
+def certified_by_gap(record):
+    """Whether a certified record's case was certified by its gap alone: the minimum's value proved
+    (GUB - GLB <= ftol) while the output regions were not all narrower than tol (a gap stop, or
+    the time limit after the gap closed).  Records judged before ``by_gap`` was stored: the run
+    did not converge by tol."""
+    if not certified(record):
+        return False
+    c = record.get("certification") or {}
+    if "by_gap" in c:
+        return bool(c["by_gap"])
+    m = record.get("measured") or {}
+    return bool(c.get("regions", True)) and not m.get("converged")
+
+
 def expressible(library):
     """The line on how much of the library the language expresses ("" for another library)."""
     if library != "scipy_go":
@@ -126,10 +140,15 @@ def counts(cases, by_case, opinion=False):
                 f"planned (less those the method cannot express).",
                 f"SciPy's statement found wrong: in {len(wrong)} case(s); {len(proved)} of them proved by the "
                 f"verified GUB (a point's outward-rounded enclosure), the others rest on the GLB (not verified)."]
+    gap_only = [c for c in ok if certified_by_gap(by_case[c.case_id])]
     lines.append(f"Cases certified (GUB - GLB <= ftol): {len(ok)} of "
                  f"{len(stored)} stored ({_pct(len(ok), len(stored))}); {len(cases)} planned"
                  + (f"; in {len(unchecked)} of them the stated minimisers were not checked against the "
                     f"regions (marked in the table)" if unchecked else "") + ".")
+    lines.append(f"Of these, certified by the gap: {len(gap_only)} (the minimum's value proved to ftol, as a "
+                 f"B&B solver proves it, while the output regions, which hold every global minimiser, were "
+                 f"not all narrower than the method's tol: verdict marked 'by the gap'); by regions narrower "
+                 f"than tol: {len(ok) - len(gap_only)}.")
     names = sorted({c.function for c in cases})
     per_function = {f: [c for c in stored if c.function == f] for f in names}
     done = [f for f in names if per_function[f] and
@@ -197,6 +216,9 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
           "GUB, with the best point and its outward-rounded interval enclosure; *SciPy's minimiser is not "
           "a minimiser*: it lies in no output region and its outward-rounded enclosure is above GUB + "
           "stated_atol; *not certified within budget*: GUB - GLB > ftol when the time limit ran out. "
+          "*(by the gap)*: certified with output regions not all narrower than the method's tol (the "
+          "search stopped on its gap tolerance, gap_tol, or at its time limit after the gap had closed): "
+          "the value is proved and every global minimiser lies in the regions, which are coarser. "
           "A stated minimiser of another dimension than n (SciPy states the n = 2 answer for every n) "
           "is not checked, and the reason says so."
           + (" A second opinion (MAiNGO): the same rules on its [GLB, GUB], whose GUB is its point valued with "
@@ -285,7 +307,8 @@ def _entry(doc, planned, by_case, opinion=False):
                "stated x*": _minimisers(cert["stated_minimisers"]) if cert else MISSING,
                glb_head: _g(m.get("glb"), 14) if r else MISSING, "GUB": _g(m.get("gub"), 14) if r else MISSING,
                "x* in regions": {True: "yes", False: "no", None: "-"}[inside] if cert else MISSING,
-               "verdict": verdict_text(cert, opinion) if cert else MISSING,
+               "verdict": (verdict_text(cert, opinion) + (" (by the gap)" if certified_by_gap(r) else ""))
+               if cert else MISSING,
                "evidence / reason": ("stated minimisers not checked: the output regions (built on demand) "
                                      "were not read when this record was judged" if _unchecked(cert) else
                                      "; ".join(t for t in (_evidence(cert), cert.get("reason", "")) if t))

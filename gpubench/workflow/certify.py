@@ -177,6 +177,8 @@ def judge(fn, n, fstar, minimisers, result, *, ftol=1e-6, stated_atol=1e-5, xsla
             f"stated f* {fstar!r} > GUB {gub!r}: the point's enclosure is below it"
     if not certified:
         why = ("with every region narrower than the method's tol (a finer tol is what would narrow it)"
+               if resolved(result) else
+               f"when the method stopped on its own gap tolerance ({getattr(result, 'message', '')})"
                if getattr(result, "converged", False) else
                f"when the method failed ({getattr(result, 'message', '')})" if getattr(result, "stop", None) == "failed"
                else "when the budget ran out")
@@ -295,7 +297,24 @@ def judgement(name, n, fn, result, *, ftol=1e-6, stated_atol=1e-5, xslack=1e-6):
     return {"stated_fstar": fstar, "stated_minimisers": [v.tolist() for v in mins],
             "verdict": verdict, "minimisers_in_regions": inside, "evidence": evidence,
             "reason": reason, "ftol": ftol, "stated_atol": stated_atol, "xslack": xslack,
-            "glb_verified": glb_verified(result), "regions": has_regions(result)}
+            "glb_verified": glb_verified(result), "regions": has_regions(result),
+            "by_gap": by_gap(result, ftol)}
+
+
+def resolved(result):
+    """Whether every output region of a rigorous result is narrower than its method's tol (the
+    interval solver converged by tol); False where it stopped on the gap (``gap_tol``) or at a limit."""
+    return bool(getattr(result, "converged", False)) and bool((getattr(result, "options", None) or {})
+                                                             .get("resolved", True))
+
+
+def by_gap(result, ftol):
+    """Whether ``result`` certifies by its gap alone: GUB - GLB <= ftol proves the minimum's value
+    (as a B&B solver proves it) while its output regions, which still hold every global minimiser,
+    are not all narrower than tol (a gap stop, or a time limit reached after the gap closed)."""
+    glb, gub = float(result.glb), float(result.gub)
+    closed = math.isfinite(glb) and math.isfinite(gub) and gub - glb <= ftol
+    return bool(closed and has_regions(result) and not resolved(result))
 
 
 def select(library, selector):

@@ -193,6 +193,9 @@ class Search:
             if not st.regions.any_open():
                 message, self.stop = "converged: every region is narrower than tol", "converged"
                 break
+            if self._gap_closed():
+                message, self.stop = self._gap_message(), "converged"
+                break
             if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
                 message, self.stop = "stopped at max_iterations", "iterations"
                 break
@@ -289,6 +292,21 @@ class Search:
         st.hist_glb.append(st.regions.min_lb())
         st.hist_gub.append(st.gub)
         st.hist_size.append(len(st.regions))
+
+    def _gap_closed(self):
+        """Whether GUB - GLB <= gap_tol (``Settings.gap_tol``): GLB is the smallest lower bound of
+        L, which holds every global minimiser, so the minimum's value is proved to that width."""
+        cfg, st = self.settings, self.state
+        return (cfg.gap_tol is not None and len(st.regions) > 0 and math.isfinite(st.gub)
+                and st.gub - st.regions.min_lb() <= cfg.gap_tol)
+
+    def _gap_message(self):
+        st = self.state
+        opened = sum(s.lb.size for s in st.regions.segments if s.open)
+        return (f"converged: gap closed, GUB - GLB = {st.gub - st.regions.min_lb():.3g} <= gap_tol "
+                f"{self.settings.gap_tol:g} (the minimum's value is proved; {opened:,} of the "
+                f"{len(st.regions):,} output regions, which hold every global minimiser, are not yet "
+                f"narrower than tol)")
 
     def _descend(self, box):
         """Local search for an upper bound (:mod:`.local`) from the best sample of ``box``."""
@@ -409,7 +427,8 @@ class Search:
             function=self.fn.name, dim=self.dim, method=self.method_name, backend=self.backend,
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi, **lazy,
             iterations=st.iteration, nfev=st.nfev, njev=st.njev, seconds=st.seconds,
-            converged=not st.regions.any_open(), message=message, stop=getattr(self, "stop", None),
+            converged=not st.regions.any_open() or self._gap_closed(), message=message,
+            stop=getattr(self, "stop", None),
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size),
                      **({"segments": segs} if (segs := ckpt.segments(self)) else {})},
             timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,
@@ -423,6 +442,8 @@ class Search:
                      **({"local_starts": self.settings.local_starts} if self.settings.local_starts else {}),
                      **({"contract": True, "contracted": dict(self.contract_stats)}
                         if self.settings.contract else {}),
+                     **({"gap_tol": self.settings.gap_tol,
+                         "resolved": not st.regions.any_open()} if self.settings.gap_tol is not None else {}),
                      **({"loop": "device"} if self.loop == "device" else {}),
                      **({"loop": "host", "host_loop": self.host_loop} if self.host_loop else {}),
                      "max_iterations": self.settings.max_iterations,

@@ -63,6 +63,11 @@ class Settings(MethodSettings):
     contract: bool = setting(False, "before cutting the selected region, narrow it to where f <= GUB can hold "
                              "(the mean value form of the level set, outward rounded; a region where it "
                              "cannot is dropped: gpubench.methods.solver.contract; not in paper 000)")
+    gap_tol: Optional[float] = setting(None, "stop once GUB - GLB <= gap_tol: the global minimum's value is then "
+                                       "proved to that width (what a B&B solver such as MAiNGO proves), while the "
+                                       "output regions, which still hold every global minimiser, need not all be "
+                                       "narrower than tol (none: stop only when they are; not in paper 000)",
+                                       minimum=0.0)
     loop: str = setting("auto", "where an iteration's selection, tables, pruning and list live: the GPU, k iterations "
                         "a launch with no host in between (device: cuda backend, split evaluation, natural "
                         "inclusion, no local search, local_starts, polish or contract), the host between sweeps "
@@ -79,6 +84,8 @@ class Settings(MethodSettings):
             for k, v in STRONG.items():   # on top of what was set: a larger local_starts stays
                 cur = getattr(self, k)
                 object.__setattr__(self, k, max(cur, v) if k == "local_starts" else v)
+        if self.gap_tol is not None and not math.isfinite(self.gap_tol):
+            raise InputError(f"gap_tol must be a number >= 0, got {self.gap_tol!r}")
         if not math.isfinite(self.tol):
             raise InputError(f"tol must be a positive number, got {self.tol!r}")
         if self.loop == "device":
@@ -99,5 +106,6 @@ def host_loop_reasons(settings):
                                  (s.local_search, "local_search"),
                                  (s.polish, "polish"),
                                  (s.local_starts > 0, "local_starts"),
-                                 (s.contract, "contract"))
+                                 (s.contract, "contract"),
+                                 (s.gap_tol is not None, "gap_tol (the device loop stops on tol only)"))
             if bad]
