@@ -226,3 +226,48 @@ def test_guess_follows_the_sign_of_the_sum():
     lo, hi = fn.bounds(4)
     g = ls.LevelSet(fn.definition, 4, fn.params(4)).guess(lo, hi)
     assert np.all(np.abs(g - 420.97) < 20)
+
+
+def _square_of_sum():
+    """-(x_1 + x_2)^2 on [-1, 2]^2: its sum straddles 0, so |S| >= r keeps S <= -r only where the
+    sum reaches it."""
+    from gpubench.forms.definition import Definition, symbols
+    S = symbols("S")
+    d = Definition(name="neg_square_sum", title="", source="", domain=(-1.0, 2.0), terms={S: Sum(X_SYM)},
+                   expr=-S**2, xstar=lambda n: np.full(n, 2.0), fstar=lambda n: -float(4 * n * n))
+    return ls.LevelSet(d, 2, np.zeros((0, 2)))
+
+
+def test_an_even_power_keeps_only_the_sign_that_meets_the_base():
+    """f <= -(2.2)^2 needs |S| >= 2.2 where S = x_1 + x_2 in [-2, 4]: S <= -2.2 is impossible, so
+    S >= 2.2 and each x_i >= 0.2 (the hull of both signs, [-4, 4], narrowed nothing); at f <= -1.5^2
+    both signs meet [-2, 4] and every point with |S| >= 1.5 stays (S = -1.8 at (-0.9, -0.9))."""
+    L = _square_of_sum()
+    lo, hi = np.full(2, -1.0), np.full(2, 2.0)
+    out = L.contract(lo, hi, -2.2 ** 2)
+    assert out is not None and np.all(out[0] >= 0.19) and np.all(out[0] <= 0.2) and np.all(out[1] == 2.0)
+    out = L.contract(lo, hi, -1.5 ** 2)
+    p = np.array([-0.9, -0.9])   # f = -3.24 <= -2.25: must stay
+    assert np.all(out[0] <= p) and np.all(p <= out[1])
+    rng = np.random.default_rng(3)
+    for level in (-0.5, -2.0, -4.84, -9.0, -15.9):
+        out = L.contract(lo, hi, level)
+        for q in rng.uniform(lo, hi, (400, 2)):
+            exact = -(sp.Rational(float(q[0])) + sp.Rational(float(q[1]))) ** 2
+            if exact <= level:
+                assert out is not None and np.all(out[0] <= q) and np.all(q <= out[1]), (level, q)
+
+
+def test_guess_and_polish_reach_deceptive_s_peak():
+    """Deceptive n = 10 is -(S/n)^2 with S = sum g_i(x_i), each g_i peaking at 1 at i/(n + 1) in a
+    basin a fifth of [0, 1] wide.  Its slope -2S/n^2 is enclosed straddling 0 (S in [-0.35, 10.5]):
+    the guess follows the sign of its midpoint and starts in every basin; the polish, each
+    coordinate's step halving on its own, takes the bound to f* = -1 (-0.99265 on the H200 before)."""
+    from gpubench.methods.solver.local import multistart
+    fn = functions.get("scipy_go.Deceptive")
+    n = 10
+    lo, hi = fn.bounds(n)
+    g = ls.LevelSet(fn.definition, n, fn.params(n)).guess(lo, hi)
+    assert g is not None and np.all(np.abs(g - np.arange(1, n + 1) / (n + 1)) < 0.02)
+    x, ub = multistart(fn, lo, hi, 8)
+    assert -1.0 <= ub < -1.0 + 1e-9
