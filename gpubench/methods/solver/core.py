@@ -55,7 +55,7 @@ from . import sweep as sweeps
 from .contract import contract
 from .partition import PartitionRule, child_box, child_boxes, child_max_width, diagonal_point
 from .region_list import ROOT, RegionList
-from .settings import SPACINGS, Settings, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
+from .settings import SPACINGS, Settings, at_scale, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
@@ -108,6 +108,11 @@ class Search:
                            else fn.definition.negated() if self.maximise else fn.definition)
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         _check_tol_resolvable(self.settings.tol, self.dom_lo, self.dom_hi)
+        # variant strong above STRONG_MAX_DIM on CUDA: its local starts, then the paper's device loop
+        self.asked = self.settings
+        self.settings, self.scale_note = at_scale(self.settings, dim, _on_cuda(self.settings),
+                                                  split=self.definition.dim is None)
+        self.polish_starts = self.asked.polish
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.loop, self.host_loop = self._choose_loop()
         if self.loop == "device":
@@ -178,6 +183,8 @@ class Search:
         started = deadline.start
         if self.loop == "device":
             from . import devloop
+            if st.iteration == 0 and cfg.local_starts:
+                self._multistart()   # host work before the first launch: the device loop starts from its GUB
             message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
                                              checkpoint_every=checkpoint_every,
                                              save=lambda: ckpt.save(checkpoint, self))
@@ -311,7 +318,7 @@ class Search:
                 st.gub = found[1]
                 st.best_x = found[0].tolist()
         self.host_seconds += time.perf_counter() - t0
-        if self.settings.polish and st.best_x is not None:
+        if self.polish_starts and st.best_x is not None:
             self._polish(None)
 
     def _best_of(self, box):
@@ -401,6 +408,8 @@ class Search:
             glb, gub = -gub, -glb
         if self.host_loop:  # the device loop is the default on CUDA: say why this search did not take it
             message = f"{message} (host loop: {self.host_loop})" if message else f"host loop: {self.host_loop}"
+        if self.scale_note:  # variant strong at scale: what it left out to take the device loop
+            message = f"{message} ({self.scale_note})" if message else self.scale_note
         return OptimizeResult(
             function=self.fn.name, dim=self.dim, method=self.method_name, backend=self.backend,
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi, **lazy,
@@ -420,6 +429,7 @@ class Search:
                      **({"contract": True, "contracted": dict(self.contract_stats)}
                         if self.settings.contract else {}),
                      **({"loop": "device"} if self.loop == "device" else {}),
+                     **({"variant": "strong", "at_scale": self.scale_note} if self.scale_note else {}),
                      **({"loop": "host", "host_loop": self.host_loop} if self.host_loop else {}),
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
@@ -468,6 +478,12 @@ class Search:
         values = [self.fn.point(p) for p in points]
         k = int(np.argmax(values) if self.maximise else np.argmin(values))
         return points[k], float(values[k])
+
+
+def _on_cuda(settings):
+    """Whether ``settings`` run on CUDA here (backend cuda, or auto with a GPU)."""
+    from ...device.gpu import resolve_backend
+    return resolve_backend(settings.backend) == "cuda"
 
 
 # output regions up to this many bytes as (lo, hi) arrays are built with the result; more are built

@@ -392,6 +392,8 @@ def _take(search, loop, done, per_iteration_evals):
     st.iteration += done
     st.nfev += done * per_iteration_evals
     st.njev = int(h[NJEV])
+    if float(loop.fst_host[GUB]) < st.gub:   # a sample beat the local starts' point: it holds GUB now
+        st.best_x = None
     st.gub = float(loop.fst_host[GUB])
     st.best_iteration, st.best_index = int(h[BESTIT]), int(h[BESTIDX])
     st.regions = _Sized(int(h[SIZE]), int(h[NOPEN]), glb[-1] if glb else (st.hist_glb[-1] if st.hist_glb else -math.inf))
