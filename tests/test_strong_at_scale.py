@@ -127,3 +127,22 @@ def test_variant_strong_at_scale_takes_the_device_loop_from_its_local_starts(mon
     x = functions.get("levy").xstar(3)
     assert np.any(np.all((dev.regions_lo <= x) & (x <= dev.regions_hi), axis=1))
     assert dev.glb <= 0.0 <= dev.gub and dev.fun <= dev.gub
+
+
+def test_a_device_sample_below_the_starts_gub_takes_the_answer_from_the_starts_point():
+    """The device loop's batch: where a sample lowered GUB below the local starts' bound, the answer's
+    point is that sample (best_x cleared); where none did, the starts' point stays."""
+    from gpubench.methods.solver.core import State
+
+    def batch(gub_after):
+        st = State.initial(np.zeros(2), np.ones(2), 1e-2)
+        st.gub, st.best_x = 5.0, [0.5, 0.5]
+        ist = np.zeros(devloop.NIST, np.int64)
+        ist[devloop.BESTIT], ist[devloop.BESTIDX], ist[devloop.SIZE] = (0, 3, 4) if gub_after < 5 else (-1, -1, 4)
+        loop = types.SimpleNamespace(ist_host=ist, fst_host=np.array([gub_after, 0.0, 0.0]),
+                                     history=lambda a, b: ([0.0], [gub_after], [4]))
+        devloop._take(types.SimpleNamespace(state=st), loop, 1, 10)
+        return st
+    lowered, kept = batch(1.0), batch(5.0)
+    assert lowered.best_x is None and (lowered.gub, lowered.best_iteration, lowered.best_index) == (1.0, 0, 3)
+    assert kept.best_x == [0.5, 0.5] and kept.gub == 5.0
