@@ -83,3 +83,24 @@ def test_a_second_process_contracts_from_the_card_without_sympy(tmp_path):
     (box1, first), (box2, second) = (r.stdout.rsplit(" ", 1) for r in runs)
     assert first.strip() == "True" and second.strip() == "False"   # the first derives the card
     assert box1 == box2
+
+
+BNB = r"""
+import sys
+from gpubench.cli import main
+rc = main(["minimize", "levy", "--dim", "3", "--method", "subdomain-bnb", "--backend", "cpu", "--json"])
+print("SYMPY", "sympy" in sys.modules, file=sys.stderr)
+sys.exit(rc)
+"""
+
+
+def test_a_second_subdomain_bnb_process_loads_from_the_card_without_sympy():
+    """Its objective's forms (TestFunction.load) and its level set through the card: a second process
+    of a typed-in subdomain-bnb (local starts, constraint propagation) imports no sympy."""
+    runs = [subprocess.run([sys.executable, "-c", BNB], capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    assert "SYMPY False" in runs[1].stderr
+    assert json.loads(runs[0].stdout[runs[0].stdout.index("{"):])["gub"] == \
+        json.loads(runs[1].stdout[runs[1].stdout.index("{"):])["gub"]
