@@ -284,11 +284,17 @@ def _bounded(solve, args, deadline, unsolved):
                 why = "time_limit"
                 break
         if why is None:
-            kind, value = parent.recv()
-            proc.join(5)
+            try:
+                kind, value = parent.recv()
+            except EOFError:       # the child ended without a word: killed, or MAiNGO aborted
+                kind = None
+                proc.join(5)
+                why = "failed"
             if kind == "error":
                 raise value
-            return value
+            if kind == "result":
+                proc.join(5)
+                return value
     finally:
         if proc.is_alive():
             proc.kill()
@@ -300,7 +306,9 @@ def _bounded(solve, args, deadline, unsolved):
                              "local searches, is not time-limited): killed, no bound of its own")
     if why == "interrupted":
         return unsolved(why, "stopped by Ctrl-C while MAiNGO ran: killed, no bound of its own")
-    return unsolved("failed", f"MAiNGO's process ended without an answer (exit code {proc.exitcode})")
+    code = proc.exitcode
+    signal_word = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+    return unsolved("failed", f"MAiNGO's process ended without an answer ({signal_word})")
 
 
 def _solve(fn, dim, s, maingopy, solver, obj, gs, hs, lo, hi, sign, maximise, deadline, opts):

@@ -342,3 +342,16 @@ def test_an_error_in_maingo_s_process_reaches_the_caller(monkeypatch):
 
 def test_kill_after_allows_one_iteration_past_the_limit():
     assert M.kill_after(600.0) == 60.0 and M.kill_after(1.0) == 10.0
+
+
+def _dies(*args):
+    import os
+    os._exit(3)
+
+
+def test_a_maingo_process_that_dies_ends_the_run_unsolved_saying_so(monkeypatch):
+    monkeypatch.setattr(M, "_solve", _dies)
+    fn = functions.get("levy")
+    r = methods.minimize(fn, 2, "maingo", time_limit=5.0)
+    assert r.stop == "failed" and not r.converged and r.glb == -math.inf
+    assert "ended without an answer (exit code 3)" in r.message
