@@ -34,7 +34,7 @@ _HERE = Path(__file__).parent
 # the modules whose code decides a generated text (gpubench.forms.codegen.generator_key hashes them)
 GENERATOR_FILES = tuple(_HERE / f for f in ("definition.py", "codegen.py", "emitters.py", "structure.py",
                                              "box_forms.py", "templates.py", "split_forms.py", "term_forms.py",
-                                             "cards.py", "exprtree.py"))
+                                             "cards.py"))
 _KEYS = {}  # path -> source key, in this process
 
 

@@ -23,6 +23,20 @@ Light: no sympy and no numpy at import.
 UNARY = ("floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs")
 
 
+def version():
+    """A hash of this module's text: the name a card keeps a program under changes with the converter
+    (the card's own key follows the definition and the code generators, not this module)."""
+    global _VERSION
+    if _VERSION is None:
+        import hashlib
+        with open(__file__, "rb") as fh:
+            _VERSION = hashlib.sha256(fh.read()).hexdigest()[:12]
+    return _VERSION
+
+
+_VERSION = None
+
+
 class Node:
     """One operation of an expression tree (hashed by identity: equal sub-expressions share one)."""
     __slots__ = ("op", "args", "name", "value")

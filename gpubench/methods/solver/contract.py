@@ -104,10 +104,10 @@ def levelset_program(fn, maximise=False):
     """The level set's program of ``fn`` (-f for ``maximise``; :func:`gpubench.forms.exprtree.program`):
     from the function's card where a process recorded it (no sympy in a second process), else
     made from the definition and recorded."""
-    from ...forms.exprtree import program
+    from ...forms.exprtree import program, version
     make = (lambda d: program(d.negated() if maximise else d))
     if hasattr(fn, "fact"):
-        return fn.fact("levelset-max" if maximise else "levelset", make)
+        return fn.fact(f"levelset{'-max' if maximise else ''}-{version()}", make)
     return make(fn.definition)
 
 
