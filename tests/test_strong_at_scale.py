@@ -146,3 +146,43 @@ def test_a_device_sample_below_the_starts_gub_takes_the_answer_from_the_starts_p
     lowered, kept = batch(1.0), batch(5.0)
     assert lowered.best_x is None and (lowered.gub, lowered.best_iteration, lowered.best_index) == (1.0, 0, 3)
     assert kept.best_x == [0.5, 0.5] and kept.gub == 5.0
+
+
+# ---------------------------------------------------------------- a contracted box kept whole
+KEEP = dict(backend="cpu", variant="strong", split_dims=3, parts=2, tol=1e-4)
+
+
+def test_a_contracted_box_narrower_than_tol_is_kept_whole_without_the_sweep(monkeypatch):
+    """Variant strong on Levy (f* = 0 at x = 1): contraction pins the first selected region below tol,
+    which goes back into L whole (no sweep), its lower bound the natural enclosure's, rebuilt in the
+    output; the same bounds as the search that sweeps it (the shortcut turned off)."""
+    from gpubench.methods.solver import core
+    n = 6
+    fast = solve("levy", n, **KEEP)
+    assert fast.options["contracted"]["kept_whole"] >= 1 and fast.timing["sweep_seconds"] == 0.0
+    assert fast.converged and fast.glb <= 0.0 <= fast.gub
+    x = functions.get("levy").xstar(n)
+    assert np.any(np.all((fast.regions_lo <= x) & (x <= fast.regions_hi), axis=1))
+    assert np.all(fast.regions_hi - fast.regions_lo < KEEP["tol"])
+    # the domain contracted at the multistart's GUB, in one iteration: the one region is that box itself
+    from gpubench.methods.solver.contract import contract
+    box = contract(functions.get("levy"), *functions.get("levy").bounds(n), fast.gub)
+    assert fast.iterations == 1 and fast.regions_lo.shape == (1, n)
+    np.testing.assert_array_equal(fast.regions_lo[0], box[0])
+    np.testing.assert_array_equal(fast.regions_hi[0], box[1])
+    monkeypatch.setattr(core.Search, "_keep_whole", lambda self, lo, hi, cyc: False)
+    swept = solve("levy", n, **KEEP)
+    assert swept.timing["sweep_seconds"] > 0 and swept.converged
+    assert fast.glb == pytest.approx(swept.glb, abs=1e-12) and fast.gub == swept.gub
+
+
+def test_a_kept_whole_search_resumes_on_the_host_loop_only(tmp_path):
+    path = str(tmp_path / "s.npz")
+    solve("levy", 6, checkpoint=path, **KEEP)
+    again = solve("levy", 6, resume=path, **KEEP)
+    x = functions.get("levy").xstar(6)
+    assert again.converged and np.any(np.all((again.regions_lo <= x) & (x <= again.regions_hi), axis=1))
+    if config.ENABLE_CUDASIM:   # the device loop cannot rebuild a box kept whole: one line, not a wrong search
+        with pytest.raises(InputError, match="resume it with loop = host"):
+            solve("levy", 6, resume=path, backend="cuda", loop="device",
+                  **{k: v for k, v in KEEP.items() if k not in ("backend", "variant")})

@@ -166,6 +166,10 @@ class DeviceLoop:
     def upload(self):
         """The host state (new or restored from a checkpoint) onto the device."""
         st, n = self.search.state, self.n
+        if any(c < 0 for c in st.sel_cyc):
+            from ...errors import InputError
+            raise InputError("this search kept contracted boxes whole (variant strong, contract): the device "
+                             "loop cannot rebuild them; resume it with loop = host")
         sidx, itr, cyc, lb, open_ = st.regions.flat()
         it = st.iteration
         self._iterations_room(it + 1)
