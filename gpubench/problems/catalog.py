@@ -144,6 +144,12 @@ PROCEDURES = {p.name: p for p in (
               "ms and, with graph, ms_graph as cholesky-torch",
               {"variant": "implicit", "batch": 10000, "reps": 10, "graph": True, "backend": "auto"},
               "gpubench.problems.exatron_torch:triangular"),
+    Procedure("newton-batch-independent", "hs45",
+              "Table 3's triangulation (paper 003): the hs45-type batch solved by a projected Newton kernel written "
+              "apart from our TRON (gpubench.problems.newton_smem), one warp per problem, its workspace in shared "
+              "or global memory; on a CPU in numba's CUDA simulator",
+              {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
+              "gpubench.problems.newton_smem:newton_batch"),
     Procedure("tron-batch", "hs45",
               "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
               {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},

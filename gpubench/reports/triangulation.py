@@ -351,7 +351,7 @@ def _count_words(taken):
 # the independent implementations of paper 003's compared pairs, named as the row says them
 RATIO_METHODS = {"cholesky-torch": "PyTorch (column loop, vectorised over the batch)",
                  "triangular-torch": "PyTorch (column loop, vectorised over the batch)",
-                 "newton-batch-independent": "an independent numba-CUDA projected Newton (gpubench.problems.newton_smem)"}
+                 "newton-batch-independent": "a projected Newton kernel written apart from our TRON (numba-CUDA)"}
 
 
 def ratio_side(independent, ours, paper, rtol):
@@ -368,8 +368,8 @@ def pair_means(records, keys):
     """({key: mean ms over the n both keys have}, the figure used, those n) of GPU records: the mean
     of ``ms_graph`` where every such record has one (the GPU's own work), else of ``ms``; ({}, '', [])
     without a GPU record of both keys."""
-    gpu = [r for r in records if r.get("key") in keys and (r.get("measured") or {}).get("backend") not in (None, "cpu")
-           and r["measured"].get("ms") is not None]
+    gpu = [r for r in records if r.get("key") in keys and (r.get("measured") or {}).get("backend") == "cuda"
+           and r["measured"].get("ms") is not None]     # (a CPU's or the CUDA simulator's times are not judged)
     ns = sorted(set.intersection(*[{r["dim"] for r in gpu if r["key"] == k} for k in keys])) if gpu else []
     if not ns:
         return {}, "", []
@@ -419,7 +419,7 @@ def ratio_rows(judged, experiment, pub, results=None):
         figure = (f"{what} {ri:.4g} (mean {field.replace('_', ' ')} over {of}: {labels[0]} {ind_m[keys[0]]:.4g} ms, "
                   f"{labels[1]} {ind_m[keys[1]]:.4g} ms)")
         paths = sorted(r["_path"] for r in theirs if r.get("key") in keys and r["dim"] in ind_n
-                       and (r.get("measured") or {}).get("backend") not in (None, "cpu"))
+                       and (r.get("measured") or {}).get("backend") == "cuda")
         entry = {"method": method, "figure": figure, "runs": len(ind_n), "side": taken, "records": paths}
         words = {OURS: "it agrees with ours, not with the paper",
                  PAPER: "it agrees with the paper, not with ours: our kernels are in question",
