@@ -13,7 +13,7 @@ gpubench's TRON:
   product (H_ij = g_i / x_j off the diagonal, 0 on it) each iteration; variables at a bound whose
   gradient points outward are held; the free block of H + alpha I factored by a left-looking
   Cholesky in the workspace (alpha = 0 when the free diagonal is positive, else a thousandth of
-  max |H_ij|, times 10 until the factorization succeeds, as TRON's preconditioner does);
+  max |H_ij|, times 4 until the factorization succeeds, as TRON's preconditioner raises its own);
   the Newton step by forward and backward substitution; a projected Armijo backtracking search;
 - the stop: ||pg|| <= 1e-8 ||pg(x0)|| (TRON's relative rule), or 100 iterations.
 
@@ -41,6 +41,9 @@ GTOL = 1e-8             # ||pg|| <= GTOL ||pg(x0)||
 ARMIJO = 1e-4
 MAX_BACKTRACK = 40
 MAX_SHIFTS = 30
+# alpha's growth when H + alpha I does not factor: 4, not 10, whose powers times 1e-3 land exactly on
+# max |H_ij|, an eigenvalue's size of hs45's 2 x 2 free blocks [[0, h], [h, 0]] (a singular shift)
+SHIFT_GROWTH = 4.0
 MEMORY = ("shared", "global")
 _KERNELS = {}
 
@@ -151,7 +154,7 @@ def _build(n):
                     cuda.syncthreads()
                 cuda.syncthreads()
                 if not ok and i == 0:
-                    ws[SC + 3] = 10.0 * alpha
+                    ws[SC + 3] = SHIFT_GROWTH * alpha
                 cuda.syncthreads()
                 shifts += 1
             if not ok:
