@@ -177,3 +177,30 @@ def test_cpu_records_of_the_independent_pair_are_not_judged(tmp_path):
     _write(tri, e, {"left": 1.0, "right": 2.0}, backend="cpu")
     for _, v, _ in _table1_rows(tmp_path):
         assert "not yet measured" in v.reason
+
+
+def test_the_newton_kernels_workspace_is_in_shared_memory_in_one_kernel_only():
+    # compiled for a real GPU (PTX, no GPU needed; outside the simulator, so in a process of its own):
+    # the design choice Table 3 compares is in the code
+    import os
+    import subprocess
+    import sys
+    code = ("from numba import types as t; from gpubench.device.ptx import compile_ptx; "
+            "from gpubench.problems import newton_smem as N; sh, gl = N.kernels(4); "
+            "a, i = t.float64[:, ::1], t.int32[::1]; "
+            "print('.shared' in compile_ptx(sh, (a, a, a, i, i), device=False), "
+            "'.shared' in compile_ptx(gl, (a, a, a, i, i, a), device=False))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-800:]
+    assert out.stdout.split()[-2:] == ["True", "False"]
+
+
+def test_the_newton_procedure_on_a_cpu_runs_the_kernel_in_the_simulator_in_a_process_of_its_own(monkeypatch):
+    from gpubench.problems import newton_smem as N
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "0")       # as a user's CPU process: the simulator is off here
+    measured, result = N.newton_batch("hs45:batch", 1, {"memory": "global", "batch": 1, "reps": 1, "backend": "cpu"})
+    assert measured["backend"] == "simulator" and measured["converged"] and measured["max_abs_err"] == 0.0
+    assert result["memory"] == "global" and result["workspace_doubles"] == N.layout(1)[1]
+    with pytest.raises(InputError, match="known: shared, global"):
+        N.newton_batch("hs45:batch", 1, {"memory": "texture", "batch": 1, "reps": 1, "backend": "cpu"})
