@@ -9,8 +9,8 @@ batch in PyTorch, the column loop in Python, sharing no code with gpubench's ker
 input matrices are the harness's, :func:`gpubench.problems.device_rows._spd`, so both sides factor
 the same batch).
 
-Cholesky (unblocked, a column at a time, in place on a copy W of the batch, four kernels a column
-in both variants so the launch count does not decide the ratio):
+Cholesky (unblocked, a column at a time, in place on a copy W of the batch, four torch
+operations a column in both variants, so the launch count does not decide the ratio):
 
 - left-looking (lazy): column j first receives every earlier column's update,
   W[j:, j] -= W[j:, :j] W[j, :j]^T (a batched matrix-vector product over the finished columns),
