@@ -14,8 +14,10 @@ the result is in f's sense.
 Settings map onto MAiNGO's options: ``eps_abs``/``eps_rel`` (``epsilonA``/``epsilonR``, its
 defaults 1e-2), ``time_limit`` (``maxTime`` and ``maxwTime``, CPU and wall seconds, checked
 between MAiNGO's B&B iterations, not during its preprocessing (OBBT rounds, multistart local
-searches), which at n = 1,000 can outlast a short limit by minutes; it reads whole seconds, so a
-fraction is rounded up; unset: MAiNGO's own default of one day),
+searches), which at n = 1,000 outlasted a 600 s limit by more than 17 minutes: so with a limit the
+solve runs in a forked child that is killed :func:`kill_after` seconds past it, and the run ends
+unsolved saying so; MAiNGO reads whole seconds, so a fraction is rounded up; unset: MAiNGO's own
+default of one day),
 ``max_nodes`` (``BAB_maxIterations``), the bound tightening ``constraint_propagation``
 (``BAB_constraintPropagation``), ``dbbt`` (``BAB_dbbt``, duality-based), ``obbt``
 (optimality-based: ``PRE_obbtMaxRounds`` = 10 rounds at the root and ``BAB_alwaysSolveObbt`` at
@@ -223,6 +225,94 @@ def run(fn, dim, s):
     why = deadline.check()          # the one check before MAiNGO's own (between its iterations)
     if why:
         return _unsolved(fn, dim, s, lo, hi, why, time.perf_counter() - deadline.start, opts)
+    args = (fn, dim, s, maingopy, solver, obj, gs, hs, lo, hi, sign, maximise, deadline, opts)
+    if s.time_limit is None:
+        return _solve(*args)
+    return _bounded(_solve, args, deadline, lambda why, msg: _unsolved(
+        fn, dim, s, lo, hi, why, time.perf_counter() - deadline.start, opts, msg))
+
+
+def kill_after(time_limit):
+    """Seconds past ``time_limit`` after which a MAiNGO run still going is killed: MAiNGO checks
+    its limit between B&B iterations only, so it may overrun by one iteration (a tenth of the limit,
+    at least 10 s, is allowed), but its preprocessing (OBBT rounds, multistart local searches) is
+    never checked, and at n = 1,000 it ran for more than 17 minutes past a 600 s limit (GPU host,
+    rigorous_peers, four functions): without the kill a sweep would wait on it for hours."""
+    return max(10.0, 0.1 * time_limit)
+
+
+def _bounded(solve, args, deadline, unsolved):
+    """``solve(*args)`` in a forked child that is killed :func:`kill_after` seconds past the time
+    limit (or at Ctrl-C), so that the limit holds for the command whatever MAiNGO does: the run then
+    ends unsolved, saying why, with the box's midpoint as its answer.  The child holds the model
+    already built and checked (fork: nothing is rebuilt); its answer, or its exception, comes back
+    through a pipe."""
+    import multiprocessing as mp
+    import warnings
+
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+
+    def target():
+        try:
+            out = ("result", solve(*args))
+        except BaseException as exc:  # noqa: BLE001 - every error goes back to the caller, re-raised there
+            out = ("error", exc)
+        try:
+            child.send(out)
+        except Exception as exc:  # an exception that does not pickle: its text
+            child.send(("error", RuntimeError(f"{type(out[1]).__name__}: {out[1]}")))
+            del exc
+
+    with warnings.catch_warnings():
+        # the parent may run threads (Ctrl-C's watcher, numba's pool): the child only runs MAiNGO
+        warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+        proc = ctx.Process(target=target, daemon=True)
+        proc.start()
+    child.close()
+    hard = deadline.time_limit + kill_after(deadline.time_limit)
+    why = None
+    try:
+        while not parent.poll(0.2):
+            if not proc.is_alive():
+                why = "failed"
+                break
+            if deadline.check() == "interrupted":
+                why = "interrupted"
+                break
+            if deadline.elapsed() >= hard:
+                why = "time_limit"
+                break
+        if why is None:
+            try:
+                kind, value = parent.recv()
+            except EOFError:       # the child ended without a word: killed, or MAiNGO aborted
+                kind = None
+                proc.join(5)
+                why = "failed"
+            if kind == "error":
+                raise value
+            if kind == "result":
+                proc.join(5)
+                return value
+    finally:
+        if proc.is_alive():
+            proc.kill()
+            proc.join(5)
+        parent.close()
+    if why == "time_limit":
+        return unsolved(why, f"MAiNGO had not returned {kill_after(deadline.time_limit):.0f} s past its time "
+                             f"limit of {deadline.time_limit:g} s (its preprocessing, OBBT rounds and multistart "
+                             "local searches, is not time-limited): killed, no bound of its own")
+    if why == "interrupted":
+        return unsolved(why, "stopped by Ctrl-C while MAiNGO ran: killed, no bound of its own")
+    code = proc.exitcode
+    signal_word = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+    return unsolved("failed", f"MAiNGO's process ended without an answer ({signal_word})")
+
+
+def _solve(fn, dim, s, maingopy, solver, obj, gs, hs, lo, hi, sign, maximise, deadline, opts):
+    """MAiNGO's solve and its answer in the one result vocabulary (verified and unverified sides)."""
     t0 = time.perf_counter()
     try:
         rc = solver.solve()

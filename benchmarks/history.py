@@ -138,7 +138,7 @@ def run(pack_dir, results, machine, shard=None, bench=None, work=None, quick=Fal
             t.extractall(src, filter="data")
         pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--no-index",
                "--no-build-isolation", "--target", str(site), str(src)]
-        if subprocess.run(pip).returncode != 0:
+        if subprocess.run(pip, cwd=work).returncode != 0:
             print(f"history: cannot install {c[:8]}, skipped", flush=True)
             failed += 1
             continue
@@ -154,9 +154,12 @@ def run(pack_dir, results, machine, shard=None, bench=None, work=None, quick=Fal
         env = dict(os.environ, PYTHONPATH=path, ASV_PYTHONPATH=path, ASV_CONF_DIR=str(bench_dir))
         subprocess.run(asv + ["machine", "--yes", "--machine", machine, "--config", str(conf)],
                        cwd=bench_dir, env=env, stdout=subprocess.DEVNULL)
+        # one round a commit: every round is a new process that compiles the commit's CUDA kernels
+        # again (older commits cache none), which made a commit take 6-8 minutes on the H200; the
+        # history's statistic is the step between commits, and a commit's samples stay repeated
         cmd = asv + ["run", "--config", str(conf), "--python=same", "--set-commit-hash", c,
-                     "--machine", machine, "--show-stderr"] + (["--bench", bench] if bench else []) \
-            + (["--quick"] if quick else [])
+                     "--machine", machine, "--show-stderr", "-a", "rounds=1"] \
+            + (["--bench", bench] if bench else []) + (["--quick"] if quick else [])
         print(f"history: {c[:8]}: {' '.join(cmd[2:])}", flush=True)
         rc = subprocess.run(cmd, cwd=bench_dir, env=env).returncode
         if rc not in (0, 2):  # 2: some benchmark failed, which asv stores as such

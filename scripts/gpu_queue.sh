@@ -61,6 +61,10 @@ if [ ! -e $Q/started ]; then
             queues+=("$queue")
         fi
     done
+    # the asv history runs from a copy: the device tool replaces the carried checkout at every
+    # command, and a queue whose folder was replaced under it could not start a process there
+    case " $* " in *asv-history*) mkdir -p $Q/history && cp -r $ROOT/benchmarks $Q/history/ &&
+                                  { [ ! -d $ROOT/.whl/asv ] || cp -r $ROOT/.whl/asv $Q/history/; };; esac
     ngpu=0
     for queue in "${queues[@]}"; do [ "${queue#cpu:}" = "$queue" ] && ngpu=$((ngpu + 1)); done
     i=0; g=0
@@ -86,7 +90,7 @@ if [ ! -e $Q/started ]; then
             e=\${id#*@}; [ \"\$e\" = \"\$id\" ] && e=
             echo \"[\$(date +%T)] queue $i: \$id \$sh\"
             if [ \"\$id\" = asv-history ]; then
-                (cd $ROOT && python3 -m benchmarks.history run $ROOT/.whl/asv --results $Q/results/asv --work /tmp/asvh-$i \${sh:+--shard \$sh})
+                (cd $Q/history && python3 -m benchmarks.history run $Q/history/asv --results $Q/results/asv --work /tmp/asvh-$i \${sh:+--shard \$sh})
             else
                 python3 -m gpubench reproduce \${id%%@*} $backend \${e:+--entries \$e} \${sh:+--shard \$sh}
             fi || echo \"queue $i: \$id failed (\$?)\"

@@ -5,6 +5,7 @@ stated; an operation MAiNGO cannot express is refused in one line; a wrong trans
 operation is caught against the point form before MAiNGO solves anything.
 """
 import math
+import time
 
 import numpy as np
 import pytest
@@ -307,3 +308,50 @@ def test_an_error_of_maingo_itself_ends_the_run_unsolved_saying_why():
     j = judgement("scipy_go.Keane", 2, fn, r)
     assert j["verdict"] == "not certified" and "when the method failed (MAiNGO stopped with an error" in j["reason"]
     assert verdict_text(j, opinion=True) == "not certified: the method failed"
+
+
+
+def _sleeps(*args):
+    time.sleep(60)
+
+
+def test_a_maingo_run_that_outlasts_its_limit_is_killed_and_ends_unsolved(monkeypatch):
+    """MAiNGO checks its time limit between B&B iterations only: its preprocessing at n = 1,000 ran
+    17 minutes past a 600 s limit on the GPU host.  The run is killed kill_after() seconds past the
+    limit and ends unsolved, saying so, with the box's midpoint as its (verified) upper bound."""
+    monkeypatch.setattr(M, "_solve", _sleeps)
+    monkeypatch.setattr(M, "kill_after", lambda limit: 0.5)
+    fn = functions.get("levy")
+    t0 = time.perf_counter()
+    r = methods.minimize(fn, 2, "maingo", time_limit=1.0)
+    assert time.perf_counter() - t0 < 8
+    assert r.stop == "time_limit" and not r.converged and r.glb == -math.inf
+    assert "killed" in r.message and "\n" not in r.message
+    assert r.gub == fn.interval(r.x, r.x)[1]
+
+
+def _raises(*args):
+    raise M.TranslationMismatch("the form disagrees with the point form")
+
+
+def test_an_error_in_maingo_s_process_reaches_the_caller(monkeypatch):
+    monkeypatch.setattr(M, "_solve", _raises)
+    with pytest.raises(M.TranslationMismatch, match="disagrees"):
+        methods.minimize(functions.get("levy"), 2, "maingo", time_limit=5.0)
+
+
+def test_kill_after_allows_one_iteration_past_the_limit():
+    assert M.kill_after(600.0) == 60.0 and M.kill_after(1.0) == 10.0
+
+
+def _dies(*args):
+    import os
+    os._exit(3)
+
+
+def test_a_maingo_process_that_dies_ends_the_run_unsolved_saying_so(monkeypatch):
+    monkeypatch.setattr(M, "_solve", _dies)
+    fn = functions.get("levy")
+    r = methods.minimize(fn, 2, "maingo", time_limit=5.0)
+    assert r.stop == "failed" and not r.converged and r.glb == -math.inf
+    assert "ended without an answer (exit code 3)" in r.message

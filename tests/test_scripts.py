@@ -124,7 +124,10 @@ def test_the_gpu_queue_pins_gN_queues_to_one_gpu(tmp_path):
     env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(tmp_path / "q"),
            "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
     env.pop("CUDA_VISIBLE_DEVICES", None)
-    r = subprocess.run(["bash", "scripts/gpu_queue.sh", "20", "table1", "g3:table2@a%2", "table3"],
+    (root / "benchmarks").mkdir()
+    (root / ".whl" / "asv").mkdir(parents=True)
+    q = tmp_path / "q"
+    r = subprocess.run(["bash", "scripts/gpu_queue.sh", "20", "table1", "g3:table2@a%2", "table3", "g2:asv-history%1/2"],
                        capture_output=True, text=True, cwd=root, env=env, timeout=60)
     assert r.returncode == 0, r.stderr
     assert sorted(calls.read_text().splitlines()) == sorted([
@@ -132,4 +135,8 @@ def test_the_gpu_queue_pins_gN_queues_to_one_gpu(tmp_path):
         "3 -m gpubench reproduce table2 --backend cuda --entries a --shard 1/2",
         "3 -m gpubench reproduce table2 --backend cuda --entries a --shard 2/2",
         "1 -m gpubench reproduce table3 --backend cuda",
+        # the history runs from a copy of the benchmarks and the pack (the checkout is replaced
+        # at every command of the device tool)
+        f"2 -m benchmarks.history run {q}/history/asv --results {q}/results/asv --work /tmp/asvh-4 --shard 1/2",
     ])
+    assert (q / "history" / "benchmarks").is_dir() and (q / "history" / "asv").is_dir()

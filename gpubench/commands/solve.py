@@ -61,7 +61,7 @@ def run(args):
     chosen = interactive_defaults(method, args.dim, given)
     values = {**{k: c.value for k, c in chosen.items()}, **given}
     settings = method.make_settings(values)
-    check_method(args.dim, settings)
+    check_method(args.dim, settings, fn=fn)   # the sweep that will run: split or full, by n and the function
     check_numbers(fn, args.dim)
     progress = Progress()
     from ..methods.monitor import catch_interrupts

@@ -30,20 +30,23 @@ enclosed ([float(pi) - ulp, float(pi) + ulp]; a rational p/q exactly when a doub
 0 * inf counts as 0 (bounds are finite reals), and any operation without a rule here encloses
 its value by [-inf, inf] forward and is not projected backward, which is always valid.  A NaN
 (f undefined somewhere in X) leaves X as it is, as does a definition with a spike (f is not
-its expression there).  ``tests/test_levelset.py`` checks forward enclosures against exact
+its expression there).  The walk is over plain trees (:mod:`gpubench.forms.exprtree`): the
+definition's expressions converted once, constants enclosed and derivatives taken then, kept on
+the function's card, so that a second process contracts without importing sympy
+(``tests/test_levelset_card.py``).  ``tests/test_levelset.py`` checks forward enclosures against exact
 rational arithmetic (Fraction) and mpmath, and that no point with f <= GUB is ever removed.
 """
 import math
-from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 
-from ..interval.arrays import (INF, PI, ULPS, Undefined as _Undefined, _dn, _fix, _monotone,  # noqa: F401
+from ..interval.arrays import (INF, ULPS, Undefined as _Undefined, _dn, _fix, _monotone,  # noqa: F401
                                _pow_nonneg, _root, _up, abs_, add, div, exp_, ipow, log_, mul, rpow,
                                sin_, sqrt_, sub)
-from .definition import (Floor, Max2, Min2, Rint, Sum, Trunc, i as I_SYM, n as N_SYM, param, x as X_SYM,
-                         x1 as X1_SYM, xn as XN_SYM, y as Y_SYM)
+from .exprtree import from_json
+
+# the definition's symbols, by name (gpubench.forms.definition: x, y, i, n, x1, xn)
+X_SYM, Y_SYM, I_SYM, N_SYM, X1_SYM, XN_SYM = "x", "y", "i", "n", "x1", "xn"
 
 ROUNDS = 3        # forward-backward passes per call: later passes use the narrowed box
 PIECES = 64       # a term of x_i alone is also enclosed on this many pieces of x_i's interval
@@ -54,22 +57,8 @@ class _Empty(Exception):
 
 
 # the steps (forms/definition.py): each nondecreasing; u with r(u) in [a, b] lies in the hull below
-STEPS = {Floor: np.floor, Trunc: np.trunc, Rint: np.rint}
-STEP_PREIMAGE = {Floor: (0.0, 1.0), Rint: (-0.5, 0.5), Trunc: (-1.0, 1.0)}
-
-
-def _const(v):
-    """An enclosure of a sympy number."""
-    if v == sp.pi:
-        return PI
-    if v.is_Rational:
-        q = Fraction(int(v.p), int(v.q))
-        f = float(q)
-        if Fraction(f) == q:
-            return f, f
-        return float(_dn(f)), float(_up(f))
-    f = float(v)  # E and other exact constants: 2 ulps either way covers their one rounding
-    return float(_dn(f, 2)), float(_up(f, 2))
+STEPS = {"floor": np.floor, "trunc": np.trunc, "rint": np.rint}
+STEP_PREIMAGE = {"floor": (0.0, 1.0), "rint": (-0.5, 0.5), "trunc": (-1.0, 1.0)}
 
 
 def _meet(a, b):
@@ -82,59 +71,61 @@ def _meet(a, b):
 
 # ---------------------------------------------------------------- the tree
 def _forward(e, env, vals):
-    """Enclosure of the sympy expression e; every sub-expression's enclosure is stored in vals."""
+    """Enclosure of the expression tree e (:class:`~gpubench.forms.exprtree.Node`); every
+    sub-expression's enclosure is stored in vals."""
     if e in vals:
         return vals[e]
-    if e.is_Symbol:
-        v = env[e]
-    elif e.is_Number or e in (sp.pi, sp.E) or e.is_NumberSymbol:
-        v = _const(e)
-    elif e.is_Add:
+    op = e.op
+    if op == "sym":
+        v = env[e.name]
+    elif op == "const":
+        v = tuple(e.value)
+    elif op == "add":
         v = _forward(e.args[0], env, vals)
         for a in e.args[1:]:
             v = add(v, _forward(a, env, vals))
-    elif e.is_Mul:
+    elif op == "mul":
         v = _forward(e.args[0], env, vals)
         for a in e.args[1:]:
             v = mul(v, _forward(a, env, vals))
-    elif e.is_Pow:
-        base, ex = e.args
-        b = _forward(base, env, vals)
-        if ex.is_Integer and int(ex) >= 1:
-            v = ipow(b, int(ex))
-        elif ex.is_Integer and int(ex) <= -1:
-            v = div((1.0, 1.0), ipow(b, -int(ex)))
-        elif ex == sp.Rational(1, 2):
+    elif op == "pow":
+        b = _forward(e.args[0], env, vals)
+        kind = e.value[0]
+        if kind == "int":
+            v = ipow(b, e.value[1])
+        elif kind == "inv":
+            v = div((1.0, 1.0), ipow(b, e.value[1]))
+        elif kind == "sqrt":
             v = sqrt_(b)
-        elif ex.is_Rational:
-            v = rpow(b, float(ex))
+        elif kind == "rat":
+            v = rpow(b, e.value[1])
         else:
             v = (-INF, INF)
-    elif e.func in (sp.Max, Max2, sp.Min, Min2):
+    elif op in ("max", "min"):
         args = [_forward(a, env, vals) for a in e.args]
-        pick = np.maximum if e.func in (sp.Max, Max2) else np.minimum
+        pick = np.maximum if op == "max" else np.minimum
         lo, hi = args[0]
         for a in args[1:]:
             lo, hi = pick(lo, a[0]), pick(hi, a[1])
         v = (lo, hi)
-    elif e.func in STEPS:  # nondecreasing and exact in floating point: [r(lo), r(hi)]
-        r = STEPS[e.func]
+    elif op in STEPS:  # nondecreasing and exact in floating point: [r(lo), r(hi)]
+        r = STEPS[op]
         a = _forward(e.args[0], env, vals)
         v = (r(a[0]), r(a[1]))
-    elif e.func is sp.tanh:
+    elif op == "tanh":
         lo, hi = _monotone(np.tanh, _forward(e.args[0], env, vals), ULPS + 1)
         v = (np.maximum(lo, -1.0), np.minimum(hi, 1.0))
-    elif e.func is sp.exp:
+    elif op == "exp":
         v = exp_(_forward(e.args[0], env, vals))
-    elif e.func is sp.log:
+    elif op == "log":
         v = log_(_forward(e.args[0], env, vals))
-    elif e.func is sp.sin:
+    elif op == "sin":
         v = sin_(_forward(e.args[0], env, vals))
-    elif e.func is sp.cos:
+    elif op == "cos":
         v = sin_(_forward(e.args[0], env, vals), shift=1.0)
-    elif e.func is sp.Abs:
+    elif op == "abs":
         v = abs_(_forward(e.args[0], env, vals))
-    else:  # no rule here: any real value (its arguments still get enclosures for nothing)
+    else:  # no rule here ("any"): any real value
         v = (-INF, INF)
     lo, hi = np.broadcast_arrays(*(np.asarray(t, dtype=np.float64) for t in v))
     if np.isnan(lo).any() or np.isnan(hi).any():
@@ -156,17 +147,18 @@ def _backward(e, target, vals, narrowed):
     """Narrow e's enclosure to ``target`` and project onto its arguments; symbols collect in
     ``narrowed`` (intersected with every projection that reaches them)."""
     cur = _meet(vals[e], target)
-    if e.is_Symbol:
-        narrowed[e] = _meet(narrowed[e], cur) if e in narrowed else cur
+    op = e.op
+    if op == "sym":
+        narrowed[e.name] = _meet(narrowed[e.name], cur) if e.name in narrowed else cur
         return
-    if e.is_Number or e.is_NumberSymbol:
+    if op == "const":
         return
     args = e.args
-    if e.is_Add:
+    if op == "add":
         av = [vals[a] for a in args]
         for j, a in enumerate(args):
             _backward(a, sub(cur, _others(av, j)), vals, narrowed)
-    elif e.is_Mul:
+    elif op == "mul":
         av = [vals[a] for a in args]
         for j, a in enumerate(args):
             rest = (1.0, 1.0)
@@ -175,10 +167,10 @@ def _backward(e, target, vals, narrowed):
                     rest = mul(rest, v)
             if np.any((rest[0] > 0) | (rest[1] < 0)):   # div: the whole line where 0 is in rest
                 _backward(a, div(cur, rest), vals, narrowed)
-    elif e.is_Pow:
-        base, ex = args
-        if ex.is_Integer and int(ex) >= 1:
-            k = int(ex)
+    elif op == "pow":
+        base, kind = args[0], e.value[0]
+        if kind == "int":
+            k = e.value[1]
             tlo, thi = np.broadcast_arrays(*cur)
             if k % 2:
                 lo = np.where(tlo >= 0, _root(np.maximum(tlo, 0), k, False), -_root(np.abs(np.minimum(tlo, 0)), k, True))
@@ -196,34 +188,34 @@ def _backward(e, target, vals, narrowed):
                 lo = np.where(neg, -r_hi, r_lo)
                 hi = np.where(pos, r_hi, -r_lo)
                 _backward(base, (lo, hi), vals, narrowed)
-        elif ex == sp.Rational(1, 2):
+        elif kind == "sqrt":
             tlo, thi = np.broadcast_arrays(*cur)
             _backward(base, (np.where(tlo > 0, _pow_nonneg(np.maximum(tlo, 0), 2, False), -INF),
                              _pow_nonneg(np.maximum(thi, 0.0), 2, True)), vals, narrowed)
-    elif e.func is sp.exp:
+    elif op == "exp":
         tlo, thi = np.broadcast_arrays(*cur)
         with np.errstate(all="ignore"):
             lo = np.where(tlo > 0, _dn(np.log(np.maximum(tlo, 1e-320)), ULPS), -INF)
             hi = np.where(np.isfinite(thi), _up(np.log(np.maximum(thi, 1e-320)), ULPS), INF)
         _backward(args[0], (lo, hi), vals, narrowed)
-    elif e.func is sp.log:
+    elif op == "log":
         tlo, thi = np.broadcast_arrays(*cur)
         with np.errstate(all="ignore"):
             lo = np.maximum(_dn(np.exp(tlo), ULPS), 0.0)
             hi = _up(np.exp(thi), ULPS)
         _backward(args[0], (lo, hi), vals, narrowed)
-    elif e.func is sp.Abs:
+    elif op == "abs":
         thi = np.broadcast_arrays(*cur)[1]
         _backward(args[0], (-thi, thi), vals, narrowed)
-    elif e.func in (sp.Max, Max2):   # max(a, b, ...) <= T.hi: every argument is
+    elif op == "max":   # max(a, b, ...) <= T.hi: every argument is
         for a in args:
             _backward(a, (-INF, cur[1]), vals, narrowed)
-    elif e.func in (sp.Min, Min2):   # min(...) >= T.lo: every argument is
+    elif op == "min":   # min(...) >= T.lo: every argument is
         for a in args:
             _backward(a, (cur[0], INF), vals, narrowed)
-    elif e.func in STEPS:
+    elif op in STEPS:
         # r(u) is an integer in [ceil(T.lo), floor(T.hi)]; u lies within the offsets below of it
-        d0, d1 = STEP_PREIMAGE[e.func]
+        d0, d1 = STEP_PREIMAGE[op]
         tlo, thi = np.broadcast_arrays(*cur)
         with np.errstate(invalid="ignore"):
             lo = np.where(np.isfinite(tlo), np.ceil(tlo) + d0 - 1.0, -INF)
@@ -276,29 +268,44 @@ def _prod_but_each(lo, hi):
     return (np.array([float(v[0]) for v in out]), np.array([float(v[1]) for v in out]))
 
 
+class _Term:
+    """An aggregate's term as the level set reads it."""
+    __slots__ = ("sum", "window", "term", "dterm", "dexpr")
+
+    def __init__(self, is_sum, window, term, dterm, dexpr):
+        self.sum, self.window, self.term, self.dterm, self.dexpr = is_sum, window, term, dterm, dexpr
+
+
 class LevelSet:
     """HC4-revise of f(x) <= level on boxes, for one definition at one dimension."""
 
     def __init__(self, definition, dim, params=None):
-        self.d = definition
+        """``definition``: a :class:`~gpubench.forms.definition.Definition` (converted here, which
+        imports sympy) or its :func:`gpubench.forms.exprtree.program` (what a function's card keeps)."""
+        if not isinstance(definition, dict):
+            from .exprtree import program
+            definition = program(definition)
+        prog = definition
         self.dim = dim
         self.params = np.zeros((0, dim)) if params is None else np.asarray(params, dtype=np.float64)
-        self.usable = definition.spike is None
-        self._dterms = {}
+        self.usable = prog["usable"]
+        self.expr = from_json(prog["expr"])
+        # per aggregate (by name): Sum or not, window, term, d term / dx, d expr / d aggregate
+        self.terms = {t["agg"]: _Term(t["sum"], t["window"], from_json(t["term"]), from_json(t["dterm"]),
+                                      from_json(t["dexpr"])) for t in prog["terms"]}
+        self.param_names = [tuple(p) for p in prog["params"]]
         self.coords = {X1_SYM: 0, XN_SYM: dim - 1}
-        for s in definition.expr.free_symbols:
-            name = str(s)
-            if name.startswith("x") and name[1:].isdigit() and s not in self.coords:
-                self.coords[s] = int(name[1:]) - 1
+        for name, k in prog["coords"]:
+            if name not in self.coords:
+                self.coords[name] = dim - 1 if k < 0 else k
 
     def _term_env(self, agg, lo, hi):
-        w = self.d.window(agg)
+        w = self.terms[agg].window
         m = self.dim - (1 if w == 2 else 0)
         env = {X_SYM: (lo[:m], hi[:m]), Y_SYM: (lo[1:m + 1], hi[1:m + 1]),
                I_SYM: (np.arange(1.0, m + 1), np.arange(1.0, m + 1)),
                N_SYM: (float(self.dim), float(self.dim))}
-        for k, name in enumerate(self.d.params):
-            p0, p1 = param(name)
+        for k, (p0, p1) in enumerate(self.param_names):
             env[p0] = (self.params[k, :m], self.params[k, :m])
             env[p1] = (self.params[k, 1:m + 1], self.params[k, 1:m + 1])
         return env, m
@@ -310,7 +317,7 @@ class LevelSet:
         pieces share their edge exactly and the end pieces end on the box's ends, so the pieces
         cover the interval: the hull of their enclosures encloses the term, and a piece whose
         enclosure misses the term's target holds no point of the level set."""
-        if PIECES < 2 or self.d.window(agg) != 1 or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        if PIECES < 2 or spec.window != 1 or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
             return None
         t = np.arange(PIECES + 1) / PIECES
         e = np.minimum(lo[:, None] + (hi - lo)[:, None] * t[None, :], hi[:, None])
@@ -343,11 +350,10 @@ class LevelSet:
         return _forward(self._derivative(agg, spec), env_pieces, {})
 
     def _derivative(self, agg, spec):
-        """d term / dx (sympy's, through the definition's own derivative rules: a kink's sign, a
-        step's jump or a max's step have no rule here, so enclose the whole line)."""
-        if agg not in self._dterms:
-            self._dterms[agg] = sp.diff(spec.term, X_SYM)
-        return self._dterms[agg]
+        """d term / dx (sympy's, through the definition's own derivative rules, taken when the program
+        was made: a kink's sign, a step's jump or a max's step have no rule here, so enclose the
+        whole line)."""
+        return spec.dterm
 
     def guess(self, lo, hi):
         """A point of the box where f is likely low, or None: each coordinate at the centre of
@@ -363,11 +369,11 @@ class LevelSet:
         used = False
         try:
             self._forward(lo, hi)
-            for agg, spec in self.d.terms.items():
-                if not isinstance(spec, Sum):
+            for agg, spec in self.terms.items():
+                if not spec.sum:
                     continue
                 # f rises or falls with the sum: its terms are to be made low, or high
-                slope = _forward(sp.diff(self.d.expr, agg), self._outer, {})
+                slope = _forward(spec.dexpr, self._outer, {})
                 # (a heuristic: the outward rounding's few ulps below 0, -1e-322, still count as 0)
                 tiny = 1e-12 * np.maximum(np.abs(slope[0]), np.abs(slope[1])) + 1e-300
                 sign = 1.0 if np.all(slope[0] >= -tiny) else -1.0 if np.all(slope[1] <= tiny) else 0.0
@@ -410,7 +416,7 @@ class LevelSet:
         for s, k in self.coords.items():
             outer[s] = (lo[k], hi[k])
         terms = {}
-        for agg, spec in self.d.terms.items():
+        for agg, spec in self.terms.items():
             env, m = self._term_env(agg, lo, hi)
             vals = {}
             tv = _forward(spec.term, env, vals)
@@ -419,7 +425,7 @@ class LevelSet:
             if pieces is not None:   # the hull over the pieces is the sharper enclosure
                 plo, phi, _ = pieces
                 tlo, thi = np.maximum(tlo, plo.min(axis=1)), np.minimum(thi, phi.max(axis=1))
-            if isinstance(spec, Sum):
+            if spec.sum:
                 outer[agg] = _sum_interval(tlo, thi)
             else:  # a product: interval products one by one
                 acc = (1.0, 1.0)
@@ -428,7 +434,7 @@ class LevelSet:
                 outer[agg] = (float(acc[0]), float(acc[1]))
             terms[agg] = (env, vals, (tlo, thi), pieces)
         vals = {}
-        f = _forward(self.d.expr, outer, vals)
+        f = _forward(self.expr, outer, vals)
         self._outer = outer
         return f, vals, terms
 
@@ -454,18 +460,18 @@ class LevelSet:
     def _revise(self, lo, hi, level):
         f, vals, terms = self._forward(lo, hi)
         narrowed = {}
-        _backward(self.d.expr, (-INF, float(level)), vals, narrowed)
+        _backward(self.expr, (-INF, float(level)), vals, narrowed)
         new_lo, new_hi = lo.copy(), hi.copy()
         for s, k in self.coords.items():
             if s in narrowed:
                 new_lo[k] = max(new_lo[k], float(narrowed[s][0]))
                 new_hi[k] = min(new_hi[k], float(narrowed[s][1]))
-        for agg, spec in self.d.terms.items():
+        for agg, spec in self.terms.items():
             if agg not in narrowed:
                 continue
             env, tvals, (tlo, thi), pieces = terms[agg]
             target = narrowed[agg]
-            if isinstance(spec, Sum):
+            if spec.sum:
                 olo, ohi = _sum_but_each(tlo, thi)
                 with np.errstate(invalid="ignore"):
                     each = _fix(_dn(target[0] - ohi), _up(target[1] - olo))

@@ -17,7 +17,7 @@ papers' tables runs) is paper 000's as published; "strong" (a typed-in ``solve``
 default, issue 41) adds the opt-ins that make it gpubench's strongest rigorous search
 (:data:`gpubench.methods.solver.settings.STRONG`; docs/strong-search.md).
 """
-from .solver.settings import CPU_SPLIT_DIMS, Settings
+from .solver.settings import CPU_SPLIT_DIMS, STRONG_MAX_DIM, Settings
 from .base import Method
 
 NAME = "interval"
@@ -38,12 +38,8 @@ def _warmup(fn, dim, settings):
                answer=False)
 
 
-# Above this n a typed-in solve keeps the paper's variant (on CUDA its device loop): on the H200,
-# Levy n = 1,000 took 8.7 s with variant strong (host loop; its 8 descents are host work) against
-# 2.77 s with the paper's device loop, and at n = 10,000 the strong variant's full evaluation
-# (inclusion best) was refused by the resource check; at n <= 100 variant strong proves what the
-# paper's does not (docs/strong-search.md).
-STRONG_MAX_DIM = 100
+# STRONG_MAX_DIM: above it a typed-in solve keeps the paper's variant (on CUDA its device loop, the
+# published iteration counts), and variant strong asked for runs at scale (settings.at_scale)
 
 
 def _interactive(dim, given):

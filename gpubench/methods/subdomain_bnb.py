@@ -227,11 +227,19 @@ def h_excludes(clo, chi):
     return (clo > 0.0) | (chi < 0.0)
 
 
+def _load(fn, backend, extension):
+    """``fn``'s generated module with ``extension``: through its card where it has one (no sympy in a
+    second process: TestFunction.load), else generated from its definition (``fn`` may be one)."""
+    if hasattr(fn, "load"):
+        return fn.load(backend, extensions=(extension,))
+    from ..forms import codegen
+    return codegen.load(getattr(fn, "definition", fn), backend, extensions=(extension,))
+
+
 class _Bounder:
     """Enclosures of one function on the N subdomains of a node, on one backend."""
 
-    def __init__(self, defn, dim, params, backend, parallel):
-        from ..forms import codegen
+    def __init__(self, fn, dim, params, backend, parallel):
         self.backend = backend
         self.parallel = parallel
         self.p = np.ascontiguousarray(params, dtype=np.float64)
@@ -239,10 +247,10 @@ class _Bounder:
         if backend == "cuda":
             from numba import cuda
             self.cuda = cuda
-            self.mod = codegen.load(defn, "cuda", extensions=(GPU_EXTENSION,))
+            self.mod = _load(fn, "cuda", GPU_EXTENSION)
             self.d_p = cuda.to_device(self.p)
         else:
-            self.mod = codegen.load(defn, "cpu", extensions=(CPU_EXTENSION,))
+            self.mod = _load(fn, "cpu", CPU_EXTENSION)
         self.n = 0
 
     def _alloc(self, n):
@@ -301,8 +309,9 @@ class SubdomainSearch:
         obj = fn.objective if self.constrained else fn
         self.name = fn.name
         self.maximise = obj.sense == "max"
-        odef = obj.definition.negated() if self.maximise else obj.definition
-        self.obj = TestFunction(odef)          # the minimised function: f, or -f for sense="max"
+        # the minimised function: f itself (its forms through its card: no sympy in a second process),
+        # or -f for sense="max" (a function of the negated definition)
+        self.obj = TestFunction(obj.definition.negated()) if self.maximise else obj
         self.gs = list(fn.inequalities) if self.constrained else []
         self.hs = list(fn.equalities) if self.constrained else []
         self.lo0, self.hi0 = obj.bounds(dim)
@@ -313,11 +322,11 @@ class SubdomainSearch:
             raise InputError(f"{NAME}: constraint_propagation narrows boxes on the objective's level set, which "
                              f"an incumbent feasible only within feas_tol does not bound: unconstrained "
                              f"problems only")
-        self.bounders = [_Bounder(f.definition, dim, f.params(dim), self.backend, par)
+        self.bounders = [_Bounder(f, dim, f.params(dim), self.backend, par)
                          for f in [self.obj] + self.gs + self.hs]
         self.form = FORM_CODE[s.form]
-        from ..forms.levelset import LevelSet
-        self.levelset = LevelSet(self.obj.definition, dim, self.obj.params(dim))
+        from .solver.contract import levelset
+        self.levelset = levelset(self.obj, dim)   # its program from the card (no sympy), kept on the function
         self.n_sub = cuda_cores() if s.subdomains == 0 else s.subdomains
         self.nfev = 0
         self.njev = 0

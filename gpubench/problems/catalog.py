@@ -132,6 +132,24 @@ PROCEDURES = {p.name: p for p in (
               {"peer": "de-gpu", "np": 100, "F": 0.5, "CR": 0.3, "seconds": 1.0, "max_generations": 2000,
                "chunk": 0, "mode": "auto", "registers": 0, "backend": "auto"},
               "gpubench.problems.device_rows:de_generation"),
+    Procedure("cholesky-torch", "device",
+              "Table 1's triangulation (paper 003): left- or right-looking batched Cholesky in PyTorch, vectorised "
+              "over the batch, the column loop in Python, code independent of ours (gpubench.problems.exatron_torch); "
+              "ms: one eager call between CUDA events; graph: also its CUDA graph's replay (ms_graph)",
+              {"variant": "left", "batch": 10000, "reps": 10, "graph": True, "backend": "auto"},
+              "gpubench.problems.exatron_torch:cholesky"),
+    Procedure("triangular-torch", "device",
+              "Table 2's triangulation (paper 003): L^T x = b with L^T explicit (a transposing copy, counted) or "
+              "implicit (strided row access), PyTorch, column loop in Python (gpubench.problems.exatron_torch); "
+              "ms and, with graph, ms_graph as cholesky-torch",
+              {"variant": "implicit", "batch": 10000, "reps": 10, "graph": True, "backend": "auto"},
+              "gpubench.problems.exatron_torch:triangular"),
+    Procedure("newton-batch-independent", "hs45",
+              "Table 3's triangulation (paper 003): the hs45-type batch solved by a projected Newton kernel written "
+              "apart from our TRON (gpubench.problems.newton_smem), one warp per problem, its workspace in shared "
+              "or global memory; on a CPU in numba's CUDA simulator",
+              {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
+              "gpubench.problems.newton_smem:newton_batch"),
     Procedure("tron-batch", "hs45",
               "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
               {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},

@@ -16,7 +16,8 @@ from .document import MISSING
 COLUMNS = {
     "bnb": (("iterations", "B&B iterations", "d"), ("seconds", "seconds", ".4g"), ("glb", "GLB", ".6g"),
             ("gub", "GUB", ".6g"), ("abs_gap", "abs gap", ".3g"), ("message", "status", "s")),
-    "micro": (("ms", "ms", ".4g"), ("ms_pipelined", "ms pipelined", ".4g"), ("max_err_vs_numpy", "max err vs numpy", ".1e"),
+    "micro": (("ms", "ms", ".4g"), ("ms_pipelined", "ms pipelined", ".4g"), ("ms_graph", "ms graph", ".4g"),
+              ("max_err_vs_numpy", "max err vs numpy", ".1e"),
               ("max_abs_err", "max err vs x*", ".1e"), ("fe_per_s", "FE/s", ".3g"), ("gbps", "GB/s", ".0f"),
               ("bandwidth_fraction", "fraction of copy", ".2f"), ("converged", "all converged", "s")),
     "admm": (("generators", "generators", "d"), ("branches", "branches", "d"), ("buses", "buses", "d"),
@@ -31,7 +32,7 @@ COLUMNS = {
 }
 
 
-MICRO_IF_STORED = ("ms pipelined", "FE/s", "GB/s", "fraction of copy")
+MICRO_IF_STORED = ("ms pipelined", "ms graph", "FE/s", "GB/s", "fraction of copy")
 
 
 def _fmt(v, f):
@@ -94,6 +95,9 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     if judged and experiment.layout == "lbfgsb" and "row_label" in pub and experiment.verdicts.get("triangulate"):
         from .triangulation import bin_rows   # paper 004 Table 1's differing rows beside an independent path
         judged = bin_rows(judged, pub, experiment.verdicts["triangulate"], _MINPACK, BIN_ATOL, results)
+    if judged and experiment.layout == "micro" and experiment.verdicts.get("triangulate"):
+        from .triangulation import ratio_rows   # paper 003 Tables 1-3: the pair by an independent implementation
+        judged = ratio_rows(judged, experiment, pub, results)
     for label, v, recs, *converged in judged:
         # the records each row rests on pass the one validity gate of every report (Doc.verdict)
         doc.verdict(label, v.explained(experiment.verdicts.get("explained", {}).get(label)), recs, *converged)
@@ -116,7 +120,13 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
               "GPUs. 'branch step ms' is the root process's wall time of the branch step, distribution and "
               "gathering included (the paper's Figure 6 timing). nu is the percent imbalance (6.3) per "
               "iteration: its max, min and mean over the iterations.")
-    if experiment.layout == "micro" and not {c.method for c in planned} <= {"cholesky-batch", "triangular-batch"}:
+    if experiment.layout == "micro" and {c.method for c in planned} <= {"cholesky-torch", "triangular-torch"}:
+        doc.p("PyTorch, vectorised over the batch, the column loop in Python (gpubench/problems/exatron_torch.py). "
+              "On a GPU, ms is one call between two CUDA events (the host issuing each column's kernels one by "
+              "one: mostly the host's cost at these sizes); ms graph is the same call captured once in a CUDA "
+              "graph and replayed between two events (the GPU's own work), the figure a triangulation judges. "
+              "On a CPU, the host clock. The first call is not timed.")
+    elif experiment.layout == "micro" and not {c.method for c in planned} <= {"cholesky-batch", "triangular-batch"}:
         doc.p("Times are of the kernel alone on a GPU (CUDA events), of the numba twin's call on a CPU; "
               "the first (compiling) call is not timed.")
     elif experiment.layout == "micro":

@@ -345,3 +345,91 @@ def table4_entries(cpu, gpu, exact, row, rtol):
 def _count_words(taken):
     return {OURS: "it agrees with ours, not with the paper", PAPER: "it agrees with the paper, not with ours",
             BOTH: "within the tolerance of both", NEITHER: "it agrees with neither"}[taken]
+
+
+# ---------------------------------------------------------------- paper 003, Tables 1-3: time ratios
+# the independent implementations of paper 003's compared pairs, named as the row says them
+RATIO_METHODS = {"cholesky-torch": "PyTorch (column loop, vectorised over the batch)",
+                 "triangular-torch": "PyTorch (column loop, vectorised over the batch)",
+                 "newton-batch-independent": "a projected Newton kernel written apart from our TRON (numba-CUDA)"}
+
+
+def ratio_side(independent, ours, paper, rtol):
+    """Which side an independent time ratio (the second of a table's pair over the first) takes, by
+    the row's own rule: the same one of the pair faster, and the ratio within ``rtol`` (relatively)
+    of that side's."""
+    def agree(a, b):
+        return (a > 1) == (b > 1) and abs(a - b) <= rtol * abs(b)
+    o, p = agree(independent, ours), agree(independent, paper)
+    return BOTH if o and p else OURS if o else PAPER if p else NEITHER
+
+
+def pair_means(records, keys):
+    """({key: mean ms over the n both keys have}, the figure used, those n) of GPU records: the mean
+    of ``ms_graph`` where every such record has one (the GPU's own work), else of ``ms``; ({}, '', [])
+    without a GPU record of both keys."""
+    gpu = [r for r in records if r.get("key") in keys and (r.get("measured") or {}).get("backend") == "cuda"
+           and r["measured"].get("ms") is not None]     # (a CPU's or the CUDA simulator's times are not judged)
+    ns = sorted(set.intersection(*[{r["dim"] for r in gpu if r["key"] == k} for k in keys])) if gpu else []
+    if not ns:
+        return {}, "", []
+    used = [r for r in gpu if r["dim"] in ns]
+    field = "ms_graph" if all(r["measured"].get("ms_graph") is not None for r in used) else "ms"
+    means = {}
+    for k in keys:
+        by_n = {r["dim"]: float(r["measured"][field]) for r in used if r["key"] == k}
+        means[k] = math.fsum(by_n[n] for n in ns) / len(ns)
+    return means, field, ns
+
+
+def ratio_rows(judged, experiment, pub, results=None):
+    """Paper 003's Tables 1-3 judged rows, each that differs carrying the time ratio of the same pair
+    by an independent implementation (the experiment ``[verdicts] triangulate`` names, whose entries
+    have the table's keys), with the side it takes (:func:`ratio_side`); explained where it sides
+    with ours.  Without its GPU records the row says the triangulation is not yet measured."""
+    from . import verdict as V
+    name = experiment.verdicts["triangulate"]
+    rtol = experiment.verdicts.get("rtol", 0.25)
+    keys = [spec.key for spec in experiment.variant(False).methods]
+    labels = [str(x) for x in pub.iloc[:, 0]]
+    times = [float(x) for x in pub["time_ms"]]
+    e, groups = load(name, results)
+    theirs = [r for rs in groups.values() for r in rs]
+    procs = sorted({spec.method for spec in e.variant(False).methods})
+    method = RATIO_METHODS.get(procs[0], procs[0]) if len(procs) == 1 else ", ".join(procs)
+    out = []
+    for label, v, recs, *rest in judged:
+        if v.kind != V.DIFFERS or len(keys) != 2 or len(times) != 2:
+            out.append((label, v, recs, *rest))
+            continue
+        ours_m, _, ours_n = pair_means(recs, keys)
+        ind_m, field, ind_n = pair_means(theirs, keys)
+        if not ours_m:
+            out.append((label, v, recs, *rest))
+            continue
+        what = f"time ratio {labels[1]} / {labels[0]}"
+        if not ind_m:
+            out.append((label, v.explained(f"{v.reason}: its triangulation ({name}, the same pair by {method}) "
+                                           "is not yet measured (no GPU record of both entries)"), recs, *rest))
+            continue
+        ro, rp = ours_m[keys[1]] / ours_m[keys[0]], times[1] / times[0]
+        ri = ind_m[keys[1]] / ind_m[keys[0]]
+        taken = ratio_side(ri, ro, rp, rtol)
+        of = f"{len(ind_n)} n" + (f" of ours' {len(ours_n)}" if set(ours_n) - set(ind_n) else "")
+        figure = (f"{what} {ri:.4g} (mean {field.replace('_', ' ')} over {of}: {labels[0]} {ind_m[keys[0]]:.4g} ms, "
+                  f"{labels[1]} {ind_m[keys[1]]:.4g} ms)")
+        paths = sorted(r["_path"] for r in theirs if r.get("key") in keys and r["dim"] in ind_n
+                       and (r.get("measured") or {}).get("backend") == "cuda")
+        entry = {"method": method, "figure": figure, "runs": len(ind_n), "side": taken, "records": paths}
+        words = {OURS: "it agrees with ours, not with the paper",
+                 PAPER: "it agrees with the paper, not with ours: our kernels are in question",
+                 BOTH: "it is within the tolerance of both",
+                 NEITHER: f"it agrees with neither (nearer {_nearer_ratio(ri, ro, rp)})"}[taken]
+        sentence = (f"the same pair by {method} ({name}) gives a {figure}: {words} "
+                    f"(ours {ro:.4g}, the paper {rp:.4g}; the row's rule: the same one faster, within rtol {rtol:g})")
+        out.append((label, v.triangulated([entry], sentence, explains=taken == OURS), recs, *rest))
+    return out
+
+
+def _nearer_ratio(r, ours, paper):
+    return OURS if abs(math.log(r / ours)) <= abs(math.log(r / paper)) else PAPER

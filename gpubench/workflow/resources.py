@@ -116,9 +116,11 @@ def check_workers(workers, option="--workers"):
 
 
 # ---------------------------------------------------------------- per command
-def method_needs(dim, settings, backend="cpu", work=True):
+def method_needs(dim, settings, backend="cpu", work=True, fn=None):
     """``[(argument, bytes)]`` for a run in ``dim`` dimensions with ``settings``; with ``work``,
-    a solver iteration of more than :data:`MAX_ITERATION_WORK` is refused as well.
+    a solver iteration of more than :data:`MAX_ITERATION_WORK` is refused as well.  Given the
+    function ``fn``, the interval solver's estimate knows whether it has the split sweep (a
+    fixed-dimension definition takes the full evaluation).
 
     Read from the settings a method declares (a partition, starts, a population, subdomains),
     not from its name: a method names itself in its own module only.
@@ -130,7 +132,8 @@ def method_needs(dim, settings, backend="cpu", work=True):
     get = lambda k, d=None: d if getattr(s, k, None) is None else getattr(s, k)  # noqa: E731
     has = lambda *ks: all(hasattr(s, k) for k in ks)  # noqa: E731
     if has("split_dims", "parts", "samples"):
-        return _solver_needs(n, get, dim_arg, backend, work)
+        split_form = fn is None or getattr(fn, "fixed_dim", None) is None
+        return _solver_needs(n, settings, get, dim_arg, backend, work, split_form)
     if has("starts"):
         starts = int(get("starts", 1))
         if has("m"):  # limited memory: m pairs of vectors a start
@@ -150,8 +153,13 @@ def method_needs(dim, settings, backend="cpu", work=True):
     return [(dim_arg, F64 * (4 * n * n + 64 * n))]
 
 
-def _solver_needs(n, get, dim_arg, backend, work):
+def _solver_needs(n, settings, get, dim_arg, backend, work, split_form=True):
     """The interval solver's iteration, as the sweep that will run holds it.
+
+    Which sweep runs is decided as the search decides it: the settings as
+    :func:`~gpubench.methods.solver.settings.at_scale` makes them for ``n`` and the backend (variant
+    strong above n = 100 on CUDA runs the split sweep after its local starts), and the full
+    evaluation for a definition without the split form (``split_form`` False).
 
     The split sweep (the default: split evaluation, natural inclusion) works O(s) a subregion with the
     cut tables and O(n) an iteration on the host or in the device loop's tables; it keeps a few numbers
@@ -161,6 +169,10 @@ def _solver_needs(n, get, dim_arg, backend, work):
     """
     from ..methods.solver.kernels import cut_capacity
     from ..methods.solver.partition import PartitionRule
+    from ..methods.solver.settings import at_scale
+    if hasattr(settings, "variant"):   # the solver's own Settings (a plain namespace has no variant)
+        settings = at_scale(settings, n, backend == "cuda", split_form)[0]
+        get = lambda k, d=None: d if getattr(settings, k, None) is None else getattr(settings, k)  # noqa: E731
     # the partition as the solver draws it (below s coordinates, more parts each)
     rule = PartitionRule(n, split_dims=int(get("split_dims", 1)), parts=int(get("parts", 2)))
     split, parts = rule.split_dims, rule.parts
@@ -169,7 +181,8 @@ def _solver_needs(n, get, dim_arg, backend, work):
     rows = samples + 1
     samples_arg = f"--samples {samples}"
     cut = cut_capacity(split, n, parts, subregions)[0]
-    full = get("evaluation", "split") != "split" or get("inclusion", "natural") != "natural"
+    full = (get("evaluation", "split") != "split" or get("inclusion", "natural") != "natural"
+            or not split_form)
     if full:
         per_subregion, held = n, 2 * F64 * subregions * n
     else:
@@ -184,14 +197,14 @@ def _solver_needs(n, get, dim_arg, backend, work):
     return [(dim_arg, held + 64 * F64 * n * rows), (samples_arg, 4 * F64 * rows * (n + 2 * cut))]
 
 
-def check_method(dim, settings, work=True, device=True):
+def check_method(dim, settings, work=True, device=True, fn=None):
     """The one check of a run before it starts: its memory on the host (and on the GPU it runs on,
     unless ``device`` is False: a parent process that must not open a CUDA context before its
     workers do), and with ``work`` the size of one uninterruptible solver iteration (a typed-in
     run; a stored experiment's settings are the paper's, bounded by their time limits)."""
     backend = getattr(settings, "backend", "cpu")
     on_gpu = backend == "cuda" or (backend == "auto" and _gpu())
-    check(method_needs(dim, settings, "cuda" if on_gpu else "cpu", work=work), device=device and on_gpu)
+    check(method_needs(dim, settings, "cuda" if on_gpu else "cpu", work=work, fn=fn), device=device and on_gpu)
 
 
 def _gpu():

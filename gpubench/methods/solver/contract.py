@@ -96,9 +96,19 @@ def levelset(fn, dim, maximise=False):
     cache = fn.__dict__.setdefault("_levelsets", {})
     key = (dim, bool(maximise))
     if key not in cache:
-        d = fn.definition.negated() if maximise else fn.definition
-        cache[key] = LevelSet(d, dim, fn.params(dim))
+        cache[key] = LevelSet(levelset_program(fn, maximise), dim, fn.params(dim))
     return cache[key]
+
+
+def levelset_program(fn, maximise=False):
+    """The level set's program of ``fn`` (-f for ``maximise``; :func:`gpubench.forms.exprtree.program`):
+    from the function's card where a process recorded it (no sympy in a second process), else
+    made from the definition and recorded."""
+    from ...forms.exprtree import program, version
+    make = (lambda d: program(d.negated() if maximise else d))
+    if hasattr(fn, "fact"):
+        return fn.fact(f"levelset{'-max' if maximise else ''}-{version()}", make)
+    return make(fn.definition)
 
 
 def contract(fn, lo, hi, gub, maximise=False):

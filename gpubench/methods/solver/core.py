@@ -54,9 +54,9 @@ from . import checkpoint as ckpt
 from . import sweep as sweeps
 from .contract import contract
 from .output import OutputRegions
-from .partition import PartitionRule, child_box, child_max_width, diagonal_point
+from .partition import PartitionRule, child_box, child_max_width, diagonal_point, kept_whole
 from .region_list import ROOT, RegionList
-from .settings import SPACINGS, Settings, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
+from .settings import SPACINGS, Settings, at_scale, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
@@ -109,6 +109,11 @@ class Search:
                            else fn.definition.negated() if self.maximise else fn.definition)
         self.dom_lo, self.dom_hi = fn.bounds(dim)
         _check_tol_resolvable(self.settings.tol, self.dom_lo, self.dom_hi)
+        # variant strong above STRONG_MAX_DIM on CUDA: its local starts, then the paper's device loop
+        self.asked = self.settings
+        self.settings, self.scale_note = at_scale(self.settings, dim, _on_cuda(self.settings),
+                                                  split=self.definition.dim is None)
+        self.polish_starts = self.asked.polish
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.loop, self.host_loop = self._choose_loop()
         if self.loop == "device":
@@ -179,6 +184,8 @@ class Search:
         started = deadline.start
         if self.loop == "device":
             from . import devloop
+            if st.iteration == 0 and cfg.local_starts:
+                self._multistart()   # host work before the first launch: the device loop starts from its GUB
             message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
                                              checkpoint_every=checkpoint_every,
                                              save=lambda: ckpt.save(checkpoint, self))
@@ -240,6 +247,8 @@ class Search:
             if np.any(box[0] != sel_lo) or np.any(box[1] != sel_hi):
                 self.contract_stats["narrowed"] += 1
             sel_lo, sel_hi = box
+            if np.max(sel_hi - sel_lo) < cfg.tol and self._keep_whole(sel_lo, sel_hi, cyc):
+                return
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
         t0 = time.perf_counter()
@@ -279,6 +288,26 @@ class Search:
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
         st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, out.sidx, out.lb)
         self._close_iteration(it, sel_lo, sel_hi, cyc)
+
+    def _keep_whole(self, sel_lo, sel_hi, cyc):
+        """A contracted selected box already narrower than tol in every coordinate: its p^s subregions
+        would all be closed, so it goes back into L whole (closed), its lower bound the outward-rounded
+        natural enclosure of f over it, without the sweep (on the H200 a sweep of 4^10 subregions was
+        most of variant strong's Levy n = 50, which contraction pins to one box in one iteration).
+        It holds every minimiser of the selected region (the contraction's guarantee); with a lower
+        bound above GUB it holds none and is dropped.  False (nothing done: the sweep runs) where f's
+        enclosure is not a number there."""
+        st = self.state
+        flo, fhi = self.fn.interval(sel_lo, sel_hi)
+        lb = -fhi if self.maximise else flo
+        if math.isnan(flo) or math.isnan(fhi):
+            return False
+        self.contract_stats["kept_whole"] = self.contract_stats.get("kept_whole", 0) + 1
+        st.nfev += 1
+        if lb <= st.gub:
+            st.regions.append(st.iteration, cyc, False, [0], [lb])
+        self._close_iteration(st.iteration, sel_lo, sel_hi, kept_whole(cyc))
+        return True
 
     def _close_iteration(self, it, sel_lo, sel_hi, cyc):
         st = self.state
@@ -330,7 +359,7 @@ class Search:
                 st.gub = found[1]
                 st.best_x = found[0].tolist()
         self.host_seconds += time.perf_counter() - t0
-        if self.settings.polish and st.best_x is not None:
+        if self.polish_starts and st.best_x is not None:
             self._polish(None)
 
     def _best_of(self, box):
@@ -423,6 +452,8 @@ class Search:
             glb, gub = -gub, -glb
         if self.host_loop:  # the device loop is the default on CUDA: say why this search did not take it
             message = f"{message} (host loop: {self.host_loop})" if message else f"host loop: {self.host_loop}"
+        if self.scale_note:  # variant strong at scale: what it left out to take the device loop
+            message = f"{message} ({self.scale_note})" if message else self.scale_note
         return OptimizeResult(
             function=self.fn.name, dim=self.dim, method=self.method_name, backend=self.backend,
             x=x, fun=fun, glb=glb, gub=gub, regions_lo=regions_lo, regions_hi=regions_hi, **lazy,
@@ -445,6 +476,7 @@ class Search:
                      **({"gap_tol": self.settings.gap_tol,
                          "resolved": not st.regions.any_open()} if self.settings.gap_tol is not None else {}),
                      **({"loop": "device"} if self.loop == "device" else {}),
+                     **({"variant": "strong", "at_scale": self.scale_note} if self.scale_note else {}),
                      **({"loop": "host", "host_loop": self.host_loop} if self.host_loop else {}),
                      "max_iterations": self.settings.max_iterations,
                      "time_limit": self.settings.time_limit,
@@ -457,6 +489,12 @@ class Search:
         values = [self.fn.point(p) for p in points]
         k = int(np.argmax(values) if self.maximise else np.argmin(values))
         return points[k], float(values[k])
+
+
+def _on_cuda(settings):
+    """Whether ``settings`` run on CUDA here (backend cuda, or auto with a GPU)."""
+    from ...device.gpu import resolve_backend
+    return resolve_backend(settings.backend) == "cuda"
 
 
 # output regions up to this many bytes as (lo, hi) arrays are built with the result; more are built

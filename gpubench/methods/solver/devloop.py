@@ -166,6 +166,10 @@ class DeviceLoop:
     def upload(self):
         """The host state (new or restored from a checkpoint) onto the device."""
         st, n = self.search.state, self.n
+        if any(c < 0 for c in st.sel_cyc):
+            from ...errors import InputError
+            raise InputError("this search kept contracted boxes whole (variant strong, contract): the device "
+                             "loop cannot rebuild them; resume it with loop = host")
         sidx, itr, cyc, lb, open_ = st.regions.flat()
         it = st.iteration
         self._iterations_room(it + 1)
@@ -392,6 +396,8 @@ def _take(search, loop, done, per_iteration_evals):
     st.iteration += done
     st.nfev += done * per_iteration_evals
     st.njev = int(h[NJEV])
+    if float(loop.fst_host[GUB]) < st.gub:   # a sample beat the local starts' point: it holds GUB now
+        st.best_x = None
     st.gub = float(loop.fst_host[GUB])
     st.best_iteration, st.best_index = int(h[BESTIT]), int(h[BESTIDX])
     st.regions = _Sized(int(h[SIZE]), int(h[NOPEN]), glb[-1] if glb else (st.hist_glb[-1] if st.hist_glb else -math.inf))

@@ -60,6 +60,10 @@ class PartitionRule:
         self.requested = (split_dims, parts)
 
     def plan(self, cycling_index):
+        """The cut of a region selected with ``cycling_index``; a negative index (:func:`kept_whole`)
+        is an iteration that kept its selected box whole: no coordinate cut, one subregion (index 0)."""
+        if cycling_index < 0:
+            return Plan(dims=(), parts=self.parts)
         dims = tuple((cycling_index + j) % self.n for j in range(self.split_dims))
         return Plan(dims=dims, parts=self.parts)
 
@@ -72,6 +76,13 @@ class PartitionRule:
             return f"{self.split_dims} of {self.n} coordinates per iteration, {self.parts} parts each"
         return (f"n = {self.n} < s = {s}: all coordinates cut into {self.parts} parts "
                 f"({self.parts}^{self.n} <= {p}^{s} subregions)")
+
+
+def kept_whole(cycling_index):
+    """The cycling index recorded for an iteration that kept its (contracted, already narrower than tol)
+    selected box whole instead of cutting it: negative, so that :meth:`PartitionRule.plan` gives the
+    box itself as subregion 0."""
+    return -1 - cycling_index
 
 
 def cut(lo, hi, j, parts):

@@ -1,4 +1,5 @@
 """The rigorous solver's settings, stated once (imported by the command line without the solver)."""
+import copy
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -25,6 +26,17 @@ VARIANTS = ("paper", "strong")
 # bounds from the natural form intersected with the mean value form
 STRONG = {"local_starts": 8, "local_search": True, "polish": True, "contract": True, "inclusion": "best"}
 
+# Above this n variant strong on CUDA (loop auto) keeps only its early GUB, the descents from the local
+# starts with their best polished, and then runs the paper's split sweep in the device loop
+# (:func:`at_scale`); a typed-in solve above it keeps the paper's variant.  On the H200 (results/gpu/
+# solve-214304f, rigorous_peers) the strong variant's host loop took 8.7 s on Levy n = 1,000 against 2.77 s
+# for the paper's device loop, 114 s on Ackley n = 1,000 against 5.7 s, 28 s on Styblinski-Tang against
+# 8 s: at n <= 100 it proves what the paper's does not (docs/strong-search.md), above it its per-iteration
+# host work (contraction, full evaluation for best inclusion) costs more than it saves.
+STRONG_MAX_DIM = 100
+# what variant strong turns off at scale (each needs the host loop), as the result names them
+HOST_EXTRAS = {"contract": False, "inclusion": "natural", "local_search": False, "polish": False}
+
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
 CPU_SPLIT_DIMS = 6
@@ -36,7 +48,8 @@ class Settings(MethodSettings):
     backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
     variant: str = setting("paper", "paper: paper 000's algorithm as published, every opt-in below as set; "
                            "strong: also local_starts >= 8, local_search, polish, contract and inclusion best "
-                           "(gpubench's strongest rigorous search, host loop; a typed-in solve's default at n <= 100)",
+                           "(gpubench's strongest rigorous search, host loop; above n = 100 on CUDA its local starts, then "
+                           "the paper's sweep in the device loop; a typed-in solve's default at n <= 100)",
                            choices=VARIANTS)
     split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
     parts: int = setting(4, "parts per cut coordinate, p", minimum=2)
@@ -70,7 +83,8 @@ class Settings(MethodSettings):
                                        minimum=0.0)
     loop: str = setting("auto", "where an iteration's selection, tables, pruning and list live: the GPU, k iterations "
                         "a launch with no host in between (device: cuda backend, split evaluation, natural "
-                        "inclusion, no local search, local_starts, polish or contract), the host between sweeps "
+                        "inclusion, no local search, polish or contract; local_starts run on the host before "
+                        "the first launch), the host between sweeps "
                         "(host), or the device loop wherever it can serve the settings and the host loop "
                         "elsewhere, the result saying why (auto)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
@@ -97,6 +111,25 @@ class Settings(MethodSettings):
                              f"iteration is too many (at most 2**31)")
 
 
+def at_scale(settings, dim, on_cuda, split=True):
+    """``(settings that run, note)``: variant strong above :data:`STRONG_MAX_DIM` with ``loop = "auto"``
+    on CUDA (and a definition with the split sweep) runs as the paper's variant after its local starts,
+    their best polished (:meth:`.core.Search._multistart`), in the device loop; the note says what was
+    left out and how to have it.  Any other ``settings`` come back as they are, with None.
+
+    ``settings`` must be checked already (``Settings.check`` sets the strong variant's fields)."""
+    s = settings
+    if s.variant != "strong" or s.loop != "auto" or not on_cuda or not split or dim <= STRONG_MAX_DIM:
+        return s, None
+    run = copy.copy(s)
+    for k, v in HOST_EXTRAS.items():
+        object.__setattr__(run, k, v)
+    note = (f"variant strong at n = {dim} > {STRONG_MAX_DIM} on CUDA: local starts (the best polished), then "
+            f"the paper's sweep in the device loop; contraction, inclusion best, local search and the polish "
+            f"after each lowered GUB need the host loop (--loop host for them)")
+    return run, note
+
+
 def host_loop_reasons(settings):
     """Why ``settings`` need the host loop (empty when the device loop can serve them)."""
     s = settings
@@ -105,7 +138,6 @@ def host_loop_reasons(settings):
                                  (s.inclusion != "natural", "inclusion best"),
                                  (s.local_search, "local_search"),
                                  (s.polish, "polish"),
-                                 (s.local_starts > 0, "local_starts"),
                                  (s.contract, "contract"),
                                  (s.gap_tol is not None, "gap_tol (the device loop stops on tol only)"))
             if bad]
