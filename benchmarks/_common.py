@@ -49,6 +49,9 @@ _SEARCHES = {}
 
 def search(function, dim, backend, split_dims, parts, **settings):
     """A warm :class:`gpubench.methods.solver.core.Search` (cached per process: asv re-runs setup per sample)."""
+    # the host loop: these searches are stepped and their sweep called from the host (the device
+    # loop, the default on CUDA since 218dacb, builds no host sweep; CudaLoopSolve times it whole)
+    settings = {"loop": "host", **settings}
     key = (function, dim, backend, split_dims, parts, tuple(sorted(settings.items())))
     if key not in _SEARCHES:
         from gpubench import functions
