@@ -170,6 +170,18 @@ def test_a_differing_row_takes_the_side_of_the_independent_ratio(tmp_path):
         assert v.reason.startswith(V.NOT_EXPLAINED) and "our kernels are in question" in v.reason
 
 
+def test_a_triangulation_over_fewer_n_than_ours_is_reported_not_judged(tmp_path):
+    # the H200 run that stopped after n = 1..7 (right) and 1..8 (left): a mean over the small matrices
+    # only is another statistic than ours over n = 1..32, so the row names it and is not judged
+    _table1_rows(tmp_path, {"left": 1.0, "right": 2.0}, graph={"left": 1.0, "right": 2.0})
+    for f in (tmp_path / "kim_exatron_triangulate_table1").glob("*.json"):
+        if int(f.name.split("-n")[1].split("-")[0]) > 7:
+            f.unlink()
+    for _, v, _ in _table1_rows(tmp_path):
+        assert "partly measured (7 of ours' 32 n" in v.reason and not v.triangulation
+        assert v.reason.startswith(V.NOT_EXPLAINED)
+
+
 def test_cpu_records_of_the_independent_pair_are_not_judged(tmp_path):
     e = loader.load("kim_exatron_triangulate_table1")
     tri = tmp_path / e.id
