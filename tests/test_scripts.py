@@ -70,22 +70,29 @@ def test_the_gpu_queue_parses_and_runs_reproduce_with_resume():
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_the_gpu_queue_runs_gpu_and_cpu_queues_with_entries_and_shares(tmp_path):
-    """What each queue runs, with a stand-in python3 and host environment: ID@ENTRIES%K/N on a
-    GPU gets --backend cuda, --entries and --shard; `cpu:ID@ENTRIES%N` starts N CPU queues, share
-    1/N to N/N, with no GPU visible and no backend override."""
+def _queue_checkout(tmp_path):
+    """(root, bin folder, calls file): a checkout holding gpu_queue.sh, a host environment that only
+    changes folder, and a stand-in python3 that writes its GPU and arguments to the calls file."""
     root = tmp_path / "repo"
     (root / "scripts").mkdir(parents=True)
     (root / "scripts" / "gpu_queue.sh").write_text((ROOT / "scripts" / "gpu_queue.sh").read_text())
     (root / "scripts" / "gpu_host_env.sh").write_text(f"mkdir -p {tmp_path}/run && cd {tmp_path}/run\n")
-    (root / "results" / "table1").mkdir(parents=True)
-    (root / "results" / "table1" / "stored.json").write_text("{}")
     bin_ = tmp_path / "bin"
     bin_.mkdir()
     calls = tmp_path / "calls"
     stub = bin_ / "python3"
     stub.write_text(f'#!/bin/bash\necho "${{CUDA_VISIBLE_DEVICES-unset}} $*" >> {calls}\n')
     stub.chmod(0o755)
+    return root, bin_, calls
+
+
+def test_the_gpu_queue_runs_gpu_and_cpu_queues_with_entries_and_shares(tmp_path):
+    """What each queue runs, with a stand-in python3 and host environment: ID@ENTRIES%K/N on a
+    GPU gets --backend cuda, --entries and --shard; `cpu:ID@ENTRIES%N` starts N CPU queues, share
+    1/N to N/N, with no GPU visible and no backend override."""
+    root, bin_, calls = _queue_checkout(tmp_path)
+    (root / "results" / "table1").mkdir(parents=True)
+    (root / "results" / "table1" / "stored.json").write_text("{}")
     q = tmp_path / "q"
     env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(q),
            "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
@@ -111,16 +118,7 @@ def test_the_gpu_queue_runs_gpu_and_cpu_queues_with_entries_and_shares(tmp_path)
 def test_the_gpu_queue_pins_gN_queues_to_one_gpu(tmp_path):
     """`gN:ID%K` starts K queues that all see GPU N alone, beside unpinned queues numbered 0, 1, ...
     (several shares of many short cases on one GPU, the asv history alone on another)."""
-    root = tmp_path / "repo"
-    (root / "scripts").mkdir(parents=True)
-    (root / "scripts" / "gpu_queue.sh").write_text((ROOT / "scripts" / "gpu_queue.sh").read_text())
-    (root / "scripts" / "gpu_host_env.sh").write_text(f"mkdir -p {tmp_path}/run && cd {tmp_path}/run\n")
-    bin_ = tmp_path / "bin"
-    bin_.mkdir()
-    calls = tmp_path / "calls"
-    stub = bin_ / "python3"
-    stub.write_text(f'#!/bin/bash\necho "${{CUDA_VISIBLE_DEVICES-unset}} $*" >> {calls}\n')
-    stub.chmod(0o755)
+    root, bin_, calls = _queue_checkout(tmp_path)
     env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(tmp_path / "q"),
            "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
     env.pop("CUDA_VISIBLE_DEVICES", None)
