@@ -260,9 +260,8 @@ def _bounded(solve, args, deadline, unsolved):
             out = ("error", exc)
         try:
             child.send(out)
-        except Exception as exc:  # an exception that does not pickle: its text
+        except Exception:  # an answer that does not pickle: its text, as an error
             child.send(("error", RuntimeError(f"{type(out[1]).__name__}: {out[1]}")))
-            del exc
 
     with warnings.catch_warnings():
         # the parent may run threads (Ctrl-C's watcher, numba's pool): the child only runs MAiNGO
