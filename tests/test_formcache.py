@@ -144,3 +144,23 @@ def test_every_methods_modules_load_through_the_card_without_sympy(tmp_path):
     assert not second["sympy"], "a second process imported sympy"
     assert not second["cuda"], "a CPU run imported numba.cuda"
     assert second["names"] == first["names"] and second["has_window2"] == first["has_window2"] is True
+
+
+def test_two_processes_writing_one_card_keep_each_others_facts(tmp_path, monkeypatch):
+    """Cards are shared by concurrent processes (a test run's workers, a queue's shares): each
+    reads the card, records its own facts and writes; neither write may drop the other's."""
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path / "cache"))
+    from gpubench import functions
+    from gpubench.forms import cards as formcache
+    path = tmp_path / "bowl.py"
+    path.write_text(BOWL % ("1", 3, 4))
+    definition = functions.load_file(str(path), "BOWL").definition
+    first, second = formcache.Card("BOWL", path, None), formcache.Card("BOWL", path, None)
+    first.fill(definition)
+    second.fill(definition)            # both read the card before either recorded a fact
+    first.record_at("any", "levelset", [1, 2])
+    second.record_at(3, "fstar", 0.0)  # its in-memory card lacks the first's fact
+    second.record_module("k", "mod_k")
+    third = formcache.Card("BOWL", path, None)
+    assert third.at("any", "levelset") == [1, 2] and third.at(3, "fstar") == 0.0
+    assert third.module("k") == "mod_k"

@@ -71,6 +71,8 @@ def summary():
                 if rel.parts[0] == "index":
                     kind = "index entries"
                 elif rel.parts[0] == "cards":
+                    if path.suffix != ".json":
+                        continue  # a card's lock file (cards.Card._write), counted in entries and bytes
                     kind = "function cards"
                 elif path.suffix == ".nbi":
                     kind = "compiled (numba index files)"

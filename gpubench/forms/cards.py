@@ -143,11 +143,37 @@ class Card:
         self._write()
 
     def _write(self):
+        """Write the card, merged with what another process wrote since this one read it: cards
+        are shared by concurrent processes (a test run's workers, a queue's shares), and a
+        last-writer-wins write would drop the other's facts, costing a later process a sympy
+        import (tests/test_levelset_card.py)."""
         from ..device.gpu import atomic_write
         try:
-            atomic_write(self.file, json.dumps(self.data), fsync=False)
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.file.with_suffix(".lock"), "a") as lock:
+                try:
+                    import fcntl
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                except (ImportError, OSError):  # no advisory locks here: merge without
+                    pass
+                self._merge_from_disk()
+                atomic_write(self.file, json.dumps(self.data), fsync=False)
         except Exception:  # a cache that cannot be written costs the next process time, nothing else
             pass
+
+    def _merge_from_disk(self):
+        try:
+            disk = json.loads(self.file.read_text())
+        except (OSError, ValueError):
+            return
+        if not isinstance(disk, dict) or disk.get("meta") != self.data["meta"]:
+            return  # another definition's card: ours replaces it
+        for n, facts in disk.get("at", {}).items():
+            mine = self.data["at"].setdefault(n, {})
+            for what, value in facts.items():
+                mine.setdefault(what, value)
+        for key, modname in disk.get("modules", {}).items():
+            self.data["modules"].setdefault(key, modname)
 
 
 # ---------------------------------------------------------------- importing a generated module
