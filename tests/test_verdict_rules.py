@@ -82,3 +82,39 @@ def test_paper004_bin_share_within_ten_points(share, kind):
     rec = _rec("t", function="minpack2:torsion", result={"bins": {"0": share}})
     [(_, v, _)] = RF._judge_lbfgsb(_exp(), [rec], pub)
     assert v.kind == kind
+
+
+@pytest.mark.parametrize("settings, message, kind", [
+    # SciPy >= 1.15's end when its line search finds no decrease: the stated rule (decrease < 1e-64) met
+    ({"solver": "scipy", "stop": "energy_decrease"}, "ABNORMAL: ", V.MATCHES),
+    # the same end under the pg rule is no convergence by that rule
+    ({"solver": "scipy", "stop": "pg"}, "ABNORMAL: ", V.NOT_REPRODUCED),
+    # an iteration limit is never the rule met
+    ({"solver": "scipy", "stop": "energy_decrease"}, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT", V.NOT_REPRODUCED),
+    # our own L-BFGS-B's ABNORMAL (an ascent direction) is a failure, not SciPy's no-decrease end
+    ({"stop": "energy_decrease"}, "ABNORMAL: ASCENT DIRECTION", V.NOT_REPRODUCED),
+])
+def test_paper004_scipy_s_no_decrease_end_is_the_stated_rule_met(settings, message, kind):
+    pub = pd.DataFrame([{"size": 400, "cpu_itr": 100, "gpu_itr": 100}])
+    cpu = _rec("c", dim=400, label="CPU", iterations=100, converged=False, message=message, settings=settings)
+    gpu = _rec("g", dim=400, label="GPU", iterations=100)
+    [(_, v, recs)] = RF._judge_lbfgsb(_exp(), [cpu, gpu], pub)
+    v = V.validated(v, recs)
+    assert v.kind == kind and v.records == ("c", "g")
+    assert cpu["measured"]["converged"] is False      # the stored record itself is left as it is
+
+
+@pytest.mark.parametrize("status, message, converged", [
+    (2, "ABNORMAL: ", True), (2, "ABNORMAL_TERMINATION_IN_LNSRCH", True),
+    (1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT", False)])
+def test_paper004_scipy_column_records_its_no_decrease_end_as_the_rule_met(monkeypatch, status, message, converged):
+    """gpubench.problems.fei2014._scipy under the stated rule: SciPy's end at no decrease, by either
+    SciPy's name for it, is stored converged; an iteration limit is not."""
+    import numpy as np
+    import scipy.optimize
+    from gpubench.problems import fei2014, minpack2
+    p = minpack2.make("torsion", 400)
+    monkeypatch.setattr(scipy.optimize, "minimize", lambda *a, **k: scipy.optimize.OptimizeResult(
+        nit=7, fun=-0.4, status=status, message=message, x=np.asarray(p.x0)))
+    r = fei2014._scipy(p, 5, 1e-5, 0, energy_tol=1e-64)
+    assert (r["status"] == 0) is converged and r["iterations"] == 7

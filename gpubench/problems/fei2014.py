@@ -111,7 +111,8 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
 def _scipy(p, m, pg_rel, cap, energy_tol=None, maxiter=100000):
     """SciPy's L-BFGS-B to pg <= pg_rel pg(x0), or (``energy_tol``) until an iteration decreases f by
     less than energy_tol: a callback ends the run then, and SciPy's own end at no decrease (ftol = 0:
-    its relative-reduction test, or a line search finding no decrease) is the same rule met.
+    its relative-reduction test, or a line search finding no decrease: "ABNORMAL" in SciPy >= 1.15,
+    "ABNORMAL_TERMINATION_IN_LNSRCH" before) is the same rule met.
     ``cap`` seconds (None or 0: none) end it early, marked capped."""
     from scipy.optimize import minimize
     fg = getattr(p, "fg_stencil", p.fg)
@@ -135,7 +136,7 @@ def _scipy(p, m, pg_rel, cap, energy_tol=None, maxiter=100000):
                  options=dict(maxcor=m, gtol=pgtol, ftol=0.0, maxiter=maxiter, maxfun=100 * maxiter))
     dt = time.perf_counter() - t0
     status, message = int(r.status), str(r.message)
-    if ftol_abs is not None and not seen["capped"] and (seen["rule"] or status == 0 or "LNSRCH" in message):
+    if ftol_abs is not None and not seen["capped"] and (seen["rule"] or status == 0 or message.startswith("ABNORMAL")):
         status, message = 0, core.CONVERGED_FDEC + (f" (SciPy: {message})" if not seen["rule"] else "")
     return {"iterations": int(r.nit), "fun": float(r.fun), "status": status, "message": message,
             "capped": seen["capped"], "seconds": dt,  # r: SciPy's result
