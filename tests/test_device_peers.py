@@ -32,18 +32,89 @@ def test_de_bytes_per_generation():
 
 def test_lbfgsb_bytes_per_iteration_by_hand():
     """m = 1, n = 3, every coordinate free, one evaluation, counted pass by pass (n-vectors read +
-    written): lf_reduced x g lo hi + 2 history rows, x_c mask r: 9; lf_step mask x_c lo hi g x r + 2
+    written): lf_reduced x g, the bound g points to + 2 history rows, x_c mask r: 8; lf_step mask x_c lo hi g x r + 2
     rows, du: 10; lf_direction x_c du lo hi x g, d: 7; the gradient's copy: 2; lf_pair x_a x g_new g
     + 2 rows: 6; lf_move x_a x g_new g lo hi, 2 rows x g: 10; the evaluation: trial x d -> x_a 3,
     stencil 2, v.g 2, sum v 1, g.d 2: 10."""
     b = floors.lbfgsb_bytes(3, 1)
-    assert b["vectors_iteration"] == 9 + 10 + 7 + 2 + 6 + 10 and b["vectors_evaluation"] == 10
-    assert b["total"] == 8 * 3 * 54
+    assert b["vectors_iteration"] == 8 + 10 + 7 + 2 + 6 + 10 and b["vectors_evaluation"] == 10
+    assert b["total"] == 8 * 3 * 53
     # m = 2, half the coordinates free: the history reads of lf_reduced (4), lf_step (4, and r) and
-    # lf_move (2 rows not just written) halve: 9 + 9.5 + 7 + 2 + 8 + 11, and 1.5 evaluations
+    # lf_move (2 rows not just written) halve: 8 + 9.5 + 7 + 2 + 8 + 11, and 1.5 evaluations
     half = floors.lbfgsb_bytes(10, 2, evaluations=1.5, free=0.5)
-    assert half["vectors"] == 46.5 + 15 and half["total"] == 8 * 10 * 61.5
-    assert floors.lbfgsb_bytes(4_000_000, 5)["total"] == 8 * 4_000_000 * (36 + 8 * 5 + 10)
+    assert half["vectors"] == 45.5 + 15 and half["total"] == 8 * 10 * 60.5
+    assert floors.lbfgsb_bytes(4_000_000, 5)["total"] == 8 * 4_000_000 * (35 + 8 * 5 + 10)
+
+
+def _element_counter(monkeypatch, n, widths):
+    """Under numba's CUDA simulator: [(kernel, n-vectors read, n-vectors written)] per launch, from
+    the distinct elements of the n-vector arrays (rows of the arrays ``widths`` n long) a launch
+    reads before writing them and writes; scalar arrays of other sizes are not counted."""
+    from numba.cuda.simulator import kernel as sk
+    from numba.cuda.simulator.cudadrv import devicearray as da
+    launches, cur = [], {"acc": None}
+
+    def where(a, idx):
+        idx = tuple(int(i) for i in (idx if isinstance(idx, tuple) else (idx,)))
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        start = root.__array_interface__["data"][0]
+        off = a.__array_interface__["data"][0] - start + sum(i * s for i, s in zip(idx, a.strides))
+        if len(idx) != a.ndim or root.nbytes % (8 * n) or root.nbytes // (8 * n) not in widths:
+            return None
+        return start, off // (8 * n), off
+
+    get, put, call = da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__, sk.FakeCUDAKernel.__call__
+
+    def getitem(self, idx):
+        r = get(self, idx)
+        if cur["acc"] is not None and not isinstance(r, da.FakeCUDAArray):
+            k = where(self._ary, idx)
+            if k:
+                cur["acc"].setdefault(k, "r")
+        return r
+
+    def setitem(self, idx, val):
+        k = where(self._ary, idx) if cur["acc"] is not None else None
+        if k:
+            cur["acc"][k] = cur["acc"].get(k, "") + "w"
+        return put(self, idx, val)
+
+    def launch(self, *args):
+        if cur["acc"] is not None:       # a configured kernel calls the plain one
+            return call(self, *args)
+        cur["acc"] = {}
+        try:
+            return call(self, *args)
+        finally:
+            kinds = cur["acc"].values()
+            launches.append((self.fn.__name__, sum(k[0] == "r" for k in kinds) / n, sum("w" in k for k in kinds) / n))
+            cur["acc"] = None
+    monkeypatch.setattr(da.FakeCUDAArray, "__getitem__", getitem)
+    monkeypatch.setattr(da.FakeCUDAArray, "__setitem__", setitem)
+    monkeypatch.setattr(sk.FakeCUDAKernel, "__call__", launch)
+    return launches
+
+
+@pytest.mark.skipif(not __import__("gpubench.device.gpu", fromlist=["simulator"]).simulator(),
+                    reason="counts the kernels' element accesses under numba's CUDA simulator")
+def test_lbfgsb_model_is_what_the_fused_kernels_touch(monkeypatch):
+    """The fused kernels run under the simulator on a convex quadratic, no bound active (every
+    coordinate free), m = 2, four iterations: the elements each kernel of the last iteration reads
+    first and writes, in n-vectors, are the model's (the gradient's copy is an array assignment,
+    the evaluation CuPy's: not kernels here)."""
+    from gpubench.methods.lbfgsb import fused
+    n, m = 16, 2
+    launches = _element_counter(monkeypatch, n, (1, 2 * m, 11))
+    a = np.linspace(1.0, 3.0, n)
+    r = fused.minimize(lambda x: (0.5 * float(a @ (x * x)) - float(x.sum()), a * x - 1.0), np.zeros(n),
+                       np.full(n, -1e30), np.full(n, 1e30), m=m, pgtol=0.0, factr=0.0, maxiter=4, backend=np)
+    assert r.iterations == 4
+    last = {name: (rd, wr) for name, rd, wr in launches}
+    model = {k: v for k, v in floors.lbfgsb_iteration_vectors(m).items() if k != "GN copy"}
+    assert {k: last[k] for k in model} == model
+    assert last["lf_trial"] == floors.lbfgsb_evaluation_vectors()["lf_trial"]
 
 
 def test_lbfgsb_row_counts_its_evaluations():
@@ -82,7 +153,7 @@ def test_floor_takes_the_same_run_copy_else_the_nominal_rate():
     assert floors.bandwidth_of(rec("NVIDIA H100 80GB HBM3")) == (3350.0, "nominal")
     assert floors.bandwidth_of(rec("NVIDIA A100-SXM4-40GB"))[0] is None
     f = floors.floor_of(rec(copy_gbps=2000.0))
-    assert f["model"]["evaluations"] == 1.5 and f["bytes"] == 8 * 10_000 * (76 + 15)
+    assert f["model"]["evaluations"] == 1.5 and f["bytes"] == 8 * 10_000 * (75 + 15)
     assert f["floor_ms"] == pytest.approx(f["bytes"] / 2e12 * 1e3)
     cpu = rec()
     cpu["measured"]["backend"] = "cpu"
@@ -103,7 +174,7 @@ def test_report_shows_each_row_against_its_floor():
     from gpubench.reports import floors as section
     from gpubench.reports.document import Doc
     lb = {"method": "lbfgsb-minpack", "function": "minpack2:torsion", "dim": 4_000_000, "key": "approximate",
-          "settings": {"m": 5}, "result": {"copy_gbps": 2752.0, "path": "fused"},
+          "settings": {"m": 5}, "result": {"copy_gbps": 2720.0, "path": "fused"},
           "measured": {"iterations": 10, "ms_per_iteration": 2.0, "backend": "cuda"}}
     ch = {"method": "cholesky-batch", "function": "device:cholesky", "dim": 32, "key": "torch",
           "settings": {"variant": "torch", "batch": 10_000}, "result": {"batch": 10_000},
@@ -112,7 +183,7 @@ def test_report_shows_each_row_against_its_floor():
     rows = section.rows([lb, ch, {**ch, "measured": {"ms": 1.0, "backend": "cpu"}}])
     assert [r["unit"] for r in rows] == ["call", "iteration"]
     it = rows[1]
-    assert it["MB / iteration"] == "2752" and it["GB/s"] == "2752" and it["bandwidth"] == "copy, same run"
+    assert it["MB / iteration"] == "2720" and it["GB/s"] == "2720" and it["bandwidth"] == "copy, same run"
     assert it["floor µs"] == "1000" and it["x floor"] == "2" and it["evaluations / iteration"] == "1 (not counted)"
     call = rows[0]
     assert call["bandwidth"] == "nominal" and call["GB/s"] == "4800" and call["MB / call"] == "163.9"
