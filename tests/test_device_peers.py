@@ -46,10 +46,10 @@ def test_lbfgsb_bytes_per_iteration_by_hand():
     assert floors.lbfgsb_bytes(4_000_000, 5)["total"] == 8 * 4_000_000 * (35 + 8 * 5 + 10)
 
 
-def _element_counter(monkeypatch, n, widths):
-    """Under numba's CUDA simulator: [(kernel, n-vectors read, n-vectors written)] per launch, from
-    the distinct elements of the n-vector arrays (rows of the arrays ``widths`` n long) a launch
-    reads before writing them and writes; scalar arrays of other sizes are not counted."""
+def _element_counter(monkeypatch, sizes):
+    """Under numba's CUDA simulator: [(kernel, bytes read, bytes written)] per launch, the distinct
+    elements of the kernel's array arguments whose size in bytes is one of ``sizes`` that the launch
+    reads before writing them, and that it writes (arrays of other sizes are not counted)."""
     from numba.cuda.simulator import kernel as sk
     from numba.cuda.simulator.cudadrv import devicearray as da
     launches, cur = [], {"acc": None}
@@ -59,11 +59,10 @@ def _element_counter(monkeypatch, n, widths):
         root = a
         while isinstance(root.base, np.ndarray):
             root = root.base
-        start = root.__array_interface__["data"][0]
-        off = a.__array_interface__["data"][0] - start + sum(i * s for i, s in zip(idx, a.strides))
-        if len(idx) != a.ndim or root.nbytes % (8 * n) or root.nbytes // (8 * n) not in widths:
+        if len(idx) != a.ndim or root.nbytes not in sizes:
             return None
-        return start, off // (8 * n), off
+        start = root.__array_interface__["data"][0]
+        return start, a.__array_interface__["data"][0] - start + sum(i * s for i, s in zip(idx, a.strides)), a.itemsize
 
     get, put, call = da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__, sk.FakeCUDAKernel.__call__
 
@@ -88,8 +87,9 @@ def _element_counter(monkeypatch, n, widths):
         try:
             return call(self, *args)
         finally:
-            kinds = cur["acc"].values()
-            launches.append((self.fn.__name__, sum(k[0] == "r" for k in kinds) / n, sum("w" in k for k in kinds) / n))
+            acc = cur["acc"].items()
+            launches.append((self.fn.__name__, sum(k[2] for k, v in acc if v[0] == "r"),
+                             sum(k[2] for k, v in acc if "w" in v)))
             cur["acc"] = None
     monkeypatch.setattr(da.FakeCUDAArray, "__getitem__", getitem)
     monkeypatch.setattr(da.FakeCUDAArray, "__setitem__", setitem)
@@ -97,8 +97,11 @@ def _element_counter(monkeypatch, n, widths):
     return launches
 
 
-@pytest.mark.skipif(not __import__("gpubench.device.gpu", fromlist=["simulator"]).simulator(),
-                    reason="counts the kernels' element accesses under numba's CUDA simulator")
+SIMULATED = pytest.mark.skipif(not __import__("gpubench.device.gpu", fromlist=["simulator"]).simulator(),
+                               reason="counts the kernels' element accesses under numba's CUDA simulator")
+
+
+@SIMULATED
 def test_lbfgsb_model_is_what_the_fused_kernels_touch(monkeypatch):
     """The fused kernels run under the simulator on a convex quadratic, no bound active (every
     coordinate free), m = 2, four iterations: the elements each kernel of the last iteration reads
@@ -106,15 +109,42 @@ def test_lbfgsb_model_is_what_the_fused_kernels_touch(monkeypatch):
     the evaluation CuPy's: not kernels here)."""
     from gpubench.methods.lbfgsb import fused
     n, m = 16, 2
-    launches = _element_counter(monkeypatch, n, (1, 2 * m, 11))
+    launches = _element_counter(monkeypatch, {8 * n * w for w in (1, 2 * m, 11)})
     a = np.linspace(1.0, 3.0, n)
     r = fused.minimize(lambda x: (0.5 * float(a @ (x * x)) - float(x.sum()), a * x - 1.0), np.zeros(n),
                        np.full(n, -1e30), np.full(n, 1e30), m=m, pgtol=0.0, factr=0.0, maxiter=4, backend=np)
     assert r.iterations == 4
-    last = {name: (rd, wr) for name, rd, wr in launches}
+    last = {name: (rd / (8 * n), wr / (8 * n)) for name, rd, wr in launches}
     model = {k: v for k, v in floors.lbfgsb_iteration_vectors(m).items() if k != "GN copy"}
     assert {k: last[k] for k in model} == model
     assert last["lf_trial"] == floors.lbfgsb_evaluation_vectors()["lf_trial"]
+
+
+@SIMULATED
+@pytest.mark.parametrize("variant, n", [("left", 3), ("warp", 3), ("thread", 3), ("lanes", 3), ("auto", 5)])
+def test_cholesky_model_is_what_the_kernels_touch(monkeypatch, variant, n):
+    """Each Cholesky kernel of the row, under the simulator on 2 matrices: the bytes of A it reads
+    and writes and of the flags it writes are the model's call."""
+    nb = 2
+    launches = _element_counter(monkeypatch, {8 * nb * n * n, 4 * nb})
+    device_rows.cholesky("device:cholesky", n, _settings("cholesky-batch", variant=variant, batch=nb, reps=1,
+                                                         backend="cuda"))
+    _, read, written = launches[-1]
+    assert read + written == floors.cholesky_bytes(variant, n, nb)["total"]
+
+
+@SIMULATED
+def test_hs45_model_is_what_the_tron_kernel_must_touch(monkeypatch):
+    """TRON's kernel on 2 hs45-type problems of n = 2 under the simulator: of x0 (x), the bounds, the
+    divisors and the outputs it reads and writes the model's bytes (its work space and its six
+    settings, read once a launch, aside: no array of theirs has the size of these); 4 threads a block."""
+    from gpubench.methods import tron
+    nb, n = 2, 2
+    launches = _element_counter(monkeypatch, {8 * nb * n, 8 * nb * 5})
+    r = tron.solve_hs45(nb, n, backend="cuda", memory="shared", threads=4)
+    assert (r.status == 0).all()
+    _, read, written = launches[-1]
+    assert read + written == floors.hs45_bytes(n, nb)["total"]
 
 
 def test_lbfgsb_row_counts_its_evaluations():

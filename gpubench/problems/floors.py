@@ -174,7 +174,8 @@ def hs45_bytes(n, batch):
     """DRAM bytes one TRON launch on a batch of hs45-type problems must move: per problem x0, lo,
     hi and the divisors read (4 n doubles), x and the five outputs (f, iterations, status, nfev,
     ||pg||) written.  The work space of ``memory = "global"`` (2 n^2 + 16 n doubles a problem,
-    read and written every iteration) is the kernel's choice, not what the batch must move: left out."""
+    read and written every iteration) is the kernel's choice, not what the batch must move, and the
+    six settings are read once a launch (48 bytes): left out."""
     per = 8 * (4 * n + n + 5)
     return {"per_problem": per, "total": batch * per}
 
