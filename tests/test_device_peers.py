@@ -170,6 +170,20 @@ def test_cholesky_and_hs45_bytes_by_hand():
     assert floors.hs45_bytes(2, 3) == {"per_problem": 8 * 15, "total": 3 * 8 * 15}
 
 
+def test_same_run_copy_on_a_gpu_and_when_it_fails(monkeypatch):
+    """On a GPU the row stores the copy's GB/s over COPY_BYTES; a copy that fails (the GPU's memory
+    held by a peer) leaves the reason instead, and the row stands."""
+    monkeypatch.setattr("gpubench.device.gpu.gpu_available", lambda: True)
+    monkeypatch.setattr(floors, "copy_gbps", lambda nbytes: nbytes / 1e5)
+    assert floors.same_run_copy(True) == {"copy_gbps": floors.COPY_BYTES / 1e5, "copy_bytes": floors.COPY_BYTES}
+
+    def fails(nbytes):
+        raise MemoryError("out of memory")
+    monkeypatch.setattr(floors, "copy_gbps", fails)
+    assert floors.same_run_copy(True) == {"copy_error": "MemoryError: out of memory"}
+    assert floors.same_run_copy(False) == {}
+
+
 def test_floor_takes_the_same_run_copy_else_the_nominal_rate():
     """A record's bandwidth: its own copy figure, else its GPU's data-sheet rate (named 'nominal'),
     else none; CPU rows, an exact Cauchy point and methods without a model get no floor."""
