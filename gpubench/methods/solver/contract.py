@@ -118,14 +118,23 @@ def contract(fn, lo, hi, gub, maximise=False):
     First HC4-revise through the definition's expression (:mod:`gpubench.forms.levelset`: on a
     sum of terms it narrows every coordinate at once), then the mean value form below on what
     is left (it sees the whole function's slope, which HC4's term-by-term view does not)."""
+    return contract_floor(fn, lo, hi, gub, maximise)[0]
+
+
+def contract_floor(fn, lo, hi, gub, maximise=False):
+    """(:func:`contract`'s box or None, a lower bound of the objective over that box): the level
+    set's forward enclosure of the boxes its passes started from (:meth:`LevelSet.contract_floor`),
+    -inf where it gives none.  Every sub-box has the bound too (the search raises its subregions'
+    bounds to it: :meth:`.core.Search._floored`)."""
     lo = np.asarray(lo, dtype=np.float64)
     hi = np.asarray(hi, dtype=np.float64)
+    floor = -INF
     if math.isfinite(gub) and np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)):
-        box = levelset(fn, lo.size, maximise).contract(lo, hi, gub)
+        box, floor = levelset(fn, lo.size, maximise).contract_floor(lo, hi, gub)
         if box is None:
-            return None
+            return None, INF
         lo, hi = box
-    return mean_value(fn, lo, hi, gub, maximise)
+    return mean_value(fn, lo, hi, gub, maximise), floor
 
 
 def mean_value(fn, lo, hi, gub, maximise=False):

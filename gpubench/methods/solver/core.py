@@ -52,7 +52,7 @@ from ..monitor import Deadline, stopped
 from ...result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
-from .contract import contract
+from .contract import contract_floor
 from .output import OutputRegions
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point, kept_whole
 from .region_list import ROOT, RegionList
@@ -236,18 +236,19 @@ class Search:
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
         count = plan.count
+        floor = -math.inf   # a lower bound of f over the selected box, so over each of its subregions
         if cfg.contract and math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi):
             t0 = time.perf_counter()
-            box = contract(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
+            box, floor = contract_floor(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
             self.host_seconds += time.perf_counter() - t0
-            if box is None:  # no point of the region has f <= GUB: no minimiser, no children
+            if box is None or floor > st.gub:  # no point of the region has f <= GUB: no minimiser, no children
                 self.contract_stats["dropped"] += 1
                 self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
                 return
             if np.any(box[0] != sel_lo) or np.any(box[1] != sel_hi):
                 self.contract_stats["narrowed"] += 1
             sel_lo, sel_hi = box
-            if np.max(sel_hi - sel_lo) < cfg.tol and self._keep_whole(sel_lo, sel_hi, cyc):
+            if np.max(sel_hi - sel_lo) < cfg.tol and self._keep_whole(sel_lo, sel_hi, cyc, floor):
                 return
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
@@ -283,13 +284,29 @@ class Search:
                 self._polish(child_box(sel_lo, sel_hi, plan, out.best_index))
         # 3. prune L with the updated GUB
         st.regions.prune(st.gub)
+        sidx, lb = self._floored(out.sidx, out.lb, floor)
         # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
         # runs are deterministic
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
-        st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, out.sidx, out.lb)
+        st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, sidx, lb)
         self._close_iteration(it, sel_lo, sel_hi, cyc)
 
-    def _keep_whole(self, sel_lo, sel_hi, cyc):
+    def _floored(self, sidx, lb, floor):
+        """The subregions' lower bounds raised to ``floor``, a lower bound of f over the selected box
+        that holds them all (so over each of them: :func:`.contract.contract_floor`), and those whose
+        bound then exceeds GUB left out (they hold no point with f <= GUB).  Near a minimiser the
+        subregions' own forms are the sharper; over a wide selected box the level set's enclosure
+        (one-coordinate terms on refined pieces) often is: Shubert03 n = 10's root children were
+        bounded near -142 by their own forms, the root's floor is f* - 1e-9."""
+        if not floor > -math.inf:
+            return sidx, lb
+        raised = np.maximum(lb, floor)
+        keep = raised <= self.state.gub
+        if np.any(raised != lb):
+            self.contract_stats["floored"] = self.contract_stats.get("floored", 0) + 1
+        return sidx[keep], raised[keep]
+
+    def _keep_whole(self, sel_lo, sel_hi, cyc, floor=-math.inf):
         """A contracted selected box already narrower than tol in every coordinate: its p^s subregions
         would all be closed, so it goes back into L whole (closed), its lower bound the outward-rounded
         natural enclosure of f over it, without the sweep (on the H200 a sweep of 4^10 subregions was
@@ -302,6 +319,7 @@ class Search:
         lb = -fhi if self.maximise else flo
         if math.isnan(flo) or math.isnan(fhi):
             return False
+        lb = max(lb, floor)
         self.contract_stats["kept_whole"] = self.contract_stats.get("kept_whole", 0) + 1
         st.nfev += 1
         if lb <= st.gub:
