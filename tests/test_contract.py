@@ -110,3 +110,48 @@ def test_strong_variant_keeps_every_known_minimiser(name):
     lo, hi = np.asarray(r.regions_lo), np.asarray(r.regions_hi)
     for v in mins:
         assert np.any(np.all((lo - 1e-9 <= v) & (v <= hi + 1e-9), axis=1)), v
+
+
+# one-coordinate terms whose pieces are refined: a kinked zigzag, many equal minima, a product, smooth
+FLOOR_NAMES = ["scipy_go.Deceptive", "scipy_go.Shubert03", "scipy_go.Shubert01", "scipy_go.XinSheYang03",
+               "levy"]
+
+
+def floor_violations(names, n=3, count=4, seed=11, points=20):
+    """Points of a contracted box whose value is proved below the box's floor (the lower bound the
+    search gives every subregion of it: contract_floor), for random boxes and levels."""
+    rng = np.random.default_rng(seed)
+    bad = []
+    for name in names:
+        fn = F.get(name)
+        for lo, hi, gub in _cases(fn, n, count, rng):
+            box, floor = C.contract_floor(fn, lo, hi, gub)
+            if box is None:
+                continue
+            pts = box[0] + (box[1] - box[0]) * rng.random((points, n))
+            for x in np.vstack([pts, box[0], box[1]]):
+                if fn.interval(x, x)[1] < floor:   # f(x) < floor, proved
+                    bad.append((name, floor, x.tolist()))
+    return bad
+
+
+def test_floor_is_below_every_value_of_the_box():
+    """The level set's floor (refined pieces) never exceeds f anywhere in the contracted box; a
+    variant that encloses each refined piece by its centre's value alone (a sample, not an
+    enclosure) is caught."""
+    assert floor_violations(FLOOR_NAMES) == []
+    import gpubench.forms.levelset as ls
+    real = ls.LevelSet._enclose_pieces
+
+    def centre_only(self, agg, spec, base, a, b):
+        plo, phi, fc = real(self, agg, spec, base, a, b)
+        return (fc[0], fc[1], fc) if fc is not None else (plo, phi, fc)
+    try:
+        ls.LevelSet._enclose_pieces = centre_only
+        for fn in (F.get(k) for k in FLOOR_NAMES):
+            fn.__dict__.pop("_levelsets", None)
+        assert len(floor_violations(FLOOR_NAMES)) > 0
+    finally:
+        ls.LevelSet._enclose_pieces = real
+        for fn in (F.get(k) for k in FLOOR_NAMES):
+            fn.__dict__.pop("_levelsets", None)

@@ -138,6 +138,37 @@ def _forward(e, env, vals):
     return vals[e]
 
 
+def _quotient(t, r, u):
+    """The hull of {u in U : u r in T for some r in R}: T / R where 0 is not in R; where it is and T
+    excludes 0, the extended division (E. Hansen, G. W. Walster, *Global Optimization Using Interval
+    Analysis*, 2nd ed., 2004, Sec. 4.8), each of its two half-lines met with U before the hull
+    (XinSheYang03's -2 e^(-S2) P <= -1 with P in [0, 1]: e^(-S2) >= 1/2, which plain division
+    by -2 P = [-2, 0] concluded nothing about); the whole line where T holds 0 too."""
+    tlo, thi = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in t))
+    rlo, rhi = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in r))
+    ulo, uhi = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in u))
+    plain = div((tlo, thi), (rlo, rhi))
+    zero = (rlo <= 0) & (rhi >= 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # r in (0, rhi]: T > 0 gives u >= tlo/rhi, T < 0 gives u <= thi/rhi
+        pos_lo = np.where(tlo > 0, _dn(tlo / rhi), -INF)
+        pos_hi = np.where(thi < 0, _up(thi / rhi), INF)
+        # r in [rlo, 0): T > 0 gives u <= tlo/rlo, T < 0 gives u >= thi/rlo
+        neg_lo = np.where(thi < 0, _dn(thi / rlo), -INF)
+        neg_hi = np.where(tlo > 0, _up(tlo / rlo), INF)
+    pos_lo, pos_hi = np.maximum(np.where(np.isnan(pos_lo), -INF, pos_lo), ulo), np.minimum(np.where(np.isnan(pos_hi), INF, pos_hi), uhi)
+    neg_lo, neg_hi = np.maximum(np.where(np.isnan(neg_lo), -INF, neg_lo), ulo), np.minimum(np.where(np.isnan(neg_hi), INF, neg_hi), uhi)
+    has_pos = (rhi > 0) & (pos_lo <= pos_hi)
+    has_neg = (rlo < 0) & (neg_lo <= neg_hi)
+    ext_lo = np.minimum(np.where(has_pos, pos_lo, INF), np.where(has_neg, neg_lo, INF))
+    ext_hi = np.maximum(np.where(has_pos, pos_hi, -INF), np.where(has_neg, neg_hi, -INF))
+    # T holds 0: any u (r = 0 reaches it); neither half-line meets U: empty (lo > hi)
+    holds0 = (tlo <= 0) & (thi >= 0)
+    ext_lo = np.where(holds0, -INF, ext_lo)
+    ext_hi = np.where(holds0, INF, ext_hi)
+    return np.where(zero, ext_lo, plain[0]), np.where(zero, ext_hi, plain[1])
+
+
 def _others(vals_list, j):
     """The enclosure of the sum of every argument but the j-th."""
     acc = (0.0, 0.0)
@@ -169,8 +200,9 @@ def _backward(e, target, vals, narrowed):
             for k, v in enumerate(av):
                 if k != j:
                     rest = mul(rest, v)
-            if np.any((rest[0] > 0) | (rest[1] < 0)):   # div: the whole line where 0 is in rest
-                _backward(a, div(cur, rest), vals, narrowed)
+            tlo, thi = np.broadcast_arrays(*cur)
+            if np.any((rest[0] > 0) | (rest[1] < 0) | (tlo > 0) | (thi < 0)):
+                _backward(a, _quotient(cur, rest, vals[a]), vals, narrowed)
     elif op == "pow":
         base, kind = args[0], e.value[0]
         if kind == "int":
