@@ -48,7 +48,7 @@ import numpy as np
 
 from ...device.gpu import phase
 from ...errors import InputError
-from ..monitor import Deadline, stopped
+from ..monitor import Deadline, interrupted, stopped
 from ...result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
@@ -181,6 +181,7 @@ class Search:
         if checkpoint:
             ckpt.segment_begins(self)   # a checkpointed search records which process did which part
         deadline = Deadline.of(cfg, spent=st.seconds)   # a resumed search counts what it spent
+        self.deadline = deadline   # the host work inside an iteration (descents, polish) stops at it too
         started = deadline.start
         if self.loop == "device":
             from . import devloop
@@ -359,6 +360,8 @@ class Search:
         """Local search for an upper bound (:mod:`.local`) from the best sample of ``box``."""
         from .local import descend
         st = self.state
+        if self._late():
+            return
         found = descend(self.fn, self._best_of(box), self.dom_lo, self.dom_hi, self.maximise)
         if found is not None and found[1] < st.gub:
             st.gub = found[1]
@@ -372,6 +375,8 @@ class Search:
         st = self.state
         t0 = time.perf_counter()
         for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn, maximise=self.maximise):
+            if self._late():
+                break
             found = descend(self.fn, p, self.dom_lo, self.dom_hi, self.maximise)
             if found is not None and found[1] < st.gub:
                 st.gub = found[1]
@@ -379,6 +384,15 @@ class Search:
         self.host_seconds += time.perf_counter() - t0
         if self.polish_starts and st.best_x is not None:
             self._polish(None)
+
+    def _late(self):
+        """Whether the search's time limit has passed (or Ctrl-C asked it to stop): the host work
+        inside an iteration (the multistart's descents, a descent or a polish after GUB is lowered)
+        then stops, so that the search stops at most one sweep past its limit.  Before this the
+        deadline was checked between iterations only, and the first iteration's 8 descents and
+        polish ran to their end whatever the limit (seconds at n = 1,000)."""
+        d = getattr(self, "deadline", None)
+        return d is not None and (d.expired() or interrupted())
 
     def _best_of(self, box):
         """The sample of ``box`` with the best float value (where a descent or a polish starts)."""
@@ -393,9 +407,11 @@ class Search:
         search's end point, or else the best sample of ``box`` (the subregion whose sample lowered GUB)."""
         from .local import polish
         st = self.state
+        if self._late():
+            return
         start = np.asarray(st.best_x, dtype=np.float64) if st.best_x is not None else self._best_of(box)
         t0 = time.perf_counter()
-        found = polish(self.fn, start, self.dom_lo, self.dom_hi, self.maximise)
+        found = polish(self.fn, start, self.dom_lo, self.dom_hi, self.maximise, stop=self._late)
         self.host_seconds += time.perf_counter() - t0
         if found is not None and found[1] < st.gub:
             st.gub = found[1]
