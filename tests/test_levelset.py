@@ -362,3 +362,24 @@ def test_refined_pieces_cover_the_box_and_sharpen_the_hull(monkeypatch):
         return plo[:, :-1], phi[:, :-1], a[:, :-1], b[:, :-1]
     monkeypatch.setattr(ls.LevelSet, "_refine", loses_one)
     assert not _pieces_cover(ls.LevelSet(levelset_program(fn), 10, fn.params(10)), next(iter(L.terms)), lo, hi)
+
+
+def test_guess_takes_a_product_to_its_extreme(monkeypatch):
+    """Alpine02 n = 10 is prod_i sqrt(x_i) sin(x_i) on [0, 10]: each factor's largest magnitude is
+    +2.8 at 7.917, so its minimum takes one factor at -2.1 (4.816) and the rest at 2.8.  The guess
+    starts there and one descent reaches it (f = -23700.88; a multistart from Halton points stopped
+    at -8652); a pick that never fixes the product's sign is caught."""
+    from gpubench.methods.solver.contract import levelset_program
+    from gpubench.methods.solver.local import descend
+    fn = functions.get("scipy_go.Alpine02")
+    n = 10
+    lo, hi = fn.bounds(n)
+
+    def reached():
+        g = ls.LevelSet(levelset_program(fn), n, fn.params(n)).guess(lo, hi)
+        return descend(fn, g, lo, hi)[1]
+    assert reached() <= -23700.879
+    real = ls._product_pick
+    monkeypatch.setattr(ls, "_product_pick", lambda mid, sign: np.nanargmax(np.abs(mid), axis=1))
+    assert reached() > -23700
+    monkeypatch.setattr(ls, "_product_pick", real)
