@@ -170,7 +170,7 @@ def test_a_contracted_box_narrower_than_tol_is_kept_whole_without_the_sweep(monk
     assert fast.iterations == 1 and fast.regions_lo.shape == (1, n)
     np.testing.assert_array_equal(fast.regions_lo[0], box[0])
     np.testing.assert_array_equal(fast.regions_hi[0], box[1])
-    monkeypatch.setattr(core.Search, "_keep_whole", lambda self, lo, hi, cyc: False)
+    monkeypatch.setattr(core.Search, "_keep_whole", lambda self, lo, hi, cyc, floor=None: False)
     swept = solve("levy", n, **KEEP)
     assert swept.timing["sweep_seconds"] > 0 and swept.converged
     assert fast.glb == pytest.approx(swept.glb, abs=1e-12) and fast.gub == swept.gub
