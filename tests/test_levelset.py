@@ -200,6 +200,9 @@ def test_pieces_with_a_point_derivative_are_caught(monkeypatch):
         return ls._forward(self._derivative(agg, spec), env_centres, {})
 
     monkeypatch.setattr(ls.LevelSet, "_slope", at_centre)
+    # on the 64 equal pieces alone: the refinement (the same enclosure on sub-pieces) narrows the
+    # pieces at the hull's ends until the broken slope's error there is below what the samples see
+    monkeypatch.setattr(ls, "REFINE", 0)
     assert enclosure_failures(["styblinski_tang", "rastrigin", "scipy_go.Qing"], count=20) > 0
 
 

@@ -52,7 +52,7 @@ from ..monitor import Deadline, interrupted, stopped
 from ...result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
-from .contract import contract_floor
+from .contract import contract_floor, convex_floor
 from .output import OutputRegions
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point, kept_whole
 from .region_list import ROOT, RegionList
@@ -241,6 +241,8 @@ class Search:
         if cfg.contract and math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi):
             t0 = time.perf_counter()
             box, floor = contract_floor(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
+            if box is not None and st.best_x is not None:   # where f is proved convex on the box
+                floor = max(floor, convex_floor(self.fn, *box, st.best_x, self.maximise))
             self.host_seconds += time.perf_counter() - t0
             if box is None or floor > st.gub:  # no point of the region has f <= GUB: no minimiser, no children
                 self.contract_stats["dropped"] += 1
