@@ -195,8 +195,8 @@ def test_convexity_floor_is_below_every_value_of_the_box(monkeypatch):
     ras = F.get("rastrigin")
     rlo, rhi = ras.bounds(4)
     assert C.convex_floor(ras, rlo, rhi, np.full(4, 0.5)) == -np.inf
-    import gpubench.forms.levelset as ls
-    monkeypatch.setattr(ls, "_dominant", lambda hlo, hhi: True)
+    import gpubench.forms.convexity as cx
+    monkeypatch.setattr(cx, "_dominant", lambda hlo, hhi: True)
     ras.__dict__.pop("_levelsets", None)
     try:
         assert C.convex_floor(ras, rlo, rhi, np.full(4, 0.5)) > ras.interval(np.zeros(4), np.zeros(4))[1]

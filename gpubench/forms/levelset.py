@@ -156,8 +156,10 @@ def _quotient(t, r, u):
         # r in [rlo, 0): T > 0 gives u <= tlo/rlo, T < 0 gives u >= thi/rlo
         neg_lo = np.where(thi < 0, _dn(thi / rlo), -INF)
         neg_hi = np.where(tlo > 0, _up(tlo / rlo), INF)
-    pos_lo, pos_hi = np.maximum(np.where(np.isnan(pos_lo), -INF, pos_lo), ulo), np.minimum(np.where(np.isnan(pos_hi), INF, pos_hi), uhi)
-    neg_lo, neg_hi = np.maximum(np.where(np.isnan(neg_lo), -INF, neg_lo), ulo), np.minimum(np.where(np.isnan(neg_hi), INF, neg_hi), uhi)
+    pos_lo = np.maximum(np.where(np.isnan(pos_lo), -INF, pos_lo), ulo)   # each half-line met with U
+    pos_hi = np.minimum(np.where(np.isnan(pos_hi), INF, pos_hi), uhi)
+    neg_lo = np.maximum(np.where(np.isnan(neg_lo), -INF, neg_lo), ulo)
+    neg_hi = np.minimum(np.where(np.isnan(neg_hi), INF, neg_hi), uhi)
     has_pos = (rhi > 0) & (pos_lo <= pos_hi)
     has_neg = (rlo < 0) & (neg_lo <= neg_hi)
     ext_lo = np.minimum(np.where(has_pos, pos_lo, INF), np.where(has_neg, neg_lo, INF))
@@ -298,46 +300,6 @@ def _product_pick(mid, sign):
     return out
 
 
-def _dominant(hlo, hhi):
-    """Whether every symmetric matrix between hlo and hhi is positive semidefinite, shown by a
-    positive u with hlo_ii u_i >= sum_{j != i} |h_ij| u_j in every row (then Gershgorin's discs of
-    D^-1 H D, D = diag(u), whose eigenvalues are H's, lie in [0, inf)).  u solves the comparison
-    matrix's system M u = 1 (M_ii = hlo_ii, M_ij = -|h_ij|) in floating point, a guess that the
-    check then verifies with every product and sum rounded against it.  Plain diagonal dominance
-    (u = 1) fails on Trid's Hessian 2 I - (the off-diagonal ones), dominant only with ties in exact
-    arithmetic and not at all once its products are rounded outward; its least eigenvalue is 0.08."""
-    if not (np.all(np.isfinite(hlo)) and np.all(np.isfinite(hhi))):
-        return False
-    d = np.diag(hlo).copy()
-    if np.any(d <= 0):
-        return False
-    mag = np.maximum(np.abs(hlo), np.abs(hhi))
-    np.fill_diagonal(mag, 0.0)
-    try:
-        with np.errstate(all="ignore"):
-            u = np.linalg.solve(np.diag(d) - mag, np.ones(d.size))
-    except np.linalg.LinAlgError:
-        return False
-    if not (np.all(np.isfinite(u)) and np.all(u > 0)):
-        return False
-    with np.errstate(over="ignore"):
-        lhs = _dn(d * u)
-        prods = _up(mag * u[None, :])
-    for i in range(d.size):
-        if not lhs[i] >= _sum_interval(prods[i], prods[i])[1]:   # the sum rounded up
-            return False
-    return True
-
-
-def _shift_diag(v, n):
-    """An n x n matrix with v (length n - 1) on the diagonal from (1, 1): a window-2 term's d2/dy2
-    lands on its second coordinate."""
-    out = np.zeros((n, n))
-    k = np.arange(1, n)
-    out[k, k] = v
-    return out
-
-
 # ---------------------------------------------------------------- aggregates
 def _sum_interval(lo, hi):
     """(sum lo, sum hi) outward: math.fsum is correctly rounded, then one ulp outward."""
@@ -391,14 +353,6 @@ class _Term:
         self.second = second
 
 
-# operations whose first and second derivatives the trees hold as expressions (no kink, step or jump)
-SMOOTH = {"sym", "const", "add", "mul", "pow", "exp", "log", "sin", "cos", "tanh"}
-CONVEX_MAX_DIM = 200   # the convexity test builds the n x n interval Hessian
-
-
-def _smooth(node):
-    return node.op in SMOOTH and all(_smooth(a) for a in node.args)
-
 
 class LevelSet:
     """HC4-revise of f(x) <= level on boxes, for one definition at one dimension."""
@@ -421,7 +375,7 @@ class LevelSet:
                                        [from_json(v) for v in t["d2expr"]]) if "d2expr" in t else None)
                       for t in prog["terms"]}
         self.named = bool(prog["coords"])   # the outer expression reads coordinates by name
-        self._smooth = None                   # whether every tree is smooth (:meth:`convex`), found once
+        self._smooth = None                   # whether every tree is smooth (forms/convexity.py), found once
         self.param_names = [tuple(p) for p in prog["params"]]
         self.coords = {X1_SYM: 0, XN_SYM: dim - 1}
         for name, k in prog["coords"]:
@@ -592,71 +546,6 @@ class LevelSet:
         k = np.where((chosen >= 0) & ~summed, chosen, k)   # a coordinate in a sum keeps the sum's pick
         t = (k + 0.5) / PIECES
         return np.minimum(np.maximum(lo + (hi - lo) * t, lo), hi)
-
-    def convex(self, lo, hi):
-        """Whether f is proved convex on the box: its interval Hessian (the chain rule through the
-        aggregates: sum_a f_a H_a + sum_ab f_ab grad_a grad_b^T, each term's derivatives enclosed
-        on the box) is diagonally dominant after a positive scaling u: every row's diagonal lower
-        end times u_i at least the sum of its other entries' magnitudes times u_j (Gershgorin on
-        D^-1 H D, D = diag(u), which has H's eigenvalues: every
-        symmetric matrix in the interval matrix is then positive semidefinite; :func:`_dominant`
-        scales the rows so that a matrix dominant only up to ties, as Trid's, passes).  False wherever
-        that cannot be shown: a kink, step or rule without a derivative anywhere in the trees, a
-        product aggregate, coordinates read by name, n above CONVEX_MAX_DIM, or a program made
-        before the trees held second derivatives."""
-        lo = np.asarray(lo, dtype=np.float64)
-        hi = np.asarray(hi, dtype=np.float64)
-        n = self.dim
-        if (not self.usable or self.named or n > CONVEX_MAX_DIM or lo.size != n
-                or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)))):
-            return False
-        specs = list(self.terms.values())
-        if not specs or any(not t.sum or t.second is None for t in specs):
-            return False
-        if self._smooth is None:
-            trees = [self.expr] + [v for t in specs for v in (t.term, t.dterm, t.dexpr, t.second[0], *t.second[1],
-                                                              *t.second[2])]
-            self._smooth = all(_smooth(v) for v in trees)
-        if not self._smooth:
-            return False
-        try:
-            self._forward(lo, hi, refined=False)
-            outer = self._outer
-            H = (np.zeros((n, n)), np.zeros((n, n)))
-            grads = []
-            for k, (agg, t) in enumerate(self.terms.items()):
-                env, m = self._term_env(agg, lo, hi)
-                full = lambda v: tuple(np.broadcast_to(np.asarray(u, dtype=np.float64), (m,)) for u in v)
-                tx = full(_forward(t.dterm, env, {}))
-                txx = full(_forward(t.second[1][0], env, {}))
-                g = (np.zeros(n), np.zeros(n))
-                g = (g[0].copy(), g[1].copy())
-                g[0][:m], g[1][:m] = tx
-                Ha = (np.zeros((n, n)), np.zeros((n, n)))
-                d = np.arange(m)
-                Ha[0][d, d], Ha[1][d, d] = txx
-                if t.window == 2:
-                    ty = full(_forward(t.second[0], env, {}))
-                    txy = full(_forward(t.second[1][1], env, {}))
-                    tyy = full(_forward(t.second[1][2], env, {}))
-                    g = add(g, (np.r_[0.0, ty[0]], np.r_[0.0, ty[1]]))
-                    Ha = add(Ha, (_shift_diag(tyy[0], n), _shift_diag(tyy[1], n)))
-                    Ha[0][d, d + 1], Ha[1][d, d + 1] = txy
-                    Ha[0][d + 1, d], Ha[1][d + 1, d] = txy
-                ea = _forward(t.dexpr, outer, {})
-                H = add(H, mul(tuple(np.asarray(v, dtype=np.float64) for v in ea), Ha))
-                grads.append(g)
-            for a, ta in enumerate(specs):
-                for b in range(len(specs)):
-                    eab = _forward(ta.second[2][b], outer, {})
-                    if np.all(np.asarray(eab[0]) == 0) and np.all(np.asarray(eab[1]) == 0):
-                        continue
-                    ga, gb = grads[a], grads[b]
-                    outer_ab = mul((ga[0][:, None], ga[1][:, None]), (gb[0][None, :], gb[1][None, :]))
-                    H = add(H, mul(tuple(np.asarray(v, dtype=np.float64) for v in eab), outer_ab))
-        except _Undefined:
-            return False
-        return _dominant(*H)
 
     def enclose(self, lo, hi):
         """(lo, hi) of f on the box: the forward pass alone (what the tests check); the whole line

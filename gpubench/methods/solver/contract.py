@@ -139,7 +139,7 @@ def contract_floor(fn, lo, hi, gub, maximise=False):
 
 def convex_floor(fn, lo, hi, x, maximise=False):
     """A lower bound of the objective (f, or -f for ``maximise``) over the box [lo, hi] where it is
-    proved convex there (:meth:`gpubench.forms.levelset.LevelSet.convex`): f(y) >= f(x) + g(x).(y - x)
+    proved convex there (:func:`gpubench.forms.convexity.convex`): f(y) >= f(x) + g(x).(y - x)
     for every y of the box, x a point of it (``x`` clipped into the box), so the bound is the lower
     end of f(x)'s enclosure plus the least of g(x).(y - x) over the box, every step rounded down.
     At a minimiser of f over the box the first-order term is >= 0 up to the gradient's residual,
@@ -151,7 +151,8 @@ def convex_floor(fn, lo, hi, x, maximise=False):
     hi = np.asarray(hi, dtype=np.float64)
     if x is None or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         return -INF
-    if not levelset(fn, lo.size, maximise).convex(lo, hi):
+    from ...forms.convexity import convex
+    if not convex(levelset(fn, lo.size, maximise), lo, hi):
         return -INF
     x = np.minimum(np.maximum(np.asarray(x, dtype=np.float64), lo), hi)
     flo, fhi = fn.interval(x, x)
