@@ -115,6 +115,22 @@ def test_device_loop_converges_and_keeps_the_minimiser(monkeypatch):
     _same_search(solve("rastrigin", 2, backend="cpu", **opts), dev, exact_bounds=False)
 
 
+@simulated
+def test_the_device_loop_stops_on_the_gap_as_the_host_loop_does(monkeypatch):
+    """gap_tol: the launch stops once GUB - GLB <= gap_tol (batches of 1, 2, 4 ... iterations, so the
+    stop falls inside a launch), the same iteration, list and message as the host loop on the CPU:
+    converged, not resolved (regions still open)."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(split_dims=2, parts=3, tol=1e-3, samples=2, gap_tol=0.5)
+    cpu = solve("rastrigin", 2, backend="cpu", **opts)
+    dev = solve("rastrigin", 2, backend="cuda", **opts)
+    assert dev.options["loop"] == "device" and "host loop" not in dev.message
+    assert cpu.stop == dev.stop == "converged" and dev.message == cpu.message
+    assert "gap closed" in dev.message and dev.options["resolved"] is False
+    _same_search(cpu, dev, exact_bounds=False)
+    assert dev.gub - dev.glb <= 0.5 and _rigorous(dev, "rastrigin", 2)
+
+
 def _broken(monkeypatch, old, new):
     """The device loop's kernel text with ``old`` replaced (a new generated module, then restored)."""
     assert old in kernels.GPU_LOOP_DRIVER
@@ -259,7 +275,7 @@ B2, O8, I2 = int8[:, ::1], int8[::1], int64[:, ::1]
 sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
        A3, A3, A2, A2, A2, A2, A3, A3, I2, I2, I2, A3, A3, A2, A2,
-       A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, int64, int64, int64)
+       A1, A1, I1, I1, I1, I1, int64, int64, int64, int64, int64, float64, float64, int64, int64, int64)
 mod = codegen.load(functions.get(sys.argv[1]).definition, "cuda", kernels.extensions("cuda", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)
 print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]), "bar.sync" in ptx)

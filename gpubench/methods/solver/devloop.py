@@ -76,6 +76,7 @@ class DeviceLoop:
         self.parts = rule.parts
         self.count = rule.parts ** rule.split_dims
         self.samples = cfg.samples
+        self.gap = -1.0 if cfg.gap_tol is None else float(cfg.gap_tol)  # < 0: no gap stop
         self.shift, self.den = sample_fractions(cfg.spacing, cfg.samples)
         terms = search.uncut
         self.fast = 1 if terms.fast_path else 0
@@ -201,7 +202,8 @@ class DeviceLoop:
         a["itcyc"][:it + 1].copy_to_device(itcyc)
         a["itopen"][:it + 1].copy_to_device(itopen)
         self.ist.copy_to_device(self.ist_host)
-        self.fst_host[:] = (st.gub, -math.inf, math.inf)
+        # GLB: the list's smallest lower bound, what the gap stop reads before the first iteration
+        self.fst_host[:] = (st.gub, -math.inf, st.regions.min_lb() if len(st.regions) else math.inf)
         self.fst.copy_to_device(self.fst_host)
         self.hist_from = it
 
@@ -263,7 +265,7 @@ class DeviceLoop:
                 w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["Plo"], w["Phi"], w["cpicks"], w["tab"], w["dtab"], w["VTlo"],
                 w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount,
                 self.vstart,
-                self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, it_end,
+                self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, self.gap, it_end,
                 self.fast, self.w2)
 
     def _grid(self):
@@ -332,6 +334,9 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
         while True:
             if int(loop.ist_host[NOPEN]) == 0:
                 return "converged: every region is narrower than tol", "converged"
+            if search._gap_closed():   # the launch stopped on it too (device_loop's gap)
+                loop.download()
+                return search._gap_message(), "converged"
             if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
                 return "stopped at max_iterations", "iterations"
             if deadline.check():

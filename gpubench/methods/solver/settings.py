@@ -138,6 +138,5 @@ def host_loop_reasons(settings):
                                  (s.inclusion != "natural", "inclusion best"),
                                  (s.local_search, "local_search"),
                                  (s.polish, "polish"),
-                                 (s.contract, "contract"),
-                                 (s.gap_tol is not None, "gap_tol (the device loop stops on tol only)"))
+                                 (s.contract, "contract"))
             if bad]

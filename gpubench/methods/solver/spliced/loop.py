@@ -47,9 +47,11 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
                 Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Plo, Phi, cpicks, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb,
                 part_v, part_i, part_n,
-                vcount, vstart, s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
+                vcount, vstart, s, parts, samples, t_shift, t_den, tol, gap, it_end, fast, w2):
     """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
-    code, with no host in between: one cooperative launch, the phases separated by grid syncs."""
+    code, with no host in between: one cooperative launch, the phases separated by grid syncs.
+    ``gap`` >= 0 (Settings.gap_tol) also stops it once GUB - GLB <= gap, GLB the smallest lower
+    bound of the list (core.Search._gap_closed's test, on the same two doubles); < 0: no such stop."""
     grid = _cuda.cg.this_grid()
     n = dom_lo.shape[0]
     count = out_lb.shape[0]
@@ -77,6 +79,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         grid.sync()
         it = ist[_IT]
         if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
+            return
+        if gap >= 0.0 and abs(fst[_GUB]) < math.inf and fst[_GUB] - fst[_GLB] <= gap:
             return
         size = ist[_SIZE]
         if it % 2 == 0:
