@@ -153,7 +153,7 @@ class Search:
         if cfg.loop == "host" or resolve_backend(cfg.backend) != "cuda":
             return "host", None   # asked for, or the CPU, which has only the host loop
         reasons = host_loop_reasons(cfg)
-        if not reasons and not self._split():
+        if not reasons and self.definition.dim is not None:
             reasons = [f"{self.fn.name} has no split sweep (its definition reads fixed coordinates by name)"]
         return ("host", reasons[0]) if reasons else ("device", None)
 
@@ -162,7 +162,7 @@ class Search:
         from ...device.gpu import resolve_backend
         if resolve_backend(self.settings.backend) != "cuda":
             raise InputError("loop = device needs a CUDA GPU (backend cuda); none is available here")
-        if not self._split():
+        if self.definition.dim is not None:
             raise InputError(f"loop = device runs the split sweep, which {self.fn.name} has not "
                              f"(its definition reads fixed coordinates by name): use loop = host")
 
@@ -476,6 +476,9 @@ class Search:
                      **({"gap_tol": self.settings.gap_tol,
                          "resolved": not st.regions.any_open()} if self.settings.gap_tol is not None else {}),
                      **({"loop": "device"} if self.loop == "device" else {}),
+                     # the device loop's own mean value form (devloop.centre_sample; docs/solver-scaling.md)
+                     **({"inclusion": "best (device loop: split mean value form)"}
+                        if self.loop == "device" and self.settings.inclusion == "best" else {}),
                      **({"variant": "strong", "at_scale": self.scale_note} if self.scale_note else {}),
                      **({"loop": "host", "host_loop": self.host_loop} if self.host_loop else {}),
                      "max_iterations": self.settings.max_iterations,

@@ -45,8 +45,8 @@ from .region_list import RegionList
 IT, SIZE, STOP, NOPEN, SELPOS, SELSLOT, SELSIDX, SELCYC = range(8)
 BESTIT, BESTIDX, NJEV, NCAND, NSPEC, NWIN2, NINF, NEWSIZE, NEWOPEN, VTOTAL, DTOTAL = range(8, 19)
 NIST = 19
-GUB, MAXW, GLB = range(3)
-NFST = 3
+GUB, MAXW, GLB, ULO, UHI = range(5)
+NFST = 5
 # stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf
 FULL, EMPTY, UNDEFINED = 1, 2, 3
 
@@ -60,6 +60,13 @@ MAX_BATCH = 4096  # iterations a launch at most
 # every run and grid; at n <= FOLD_CHUNK the host's serial bits)
 FOLD_CHUNK = 64
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
+
+
+def centre_sample(spacing, samples):
+    """The sample nearest the middle of a subregion's diagonal (the first on ties): where the device
+    loop centres the mean value form of inclusion best, its value already bounded by the sweep."""
+    shift, den = sample_fractions(spacing, samples)
+    return min(range(1, samples + 1), key=lambda m: abs(2 * (m + shift) - den))
 
 
 class DeviceLoop:
@@ -77,6 +84,8 @@ class DeviceLoop:
         self.count = rule.parts ** rule.split_dims
         self.samples = cfg.samples
         self.gap = -1.0 if cfg.gap_tol is None else float(cfg.gap_tol)  # < 0: no gap stop
+        # inclusion best: the mean value form centred at this sample (0: the natural form alone)
+        self.mstar = centre_sample(cfg.spacing, cfg.samples) if cfg.inclusion == "best" else 0
         self.shift, self.den = sample_fractions(cfg.spacing, cfg.samples)
         terms = search.uncut
         self.fast = 1 if terms.fast_path else 0
@@ -115,6 +124,11 @@ class DeviceLoop:
             VTlo=dev((rows, vcap, cols), np.float64), VThi=dev((rows, vcap, cols), np.float64),
             DTlo=dev((dcap, dcols), np.float64), DThi=dev((dcap, dcols), np.float64),
             out_lb=dev(self.count, np.float64))
+        # inclusion best: 1 + s parts boxes, their gradients and scratch (n each), and the cut
+        # coordinates' gradients by part (spliced.loop_tables._box_gradient); one each elsewhere
+        ngrad, gn = (1 + self.s * self.parts, n) if self.mstar else (1, 1)
+        self.work.update({k: dev((ngrad, gn), np.float64) for k in ("GXlo", "GXhi", "GGlo", "GGhi", "GWlo", "GWhi")})
+        self.work.update({k: dev((self.s, self.parts) if self.mstar else (1, 1), np.float64) for k in ("Gclo", "Gchi")})
         self.dom_lo = cuda.to_device(search.dom_lo)
         self.dom_hi = cuda.to_device(search.dom_hi)
         self.params = cuda.to_device(np.ascontiguousarray(search.uncut.params))
@@ -203,7 +217,7 @@ class DeviceLoop:
         a["itopen"][:it + 1].copy_to_device(itopen)
         self.ist.copy_to_device(self.ist_host)
         # GLB: the list's smallest lower bound, what the gap stop reads before the first iteration
-        self.fst_host[:] = (st.gub, -math.inf, st.regions.min_lb() if len(st.regions) else math.inf)
+        self.fst_host[:] = (st.gub, -math.inf, st.regions.min_lb() if len(st.regions) else math.inf, 0.0, 0.0)
         self.fst.copy_to_device(self.fst_host)
         self.hist_from = it
 
@@ -263,10 +277,11 @@ class DeviceLoop:
                 w["base_lo"], w["base_hi"], w["uflags"], w["special"], w["Rlo"], w["Rhi"], w["Klo"], w["Khi"],
                 w["Kclo"], w["Kchi"], w["cfree"], w["uw_lo"], w["uw_hi"], w["free_lo"], w["free_hi"],
                 w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["Plo"], w["Phi"], w["cpicks"], w["tab"], w["dtab"], w["VTlo"],
-                w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount,
+                w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n,
+                *(w[k] for k in ("GXlo", "GXhi", "GGlo", "GGhi", "GWlo", "GWhi", "Gclo", "Gchi")), self.vcount,
                 self.vstart,
-                self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, self.gap, it_end,
-                self.fast, self.w2)
+                self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, self.gap, self.mstar,
+                it_end, self.fast, self.w2)
 
     def _grid(self):
         """(blocks, threads): as many blocks as can be resident at once (a cooperative launch needs all

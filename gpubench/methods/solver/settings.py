@@ -135,7 +135,6 @@ def host_loop_reasons(settings):
     s = settings
     return [why for bad, why in ((s.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
                                  (s.evaluation != "split", "evaluation full"),
-                                 (s.inclusion != "natural", "inclusion best"),
                                  (s.local_search, "local_search"),
                                  (s.polish, "polish"),
                                  (s.contract, "contract"))
