@@ -202,7 +202,8 @@ class DeviceLoop:
                 self.lists[src + j][:a.size].copy_to_device(a)
         box_lo = np.zeros((it + 1, n))
         box_hi = np.zeros((it + 1, n))
-        box_lo[0], box_hi[0] = self.search.dom_lo, self.search.dom_hi
+        # the root's box: the domain, or where variant strong contracted it first (Search._contract_root)
+        box_lo[0], box_hi[0] = self.search.root_box or (self.search.dom_lo, self.search.dom_hi)
         for j, lo in st.sel_lo.items():
             box_lo[j + 1], box_hi[j + 1] = lo, st.sel_hi[j]
         itcyc = np.zeros(it + 1, np.int64)
