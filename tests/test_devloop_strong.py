@@ -2,8 +2,8 @@
 
 Its local starts (the best polished) and the root's contraction run on the host before the first
 launch (core.Search._contract_root); the device loop then runs with inclusion best (its split mean
-value form) and the gap stop; contraction after the root, the descent and the polish after each
-lowered GUB are left out, and the result says so (settings.at_scale).  Under numba's CUDA simulator
+value form), the gap stop, and a descent and a polish after each lowered GUB (between launches); the
+contraction of the boxes selected after the root is left out, and the result says so (settings.at_scale).  Under numba's CUDA simulator
 at tiny sizes (tests/test_devloop.py says how the device loop is checked against the CPU twin).
 """
 import math
@@ -35,8 +35,8 @@ def test_variant_strong_takes_the_device_loop_on_cuda_at_every_n():
     strong = Settings(variant="strong", backend="cuda")
     strong.check("interval solver")
     run, note = at_scale(strong, STRONG_MAX_DIM, on_cuda=True)
-    assert (run.inclusion, run.contract, run.local_search, run.polish, run.local_starts) == ("best", False, False,
-                                                                                             False, 8)
+    assert (run.inclusion, run.contract, run.local_search, run.polish, run.local_starts) == ("best", False, True,
+                                                                                             True, 8)
     assert device_loop_serves(run, True) and "root's contraction" in note and "--loop host" in note
     assert strong.contract and at_scale(strong, 50, on_cuda=False) == (strong, None)   # the CPU: every extra
     host = Settings(variant="strong", backend="cuda", loop="host")
@@ -70,7 +70,7 @@ def test_a_root_kept_whole_solves_levy_before_any_launch(monkeypatch):
     np.testing.assert_array_equal(dev.regions_lo, cpu.regions_lo)
     np.testing.assert_array_equal(dev.regions_hi, cpu.regions_hi)
     assert dev.options["loop"] == "device" and dev.options["contract"] == "root"
-    assert "contraction after the root" in dev.message and "host loop:" not in dev.message
+    assert "selected after the root is left out" in dev.message and "host loop:" not in dev.message
 
 
 @simulated

@@ -47,8 +47,9 @@ BESTIT, BESTIDX, NJEV, NCAND, NSPEC, NWIN2, NINF, NEWSIZE, NEWOPEN, VTOTAL, DTOT
 NIST = 19
 GUB, MAXW, GLB, ULO, UHI = range(5)
 NFST = 5
-# stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf
-FULL, EMPTY, UNDEFINED = 1, 2, 3
+# stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf, a
+# sample lowered GUB (with local search or polish: the host descends from it before the next iteration)
+FULL, EMPTY, UNDEFINED, LOWERED = 1, 2, 3, 4
 
 TPB = 128  # threads per block on a GPU (a power of two <= reduce.TPB); the simulator uses SIM_GRID
 SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which runs blocks one after another (so a
@@ -60,6 +61,7 @@ MAX_BATCH = 4096  # iterations a launch at most
 # every run and grid; at n <= FOLD_CHUNK the host's serial bits)
 FOLD_CHUNK = 64
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
+FIRST_BATCH = 1  # iterations of the first launch
 
 
 def centre_sample(spacing, samples):
@@ -86,6 +88,8 @@ class DeviceLoop:
         self.gap = -1.0 if cfg.gap_tol is None else float(cfg.gap_tol)  # < 0: no gap stop
         # inclusion best: the mean value form centred at this sample (0: the natural form alone)
         self.mstar = centre_sample(cfg.spacing, cfg.samples) if cfg.inclusion == "best" else 0
+        # local search or polish: each launch stops after an iteration whose sample lowered GUB (_descend)
+        self.descend = 1 if cfg.local_search or cfg.polish else 0
         self.shift, self.den = sample_fractions(cfg.spacing, cfg.samples)
         terms = search.uncut
         self.fast = 1 if terms.fast_path else 0
@@ -282,7 +286,7 @@ class DeviceLoop:
                 *(w[k] for k in ("GXlo", "GXhi", "GGlo", "GGhi", "GWlo", "GWhi", "Gclo", "Gchi")), self.vcount,
                 self.vstart,
                 self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, self.gap, self.mstar,
-                it_end, self.fast, self.w2)
+                self.descend, it_end, self.fast, self.w2)
 
     def _grid(self):
         """(blocks, threads): as many blocks as can be resident at once (a cooperative launch needs all
@@ -345,7 +349,7 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
     started = deadline.start
     last_save = time.perf_counter()
     first_save = True
-    batch = 1
+    batch = FIRST_BATCH
     try:
         while True:
             if int(loop.ist_host[NOPEN]) == 0:
@@ -376,6 +380,11 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 loop.clear_stop()
                 if not _grown(loop, 2 * loop.lcap):
                     return _OUT_OF_MEMORY.format(int(loop.ist_host[SIZE])), "memory"
+            elif stop == LOWERED:
+                loop.clear_stop()
+            # the batch's last iteration lowered GUB by a sample (the launch stopped there): descend from it
+            if loop.descend and done and st.best_x is None and st.best_iteration == st.iteration - 1:
+                _descend(search, loop)
             if took < BATCH_SECONDS and batch < MAX_BATCH:
                 batch *= 2
             st.seconds = time.perf_counter() - started
@@ -422,6 +431,28 @@ def _take(search, loop, done, per_iteration_evals):
     st.gub = float(loop.fst_host[GUB])
     st.best_iteration, st.best_index = int(h[BESTIT]), int(h[BESTIDX])
     st.regions = _Sized(int(h[SIZE]), int(h[NOPEN]), glb[-1] if glb else (st.hist_glb[-1] if st.hist_glb else -math.inf))
+
+
+def _descend(search, loop):
+    """The host loop's local search and polish after a sample lowered GUB (core.Search._iterate), from
+    the last iteration's best subregion; a GUB they lower goes to the device before the next iteration.
+    The host loop prunes that iteration's survivors with it; here the next iteration's compaction does
+    (the same regions are kept, one iteration later)."""
+    from .partition import child_box
+    st, cfg = search.state, search.settings
+    it = st.iteration - 1
+    box_lo = loop.it_arrays["box_lo"][it + 1].copy_to_host()
+    box_hi = loop.it_arrays["box_hi"][it + 1].copy_to_host()
+    cyc = int(loop.it_arrays["itcyc"][it + 1:it + 2].copy_to_host()[0])
+    box = child_box(box_lo, box_hi, search.rule.plan(cyc), st.best_index)
+    if cfg.local_search:
+        search._descend(box)
+    if cfg.polish:
+        search._polish(box)
+    if st.gub < float(loop.fst_host[GUB]):
+        loop.fst_host[GUB] = st.gub
+        loop.fst[GUB:GUB + 1].copy_to_device(np.array([st.gub]))
+        st.hist_gub[-1] = st.gub   # the iteration's GUB, as the host loop records it
 
 
 def _check_undefined(search, loop):

@@ -34,13 +34,14 @@ STRONG = {"local_starts": 8, "local_search": True, "polish": True, "contract": T
 # 8 s: at n <= 100 it proves what the paper's does not (docs/strong-search.md), above it its per-iteration
 # host work (contraction, full evaluation for best inclusion) costs more than it saves.
 STRONG_MAX_DIM = 100
-# what variant strong turns off at scale, as the result names them: contraction, the descent and the
-# polish after each lowered GUB need the host loop; inclusion best the device loop serves (its split
-# mean value form), but from 1 + s p gradients of O(n) an iteration, one thread each: unmeasured above n = 100
+# what variant strong turns off at scale, as the result names them: contraction needs the host loop;
+# the device loop serves the rest (issue 42), but unmeasured above n = 100: inclusion best from 1 + s p
+# gradients of O(n) an iteration, one thread each; a descent after each lowered GUB about 0.75 s at n = 1,000
 HOST_EXTRAS = {"contract": False, "inclusion": "natural", "local_search": False, "polish": False}
 # what variant strong turns off on CUDA at n <= STRONG_MAX_DIM to take the device loop (issue 42): the
-# root is contracted on the host before the first launch (core.Search._contract_root), inclusion best kept
-DEVICE_EXTRAS = {"contract": False, "local_search": False, "polish": False}
+# contraction of every selected box but the root's (contracted on the host before the first launch,
+# core.Search._contract_root); inclusion best, the descent and the polish the device loop serves
+DEVICE_EXTRAS = {"contract": False}
 
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
@@ -88,9 +89,9 @@ class Settings(MethodSettings):
                                        "narrower than tol (none: stop only when they are; not in paper 000)",
                                        minimum=0.0)
     loop: str = setting("auto", "where an iteration's selection, tables, pruning and list live: the GPU, k iterations "
-                        "a launch with no host in between (device: cuda backend, split evaluation, no local "
-                        "search, polish or contract; inclusion best as its own split mean value form; local_starts "
-                        "run on the host before the first launch), the host between sweeps "
+                        "a launch with no host in between (device: cuda backend, split evaluation, no contract; "
+                        "inclusion best as its own split mean value form; local_starts run on the host before "
+                        "the first launch, local_search and polish between launches), the host between sweeps "
                         "(host), or the device loop wherever it can serve the settings and the host loop "
                         "elsewhere, the result saying why (auto)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
@@ -100,8 +101,8 @@ class Settings(MethodSettings):
         if self.variant == "strong":
             if self.loop == "device":
                 raise InputError("variant strong takes the device loop on CUDA with loop = auto, leaving out "
-                                 "host work (contraction after the root, descents), and the host loop with "
-                                 "loop = host: not with loop = device")
+                                 "host work (contraction after the root), and the host loop with loop = host: "
+                                 "not with loop = device")
             for k, v in STRONG.items():   # on top of what was set: a larger local_starts stays
                 cur = getattr(self, k)
                 object.__setattr__(self, k, max(cur, v) if k == "local_starts" else v)
@@ -123,8 +124,8 @@ def at_scale(settings, dim, on_cuda, split=True):
     with the split sweep) runs in the device loop after its local starts, their best polished
     (:meth:`.core.Search._multistart`).  Above :data:`STRONG_MAX_DIM` it runs the paper's sweep
     (:data:`HOST_EXTRAS` off); at or below it the root is contracted on the host first
-    (:meth:`.core.Search._contract_root`) and the device loop keeps inclusion best (:data:`DEVICE_EXTRAS`
-    off).  The note says what was left out and how to have it.  Any other ``settings`` come back as
+    (:meth:`.core.Search._contract_root`) and the device loop keeps inclusion best, the descent and the
+    polish (:data:`DEVICE_EXTRAS` off).  The note says what was left out and how to have it.  Any other ``settings`` come back as
     they are, with None.
 
     ``settings`` must be checked already (``Settings.check`` sets the strong variant's fields)."""
@@ -137,13 +138,13 @@ def at_scale(settings, dim, on_cuda, split=True):
             object.__setattr__(run, k, v)
         return run, (f"variant strong at n = {dim} > {STRONG_MAX_DIM} on CUDA: local starts (the best polished), "
                      f"then the paper's sweep in the device loop; contraction, inclusion best, local search and "
-                     f"the polish after each lowered GUB are left out (--loop host for them)")
+                     f"the polish after each lowered GUB are left out (--loop host for them all)")
     for k, v in DEVICE_EXTRAS.items():
         object.__setattr__(run, k, v)
     return run, ("variant strong on CUDA: local starts (the best polished) and the root's contraction on the "
-                 "host, then the device loop with inclusion best (its split mean value form); contraction "
-                 "after the root, local search and the polish after each lowered GUB are left out "
-                 "(--loop host for them)")
+                 "host, then the device loop with inclusion best (its split mean value form), a descent and "
+                 "a polish after each lowered GUB; the contraction of the boxes selected after the root is "
+                 "left out (--loop host for it)")
 
 
 def contracts_root(settings, dim, on_cuda, split=True):
@@ -165,7 +166,5 @@ def host_loop_reasons(settings):
     s = settings
     return [why for bad, why in ((s.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
                                  (s.evaluation != "split", "evaluation full"),
-                                 (s.local_search, "local_search"),
-                                 (s.polish, "polish"),
                                  (s.contract, "contract"))
             if bad]

@@ -18,7 +18,8 @@ if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: st
         _diagonal, _part, add_rn, cut_layout, device, div_rn, evaluate_split_mv, fill_cut_tables, window_terms)
     from gpubench.methods.solver.spliced.loop_tables import (
         _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _MAXW, _NEWOPEN, _NEWSIZE, _NINF, _NJEV,
-        _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UHI, _ULO, _UNDEFINED,
+        _LOWERED, _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UHI, _ULO,
+        _UNDEFINED,
         _VTOTAL, _box_gradient, _chunk_tables, _fold_chunk, _fold_row, _tables, _uncut_slope)
 
 SMAX = 16
@@ -47,13 +48,15 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
                 Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Plo, Phi, cpicks, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb,
                 part_v, part_i, part_n, GXlo, GXhi, GGlo, GGhi, GWlo, GWhi, Gclo, Gchi,
-                vcount, vstart, s, parts, samples, t_shift, t_den, tol, gap, mstar, it_end, fast, w2):
+                vcount, vstart, s, parts, samples, t_shift, t_den, tol, gap, mstar, descend, it_end, fast, w2):
     """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
     code, with no host in between: one cooperative launch, the phases separated by grid syncs.
     ``gap`` >= 0 (Settings.gap_tol) also stops it once GUB - GLB <= gap, GLB the smallest lower
     bound of the list (core.Search._gap_closed's test, on the same two doubles); < 0: no such stop.
     ``mstar`` > 0 (inclusion "best"): the sweep's lower bounds are also the mean value form's, centred
-    at sample ``mstar``, from 1 + s parts gradients an iteration (``G*``: loop_tables._box_gradient)."""
+    at sample ``mstar``, from 1 + s parts gradients an iteration (``G*``: loop_tables._box_gradient).
+    ``descend`` != 0 (local search or polish): the launch stops after an iteration whose sample lowered
+    GUB (stop code _LOWERED), so that the host descends from it before the next iteration."""
     grid = _cuda.cg.this_grid()
     n = dom_lo.shape[0]
     count = out_lb.shape[0]
@@ -405,3 +408,5 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 ist[_STOP] = _UNDEFINED
             elif newsize + count > lcap:
                 ist[_STOP] = _FULL
+            elif descend != 0 and ist[_BESTIT] == it:
+                ist[_STOP] = _LOWERED

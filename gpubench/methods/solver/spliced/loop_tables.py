@@ -16,7 +16,7 @@ _IT, _SIZE, _STOP, _NOPEN, _SELPOS, _SELSLOT, _SELSIDX, _SELCYC = 0, 1, 2, 3, 4,
 _BESTIT, _BESTIDX, _NJEV, _NCAND, _NSPEC, _NWIN2, _NINF, _NEWSIZE, _NEWOPEN = 8, 9, 10, 11, 12, 13, 14, 15, 16
 _VTOTAL, _DTOTAL = 17, 18
 _GUB, _MAXW, _GLB, _ULO, _UHI = 0, 1, 2, 3, 4
-_FULL, _EMPTY, _UNDEFINED = 1, 2, 3
+_FULL, _EMPTY, _UNDEFINED, _LOWERED = 1, 2, 3, 4
 DEDUP = 8  # kept candidate columns a new one is compared with (runs of equal uncut coordinates are caught)
 
 
