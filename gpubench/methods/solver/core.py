@@ -506,7 +506,7 @@ class Search:
                      **({"local_search": True} if self.settings.local_search else {}),
                      **({"polish": True} if self.settings.polish else {}),
                      **({"local_starts": self.settings.local_starts} if self.settings.local_starts else {}),
-                     **({"contract": True if self.settings.contract else "root", "contracted": dict(self.contract_stats)}
+                     **({"contract": self.settings.contract or "root", "contracted": dict(self.contract_stats)}
                         if self.settings.contract or self.root_contract else {}),
                      **({"gap_tol": self.settings.gap_tol,
                          "resolved": not st.regions.any_open()} if self.settings.gap_tol is not None else {}),

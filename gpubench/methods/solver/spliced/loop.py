@@ -17,10 +17,9 @@ if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: st
         CUT_COLS, CUT_USES, DERIV_COLS, DERIV_USES, HAS_SPIKE, N_AGGREGATES, N_PRODUCTS, SPIKE_HI, SPIKE_LO,
         _diagonal, _part, add_rn, cut_layout, device, div_rn, evaluate_split_mv, fill_cut_tables, window_terms)
     from gpubench.methods.solver.spliced.loop_tables import (
-        _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _MAXW, _NEWOPEN, _NEWSIZE, _NINF, _NJEV,
-        _LOWERED, _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UHI, _ULO,
-        _UNDEFINED,
-        _VTOTAL, _box_gradient, _chunk_tables, _fold_chunk, _fold_row, _tables, _uncut_slope)
+        _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _LOWERED, _MAXW, _NEWOPEN, _NEWSIZE, _NINF,
+        _NJEV, _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UHI, _ULO,
+        _UNDEFINED, _VTOTAL, _box_gradient, _chunk_tables, _fold_chunk, _fold_row, _tables, _uncut_slope)
 
 SMAX = 16
 MAX_REGISTERS = 64
