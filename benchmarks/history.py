@@ -16,7 +16,9 @@
 
     python -m benchmarks.history regressions HTML_DIR [--out regressions.md]
         the steps that `asv publish` flagged (its regressions.json), one line each with the two
-        commits of the step, as Markdown too; exit 1 if any.
+        commits of the step, as Markdown too, with a table of every step between two consecutive
+        measured commits (asv flags only what is still slower at the newest); exit 1 if asv
+        flagged any.
 
 Why a skeleton: the checkout's history with its records is over the 64 MiB that travels to the
 GPU host, and git 2.39 cannot clone a blob-less bundle.  asv's ``--set-commit-hash`` needs the
@@ -181,33 +183,112 @@ def _conf(commit_conf, bench_dir, repo, results):
     return out
 
 
-def regressions(html_dir, out=None):
+def regressions(html_dir, out=None, threshold=None):
     """The steps `asv publish` flagged as regressions (its regressions.json), one line each,
-    between the two commits of the step; written as Markdown to ``out`` too.  1 if any."""
+    between the two commits of the step; written as Markdown to ``out`` too, with every step
+    between two consecutive measured commits (:func:`steps`).  1 if asv flagged any."""
     html_dir = Path(html_dir)
     path = html_dir / "regressions.json"
     if not path.exists():
         raise SystemExit(f"history: {path} not found: run `asv publish` first (make nightly)")
     found = json.loads(path.read_text()).get("regressions", [])
     index = json.loads((html_dir / "index.json").read_text())
-    commit = {int(r): h[:8] for r, h in index.get("revision_to_hash", {}).items()}
+    commit = _commits(index)
     lines = []
     for entry in found:
         # asv 0.6: [benchmark, graph, params, index, last value, best value, jumps], each jump
         # (revision before, revision after, value before, value after)
         name, graph, jumps = entry[0], entry[1], entry[-1]
-        machine = next((part[len("machine-"):] for part in graph.split("/") if part.startswith("machine-")), "?")
         for before, after, old, new in jumps:
-            lines.append(f"- **{name}** on {machine}: {old:.4g} -> {new:.4g} ({new / old:.2f}x) "
+            lines.append(f"- **{name}** on {_machine(graph)}: {old:.4g} -> {new:.4g} ({new / old:.2f}x) "
                          f"between {commit.get(before, before)} and {commit.get(after, after)}")
+    threshold = _threshold() if threshold is None else threshold
+    table = steps(html_dir, threshold)
+    worse = sum(1 for s in table if s["kind"] == "regression")
+    better = sum(1 for s in table if s["kind"] == "improvement")
     text = ("# Regressions flagged by asv\n\n"
             "Steps of more than `regressions_thresholds` (asv.conf.json) between two measured commits "
-            "of main, from `asv publish` of results/asv/ (`make nightly PUBLISH_ONLY=1`).\n\n"
-            + ("\n".join(lines) if lines else "None.") + "\n")
+            "of main, from `asv publish` of results/asv/ (`make nightly PUBLISH_ONLY=1`). asv flags "
+            "only a regression still present at the newest commit.\n\n"
+            + ("\n".join(lines) if lines else "None.") + "\n\n"
+            "## Every step between two consecutive measured commits\n\n"
+            f"A benchmark's value changed by more than {threshold:.0%} from one measured commit to the next "
+            "(time benchmarks: slower is a regression, faster an improvement; a track benchmark's change "
+            "is shown without a direction). A regression later undone is listed here and not above. "
+            f"{worse} regression(s), {better} improvement(s), {len(table) - worse - better} other change(s).\n\n"
+            + (_steps_table(table, commit) if table else "None.\n"))
     if out:
         Path(out).write_text(text)
     print("\n".join(lines) if lines else "no regression flagged")
+    if worse:
+        print(f"{worse} regression step(s) between consecutive commits (listed in the Markdown)")
     return 1 if lines else 0
+
+
+def _commits(index):
+    return {int(r): h[:8] for r, h in index.get("revision_to_hash", {}).items()}
+
+
+def _machine(graph):
+    return next((part[len("machine-"):] for part in str(graph).split("/") if part.startswith("machine-")), "?")
+
+
+def _threshold():
+    """asv.conf.json's regressions_thresholds for every benchmark (".*"), else asv's default 0.05."""
+    try:
+        import json5
+        conf = json5.loads((ROOT / "asv.conf.json").read_text())
+        return float(conf.get("regressions_thresholds", {}).get(".*", 0.05))
+    except Exception:  # no asv installed, or no file: asv's own default
+        return 0.05
+
+
+def steps(html_dir, threshold):
+    """Every change by more than ``threshold`` (a fraction) of one benchmark at one parameter
+    set, between two consecutive commits measured on one machine, read from `asv publish`'s
+    graphs (revision order, i.e. the branch's order): a list of dicts (benchmark, params,
+    machine, before, after (revisions), old, new, ratio, kind)."""
+    html_dir = Path(html_dir)
+    index = json.loads((html_dir / "index.json").read_text())
+    benchmarks = index.get("benchmarks", {})
+    out = []
+    for graph in sorted((html_dir / "graphs").glob("branch-*/**/*.json")):
+        name = graph.stem
+        if name == "summary" or name not in benchmarks:
+            continue
+        info = benchmarks[name]
+        combos = _combinations(info.get("params") or [])
+        series = [(rev, v if isinstance(v, list) else [v]) for rev, v in json.loads(graph.read_text())]
+        for k, combo in enumerate(combos):
+            points = [(rev, vals[k]) for rev, vals in series
+                      if k < len(vals) and isinstance(vals[k], (int, float)) and vals[k] > 0]
+            for (r0, a), (r1, b) in zip(points, points[1:]):
+                ratio = b / a
+                if max(ratio, 1 / ratio) <= 1 + threshold:
+                    continue
+                if info.get("type") in ("time", "memory", "peakmemory"):
+                    kind = "regression" if ratio > 1 else "improvement"
+                else:
+                    kind = "change"
+                out.append({"benchmark": name, "params": combo, "machine": _machine(graph.relative_to(html_dir)),
+                            "before": r0, "after": r1, "old": a, "new": b, "ratio": ratio, "kind": kind})
+    return out
+
+
+def _combinations(params):
+    """asv's parameter sets in its order (the cartesian product, the last parameter fastest)."""
+    import itertools
+    return [", ".join(c) for c in itertools.product(*params)] if params else [""]
+
+
+def _steps_table(table, commit):
+    rows = ["| benchmark | parameters | machine | from | to | before | after | ratio | kind |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for s in table:
+        rows.append(f"| {s['benchmark']} | {s['params'] or '-'} | {s['machine']} | "
+                    f"{commit.get(s['before'], s['before'])} | {commit.get(s['after'], s['after'])} | "
+                    f"{s['old']:.4g} | {s['new']:.4g} | {s['ratio']:.2f}x | {s['kind']} |")
+    return "\n".join(rows) + "\n"
 
 
 def main(argv=None):

@@ -82,3 +82,28 @@ def test_regressions_names_the_two_commits_of_each_flagged_step(tmp_path, capsys
     assert "time_solve('levy', 50)** on gpuhost-NVIDIA-H200: 0.1 -> 0.3 (3.00x) between aaaaaaaa and bbbbbbbb" in text
     (html / "regressions.json").write_text(json.dumps({"regressions": []}))
     assert history.regressions(html) == 0
+
+
+def test_every_step_between_consecutive_commits_is_listed_even_when_undone(tmp_path):
+    """asv flags only a regression still present at the newest commit; the rendered report also
+    lists each step between two consecutive measured commits, so a regression later undone shows."""
+    html = tmp_path / "html"
+    graphs = html / "graphs" / "branch-main" / "machine-gpuhost-NVIDIA-H200" / "python-x"
+    graphs.mkdir(parents=True)
+    (html / "index.json").write_text(json.dumps({
+        "revision_to_hash": {"1": "a" * 40, "2": "b" * 40, "3": "c" * 40},
+        "benchmarks": {"bench_solve.CudaSolve.time_solve": {"type": "time", "params": [["50", "100"]]},
+                       "bench_x.X.track_regions": {"type": "track", "params": []}}}))
+    (html / "regressions.json").write_text(json.dumps({"regressions": []}))
+    # n = 50: 1.0 -> 1.5 (a regression) -> 1.0 (undone); n = 100: 2.0 -> 2.2 (within 20 %) -> 1.0
+    (graphs / "bench_solve.CudaSolve.time_solve.json").write_text(json.dumps(
+        [[1, [1.0, 2.0]], [2, [1.5, 2.2]], [3, [1.0, 1.0]]]))
+    (graphs / "bench_x.X.track_regions.json").write_text(json.dumps([[1, 10], [2, 30], [3, None]]))
+    found = history.steps(html, 0.2)
+    seen = {(s["benchmark"].split(".")[-1], s["params"], s["before"], s["after"], s["kind"]) for s in found}
+    assert seen == {("time_solve", "50", 1, 2, "regression"), ("time_solve", "50", 2, 3, "improvement"),
+                    ("time_solve", "100", 2, 3, "improvement"), ("track_regions", "", 1, 2, "change")}
+    assert history.regressions(html, tmp_path / "r.md", threshold=0.2) == 0   # asv flagged none
+    text = (tmp_path / "r.md").read_text()
+    assert "| bench_solve.CudaSolve.time_solve | 50 | gpuhost-NVIDIA-H200 | aaaaaaaa | bbbbbbbb | 1 | 1.5 | 1.50x | regression |" in text
+    assert "1 regression(s), 2 improvement(s), 1 other change(s)" in text

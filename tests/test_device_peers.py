@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gpubench.errors import InputError
-from gpubench.problems import catalog, device_rows
+from gpubench.problems import catalog, device_rows, floors
 
 
 def _settings(proc, **kw):
@@ -18,16 +18,224 @@ def test_de_bytes_per_generation():
     bytes a member; the cooperative kernel writes at most the population, 48 bytes a member."""
     NP, D = 100_000, 100
     row = 8 * NP * D
-    b = device_rows._de_bytes(NP, D, 0.3, "stream", 20_000)
+    b = floors.de_bytes(NP, D, 0.3, "stream", 20_000)
     assert b["target_read"] == row and b["donor_read"] == pytest.approx(3 * row * (1 - 0.7 ** 4))
     assert b["population_write"] == 20_000 * (8 * D + 32) and b["write_exact"]
     assert b["total"] == pytest.approx(row + 3 * row * 0.7599 + 20_000 * 832 + 56 * NP)
     assert b["total"] - b["total_without_write"] == b["population_write"]
-    unknown = device_rows._de_bytes(NP, D, 0.3, "stream")
+    unknown = floors.de_bytes(NP, D, 0.3, "stream")
     assert unknown["population_write"] == NP * (8 * D + 32) and not unknown["write_exact"]
-    coop = device_rows._de_bytes(NP, D, 0.3, "cooperative")
+    coop = floors.de_bytes(NP, D, 0.3, "cooperative")
     assert coop["population_write"] == row and coop["total"] == pytest.approx(2 * row + 3 * row * 0.7599 + 40 * NP)
-    assert device_rows._de_bytes(10, 4, 1.0)["donor_read"] == 3 * 8 * 10 * 4  # every sector
+    assert floors.de_bytes(10, 4, 1.0)["donor_read"] == 3 * 8 * 10 * 4  # every sector
+
+
+def test_lbfgsb_bytes_per_iteration_by_hand():
+    """m = 1, n = 3, every coordinate free, one evaluation, counted pass by pass (n-vectors read +
+    written): lf_reduced x g, the bound g points to + 2 history rows, x_c mask r: 8; lf_step mask x_c lo hi g x r + 2
+    rows, du: 10; lf_direction x_c du lo hi x g, d: 7; the gradient's copy: 2; lf_pair x_a x g_new g
+    + 2 rows: 6; lf_move x_a x g_new g lo hi, 2 rows x g: 10; the evaluation: trial x d -> x_a 3,
+    stencil 2, v.g 2, sum v 1, g.d 2: 10."""
+    b = floors.lbfgsb_bytes(3, 1)
+    assert b["vectors_iteration"] == 8 + 10 + 7 + 2 + 6 + 10 and b["vectors_evaluation"] == 10
+    assert b["total"] == 8 * 3 * 53
+    # m = 2, half the coordinates free: the history reads of lf_reduced (4), lf_step (4, and r) and
+    # lf_move (2 rows not just written) halve: 8 + 9.5 + 7 + 2 + 8 + 11, and 1.5 evaluations
+    half = floors.lbfgsb_bytes(10, 2, evaluations=1.5, free=0.5)
+    assert half["vectors"] == 45.5 + 15 and half["total"] == 8 * 10 * 60.5
+    assert floors.lbfgsb_bytes(4_000_000, 5)["total"] == 8 * 4_000_000 * (35 + 8 * 5 + 10)
+
+
+def _element_counter(monkeypatch, sizes):
+    """Under numba's CUDA simulator: [(kernel, bytes read, bytes written)] per launch, the distinct
+    elements of the kernel's array arguments whose size in bytes is one of ``sizes`` that the launch
+    reads before writing them, and that it writes (arrays of other sizes are not counted)."""
+    from numba.cuda.simulator import kernel as sk
+    from numba.cuda.simulator.cudadrv import devicearray as da
+    launches, cur = [], {"acc": None}
+
+    def where(a, idx):
+        idx = tuple(int(i) for i in (idx if isinstance(idx, tuple) else (idx,)))
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if len(idx) != a.ndim or root.nbytes not in sizes:
+            return None
+        start = root.__array_interface__["data"][0]
+        return start, a.__array_interface__["data"][0] - start + sum(i * s for i, s in zip(idx, a.strides)), a.itemsize
+
+    get, put, call = da.FakeCUDAArray.__getitem__, da.FakeCUDAArray.__setitem__, sk.FakeCUDAKernel.__call__
+
+    def getitem(self, idx):
+        r = get(self, idx)
+        if cur["acc"] is not None and not isinstance(r, da.FakeCUDAArray):
+            k = where(self._ary, idx)
+            if k:
+                cur["acc"].setdefault(k, "r")
+        return r
+
+    def setitem(self, idx, val):
+        k = where(self._ary, idx) if cur["acc"] is not None else None
+        if k:
+            cur["acc"][k] = cur["acc"].get(k, "") + "w"
+        return put(self, idx, val)
+
+    def launch(self, *args):
+        if cur["acc"] is not None:       # a configured kernel calls the plain one
+            return call(self, *args)
+        cur["acc"] = {}
+        try:
+            return call(self, *args)
+        finally:
+            acc = cur["acc"].items()
+            launches.append((self.fn.__name__, sum(k[2] for k, v in acc if v[0] == "r"),
+                             sum(k[2] for k, v in acc if "w" in v)))
+            cur["acc"] = None
+    monkeypatch.setattr(da.FakeCUDAArray, "__getitem__", getitem)
+    monkeypatch.setattr(da.FakeCUDAArray, "__setitem__", setitem)
+    monkeypatch.setattr(sk.FakeCUDAKernel, "__call__", launch)
+    return launches
+
+
+SIMULATED = pytest.mark.skipif(not __import__("gpubench.device.gpu", fromlist=["simulator"]).simulator(),
+                               reason="counts the kernels' element accesses under numba's CUDA simulator")
+
+
+@SIMULATED
+def test_lbfgsb_model_is_what_the_fused_kernels_touch(monkeypatch):
+    """The fused kernels run under the simulator on a convex quadratic, no bound active (every
+    coordinate free), m = 2, four iterations: the elements each kernel of the last iteration reads
+    first and writes, in n-vectors, are the model's (the gradient's copy is an array assignment,
+    the evaluation CuPy's: not kernels here)."""
+    from gpubench.methods.lbfgsb import fused
+    n, m = 16, 2
+    launches = _element_counter(monkeypatch, {8 * n * w for w in (1, 2 * m, 11)})
+    a = np.linspace(1.0, 3.0, n)
+    r = fused.minimize(lambda x: (0.5 * float(a @ (x * x)) - float(x.sum()), a * x - 1.0), np.zeros(n),
+                       np.full(n, -1e30), np.full(n, 1e30), m=m, pgtol=0.0, factr=0.0, maxiter=4, backend=np)
+    assert r.iterations == 4
+    last = {name: (rd / (8 * n), wr / (8 * n)) for name, rd, wr in launches}
+    model = {k: v for k, v in floors.lbfgsb_iteration_vectors(m).items() if k != "GN copy"}
+    assert {k: last[k] for k in model} == model
+    assert last["lf_trial"] == floors.lbfgsb_evaluation_vectors()["lf_trial"]
+
+
+@SIMULATED
+@pytest.mark.parametrize("variant, n", [("left", 3), ("warp", 3), ("thread", 3), ("lanes", 3), ("auto", 5)])
+def test_cholesky_model_is_what_the_kernels_touch(monkeypatch, variant, n):
+    """Each Cholesky kernel of the row, under the simulator on 2 matrices: the bytes of A it reads
+    and writes and of the flags it writes are the model's call."""
+    nb = 2
+    launches = _element_counter(monkeypatch, {8 * nb * n * n, 4 * nb})
+    device_rows.cholesky("device:cholesky", n, _settings("cholesky-batch", variant=variant, batch=nb, reps=1,
+                                                         backend="cuda"))
+    _, read, written = launches[-1]
+    assert read + written == floors.cholesky_bytes(variant, n, nb)["total"]
+
+
+@SIMULATED
+def test_hs45_model_is_what_the_tron_kernel_must_touch(monkeypatch):
+    """TRON's kernel on 2 hs45-type problems of n = 2 under the simulator: of x0 (x), the bounds, the
+    divisors and the outputs it reads and writes the model's bytes (its work space and its six
+    settings, read once a launch, aside: no array of theirs has the size of these); 4 threads a block."""
+    from gpubench.methods import tron
+    nb, n = 2, 2
+    launches = _element_counter(monkeypatch, {8 * nb * n, 8 * nb * 5})
+    r = tron.solve_hs45(nb, n, backend="cuda", memory="shared", threads=4)
+    assert (r.status == 0).all()
+    _, read, written = launches[-1]
+    assert read + written == floors.hs45_bytes(n, nb)["total"]
+
+
+def test_lbfgsb_row_counts_its_evaluations():
+    """The torsion row stores the objective's calls in its timed run (the floor's e), which path ran,
+    and no copy bandwidth off a GPU."""
+    from gpubench.problems import lbfgsb_rows
+    m, res = lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, _settings(
+        "lbfgsb-minpack", cauchy="approximate", backend="cpu", cap_seconds=0.0))
+    assert m["converged"] and m["iterations"] <= m["evaluations"] <= 2 * m["iterations"] + 1
+    assert res["path"] == "array" and "copy_gbps" not in res
+
+
+def test_cholesky_and_hs45_bytes_by_hand():
+    """A 3 x 3 matrix moved whole: 9 doubles read, 9 written, a 4-byte flag; the lanes kernel moves
+    the lower triangle, 6 each way; auto is thread (whole) up to n = 4, lanes above; torch's input
+    and output are whole.  An hs45 problem of n = 2: x0, lo, hi, divisors read (8), x and five
+    outputs written (7)."""
+    assert floors.cholesky_bytes("warp", 3, 2) == {"storage": "full", "per_matrix": 148, "total": 296}
+    assert floors.cholesky_bytes("lanes", 3, 2)["total"] == 2 * (8 * 12 + 4)
+    assert floors.cholesky_bytes("auto", 3, 1)["storage"] == "full"
+    assert floors.cholesky_bytes("auto", 5, 1)["per_matrix"] == 8 * 30 + 4
+    assert floors.cholesky_bytes("torch", 32, 10_000)["total"] == 10_000 * (16 * 1024 + 4)
+    assert floors.hs45_bytes(2, 3) == {"per_problem": 8 * 15, "total": 3 * 8 * 15}
+
+
+def test_same_run_copy_on_a_gpu_and_when_it_fails(monkeypatch):
+    """On a GPU the row stores the copy's GB/s over COPY_BYTES; a copy that fails (the GPU's memory
+    held by a peer) leaves the reason instead, and the row stands."""
+    monkeypatch.setattr("gpubench.device.gpu.gpu_available", lambda: True)
+    monkeypatch.setattr(floors, "copy_gbps", lambda nbytes: nbytes / 1e5)
+    assert floors.same_run_copy(True) == {"copy_gbps": floors.COPY_BYTES / 1e5, "copy_bytes": floors.COPY_BYTES}
+
+    def fails(nbytes):
+        raise MemoryError("out of memory")
+    monkeypatch.setattr(floors, "copy_gbps", fails)
+    assert floors.same_run_copy(True) == {"copy_error": "MemoryError: out of memory"}
+    assert floors.same_run_copy(False) == {}
+
+
+def test_floor_takes_the_same_run_copy_else_the_nominal_rate():
+    """A record's bandwidth: its own copy figure, else its GPU's data-sheet rate (named 'nominal'),
+    else none; CPU rows, an exact Cauchy point and methods without a model get no floor."""
+    def rec(gpu="NVIDIA H200", **res):
+        return {"method": "lbfgsb-minpack", "function": "minpack2:torsion", "dim": 10_000, "key": "approximate",
+                "settings": {"m": 5, "cauchy": "approximate"}, "result": {"path": "fused", **res},
+                "measured": {"iterations": 100, "evaluations": 150, "ms_per_iteration": 2.0, "backend": "cuda"},
+                "environment": {"gpu": {"name": gpu}}}
+    assert floors.bandwidth_of(rec(copy_gbps=3000.0)) == (3000.0, "copy, same run")
+    assert floors.bandwidth_of(rec()) == (4800.0, "nominal")
+    assert floors.bandwidth_of(rec("NVIDIA H100 80GB HBM3")) == (3350.0, "nominal")
+    assert floors.bandwidth_of(rec("NVIDIA A100-SXM4-40GB"))[0] is None
+    f = floors.floor_of(rec(copy_gbps=2000.0))
+    assert f["model"]["evaluations"] == 1.5 and f["bytes"] == 8 * 10_000 * (75 + 15)
+    assert f["floor_ms"] == pytest.approx(f["bytes"] / 2e12 * 1e3)
+    cpu = rec()
+    cpu["measured"]["backend"] = "cpu"
+    exact = rec()
+    exact["settings"]["cauchy"] = "exact"
+    assert floors.floor_of(cpu) is None and floors.floor_of(exact) is None
+    array = rec()
+    array["result"]["path"] = "array"       # the array loop's traffic is not the model's
+    assert floors.floor_of(array) is None and floors.floor_of({**array, "experiment": floors.LBFGSB_PEERS})
+    assert floors.floor_of({**rec(), "method": "de-generation"}) is None
+    assert floors.same_run_copy(False) == {}
+
+
+def test_report_shows_each_row_against_its_floor():
+    """The report's floor table: bytes, bandwidth and its source, the floor and the measured time as
+    a multiple of it, per unit of work (iterations with their evaluations, Cholesky calls with the
+    pipelined time)."""
+    from gpubench.reports import floors as section
+    from gpubench.reports.document import Doc
+    lb = {"method": "lbfgsb-minpack", "function": "minpack2:torsion", "dim": 4_000_000, "key": "approximate",
+          "settings": {"m": 5}, "result": {"copy_gbps": 2720.0, "path": "fused"},
+          "measured": {"iterations": 10, "ms_per_iteration": 2.0, "backend": "cuda"}}
+    ch = {"method": "cholesky-batch", "function": "device:cholesky", "dim": 32, "key": "torch",
+          "settings": {"variant": "torch", "batch": 10_000}, "result": {"batch": 10_000},
+          "measured": {"ms": 0.42, "ms_pipelined": 0.35, "backend": "cuda"},
+          "environment": {"gpu": {"name": "NVIDIA H200"}}}
+    rows = section.rows([lb, ch, {**ch, "measured": {"ms": 1.0, "backend": "cpu"}}])
+    assert [r["unit"] for r in rows] == ["call", "iteration"]
+    it = rows[1]
+    assert it["MB / iteration"] == "2720" and it["GB/s"] == "2720" and it["bandwidth"] == "copy, same run"
+    assert it["floor µs"] == "1000" and it["x floor"] == "2" and it["evaluations / iteration"] == "1 (not counted)"
+    call = rows[0]
+    assert call["bandwidth"] == "nominal" and call["GB/s"] == "4800" and call["MB / call"] == "163.9"
+    assert call["x floor"] == f"{0.42 / (163.88e6 / 4.8e12 * 1e3):.3g}" and "x floor pipelined" in call
+    doc = Doc()
+    section.section(doc, [lb, ch])
+    text = doc.markdown()
+    assert "### At the memory floor" in text and "x floor" in text and "MB / call" in text
 
 
 def test_de_generation_row_on_the_cpu_twin():

@@ -520,3 +520,21 @@ def test_shards_split_the_functions_so_that_together_they_run_every_case_once():
     shares = [of_shard(table4, k, 13) for k in range(1, 14)]
     assert [len(s) for s in shares] == [1] * 13
     assert sorted(c.case_id for s in shares for c in s) == sorted(c.case_id for c in table4)
+
+
+def test_a_case_that_runs_past_the_stall_dump_time_prints_its_stacks(monkeypatch, capfd):
+    import time
+    import types
+    from gpubench.errors import InputError
+    monkeypatch.setattr(runner, "_run_case", lambda case: time.sleep(0.7) or {"ok": True})
+    case = types.SimpleNamespace(case_id="demo-case")
+    monkeypatch.setenv("GPUBENCH_STALL_DUMP", "0.3")
+    assert runner.run_case(case) == {"ok": True}
+    err = capfd.readouterr().err
+    assert "[stall dump] case demo-case" in err and "most recent call first" in err and "sleep" not in err.split("[stall dump]")[0]
+    assert "_run_case" in err or "<lambda>" in err   # the stack of the case that was running
+    monkeypatch.delenv("GPUBENCH_STALL_DUMP")
+    assert runner.run_case(case) == {"ok": True} and "most recent call first" not in capfd.readouterr().err
+    monkeypatch.setenv("GPUBENCH_STALL_DUMP", "soon")
+    with pytest.raises(InputError, match="GPUBENCH_STALL_DUMP"):
+        runner.run_case(case)

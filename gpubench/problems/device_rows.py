@@ -23,6 +23,7 @@ import numpy as np
 
 from ..device.gpu import Timer, resolve_backend, simulator
 from ..errors import InputError
+from .floors import copy_gbps, de_bytes, same_run_copy
 
 
 def _spd(nb, n, seed):
@@ -169,6 +170,8 @@ def _linalg(kind, n, s):
                 "ms": 1e3 * sec, "backend": backend, "max_err_vs_numpy": err}
     if R:
         measured["ms_pipelined"] = 1e3 * psec
+    if kind == "cholesky":      # the bandwidth its floor divides by (gpubench.problems.floors)
+        extra.update(same_run_copy(backend == "cuda"))
     return measured, {"batch": nb, "ms_all": [1e3 * x for x in all_s], **extra}
 
 
@@ -224,6 +227,7 @@ def _torch_cholesky(A, n, s, backend):
         measured["ms_pipelined"] = 1e3 * float(np.median(p_all))
         result.update(pipeline=R, ms_pipelined_all=[1e3 * x for x in p_all],
                       host_ms_per_call=1e3 * float(np.median(h_all)))
+    result.update(same_run_copy(dev == "cuda"))
     return measured, result
 
 
@@ -253,7 +257,8 @@ def tron_batch(problem, n, s):
                 "fun": float(best.f.min()), "converged": bool((best.status == 0).all()),
                 "ms": 1e3 * best.seconds, "backend": backend, "max_abs_err": err,
                 "wall_all_reps": time.perf_counter() - t0}
-    return measured, {"batch": s["batch"], "converged": int((best.status == 0).sum())}
+    return measured, {"batch": s["batch"], "converged": int((best.status == 0).sum()),
+                      **same_run_copy(backend == "cuda")}
 
 
 # ------------------------------------------------------------------ DE generations side by side
@@ -261,63 +266,6 @@ DE_FUNCTION = "shifted_rastrigin"
 DE_MODES = ("auto", "fast", "stream", "paper")
 # a population below this many bytes is bound by launches and latency: no bandwidth is derived
 MIN_BANDWIDTH_BYTES = 8 << 20
-
-
-def _copy_gbps(nbytes, reps=5, launches=4):
-    """GB/s of a copy kernel over ``nbytes`` (bytes read plus bytes written), ``launches`` back to
-    back between two CUDA events (their launch overhead overlapped), best of ``reps``: the
-    bandwidth this GPU reaches on a plain stream of the population's size."""
-    from numba import cuda
-    from ..kernels import bandwidth
-    n = max(1, nbytes // 8)
-    a = cuda.to_device(__import__("numpy").ones(n))
-    b = cuda.device_array_like(a)
-    sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-    grid, block = 8 * sms, 256
-    bandwidth.copy[grid, block](a, b)
-    best = None
-    for _ in range(reps):
-        t = Timer(cuda=True)
-        cuda.synchronize()
-        with t.time("k"):
-            for k in range(launches):
-                bandwidth.copy[grid, block](a if k % 2 == 0 else b, b if k % 2 == 0 else a)
-        best = t.seconds["k"] if best is None else min(best, t.seconds["k"])
-    return 2 * a.nbytes * launches / best / 1e9
-
-
-def _de_bytes(NP, D, CR, schedule="stream", replacements=None):
-    """DRAM bytes of one generation of de-gpu's kernel ``schedule`` at (NP, D, CR), as the kernel
-    moves them (docs/peers.md, "de-gpu at large populations", derives each term):
-
-    * every target read whole: 8 D a member;
-    * the donors' elements where crossover takes them: three rows, each 32-byte sector (four
-      doubles) read when one of its elements crossed, 1 - (1 - CR)^4 of a row;
-    * the population written: ``stream`` writes a winning trial once (8 D, with its value, slot
-      word and count: 8 D + 32 a replacement; ``replacements`` a generation when known, else every
-      member at most); the cooperative kernel writes at most the population (a winner's changed
-      sectors, or the whole row where the other buffer is stale);
-    * per member: ``stream`` reads its value, its evaluation count (and writes it) and four slot
-      words (its own and its donors'), 56 bytes; the cooperative kernel reads and writes its value,
-      its count and its same-flag, 48 bytes;
-    * random numbers: none read or written by ``stream`` (counter-based); the cooperative kernel's
-      xoroshiro states are read and written once a launch, not a generation (left out).
-    """
-    row = 8 * NP * D
-    donors = 3 * row * (1 - (1 - CR) ** 4)
-    if schedule == "stream":
-        per_member = NP * (8 + 16 + 4 * 8)
-        win = 8 * D + 32
-        write = (NP if replacements is None else replacements) * win
-        exact = replacements is not None
-    else:
-        per_member = NP * (16 + 16 + 8)
-        write = row
-        exact = False
-    total = row + donors + write + per_member
-    return {"schedule": schedule, "target_read": row, "donor_read": donors, "population_write": write,
-            "write_exact": exact, "per_member": per_member, "total": total,
-            "total_without_write": total - write}
 
 
 def _de_gpu_row(D, NP, s):
@@ -419,7 +367,7 @@ def de_generation(problem, n, s):
     fast or stream, with its ``chunk`` and, for stream, a ``registers`` cap; one run; its own clock,
     after compilation and random-state set-up) or EvoX's DE (compiled or eager,
     warm).  Measured: function evaluations per second and ms per generation; on a GPU also the
-    bytes a generation must move (:func:`_de_bytes`) and the bandwidth that makes, against a
+    bytes a generation must move (:func:`gpubench.problems.floors.de_bytes`) and the bandwidth that makes, against a
     device-to-device copy of the population timed in the same call."""
     D, NP = n, s["np"]
     if s["peer"] not in ("de-gpu", "evox", "evox-compiled"):
@@ -444,11 +392,11 @@ def de_generation(problem, n, s):
     if row["backend"] == "cuda" and 8 * NP * D >= MIN_BANDWIDTH_BYTES:
         schedule = row.get("schedule") or "peer"
         reps = row.get("replacements")
-        b = _de_bytes(NP, D, s["CR"], "stream" if schedule == "stream" else "cooperative",
+        b = de_bytes(NP, D, s["CR"], "stream" if schedule == "stream" else "cooperative",
                       None if reps is None else reps / row["generations"])
         if s["peer"] != "de-gpu":
             b["schedule"] = "de-gpu's cooperative kernel's model (the peer's own traffic is not modelled)"
-        gbps = _copy_gbps(8 * NP * D)
+        gbps = copy_gbps(8 * NP * D)
         achieved = b["total"] / (ms / 1e3) / 1e9
         result.update(bytes_per_generation=b, copy_gbps=gbps, achieved_gbps=achieved,
                       achieved_gbps_without_write=b["total_without_write"] / (ms / 1e3) / 1e9,

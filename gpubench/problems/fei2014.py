@@ -81,8 +81,13 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
         # untimed: the first call in a process compiles the GPU kernels (numba, CuPy), as the
         # jaxopt peer's first update compiles untimed
         core.minimize(fg, x0, lo, hi, m=m, pgtol=0.0, factr=0.0, maxiter=2, cauchy=cauchy, backend=xp)
+    seen = {"nit": 0, "f": None, "evaluations": 0}
+
+    def counted(v):
+        """The objective, its calls counted: the line search's evaluations (the memory floor's model)."""
+        seen["evaluations"] += 1
+        return fg(v)
     t0 = time.perf_counter()
-    seen = {"nit": 0, "f": None}
 
     class Cap(Exception):
         pass
@@ -95,7 +100,7 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
 
     pgtol, ftol_abs = _rule(pg_rel, pg0, energy_tol)
     try:
-        r = core.minimize(fg, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
+        r = core.minimize(counted, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
                           maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb,
                           ftol_abs=ftol_abs)
         out = {"iterations": r.iterations, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
@@ -104,7 +109,8 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
         out = {"iterations": seen["nit"], "fun": seen["f"], "status": 1, "message": "capped", "capped": True,
                "cauchy_log": []}
     dt = time.perf_counter() - t0
-    out.update(seconds=dt, ms_per_iteration=1e3 * dt / max(out["iterations"], 1), pg0=pg0)
+    out.update(seconds=dt, ms_per_iteration=1e3 * dt / max(out["iterations"], 1), pg0=pg0,
+               evaluations=seen["evaluations"])
     return out
 
 

@@ -144,6 +144,9 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
                   "call and pipelined; mean and least over the n both were measured at, and the n where the "
                   "entry is slower.")
             doc.table(pd.DataFrame(against))
+    if experiment.layout in ("micro", "lbfgsb"):
+        from .floors import section as floor_section   # each GPU row against its bytes' time
+        floor_section(doc, [r for r in records if r["case"] in ids] or others)
     bins = [r for r in records if "sites" in (r.get("result") or {}) and "bins" in r["result"]]
     if bins and pub is not None and "row_label" in pub:
         doc.h(3, "Bins beside the published (ours / paper, % of iterations)")

@@ -173,7 +173,41 @@ def check_case(case, device=True):
 
 
 def run_case(case):
-    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too."""
+    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too.
+
+    With ``GPUBENCH_STALL_DUMP=S`` in the environment, a case still running after S seconds
+    prints every thread's Python stack to stderr, and again every S seconds until it ends: how
+    a case that hangs on a remote GPU host (where no debugger reaches) says where it hangs."""
+    with _stall_dump(case):
+        return _run_case(case)
+
+
+def _stall_dump(case):
+    import contextlib
+    import faulthandler
+    given = os.environ.get("GPUBENCH_STALL_DUMP")
+    if not given:
+        return contextlib.nullcontext()
+    try:
+        seconds = float(given)
+        if not seconds > 0:
+            raise ValueError
+    except ValueError:
+        raise InputError(f"GPUBENCH_STALL_DUMP={given!r}: give the seconds after which a running case "
+                         f"prints its stacks (a number > 0)") from None
+
+    @contextlib.contextmanager
+    def armed():
+        print(f"[stall dump] case {case.case_id}: stacks every {seconds:g} s while it runs", file=sys.stderr, flush=True)
+        faulthandler.dump_traceback_later(seconds, repeat=True, file=sys.stderr)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+    return armed()
+
+
+def _run_case(case):
     from ..problems import catalog
     if case.method in catalog.PROCEDURES:
         return run_procedure(case)
