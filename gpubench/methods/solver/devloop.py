@@ -23,6 +23,14 @@ aggregates a candidate column of the plain-coordinate test is compared only
 with the last 8 kept for repeats (the host drops every repeat; equal columns
 with equal edge flags decide alike).
 
+It serves more than the paper's variant (issue 42): the gap stop (``gap_tol``: the launch stops
+where the host loop would), inclusion "best" (a mean value form of its own in the split sweep:
+:func:`.spliced.subregion._mean_value_bound`, so a different search from the host loop's full
+evaluation, both rigorous), and the local search and polish after a lowered GUB (the launch stops
+after such an iteration, stop code LOWERED, and the host descends before the next: the host loop's
+search).  The local starts run on the host before the first launch, and variant strong's root is
+contracted there too (``Search._contract_root``: slot 0's box is then the contracted root).
+
 Entries of L are (subregion index int32, slot int32, lower bound float64);
 the slot of an entry made in iteration j is j + 1 and slot 0 is the root (the
 domain).  Per slot the device keeps the selected box of that iteration, its
