@@ -98,6 +98,22 @@ def test_device_loop_is_the_host_loop_on_a_gpu(name):
     _same_search(solve(name, 6, backend="cpu", **opts), dev, exact_bounds=False)
 
 
+@pytest.mark.skipif(config.ENABLE_CUDASIM, reason="needs a GPU (no simulated rounding)")
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    strict=False, reason="a pruning decision within rounding of GUB may go the other way")) if n in NEAR_TIES else n
+    for n in functions.names()])
+def test_the_device_loops_extras_on_a_gpu(name):
+    """Issue 42 on a GPU: inclusion best (the device loop's own mean value form) keeps the minimiser;
+    with the gap stop, local search and polish the device loop makes the CPU twin's search."""
+    opts = dict(split_dims=3, parts=4, tol=1e-3, samples=4, max_iterations=40)
+    best = solve(name, 6, backend="cuda", inclusion="best", **opts)
+    assert best.options["loop"] == "device" and _rigorous(best, name, 6)
+    extras = dict(opts, local_search=True, polish=True, gap_tol=1e-3)
+    dev = solve(name, 6, backend="cuda", **extras)
+    assert dev.options["loop"] == "device" and _rigorous(dev, name, 6)
+    _same_search(solve(name, 6, backend="cpu", **extras), dev, exact_bounds=False)
+
+
 @simulated
 def test_device_loop_converges_and_keeps_the_minimiser(monkeypatch):
     """A whole search to convergence, with the list growing past its first capacity on the way."""
