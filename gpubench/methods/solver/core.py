@@ -199,6 +199,8 @@ class Search:
                                                  save=lambda: ckpt.save(checkpoint, self))
             else:   # the root kept whole (Search._contract_root): solved before any launch
                 message, self.stop = "converged: every region is narrower than tol", "converged"
+                self.scale_note = ("variant strong on CUDA: the root's contraction at the local starts' GUB "
+                                   "kept it whole, no device launch")
             st.seconds = time.perf_counter() - started
             if checkpoint:
                 ckpt.save(checkpoint, self)
