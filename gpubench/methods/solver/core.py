@@ -56,7 +56,7 @@ from .contract import contract
 from .output import OutputRegions
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point, kept_whole
 from .region_list import ROOT, RegionList
-from .settings import SPACINGS, Settings, at_scale, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
+from .settings import SPACINGS, Settings, at_scale, contracts_root, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
@@ -114,6 +114,9 @@ class Search:
         self.settings, self.scale_note = at_scale(self.settings, dim, _on_cuda(self.settings),
                                                   split=self.definition.dim is None)
         self.polish_starts = self.asked.polish
+        # variant strong on CUDA at n <= STRONG_MAX_DIM: the root contracted before the device loop
+        self.root_contract = contracts_root(self.asked, dim, _on_cuda(self.asked), self.definition.dim is None)
+        self.root_box = None   # the root's box for the device loop when contracted (else the domain)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.loop, self.host_loop = self._choose_loop()
         if self.loop == "device":
@@ -153,7 +156,7 @@ class Search:
         if cfg.loop == "host" or resolve_backend(cfg.backend) != "cuda":
             return "host", None   # asked for, or the CPU, which has only the host loop
         reasons = host_loop_reasons(cfg)
-        if not reasons and not self._split():
+        if not reasons and self.definition.dim is not None:
             reasons = [f"{self.fn.name} has no split sweep (its definition reads fixed coordinates by name)"]
         return ("host", reasons[0]) if reasons else ("device", None)
 
@@ -162,7 +165,7 @@ class Search:
         from ...device.gpu import resolve_backend
         if resolve_backend(self.settings.backend) != "cuda":
             raise InputError("loop = device needs a CUDA GPU (backend cuda); none is available here")
-        if not self._split():
+        if self.definition.dim is not None:
             raise InputError(f"loop = device runs the split sweep, which {self.fn.name} has not "
                              f"(its definition reads fixed coordinates by name): use loop = host")
 
@@ -186,9 +189,18 @@ class Search:
             from . import devloop
             if st.iteration == 0 and cfg.local_starts:
                 self._multistart()   # host work before the first launch: the device loop starts from its GUB
-            message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
-                                             checkpoint_every=checkpoint_every,
-                                             save=lambda: ckpt.save(checkpoint, self))
+            root_closed = False
+            if st.iteration == 0 and self.root_contract:
+                self._contract_root()
+                root_closed = not st.regions.any_open()
+            if not root_closed:
+                message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
+                                                 checkpoint_every=checkpoint_every,
+                                                 save=lambda: ckpt.save(checkpoint, self))
+            else:   # the root kept whole (Search._contract_root): solved before any launch
+                message, self.stop = "converged: every region is narrower than tol", "converged"
+                self.scale_note = ("variant strong on CUDA: the root's contraction at the local starts' GUB "
+                                   "kept it whole, no device launch")
             st.seconds = time.perf_counter() - started
             if checkpoint:
                 ckpt.save(checkpoint, self)
@@ -236,19 +248,11 @@ class Search:
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
         count = plan.count
-        if cfg.contract and math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi):
-            t0 = time.perf_counter()
-            box = contract(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
-            self.host_seconds += time.perf_counter() - t0
-            if box is None:  # no point of the region has f <= GUB: no minimiser, no children
-                self.contract_stats["dropped"] += 1
-                self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
+        if cfg.contract:
+            box = self._contract_selected(sel_lo, sel_hi, cyc)
+            if box is None:   # the iteration is closed: dropped, or kept whole
                 return
-            if np.any(box[0] != sel_lo) or np.any(box[1] != sel_hi):
-                self.contract_stats["narrowed"] += 1
             sel_lo, sel_hi = box
-            if np.max(sel_hi - sel_lo) < cfg.tol and self._keep_whole(sel_lo, sel_hi, cyc):
-                return
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
         t0 = time.perf_counter()
@@ -288,6 +292,39 @@ class Search:
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
         st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, out.sidx, out.lb)
         self._close_iteration(it, sel_lo, sel_hi, cyc)
+
+    def _contract_selected(self, sel_lo, sel_hi, cyc):
+        """The selected box narrowed to where f <= GUB can hold (:func:`.contract.contract`), or None
+        where that closed the iteration: no point of it has f <= GUB (no minimiser, no children), or
+        the box left is narrower than tol and goes back into L whole (:meth:`_keep_whole`)."""
+        st = self.state
+        if not (math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi)):
+            return sel_lo, sel_hi
+        t0 = time.perf_counter()
+        box = contract(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
+        self.host_seconds += time.perf_counter() - t0
+        if box is None:
+            self.contract_stats["dropped"] += 1
+            self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
+            return None
+        if np.any(box[0] != sel_lo) or np.any(box[1] != sel_hi):
+            self.contract_stats["narrowed"] += 1
+        if np.max(box[1] - box[0]) < self.settings.tol and self._keep_whole(box[0], box[1], cyc):
+            return None
+        return box
+
+    def _contract_root(self):
+        """Variant strong on CUDA (settings.at_scale, n <= STRONG_MAX_DIM): the root contracted on the
+        host before the device loop's first launch, as the host loop contracts it in its first
+        iteration.  Where that closes the iteration (kept whole: Levy is then solved with no sweep)
+        the search is done; else the root goes back into L and the device loop sweeps the narrowed box
+        (``root_box``, its slot 0) in its first iteration.  Later selected boxes are not contracted."""
+        st = self.state
+        itr, cyc, sidx, lb = st.regions.pop_best_open()
+        box = self._contract_selected(*self.region(itr, sidx), cyc)
+        if box is not None:
+            self.root_box = box
+            st.regions.append(itr, cyc, True, [sidx], [lb])
 
     def _keep_whole(self, sel_lo, sel_hi, cyc):
         """A contracted selected box already narrower than tol in every coordinate: its p^s subregions
@@ -471,11 +508,14 @@ class Search:
                      **({"local_search": True} if self.settings.local_search else {}),
                      **({"polish": True} if self.settings.polish else {}),
                      **({"local_starts": self.settings.local_starts} if self.settings.local_starts else {}),
-                     **({"contract": True, "contracted": dict(self.contract_stats)}
-                        if self.settings.contract else {}),
+                     **({"contract": self.settings.contract or "root", "contracted": dict(self.contract_stats)}
+                        if self.settings.contract or self.root_contract else {}),
                      **({"gap_tol": self.settings.gap_tol,
                          "resolved": not st.regions.any_open()} if self.settings.gap_tol is not None else {}),
                      **({"loop": "device"} if self.loop == "device" else {}),
+                     # the device loop's own mean value form (devloop.centre_sample; docs/solver-scaling.md)
+                     **({"inclusion": "best (device loop: split mean value form)"}
+                        if self.loop == "device" and self.settings.inclusion == "best" else {}),
                      **({"variant": "strong", "at_scale": self.scale_note} if self.scale_note else {}),
                      **({"loop": "host", "host_loop": self.host_loop} if self.host_loop else {}),
                      "max_iterations": self.settings.max_iterations,
