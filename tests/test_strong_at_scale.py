@@ -33,8 +33,10 @@ def test_variant_strong_at_scale_runs_the_split_sweep_and_says_what_it_left_out(
     assert (run.inclusion, run.contract, run.local_search, run.polish) == ("natural", False, False, False)
     assert run.local_starts == 8 and run.variant == "strong" and strong.inclusion == "best"  # a copy
     assert "n = 1000 > 100" in note and "--loop host" in note
-    for args in ((100, True, True), (1000, False, True), (1000, True, False)):   # n, CUDA, a split form
+    for args in ((1000, False, True), (1000, True, False)):   # n, CUDA, a split form
         assert at_scale(strong, *args) == (strong, None)
+    # at n <= 100 on CUDA: the device loop too, with inclusion best (tests/test_devloop_strong.py)
+    assert at_scale(strong, 100, True)[0].inclusion == "best"
     host = _checked(variant="strong", loop="host", **PAPER)
     assert at_scale(host, 1000, True) == (host, None)   # the host loop asked for: every extra kept
     paper = _checked(**PAPER)
