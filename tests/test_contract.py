@@ -110,3 +110,95 @@ def test_strong_variant_keeps_every_known_minimiser(name):
     lo, hi = np.asarray(r.regions_lo), np.asarray(r.regions_hi)
     for v in mins:
         assert np.any(np.all((lo - 1e-9 <= v) & (v <= hi + 1e-9), axis=1)), v
+
+
+# one-coordinate terms whose pieces are refined: a kinked zigzag, many equal minima, a product, smooth
+FLOOR_NAMES = ["scipy_go.Deceptive", "scipy_go.Shubert03", "scipy_go.Shubert01", "scipy_go.XinSheYang03",
+               "levy"]
+
+
+def floor_violations(names, n=3, count=4, seed=11, points=20):
+    """Points of a contracted box whose value is proved below the box's floor (the lower bound the
+    search gives every subregion of it: contract_floor), for random boxes and levels."""
+    rng = np.random.default_rng(seed)
+    bad = []
+    for name in names:
+        fn = F.get(name)
+        for lo, hi, gub in _cases(fn, n, count, rng):
+            box, floor = C.contract_floor(fn, lo, hi, gub)
+            if box is None:
+                continue
+            pts = box[0] + (box[1] - box[0]) * rng.random((points, n))
+            for x in np.vstack([pts, box[0], box[1]]):
+                if fn.interval(x, x)[1] < floor:   # f(x) < floor, proved
+                    bad.append((name, floor, x.tolist()))
+    return bad
+
+
+def test_floor_is_below_every_value_of_the_box():
+    """The level set's floor (refined pieces) never exceeds f anywhere in the contracted box; a
+    variant that encloses each refined piece by its centre's value alone (a sample, not an
+    enclosure) is caught."""
+    assert floor_violations(FLOOR_NAMES) == []
+    import gpubench.forms.levelset as ls
+    real = ls.LevelSet._enclose_pieces
+
+    def centre_only(self, agg, spec, base, a, b):
+        plo, phi, fc = real(self, agg, spec, base, a, b)
+        return (fc[0], fc[1], fc) if fc is not None else (plo, phi, fc)
+    try:
+        ls.LevelSet._enclose_pieces = centre_only
+        for fn in (F.get(k) for k in FLOOR_NAMES):
+            fn.__dict__.pop("_levelsets", None)
+        assert len(floor_violations(FLOOR_NAMES)) > 0
+    finally:
+        ls.LevelSet._enclose_pieces = real
+        for fn in (F.get(k) for k in FLOOR_NAMES):
+            fn.__dict__.pop("_levelsets", None)
+
+
+def convex_floor_violations(names, n=4, count=8, seed=13, points=20):
+    """(points of a box whose value is proved below its convexity floor, boxes proved convex): boxes
+    of every width, the floor taken at a random point of the box."""
+    rng = np.random.default_rng(seed)
+    bad, proved = [], 0
+    for name in names:
+        fn = F.get(name)
+        for lo, hi, _ in _cases(fn, n, count, rng):
+            x = lo + (hi - lo) * rng.random(n)
+            floor = C.convex_floor(fn, lo, hi, x)
+            if floor == -np.inf:
+                continue
+            proved += 1
+            for y in np.vstack([lo + (hi - lo) * rng.random((points, n)), lo, hi]):
+                if fn.interval(y, y)[1] < floor:   # f(y) < floor, proved
+                    bad.append((name, floor, y.tolist()))
+    return bad, proved
+
+
+CONVEX_NAMES = ["scipy_go.Trid", "rastrigin", "scipy_go.Sphere", "scipy_go.Rosenbrock"]
+
+
+def test_convexity_floor_is_below_every_value_of_the_box(monkeypatch):
+    """Where the interval Hessian is proved positive semidefinite (scaled diagonal dominance), the
+    tangent plane at a point of the box is below f on the whole box: no sampled value is below the
+    floor, on convex (Trid, Sphere) and non-convex functions (Rastrigin, Rosenbrock: proved only on
+    small boxes); Trid n = 10's root floor at its minimiser is f* = -190 to 1e-9.  A test that
+    takes every Hessian for positive semidefinite is caught."""
+    bad, proved = convex_floor_violations(CONVEX_NAMES)
+    assert bad == [] and proved >= 10
+    fn = F.get("scipy_go.Trid")
+    lo, hi = fn.bounds(10)
+    x = np.array([8, 14, 18, 20, 20, 20, 20, 18, 14, 8.0])
+    assert -190.0 - 1e-9 <= C.convex_floor(fn, lo, hi, x) <= -190.0
+    # Rastrigin's tangent plane at (0.5, ...), a local maximum, lies above f(0) = 0: not convex there
+    ras = F.get("rastrigin")
+    rlo, rhi = ras.bounds(4)
+    assert C.convex_floor(ras, rlo, rhi, np.full(4, 0.5)) == -np.inf
+    import gpubench.forms.convexity as cx
+    monkeypatch.setattr(cx, "_dominant", lambda hlo, hhi: True)
+    ras.__dict__.pop("_levelsets", None)
+    try:
+        assert C.convex_floor(ras, rlo, rhi, np.full(4, 0.5)) > ras.interval(np.zeros(4), np.zeros(4))[1]
+    finally:
+        ras.__dict__.pop("_levelsets", None)

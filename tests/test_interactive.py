@@ -82,7 +82,7 @@ def test_a_typed_in_solve_gets_the_strong_variant_and_experiments_the_papers():
     assert "variant" not in base.interactive_values(method, 10, {"variant": "paper"})
     assert "variant" not in base.interactive_values(method, 10, {"loop": "device"})
     assert "variant" not in base.interactive_values(method, 1000, {})   # large n: the paper's device loop
-    with pytest.raises(Exception, match="variant strong runs on the host loop"):
+    with pytest.raises(Exception, match="variant strong takes the device loop on CUDA with loop = auto"):
         method.make_settings({"variant": "strong", "loop": "device", "backend": "cuda"})
 
 

@@ -200,6 +200,9 @@ def test_pieces_with_a_point_derivative_are_caught(monkeypatch):
         return ls._forward(self._derivative(agg, spec), env_centres, {})
 
     monkeypatch.setattr(ls.LevelSet, "_slope", at_centre)
+    # on the 64 equal pieces alone: the refinement (the same enclosure on sub-pieces) narrows the
+    # pieces at the hull's ends until the broken slope's error there is below what the samples see
+    monkeypatch.setattr(ls, "REFINE", 0)
     assert enclosure_failures(["styblinski_tang", "rastrigin", "scipy_go.Qing"], count=20) > 0
 
 
@@ -271,3 +274,115 @@ def test_guess_and_polish_reach_deceptive_s_peak():
     assert g is not None and np.all(np.abs(g - np.arange(1, n + 1) / (n + 1)) < 0.02)
     x, ub = multistart(fn, lo, hi, 8)
     assert -1.0 <= ub < -1.0 + 1e-9
+
+
+def _quotient_misses(quotient, trials=400, seed=5):
+    """Points u of U with u r in T for some r of R (exact rationals) that ``quotient`` leaves out;
+    intervals drawn to hold 0 in R (the extended division), with zero-width and signed ends."""
+    from fractions import Fraction as Q
+    rng = np.random.default_rng(seed)
+    ends = [0.0, -0.0, 0.5, -0.5, 2.0, -3.0, 1e-300, -1e-300]
+    bad = 0
+    for _ in range(trials):
+        def iv(zero):
+            a, b = (rng.choice(ends) if rng.random() < 0.3 else rng.uniform(-4, 4) for _ in range(2))
+            lo, hi = min(a, b), max(a, b)
+            return (min(lo, 0.0), max(hi, 0.0)) if zero else (lo, hi)
+        T, R, U = iv(False), iv(rng.random() < 0.8), iv(False)
+        lo, hi = quotient((np.array([T[0]]), np.array([T[1]])), (np.array([R[0]]), np.array([R[1]])),
+                          (np.array([U[0]]), np.array([U[1]])))
+        for _ in range(12):
+            u, r = rng.uniform(*U), rng.uniform(*R)
+            if rng.random() < 0.3:   # r at an end of R (0 among them)
+                r = rng.choice([R[0], R[1]])
+            p = Q(float(u)) * Q(float(r))
+            if Q(T[0]) <= p <= Q(T[1]) and not (lo[0] <= u <= hi[0]):
+                bad += 1
+        # u with an r that puts u r in T's middle (points the random draws rarely find)
+        for u in rng.uniform(*U, size=8):
+            if u != 0:
+                r = 0.5 * (T[0] + T[1]) / u
+                if R[0] <= r <= R[1] and Q(T[0]) <= Q(float(u)) * Q(float(r)) <= Q(T[1]) \
+                        and not (lo[0] <= u <= hi[0]):
+                    bad += 1
+    return bad
+
+
+def test_extended_division_keeps_every_quotient():
+    """The backward rule of a product where the other factors' enclosure holds 0 (XinSheYang03:
+    -2 e^(-S2) P <= -1 with P in [0, 1] gives e^(-S2) >= 1/2): every u of U with u r in T for an
+    r of R (exact rationals) stays; the same check catches a division that takes T's upper end
+    where its lower end belongs."""
+    assert _quotient_misses(ls._quotient) == 0
+
+    def broken(t, r, u):   # T > 0 and r in (0, rhi]: u >= thi / rhi (too high) in place of tlo / rhi
+        return ls._quotient((t[1], t[1]), r, u)
+    assert _quotient_misses(broken) > 0
+
+
+def test_extended_division_contracts_xinsheyang03():
+    """XinSheYang03 n = 10 (f* = -1 at 0): the level f <= -1 + 1e-9 pins every coordinate near 0
+    in one call (plain division concluded nothing: the box stayed [-20, 20]^10)."""
+    fn = functions.get("scipy_go.XinSheYang03")
+    lo, hi = fn.bounds(10)
+    out = ls.LevelSet(fn.definition, 10, fn.params(10)).contract(lo, hi, -1.0 + 1e-9)
+    assert out is not None and np.all(out[0] <= 0) and np.all(out[1] >= 0) and np.all(out[1] - out[0] < 1e-3)
+
+
+def _pieces_cover(L, agg, lo, hi):
+    """Whether the refined pieces of ``agg``'s term cover [lo, hi] in every row (no gap, ends kept)."""
+    spec = L.terms[agg]
+    env, m = L._term_env(agg, lo, hi)
+    plo, phi, a, b = L._pieces(agg, spec, env, lo[:m], hi[:m], m)
+    for k in range(m):
+        order = np.argsort(a[k], kind="stable")
+        ak, bk = a[k][order], b[k][order]
+        reach = np.maximum.accumulate(bk)
+        if ak[0] != lo[k] or reach[-1] != hi[k] or np.any(ak[1:] > reach[:-1]):
+            return False
+    return True
+
+
+def test_refined_pieces_cover_the_box_and_sharpen_the_hull(monkeypatch):
+    """The cut pieces still cover every coordinate's interval, and the hull's ends approach the
+    term's range: Deceptive n = 10's enclosure reaches f* = -1 (-1.09 on 64 equal pieces), Shubert03's
+    lies within 1e-6 below a point's value; a refinement that loses a cut piece is caught."""
+    from gpubench.methods.solver.contract import levelset_program   # the card's program: no sympy
+    fn = functions.get("scipy_go.Deceptive")
+    lo, hi = fn.bounds(10)
+    L = ls.LevelSet(levelset_program(fn), 10, fn.params(10))
+    assert -1.0 - 1e-9 <= float(L.enclose(lo, hi)[0]) <= -1.0
+    assert _pieces_cover(L, next(iter(L.terms)), lo, hi)
+    sh = functions.get("scipy_go.Shubert03")
+    x = np.full(10, 5.791794)
+    L3 = ls.LevelSet(levelset_program(sh), 10, sh.params(10))
+    up = float(sh.interval(x, x)[1])
+    assert up - 1e-6 <= float(L3.enclose(*sh.bounds(10))[0]) <= up
+    real = ls.LevelSet._refine
+
+    def loses_one(self, *args):   # a refinement that drops one cut piece of every row
+        plo, phi, a, b = real(self, *args)
+        return plo[:, :-1], phi[:, :-1], a[:, :-1], b[:, :-1]
+    monkeypatch.setattr(ls.LevelSet, "_refine", loses_one)
+    assert not _pieces_cover(ls.LevelSet(levelset_program(fn), 10, fn.params(10)), next(iter(L.terms)), lo, hi)
+
+
+def test_guess_takes_a_product_to_its_extreme(monkeypatch):
+    """Alpine02 n = 10 is prod_i sqrt(x_i) sin(x_i) on [0, 10]: each factor's largest magnitude is
+    +2.8 at 7.917, so its minimum takes one factor at -2.1 (4.816) and the rest at 2.8.  The guess
+    starts there and one descent reaches it (f = -23700.88; a multistart from Halton points stopped
+    at -8652); a pick that never fixes the product's sign is caught."""
+    from gpubench.methods.solver.contract import levelset_program
+    from gpubench.methods.solver.local import descend
+    fn = functions.get("scipy_go.Alpine02")
+    n = 10
+    lo, hi = fn.bounds(n)
+
+    def reached():
+        g = ls.LevelSet(levelset_program(fn), n, fn.params(n)).guess(lo, hi)
+        return descend(fn, g, lo, hi)[1]
+    assert reached() <= -23700.879
+    real = ls._product_pick
+    monkeypatch.setattr(ls, "_product_pick", lambda mid, sign: np.nanargmax(np.abs(mid), axis=1))
+    assert reached() > -23700
+    monkeypatch.setattr(ls, "_product_pick", real)

@@ -129,11 +129,14 @@ def test_search_with_polish_keeps_the_minimum(local_search):
     assert r.options.get("polish") is True
 
 
-def test_polish_is_off_by_default_and_refused_by_the_device_loop():
-    from gpubench.errors import InputError
+def test_polish_is_off_by_default_and_served_by_the_device_loop():
+    """The device loop stops a launch after an iteration that lowered GUB, and the host polishes
+    from it before the next (tests/test_devloop_strong.py): polish no longer needs the host loop."""
+    from gpubench.methods.solver.settings import host_loop_reasons
     assert Settings().polish is False
-    with pytest.raises(InputError, match="polish"):
-        Settings(backend="cuda", loop="device", polish=True).check("interval solver")
+    s = Settings(backend="cuda", loop="device", polish=True)
+    s.check("interval solver")
+    assert s.polish and not any("polish" in why for why in host_loop_reasons(s))
 
 
 # ---------------------------------------------------------------- multistart (local_starts)

@@ -104,7 +104,19 @@ def _compare_on_random_regions(name):
     return None, decided_by_uncut
 
 
-@pytest.mark.parametrize("name", functions.names())
+# One function per construct of the split form runs in `make test`: a two-coordinate window (levy,
+# rosenbrock), pieces (levy_delta), a product (alpine02, zabinsky), an aggregate inside a nonlinear
+# outer expression (belegundu), parameters with an index-dependent product (shifted_griewank),
+# powers of sines (fu).  The other ten repeat one of these constructs; each case compiles a full and
+# a split sweep of its own in a process of its own (about 10 s on CI's 2 cores), so they run in
+# `make test-slow` (marked slow).  tests/test_uncut_split.py checks every function's split
+# evaluation against the full interval form in `make test`.
+SPLIT_CONSTRUCTS = {"levy", "rosenbrock", "levy_delta", "alpine02", "zabinsky", "belegundu",
+                    "shifted_griewank", "fu"}
+
+
+@pytest.mark.parametrize("name", [n if n in SPLIT_CONSTRUCTS else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in functions.names()])
 def test_split_sweep_decides_every_subregion_as_the_full_sweep(name):
     """One iteration's sweep on random selected regions: bit-identical bounds, the same discards;
     then a short search with the same regions and counts.
@@ -436,3 +448,8 @@ def test_generated_device_functions_get_no_literal_integer_arguments(monkeypatch
     monkeypatch.setattr(codegen, "_GENERATED", {})
     monkeypatch.setattr(split_forms, "_int", str)
     assert any(_literal_calls(src) for _, _, src in _kernel_sources(("levy",)))
+
+
+def test_the_constructs_run_by_default_are_library_functions():
+    """A renamed or removed function must not silently shrink what `make test` checks above."""
+    assert SPLIT_CONSTRUCTS <= set(functions.names())

@@ -33,8 +33,10 @@ def test_variant_strong_at_scale_runs_the_split_sweep_and_says_what_it_left_out(
     assert (run.inclusion, run.contract, run.local_search, run.polish) == ("natural", False, False, False)
     assert run.local_starts == 8 and run.variant == "strong" and strong.inclusion == "best"  # a copy
     assert "n = 1000 > 100" in note and "--loop host" in note
-    for args in ((100, True, True), (1000, False, True), (1000, True, False)):   # n, CUDA, a split form
+    for args in ((1000, False, True), (1000, True, False)):   # n, CUDA, a split form
         assert at_scale(strong, *args) == (strong, None)
+    # at n <= 100 on CUDA: the device loop too, with inclusion best (tests/test_devloop_strong.py)
+    assert at_scale(strong, 100, True)[0].inclusion == "best"
     host = _checked(variant="strong", loop="host", **PAPER)
     assert at_scale(host, 1000, True) == (host, None)   # the host loop asked for: every extra kept
     paper = _checked(**PAPER)
@@ -170,7 +172,7 @@ def test_a_contracted_box_narrower_than_tol_is_kept_whole_without_the_sweep(monk
     assert fast.iterations == 1 and fast.regions_lo.shape == (1, n)
     np.testing.assert_array_equal(fast.regions_lo[0], box[0])
     np.testing.assert_array_equal(fast.regions_hi[0], box[1])
-    monkeypatch.setattr(core.Search, "_keep_whole", lambda self, lo, hi, cyc: False)
+    monkeypatch.setattr(core.Search, "_keep_whole", lambda self, lo, hi, cyc, floor=None: False)
     swept = solve("levy", n, **KEEP)
     assert swept.timing["sweep_seconds"] > 0 and swept.converged
     assert fast.glb == pytest.approx(swept.glb, abs=1e-12) and fast.gub == swept.gub

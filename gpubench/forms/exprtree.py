@@ -138,14 +138,21 @@ def program(definition):
     expression's derivative by it), the parameters' symbol names, the named coordinates, and
     whether the level set applies (no spike)."""
     import sympy as sp
-    from .definition import Sum, param, x as X
+    from .definition import Sum, param, x as X, y as Y
     memo = {}
     terms = []
+    aggs = list(definition.terms)
     for agg, spec in definition.terms.items():
+        t = spec.term
         terms.append({"agg": str(agg), "sum": isinstance(spec, Sum), "window": definition.window(agg),
-                      "term": to_json(convert(spec.term, memo)),
-                      "dterm": to_json(convert(sp.diff(spec.term, X), memo)),
-                      "dexpr": to_json(convert(sp.diff(definition.expr, agg), memo))})
+                      "term": to_json(convert(t, memo)),
+                      "dterm": to_json(convert(sp.diff(t, X), memo)),
+                      "dexpr": to_json(convert(sp.diff(definition.expr, agg), memo)),
+                      # second order (the level set's convexity test): d/dy, d2/dx2, d2/dxdy, d2/dy2 of
+                      # the term, and d2 expr / d agg d agg' for every aggregate agg'
+                      "dterm_y": to_json(convert(sp.diff(t, Y), memo)),
+                      "d2term": [to_json(convert(sp.diff(t, *v), memo)) for v in ((X, X), (X, Y), (Y, Y))],
+                      "d2expr": [to_json(convert(sp.diff(definition.expr, agg, b), memo)) for b in aggs]})
     coords = []
     for s in definition.expr.free_symbols:
         name = str(s)

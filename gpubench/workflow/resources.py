@@ -169,10 +169,13 @@ def _solver_needs(n, settings, get, dim_arg, backend, work, split_form=True):
     """
     from ..methods.solver.kernels import cut_capacity
     from ..methods.solver.partition import PartitionRule
-    from ..methods.solver.settings import at_scale
+    from ..methods.solver.settings import at_scale, device_loop_serves
+    on_device = False
     if hasattr(settings, "variant"):   # the solver's own Settings (a plain namespace has no variant)
         settings = at_scale(settings, n, backend == "cuda", split_form)[0]
         get = lambda k, d=None: d if getattr(settings, k, None) is None else getattr(settings, k)  # noqa: E731
+        # the device loop runs inclusion best in its split sweep (its own mean value form)
+        on_device = device_loop_serves(settings, backend == "cuda", split_form)
     # the partition as the solver draws it (below s coordinates, more parts each)
     rule = PartitionRule(n, split_dims=int(get("split_dims", 1)), parts=int(get("parts", 2)))
     split, parts = rule.split_dims, rule.parts
@@ -181,7 +184,7 @@ def _solver_needs(n, settings, get, dim_arg, backend, work, split_form=True):
     rows = samples + 1
     samples_arg = f"--samples {samples}"
     cut = cut_capacity(split, n, parts, subregions)[0]
-    full = (get("evaluation", "split") != "split" or get("inclusion", "natural") != "natural"
+    full = (get("evaluation", "split") != "split" or (get("inclusion", "natural") != "natural" and not on_device)
             or not split_form)
     if full:
         per_subregion, held = n, 2 * F64 * subregions * n

@@ -48,15 +48,15 @@ import numpy as np
 
 from ...device.gpu import phase
 from ...errors import InputError
-from ..monitor import Deadline, stopped
+from ..monitor import Deadline, interrupted, stopped
 from ...result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
-from .contract import contract
+from .contract import contract_floor, convex_floor
 from .output import OutputRegions
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point, kept_whole
 from .region_list import ROOT, RegionList
-from .settings import SPACINGS, Settings, at_scale, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
+from .settings import SPACINGS, Settings, at_scale, contracts_root, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
@@ -114,6 +114,9 @@ class Search:
         self.settings, self.scale_note = at_scale(self.settings, dim, _on_cuda(self.settings),
                                                   split=self.definition.dim is None)
         self.polish_starts = self.asked.polish
+        # variant strong on CUDA at n <= STRONG_MAX_DIM: the root contracted before the device loop
+        self.root_contract = contracts_root(self.asked, dim, _on_cuda(self.asked), self.definition.dim is None)
+        self.root_box = None   # the root's box for the device loop when contracted (else the domain)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.loop, self.host_loop = self._choose_loop()
         if self.loop == "device":
@@ -153,7 +156,7 @@ class Search:
         if cfg.loop == "host" or resolve_backend(cfg.backend) != "cuda":
             return "host", None   # asked for, or the CPU, which has only the host loop
         reasons = host_loop_reasons(cfg)
-        if not reasons and not self._split():
+        if not reasons and self.definition.dim is not None:
             reasons = [f"{self.fn.name} has no split sweep (its definition reads fixed coordinates by name)"]
         return ("host", reasons[0]) if reasons else ("device", None)
 
@@ -162,7 +165,7 @@ class Search:
         from ...device.gpu import resolve_backend
         if resolve_backend(self.settings.backend) != "cuda":
             raise InputError("loop = device needs a CUDA GPU (backend cuda); none is available here")
-        if not self._split():
+        if self.definition.dim is not None:
             raise InputError(f"loop = device runs the split sweep, which {self.fn.name} has not "
                              f"(its definition reads fixed coordinates by name): use loop = host")
 
@@ -181,14 +184,30 @@ class Search:
         if checkpoint:
             ckpt.segment_begins(self)   # a checkpointed search records which process did which part
         deadline = Deadline.of(cfg, spent=st.seconds)   # a resumed search counts what it spent
+        self.deadline = deadline   # the host work inside an iteration (descents, polish) stops at it too
         started = deadline.start
         if self.loop == "device":
             from . import devloop
             if st.iteration == 0 and cfg.local_starts:
                 self._multistart()   # host work before the first launch: the device loop starts from its GUB
-            message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
-                                             checkpoint_every=checkpoint_every,
-                                             save=lambda: ckpt.save(checkpoint, self))
+            root_closed = root_gap = False
+            if st.iteration == 0 and self.root_contract:
+                self._contract_root()
+                root_closed = not st.regions.any_open()
+                # the root's floor (Search._contract_selected) can close the gap with no launch
+                root_gap = not root_closed and self._gap_closed()
+            if root_gap:
+                message, self.stop = self._gap_message(), "converged"
+                self.scale_note = ("variant strong on CUDA: the root's lower bound from the level set at the "
+                                   "local starts' GUB closed the gap, no device launch")
+            elif not root_closed:
+                message, self.stop = devloop.run(self, deadline, progress=progress, checkpoint=checkpoint,
+                                                 checkpoint_every=checkpoint_every,
+                                                 save=lambda: ckpt.save(checkpoint, self))
+            else:   # the root kept whole (Search._contract_root): solved before any launch
+                message, self.stop = "converged: every region is narrower than tol", "converged"
+                self.scale_note = ("variant strong on CUDA: the root's contraction at the local starts' GUB "
+                                   "kept it whole, no device launch")
             st.seconds = time.perf_counter() - started
             if checkpoint:
                 ckpt.save(checkpoint, self)
@@ -236,19 +255,12 @@ class Search:
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
         count = plan.count
-        if cfg.contract and math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi):
-            t0 = time.perf_counter()
-            box = contract(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
-            self.host_seconds += time.perf_counter() - t0
-            if box is None:  # no point of the region has f <= GUB: no minimiser, no children
-                self.contract_stats["dropped"] += 1
-                self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
+        floor = -math.inf   # a lower bound of f over the selected box, so over each of its subregions
+        if cfg.contract:
+            box, floor = self._contract_selected(sel_lo, sel_hi, cyc)
+            if box is None:   # the iteration is closed: dropped, or kept whole
                 return
-            if np.any(box[0] != sel_lo) or np.any(box[1] != sel_hi):
-                self.contract_stats["narrowed"] += 1
             sel_lo, sel_hi = box
-            if np.max(sel_hi - sel_lo) < cfg.tol and self._keep_whole(sel_lo, sel_hi, cyc):
-                return
         # 2 + 4. sample and bound every subregion
         shift, den = sample_fractions(cfg.spacing, cfg.samples)
         t0 = time.perf_counter()
@@ -283,13 +295,67 @@ class Search:
                 self._polish(child_box(sel_lo, sel_hi, plan, out.best_index))
         # 3. prune L with the updated GUB
         st.regions.prune(st.gub)
+        sidx, lb = self._floored(out.sidx, out.lb, floor)
         # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
         # runs are deterministic
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
-        st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, out.sidx, out.lb)
+        st.regions.append(it, self.rule.next_cycling_index(cyc), child_open, sidx, lb)
         self._close_iteration(it, sel_lo, sel_hi, cyc)
 
-    def _keep_whole(self, sel_lo, sel_hi, cyc):
+    def _floored(self, sidx, lb, floor):
+        """The subregions' lower bounds raised to ``floor``, a lower bound of f over the selected box
+        that holds them all (so over each of them: :func:`.contract.contract_floor`), and those whose
+        bound then exceeds GUB left out (they hold no point with f <= GUB).  Near a minimiser the
+        subregions' own forms are the sharper; over a wide selected box the level set's enclosure
+        (one-coordinate terms on refined pieces) often is: Shubert03 n = 10's root children were
+        bounded near -142 by their own forms, the root's floor is f* - 1e-9."""
+        if not floor > -math.inf:
+            return sidx, lb
+        raised = np.maximum(lb, floor)
+        keep = raised <= self.state.gub
+        if np.any(raised != lb):
+            self.contract_stats["floored"] = self.contract_stats.get("floored", 0) + 1
+        return sidx[keep], raised[keep]
+
+    def _contract_selected(self, sel_lo, sel_hi, cyc):
+        """``(box, floor)``: the selected box narrowed to where f <= GUB can hold (:func:`.contract.contract`)
+        and a lower bound of f over it (the level set's enclosure, and the tangent plane at the GUB
+        point where f is proved convex there: :func:`.contract.contract_floor`, :func:`.contract.convex_floor`;
+        -inf where none), or box None where that closed the iteration: no point of it has f <= GUB
+        (no minimiser, no children), or the box left is narrower than tol and goes back into L whole
+        (:meth:`_keep_whole`)."""
+        st = self.state
+        if not (math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi)):
+            return (sel_lo, sel_hi), -math.inf
+        t0 = time.perf_counter()
+        box, floor = contract_floor(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
+        if box is not None and st.best_x is not None:   # where f is proved convex on the box
+            floor = max(floor, convex_floor(self.fn, *box, st.best_x, self.maximise))
+        self.host_seconds += time.perf_counter() - t0
+        if box is None or floor > st.gub:
+            self.contract_stats["dropped"] += 1
+            self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
+            return None, floor
+        if np.any(box[0] != sel_lo) or np.any(box[1] != sel_hi):
+            self.contract_stats["narrowed"] += 1
+        if np.max(box[1] - box[0]) < self.settings.tol and self._keep_whole(box[0], box[1], cyc, floor):
+            return None, floor
+        return box, floor
+
+    def _contract_root(self):
+        """Variant strong on CUDA (settings.at_scale, n <= STRONG_MAX_DIM): the root contracted on the
+        host before the device loop's first launch, as the host loop contracts it in its first
+        iteration.  Where that closes the iteration (kept whole: Levy is then solved with no sweep)
+        the search is done; else the root goes back into L and the device loop sweeps the narrowed box
+        (``root_box``, its slot 0) in its first iteration.  Later selected boxes are not contracted."""
+        st = self.state
+        itr, cyc, sidx, lb = st.regions.pop_best_open()
+        box, floor = self._contract_selected(*self.region(itr, sidx), cyc)
+        if box is not None:   # back into L, its bound raised to the floor (the device loop's children are not)
+            self.root_box = box
+            st.regions.append(itr, cyc, True, [sidx], [max(lb, floor)])
+
+    def _keep_whole(self, sel_lo, sel_hi, cyc, floor=-math.inf):
         """A contracted selected box already narrower than tol in every coordinate: its p^s subregions
         would all be closed, so it goes back into L whole (closed), its lower bound the outward-rounded
         natural enclosure of f over it, without the sweep (on the H200 a sweep of 4^10 subregions was
@@ -302,6 +368,7 @@ class Search:
         lb = -fhi if self.maximise else flo
         if math.isnan(flo) or math.isnan(fhi):
             return False
+        lb = max(lb, floor)
         self.contract_stats["kept_whole"] = self.contract_stats.get("kept_whole", 0) + 1
         st.nfev += 1
         if lb <= st.gub:
@@ -341,6 +408,8 @@ class Search:
         """Local search for an upper bound (:mod:`.local`) from the best sample of ``box``."""
         from .local import descend
         st = self.state
+        if self._late():
+            return
         found = descend(self.fn, self._best_of(box), self.dom_lo, self.dom_hi, self.maximise)
         if found is not None and found[1] < st.gub:
             st.gub = found[1]
@@ -354,6 +423,8 @@ class Search:
         st = self.state
         t0 = time.perf_counter()
         for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn, maximise=self.maximise):
+            if self._late():
+                break
             found = descend(self.fn, p, self.dom_lo, self.dom_hi, self.maximise)
             if found is not None and found[1] < st.gub:
                 st.gub = found[1]
@@ -361,6 +432,15 @@ class Search:
         self.host_seconds += time.perf_counter() - t0
         if self.polish_starts and st.best_x is not None:
             self._polish(None)
+
+    def _late(self):
+        """Whether the search's time limit has passed (or Ctrl-C asked it to stop): the host work
+        inside an iteration (the multistart's descents, a descent or a polish after GUB is lowered)
+        then stops, so that the search stops at most one sweep past its limit.  Before this the
+        deadline was checked between iterations only, and the first iteration's 8 descents and
+        polish ran to their end whatever the limit (seconds at n = 1,000)."""
+        d = getattr(self, "deadline", None)
+        return d is not None and (d.expired() or interrupted())
 
     def _best_of(self, box):
         """The sample of ``box`` with the best float value (where a descent or a polish starts)."""
@@ -375,9 +455,11 @@ class Search:
         search's end point, or else the best sample of ``box`` (the subregion whose sample lowered GUB)."""
         from .local import polish
         st = self.state
+        if self._late():
+            return
         start = np.asarray(st.best_x, dtype=np.float64) if st.best_x is not None else self._best_of(box)
         t0 = time.perf_counter()
-        found = polish(self.fn, start, self.dom_lo, self.dom_hi, self.maximise)
+        found = polish(self.fn, start, self.dom_lo, self.dom_hi, self.maximise, stop=self._late)
         self.host_seconds += time.perf_counter() - t0
         if found is not None and found[1] < st.gub:
             st.gub = found[1]
@@ -471,11 +553,14 @@ class Search:
                      **({"local_search": True} if self.settings.local_search else {}),
                      **({"polish": True} if self.settings.polish else {}),
                      **({"local_starts": self.settings.local_starts} if self.settings.local_starts else {}),
-                     **({"contract": True, "contracted": dict(self.contract_stats)}
-                        if self.settings.contract else {}),
+                     **({"contract": self.settings.contract or "root", "contracted": dict(self.contract_stats)}
+                        if self.settings.contract or self.root_contract else {}),
                      **({"gap_tol": self.settings.gap_tol,
                          "resolved": not st.regions.any_open()} if self.settings.gap_tol is not None else {}),
                      **({"loop": "device"} if self.loop == "device" else {}),
+                     # the device loop's own mean value form (devloop.centre_sample; docs/solver-scaling.md)
+                     **({"inclusion": "best (device loop: split mean value form)"}
+                        if self.loop == "device" and self.settings.inclusion == "best" else {}),
                      **({"variant": "strong", "at_scale": self.scale_note} if self.scale_note else {}),
                      **({"loop": "host", "host_loop": self.host_loop} if self.host_loop else {}),
                      "max_iterations": self.settings.max_iterations,

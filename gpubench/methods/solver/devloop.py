@@ -23,6 +23,14 @@ aggregates a candidate column of the plain-coordinate test is compared only
 with the last 8 kept for repeats (the host drops every repeat; equal columns
 with equal edge flags decide alike).
 
+It serves more than the paper's variant (issue 42): the gap stop (``gap_tol``: the launch stops
+where the host loop would), inclusion "best" (a mean value form of its own in the split sweep:
+:func:`.spliced.subregion._mean_value_bound`, so a different search from the host loop's full
+evaluation, both rigorous), and the local search and polish after a lowered GUB (the launch stops
+after such an iteration, stop code LOWERED, and the host descends before the next: the host loop's
+search).  The local starts run on the host before the first launch, and variant strong's root is
+contracted there too (``Search._contract_root``: slot 0's box is then the contracted root).
+
 Entries of L are (subregion index int32, slot int32, lower bound float64);
 the slot of an entry made in iteration j is j + 1 and slot 0 is the root (the
 domain).  Per slot the device keeps the selected box of that iteration, its
@@ -45,10 +53,11 @@ from .region_list import RegionList
 IT, SIZE, STOP, NOPEN, SELPOS, SELSLOT, SELSIDX, SELCYC = range(8)
 BESTIT, BESTIDX, NJEV, NCAND, NSPEC, NWIN2, NINF, NEWSIZE, NEWOPEN, VTOTAL, DTOTAL = range(8, 19)
 NIST = 19
-GUB, MAXW, GLB = range(3)
-NFST = 3
-# stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf
-FULL, EMPTY, UNDEFINED = 1, 2, 3
+GUB, MAXW, GLB, ULO, UHI = range(5)
+NFST = 5
+# stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf, a
+# sample lowered GUB (with local search or polish: the host descends from it before the next iteration)
+FULL, EMPTY, UNDEFINED, LOWERED = 1, 2, 3, 4
 
 TPB = 128  # threads per block on a GPU (a power of two <= reduce.TPB); the simulator uses SIM_GRID
 SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which runs blocks one after another (so a
@@ -60,6 +69,14 @@ MAX_BATCH = 4096  # iterations a launch at most
 # every run and grid; at n <= FOLD_CHUNK the host's serial bits)
 FOLD_CHUNK = 64
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
+FIRST_BATCH = 1  # iterations of the first launch
+
+
+def centre_sample(spacing, samples):
+    """The sample nearest the middle of a subregion's diagonal (the first on ties): where the device
+    loop centres the mean value form of inclusion best, its value already bounded by the sweep."""
+    shift, den = sample_fractions(spacing, samples)
+    return min(range(1, samples + 1), key=lambda m: abs(2 * (m + shift) - den))
 
 
 class DeviceLoop:
@@ -76,6 +93,11 @@ class DeviceLoop:
         self.parts = rule.parts
         self.count = rule.parts ** rule.split_dims
         self.samples = cfg.samples
+        self.gap = -1.0 if cfg.gap_tol is None else float(cfg.gap_tol)  # < 0: no gap stop
+        # inclusion best: the mean value form centred at this sample (0: the natural form alone)
+        self.mstar = centre_sample(cfg.spacing, cfg.samples) if cfg.inclusion == "best" else 0
+        # local search or polish: each launch stops after an iteration whose sample lowered GUB (_descend)
+        self.descend = 1 if cfg.local_search or cfg.polish else 0
         self.shift, self.den = sample_fractions(cfg.spacing, cfg.samples)
         terms = search.uncut
         self.fast = 1 if terms.fast_path else 0
@@ -114,6 +136,11 @@ class DeviceLoop:
             VTlo=dev((rows, vcap, cols), np.float64), VThi=dev((rows, vcap, cols), np.float64),
             DTlo=dev((dcap, dcols), np.float64), DThi=dev((dcap, dcols), np.float64),
             out_lb=dev(self.count, np.float64))
+        # inclusion best: 1 + s parts boxes, their gradients and scratch (n each), and the cut
+        # coordinates' gradients by part (spliced.loop_tables._box_gradient); one each elsewhere
+        ngrad, gn = (1 + self.s * self.parts, n) if self.mstar else (1, 1)
+        self.work.update({k: dev((ngrad, gn), np.float64) for k in ("GXlo", "GXhi", "GGlo", "GGhi", "GWlo", "GWhi")})
+        self.work.update({k: dev((self.s, self.parts) if self.mstar else (1, 1), np.float64) for k in ("Gclo", "Gchi")})
         self.dom_lo = cuda.to_device(search.dom_lo)
         self.dom_hi = cuda.to_device(search.dom_hi)
         self.params = cuda.to_device(np.ascontiguousarray(search.uncut.params))
@@ -187,7 +214,8 @@ class DeviceLoop:
                 self.lists[src + j][:a.size].copy_to_device(a)
         box_lo = np.zeros((it + 1, n))
         box_hi = np.zeros((it + 1, n))
-        box_lo[0], box_hi[0] = self.search.dom_lo, self.search.dom_hi
+        # the root's box: the domain, or where variant strong contracted it first (Search._contract_root)
+        box_lo[0], box_hi[0] = self.search.root_box or (self.search.dom_lo, self.search.dom_hi)
         for j, lo in st.sel_lo.items():
             box_lo[j + 1], box_hi[j + 1] = lo, st.sel_hi[j]
         itcyc = np.zeros(it + 1, np.int64)
@@ -201,7 +229,8 @@ class DeviceLoop:
         a["itcyc"][:it + 1].copy_to_device(itcyc)
         a["itopen"][:it + 1].copy_to_device(itopen)
         self.ist.copy_to_device(self.ist_host)
-        self.fst_host[:] = (st.gub, -math.inf, math.inf)
+        # GLB: the list's smallest lower bound, what the gap stop reads before the first iteration
+        self.fst_host[:] = (st.gub, -math.inf, st.regions.min_lb() if len(st.regions) else math.inf, 0.0, 0.0)
         self.fst.copy_to_device(self.fst_host)
         self.hist_from = it
 
@@ -261,10 +290,11 @@ class DeviceLoop:
                 w["base_lo"], w["base_hi"], w["uflags"], w["special"], w["Rlo"], w["Rhi"], w["Klo"], w["Khi"],
                 w["Kclo"], w["Kchi"], w["cfree"], w["uw_lo"], w["uw_hi"], w["free_lo"], w["free_hi"],
                 w["Tlo"], w["Thi"], w["DXlo"], w["DXhi"], w["DYlo"], w["DYhi"], w["Plo"], w["Phi"], w["cpicks"], w["tab"], w["dtab"], w["VTlo"],
-                w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n, self.vcount,
+                w["VThi"], w["DTlo"], w["DThi"], w["out_lb"], self.part_v, self.part_i, self.part_n,
+                *(w[k] for k in ("GXlo", "GXhi", "GGlo", "GGhi", "GWlo", "GWhi", "Gclo", "Gchi")), self.vcount,
                 self.vstart,
-                self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, it_end,
-                self.fast, self.w2)
+                self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, self.gap, self.mstar,
+                self.descend, it_end, self.fast, self.w2)
 
     def _grid(self):
         """(blocks, threads): as many blocks as can be resident at once (a cooperative launch needs all
@@ -327,11 +357,14 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
     started = deadline.start
     last_save = time.perf_counter()
     first_save = True
-    batch = 1
+    batch = FIRST_BATCH
     try:
         while True:
             if int(loop.ist_host[NOPEN]) == 0:
                 return "converged: every region is narrower than tol", "converged"
+            if search._gap_closed():   # the launch stopped on it too (device_loop's gap)
+                loop.download()
+                return search._gap_message(), "converged"
             if cfg.max_iterations is not None and st.iteration >= cfg.max_iterations:
                 return "stopped at max_iterations", "iterations"
             if deadline.check():
@@ -355,6 +388,11 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 loop.clear_stop()
                 if not _grown(loop, 2 * loop.lcap):
                     return _OUT_OF_MEMORY.format(int(loop.ist_host[SIZE])), "memory"
+            elif stop == LOWERED:
+                loop.clear_stop()
+            # the batch's last iteration lowered GUB by a sample (the launch stopped there): descend from it
+            if loop.descend and done and st.best_x is None and st.best_iteration == st.iteration - 1:
+                _descend(search, loop)
             if took < BATCH_SECONDS and batch < MAX_BATCH:
                 batch *= 2
             st.seconds = time.perf_counter() - started
@@ -401,6 +439,28 @@ def _take(search, loop, done, per_iteration_evals):
     st.gub = float(loop.fst_host[GUB])
     st.best_iteration, st.best_index = int(h[BESTIT]), int(h[BESTIDX])
     st.regions = _Sized(int(h[SIZE]), int(h[NOPEN]), glb[-1] if glb else (st.hist_glb[-1] if st.hist_glb else -math.inf))
+
+
+def _descend(search, loop):
+    """The host loop's local search and polish after a sample lowered GUB (core.Search._iterate), from
+    the last iteration's best subregion; a GUB they lower goes to the device before the next iteration.
+    The host loop prunes that iteration's survivors with it; here the next iteration's compaction does
+    (the same regions are kept, one iteration later)."""
+    from .partition import child_box
+    st, cfg = search.state, search.settings
+    it = st.iteration - 1
+    box_lo = loop.it_arrays["box_lo"][it + 1].copy_to_host()
+    box_hi = loop.it_arrays["box_hi"][it + 1].copy_to_host()
+    cyc = int(loop.it_arrays["itcyc"][it + 1:it + 2].copy_to_host()[0])
+    box = child_box(box_lo, box_hi, search.rule.plan(cyc), st.best_index)
+    if cfg.local_search:
+        search._descend(box)
+    if cfg.polish:
+        search._polish(box)
+    if st.gub < float(loop.fst_host[GUB]):
+        loop.fst_host[GUB] = st.gub
+        loop.fst[GUB:GUB + 1].copy_to_device(np.array([st.gub]))
+        st.hist_gub[-1] = st.gub   # the iteration's GUB, as the host loop records it
 
 
 def _check_undefined(search, loop):

@@ -143,6 +143,8 @@ def descend(fn, x0, lo, hi, maximise=False, maxiter=LOCAL_ITERATIONS):
 SNAP_LEVELS = 53
 # the compass search's finest step: 2^(E - FINEST), or one unit in the last place where coarser
 FINEST = 60
+# the polish asks its ``stop`` every this many evaluations
+STOP_EVERY = 16
 
 
 def _upper(fn, v, maximise):
@@ -161,7 +163,7 @@ def _scales(lo, hi):
     return np.exp2(np.ceil(np.log2(m)))
 
 
-def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True):
+def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True, stop=None):
     """(x, ub): a point of the box [lo, hi] near ``x0`` with the least rigorous upper bound found,
     and that bound; None where no candidate has a finite bound.  Steps 1-2 use no derivative, so
     they go on where a gradient descent stalls (at a kink, or where the float value and the
@@ -177,6 +179,9 @@ def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True):
        the last place (or 2^(E - 60)) or ``evaluations`` (default 40 n + 1000) are spent.
     3. With ``descent`` (default): an L-BFGS-B descent (:func:`descend`) from the result, and a
        short polish of its end point, kept where lower.
+
+    ``stop`` (a function of no argument): asked every STOP_EVERY evaluations and before step 3;
+    when it answers True the polish returns the best point so far (the search's time limit).
 
     Every candidate is clipped to the box and valued by the upper end of the interval form on
     its point box (never by the float value), so the result is a rigorous upper bound of the
@@ -215,6 +220,9 @@ def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True):
                     if cand[j] == best[j]:
                         continue
                     spent += 1
+                    if stop is not None and spent % STOP_EVERY == 0 and stop():
+                        spent = budget
+                        break
                     u = _upper(fn, cand, maximise)
                     if u < best_u:
                         best, best_u, moved = cand, u, True
@@ -228,14 +236,14 @@ def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True):
                     break
     if not math.isfinite(best_u):
         return None
-    if descent:
+    if descent and not (stop is not None and stop()):
         # 3. a descent from the polished point, then its end point snapped again: the compass
         # search's budget can run out with one coordinate off by a grid step (scipy_go.Rastrigin
         # n = 10: GUB 2.7e-6 with x_4 = 1.2e-4; 2e-13 after the descent)
         found = descend(fn, best, lo, hi, maximise)
         if found is not None and found[1] < best_u:
             best, best_u = found
-            again = polish(fn, best, lo, hi, maximise, evaluations=4 * n, descent=False)
+            again = polish(fn, best, lo, hi, maximise, evaluations=4 * n, descent=False, stop=stop)
             if again is not None and again[1] < best_u:
                 best, best_u = again
     return best, best_u

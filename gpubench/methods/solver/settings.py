@@ -34,8 +34,14 @@ STRONG = {"local_starts": 8, "local_search": True, "polish": True, "contract": T
 # 8 s: at n <= 100 it proves what the paper's does not (docs/strong-search.md), above it its per-iteration
 # host work (contraction, full evaluation for best inclusion) costs more than it saves.
 STRONG_MAX_DIM = 100
-# what variant strong turns off at scale (each needs the host loop), as the result names them
+# what variant strong turns off at scale, as the result names them: contraction needs the host loop;
+# the device loop serves the rest (issue 42), but unmeasured above n = 100: inclusion best from 1 + s p
+# gradients of O(n) an iteration, one thread each; a descent after each lowered GUB about 0.75 s at n = 1,000
 HOST_EXTRAS = {"contract": False, "inclusion": "natural", "local_search": False, "polish": False}
+# what variant strong turns off on CUDA at n <= STRONG_MAX_DIM to take the device loop (issue 42): the
+# contraction of every selected box but the root's (contracted on the host before the first launch,
+# core.Search._contract_root); inclusion best, the descent and the polish the device loop serves
+DEVICE_EXTRAS = {"contract": False}
 
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
@@ -48,8 +54,9 @@ class Settings(MethodSettings):
     backend: str = setting("auto", "where the sweeps run", choices=BACKENDS)
     variant: str = setting("paper", "paper: paper 000's algorithm as published, every opt-in below as set; "
                            "strong: also local_starts >= 8, local_search, polish, contract and inclusion best "
-                           "(gpubench's strongest rigorous search, host loop; above n = 100 on CUDA its local starts, then "
-                           "the paper's sweep in the device loop; a typed-in solve's default at n <= 100)",
+                           "(gpubench's strongest rigorous search; on CUDA with loop auto its local starts and the "
+                           "root's contraction on the host, then the device loop with inclusion best, above n = 100 "
+                           "the paper's sweep; a typed-in solve's default at n <= 100)",
                            choices=VARIANTS)
     split_dims: int = setting(10, "coordinates cut per iteration, s", minimum=1)
     parts: int = setting(4, "parts per cut coordinate, p", minimum=2)
@@ -82,9 +89,9 @@ class Settings(MethodSettings):
                                        "narrower than tol (none: stop only when they are; not in paper 000)",
                                        minimum=0.0)
     loop: str = setting("auto", "where an iteration's selection, tables, pruning and list live: the GPU, k iterations "
-                        "a launch with no host in between (device: cuda backend, split evaluation, natural "
-                        "inclusion, no local search, polish or contract; local_starts run on the host before "
-                        "the first launch), the host between sweeps "
+                        "a launch with no host in between (device: cuda backend, split evaluation, no contract; "
+                        "inclusion best as its own split mean value form; local_starts run on the host before "
+                        "the first launch, local_search and polish between launches), the host between sweeps "
                         "(host), or the device loop wherever it can serve the settings and the host loop "
                         "elsewhere, the result saying why (auto)", choices=LOOPS)
     max_iterations: Optional[int] = setting(None, "stop after this many iterations", minimum=0)
@@ -93,8 +100,9 @@ class Settings(MethodSettings):
     def validate(self):
         if self.variant == "strong":
             if self.loop == "device":
-                raise InputError("variant strong runs on the host loop (its contraction and descents are host "
-                                 "work): not with loop = device; variant paper runs the device loop")
+                raise InputError("variant strong takes the device loop on CUDA with loop = auto, leaving out "
+                                 "host work (contraction after the root), and the host loop with loop = host: "
+                                 "not with loop = device")
             for k, v in STRONG.items():   # on top of what was set: a larger local_starts stays
                 cur = getattr(self, k)
                 object.__setattr__(self, k, max(cur, v) if k == "local_starts" else v)
@@ -112,22 +120,45 @@ class Settings(MethodSettings):
 
 
 def at_scale(settings, dim, on_cuda, split=True):
-    """``(settings that run, note)``: variant strong above :data:`STRONG_MAX_DIM` with ``loop = "auto"``
-    on CUDA (and a definition with the split sweep) runs as the paper's variant after its local starts,
-    their best polished (:meth:`.core.Search._multistart`), in the device loop; the note says what was
-    left out and how to have it.  Any other ``settings`` come back as they are, with None.
+    """``(settings that run, note)``: variant strong with ``loop = "auto"`` on CUDA (and a definition
+    with the split sweep) runs in the device loop after its local starts, their best polished
+    (:meth:`.core.Search._multistart`).  Above :data:`STRONG_MAX_DIM` it runs the paper's sweep
+    (:data:`HOST_EXTRAS` off); at or below it the root is contracted on the host first
+    (:meth:`.core.Search._contract_root`) and the device loop keeps inclusion best, the descent and the
+    polish (:data:`DEVICE_EXTRAS` off).  The note says what was left out and how to have it.  Any other ``settings`` come back as
+    they are, with None.
 
     ``settings`` must be checked already (``Settings.check`` sets the strong variant's fields)."""
     s = settings
-    if s.variant != "strong" or s.loop != "auto" or not on_cuda or not split or dim <= STRONG_MAX_DIM:
+    if s.variant != "strong" or s.loop != "auto" or not on_cuda or not split:
         return s, None
     run = copy.copy(s)
-    for k, v in HOST_EXTRAS.items():
+    if dim > STRONG_MAX_DIM:
+        for k, v in HOST_EXTRAS.items():
+            object.__setattr__(run, k, v)
+        return run, (f"variant strong at n = {dim} > {STRONG_MAX_DIM} on CUDA: local starts (the best polished), "
+                     f"then the paper's sweep in the device loop; contraction, inclusion best, local search and "
+                     f"the polish after each lowered GUB are left out (--loop host for them all)")
+    for k, v in DEVICE_EXTRAS.items():
         object.__setattr__(run, k, v)
-    note = (f"variant strong at n = {dim} > {STRONG_MAX_DIM} on CUDA: local starts (the best polished), then "
-            f"the paper's sweep in the device loop; contraction, inclusion best, local search and the polish "
-            f"after each lowered GUB need the host loop (--loop host for them)")
-    return run, note
+    return run, ("variant strong on CUDA: local starts (the best polished) and the root's contraction on the "
+                 "host, then the device loop with inclusion best (its split mean value form), a descent and "
+                 "a polish after each lowered GUB; the contraction of the boxes selected after the root is "
+                 "left out (--loop host for it)")
+
+
+def contracts_root(settings, dim, on_cuda, split=True):
+    """Whether variant strong (as asked, checked) contracts the root on the host before the device loop
+    (:meth:`.core.Search._contract_root`): with ``loop = "auto"`` on CUDA at n <= STRONG_MAX_DIM."""
+    s = settings
+    return (s.variant == "strong" and s.loop == "auto" and on_cuda and split and dim <= STRONG_MAX_DIM
+            and s.contract)
+
+
+def device_loop_serves(settings, on_cuda, split=True):
+    """Whether ``settings`` (as :func:`at_scale` makes them) run the device loop: on CUDA, not asked
+    for the host loop, a definition with the split sweep and nothing in :func:`host_loop_reasons`."""
+    return on_cuda and split and settings.loop != "host" and not host_loop_reasons(settings)
 
 
 def host_loop_reasons(settings):
@@ -135,9 +166,5 @@ def host_loop_reasons(settings):
     s = settings
     return [why for bad, why in ((s.backend == "cpu", "backend cpu (the CPU keeps the host loop)"),
                                  (s.evaluation != "split", "evaluation full"),
-                                 (s.inclusion != "natural", "inclusion best"),
-                                 (s.local_search, "local_search"),
-                                 (s.polish, "polish"),
-                                 (s.contract, "contract"),
-                                 (s.gap_tol is not None, "gap_tol (the device loop stops on tol only)"))
+                                 (s.contract, "contract"))
             if bad]

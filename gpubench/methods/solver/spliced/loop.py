@@ -15,11 +15,11 @@ from gpubench.methods.solver.reduce import NO_INDEX as _NO_INDEX, TPB as _TPB, _
 if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (
         CUT_COLS, CUT_USES, DERIV_COLS, DERIV_USES, HAS_SPIKE, N_AGGREGATES, N_PRODUCTS, SPIKE_HI, SPIKE_LO,
-        _diagonal, _part, add_rn, cut_layout, device, div_rn, evaluate_split, fill_cut_tables, window_terms)
+        _diagonal, _part, add_rn, cut_layout, device, div_rn, evaluate_split_mv, fill_cut_tables, window_terms)
     from gpubench.methods.solver.spliced.loop_tables import (
-        _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _MAXW, _NEWOPEN, _NEWSIZE, _NINF, _NJEV,
-        _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UNDEFINED, _VTOTAL,
-        _chunk_tables, _fold_chunk, _fold_row, _tables)
+        _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _LOWERED, _MAXW, _NEWOPEN, _NEWSIZE, _NINF,
+        _NJEV, _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UHI, _ULO,
+        _UNDEFINED, _VTOTAL, _box_gradient, _chunk_tables, _fold_chunk, _fold_row, _tables, _uncut_slope)
 
 SMAX = 16
 MAX_REGISTERS = 64
@@ -46,10 +46,16 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 dims, slot, win1, win2, cut1, cut2, smask, samp, base_lo, base_hi, uflags, special,
                 Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
                 Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Plo, Phi, cpicks, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb,
-                part_v, part_i, part_n,
-                vcount, vstart, s, parts, samples, t_shift, t_den, tol, it_end, fast, w2):
+                part_v, part_i, part_n, GXlo, GXhi, GGlo, GGhi, GWlo, GWhi, Gclo, Gchi,
+                vcount, vstart, s, parts, samples, t_shift, t_den, tol, gap, mstar, descend, it_end, fast, w2):
     """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
-    code, with no host in between: one cooperative launch, the phases separated by grid syncs."""
+    code, with no host in between: one cooperative launch, the phases separated by grid syncs.
+    ``gap`` >= 0 (Settings.gap_tol) also stops it once GUB - GLB <= gap, GLB the smallest lower
+    bound of the list (core.Search._gap_closed's test, on the same two doubles); < 0: no such stop.
+    ``mstar`` > 0 (inclusion "best"): the sweep's lower bounds are also the mean value form's, centred
+    at sample ``mstar``, from 1 + s parts gradients an iteration (``G*``: loop_tables._box_gradient).
+    ``descend`` != 0 (local search or polish): the launch stops after an iteration whose sample lowered
+    GUB (stop code _LOWERED), so that the host descends from it before the next iteration."""
     grid = _cuda.cg.this_grid()
     n = dom_lo.shape[0]
     count = out_lb.shape[0]
@@ -77,6 +83,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         grid.sync()
         it = ist[_IT]
         if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
+            return
+        if gap >= 0.0 and abs(fst[_GUB]) < math.inf and fst[_GUB] - fst[_GLB] <= gap:
             return
         size = ist[_SIZE]
         if it % 2 == 0:
@@ -194,8 +202,14 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         # candidates' picks of each chunk; then one thread a row folds its chunks in order) and one
         # thread for R, the products' K and the other tables
         rows = samples + 1
+        ngrad = 1 + s * parts if mstar > 0 else 0
         idx = g
-        while idx < rows * n:
+        while idx < rows * n + ngrad:
+            if idx >= rows * n:   # inclusion best: the gradients of the mean value form
+                _box_gradient(idx - rows * n, box_lo[dst], box_hi[dst], p, win1, parts, GXlo, GXhi, GGlo, GGhi,
+                              GWlo, GWhi, Gclo, Gchi)
+                idx += nthreads
+                continue
             m = idx // n
             k = idx - m * n
             # deriv as ``m == 0``, not the literals True and False: numba would compile window_terms twice
@@ -209,10 +223,12 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         grid.sync()
         nchunks = Plo.shape[2]
         idx = g
-        while idx < (rows + 1) * nchunks:
+        while idx < (rows + 1) * nchunks + (1 if mstar > 0 else 0):
             m = idx // nchunks
             c = idx - m * nchunks
-            if m < rows:
+            if idx == (rows + 1) * nchunks:
+                _uncut_slope(mstar, box_lo[dst], box_hi[dst], samp, cut1, GGlo, GGhi, fst)
+            elif m < rows:
                 _fold_chunk(m, c, nchunks, n, cut1, cut2, Tlo, Thi, Plo, Phi)
             else:
                 _chunk_tables(c, nchunks, n, cut1, w2, fast, DXlo, DXhi, DYlo, DYhi, Klo, Khi, free_lo, free_hi,
@@ -247,16 +263,19 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         grid.sync()
         # 4. the sweep, with the best sample and the gradient count folded as it goes
         gub_prev = fst[_GUB]
+        u_lo = fst[_ULO]
+        u_hi = fst[_UHI]
         bv = math.inf
         bi = _NO_INDEX
         nj = 0
         r = g
         while r < count:
-            lb, ub, gr = evaluate_split(r, box_lo[dst], box_hi[dst], samp, dom_lo, dom_hi, dims, slot, parts,
-                                        samples, t_shift, t_den, gub_prev, p, win1, win2[:nw2], base_lo,
-                                        base_hi, uflags, special[:nsp], Rlo, Rhi, Kclo[:, :nc], Kchi[:, :nc],
-                                        cfree[:, :nc], tab, VTlo, VThi, dtab, DTlo, DThi, clo[:s], chi[:s], xs[:s],
-                                        lp[:s], tlo, thi, Clo, Chi, wsl, wsh)
+            lb, ub, gr = evaluate_split_mv(r, box_lo[dst], box_hi[dst], samp, dom_lo, dom_hi, dims, slot, parts,
+                                           samples, t_shift, t_den, gub_prev, p, win1, win2[:nw2], base_lo,
+                                           base_hi, uflags, special[:nsp], Rlo, Rhi, Kclo[:, :nc], Kchi[:, :nc],
+                                           cfree[:, :nc], tab, VTlo, VThi, dtab, DTlo, DThi, clo[:s], chi[:s],
+                                           xs[:s], lp[:s], tlo, thi, Clo, Chi, wsl, wsh, mstar, u_lo, u_hi, Gclo,
+                                           Gchi)
             out_lb[r] = lb
             if ub < bv:  # False for NaN; r rises, so a thread keeps its first minimum
                 bv = ub
@@ -388,3 +407,5 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 ist[_STOP] = _UNDEFINED
             elif newsize + count > lcap:
                 ist[_STOP] = _FULL
+            elif descend != 0 and ist[_BESTIT] == it:
+                ist[_STOP] = _LOWERED

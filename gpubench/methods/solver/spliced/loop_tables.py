@@ -8,14 +8,15 @@ import numpy as np
 from numba import cuda as _cuda, int64 as _int64
 
 if __name__ == "gpubench.methods.solver.spliced.loop_tables":  # imported as itself: stand-in forms
-    from gpubench.methods.solver.spliced.stand_in_cuda import AGG_FOLD, N_AGGREGATES, device, iadd, imul
+    from gpubench.methods.solver.spliced.stand_in_cuda import (
+        AGG_FOLD, N_AGGREGATES, _part, device, iadd, imul, interval_gradient, isub)
 
 # the device state's entries (gpubench/methods/solver/devloop.py names the same numbers)
 _IT, _SIZE, _STOP, _NOPEN, _SELPOS, _SELSLOT, _SELSIDX, _SELCYC = 0, 1, 2, 3, 4, 5, 6, 7
 _BESTIT, _BESTIDX, _NJEV, _NCAND, _NSPEC, _NWIN2, _NINF, _NEWSIZE, _NEWOPEN = 8, 9, 10, 11, 12, 13, 14, 15, 16
 _VTOTAL, _DTOTAL = 17, 18
-_GUB, _MAXW, _GLB = 0, 1, 2
-_FULL, _EMPTY, _UNDEFINED = 1, 2, 3
+_GUB, _MAXW, _GLB, _ULO, _UHI = 0, 1, 2, 3, 4
+_FULL, _EMPTY, _UNDEFINED, _LOWERED = 1, 2, 3, 4
 DEDUP = 8  # kept candidate columns a new one is compared with (runs of equal uncut coordinates are caught)
 
 
@@ -294,3 +295,44 @@ def _tables(it, cyc, s, box_lo, box_hi, p, win1, win2, special, smask, cut1, Klo
     ist[_NSPEC] = nsp
     ist[_NWIN2] = nw2
     itopen[dst] = 1 if fst[_MAXW] >= tol else 0
+
+
+@device
+def _box_gradient(q, box_lo, box_hi, p, win1, parts, GXlo, GXhi, GGlo, GGhi, GWlo, GWhi, Gclo, Gchi):
+    """Inclusion "best" (subregion._mean_value_bound): gradient q of the iteration, over the selected
+    box (q = 0) or over the box with its cut coordinate at position j in part l (q = 1 + j parts + l,
+    whose x_j component goes to ``Gc[j, l]``).  One thread a gradient, O(n) each."""
+    n = box_lo.shape[0]
+    for d in range(n):
+        GXlo[q, d] = box_lo[d]
+        GXhi[q, d] = box_hi[d]
+    d = -1
+    j = 0
+    l = 0
+    if q > 0:
+        j = (q - 1) // parts
+        l = q - 1 - j * parts
+        d = win1[j]
+        # the part as the sweep cuts it (subregion.evaluate_split_mv), so it holds the subregion
+        GXlo[q, d], GXhi[q, d] = _part(box_lo[d], box_hi[d], l, parts)
+    interval_gradient(GXlo[q], GXhi[q], p, GGlo[q], GGhi[q], GWlo[q], GWhi[q])
+    if q > 0:
+        Gclo[j, l] = GGlo[q, d]
+        Gchi[j, l] = GGhi[q, d]
+
+
+@device
+def _uncut_slope(mstar, box_lo, box_hi, samp, cut1, GGlo, GGhi, fst):
+    """The uncut coordinates' part of the mean value form, the same in every subregion: the sum over
+    uncut d of G_d (box) times (X_d - c_d), c_d sample ``mstar``'s coordinate, in index order."""
+    u_lo = 0.0
+    u_hi = 0.0
+    for d in range(box_lo.shape[0]):
+        if cut1[d] != 0:
+            continue
+        x = samp[mstar, d]
+        dlo, dhi = isub(box_lo[d], box_hi[d], x, x)
+        tlo, thi = imul(GGlo[0, d], GGhi[0, d], dlo, dhi)
+        u_lo, u_hi = iadd(u_lo, u_hi, tlo, thi)
+    fst[_ULO] = u_lo
+    fst[_UHI] = u_hi

@@ -174,6 +174,43 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
                    gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
                    Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
                    clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi):
+    """:func:`evaluate_split_mv` with the natural form alone (inclusion "natural", the paper's); the
+    derivative tables stand in for the mean value form's, which it never reads."""
+    return evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift,
+                             t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
+                             Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi, clo, chi, xs, lp, tlo, thi,
+                             Clo, Chi, wlo, whi, np.int64(0), 0.0, 0.0, DTlo, DThi)
+
+
+@device
+def _mean_value_bound(flo, c_lo, c_hi, u_lo, u_hi, clo, chi, lp, Gclo, Gchi, mstar, t_shift, t_den):
+    """The lower bound of inclusion "best" in the split sweep: ``flo`` (the natural form's) or, where
+    higher and finite, that of the mean value form f(c) + sum_d G_d (X_d - c_d) (paper 001, Sec. 2.2).
+
+    c is the subregion's sample ``mstar`` (a point of it, f(c) its sample's enclosure ``c_lo, c_hi``:
+    no evaluation more), the uncut coordinates' sum ``u`` is the same in every subregion (one
+    interval an iteration: the gradient over the selected box), and a cut coordinate at position j
+    in its part l takes G from ``Gclo/Gchi[j, l]``, the gradient over the box with x_j in part l
+    (which holds the subregion).  Outward rounded as the host's ``interval_mv``; any G enclosing f's
+    (Clarke) gradient over the subregion and any c in it make a valid form, so these do."""
+    t = div_rn(float(mstar + t_shift), float(t_den))
+    mlo, mhi = iadd(c_lo, c_hi, u_lo, u_hi)
+    for j in range(clo.shape[0]):
+        x = _diagonal(clo[j], chi[j], t)   # the sample's coordinate, as evaluate_split_mv made it
+        dlo, dhi = isub(clo[j], chi[j], x, x)
+        glo, ghi = imul(Gclo[j, lp[j]], Gchi[j, lp[j]], dlo, dhi)
+        mlo, mhi = iadd(mlo, mhi, glo, ghi)
+    # False for NaN (a gradient or a value without bound); an infinite one proves nothing
+    if mlo > flo and mlo < math.inf:
+        return mlo
+    return flo
+
+
+@device
+def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den,
+                      gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
+                      Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
+                      clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi, mstar, u_lo, u_hi, Gclo, Gchi):
     """``evaluate_subregion`` in O(s^2 + len(Kclo[0])) work, whatever n is.
 
     The subregion's cut coordinates live in ``clo/chi`` (position ``slot[d]``) and their parts in
@@ -183,7 +220,9 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
     ``dtab``: :func:`cut_layout`, :func:`fill_cut_tables`).  The gradient test runs in two parts:
     exactly at the special coordinates (``gradient_split_raw``), and for the others as
     g_d = sum_a C_a K_{a,d} over the candidates the host listed (all of them,
-    or for one aggregate the four that decide the test: docs/solver-scaling.md).
+    or for one aggregate the four that decide the test: docs/solver-scaling.md).  With ``mstar`` > 0
+    (inclusion "best", the device loop) the lower bound is also the mean value form's
+    (:func:`_mean_value_bound`: centred at sample ``mstar``, ``u`` and ``G`` the iteration's).
     """
     ncut = dims.shape[0]
     q = r
@@ -195,12 +234,17 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
         lp[sj] = l
         clo[sj], chi[sj] = _part(sel_lo[d], sel_hi[d], l, parts)
     best = math.inf
+    c_lo = math.nan
+    c_hi = math.nan
     for m in range(1, samples + 1):
         t = div_rn(float(m + t_shift), float(t_den))
         for j in range(ncut):
             xs[j] = _diagonal(clo[j], chi[j], t)
         slo, shi = _value_split(m, lp, parts, xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m],
                                 base_hi[m], tab, VTlo, VThi, tlo, thi, uflags[m, 0], uflags[m, 1])
+        if m == mstar:   # the mean value form's centre
+            c_lo = slo
+            c_hi = shi
         if shi < best:
             best = shi
     # the row as an int64 (not the literal 0, for which numba would compile _value_split again)
@@ -219,6 +263,10 @@ def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, s
                 meets = False
         if meets:  # no derivative to bound (interval_gradient returns (-inf, inf) there)
             return flo, best, 1
+    if mstar > 0:
+        flo = _mean_value_bound(flo, c_lo, c_hi, u_lo, u_hi, clo, chi, lp, Gclo, Gchi, mstar, t_shift, t_den)
+        if flo > min(gub_prev, best):
+            return math.inf, best, 1
     if gradient_split_raw(lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0], tab,
                           VTlo, VThi, tlo, thi, special, Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi,
                           dtab, DTlo, DThi) != 0:
