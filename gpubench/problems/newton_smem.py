@@ -65,6 +65,17 @@ def _build(n):
     X, G, C, F, XT, R, S, H, L, SC = (off[k] for k in ("x", "g", "c", "free", "xt", "r", "s", "H", "L", "sc"))
 
     @cuda.jit(device=True)
+    def value_and_sum(ws, at):
+        # (f at the point ws[at:at+n], f = -prod x_k / c_k, and the sum of ws[S:S+n]): the iterate's
+        # value with its squared projected gradient, and a trial point's with its directional slope
+        f = -1.0
+        s = 0.0
+        for k in range(n):
+            f *= ws[at + k] / ws[C + k]
+            s += ws[S + k]
+        return f, s
+
+    @cuda.jit(device=True)
     def solve(ws, x0, hi, xout, iters, status, b, i):
         if i < n:
             ws[X + i] = x0[b, i]
@@ -89,11 +100,7 @@ def _build(n):
                 ws[F + i] = 0.0 if (lo_held or hi_held) else 1.0
             cuda.syncthreads()
             if i == 0:
-                f = -1.0
-                s = 0.0
-                for k in range(n):
-                    f *= ws[X + k] / ws[C + k]
-                    s += ws[S + k]
+                f, s = value_and_sum(ws, X)
                 ws[SC + 0] = f
                 ws[SC + 2] = math.sqrt(s)
                 if it == 0:
@@ -191,11 +198,7 @@ def _build(n):
                     ws[S + i] = ws[G + i] * (xt - ws[X + i])
                 cuda.syncthreads()
                 if i == 0:
-                    ft = -1.0
-                    gd = 0.0
-                    for k in range(n):
-                        ft *= ws[XT + k] / ws[C + k]
-                        gd += ws[S + k]
+                    ft, gd = value_and_sum(ws, XT)
                     ws[SC + 6] = 1.0 if ft <= ws[SC + 0] + ARMIJO * gd else 0.0
                 cuda.syncthreads()
                 if ws[SC + 6] > 0.0:
