@@ -130,7 +130,7 @@ def at_scale(settings, dim, on_cuda, split=True):
 
     ``settings`` must be checked already (``Settings.check`` sets the strong variant's fields)."""
     s = settings
-    if s.variant != "strong" or s.loop != "auto" or not on_cuda or not split:
+    if not _strong_on_cuda(s, on_cuda, split):
         return s, None
     run = copy.copy(s)
     if dim > STRONG_MAX_DIM:
@@ -150,9 +150,13 @@ def at_scale(settings, dim, on_cuda, split=True):
 def contracts_root(settings, dim, on_cuda, split=True):
     """Whether variant strong (as asked, checked) contracts the root on the host before the device loop
     (:meth:`.core.Search._contract_root`): with ``loop = "auto"`` on CUDA at n <= STRONG_MAX_DIM."""
-    s = settings
-    return (s.variant == "strong" and s.loop == "auto" and on_cuda and split and dim <= STRONG_MAX_DIM
-            and s.contract)
+    return _strong_on_cuda(settings, on_cuda, split) and dim <= STRONG_MAX_DIM and settings.contract
+
+
+def _strong_on_cuda(s, on_cuda, split):
+    """Variant strong left to choose its loop (auto) on CUDA, with the split sweep: what
+    :func:`at_scale` reshapes and :func:`contracts_root` contracts the root for."""
+    return s.variant == "strong" and s.loop == "auto" and on_cuda and split
 
 
 def device_loop_serves(settings, on_cuda, split=True):
