@@ -117,6 +117,7 @@ class Search:
         # variant strong on CUDA at n <= STRONG_MAX_DIM: the root contracted before the device loop
         self.root_contract = contracts_root(self.asked, dim, _on_cuda(self.asked), self.definition.dim is None)
         self.root_box = None   # the root's box for the device loop when contracted (else the domain)
+        self.deadline = None   # run()'s Deadline: the host work inside an iteration stops at it too (_late)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.loop, self.host_loop = self._choose_loop()
         if self.loop == "device":
@@ -439,8 +440,7 @@ class Search:
         then stops, so that the search stops at most one sweep past its limit.  Before this the
         deadline was checked between iterations only, and the first iteration's 8 descents and
         polish ran to their end whatever the limit (seconds at n = 1,000)."""
-        d = getattr(self, "deadline", None)
-        return d is not None and (d.expired() or interrupted())
+        return self.deadline is not None and (self.deadline.expired() or interrupted())
 
     def _best_of(self, box):
         """The sample of ``box`` with the best float value (where a descent or a polish starts)."""
