@@ -290,10 +290,7 @@ class Search:
             st.gub = out.best_ub
             st.best_iteration, st.best_index = it, out.best_index
             st.best_x = None
-            if cfg.local_search:
-                self._descend(child_box(sel_lo, sel_hi, plan, out.best_index))
-            if cfg.polish:
-                self._polish(child_box(sel_lo, sel_hi, plan, out.best_index))
+            self._after_lowered_gub(child_box(sel_lo, sel_hi, plan, out.best_index))
         # 3. prune L with the updated GUB
         st.regions.prune(st.gub)
         sidx, lb = self._floored(out.sidx, out.lb, floor)
@@ -404,6 +401,14 @@ class Search:
                 f"{self.settings.gap_tol:g} (the minimum's value is proved; {opened:,} of the "
                 f"{len(st.regions):,} output regions, which hold every global minimiser, are not yet "
                 f"narrower than tol)")
+
+    def _after_lowered_gub(self, box):
+        """A sample of ``box`` (its subregion) lowered GUB: the local search and the polish from it,
+        as set (the host loop in its iteration, the device loop between launches)."""
+        if self.settings.local_search:
+            self._descend(box)
+        if self.settings.polish:
+            self._polish(box)
 
     def _descend(self, box):
         """Local search for an upper bound (:mod:`.local`) from the best sample of ``box``."""

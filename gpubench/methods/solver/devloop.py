@@ -447,16 +447,12 @@ def _descend(search, loop):
     The host loop prunes that iteration's survivors with it; here the next iteration's compaction does
     (the same regions are kept, one iteration later)."""
     from .partition import child_box
-    st, cfg = search.state, search.settings
+    st = search.state
     it = st.iteration - 1
     box_lo = loop.it_arrays["box_lo"][it + 1].copy_to_host()
     box_hi = loop.it_arrays["box_hi"][it + 1].copy_to_host()
     cyc = int(loop.it_arrays["itcyc"][it + 1:it + 2].copy_to_host()[0])
-    box = child_box(box_lo, box_hi, search.rule.plan(cyc), st.best_index)
-    if cfg.local_search:
-        search._descend(box)
-    if cfg.polish:
-        search._polish(box)
+    search._after_lowered_gub(child_box(box_lo, box_hi, search.rule.plan(cyc), st.best_index))
     if st.gub < float(loop.fst_host[GUB]):
         loop.fst_host[GUB] = st.gub
         loop.fst[GUB:GUB + 1].copy_to_device(np.array([st.gub]))
