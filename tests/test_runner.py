@@ -181,11 +181,11 @@ def test_ctrl_c_keeps_the_stored_cases_says_so_and_the_same_command_resumes(tmp_
     real = runner.run_case
     calls = []
 
-    def second_interrupted(case):
+    def second_interrupted(case, *where):
         calls.append(case)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real(case)
+        return real(case, *where)
     monkeypatch.setattr(runner, "run_case", second_interrupted)
     out = io.StringIO()
     with pytest.raises(KeyboardInterrupt):
@@ -526,7 +526,7 @@ def test_a_case_that_runs_past_the_stall_dump_time_prints_its_stacks(monkeypatch
     import time
     import types
     from gpubench.errors import InputError
-    monkeypatch.setattr(runner, "_run_case", lambda case: time.sleep(0.7) or {"ok": True})
+    monkeypatch.setattr(runner, "_run_case", lambda case, *where: time.sleep(0.7) or {"ok": True})
     case = types.SimpleNamespace(case_id="demo-case")
     monkeypatch.setenv("GPUBENCH_STALL_DUMP", "0.3")
     assert runner.run_case(case) == {"ok": True}

@@ -1,6 +1,6 @@
 """``gpubench reproduce EXPERIMENT``: run an experiment's cases and store one record each."""
 from ..errors import InputError
-from ._args import positive_integer
+from ._args import positive_integer, positive_number
 
 NAME = "reproduce"
 HELP = "run an experiment (a published table) and store its records"
@@ -39,6 +39,10 @@ def add_arguments(p):
     p.add_argument("--results", metavar="DIR", help="where records go (default: $GPUBENCH_RESULTS, else the "
                    "checkout's results/, else ./results)")
     p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
+    p.add_argument("--checkpoint-every", metavar="SECONDS", type=positive_number, default=30.0,
+                   help="a resumable case (paper 004's Table 1) saves its checkpoint, "
+                        "results/EXPERIMENT/CASE.checkpoint.npz, this often and at Ctrl-C or SIGTERM; the "
+                        "same command goes on from it (default 30)")
 
 
 def _list(args):
@@ -89,7 +93,8 @@ def run(args):
     if exp.not_implemented:
         raise InputError(f"{exp.id} (paper {exp.paper}, Table {exp.table}) is not implemented yet: {exp.not_implemented}")
     s = sweep(exp, quick=args.quick, backend=args.backend, results=args.results,
-              workers=args.workers, scheduler=args.scheduler, shard=args.shard, entries=args.entries)
+              workers=args.workers, scheduler=args.scheduler, shard=args.shard, entries=args.entries,
+              checkpoint_every=args.checkpoint_every)
     print(f"{s.experiment} ({s.variant}): {s.ran} case(s) run, {s.skipped} already stored, "
           f"{s.total} in all, in {s.seconds:.1f} s; records in {s.folder}")
     return 0

@@ -146,7 +146,9 @@ class _Guard:
     no interpreter teardown, no code of numba's run after it.  What is stored is kept: records and
     checkpoints are written to a temporary file and moved into place (a kill leaves the old or the
     new file, never a part; a left temporary is removed by the next run).  Callbacks registered with
-    :func:`on_interrupt` say what was stored and release what the process held."""
+    :func:`on_interrupt` say what was stored and release what the process held.  SIGTERM (what a
+    batch system or ``timeout`` sends before SIGKILL) is taken as Ctrl-C: a run that checks stops at
+    its next check with its checkpoint saved, instead of dying where it stands."""
 
     def __init__(self):
         self.soft = False
@@ -156,12 +158,14 @@ class _Guard:
         os.set_blocking(self.w, False)
         self.old_fd = signal.set_wakeup_fd(self.w, warn_on_full_buffer=False)
         self.old_handler = signal.signal(signal.SIGINT, lambda signum, frame: None)
+        self.old_term = signal.signal(signal.SIGTERM, lambda signum, frame: None)
         self.thread = threading.Thread(target=self._watch, name="gpubench-ctrl-c", daemon=True)
         self.thread.start()
 
     def close(self):
         self.done.set()
         signal.signal(signal.SIGINT, self.old_handler)
+        signal.signal(signal.SIGTERM, self.old_term)
         signal.set_wakeup_fd(self.old_fd)
         os.write(self.w, b"\0")  # wakes the watcher, which sees done and returns
         self.thread.join()
@@ -169,13 +173,13 @@ class _Guard:
         os.close(self.w)
 
     def _signals(self):
-        """SIGINT bytes from the pipe, one at a time (other signals' bytes are skipped); None once
-        the command ended."""
+        """SIGINT and SIGTERM bytes from the pipe, one at a time (other signals' bytes are skipped);
+        None once the command ended."""
         while True:
             for b in os.read(self.r, 64):
                 if self.done.is_set():
                     return
-                if b == signal.SIGINT:
+                if b in (signal.SIGINT, signal.SIGTERM):
                     yield True
 
     def _watch(self):

@@ -79,6 +79,9 @@ class Procedure:
     summary: str
     settings: dict      # name -> default (a setting must have one)
     run: str = ""       # "module:function" that measures one case, (measured, result); "" = not yet
+    # the function takes checkpoint= (a gpubench.methods.checkpoints.Checkpoint): a case of hours
+    # goes on across commands (the runner's resume hook, gpubench.workflow.runner)
+    resumable: bool = False
 
     def runner(self):
         import importlib
@@ -98,7 +101,7 @@ PROCEDURES = {p.name: p for p in (
               "(paper 004, Table 1)",
               {"m": 5, "pg_rel": 1e-5, "stop": "pg", "energy_tol": 1e-64, "maxiter": 3000, "box": 1.0,
                "backend": "auto"},
-              "gpubench.problems.lbfgsb_rows:lbfgsb_cauchy"),
+              "gpubench.problems.lbfgsb_rows:lbfgsb_cauchy", resumable=True),
     Procedure("lbfgsb-cauchy-scipy", "minpack2",
               "Table 1's triangulation (paper 004): |t_c - t*| / t* binned along SciPy's L-BFGS-B path, the "
               "approximate and exact Cauchy steps by code independent of ours (gpubench.problems.cauchy_check)",

@@ -72,7 +72,11 @@ def _rule(pg_rel, pg0, energy_tol):
     return (0.0, float(energy_tol)) if energy_tol is not None else (pg_rel * pg0, None)
 
 
-def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, energy_tol=None):
+def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, energy_tol=None, resume=None,
+           checkpoint=None):
+    """One timed L-BFGS-B run of ``p``.  ``checkpoint(take)``: called after every iteration that does
+    not end the run, ``take()`` giving the run's state (the loop's, its evaluations and seconds so
+    far); ``resume``: such a state to go on from, the seconds and counts adding up across the parts."""
     lo, hi, x0 = p.on(xp)
     fg = getattr(p, "fg_stencil", p.fg)     # torsion's fused form; the same f and g
     _, g0 = fg(x0)
@@ -81,7 +85,12 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
         # untimed: the first call in a process compiles the GPU kernels (numba, CuPy), as the
         # jaxopt peer's first update compiles untimed
         core.minimize(fg, x0, lo, hi, m=m, pgtol=0.0, factr=0.0, maxiter=2, cauchy=cauchy, backend=xp)
-    seen = {"nit": 0, "f": None, "evaluations": 0}
+    seen = {"nit": 0, "f": None, "evaluations": 0, "saving": 0.0}
+    before = 0.0            # seconds of the earlier parts of a resumed run
+    if resume is not None:
+        before = float(resume["seconds"])
+        seen.update(nit=int(resume["loop"]["nit"]), f=float(resume["loop"]["f"]),
+                    evaluations=int(resume["evaluations"]))
 
     def counted(v):
         """The objective, its calls counted: the line search's evaluations (the memory floor's model)."""
@@ -89,26 +98,38 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
         return fg(v)
     t0 = time.perf_counter()
 
+    def spent():
+        """Seconds of the run so far, its earlier parts included and checkpoint writes left out."""
+        return before + time.perf_counter() - t0 - seen["saving"]
+
     class Cap(Exception):
         pass
 
     def cb(x, f, pg):
         seen["nit"] += 1
         seen["f"] = f
-        if cap and time.perf_counter() - t0 > cap:      # None or 0: no cap
+        if cap and spent() > cap:      # None or 0: no cap
             raise Cap
+
+    def saved(snapshot):
+        t = time.perf_counter()
+        try:
+            checkpoint(lambda: {"loop": snapshot(), "evaluations": seen["evaluations"], "seconds": spent()})
+        finally:
+            seen["saving"] += time.perf_counter() - t
 
     pgtol, ftol_abs = _rule(pg_rel, pg0, energy_tol)
     try:
         r = core.minimize(counted, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
                           maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb,
-                          ftol_abs=ftol_abs)
+                          ftol_abs=ftol_abs, resume=None if resume is None else resume["loop"],
+                          checkpoint=None if checkpoint is None else saved)
         out = {"iterations": r.iterations, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
                "cauchy_log": r.cauchy}
     except Cap:
         out = {"iterations": seen["nit"], "fun": seen["f"], "status": 1, "message": "capped", "capped": True,
                "cauchy_log": []}
-    dt = time.perf_counter() - t0
+    dt = spent()
     out.update(seconds=dt, ms_per_iteration=1e3 * dt / max(out["iterations"], 1), pg0=pg0,
                evaluations=seen["evaluations"])
     return out
@@ -228,7 +249,7 @@ def run_table4(spec, backend="auto", sizes=None):
 
 def bin_counts(log):
     """Percent of iterations in each |t_c - t*| / t* bin of Table 1."""
-    if not log:
+    if len(log) == 0:
         return {label: 0.0 for label, _, _ in BINS}
     tc, ts = np.array(log, dtype=float).T
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -56,22 +56,62 @@ def lbfgsb_minpack(problem, n, s):
             {"pg0": float(r["pg0"]), "path": path, **floors.same_run_copy(xp is not np)})
 
 
-def lbfgsb_cauchy(problem, n, s):
-    """L-BFGS-B driven by the approximate point (t_c and t* logged) and by the exact one."""
+def lbfgsb_cauchy(problem, n, s, checkpoint=None):
+    """L-BFGS-B driven by the approximate point (t_c and t* logged) and by the exact one.
+
+    ``checkpoint`` (a :class:`gpubench.methods.checkpoints.Checkpoint`, the runner's for this case)
+    makes the case resumable within itself: its state -- which run is under way, the finished
+    approximate run (its figures and its (t_c, t*) log) and the running one's whole loop -- is saved
+    every so many seconds and at Ctrl-C or SIGTERM, and a case that finds one goes on from it with
+    the same arithmetic: iterations, energies and bins are those of a run never stopped, its seconds
+    the sum of the parts'."""
     from . import fei2014 as R
     p = _problem(problem, n, box=s["box"])
     xp = R._xp(s["backend"])
     tol = _energy_tol(s)
-    a = R._solve(p, xp, "approximate", s["m"], s["pg_rel"], maxiter=s["maxiter"], record=True, energy_tol=tol)
-    e = R._solve(p, xp, "exact", s["m"], s["pg_rel"], maxiter=s["maxiter"], energy_tol=tol)
-    bins = R.bin_counts(a.pop("cauchy_log"))
-    e.pop("cauchy_log")
+    st = checkpoint.state if checkpoint is not None else None
+    a = st["approximate"] if st is not None else None         # the approximate run, when finished
+    run = st["solve"] if st is not None else None             # the run under way, when saved in it
+    if checkpoint is not None:
+        checkpoint.begin(*_done(a, run))
+
+    def saver(phase, a):
+        """What the run of ``phase`` calls after each iteration: the case's state, saved when due."""
+        if checkpoint is None:
+            return None
+
+        def tick(take):
+            def whole():
+                sv = take()
+                return ({"phase": phase, "approximate": a, "solve": sv}, *_done(a, sv))
+            checkpoint.tick(whole)
+        return tick
+
+    if a is None:
+        a = R._solve(p, xp, "approximate", s["m"], s["pg_rel"], maxiter=s["maxiter"], record=True, energy_tol=tol,
+                     resume=run, checkpoint=saver("approximate", None))
+        a["cauchy_log"] = np.array(a["cauchy_log"], dtype=float).reshape(-1, 2)
+        run = None
+        if checkpoint is not None:   # the finished run is kept at once: a kill now loses none of it
+            checkpoint.save({"phase": "exact", "approximate": a, "solve": None}, *_done(a, None))
+    e = R._solve(p, xp, "exact", s["m"], s["pg_rel"], maxiter=s["maxiter"], energy_tol=tol, resume=run,
+                 checkpoint=saver("exact", a))
+    if checkpoint is not None:
+        checkpoint.end(a["iterations"] + e["iterations"], a["seconds"] + e["seconds"])
+    bins = R.bin_counts(a["cauchy_log"])
     diff = (a["fun"] - e["fun"]) / max(abs(e["fun"]), 1e-300) * 100.0
     measured = _measured(a, "cuda" if xp is not np else "cpu")
     measured["seconds"] = a["seconds"] + e["seconds"]
     return measured, {"bins": bins, "energy_diff_percent": diff,
                       "approximate": {k: a[k] for k in ("iterations", "fun", "seconds", "status")},
                       "exact": {k: e[k] for k in ("iterations", "fun", "seconds", "status")}}
+
+
+def _done(a, run):
+    """(iterations, seconds) of a Table 1 case so far: the finished approximate run ``a`` and the
+    saved state of the run under way (either may be None)."""
+    its = (a["iterations"] if a else 0) + (run["loop"]["nit"] if run else 0)
+    return its, (a["seconds"] if a else 0.0) + (run["seconds"] if run else 0.0)
 
 
 # ------------------------------------------------------------------ Tables 2 and 3: CVT

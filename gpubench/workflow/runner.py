@@ -6,7 +6,11 @@ case is run by ``gpubench.methods`` and stored as one JSON record,
 ``results/<experiment>/<case-id>.json``, by the one writer of records
 (:mod:`gpubench.records.write`: a temporary file in the same folder renamed into
 place, so a record is either complete or absent; its schema: :mod:`gpubench.records.schema`).  A rerun skips every case already stored: an interrupted
-sweep resumes where it stopped.  The case id names the method entry, function,
+sweep resumes where it stopped.  A case of a resumable procedure (``Procedure.resumable``: paper 004's
+Table 1, hours at the paper's stop rule) also resumes within itself: it keeps a checkpoint beside its
+record, ``results/<experiment>/<case-id>.checkpoint.npz``, every ``checkpoint_every`` seconds and at
+Ctrl-C or SIGTERM, and the next command (on any machine) goes on from it; its record, written only
+when the case ends, lists the parts (``measured.segments``) and sums their seconds.  The case id names the method entry, function,
 n, variant and repetition, plus a hash of the method and its settings, so a
 changed setting is a new case; the backend it ran on is recorded, not part of its id.
 
@@ -22,16 +26,18 @@ pgag103, hold what their tables print (iterations, output regions, time) and
 more: GLB, GUB, best value, evaluations, success against f*, the settings, and
 the environment (CPU, GPU and driver, Python and package versions, commit, date).
 """
+import contextlib
 import os
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from . import claims
 from .progress import progress
 from .warmup import warm_up  # noqa: F401  (a case's warm-up; scripts call it here too)
 from ..device.gpu import check_writable_dir, visible_gpus
 from ..errors import InputError
-from ..methods.monitor import on_interrupt
+from ..methods.monitor import catch_interrupts, on_interrupt
 # records are made, stored and read by gpubench.records (load_records and success: this module's API too)
 from ..records.read import load_records, read_record, results_dir, stored_cases  # noqa: F401
 from ..records.schema import case_id, json_ready, success  # noqa: F401
@@ -131,17 +137,74 @@ def runnable(case):
     return case.function in functions.names() or case.function.startswith("paper001:")
 
 
-def run_procedure(case):
+# ---------------------------------------------------------------- a case resumed within itself
+CHECKPOINT_EVERY = 30.0   # seconds between a resumable case's checkpoints (reproduce --checkpoint-every)
+
+
+def checkpoint_path(folder, case_id):
+    """Where a resumable case keeps its checkpoint: beside its record, named by its case id."""
+    return Path(folder) / f"{case_id}.checkpoint.npz"
+
+
+def _checkpoint(case, folder, every):
+    """The case's :class:`~gpubench.methods.checkpoints.Checkpoint` (its state read back where the
+    file is there), or None for a case that is not resumable or runs with no folder (a remote worker)."""
+    from ..methods.checkpoints import Checkpoint
+    from ..problems import catalog
+    proc = catalog.PROCEDURES.get(case.method)
+    if folder is None or proc is None or not proc.resumable:
+        return None
+    ck = Checkpoint(checkpoint_path(folder, case.case_id), {"case": case.case_id}, every=every)
+    if ck.state is not None:
+        done = ck.before[-1]["iterations"][1] if ck.before else 0
+        print(f"case {case.case_id}: resumed from its checkpoint after {done} iteration(s) "
+              f"({len(ck.before)} part(s) before this one)", file=sys.stderr, flush=True)
+    return ck
+
+
+def _resumed(measured, ck):
+    """A resumed case's measured numbers: its parts (``segments``: iterations, seconds, wall seconds,
+    environment of each command) and the wall seconds summed over them (the seconds are summed by
+    the procedure, whose state carries them)."""
+    parts = ck.finished or []
+    if len(parts) < 2:
+        return measured
+    return {**measured, "resumed": True, "segments": parts,
+            "wall_seconds": sum(p.get("wall_seconds", 0.0) for p in parts)}
+
+
+def run_procedure(case, folder=None, checkpoint_every=CHECKPOINT_EVERY):
     """A procedure's case (a fixed problem's table row): measured numbers and the table's own
-    figures (``result``) in the one record format."""
+    figures (``result``) in the one record format.  A resumable procedure's case with a ``folder``
+    keeps its checkpoint there; Ctrl-C or SIGTERM saves it and ends the sweep (KeyboardInterrupt),
+    no record written: a record is only ever of a finished case."""
+    from ..methods.checkpoints import Interrupted
     from ..problems import catalog
     env = environment()
     proc = catalog.PROCEDURES[case.method]
     settings = {**proc.settings, **case.settings}
+    ck = _checkpoint(case, folder, checkpoint_every)
     t0 = time.perf_counter()
-    measured, result = proc.runner()(case.function, case.dim, settings)
+    try:
+        # a resumable case stops at its next iteration on Ctrl-C or SIGTERM, its checkpoint saved
+        with catch_interrupts() if ck is not None else contextlib.nullcontext():
+            measured, result = proc.runner()(case.function, case.dim, settings,
+                                             **({"checkpoint": ck} if ck is not None else {}))
+    except Interrupted as stop:
+        print(f"case {case.case_id}: stopped, its checkpoint saved in {stop}; the same command goes on "
+              "from it", file=sys.stderr, flush=True)
+        raise KeyboardInterrupt from None
     wall = time.perf_counter() - t0
-    return procedure_record(case, settings, {**measured, "wall_seconds": wall}, result, env)
+    measured = {**measured, "wall_seconds": wall}
+    if ck is not None:
+        measured = _resumed(measured, ck)
+    return procedure_record(case, settings, measured, result, env)
+
+
+def store(folder, record):
+    """Write a case's record, then drop its checkpoint: the case is finished and stored."""
+    write_record(folder, record)
+    checkpoint_path(folder, record["case"]).unlink(missing_ok=True)
 
 
 def case_settings(case):
@@ -172,14 +235,15 @@ def check_case(case, device=True):
     return method, settings
 
 
-def run_case(case):
-    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too.
+def run_case(case, folder=None, checkpoint_every=CHECKPOINT_EVERY):
+    """Run one case; returns its record (a JSON-ready dict).  Runs on Dask workers too.  ``folder``:
+    where its record goes, and a resumable case's checkpoint (None: no checkpoint).
 
     With ``GPUBENCH_STALL_DUMP=S`` in the environment, a case still running after S seconds
     prints every thread's Python stack to stderr, and again every S seconds until it ends: how
     a case that hangs on a remote GPU host (where no debugger reaches) says where it hangs."""
     with _stall_dump(case):
-        return _run_case(case)
+        return _run_case(case, folder, checkpoint_every)
 
 
 def _stall_dump(case):
@@ -207,10 +271,10 @@ def _stall_dump(case):
     return armed()
 
 
-def _run_case(case):
+def _run_case(case, folder=None, checkpoint_every=CHECKPOINT_EVERY):
     from ..problems import catalog
     if case.method in catalog.PROCEDURES:
-        return run_procedure(case)
+        return run_procedure(case, folder, checkpoint_every)
     env = environment()
     fn = catalog.function_of(case.function)
     method, settings = check_case(case)
@@ -294,10 +358,11 @@ class Summary:
 
 
 def sweep(experiment, quick=False, backend=None, results=None, workers=None, scheduler=None,
-          processes=True, stream=None, fancy=None, shard=None, entries=None):
+          processes=True, stream=None, fancy=None, shard=None, entries=None, checkpoint_every=CHECKPOINT_EVERY):
     """Run every case of ``experiment`` not yet stored under ``results/<experiment>/``; with
     ``shard = (k, N)`` only the cases of the k-th of N shares of its functions (1-based); with
-    ``entries`` (method entry keys) only theirs."""
+    ``entries`` (method entry keys) only theirs.  A resumable case checkpoints every
+    ``checkpoint_every`` seconds (and goes on from its checkpoint)."""
     stream = stream or sys.stdout
     if experiment.not_implemented:
         raise InputError(f"{experiment.id} is not implemented yet: {experiment.not_implemented}")
@@ -344,7 +409,7 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
         claims.release(folder, pending)
     try:
         with on_interrupt(ended):
-            _run_pending(pending, folder, bar, workers, scheduler, processes, done)
+            _run_pending(pending, folder, bar, workers, scheduler, processes, done, checkpoint_every)
     except KeyboardInterrupt:  # a library caller's Ctrl-C (the command line's ends as ended() says)
         interrupted_line()
         raise
@@ -354,15 +419,15 @@ def sweep(experiment, quick=False, backend=None, results=None, workers=None, sch
     return Summary(experiment.id, variant, len(cases), skipped, len(pending), time.perf_counter() - t0, str(folder))
 
 
-def _run_pending(pending, folder, bar, workers, scheduler, processes, done):
+def _run_pending(pending, folder, bar, workers, scheduler, processes, done, checkpoint_every=CHECKPOINT_EVERY):
     """Run and store every pending case (``done`` lists those stored, in order)."""
     if workers or scheduler:
-        _run_dask(pending, folder, bar, workers, scheduler, processes, done)
+        _run_dask(pending, folder, bar, workers, scheduler, processes, done, checkpoint_every)
     else:
         for case in pending:
             bar.start([case])
-            record = run_case(case)
-            write_record(folder, record)
+            record = run_case(case, folder, checkpoint_every)
+            store(folder, record)
             done.append(case)
             bar.finish(case, record)
 
@@ -436,17 +501,21 @@ def _expressible(cases, experiment_id, stream):
     return [c for c in cases if id(c) not in left]
 
 
-def _run_dask(pending, folder, bar, workers, scheduler, processes, done):
+def _run_dask(pending, folder, bar, workers, scheduler, processes, done, checkpoint_every=CHECKPOINT_EVERY):
     from dask.distributed import as_completed
     client, cluster = start_client(workers, scheduler, processes)
+    # a local cluster's workers share this disk: a resumable case keeps its checkpoint there
+    # (a remote scheduler's workers may not: no checkpoint)
+    where = None if scheduler else str(folder)
     try:
-        futures = {client.submit(run_case, c, key=f"gpubench-{c.case_id}-{time.time_ns()}", pure=False): c
+        futures = {client.submit(run_case, c, where, checkpoint_every, key=f"gpubench-{c.case_id}-{time.time_ns()}",
+                                 pure=False): c
                    for c in pending}
         bar.start(pending)
         for fut in as_completed(futures):
             case = futures[fut]
             record = fut.result()
-            write_record(folder, record)
+            store(folder, record)
             done.append(case)
             bar.finish(case, record)
     finally:

@@ -128,6 +128,20 @@ class _Memory:
         self.theta = yy / sy
         self._middle()
 
+    def state(self):
+        """The memory as host arrays and numbers: what :meth:`restore` takes back, bit for bit."""
+        return {"YS": _host(self.YS), "order": list(self.order), "SS": self.SS, "SY": self.SY,
+                "theta": self.theta, "M": self.M}
+
+    def restore(self, st):
+        if tuple(st["YS"].shape) != tuple(self.YS.shape):
+            raise InputError(f"lbfgsb: the state's memory has shape {tuple(st['YS'].shape)}, "
+                             f"not {tuple(self.YS.shape)} (m = {self.m}, n = {self.YS.shape[1]})")
+        self.YS[...] = self.xp.asarray(st["YS"])
+        self.order = [int(o) for o in st["order"]]
+        self.SS, self.SY, self.M = (np.array(st[k], dtype=float) for k in ("SS", "SY", "M"))
+        self.theta = float(st["theta"])
+
     def _middle(self):
         """M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4), W = [Y, theta S]."""
         D = np.diag(np.diag(self.SY))
@@ -177,6 +191,10 @@ class _Memory:
         Y = self.Y[o][:, idx].T
         S = self.S[o][:, idx].T
         return self.xp.concatenate([Y, self.theta * S], axis=1)
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.array(a)
 
 
 def _breakpoints(xp, x, g, lo, hi):
@@ -348,7 +366,7 @@ def projected_gradient_norm(xp, x, g, lo, hi):
 
 def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000,
              maxfun=15000, cauchy="exact", step="project", backend="cpu", record_cauchy=False,
-             callback=None, fused="auto", ftol_abs=None):
+             callback=None, fused="auto", ftol_abs=None, resume=None, checkpoint=None):
     """Minimise ``f`` over the box ``lo <= x <= hi`` by L-BFGS-B.
 
     ``fun_and_grad(x)`` returns ``(f, g)`` with ``g`` an array of the same module as
@@ -364,6 +382,13 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     simulator, for tests), False keeps this array-library loop.
     ``ftol_abs``: also stop when an iteration decreases f by less than it (absolute; Fei et
     al.'s rule, 1e-64), a line search finding no decrease then counting as that stop.
+    ``checkpoint(snapshot)``: called after every iteration that does not end the run, with a
+    function returning the run's whole state (the iterate, f, g, the memory pairs and their small
+    products, the counts, the Cauchy log and the next Cauchy point's scalars, as host arrays and
+    numbers); it takes it when it wants (a checkpoint every so many seconds) and may raise to stop
+    the run.  ``resume``: such a state, to continue from (``x0`` then only names the device and
+    size): the run goes on with the same arithmetic, so its iterates are bit for bit those of a
+    run never stopped.  Both run this array loop, not the fused one.
     """
     if cauchy not in ("exact", "approximate"):
         raise InputError(f"lbfgsb: cauchy must be exact or approximate, got {cauchy!r}")
@@ -372,13 +397,15 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
         raise InputError(f"lbfgsb: m must be a non-negative integer, got {m!r}")
     xp = array_module(backend) if isinstance(backend, str) else backend
-    if fused is True or (fused == "auto" and xp is not np):
+    plain = resume is None and checkpoint is None      # the fused path keeps its state on the device
+    if fused is True or (fused == "auto" and xp is not np and plain):
         from . import fused as fz
-        if fz.supported(cauchy, m, record_cauchy):
+        if fz.supported(cauchy, m, record_cauchy) and plain:
             return fz.minimize(fun_and_grad, x0, lo, hi, m=int(m), pgtol=pgtol, factr=factr, maxiter=maxiter,
                                maxfun=maxfun, step=step, backend=xp, callback=callback, ftol_abs=ftol_abs)
         if fused is True:
-            raise InputError(f"lbfgsb: the fused path takes {fz.USES % fz.kernels().MMAX}")
+            raise InputError(f"lbfgsb: the fused path takes {fz.USES % fz.kernels().MMAX}, and neither "
+                             "resume nor checkpoint")
     x = xp.asarray(x0, dtype=xp.float64).ravel().copy()
     n = int(x.shape[0])
     if n < 1:
@@ -401,15 +428,24 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
             return fetch(xp, g @ d, d @ d, _step_ratio(xp, x, d, lo, hi))
         return fetch(xp, g @ d, d @ d) + [math.inf]
 
-    f, g = fun_and_grad(x)
-    f, pg = fetch(xp, f, _pg_device(xp, x, g, lo, hi))
-    nfev, nit = 1, 0
-    log = []
     status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
-    if pg <= pgtol:
-        return LbfgsbResult(x, f, g, 0, nfev, 0, CONVERGED_PGTOL, pg)
-    retried = False
     t = pre = None           # breakpoints and Cauchy scalars prepared by the previous iteration
+    retried = False
+    if resume is None:
+        f, g = fun_and_grad(x)
+        f, pg = fetch(xp, f, _pg_device(xp, x, g, lo, hi))
+        nfev, nit = 1, 0
+        log = []
+        if pg <= pgtol:
+            return LbfgsbResult(x, f, g, 0, nfev, 0, CONVERGED_PGTOL, pg)
+    else:
+        x, f, g, pg, nit, nfev, log, pre = _resumed(xp, mem, resume, n, cauchy, step)
+
+    def snapshot():
+        return {"cauchy": cauchy, "step": step, "m": mem.m, "n": n, "x": _host(x), "f": f, "g": _host(g),
+                "pg": pg, "nit": nit, "nfev": nfev, "memory": mem.state(),
+                "log": np.array(log, dtype=float).reshape(len(log), 2),
+                "pre": None if pre is None else {"t1": pre[0], "dd": pre[1], "p": np.array(pre[2], dtype=float)}}
     while True:
         if nit >= maxiter:
             status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
@@ -506,4 +542,22 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
         if (fold - f) / max(abs(fold), abs(f), 1.0) <= factr * EPS:
             status, message = 0, CONVERGED_FACTR
             break
+        if checkpoint is not None:
+            checkpoint(snapshot)
     return LbfgsbResult(x, f, g, nit, nfev, status, message, pg, log)
+
+
+def _resumed(xp, mem, st, n, cauchy, step):
+    """The loop's variables from a ``snapshot`` (checked against this run: its Cauchy point, step,
+    m and n), the memory restored in place."""
+    mine = {"cauchy": cauchy, "step": step, "m": mem.m, "n": n}
+    other = {k: st.get(k) for k in mine if st.get(k) != mine[k]}
+    if other:
+        raise InputError("lbfgsb: the state to resume is of another run: " + ", ".join(
+            f"{k} = {v!r} (this run: {mine[k]!r})" for k, v in other.items()))
+    mem.restore(st["memory"])
+    pre = st.get("pre")
+    pre = None if pre is None else (float(pre["t1"]), float(pre["dd"]), np.array(pre["p"], dtype=float))
+    log = [(float(a), float(b)) for a, b in np.asarray(st["log"], dtype=float).reshape(-1, 2)]
+    return (xp.array(st["x"], dtype=xp.float64), float(st["f"]), xp.array(st["g"], dtype=xp.float64),
+            float(st["pg"]), int(st["nit"]), int(st["nfev"]), log, pre)

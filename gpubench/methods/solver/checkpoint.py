@@ -9,13 +9,12 @@ into place with ``os.replace``, so a kill at any moment leaves either the old
 or the new checkpoint, never a partial one; a temporary file left by a killed
 writer is removed on resume.
 """
-import json
-import os
-
 import numpy as np
 
-from ...device.gpu import atomic_write, remove_stale_temporaries
 from ...errors import InputError
+# the one checkpoint format (gpubench.methods.checkpoints): is_checkpoint and check_target are this
+# module's API too
+from ..checkpoints import check_target, is_checkpoint, read, segment, write  # noqa: F401
 from .region_list import RegionList
 
 FORMAT = 2  # 2: only the selected boxes L still needs (sel_itr)
@@ -47,30 +46,8 @@ def segments(search):
     if not hasattr(search, "_segment_start"):
         return list(getattr(search, "_segments_before", []))
     start, st = search._segment_start, search.state
-    here = {"iterations": [start["from_iteration"], st.iteration], "seconds": st.seconds - start["seconds_before"],
-            "environment": start["environment"]}
+    here = segment((start["from_iteration"], st.iteration), st.seconds - start["seconds_before"], start["environment"])
     return list(getattr(search, "_segments_before", [])) + [here]
-
-
-def is_checkpoint(path):
-    """Whether ``path`` holds a checkpoint, told by its content: an npz whose ``meta`` is the JSON
-    this module writes, with a fingerprint of a known format (a name ending in .npz proves nothing)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-        return isinstance(meta, dict) and isinstance(meta.get("fingerprint"), dict) \
-            and "format" in meta["fingerprint"] and isinstance(meta.get("scalars"), dict)
-    except Exception:  # not a zip, no meta, not JSON ...: not ours
-        return False
-
-
-def check_target(path, what="checkpoint"):
-    """Refuse, before any work, to write a checkpoint over a file that is not one: the user's file
-    is never replaced by ours.  An absent file, or a checkpoint (to be continued or redone), is fine."""
-    real = os.path.realpath(path)
-    if os.path.isfile(real) and not is_checkpoint(real):
-        raise InputError(f"{what} {str(path)!r} exists and is not a gpubench checkpoint; "
-                         "refusing to replace it (remove it or name another file)")
 
 
 def save(path, search):
@@ -89,8 +66,7 @@ def save(path, search):
     scalars = {"gub": st.gub, "best_iteration": st.best_iteration, "best_index": st.best_index,
                "iteration": st.iteration, "nfev": st.nfev, "njev": st.njev, "seconds": st.seconds,
                **({"best_x": st.best_x} if st.best_x is not None else {})}
-    meta = json.dumps({"fingerprint": _fingerprint(search), "scalars": scalars, "segments": segments(search)})
-    atomic_write(path, lambda fh: np.savez_compressed(fh, meta=np.array(meta), **arrays))
+    write(path, {"fingerprint": _fingerprint(search), "scalars": scalars, "segments": segments(search)}, arrays)
 
 
 _KEYS = ("sidx", "itr", "cyc", "lb", "open", "sel_itr", "sel_lo", "sel_hi", "sel_cyc", "hist_glb", "hist_gub",
@@ -122,16 +98,7 @@ def _check_consistent(path, arrays, meta, dim):
 
 
 def restore(path, search):
-    if os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        remove_stale_temporaries(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            arrays = {k: data[k] for k in data.files if k != "meta"}
-    except FileNotFoundError:
-        raise InputError(f"checkpoint {path!r} does not exist") from None
-    except Exception as exc:  # truncated, not an npz, wrong keys ...
-        raise InputError(f"checkpoint {path!r} is unreadable ({type(exc).__name__})") from None
+    meta, arrays = read(path)
     want = _fingerprint(search)
     got = meta.get("fingerprint", {})
     if got != want:
