@@ -28,7 +28,9 @@
 # machine is held.  Every call then waits at most SECONDS and packs /tmp/q/results into
 # $OUT/queue.tgz; a later call on the same machine only waits and packs again.  A case is a record
 # written atomically, and `gpubench reproduce` skips the stored ones, so a killed or timed-out
-# queue loses at most the case it was running, and the next command (on any machine) continues.
+# queue loses at most the case it was running, and the next command (on any machine) continues;
+# a resumable case (paper 004's Table 1) loses at most its last 30 s: its checkpoint, beside its
+# record, is in the pack.
 # Unpack the pack's results/ over the checkout's and commit the records.
 #
 # What travels to the GPU host is capped at 64 MiB, and the tracked results/ and reports/ (about
@@ -50,6 +52,9 @@ log() { echo "[$(date +%T)] $*" | tee -a $Q/queue.log; }
 
 if [ ! -e $Q/started ]; then
     [ -e $ROOT/.whl/queue.tgz ] && tar -xzf $ROOT/.whl/queue.tgz -C $Q
+    # a claim in the pack is the last machine's process, gone with it: its case (and the checkpoint
+    # a resumable case left beside it) is taken up here, not left to a host that no longer runs it
+    find $Q/results -name '.*.claim' -delete 2>/dev/null
     # expand `cpu:ID%N` (or `gN:ID%N`) into N queues, one share each
     queues=()
     for queue in "$@"; do

@@ -115,6 +115,31 @@ def test_the_gpu_queue_runs_gpu_and_cpu_queues_with_entries_and_shares(tmp_path)
     assert (tmp_path / "out" / "queue.tgz").exists()
 
 
+def test_the_gpu_queue_takes_up_the_last_packs_half_done_case(tmp_path):
+    """A pack carried back (.whl/queue.tgz) from a machine given back mid-case holds that case's
+    checkpoint and its process's claim: the claim is dropped (its process is gone), the checkpoint
+    kept, so the next machine's `reproduce` goes on from it."""
+    import tarfile
+    root, bin_, calls = _queue_checkout(tmp_path)
+    old = tmp_path / "old" / "results" / "table1"
+    old.mkdir(parents=True)
+    (old / ".case.claim").write_text('{"pid": 1, "host": "the-last-gpu-host"}')
+    (old / "case.checkpoint.npz").write_text("state")
+    (root / ".whl").mkdir()
+    with tarfile.open(root / ".whl" / "queue.tgz", "w:gz") as tar:
+        tar.add(tmp_path / "old" / "results", arcname="results")
+    q = tmp_path / "q"
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(q),
+           "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    r = subprocess.run(["bash", "scripts/gpu_queue.sh", "20", "table1"], capture_output=True, text=True, cwd=root,
+                       env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (q / "results" / "table1" / "case.checkpoint.npz").exists()
+    assert not (q / "results" / "table1" / ".case.claim").exists()
+    assert calls.read_text().split() == ["unset", "-m", "gpubench", "reproduce", "table1", "--backend", "cuda"]
+
+
 def test_the_gpu_queue_pins_gN_queues_to_one_gpu(tmp_path):
     """`gN:ID%K` starts K queues that all see GPU N alone, beside unpinned queues numbered 0, 1, ...
     (several shares of many short cases on one GPU, the asv history alone on another)."""
