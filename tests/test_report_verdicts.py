@@ -89,3 +89,28 @@ def test_no_match_rests_on_a_run_at_other_settings(tmp_path):
     # a problem with both kinds of record stored rests on the one at the planned settings
     torsion = [r for k, r in rows.items() if k.startswith("Elastic-Plastic Torsion")]
     assert torsion and all(r["verdict"] != "not reproduced" and set(r["records"]) <= at_plan for r in torsion)
+
+
+def test_a_case_resumed_across_commands_is_judged_as_a_run_never_stopped(tmp_path):
+    """fei2014_table1's 1-D Ginzburg-Landau, stored from a case resumed within itself (its record
+    lists the commands' parts, ``measured.segments``): its rows rest on it as on any run at the
+    stated rule, not "not reproduced" for an interrupted run; a record marked interrupted is not."""
+    from gpubench.workflow.runner import plan
+    results, reports = _copy("fei2014_table1", tmp_path)
+    folder = results / "fei2014_table1"
+    case = next(c for c in plan(loader.load("fei2014_table1")) if c.function == "minpack2:ginzburg-landau-1d")
+    rec = json.loads(next(folder.glob("cauchy-minpack2_ginzburg-landau-2d-*-fd61f0df.json")).read_text())
+    rec.update(case=case.case_id, function=case.function, dim=case.dim, problem={"name": case.function, "n": case.dim})
+    parts = [{"iterations": [0, 9000], "seconds": 300.0, "wall_seconds": 310.0, "environment": rec["environment"]},
+             {"iterations": [9000, 18000], "seconds": 290.0, "wall_seconds": 300.0, "environment": rec["environment"]}]
+    rec["measured"].update(resumed=True, segments=parts, seconds=590.0, wall_seconds=610.0)
+    path = folder / f"{case.case_id}.json"
+    path.write_text(json.dumps(rec))
+    rows, _ = _verdicts("fei2014_table1", results, reports)
+    gl1 = {k: r for k, r in rows.items() if k.startswith("1-D Ginzburg-Landau")}
+    assert gl1 and all(r["verdict"] != "not reproduced" and r["records"] == [case.case_id] for r in gl1.values()), gl1
+    rec["measured"]["message"] = "stopped by Ctrl-C"
+    path.write_text(json.dumps(rec))
+    rows, _ = _verdicts("fei2014_table1", results, reports)
+    cut = [r for k, r in rows.items() if k.startswith("1-D Ginzburg-Landau")]
+    assert len(cut) == len(gl1) and all(r["verdict"] == "not reproduced" and "interrupted" in r["reason"] for r in cut)
