@@ -6,11 +6,8 @@ case is run by ``gpubench.methods`` and stored as one JSON record,
 ``results/<experiment>/<case-id>.json``, by the one writer of records
 (:mod:`gpubench.records.write`: a temporary file in the same folder renamed into
 place, so a record is either complete or absent; its schema: :mod:`gpubench.records.schema`).  A rerun skips every case already stored: an interrupted
-sweep resumes where it stopped.  A case of a resumable procedure (``Procedure.resumable``: paper 004's
-Table 1, hours at the paper's stop rule) also resumes within itself: it keeps a checkpoint beside its
-record, ``results/<experiment>/<case-id>.checkpoint.npz``, every ``checkpoint_every`` seconds and at
-Ctrl-C or SIGTERM, and the next command (on any machine) goes on from it; its record, written only
-when the case ends, lists the parts (``measured.segments``) and sums their seconds.  The case id names the method entry, function,
+sweep resumes where it stopped, and a resumable case within itself, from its checkpoint
+(:mod:`gpubench.workflow.resume`).  The case id names the method entry, function,
 n, variant and repetition, plus a hash of the method and its settings, so a
 changed setting is a new case; the backend it ran on is recorded, not part of its id.
 
@@ -31,8 +28,8 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from . import claims
+from . import claims, resume
+from .resume import CHECKPOINT_EVERY
 from .progress import progress
 from .warmup import warm_up  # noqa: F401  (a case's warm-up; scripts call it here too)
 from ..device.gpu import check_writable_dir, visible_gpus
@@ -137,42 +134,6 @@ def runnable(case):
     return case.function in functions.names() or case.function.startswith("paper001:")
 
 
-# ---------------------------------------------------------------- a case resumed within itself
-CHECKPOINT_EVERY = 30.0   # seconds between a resumable case's checkpoints (reproduce --checkpoint-every)
-
-
-def checkpoint_path(folder, case_id):
-    """Where a resumable case keeps its checkpoint: beside its record, named by its case id."""
-    return Path(folder) / f"{case_id}.checkpoint.npz"
-
-
-def _checkpoint(case, folder, every):
-    """The case's :class:`~gpubench.methods.checkpoints.Checkpoint` (its state read back where the
-    file is there), or None for a case that is not resumable or runs with no folder (a remote worker)."""
-    from ..methods.checkpoints import Checkpoint
-    from ..problems import catalog
-    proc = catalog.PROCEDURES.get(case.method)
-    if folder is None or proc is None or not proc.resumable:
-        return None
-    ck = Checkpoint(checkpoint_path(folder, case.case_id), {"case": case.case_id}, every=every)
-    if ck.state is not None:
-        done = ck.before[-1]["iterations"][1] if ck.before else 0
-        print(f"case {case.case_id}: resumed from its checkpoint after {done} iteration(s) "
-              f"({len(ck.before)} part(s) before this one)", file=sys.stderr, flush=True)
-    return ck
-
-
-def _resumed(measured, ck):
-    """A resumed case's measured numbers: its parts (``segments``: iterations, seconds, wall seconds,
-    environment of each command) and the wall seconds summed over them (the seconds are summed by
-    the procedure, whose state carries them)."""
-    parts = ck.finished or []
-    if len(parts) < 2:
-        return measured
-    return {**measured, "resumed": True, "segments": parts,
-            "wall_seconds": sum(p.get("wall_seconds", 0.0) for p in parts)}
-
-
 def run_procedure(case, folder=None, checkpoint_every=CHECKPOINT_EVERY):
     """A procedure's case (a fixed problem's table row): measured numbers and the table's own
     figures (``result``) in the one record format.  A resumable procedure's case with a ``folder``
@@ -183,7 +144,7 @@ def run_procedure(case, folder=None, checkpoint_every=CHECKPOINT_EVERY):
     env = environment()
     proc = catalog.PROCEDURES[case.method]
     settings = {**proc.settings, **case.settings}
-    ck = _checkpoint(case, folder, checkpoint_every)
+    ck = resume.checkpoint(case, proc, folder, checkpoint_every)
     t0 = time.perf_counter()
     try:
         # a resumable case stops at its next iteration on Ctrl-C or SIGTERM, its checkpoint saved
@@ -197,14 +158,14 @@ def run_procedure(case, folder=None, checkpoint_every=CHECKPOINT_EVERY):
     wall = time.perf_counter() - t0
     measured = {**measured, "wall_seconds": wall}
     if ck is not None:
-        measured = _resumed(measured, ck)
+        measured = resume.measured(measured, ck)
     return procedure_record(case, settings, measured, result, env)
 
 
 def store(folder, record):
     """Write a case's record, then drop its checkpoint: the case is finished and stored."""
     write_record(folder, record)
-    checkpoint_path(folder, record["case"]).unlink(missing_ok=True)
+    resume.checkpoint_path(folder, record["case"]).unlink(missing_ok=True)
 
 
 def case_settings(case):
