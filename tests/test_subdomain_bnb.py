@@ -325,3 +325,16 @@ def test_multistart_stops_at_the_deadline():
                                                                              local_starts=8))
     assert s.multistart(Deadline(0.0)) is None
     assert s.multistart(Deadline(60.0)) is not None
+
+
+def test_warmup_runs_one_local_start(monkeypatch):
+    """The warm-up loads what the multistart uses with one start, unpolished: the whole multistart
+    (8 descents run to their end and the polish) took as long as the timed run at n = 1,000."""
+    calls = []
+    real = sb.SubdomainSearch.descend
+    monkeypatch.setattr(sb.SubdomainSearch, "descend", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    import gpubench.methods.solver.local as local
+    monkeypatch.setattr(local, "polish", lambda *a, **k: calls.append("polish"))
+    sb._warmup(TestFunction(TRAP), 2, sb.SubdomainBnBSettings(backend="cpu", cpu_parallel=False, subdomains=16,
+                                                                 local_starts=8))
+    assert calls == [1]

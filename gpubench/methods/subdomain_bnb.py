@@ -622,9 +622,12 @@ def _f(v):
 def _warmup(fn, dim, s):
     """One node compiles every kernel of this problem for the backend, and the point forms and
     gradients the local solve and the feasibility test use (their compile would land in the
-    first timed run otherwise)."""
+    first timed run otherwise).  One local start, unpolished, loads what the multistart uses (the
+    level set's guess, the point form, its gradient, the interval form): the whole multistart,
+    run to its end, took as long as the timed run again at n = 1,000 (Rosenbrock 13.8 s, Levy 19 s
+    on the 2-core VM)."""
     import dataclasses
-    run(fn, dim, dataclasses.replace(s, max_nodes=1))
+    run(fn, dim, dataclasses.replace(s, max_nodes=1, local_starts=min(s.local_starts, 1), polish=False))
 
 
 def _interactive(dim, given):
