@@ -152,3 +152,83 @@ def test_a_chain_of_centre_values_is_caught(cells, monkeypatch):
     monkeypatch.setattr(chain, "lower_ends", centres)
     bad = _check("scipy_go.EggHolder", np.random.default_rng(41))
     assert {b[0] for b in bad} >= {"total", "cell"}
+
+
+def _children_violations(name, rng):
+    """Children of boxes (two coordinates cut into 4 parts: 16 children): every sampled point of a
+    child whose exact value is below that child's chain bound."""
+    from gpubench.methods.solver.partition import Plan, child_boxes
+    fn = functions.get(name)
+    exact, _ = ORACLES[name]
+    ls = C.levelset(fn, DIM)
+    plan = Plan(dims=(1, 2), parts=4)
+    bad = []
+    for lo, hi in _boxes(fn, rng):
+        clo, chi = child_boxes(lo, hi, plan, np.arange(plan.count))
+        bound = ls.children_floor(lo, hi, clo, chi)
+        assert bound is not None and bound.shape == (plan.count,)
+        for k in range(plan.count):
+            for p in _points(clo[k], chi[k], rng, k=6)[:12]:
+                if not bound[k] <= exact(p):
+                    bad.append((name, k, p))
+    return bad
+
+
+@pytest.mark.parametrize("name", ["scipy_go.EggHolder", "scipy_go.Rosenbrock"])
+def test_every_childs_chain_bound_holds_its_exact_values(name, cells):
+    assert _children_violations(name, np.random.default_rng(7)) == []
+
+
+@pytest.mark.parametrize("steps", [1 << 30, 1])
+def test_every_childs_chain_bound_holds_when_cells_are_merged(steps, cells, monkeypatch):
+    """The children's pass on the cells themselves, and merged MERGE by MERGE."""
+    monkeypatch.setattr(chain, "CHILD_STEPS", steps)
+    assert _children_violations("scipy_go.Rana", np.random.default_rng(5)) == []
+
+
+def test_merged_cells_taking_the_highest_lower_end_are_caught(cells, monkeypatch):
+    """Broken: each pair of cells merged to the highest of their lower ends instead of the lowest."""
+    def children(L, ca, cb, clo, chi):
+        m, k = L.shape[0], L.shape[1]
+        g = k // 2
+        hi = L.reshape(m, g, 2, g, 2).max(axis=(2, 4))
+        # the same pass on the wrong blocks: repeat each merged value over its block
+        return real_children(np.repeat(np.repeat(hi, 2, axis=1), 2, axis=2), ca, cb, clo, chi)
+
+    real_children = chain.children
+    monkeypatch.setattr(chain, "children", children)
+    assert _children_violations("scipy_go.EggHolder", np.random.default_rng(7))
+
+
+def _strong_search(fn):
+    from gpubench.methods.solver.core import Search
+    from gpubench.methods.solver.settings import Settings
+    return Search(fn, 3, settings=Settings.build("interval solver", dict(
+        backend="cpu", variant="strong", split_dims=3, parts=4, tol=1e-6, max_iterations=20)))
+
+
+def _holds(r, x):
+    lo, hi = np.asarray(r.regions_lo), np.asarray(r.regions_hi)
+    return bool(np.any(np.all((lo <= x) & (x <= hi), axis=1)))
+
+
+def test_the_strong_search_with_the_chain_keeps_its_best_point(monkeypatch):
+    """The host loop with the chain on (the selected box's contraction and floor, every surviving
+    child raised to its own chain bound: core.Search._chained), EggHolder n = 3: the GUB point x has
+    f(x) <= GUB, so a region holding it has a lower bound <= GUB and is never dropped; GLB stays below
+    f there.  A chain bound raised by 1 drops it and is caught."""
+    from gpubench.methods.solver.core import Search
+    monkeypatch.setattr(chain, "CELLS", 16)
+    fn = functions.get("scipy_go.EggHolder")
+    calls = []
+    real = Search._chained
+    monkeypatch.setattr(Search, "_chained", lambda self, *a: calls.append(1) or real(self, *a))
+    r = _strong_search(fn).run()
+    assert calls and r.glb <= _exact(_egg, r.x, mp=True) and _holds(r, r.x)
+    raised = chain.children
+    monkeypatch.setattr(chain, "children", lambda *a: raised(*a) + 1.0)
+    try:
+        broken = _strong_search(fn).run()
+        assert not (_holds(broken, broken.x) and broken.glb <= _exact(_egg, broken.x, mp=True))
+    except RuntimeError as e:   # or every region ruled out
+        assert "ruled out" in str(e)

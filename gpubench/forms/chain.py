@@ -98,3 +98,32 @@ def passes(L):
     each = [np.where(np.isnan(v), -INF, v) for v in each]
     total = float(np.nanmin(F[-1])) if np.any(~np.isnan(F[-1])) else -INF
     return total, each
+
+
+MERGE = 4   # at most this many cells merged (a block of pairs, its least lower end) for the children's passes
+CHILD_STEPS = 1 << 26   # children x m x (merged cells)^2 of the children's pass at most: merge less below it
+
+
+def children(L, ca, cb, clo, chi):
+    """Lower bounds of the chained sum over each child box [clo[k], chi[k]] (arrays (k, m + 1) of the
+    chain's coordinates) of the box whose cells are ``ca``, ``cb`` and whose terms' lower ends are
+    ``L``: the cells merged by 1, 2, ... MERGE (the least merge whose pass fits CHILD_STEPS), then a
+    forward pass restricted, per child, to the merged cells that meet its interval (a point of the
+    child lies in one of them in every coordinate)."""
+    m, k = L.shape[0], L.shape[1]
+    merge = 1
+    while merge < MERGE and clo.shape[0] * m * (k // merge) ** 2 > CHILD_STEPS:
+        merge *= 2
+    g = k // merge
+    if g < 1 or g * merge != k:
+        return np.full(clo.shape[0], -INF)
+    Lm = L.reshape(m, g, merge, g, merge).min(axis=(2, 4))
+    ma, mb = ca[:, ::merge], cb[:, merge - 1::merge]
+    meets = (mb[None] >= clo[:, :, None]) & (ma[None] <= chi[:, :, None])     # (children, m + 1, g)
+    F = np.where(meets[:, 0], 0.0, INF)
+    with np.errstate(invalid="ignore"):
+        for i in range(m):
+            step = _dn(F[:, :, None] + Lm[i][None])
+            step = np.where(np.isnan(step), INF, step)   # inf + -inf: a path the child does not allow
+            F = np.where(meets[:, i + 1], step.min(axis=1), INF)
+    return F.min(axis=1)

@@ -613,6 +613,28 @@ class LevelSet:
         total, each = chain.passes(ends[0])
         return total, each, chain.edges(lo[:m + 1], hi[:m + 1]), ends[1]
 
+    def children_floor(self, lo, hi, clo, chi):
+        """Lower bounds of f over the child boxes [clo[k], chi[k]] (arrays (k, n)) of the box [lo, hi],
+        from the chain's cells of the box (forms/chain.py: ``children``), or None where f is not one
+        chained sum or the chain is off."""
+        if not (self.expr.op == "sym" and self.expr.name in self.terms and len(self.terms) == 1):
+            return None
+        spec = self.terms[self.expr.name]
+        if not (spec.sum and spec.window == 2) or self.named:
+            return None
+        from . import chain
+        lo = np.asarray(lo, dtype=np.float64)
+        hi = np.asarray(hi, dtype=np.float64)
+        env, m = self._term_env(self.expr.name, lo, hi)
+        try:
+            ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM)
+        except _Undefined:
+            return None
+        if ends is None:
+            return None
+        ca, cb = chain.edges(lo[:m + 1], hi[:m + 1])
+        return chain.children(ends[0], ca, cb, np.asarray(clo)[:, :m + 1], np.asarray(chi)[:, :m + 1])
+
     def contract(self, lo, hi, level):
         """(lo, hi) narrowed to a box that holds every point of [lo, hi] where f <= level, or
         None where it holds none; the box itself where nothing can be concluded."""
