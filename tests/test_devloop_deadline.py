@@ -1,10 +1,11 @@
 """The device loop's time limit (solver/devloop.py ``run``), on a fake clock and a fake device.
 
 The host cannot stop a launch: it checks the limit between launches and chooses how many
-iterations the next one runs.  On the H200 Rana n = 10 ran 37.8 s on a 30 s limit: launches cut
-short by a stop code (a full list, a lowered GUB) are short whatever their batch, so the batch
-doubled to MAX_BATCH over them, and the next launch ran hundreds of iterations that had grown slow
-with L (5.4e8 entries), then L (8.6 GB) was copied back after the limit.  Here a fake device whose
+iterations the next one runs.  On the H200 Rana n = 10 ran 37.8 s on a 30 s limit.  The batch
+doubled after every launch shorter than BATCH_SECONDS, and launches cut short by a stop code (a full
+list, a lowered GUB) are short whatever their batch, so a batch could reach MAX_BATCH and the next
+launch run that many iterations, slowed by L's growth (5.4e8 entries); then L (8.6 GB) was copied
+back after the limit had been read.  Here a fake device whose
 iterations slow as L grows, which stops a launch where the list is full and where GUB is lowered,
 and whose download takes time too, runs on a fake clock: the search must end within a second of
 its limit, having used it.

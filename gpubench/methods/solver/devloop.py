@@ -447,9 +447,9 @@ def launch_size(batch, per_iteration, left):
     but no more than fit in BATCH_SECONDS or in the seconds ``left`` before the time limit (None: no
     limit) at ``per_iteration``, the last launch's seconds an iteration; at least one.  The host cannot
     stop a launch, and launches cut short by a stop code (a lowered GUB, a full list) are short
-    whatever their batch: before this cap the batch doubled to MAX_BATCH over such launches and the
-    next full one ran 4,096 iterations, seconds past the limit (Rana n = 10 on the H200: 37.8 s on a
-    30 s limit, its iterations slowing as L grew to 5.4e8 entries)."""
+    whatever their batch: before this cap the batch could double to MAX_BATCH over such launches and
+    the next full one run that many iterations, slowed as L grows (Rana n = 10 on the H200: 37.8 s on
+    a 30 s limit, L at 5.4e8 entries)."""
     if not per_iteration:
         return batch
     fit = batch
