@@ -41,6 +41,13 @@ def _one_blas_thread():
 _CONTROLLER = None
 
 
+def preload():
+    """What the first descent loads: SciPy's optimize package (0.1 s of imports) and the BLAS
+    controller.  Called before a run's clock starts (:func:`gpubench.methods.interval._preload`)."""
+    import scipy.optimize  # noqa: F401
+    _one_blas_thread()
+
+
 def _bounds(lo, hi):
     return list(zip(lo.tolist(), hi.tolist()))
 
