@@ -157,8 +157,17 @@ STOP_EVERY = 16
 def _upper(fn, v, maximise):
     """The rigorous upper bound of the objective (f, or -f when maximising) at the point v: the
     upper end of the interval form on the degenerate box [v, v], outward rounded (inf where f is
-    undefined or unbounded there)."""
-    flo, fhi = fn.interval(v, v)
+    undefined or unbounded there).
+
+    The polish calls it thousands of times on points it clipped into the box itself, so a function
+    with a generated module is valued by its compiled interval form directly, the same kernel
+    ``fn.interval`` calls, without that method's checks of a user's box (a third of the polish's
+    time at Levy n = 50: 9.4 us a call against 6.3 us)."""
+    module = getattr(fn, "module", None)
+    if module is None:
+        flo, fhi = fn.interval(v, v)
+    else:
+        flo, fhi = module().interval(v, v, fn.params(v.size))
     u = -float(flo) if maximise else float(fhi)
     return u if math.isfinite(u) else math.inf
 
@@ -221,11 +230,12 @@ def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True, stop=
                     continue
                 moved = False
                 for sign in (1.0, -1.0):
-                    cand = best.copy()
-                    cand[j] = best[j] + sign * h[j]
-                    cand = _clip(cand, lo, hi)
-                    if cand[j] == best[j]:
+                    # best lies in the box, so the step's clip is coordinate j's alone
+                    step = min(max(best[j] + sign * h[j], lo[j]), hi[j])
+                    if step == best[j]:
                         continue
+                    cand = best.copy()
+                    cand[j] = step
                     spent += 1
                     if stop is not None and spent % STOP_EVERY == 0 and stop():
                         spent = budget
