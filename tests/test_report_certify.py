@@ -31,7 +31,7 @@ def entry_table(md, key):
 def test_two_entries_are_judged_each_on_its_own_records(tmp_path, no_computation):  # noqa: F811
     e = loader.load("scipy_go_certify")
     keys = [m.key for m in e.full.methods]
-    assert keys == ["interval", "interval_gub", "maingo"]
+    assert keys == ["interval", "interval_gub", "interval_strong", "maingo"]
     first, second = (cases(e, k, {"scipy_go.Beale", "scipy_go.Bukin06"}) for k in keys[:2])
     folder = tmp_path / "res" / "scipy_go_certify"
     runner.write_record(folder, certified_record(first["scipy_go.Beale"], 1e-12, "agrees"))
@@ -61,7 +61,7 @@ def test_two_entries_are_judged_each_on_its_own_records(tmp_path, no_computation
 def test_the_quick_variant_runs_the_second_entry_only():
     e = loader.load("scipy_go_certify")
     assert [m.key for m in e.quick.methods] == ["interval_gub"]
-    one, two, _ = e.full.methods
+    one, two, *_ = e.full.methods
     # the same search but the multistart and the polish: a record of one is never a record of the other
     extra = {"polish": True, "local_starts": 8}
     assert {k: v for k, v in two.settings.items() if k not in extra} == one.settings

@@ -531,10 +531,10 @@ def test_a_case_that_runs_past_the_stall_dump_time_prints_its_stacks(monkeypatch
     monkeypatch.setenv("GPUBENCH_STALL_DUMP", "0.3")
     assert runner.run_case(case) == {"ok": True}
     err = capfd.readouterr().err
-    assert "[stall dump] case demo-case" in err and "most recent call first" in err and "sleep" not in err.split("[stall dump]")[0]
+    assert "[stall dump] case demo-case" in err and "most recent call last" in err and "sleep" not in err.split("[stall dump]")[0]
     assert "_run_case" in err or "<lambda>" in err   # the stack of the case that was running
     monkeypatch.delenv("GPUBENCH_STALL_DUMP")
-    assert runner.run_case(case) == {"ok": True} and "most recent call first" not in capfd.readouterr().err
+    assert runner.run_case(case) == {"ok": True} and "most recent call last" not in capfd.readouterr().err
     monkeypatch.setenv("GPUBENCH_STALL_DUMP", "soon")
     with pytest.raises(InputError, match="GPUBENCH_STALL_DUMP"):
         runner.run_case(case)

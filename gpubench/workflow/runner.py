@@ -22,6 +22,7 @@ pgag103, hold what their tables print (iterations, output regions, time) and
 more: GLB, GUB, best value, evaluations, success against f*, the settings, and
 the environment (CPU, GPU and driver, Python and package versions, commit, date).
 """
+import contextlib
 import os
 import sys
 import time
@@ -184,7 +185,6 @@ def run_case(case):
 
 def _stall_dump(case):
     import contextlib
-    import faulthandler
     given = os.environ.get("GPUBENCH_STALL_DUMP")
     if not given:
         return contextlib.nullcontext()
@@ -195,16 +195,43 @@ def _stall_dump(case):
     except ValueError:
         raise InputError(f"GPUBENCH_STALL_DUMP={given!r}: give the seconds after which a running case "
                          f"prints its stacks (a number > 0)") from None
+    return _stacks_every(seconds, case.case_id)
 
-    @contextlib.contextmanager
-    def armed():
-        print(f"[stall dump] case {case.case_id}: stacks every {seconds:g} s while it runs", file=sys.stderr, flush=True)
-        faulthandler.dump_traceback_later(seconds, repeat=True, file=sys.stderr)
-        try:
-            yield
-        finally:
-            faulthandler.cancel_dump_traceback_later()
-    return armed()
+
+@contextlib.contextmanager
+def _stacks_every(seconds, case_id):
+    """Print every other thread's Python stack to stderr every ``seconds`` until the block ends.
+
+    A Python thread that reads ``sys._current_frames()`` holding the GIL, not faulthandler's
+    ``dump_traceback_later``: that one walks the other threads' frames from a C watchdog without
+    the GIL, and on the H200 host (Python 3.12) it crashed a subdomain-bnb case with a
+    segmentation fault while that case's main thread was entering a frame.  What this loses: a
+    thread that holds the GIL inside C code for good is not shown (the CUDA driver calls, through
+    ctypes, release it)."""
+    import threading
+    import traceback
+    print(f"[stall dump] case {case_id}: stacks every {seconds:g} s while it runs", file=sys.stderr, flush=True)
+    done = threading.Event()
+    started = time.monotonic()
+
+    def watch():
+        me = threading.get_ident()
+        while not done.wait(seconds):
+            names = {t.ident: t.name for t in threading.enumerate()}
+            out = [f"[stall dump] case {case_id}: still running after {time.monotonic() - started:.0f} s"]
+            for ident, frame in sys._current_frames().items():
+                if ident != me:
+                    out.append(f"Thread {ident:#x} ({names.get(ident, '?')}), most recent call last:")
+                    out.extend(line.rstrip("\n") for line in traceback.format_stack(frame))
+            print("\n".join(out), file=sys.stderr, flush=True)
+
+    watcher = threading.Thread(target=watch, name="gpubench-stall-dump", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join(timeout=seconds + 1)
 
 
 def _run_case(case):
