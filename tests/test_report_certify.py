@@ -110,3 +110,29 @@ def test_maingo_is_a_second_opinion_whose_glb_is_labelled_not_verified(tmp_path,
     assert "`interval` certifies 1, `maingo` 1 (its gap closed; its GLB not verified)" in md
     side = table(md, "Full", "function", "verdict, maingo")
     assert [(r["function"], r["verdict, maingo"]) for r in side] == [("Bukin06", "SciPy's value is wrong (not verified)")]
+
+
+def test_f_star_stated_for_another_dimension_is_not_called_wrong(tmp_path, no_computation):  # noqa: F811
+    """SciPy gives EggHolder's n = 2 value and Trid's n = 6 value for every n (``Entry.fglob_dim``):
+    a point below it at another n is said to be that, not "SciPy's value is wrong"; Sargan's f* = 0
+    is claimed for every n (its minimiser is the zero vector of n coordinates) and stays wrong."""
+    e = loader.load("scipy_go_certify")
+    names = {"scipy_go.EggHolder", "scipy_go.Trid", "scipy_go.Sargan"}
+    planned = [c for c in runner.plan(e) if c.key == "interval" and c.function in names and c.dim == 5]
+    folder = tmp_path / "res" / "scipy_go_certify"
+    for c in planned:
+        r = certified_record(c, 1e-12, "value wrong")
+        r["certification"]["evidence"] = {"point": [0.0] * 5, "enclosure": [-1.0, -1.0]}
+        runner.write_record(folder, r)
+    md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
+    part = md[md.index("### Entry `interval`"):md.index("### Entry `interval_gub`")]
+    t = {(r["function"], r["n"]): r["verdict"] for _, head, rows in tables(part) for r in rows
+         if head[0] == "function"}
+    assert t[("EggHolder", "5")] == "f* stated for n = 2 only (not judged at n = 5)"
+    assert t[("Trid", "5")] == "f* stated for n = 6 only (not judged at n = 5)"
+    assert t[("Sargan", "5")] == "SciPy's value is wrong"
+    assert "Where SciPy's statement is wrong (1 case(s)):" in part
+    wrong = part[part.index("Where SciPy's statement is wrong"):]
+    assert "scipy_go.Sargan n=5" in wrong.split("Where the library states")[0]
+    assert "scipy_go.EggHolder n=5: stated f* 0 (for n = 2); the minimum at n = 5 lies in [0, 1e-12]" in wrong
+    assert "Where the library states f* for another dimension only (2 case(s)" in wrong

@@ -137,3 +137,21 @@ def test_cli_lists_the_library_at_each_function_s_own_dimension(capsys):
     assert rows["scipy_go.Hartmann6"]["fstar"] == G.entry("Hartmann6").fglob(6)
     assert cli.main(["functions", "--library", "no_such_library"]) != 0
     assert "unknown function library" in capsys.readouterr().err
+
+
+def test_fglob_dim_is_the_dimension_where_the_stated_value_holds():
+    """An entry whose f* is stated for one dimension only (``fglob_dim``, which the certification
+    report reads so as not to call it wrong at another n): f at its stated minimiser there is f*."""
+    marked = [e for e in ENTRIES if e.fglob_dim is not None]
+    assert {e.cls for e in marked} >= {"EggHolder", "Rana", "Trid", "Step2", "Alpine02", "Shubert03"}
+    with mpmath.workdps(30):
+        for e in marked:
+            d = e.fglob_dim
+            assert e.scalable and d in e.dims, e.cls
+            fstar = e.fglob(d)
+            for v in e.minimisers(d):
+                assert v.size == d, e.cls
+                assert abs(REF[e.cls](_mp(v)) - fstar) <= 1e-6 * max(1, abs(fstar)), e.cls
+            # and at the other dimensions the stated value does not hold at the stated minimiser
+            other = [n for n in e.dims if n != d]
+            assert all((e.cls, n) in G.FINDINGS for n in other), e.cls

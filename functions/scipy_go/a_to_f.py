@@ -50,6 +50,7 @@ scalable("Alpine01", {S: Sum(Abs(x * sin(x) + R("0.1") * x))}, S,
          (-10.0, 10.0), zeros(0), lambda d: 0.0)
 scalable("Alpine02", {P: Prod(sqrt(x) * sin(x))}, P,
          (0.0, 10.0), lambda d: [[7.91705268, 4.81584232]], lambda d: -6.12950,
+         fglob_dim=2,
          notes="SciPy states the n = 2 minimiser and value for every n.")
 fixed("AMGM", 2, lambda X: ((X[0] + X[1]) / 2 - sqrt(X[0] * X[1]))**2, (0, 10), [[1, 1]], 0.0,
       lacks="the n-th root of a product, prod(x)^(1/n) (a power whose exponent depends on n)")
@@ -290,6 +291,7 @@ fixed("EggCrate", 2, lambda X: X[0]**2 + X[1]**2 + 25 * (sin(X[0])**2 + sin(X[1]
 scalable("EggHolder", {S: Sum(-(y + 47) * sin(sqrt(Abs(y + x / 2 + 47)))
                               - x * sin(sqrt(Abs(x - (y + 47)))))}, S,
          (-512.1, 512.0), lambda d: [[512.0, 404.2319]], lambda d: -959.640662711,
+         fglob_dim=2,
          notes="SciPy states the n = 2 minimiser and value for every n.")
 fixed("ElAttarVidyasagarDutta", 2, lambda X: (X[0]**2 + X[1] - 10)**2 + (X[0] + X[1]**2 - 7)**2
       + (X[0]**2 + X[1]**3 - 1)**2, (-100, 100), [[3.40918683, -2.17143304]], 1.712780354)

@@ -138,6 +138,7 @@ scalable("Quintic", {S: Sum(Abs(x**5 - 3 * x**4 + 4 * x**3 + 2 * x**2 - 10 * x -
 scalable("Rana", {S: Sum((y + 1) * cos(sqrt(Abs(y - x + 1))) * sin(sqrt(Abs(y + x + 1)))
                          + x * cos(sqrt(Abs(y + x + 1))) * sin(sqrt(Abs(y - x + 1))))}, S,
          (-500.000001, 500.000001), lambda d: [[-300.3376, 500.0]], lambda d: -500.8021602966615,
+         fglob_dim=2,
          notes="SciPy states the n = 2 minimiser and value for every n.")
 scalable("Rastrigin", {S: Sum(x**2 - 10 * cos(2 * pi * x))}, 10 * n + S, (-5.12, 5.12),
          lambda d: [np.zeros(d)], lambda d: 0.0)

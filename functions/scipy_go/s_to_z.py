@@ -93,12 +93,15 @@ fixed("Shekel10", 4, lambda X: _shekel(10, X), (0, 10),
       -10.536409816692023)
 scalable("Shubert01", {P: Prod(sum(j * cos((j + 1) * x + j) for j in range(1, 6)))}, P,
          (-10.0, 10.0), lambda d: [[-7.0835, 4.8580]], lambda d: -186.7309,
+         fglob_dim=2,
          notes="SciPy states the n = 2 minimiser and value for every n.")
 scalable("Shubert03", {S: Sum(sum(-j * sin((j + 1) * x + j) for j in range(1, 6)))}, S,
          (-10.0, 10.0), lambda d: [[5.791794, 5.791794]], lambda d: -24.062499,
+         fglob_dim=2,
          notes="SciPy states the n = 2 minimiser and value for every n.")
 scalable("Shubert04", {S: Sum(sum(-j * cos((j + 1) * x + j) for j in range(1, 6)))}, S,
          (-10.0, 10.0), lambda d: [[-0.80032121, -7.08350592]], lambda d: -29.016015,
+         fglob_dim=2,
          notes="SciPy states the n = 2 minimiser and value for every n.")
 scalable("SineEnvelope", {S: Sum((sin(sqrt(x**2 + y**2))**2 - R("0.5"))
                                  / (1 + R("0.001") * (x**2 + y**2))**2 + R("0.5"))}, S,
@@ -113,8 +116,9 @@ scalable("Sphere", {S: Sum(x**2)}, S, (-5.12, 5.12), zeros, lambda d: 0.0)
 scalable("Step", {S: Sum(Floor(Abs(x)))}, S, (-100.0, 100.0), zeros, lambda d: 0.0,
          notes="SciPy's docstring gives sum floor(x_i + 0.5)^2; its code, written here, sum floor(|x_i|).")
 scalable("Step2", {S: Sum(Max(Abs(Floor(x) + Rational(1, 2)), Rational(1, 2))**2)}, S, (-100.0, 100.0),
-         lambda d: [np.full(d, 0.5)], lambda d: 0.5,
-         notes="(floor(x_i) + 0.5)^2 written as max(|floor(x_i) + 1/2|, 1/2)^2, equal for the integer "
+         lambda d: [np.full(d, 0.5)], lambda d: 0.5, fglob_dim=2,
+         notes="SciPy's f* 0.5 is f at its minimiser (0.5, ..., 0.5) at n = 2 (n/4 at n). "
+               "(floor(x_i) + 0.5)^2 written as max(|floor(x_i) + 1/2|, 1/2)^2, equal for the integer "
                "floor(x_i) (|k + 1/2| >= 1/2): on a box where floor takes k - 1 and k the interval "
                "form then gives 1/4, not 0, at the jump.")
 missing("Stochastic", "random coefficients drawn at every evaluation (noise)")
@@ -162,6 +166,7 @@ fixed("ThreeHumpCamel", 2, lambda X: 2 * X[0]**2 - R("1.05") * X[0]**4 + X[0]**6
       + X[1]**2, (-5, 5), [[0, 0]], 0.0)
 scalable("Trid", {S: Sum((x - 1)**2), S2: Sum(x * y)}, S - S2, (-20.0, 20.0),
          lambda d: [[6, 10, 12, 12, 10, 6]], lambda d: -50.0, dims=(2, 5, 6, 10),
+         fglob_dim=6,
          notes="SciPy's default dimension is 6; it states the n = 6 minimiser and value for every n.")
 
 # Trigonometric01: sum_i (n - C - i (n - C - Sn))^2 with C = sum cos x_j, Sn = sum sin x_j,

@@ -43,6 +43,7 @@ import numpy as np
 from ..interval.arrays import (INF, ULPS, Undefined as _Undefined, _dn, _fix, _monotone,  # noqa: F401
                                _pow_nonneg, _root, _up, abs_, add, div, exp_, ipow, log_, mul, rpow,
                                sin_, sqrt_, sub)
+from .chain import passes as chain_passes
 from .exprtree import from_json
 
 # the definition's symbols, by name (gpubench.forms.definition: x, y, i, n, x1, xn)
@@ -504,8 +505,9 @@ class LevelSet:
             return None
         score = np.zeros((self.dim, PIECES))
         used = False
+        at = np.full(self.dim, np.nan)   # a chain's pick per coordinate (a cell's centre)
         try:
-            self._forward(lo, hi)
+            _, _, fterms = self._forward(lo, hi)
             chosen = np.full(self.dim, -1)   # a product's pick per coordinate (:func:`_product_pick`)
             for agg, spec in self.terms.items():
                 # f rises or falls with the aggregate: its terms are to be made low, or high
@@ -521,6 +523,18 @@ class LevelSet:
                         mid = 0.5 * np.asarray(slope[0], float) + 0.5 * np.asarray(slope[1], float)
                     sign = float(np.sign(np.nanmean(mid))) if np.any(np.isfinite(mid)) else 0.0
                 if sign == 0.0:
+                    continue
+                chained = fterms[agg][4]
+                if chained is not None and sign > 0:
+                    # each coordinate at the centre of its cell on a path of least sum of the terms'
+                    # values at the cells' centres (forward and backward min-plus passes)
+                    _, _, (ca, cb), centre = chained
+                    if np.all(np.isnan(centre)):
+                        continue
+                    k = np.argmin(np.array(chain_passes(np.where(np.isnan(centre), INF, centre))[1]), axis=1)
+                    rows = np.arange(k.size)
+                    at[:k.size] = np.where(np.isnan(at[:k.size]), 0.5 * ca[rows, k] + 0.5 * cb[rows, k], at[:k.size])
+                    used = True
                     continue
                 env, m = self._term_env(agg, lo, hi)
                 pieces = self._pieces(agg, spec, env, lo[:m], hi[:m], m, refine=False)
@@ -545,7 +559,9 @@ class LevelSet:
         summed = np.any(score != 0, axis=1)
         k = np.where((chosen >= 0) & ~summed, chosen, k)   # a coordinate in a sum keeps the sum's pick
         t = (k + 0.5) / PIECES
-        return np.minimum(np.maximum(lo + (hi - lo) * t, lo), hi)
+        x = lo + (hi - lo) * t
+        x = np.where(~summed & ~np.isnan(at), at, x)
+        return np.minimum(np.maximum(x, lo), hi)
 
     def enclose(self, lo, hi):
         """(lo, hi) of f on the box: the forward pass alone (what the tests check); the whole line
@@ -569,18 +585,55 @@ class LevelSet:
             if pieces is not None:   # the hull over the pieces is the sharper enclosure
                 plo, phi, _, _ = pieces
                 tlo, thi = np.maximum(tlo, plo.min(axis=1)), np.minimum(thi, phi.max(axis=1))
+            chained = None
             if spec.sum:
                 outer[agg] = _sum_interval(tlo, thi)
+                if refined and spec.window == 2:   # a chain: two-coordinate pieces (forms/chain.py)
+                    chained = self._chain(spec, env, lo, hi, m)
+                    if chained is not None:
+                        outer[agg] = (max(outer[agg][0], chained[0]), outer[agg][1])
             else:  # a product: interval products one by one
                 acc = (1.0, 1.0)
                 for j in range(m):
                     acc = mul(acc, (tlo[j], thi[j]))
                 outer[agg] = (float(acc[0]), float(acc[1]))
-            terms[agg] = (env, vals, (tlo, thi), pieces)
+            terms[agg] = (env, vals, (tlo, thi), pieces, chained)
         vals = {}
         f = _forward(self.expr, outer, vals)
         self._outer = outer
         return f, vals, terms
+
+    def _chain(self, spec, env, lo, hi, m):
+        """(a lower bound of the chained sum over the box, per coordinate the lower bounds over its
+        cells, the cells' ends), or None (forms/chain.py)."""
+        from . import chain
+        ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM)
+        if ends is None:
+            return None
+        total, each = chain.passes(ends[0])
+        return total, each, chain.edges(lo[:m + 1], hi[:m + 1]), ends[1]
+
+    def children_floor(self, lo, hi, clo, chi):
+        """Lower bounds of f over the child boxes [clo[k], chi[k]] (arrays (k, n)) of the box [lo, hi],
+        from the chain's cells of the box (forms/chain.py: ``children``), or None where f is not one
+        chained sum or the chain is off."""
+        if not (self.expr.op == "sym" and self.expr.name in self.terms and len(self.terms) == 1):
+            return None
+        spec = self.terms[self.expr.name]
+        if not (spec.sum and spec.window == 2) or self.named:
+            return None
+        from . import chain
+        lo = np.asarray(lo, dtype=np.float64)
+        hi = np.asarray(hi, dtype=np.float64)
+        env, m = self._term_env(self.expr.name, lo, hi)
+        try:
+            ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM)
+        except _Undefined:
+            return None
+        if ends is None:
+            return None
+        ca, cb = chain.edges(lo[:m + 1], hi[:m + 1])
+        return chain.children(ends[0], ca, cb, np.asarray(clo)[:, :m + 1], np.asarray(chi)[:, :m + 1])
 
     def contract(self, lo, hi, level):
         """(lo, hi) narrowed to a box that holds every point of [lo, hi] where f <= level, or
@@ -622,7 +675,7 @@ class LevelSet:
         for agg, spec in self.terms.items():
             if agg not in narrowed:
                 continue
-            env, tvals, (tlo, thi), pieces = terms[agg]
+            env, tvals, (tlo, thi), pieces, chained = terms[agg]
             target = narrowed[agg]
             if spec.sum:
                 olo, ohi = _sum_but_each(tlo, thi)
@@ -639,6 +692,13 @@ class LevelSet:
                     raise _Empty
                 new_lo[:m] = np.maximum(new_lo[:m], np.where(alive, pa, INF).min(axis=1))
                 new_hi[:m] = np.minimum(new_hi[:m], np.where(alive, pb, -INF).max(axis=1))
+            if chained is not None:   # the cells of each coordinate whose bound meets the target
+                _, bounds, (ca, cb), _ = chained
+                alive = np.array(bounds) <= float(target[1])          # (m + 1, CELLS)
+                if not alive.any(axis=1).all():
+                    raise _Empty
+                new_lo[:m + 1] = np.maximum(new_lo[:m + 1], np.where(alive, ca, INF).min(axis=1))
+                new_hi[:m + 1] = np.minimum(new_hi[:m + 1], np.where(alive, cb, -INF).max(axis=1))
             inner = {}
             _backward(spec.term, each, tvals, inner)
             if X_SYM in inner:

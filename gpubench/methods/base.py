@@ -250,7 +250,10 @@ class Method:
     declares (from :data:`CONTROLS`), and returns an
     :class:`~gpubench.result.OptimizeResult`.  ``warmup(fn, dim, settings)``,
     when given, compiles whatever the method compiles so that a timed run that
-    follows measures the method, not the compiler.  ``interactive(dim, given)``,
+    follows measures the method, not the compiler; ``preload(fn, dim, settings)``, when given,
+    is what a typed-in run does in place of a warm-up it skips (its kernels are cached): it
+    loads what the run would load on its first calls, so that the run's clock holds the
+    method, not numba's loads from disk nor a package's import.  ``interactive(dim, given)``,
     when given, returns defaults for a run typed by a user (sized to the
     backend that will run it); experiments never use it, so they keep the
     settings they state.
@@ -264,6 +267,7 @@ class Method:
     source: str = ""
     controls: tuple = ()
     warmup: typing.Optional[typing.Callable] = None
+    preload: typing.Optional[typing.Callable] = None
     interactive: typing.Optional[typing.Callable] = None
     module: str = ""
     # whether run() takes a constrained problem (gpubench.forms.function.ConstrainedProblem);

@@ -22,7 +22,7 @@ def run_cuda(plan, mod, force_paper=False):
     """Mode paper, fast or stream on a GPU, with ``mod`` the function's generated module holding
     the kernels (:func:`gpubench.methods.de_gpu._module`)."""
     from numba import cuda
-    from numba.cuda.random import create_xoroshiro128p_states
+    from .de_states import create_states as create_xoroshiro128p_states   # numba-cuda's, its initialiser cached
     s = plan.s
     NP, R, D = plan.NP, plan.R, plan.D
     total = R * NP

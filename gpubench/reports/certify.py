@@ -80,8 +80,31 @@ def rests_on_glb(cert):
     return v == "agrees" or (v == "value wrong" and "glb" in (cert.get("evidence") or {}))
 
 
-def verdict_text(cert, opinion=False):
-    """The verdict as the report says it; a second opinion's GLB-resting verdict labelled."""
+def stated_dim(function, dim):
+    """The dimension the library states f* for where that is not ``dim`` (SciPy's fglob given for
+    its default dimension only, ``Entry.fglob_dim``: Trid's for n = 6, EggHolder's for n = 2), or
+    None where f* is stated for ``dim`` itself."""
+    if not function.startswith("scipy_go."):
+        return None
+    from ..functions import scipy_go
+    try:
+        d = scipy_go.entry(function).fglob_dim
+    except KeyError:
+        return None
+    return d if d is not None and d != dim else None
+
+
+def elsewhere(cert, function, dim):
+    """Whether a "value wrong" verdict compares f* stated for another dimension than ``dim`` (so it
+    says nothing about the library: its f* is not claimed at this n)."""
+    return cert.get("verdict") == "value wrong" and stated_dim(function, dim) is not None
+
+
+def verdict_text(cert, opinion=False, function=None, dim=None):
+    """The verdict as the report says it; a second opinion's GLB-resting verdict labelled; with the
+    case's ``function`` and ``dim``, f* stated for another dimension is said so, not called wrong."""
+    if function is not None and elsewhere(cert, function, dim):
+        return f"f* stated for n = {stated_dim(function, dim)} only (not judged at n = {dim})"
     text = VERDICT_TEXT.get(cert.get("verdict"), MISSING)
     if cert.get("verdict") == "not certified" and "when the method failed" in cert.get("reason", ""):
         return "not certified: the method failed"      # not the budget: the reason says why
@@ -132,8 +155,8 @@ def counts(cases, by_case, opinion=False):
     ok = [c for c in stored if certified(by_case[c.case_id])]
     unchecked = [c for c in ok if _unchecked(by_case[c.case_id].get("certification") or {})]
     if opinion:
-        wrong = [c for c in stored if (by_case[c.case_id].get("certification") or {}).get("verdict")
-                 in ("value wrong", "minimiser wrong")]
+        wrong = [c for c in stored if (cert := by_case[c.case_id].get("certification") or {}).get("verdict")
+                 in ("value wrong", "minimiser wrong") and not elsewhere(cert, c.function, c.dim)]
         proved = [c for c in wrong if not rests_on_glb(by_case[c.case_id]["certification"])]
         return [f"Cases whose gap closed (GUB - GLB <= ftol, GLB not verified: a second opinion, not a "
                 f"certificate): {len(ok)} of {len(stored)} stored ({_pct(len(ok), len(stored))}); {len(cases)} "
@@ -161,7 +184,8 @@ def counts(cases, by_case, opinion=False):
     lines.append(f"Fixed-dimension functions with n <= 3 certified: {len(small_ok)} of {len(small)} stored "
                  f"({_pct(len(small_ok), len(small))}).")
     outside = [c for c in stored if inside_regions(by_case[c.case_id].get("certification") or {}) is False]
-    wrong = [c for c in outside if by_case[c.case_id]["certification"]["verdict"] in ("value wrong", "minimiser wrong")]
+    wrong = [c for c in outside if by_case[c.case_id]["certification"]["verdict"] in ("value wrong", "minimiser wrong")
+             and not elsewhere(by_case[c.case_id]["certification"], c.function, c.dim)]
     lines.append(f"Stated minimisers outside the output regions: in {len(outside)} case(s); in "
                  f"{len(wrong)} of them the report proves SciPy wrong, the others lie within SciPy's own "
                  f"success tolerance of the minimum (stated to too few digits).")
@@ -213,7 +237,10 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
           "[GLB, GUB] and every stated minimiser within xslack of an output region (one off the regions "
           "but with f there within stated_atol of the minimum is named in the reason: stated to too few "
           "digits); *SciPy's value is wrong*: f* below GLB (nothing in the domain reaches it), or above "
-          "GUB, with the best point and its outward-rounded interval enclosure; *SciPy's minimiser is not "
+          "GUB, with the best point and its outward-rounded interval enclosure, where SciPy states f* for "
+          "this n; *f* stated for n = d only (not judged at n)*: the same finding where SciPy's f* is the "
+          "value at its default dimension d, given for every n (`Entry.fglob_dim`), so it makes no claim at "
+          "this n; *SciPy's minimiser is not "
           "a minimiser*: it lies in no output region and its outward-rounded enclosure is above GUB + "
           "stated_atol; *not certified within budget*: GUB - GLB > ftol when the time limit ran out. "
           "*(by the gap)*: certified with output regions not all narrower than the method's tol (the "
@@ -272,9 +299,11 @@ def _side_by_side(doc, entries, planned, by_case, opinions=frozenset()):
                 continue
             rows.append({"function": a.function.split(".", 1)[-1], "n": a.dim,
                          f"GUB - GLB, {first}": _gap(ra),
-                         f"verdict, {first}": VERDICT_TEXT.get(va, MISSING),
+                         f"verdict, {first}": verdict_text(ra.get("certification") or {}, False, a.function, a.dim)
+                         if va else MISSING,
                          f"GUB - GLB, {spec.key}": _gap(rb),
-                         f"verdict, {spec.key}": verdict_text(rb.get("certification") or {}, opinion)})
+                         f"verdict, {spec.key}": verdict_text(rb.get("certification") or {}, opinion, b.function,
+                                                              b.dim)})
         if rows:
             doc.p("The cases whose verdict or certification differs:")
             doc.table(pd.DataFrame(rows))
@@ -289,7 +318,7 @@ def _entry(doc, planned, by_case, opinion=False):
     for line in counts(planned, by_case, opinion):
         doc.p(line)
     glb_head = "GLB (not verified)" if opinion else "GLB"
-    rows, wrong = [], []
+    rows, wrong, other = [], [], []
     for c in planned:
         r = by_case.get(c.case_id)
         if r is None and opinion and (why := _refused(c)):
@@ -307,7 +336,8 @@ def _entry(doc, planned, by_case, opinion=False):
                "stated x*": _minimisers(cert["stated_minimisers"]) if cert else MISSING,
                glb_head: _g(m.get("glb"), 14) if r else MISSING, "GUB": _g(m.get("gub"), 14) if r else MISSING,
                "x* in regions": {True: "yes", False: "no", None: "-"}[inside] if cert else MISSING,
-               "verdict": (verdict_text(cert, opinion) + (" (by the gap)" if certified_by_gap(r) else ""))
+               "verdict": (verdict_text(cert, opinion, c.function, c.dim)
+                           + (" (by the gap)" if certified_by_gap(r) else ""))
                if cert else MISSING,
                "evidence / reason": ("stated minimisers not checked: the output regions (built on demand) "
                                      "were not read when this record was judged" if _unchecked(cert) else
@@ -317,7 +347,13 @@ def _entry(doc, planned, by_case, opinion=False):
                "seconds": format(m["seconds"], ".3g") if r and m.get("seconds") is not None else MISSING,
                "backend": m.get("backend", MISSING) if r else MISSING}
         rows.append(row)
-        if cert.get("verdict") in ("value wrong", "minimiser wrong"):
+        if elsewhere(cert, c.function, c.dim):
+            other.append(f"{c.function} n={c.dim}: stated f* {_g(cert['stated_fstar'])} (for n = "
+                         f"{stated_dim(c.function, c.dim)}); the minimum at n = {c.dim} lies in "
+                         f"[{_g(m.get('glb'), 14)}, {_g(m.get('gub'), 14)}]"
+                         + (" (GLB not verified)" if opinion else "")
+                         + ("" if certified(r) else " (not certified)"))
+        elif cert.get("verdict") in ("value wrong", "minimiser wrong"):
             wrong.append(f"{c.function} n={c.dim}: {verdict_text(cert, opinion)}; stated f* "
                          f"{_g(cert['stated_fstar'])}, "
                          + (f"[{_g(m.get('glb'), 14)} (not verified), {_g(m.get('gub'), 14)}]; " if opinion else
@@ -329,3 +365,8 @@ def _entry(doc, planned, by_case, opinion=False):
           + (":" if wrong else "."))
     if wrong:
         doc.items(wrong)
+    if other:
+        doc.p(f"Where the library states f* for another dimension only ({len(other)} case(s): SciPy's fglob "
+              f"of its default dimension, given for every n; not a claim at this n, so not judged; the "
+              f"enclosure is this n's minimum):")
+        doc.items(other)

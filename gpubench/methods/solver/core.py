@@ -52,9 +52,9 @@ from ..monitor import Deadline, interrupted, stopped
 from ...result import OptimizeResult
 from . import checkpoint as ckpt
 from . import sweep as sweeps
-from .contract import contract_floor, convex_floor
+from .contract import contract_floor, convex_floor, levelset
 from .output import OutputRegions
-from .partition import PartitionRule, child_box, child_max_width, diagonal_point, kept_whole
+from .partition import PartitionRule, child_box, child_boxes, child_max_width, diagonal_point, kept_whole
 from .region_list import ROOT, RegionList
 from .settings import SPACINGS, Settings, at_scale, contracts_root, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .uncut import UncutTerms, prepare_split
@@ -294,6 +294,8 @@ class Search:
         # 3. prune L with the updated GUB
         st.regions.prune(st.gub)
         sidx, lb = self._floored(out.sidx, out.lb, floor)
+        if cfg.contract and sidx.size:
+            sidx, lb = self._chained(sel_lo, sel_hi, plan, sidx, lb)
         # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
         # runs are deterministic
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol
@@ -313,6 +315,23 @@ class Search:
         keep = raised <= self.state.gub
         if np.any(raised != lb):
             self.contract_stats["floored"] = self.contract_stats.get("floored", 0) + 1
+        return sidx[keep], raised[keep]
+
+    def _chained(self, sel_lo, sel_hi, plan, sidx, lb):
+        """The surviving subregions' lower bounds raised to their chain bounds where f is one chained
+        sum (:meth:`gpubench.forms.levelset.LevelSet.children_floor`; off with the chain), and those
+        then above GUB left out."""
+        from ...forms import chain
+        if not chain.CELLS or not (math.isfinite(self.state.gub) and self._bounded(sel_lo, sel_hi)):
+            return sidx, lb
+        t0 = time.perf_counter()
+        clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
+        bound = levelset(self.fn, self.dim, self.maximise).children_floor(sel_lo, sel_hi, clo, chi)
+        self.host_seconds += time.perf_counter() - t0
+        if bound is None:
+            return sidx, lb
+        raised = np.maximum(lb, np.where(np.isnan(bound), -math.inf, bound))
+        keep = raised <= self.state.gub
         return sidx[keep], raised[keep]
 
     def _contract_selected(self, sel_lo, sel_hi, cyc):

@@ -70,6 +70,9 @@ MAX_BATCH = 4096  # iterations a launch at most
 FOLD_CHUNK = 64
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
 FIRST_BATCH = 1  # iterations of the first launch
+# entries of L copied back once (timed) when L first holds more: the final download's seconds foreseen
+# from them, so that the search stops early enough for the download to end within its time limit
+DOWNLOAD_SAMPLE = 1 << 22
 
 
 def centre_sample(spacing, samples):
@@ -152,6 +155,7 @@ class DeviceLoop:
         self.lcap = 0
         self.grid = None
         self.launches = 0  # cooperative launches made (one a batch)
+        self.download_rate = None  # seconds an entry of L takes to come back (download_seconds)
 
     # ------------------------------------------------------------ capacity
     def _iterations_room(self, upto):
@@ -246,6 +250,28 @@ class DeviceLoop:
         cyc = np.where(slot == 0, 0, (itcyc[slot] + self.s) % self.n)
         return sidx, slot - 1, cyc, lb, itopen[slot].astype(bool)
 
+    def _read(self, size):
+        """The first ``size`` entries of L copied back, and where its runs of equal slots start."""
+        src = 0 if int(self.ist_host[IT]) % 2 == 0 else 3
+        sidx = self.lists[src][:size].copy_to_host()
+        slot = self.lists[src + 1][:size].copy_to_host()
+        lb = self.lists[src + 2][:size].copy_to_host()
+        return sidx, slot, lb, np.flatnonzero(slot[1:] != slot[:-1]) + 1
+
+    def download_seconds(self):
+        """The seconds the final :meth:`download` of L will take, foreseen from one timed copy of its
+        first DOWNLOAD_SAMPLE entries (made once, when L first holds more) scaled to its size; 0 while
+        L is smaller (a few ms).  At 5.4e8 entries (Rana n = 10 on the H200, 8.6 GB) the download is
+        seconds, and it ran after the time limit was checked."""
+        size = int(self.ist_host[SIZE])
+        if size <= DOWNLOAD_SAMPLE:
+            return 0.0
+        if self.download_rate is None:
+            t0 = time.perf_counter()
+            self._read(DOWNLOAD_SAMPLE)
+            self.download_rate = (time.perf_counter() - t0) / DOWNLOAD_SAMPLE
+        return self.download_rate * size
+
     def regions(self):
         """L from the device as a :class:`RegionList` (one segment a run of equal slots, viewing the
         copied arrays: 16 bytes an entry on the host, no per-entry int64 arrays), and its slots."""
@@ -253,13 +279,9 @@ class DeviceLoop:
         out = RegionList()
         if size == 0:
             return out, []
-        src = 0 if it % 2 == 0 else 3
-        sidx = self.lists[src][:size].copy_to_host()
-        slot = self.lists[src + 1][:size].copy_to_host()
-        lb = self.lists[src + 2][:size].copy_to_host()
+        sidx, slot, lb, starts = self._read(size)
         itcyc = self.it_arrays["itcyc"][:it + 1].copy_to_host()
         itopen = self.it_arrays["itopen"][:it + 1].copy_to_host()
-        starts = np.flatnonzero(slot[1:] != slot[:-1]) + 1
         runs = list(zip(np.r_[0, starts].tolist(), np.r_[starts, size].tolist()))
         for a, b in runs:
             j = int(slot[a])
@@ -277,8 +299,10 @@ class DeviceLoop:
         if st.best_iteration >= 0:
             live.add(st.best_iteration)
         a = self.it_arrays
-        st.sel_lo = {j: a["box_lo"][j + 1].copy_to_host() for j in sorted(live)}
-        st.sel_hi = {j: a["box_hi"][j + 1].copy_to_host() for j in sorted(live)}
+        # the boxes in one copy each (one copy a live slot was thousands of transfers after a long run)
+        box_lo, box_hi = a["box_lo"][:it + 1].copy_to_host(), a["box_hi"][:it + 1].copy_to_host()
+        st.sel_lo = {j: box_lo[j + 1].copy() for j in sorted(live)}
+        st.sel_hi = {j: box_hi[j + 1].copy() for j in sorted(live)}
         st.sel_cyc = [int(c) for c in a["itcyc"][1:it + 1].copy_to_host()]
 
     # ------------------------------------------------------------ launches
@@ -358,6 +382,7 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
     last_save = time.perf_counter()
     first_save = True
     batch = FIRST_BATCH
+    per_iteration = None   # seconds an iteration took in the last launch that ran one (L grows: the latest)
     try:
         while True:
             if int(loop.ist_host[NOPEN]) == 0:
@@ -370,13 +395,23 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
             if deadline.check():
                 return (stopped(deadline.reason),
                         deadline.reason)
-            want = batch if cfg.max_iterations is None else min(batch, cfg.max_iterations - st.iteration)
+            left = deadline.left()
+            if left is not None:
+                left -= loop.download_seconds()   # the final download of L counts against the limit too
+                if left <= 0:
+                    deadline.reason = "time_limit"
+                    return stopped(deadline.reason), deadline.reason
+            want = launch_size(batch, per_iteration, left)
+            if cfg.max_iterations is not None:
+                want = min(want, cfg.max_iterations - st.iteration)
             if int(loop.ist_host[SIZE]) + loop.count > loop.lcap and not _grown(loop, 2 * loop.lcap):
                 return _OUT_OF_MEMORY.format(int(loop.ist_host[SIZE])), "memory"
             t0 = time.perf_counter()
             with phase("search.first_iteration") if st.iteration == 0 else _null():
                 done = loop.advance(want)
             took = time.perf_counter() - t0
+            if done:
+                per_iteration = took / done
             _take(search, loop, done, per_iteration_evals)
             stop = int(loop.ist_host[STOP])
             if stop == EMPTY:
@@ -405,6 +440,24 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 last_save = time.perf_counter()
     finally:
         loop.download()
+
+
+def launch_size(batch, per_iteration, left):
+    """Iterations of the next launch: ``batch`` (doubled after each launch shorter than BATCH_SECONDS),
+    but no more than fit in BATCH_SECONDS or in the seconds ``left`` before the time limit (None: no
+    limit) at ``per_iteration``, the last launch's seconds an iteration; at least one.  The host cannot
+    stop a launch, and launches cut short by a stop code (a lowered GUB, a full list) are short
+    whatever their batch: before this cap the batch could double to MAX_BATCH over such launches and
+    the next full one run that many iterations, slowed as L grows (Rana n = 10 on the H200: 37.8 s on
+    a 30 s limit, L at 5.4e8 entries)."""
+    if not per_iteration:
+        return batch
+    fit = batch
+    if math.isfinite(BATCH_SECONDS):
+        fit = min(fit, int(BATCH_SECONDS / per_iteration))
+    if left is not None:
+        fit = min(fit, int(left / per_iteration))
+    return max(1, fit)
 
 
 _OUT_OF_MEMORY = ("stopped: the GPU's memory cannot hold the region list ({:,} regions, 32 bytes each in the "
