@@ -82,8 +82,8 @@ def test_no_match_rests_on_a_run_at_other_settings(tmp_path):
     for r in rows.values():
         if r["verdict"] != "not reproduced":
             assert set(r["records"]) <= at_plan, r
-        else:
-            assert not set(r["records"]) & at_plan, r
+        else:   # older runs at other settings, or a planned run that did not end by the rule (named)
+            assert not set(r["records"]) & at_plan or "stopped at its iteration limit" in r["reason"], r
     lj = [r for k, r in rows.items() if k.startswith("Lennard-Jones")]
     assert lj and all("stop=unset (the experiment: energy_decrease)" in r["reason"] for r in lj)
     # a problem with both kinds of record stored rests on the one at the planned settings
