@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from gpubench.reports import coco_data
@@ -50,8 +51,10 @@ def test_levy_every_method_certified_summary(levy):
         reach = [coco_data.first_reach(r, target) for r in mine]
         ok = [s for _, s in reach if s is not None]
         assert cells[2] == f"{len(ok)}/{len(mine)}", key
-        if ok and (fastest is None or sorted(ok)[len(ok) // 2] < fastest[1]):
-            fastest = (key, sorted(ok)[len(ok) // 2])
+        # the report's median (numpy's: the mean of the middle two of an even count), not the upper
+        # middle one: with two runs each, the two rules can name different methods when close
+        if ok and (fastest is None or float(np.median(ok)) < fastest[1]):
+            fastest = (key, float(np.median(ok)))
     assert glb <= target
     assert f"**Fastest to the target**: {fastest[0]} " in text
     # the runs for cocopp and IOHanalyzer
