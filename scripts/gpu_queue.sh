@@ -107,7 +107,7 @@ fi
 
 n=$(cat $Q/started)
 T0=$SECONDS
-while [ $((SECONDS - T0)) -lt $WAIT ] && [ "$(ls $Q/done.* 2>/dev/null | wc -l)" -lt "$n" ]; do sleep 5; done
+while [ $((SECONDS - T0)) -lt $WAIT ] && [ "$(ls $Q/done.* 2>/dev/null | wc -l)" -lt "$n" ]; do sleep ${GPUBENCH_QUEUE_POLL:-5}; done   # a test polls faster
 log "$(ls $Q/done.* 2>/dev/null | wc -l) of $n queue(s) done; records: $(find $Q/results -name '*.json' | wc -l)"
 tail -n 20 $Q/queue.log
 mkdir -p ${OUT:-$ROOT/out}

@@ -212,6 +212,7 @@ def _holds(r, x):
     return bool(np.any(np.all((lo <= x) & (x <= hi), axis=1)))
 
 
+@pytest.mark.slow   # about 19 s on 2 cores (a strong search of EggHolder with the chain on; the chain is off by default)
 def test_the_strong_search_with_the_chain_keeps_its_best_point(monkeypatch):
     """The host loop with the chain on (the selected box's contraction and floor, every surviving
     child raised to its own chain bound: core.Search._chained), EggHolder n = 3: the GUB point x has

@@ -94,7 +94,7 @@ def test_the_gpu_queue_runs_gpu_and_cpu_queues_with_entries_and_shares(tmp_path)
     (root / "results" / "table1").mkdir(parents=True)
     (root / "results" / "table1" / "stored.json").write_text("{}")
     q = tmp_path / "q"
-    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(q),
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(q), "GPUBENCH_QUEUE_POLL": "0.2",
            "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
     env.pop("CUDA_VISIBLE_DEVICES", None)
     r = subprocess.run(["bash", "scripts/gpu_queue.sh", "20", "table1@a,b%1/2 table2",
@@ -129,7 +129,7 @@ def test_the_gpu_queue_takes_up_the_last_packs_half_done_case(tmp_path):
     with tarfile.open(root / ".whl" / "queue.tgz", "w:gz") as tar:
         tar.add(tmp_path / "old" / "results", arcname="results")
     q = tmp_path / "q"
-    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(q),
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(q), "GPUBENCH_QUEUE_POLL": "0.2",
            "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
     env.pop("CUDA_VISIBLE_DEVICES", None)
     r = subprocess.run(["bash", "scripts/gpu_queue.sh", "20", "table1"], capture_output=True, text=True, cwd=root,
@@ -144,7 +144,7 @@ def test_the_gpu_queue_pins_gN_queues_to_one_gpu(tmp_path):
     """`gN:ID%K` starts K queues that all see GPU N alone, beside unpinned queues numbered 0, 1, ...
     (several shares of many short cases on one GPU, the asv history alone on another)."""
     root, bin_, calls = _queue_checkout(tmp_path)
-    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(tmp_path / "q"),
+    env = {**os.environ, "PATH": f"{bin_}:{os.environ['PATH']}", "GPUBENCH_QUEUE_DIR": str(tmp_path / "q"), "GPUBENCH_QUEUE_POLL": "0.2",
            "GPUBENCH_COMMIT": "abc", "OUT": str(tmp_path / "out")}
     env.pop("CUDA_VISIBLE_DEVICES", None)
     (root / "benchmarks").mkdir()
