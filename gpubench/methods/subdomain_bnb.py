@@ -84,10 +84,8 @@ FORMS = ("natural", "mean-value", "best")
 FORM_CODE = {"natural": 0, "mean-value": 1, "best": 2}
 # the paper's RTX A1000 laptop GPU: the core count adaptive partitioning fills by default
 PAPER_CUDA_CORES = 2560
-# a multistart descent (SubdomainSearch.descend): L-BFGS-B iterations per piece, in all at most,
-# and the share of the gap tolerance a piece must lower the bound by for the next piece to run
-DESCENT_PIECE = 1000
-DESCENT_ITERATIONS = 20_000
+# a multistart descent (SubdomainSearch.descend): the share of the gap tolerance a piece must lower
+# the bound by for the next piece to run
 GAIN_SHARE = 1e-3
 
 
@@ -377,53 +375,27 @@ class SubdomainSearch:
         return v if not math.isnan(v) else math.inf
 
     def multistart(self, deadline=None):
-        """(value, x): the first incumbent: descents (:meth:`descend`) from ``local_starts`` points
-        (:func:`gpubench.methods.solver.local.starts`, the level set's guess first), the best end
-        point polished (:func:`gpubench.methods.solver.local.polish`), valued by :meth:`value`; None
-        when there is none (no starts, a constrained problem, or no finite value).  ``deadline``
-        (the search's): no descent starts, and the polish stops, once it has passed."""
-        from .solver.local import polish, starts
+        """(value, x): the first incumbent: descents (:meth:`descend`) from ``local_starts`` points,
+        the best end point polished (:func:`gpubench.methods.solver.local.multistart`), valued by
+        :meth:`value`; None when there is none (no starts, a constrained problem, or no finite
+        value).  ``deadline`` (the search's): no descent starts, and the polish stops, once it has passed."""
+        from .solver.local import multistart
         if self.s.local_starts <= 0 or self.constrained:
             return None
         late = (lambda: False) if deadline is None else (lambda: deadline.check() is not None)
-        best = None
-        for x0 in starts(self.lo0, self.hi0, self.s.local_starts, fn=self.obj):
-            if late():
-                break
-            found = self.descend(x0, late)
-            if found is not None and (best is None or found[1] < best[1]):
-                best = found
-        if best is not None and self.s.polish and not late():
-            found = polish(self.obj, best[0], self.lo0, self.hi0, stop=late)
-            if found is not None and found[1] < best[1]:
-                best = found
+        best = multistart(self.obj, self.lo0, self.hi0, self.s.local_starts, polished=self.s.polish,
+                          descent=lambda x0: self.descend(x0, late), stop=late)
         if best is None:
             return None
         v = self.value(best[0])
         return (v, best[0]) if math.isfinite(v) else None
 
     def descend(self, x0, late=lambda: False):
-        """(x, bound): an L-BFGS-B descent from ``x0`` (:func:`gpubench.methods.solver.local.descend`)
-        run to its end, in pieces of DESCENT_PIECE iterations, while a piece lowers the end point's
-        verified bound by more than GAIN_SHARE of the gap tolerance there (up to DESCENT_ITERATIONS,
-        and not past the deadline: ``late``); None where the first piece gives no finite bound.
-
-        One piece of 100 iterations (the shared descent's cap, made for refining a sample) ended
-        Rosenbrock's descents from the Halton starts in its curved valley: GUB 32.4 at n = 100 and
-        867 at n = 1,000, whose gaps then never closed (H200, 600 s); they reach its minimum 0 in
-        about 450 and 4,900 iterations."""
-        from .solver.local import descend
-        best = descend(self.obj, x0, self.lo0, self.hi0, maxiter=DESCENT_PIECE)
-        done = DESCENT_PIECE
-        while best is not None and done < DESCENT_ITERATIONS and not late():
-            found = descend(self.obj, best[0], self.lo0, self.hi0, maxiter=DESCENT_PIECE)
-            done += DESCENT_PIECE
-            gain = best[1] - found[1] if found is not None else 0.0
-            if gain > 0.0:
-                best = found
-            if not gain > GAIN_SHARE * max(self.s.eps_abs, self.s.eps_rel * abs(best[1])):
-                break
-        return best
+        """(x, bound): a descent from ``x0`` run to its end (:func:`gpubench.methods.solver.local.descend_to_end`)
+        while a piece lowers the bound by more than GAIN_SHARE of the gap tolerance there."""
+        from .solver.local import descend_to_end
+        return descend_to_end(self.obj, x0, self.lo0, self.hi0, stop=late,
+                              enough=lambda ub: GAIN_SHARE * max(self.s.eps_abs, self.s.eps_rel * abs(ub)))
 
     def upper_bound(self, box, ub=math.inf):
         """(value, x) of a feasible local solution from the box's midpoint, or None."""

@@ -75,18 +75,49 @@ def starts(lo, hi, count, fn=None, maximise=False):
     return points
 
 
-def multistart(fn, lo, hi, count, maximise=False, polished=True):
+def multistart(fn, lo, hi, count, maximise=False, polished=True, descent=None, stop=None):
     """(x, ub): the best of descents from :func:`starts` (the level set's guess first), then
-    polished (:func:`polish`) when ``polished``; None where no descent gives a finite bound."""
+    polished (:func:`polish`) when ``polished``; None where no descent gives a finite bound.
+    ``descent(x0)`` replaces the one capped descent (:func:`descend`), e.g. :func:`descend_to_end`;
+    ``stop()`` true: no further descent starts and the polish stops (a search's deadline)."""
+    late = stop or (lambda: False)
     best = None
     for x0 in starts(lo, hi, count, fn=fn, maximise=maximise):
-        r = descend(fn, x0, lo, hi, maximise)
+        if late():
+            break
+        r = descent(x0) if descent is not None else descend(fn, x0, lo, hi, maximise)
         if r is not None and (best is None or r[1] < best[1]):
             best = r
-    if best is not None and polished:
-        p = polish(fn, best[0], lo, hi, maximise)
+    if best is not None and polished and not late():
+        p = polish(fn, best[0], lo, hi, maximise, stop=stop)
         if p is not None and p[1] < best[1]:
             best = p
+    return best
+
+
+# a descent run to its end (descend_to_end): L-BFGS-B iterations a piece, and in all at most
+DESCENT_PIECE = 1000
+DESCENT_ITERATIONS = 20_000
+
+
+def descend_to_end(fn, x0, lo, hi, maximise=False, enough=lambda ub: 0.0, stop=None):
+    """(x, ub): :func:`descend` from ``x0`` continued in pieces of DESCENT_PIECE iterations while a
+    piece lowers the end point's rigorous bound by more than ``enough(ub)`` (up to
+    DESCENT_ITERATIONS, and not once ``stop()`` is true); None where the first piece gives no
+    finite bound.  One capped descent (LOCAL_ITERATIONS, made for refining a sample) ends in a
+    curved valley: Rosenbrock's descents from the Halton starts stopped at GUB 32.4 (n = 100) and
+    867 (n = 1,000) where about 450 and 4,900 iterations reach its minimum 0."""
+    late = stop or (lambda: False)
+    best = descend(fn, x0, lo, hi, maximise, maxiter=DESCENT_PIECE)
+    done = DESCENT_PIECE
+    while best is not None and done < DESCENT_ITERATIONS and not late():
+        found = descend(fn, best[0], lo, hi, maximise, maxiter=DESCENT_PIECE)
+        done += DESCENT_PIECE
+        gain = best[1] - found[1] if found is not None else 0.0
+        if gain > 0.0:
+            best = found
+        if not gain > enough(best[1]):
+            break
     return best
 
 
