@@ -49,3 +49,18 @@ def test_a_table1_case_along_scipys_path_bins_every_iteration():
     assert run["status"] == 0 and len(log) == run["iterations"] >= 20
     tc, ts = np.array(log).T
     assert np.all(tc <= ts * (1 + 1e-12))     # the approximation never goes past the exact step
+
+
+def test_the_streamed_log_is_the_log_of_the_whole_path():
+    """cauchy_log keeps one iterate, not SciPy's whole path (100,000 x 40,000 doubles would not fit):
+    its steps are those computed afterwards from the stored path, the memory rebuilt as it goes."""
+    from gpubench.problems import minpack2
+    p = minpack2.make("torsion", 100, box=1.0)
+    path = []
+    nit, *_ = C.scipy_path(p, 5, visit=lambda x, g: path.append((x, g)))
+    mem, want = C.Memory(5), []
+    for (x, g), (x1, g1) in zip(path, path[1:]):
+        want.append(C.cauchy_steps(x, g, p.lo, p.hi, mem))
+        mem.push(x1 - x, g1 - g)
+    log, run = C.cauchy_log(p, 5)
+    assert run["iterations"] == nit and len(path) == nit + 1 and log == want

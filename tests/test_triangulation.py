@@ -213,3 +213,48 @@ def test_table1_rows_carry_the_bin_along_scipys_path(tmp_path):
     runner.write_record(tmp_path / tri.id, rec)
     (_, v, _), _ = T.bin_rows(judged, pub, tri.id, {"Elastic-Plastic Torsion": "torsion"}, 10.0, tmp_path)
     assert v.triangulation[0]["side"] == T.BOTH and v.reason.startswith("not explained")
+
+
+def test_table1_rows_at_the_safeguard_beside_scipys_run_at_the_same_safeguard(tmp_path):
+    """A fei2014_table1 run stopped at its iteration safeguard under the stated rule: not reproduced for a
+    definition reason when SciPy's path (fei2014_triangulate_table1) reaches the same safeguard too; left
+    to the validity gate (not yet run) when SciPy's ends by the rule, or when ours did not reach it."""
+    from gpubench.workflow import runner
+    tri = loader.load("fei2014_triangulate_table1")
+    case = next(c for c in runner.plan(tri) if c.function == "minpack2:ginzburg-landau-1d")
+    cap = case.settings["maxiter"]
+
+    def store(iterations, converged):
+        rec = {"schema": 1, "experiment": tri.id, "variant": "full", "case": case.case_id, "key": case.key,
+               "method": case.method, "label": "", "function": case.function, "dim": case.dim, "sense": "min",
+               "repetition": 0, "settings": case.settings, "options": case.settings,
+               "measured": {"iterations": iterations, "seconds": 1.0, "converged": converged, "message": "m",
+                            "best_f": -1.68e-4}, "result": {"bins": {"0": 99.9}}, "success": converged,
+               "environment": {}}
+        runner.write_record(tmp_path / tri.id, rec)
+
+    def ours(iterations, converged=False):
+        s = {"m": 5, "stop": "energy_decrease", "energy_tol": 1e-64, "maxiter": cap, "box": 1.0, "backend": "cpu"}
+        return {"case": "ours", "function": case.function, "dim": case.dim, "settings": s,
+                "measured": {"iterations": iterations, "converged": converged, "fun": -1.6757e-4},
+                "result": {"bins": {"0": 99.955}, "approximate": {"fun": -1.6757e-4}, "exact": {"fun": -1.6774e-4}}}
+
+    def judge(rec):
+        (_, v, recs), = T.safeguard_rows([("1-D Ginzburg-Landau, 0", V.absolute(99.955, 100.0, 10.0, "share"),
+                                           [rec])], tri.id, tmp_path)
+        return v, recs
+    # no SciPy record yet: the row is left as it is (the gate then says not yet run)
+    v, _ = judge(ours(cap))
+    assert v.kind == V.MATCHES and not v.triangulation
+    store(cap, False)             # SciPy reaches the same safeguard, the rule not met
+    v, recs = judge(ours(cap))
+    assert v.kind == V.NOT_REPRODUCED and v.reason.startswith("definition: ")
+    assert f"within {cap} iterations" in v.reason and "approximate f = -0.00016757" in v.reason
+    assert v.triangulation[-1]["side"] == T.OURS and len(recs) == 2
+    # ours one iteration short of the safeguard (stopped otherwise): not this rule's row
+    assert judge(ours(cap - 1))[0].kind == V.MATCHES
+    assert judge(ours(800, converged=True))[0].kind == V.MATCHES
+    store(cap - 1, True)          # SciPy ends by the rule before the safeguard: ours is in question
+    v, _ = judge(ours(cap))
+    assert v.kind == V.MATCHES and v.triangulation[-1]["side"] == T.PAPER
+    assert "our L-BFGS-B is in question" in v.reason

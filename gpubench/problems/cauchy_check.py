@@ -114,9 +114,10 @@ def cauchy_steps(x, g, lo, hi, mem):
     return tc, t_old + max(dt_min, 0.0) if np.isfinite(dt_min) else t_old
 
 
-def scipy_path(p, m, energy_tol=1e-64, maxiter=100000):
-    """SciPy's L-BFGS-B on MINPACK-2 problem ``p`` to the stop rule; returns the iterates' (x, g) in
-    order (x0 first), its iteration count, final f, status and message."""
+def scipy_path(p, m, energy_tol=1e-64, maxiter=100000, visit=None):
+    """SciPy's L-BFGS-B on MINPACK-2 problem ``p`` to the stop rule; ``visit(x, g)`` is called at each
+    iterate in order (x0 first), as it is reached, so that no path is kept (100,000 iterates of 40,000
+    variables would be 64 GB).  Returns its iteration count, final f, status and message."""
     from scipy.optimize import minimize
     cache = {}
 
@@ -130,14 +131,16 @@ def scipy_path(p, m, energy_tol=1e-64, maxiter=100000):
 
     x0 = np.asarray(p.x0, dtype=float)
     f0, g0 = fg(x0.copy())
-    path = [(x0.copy(), g0)]
+    if visit is not None:
+        visit(x0.copy(), g0)
     seen = {"f": f0, "rule": False}
 
     def cb(intermediate_result):
         x = np.asarray(intermediate_result.x, dtype=float)
         hit = cache.get(x.tobytes())
         f, g = hit if hit is not None else fg(x.copy())
-        path.append((x.copy(), g))
+        if visit is not None:
+            visit(x.copy(), g)
         if seen["f"] - f < energy_tol:
             seen["rule"] = True
             raise StopIteration
@@ -150,24 +153,31 @@ def scipy_path(p, m, energy_tol=1e-64, maxiter=100000):
     # that finds no decrease ("ABNORMAL" in SciPy >= 1.15, "ABNORMAL_TERMINATION_IN_LNSRCH" before)
     if seen["rule"] or status == 0 or message.startswith("ABNORMAL"):
         status, message = 0, "CONVERGENCE: F_K - F_K+1 < ENERGY_TOL" + ("" if seen["rule"] else f" (SciPy: {message})")
-    return path, int(r.nit), float(r.fun), status, message
+    return int(r.nit), float(r.fun), status, message
 
 
 def cauchy_log(p, m, energy_tol=1e-64, maxiter=100000):
-    """(t_c, t*) at every iterate of SciPy's path but the last, the memory rebuilt as it goes, and
-    the run's summary."""
-    t0 = time.perf_counter()
-    path, nit, fun, status, message = scipy_path(p, m, energy_tol, maxiter)
-    seconds = time.perf_counter() - t0
+    """(t_c, t*) at every iterate of SciPy's path but the last, the memory rebuilt as it goes (each
+    iterate's steps taken when the next one arrives, so only the last iterate is kept), and the run's
+    summary; ``cauchy_seconds``: the time of the Cauchy steps and memory, apart from SciPy's."""
     mem = Memory(m)
     log = []
-    for k in range(len(path) - 1):
-        x, g = path[k]
-        log.append(cauchy_steps(x, g, p.lo, p.hi, mem))
-        x1, g1 = path[k + 1]
-        mem.push(x1 - x, g1 - g)
+    last = {"xg": None, "seconds": 0.0}
+
+    def visit(x1, g1):
+        t = time.perf_counter()
+        if last["xg"] is not None:
+            x, g = last["xg"]
+            log.append(cauchy_steps(x, g, p.lo, p.hi, mem))
+            mem.push(x1 - x, g1 - g)
+        last["xg"] = (x1, g1)
+        last["seconds"] += time.perf_counter() - t
+
+    t0 = time.perf_counter()
+    nit, fun, status, message = scipy_path(p, m, energy_tol, maxiter, visit)
+    seconds = time.perf_counter() - t0 - last["seconds"]
     return log, {"iterations": nit, "fun": fun, "status": status, "message": message, "seconds": seconds,
-                 "cauchy_seconds": time.perf_counter() - t0 - seconds}
+                 "cauchy_seconds": last["seconds"]}
 
 
 def scipy_cauchy(problem, n, s):
