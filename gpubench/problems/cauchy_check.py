@@ -80,9 +80,11 @@ def cauchy_steps(x, g, lo, hi, mem):
     fpp = max(fpp, EPS * theta * -fp)
     dt_min = -fp / fpp
     free = np.flatnonzero(t > 0)
-    order = free[np.argsort(t[free], kind="stable")]
-    t1 = float(t[order[0]]) if order.size else np.inf
+    t1 = float(t[free].min()) if free.size else np.inf
     tc = max(0.0, min(t1, dt_min))                   # the paper's approximation: the first segment only
+    if dt_min < t1:         # the model's minimiser lies before the first breakpoint: no walk, no sort
+        return tc, max(dt_min, 0.0)
+    order = free[np.argsort(t[free], kind="stable")]
     # BLNZ Algorithm CP: walk the breakpoints while the model's minimiser lies beyond the next one
     t_old, j = 0.0, 0
     while j < order.size:
