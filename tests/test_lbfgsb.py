@@ -611,6 +611,25 @@ def test_energy_decrease_stop_rule():
     assert r3.iterations == 7 and r3.status == 1
 
 
+@pytest.mark.parametrize("cauchy", ["approximate", "exact"])
+def test_the_energy_rule_ends_ours_where_it_ends_scipys_on_ginzburg_landau(cauchy):
+    """1-D Ginzburg-Landau (paper 004 Table 1's problem whose n = 40,000 runs reach the safeguard), n = 100,
+    box [-1, 1]: ours runs while every iteration decreases f and stops at the first that does not, as
+    SciPy's L-BFGS-B at ftol = gtol = 0 does (its relative-reduction test at factr = 0 is a zero
+    decrease); both leave the plateau near f(x0) and end at the same f*."""
+    p = minpack2.make("ginzburg-landau-1d", 100, box=1.0)
+    seen = []
+    r = minimize(p.fg, p.x0, p.lo, p.hi, m=5, pgtol=0.0, factr=0.0, ftol_abs=1e-64, maxiter=5000, cauchy=cauchy,
+                 backend="cpu", callback=lambda x, f, pg: seen.append(f))
+    assert r.status == 0 and r.message in (core.CONVERGED_FDEC, core.CONVERGED_FDEC_LNSRCH)
+    stop = len(seen) - (r.message == core.CONVERGED_FDEC)      # the iteration that met the rule, if one did
+    assert all(a - b > 0 for a, b in zip([p.fg(p.x0)[0]] + seen[:stop - 1], seen[:stop]))
+    s = so.minimize(p.fg, p.x0, jac=True, method="L-BFGS-B", bounds=np.stack([p.lo, p.hi], 1),
+                    options=dict(maxcor=5, gtol=0.0, ftol=0.0, maxiter=5000, maxfun=50000))
+    assert s.status == 0 or str(s.message).startswith("ABNORMAL")
+    assert r.fun == pytest.approx(s.fun, rel=1e-12) and r.fun < -2.85
+
+
 def test_table4_rows_take_the_energy_decrease_rule():
     """lbfgsb-minpack with stop = energy_decrease: SciPy's column and ours both end by the rule
     (converged, not capped), and past the pg rule's iterations."""
