@@ -249,7 +249,7 @@ def test_table1_rows_at_the_safeguard_beside_scipys_run_at_the_same_safeguard(tm
     store(cap, False)             # SciPy reaches the same safeguard, the rule not met
     v, recs = judge(ours(cap))
     assert v.kind == V.NOT_REPRODUCED and v.reason.startswith("definition: ")
-    assert f"within {cap} iterations" in v.reason and "approximate f = -0.00016757" in v.reason
+    assert f"within {cap:,} iterations" in v.reason and "approximate f = -0.00016757" in v.reason
     assert v.triangulation[-1]["side"] == T.OURS and len(recs) == 2
     # ours one iteration short of the safeguard (stopped otherwise): not this rule's row
     assert judge(ours(cap - 1))[0].kind == V.MATCHES

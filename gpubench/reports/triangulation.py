@@ -351,21 +351,21 @@ def safeguard_rows(judged, experiment_id, results=None):
         mi = ind["measured"]
         path = f"results/{experiment_id}/{ind['case']}.json"
         if _at_safeguard(ind):
-            figure = f"{int(mi['iterations'])} iterations, the rule not met (f = {_fun(ind):.6g})"
+            figure = f"{int(mi['iterations']):,} iterations, the rule not met, f = {_fun(ind):.6g}"
             # it takes the course ours took: no end by the rule within the safeguard
             entry = {"method": "SciPy L-BFGS-B path", "figure": figure, "side": OURS, "records": [path]}
             reason = (f"definition: the paper bins every iteration of runs that ended, but on our instance of this "
                       f"problem the stated rule (an iteration decreasing f by less than "
                       f"{ours['settings'].get('energy_tol', 1e-64):g}) ends neither our L-BFGS-B ({ofun}) nor "
-                      f"SciPy's, an independent implementation ({figure}), within {cap} iterations at n = {n}: "
+                      f"SciPy's, an independent implementation ({figure}), within {cap:,} iterations at n = {n:,}: "
                       f"the paper prints neither Table 1's stop rule (section 4.1; the 1e-64 rule is section 5's) "
                       f"nor this problem's free parameters, so its runs were not of this instance at this rule")
             out.append((label, V.Verdict(V.NOT_REPRODUCED, v.rule, reason, records=v.records,
                                          triangulation=tuple(v.triangulation) + (entry,)), recs + [ind], *rest))
             continue
         # SciPy ended by the rule where ours did not: the gate keeps the row not yet run; say so
-        sentence = (f"SciPy's L-BFGS-B path ended by the stated rule after {int(mi['iterations'])} iterations "
-                    f"(f = {_fun(ind):.6g}) where ours reached its safeguard {cap}: our L-BFGS-B is in question")
+        sentence = (f"SciPy's L-BFGS-B path ended by the stated rule after {int(mi['iterations']):,} iterations "
+                    f"(f = {_fun(ind):.6g}) where ours reached its safeguard {cap:,}: our L-BFGS-B is in question")
         entry = {"method": "SciPy L-BFGS-B path", "figure": sentence, "side": PAPER, "records": [path]}
         out.append((label, _noted(v, sentence, entry), recs, *rest))
     return out
