@@ -32,6 +32,7 @@ from ..interval.arrays import INF, Undefined, _dn, add, mul, sub
 # while typed-in Levy and Rosenbrock n = 10 went from 0.03 to 0.15 s (three passes a contraction on
 # their chains): kept off until it certifies something (docs/strong-search.md, what is next)
 CELLS = 0
+COMPILED = True        # the cells enclosed by chain_cells' compiled kernel (False: the numpy walk below)
 MAX_CELLS = 1 << 17   # no chain where m CELLS^2 exceeds this (n > 33 at 64 cells: its cost and memory grow with n)
 
 
@@ -44,13 +45,26 @@ def edges(lo, hi, k=None):
     return e[:, :-1], e[:, 1:]
 
 
-def lower_ends(forward, spec, env, lo, hi, m, x_sym, y_sym):
+def lower_ends(forward, spec, env, lo, hi, m, x_sym, y_sym, compiled=None, mean_value=True, centres=True):
     """(L, C), each (m, CELLS, CELLS): L the lower end of term i on cell a of x_i times cell b of
     x_{i+1}, C the midpoint of its enclosure at the cells' centres (NaN where not found: a guess's,
     no bound rests on it); or None where the chain does not apply (an unbounded box, too many cells).  ``forward(tree, env)`` is the
-    level set's forward enclosure; ``env`` the term's environment on the box (arrays of length m)."""
+    level set's forward enclosure; ``env`` the term's environment on the box (arrays of length m).
+    ``compiled``: (kernel, params, dim) of :mod:`.chain_cells`, which encloses the same forms in
+    compiled code (used where given and COMPILED; the kernel None: the numpy walk); there, without
+    ``mean_value``, L is the natural form's alone (what the children's pass reads), and without
+    ``centres`` C is NaN (only the guess reads it)."""
     if CELLS < 2 or m < 1 or m * CELLS * CELLS > MAX_CELLS or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         return None
+    if COMPILED and compiled is not None and compiled[0] is not None:
+        from .chain_cells import enclose
+        nat, centre, mvl = enclose(compiled[0], *edges(lo[:m + 1], hi[:m + 1]), compiled[1], m, compiled[2],
+                                   mean_value, centres)
+        if np.isnan(nat).any():   # f undefined on some cell: nothing concluded (the walk's Undefined)
+            return None
+        if spec.second is None:
+            return nat, centre
+        return np.where(np.isnan(mvl), nat, np.maximum(nat, mvl)), centre
     a, b = edges(lo[:m + 1], hi[:m + 1])
     A = (a[:m, :, None], b[:m, :, None])             # x_i's cells along axis 1
     B = (a[1:m + 1, None, :], b[1:m + 1, None, :])   # x_{i+1}'s along axis 2
