@@ -133,6 +133,9 @@ def children(L, ca, cb, clo, chi):
         return np.full(clo.shape[0], -INF)
     Lm = L.reshape(m, g, merge, g, merge).min(axis=(2, 4))
     ma, mb = ca[:, ::merge], cb[:, merge - 1::merge]
+    if COMPILED:
+        from .chain_cells import children_pass
+        return children_pass(Lm, ma, mb, clo, chi)
     meets = (mb[None] >= clo[:, :, None]) & (ma[None] <= chi[:, :, None])     # (children, m + 1, g)
     F = np.where(meets[:, 0], 0.0, INF)
     with np.errstate(invalid="ignore"):

@@ -33,7 +33,10 @@ from ..interval.arrays import ULPS
 from .exprtree import to_json
 
 UNARY_OPS = {"tanh": "itanh", "exp": "iexp", "log": "ilog", "sin": "isin", "cos": "icos", "abs": "iabs",
-             "floor": "ifloor", "trunc": "itrunc", "rint": "irint"}
+             "floor": "ifloor", "trunc": "itrunc", "rint": "irint",
+             # sign(u), in the derivative of |u|: -1, 1, or [-1, 1] where u can be 0 (Clarke's gradient
+             # of |u|, which the mean value form of a Lipschitz function admits, as the sweep's forms)
+             "sign": "isign"}
 
 # a rational power of a >= 0 (arrays.rpow): libm's pow ULPS ulps outward, decreasing for r < 0;
 # no real value below 0 (empty: the chain is not applied where the natural form meets it)
@@ -271,3 +274,54 @@ def enclose(cells, ea, eb, params, m, dim, mean_value=True, centres=True):
     cells(np.ascontiguousarray(ea), np.ascontiguousarray(eb), p, m, k, float(dim), bool(mean_value), bool(centres),
           nat, ctr, mvl)
     return nat, ctr, mvl
+
+
+_PASS = None
+
+
+def children_pass(Lm, ma, mb, clo, chi):
+    """chain.children's forward pass per child, compiled (the same sums, each rounded down one ulp as
+    ``_dn``, NaN as inf): F_0 = 0 on the merged cells meeting the child's interval, F_{i+1}[b] =
+    min_a F_i[a] + Lm[i, a, b] on the cells b meeting it; the least F_m.  A cell a the child does not
+    meet has F_i[a] = inf, whose sums (the largest double, or inf) never undercut those of a cell it
+    meets (finite or -inf: the lower ends are never +inf), so only those are summed."""
+    global _PASS
+    if _PASS is None:
+        from numba import njit
+        from ..interval.rounding_cpu import next_dn
+
+        @njit(cache=True, error_model="numpy")
+        def run(Lm, ma, mb, clo, chi, out):
+            m, g = Lm.shape[0], Lm.shape[1]
+            F = np.empty(g)
+            G = np.empty(g)
+            for c in range(clo.shape[0]):
+                for j in range(g):
+                    F[j] = 0.0 if (mb[0, j] >= clo[c, 0] and ma[0, j] <= chi[c, 0]) else np.inf
+                for i in range(m):
+                    for b in range(g):
+                        G[b] = np.inf
+                        if not (mb[i + 1, b] >= clo[c, i + 1] and ma[i + 1, b] <= chi[c, i + 1]):
+                            continue
+                        best = np.inf
+                        for a in range(g):
+                            if F[a] == np.inf:
+                                continue
+                            v = F[a] + Lm[i, a, b]
+                            if v != v:
+                                continue
+                            v = next_dn(v)
+                            if v < best:
+                                best = v
+                        G[b] = best
+                    F, G = G, F
+                least = np.inf
+                for j in range(g):
+                    if F[j] < least:
+                        least = F[j]
+                out[c] = least
+        _PASS = run
+    out = np.empty(clo.shape[0])
+    _PASS(np.ascontiguousarray(Lm), np.ascontiguousarray(ma), np.ascontiguousarray(mb),
+          np.ascontiguousarray(clo, dtype=np.float64), np.ascontiguousarray(chi, dtype=np.float64), out)
+    return out
