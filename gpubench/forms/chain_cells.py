@@ -73,13 +73,22 @@ class _Writer:
         self.lines = ([], [], [], [])
         self.params = params      # {name: (row, 0 for p[row, i] or 1 for p[row, i + 1])}
         self.count = 0
+        # an enclosure already written, by its expression and bindings: the trees of the term and its
+        # partials share sub-expressions (|u|, sqrt|u|, ...), each written once; a later section
+        # (guarded by a condition an earlier one's implies) may read an earlier one's, never the reverse
+        self.memo = {}
 
     def tree(self, root, x, y):
         """Emit ``root`` with x, y bound to the names' pairs (x read at mask 1, y at 2); returns
         (lo, hi, mask) of the root."""
-        out = []
+        out, keys = [], []
         for op, args, name, value in to_json(root):
-            out.append(self._node(op, [out[k] for k in args], name, value, x, y))
+            key = (op, tuple(keys[k] for k in args), name, repr(value),
+                   x[:2] if name == "x" else y[:2] if name == "y" else None)
+            if key not in self.memo:
+                self.memo[key] = self._node(op, [out[k] for k in args], name, value, x, y)
+            out.append(self.memo[key])
+            keys.append(key)
         return out[-1]
 
     def _new(self, mask, rhs):
