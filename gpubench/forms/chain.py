@@ -22,16 +22,25 @@ the bound and the cells kept against exact rational values of the sum on random 
 boxes, and catches a broken variant.  The level set's guess (a multistart's first start) follows a
 path of least sum of the terms' values at the cells' centres where the chain is on.
 """
+import os
+
 import numpy as np
 
 from ..interval.arrays import INF, Undefined, _dn, add, mul, sub
 
-# cells per coordinate (m CELLS^2 enclosures of the term a pass); 0: off, the default.  At 64 on the CPU
-# twin (scipy_go_certify_n10's settings, 30 s) EggHolder n = 10's gap fell from 2,057 to 242 (GLB -9,354
-# -> -8,443, GUB -7,297 -> -8,201 from the guess below) and Rana's from 4,556 to 3,095, neither certified,
-# while typed-in Levy and Rosenbrock n = 10 went from 0.03 to 0.15 s (three passes a contraction on
-# their chains): kept off until it certifies something (docs/strong-search.md, what is next)
+# cells per coordinate (m CELLS^2 enclosures of the term a pass); 0: off, the default.  With the cells
+# compiled (chain_cells.py) on the CPU twin (scipy_go_certify_n10's settings at split_dims 6, 30 s, a loaded
+# 2-core machine) 64 cells take EggHolder n = 10's gap from 2,057 to 0.33 (GLB -8291.57, GUB -8291.24) and
+# Rana's from 4,556 to 2,838, neither certified (1e-6); typed-in Levy / Rosenbrock n = 10 0.03 -> 0.04 s.
+# Kept off until it certifies something (docs/strong-search.md).  GPUBENCH_CHAIN_CELLS (digits) sets it
+# for a measurement, e.g. of the H200's device loop, where the chain is root work only.
 CELLS = 0
+_RAW = os.environ.get("GPUBENCH_CHAIN_CELLS", "").strip()
+if _RAW:
+    if not _RAW.isdigit():
+        from ..errors import InputError
+        raise InputError(f"GPUBENCH_CHAIN_CELLS={_RAW!r} is not a number of cells (digits, e.g. 64; 0: off)")
+    CELLS = int(_RAW)
 COMPILED = True        # the cells enclosed by chain_cells' compiled kernel (False: the numpy walk below)
 MAX_CELLS = 1 << 17   # no chain where m CELLS^2 exceeds this (n > 33 at 64 cells: its cost and memory grow with n)
 
