@@ -125,6 +125,20 @@ def test_cholesky_kernel_several_warps_n_over_32():
     np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-10)
 
 
+def test_right_looking_kernel_on_a_tile_smaller_than_the_matrix():
+    """A 2 x 3 tile on 7 x 7 matrices (the 2-D layout of n > 32 in small): each thread takes
+    several rows and, within a row, several columns of each trailing update."""
+    n, nb = 7, 3
+    A = spd(nb, n)
+    d = cuda.to_device(np.ascontiguousarray(A.transpose(0, 2, 1).reshape(nb, n * n)))
+    ok = cuda.to_device(np.zeros(nb, dtype=np.int32))
+    chol = kernels.linalg_kernels()[0]
+    chol[nb, (2, 3), 0, 8 * n * n](d, n, 1, 1, 1, ok)
+    L = np.tril(d.copy_to_host().reshape(nb, n, n).transpose(0, 2, 1))
+    assert ok.copy_to_host().all()
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-12)
+
+
 def test_triangular_kernels_match_numpy():
     n = 5
     L = np.linalg.cholesky(spd(2, n))
