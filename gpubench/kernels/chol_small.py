@@ -190,13 +190,15 @@ def lanes_kernel(n):
                 A[g, r + k * N] = s if r == k else lk   # column k of L is final
             if r <= k:
                 lk = 0.0
+            # slots of columns c > r (above the diagonal) take the update too: they are never
+            # stored nor broadcast, and no guard leaves the subtraction to one fma; slots of
+            # columns past the matrix (c >= N, the same on every lane) are skipped whole, not
+            # computed and thrown away, so step k costs N - 1 - k updates, not N - 1
             for p in range(N - 1):
                 c = k + 1 + p
-                lc = 0.0
-                if c < N:                              # the same on every lane
+                if c < N:
                     lc = _bcast(lk, base + c, scratch)     # l_ck, on lane c
-                row[p] = row[p + 1] - (lk * lc if c <= r else 0.0)
-            row[N - 1] = 0.0
+                    row[p] = row[p + 1] - lk * lc
         if valid and r == 0:
             OK[g] = 0 if bad else 1
 
