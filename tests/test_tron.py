@@ -493,7 +493,7 @@ def test_register_cholesky_kernels_match_numpy_and_a_broken_variant_is_caught(tm
     for n in (1, 2, 3, 5, 8):
         assert _small_variant_right(chol_small, variant, n, threads=max(threads, chol_small.group_width(n))), n
     old, new = {"thread": ("                            if k < j:\n", "                            if k < j - 1:\n"),
-                "lanes": ("                if c < N:\n", "                if c < N - 1:\n")}[variant]
+                "lanes": ("                if c >= N:\n", "                if c >= N - 1:\n")}[variant]
     broken = _module_copy(tmp_path, chol_small, old, new)
     assert not _small_variant_right(broken, variant, 3, threads=threads)
 

@@ -191,14 +191,16 @@ def lanes_kernel(n):
             if r <= k:
                 lk = 0.0
             # slots of columns c > r (above the diagonal) take the update too: they are never
-            # stored nor broadcast, and no guard leaves the subtraction to one fma; slots of
-            # columns past the matrix (c >= N, the same on every lane) are skipped whole, not
-            # computed and thrown away, so step k costs N - 1 - k updates, not N - 1
+            # stored nor broadcast, and no guard leaves the subtraction to one fma; at the first
+            # column past the matrix (c = N, the same on every lane) the step ends: the slots
+            # beyond hold nothing read again, so step k costs N - 1 - k updates, not N - 1 (one
+            # exit from the unrolled loop, the row still in registers: checked in the PTX)
             for p in range(N - 1):
                 c = k + 1 + p
-                if c < N:
-                    lc = _bcast(lk, base + c, scratch)     # l_ck, on lane c
-                    row[p] = row[p + 1] - lk * lc
+                if c >= N:
+                    break
+                lc = _bcast(lk, base + c, scratch)     # l_ck, on lane c
+                row[p] = row[p + 1] - lk * lc
         if valid and r == 0:
             OK[g] = 0 if bad else 1
 
