@@ -285,7 +285,41 @@ def enclose(cells, ea, eb, params, m, dim, mean_value=True, centres=True):
     return nat, ctr, mvl
 
 
-_PASS = None
+from numba import njit  # noqa: E402  (this module is imported only where the chain is on)
+
+from ..interval.rounding_cpu import next_dn  # noqa: E402
+
+
+@njit(cache=True, error_model="numpy")
+def _children_run(Lm, ma, mb, clo, chi, out):
+    m, g = Lm.shape[0], Lm.shape[1]
+    F = np.empty(g)
+    G = np.empty(g)
+    for c in range(clo.shape[0]):
+        for j in range(g):
+            F[j] = 0.0 if (mb[0, j] >= clo[c, 0] and ma[0, j] <= chi[c, 0]) else np.inf
+        for i in range(m):
+            for b in range(g):
+                G[b] = np.inf
+                if not (mb[i + 1, b] >= clo[c, i + 1] and ma[i + 1, b] <= chi[c, i + 1]):
+                    continue
+                best = np.inf
+                for a in range(g):
+                    if F[a] == np.inf:
+                        continue
+                    v = F[a] + Lm[i, a, b]
+                    if v != v:
+                        continue
+                    v = next_dn(v)
+                    if v < best:
+                        best = v
+                G[b] = best
+            F, G = G, F
+        least = np.inf
+        for j in range(g):
+            if F[j] < least:
+                least = F[j]
+        out[c] = least
 
 
 def children_pass(Lm, ma, mb, clo, chi):
@@ -294,43 +328,8 @@ def children_pass(Lm, ma, mb, clo, chi):
     min_a F_i[a] + Lm[i, a, b] on the cells b meeting it; the least F_m.  A cell a the child does not
     meet has F_i[a] = inf, whose sums (the largest double, or inf) never undercut those of a cell it
     meets (finite or -inf: the lower ends are never +inf), so only those are summed."""
-    global _PASS
-    if _PASS is None:
-        from numba import njit
-        from ..interval.rounding_cpu import next_dn
-
-        @njit(cache=True, error_model="numpy")
-        def run(Lm, ma, mb, clo, chi, out):
-            m, g = Lm.shape[0], Lm.shape[1]
-            F = np.empty(g)
-            G = np.empty(g)
-            for c in range(clo.shape[0]):
-                for j in range(g):
-                    F[j] = 0.0 if (mb[0, j] >= clo[c, 0] and ma[0, j] <= chi[c, 0]) else np.inf
-                for i in range(m):
-                    for b in range(g):
-                        G[b] = np.inf
-                        if not (mb[i + 1, b] >= clo[c, i + 1] and ma[i + 1, b] <= chi[c, i + 1]):
-                            continue
-                        best = np.inf
-                        for a in range(g):
-                            if F[a] == np.inf:
-                                continue
-                            v = F[a] + Lm[i, a, b]
-                            if v != v:
-                                continue
-                            v = next_dn(v)
-                            if v < best:
-                                best = v
-                        G[b] = best
-                    F, G = G, F
-                least = np.inf
-                for j in range(g):
-                    if F[j] < least:
-                        least = F[j]
-                out[c] = least
-        _PASS = run
     out = np.empty(clo.shape[0])
-    _PASS(np.ascontiguousarray(Lm), np.ascontiguousarray(ma), np.ascontiguousarray(mb),
-          np.ascontiguousarray(clo, dtype=np.float64), np.ascontiguousarray(chi, dtype=np.float64), out)
+    _children_run(np.ascontiguousarray(Lm, dtype=np.float64), np.ascontiguousarray(ma, dtype=np.float64),
+                  np.ascontiguousarray(mb, dtype=np.float64), np.ascontiguousarray(clo, dtype=np.float64),
+                  np.ascontiguousarray(chi, dtype=np.float64), out)
     return out
