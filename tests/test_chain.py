@@ -258,3 +258,24 @@ def test_the_strong_search_with_the_chain_keeps_its_best_point(monkeypatch):
         assert not (_holds(broken, broken.x) and broken.glb <= _exact(_egg, broken.x, mp=True))
     except RuntimeError as e:   # or every region ruled out
         assert "ruled out" in str(e)
+
+
+@pytest.mark.parametrize("steps", [1 << 30, 1])
+def test_the_compiled_childrens_pass_is_the_numpy_pass(steps, monkeypatch):
+    """chain_cells.children_pass sums only the cells a child meets: bit for bit the numpy pass's bounds
+    on random lower ends with -inf among them, on the cells themselves and merged."""
+    from gpubench.methods.solver.partition import Plan, child_boxes
+    rng = np.random.default_rng(3)
+    lo = -5.0 * rng.random(DIM)
+    hi = lo + 10.0 * rng.random(DIM)
+    L = 100.0 * rng.normal(size=(DIM - 1, CELLS, CELLS))
+    L[0, 3, 4] = L[2, 0, 7] = -np.inf
+    ca, cb = chain.edges(lo, hi, CELLS)
+    plan = Plan(dims=(0, 1, 2), parts=4)
+    clo, chi = child_boxes(lo, hi, plan, np.arange(plan.count))
+    monkeypatch.setattr(chain, "CHILD_STEPS", steps)
+    got = {}
+    for compiled in (True, False):
+        monkeypatch.setattr(chain, "COMPILED", compiled)
+        got[compiled] = chain.children(L, ca, cb, clo, chi)
+    assert np.array_equal(got[True], got[False]) and np.isneginf(got[True]).any()
