@@ -150,6 +150,8 @@ def _quotient(t, r, u):
     ulo, uhi = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in u))
     plain = div((tlo, thi), (rlo, rhi))
     zero = (rlo <= 0) & (rhi >= 0)
+    if not zero.any():   # no extended division anywhere: the plain quotient, met with nothing (as below)
+        return plain
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # r in (0, rhi]: T > 0 gives u >= tlo/rhi, T < 0 gives u <= thi/rhi
         pos_lo = np.where(tlo > 0, _dn(tlo / rhi), -INF)
@@ -572,6 +574,19 @@ class LevelSet:
             return -INF, INF
 
     def _forward(self, lo, hi, refined=True):
+        """(f's enclosure, the outer tree's values, per aggregate its terms' values and pieces) on the
+        box; the last box's kept, so that the root's first contraction reads what the multistart's
+        guess computed on the same domain (nothing here writes into what it returns)."""
+        key = (lo.tobytes(), hi.tobytes(), refined)
+        last = getattr(self, "_last_forward", None)
+        if last is not None and last[0] == key:
+            self._outer = last[2]
+            return last[1]
+        result = self._forward_box(lo, hi, refined)
+        self._last_forward = (key, result, self._outer)
+        return result
+
+    def _forward_box(self, lo, hi, refined):
         outer = {N_SYM: (float(self.dim), float(self.dim))}
         for s, k in self.coords.items():
             outer[s] = (lo[k], hi[k])
