@@ -60,6 +60,7 @@ from .settings import SPACINGS, Settings, at_scale, contracts_root, host_loop_re
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
+_LATER = object()   # Search._sweep before the host loop's first sweep (Search.sweep makes it)
 
 @dataclass
 class State:
@@ -120,20 +121,37 @@ class Search:
         self.deadline = None   # run()'s Deadline: the host work inside an iteration stops at it too (_late)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.loop, self.host_loop = self._choose_loop()
+        # the sweep's and the uncut terms' generated modules are imported at their first use: a root
+        # the multistart's contraction keeps whole (Levy, Rastrigin, Ackley n = 50 under variant strong)
+        # is solved without either (their imports were a third of such a second process's search)
         if self.loop == "device":
-            self.sweep = None  # the sweep runs inside the device loop's launch (devloop.py)
+            self._sweep = None  # the sweep runs inside the device loop's launch (devloop.py)
             self.backend = "cuda"
         else:
-            self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
-                                     self.dom_hi, split_dims=self.rule.split_dims,
-                                     full=not self._split())
-            self.backend = self.sweep.name
-        self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
+            from ...device.gpu import resolve_backend
+            self._sweep = _LATER
+            self.backend = resolve_backend(self.settings.backend)
+        self._uncut = None
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
         self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
         self.host_seconds = 0.0  # per-iteration host tables (uncut aggregates, samples, K and R)
         self.contract_stats = {"narrowed": 0, "dropped": 0}  # contract = True: selected regions
         self._kept_contraction = None   # (key, (box, floor)): the root's, from the multistart (_root_proved)
+
+    @property
+    def sweep(self):
+        """The host loop's subregion sweep (:func:`.sweep.make`), made at its first use; None in the device loop."""
+        if self._sweep is _LATER:
+            self._sweep = sweeps.make(self.backend, self.definition, self.dim, self.fn.params(self.dim), self.dom_lo,
+                                      self.dom_hi, split_dims=self.rule.split_dims, full=not self._split())
+        return self._sweep
+
+    @property
+    def uncut(self):
+        """The aggregates over the uncut windows (:class:`.uncut.UncutTerms`), made at their first use."""
+        if self._uncut is None:
+            self._uncut = UncutTerms(self.definition, self.dim, self.fn.params(self.dim))
+        return self._uncut
 
     # -------------------------------------------------------------- locations
     def region(self, itr, sidx):
@@ -616,8 +634,8 @@ class Search:
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size),
                      **({"segments": segs} if (segs := ckpt.segments(self)) else {})},
             timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,
-                    "kernel_seconds": getattr(self.sweep, "kernel_seconds", None),
-                    "reduce_seconds": getattr(self.sweep, "reduce_seconds", None)},
+                    "kernel_seconds": getattr(self._sweep, "kernel_seconds", None),
+                    "reduce_seconds": getattr(self._sweep, "reduce_seconds", None)},
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
                      "tol": self.settings.tol, "samples": self.settings.samples,
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,
