@@ -209,16 +209,16 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
         return {"key": key, "function": "levy", "dim": dim, "options": {"verified": verified} if verified else {},
                 "measured": {"seconds": s, "converged": conv, "glb": glb, "gub": gub, "message": "m"}}
     recs = [rec("maingo", 2, 0.5, True, 0.0, 1e-9, {"glb": False, "gub": True}),
-            rec("subdomain_gpu", 2, 0.25, True, -1e-5, 1e-9),
+            rec("subdomain_gpu_strong", 2, 0.25, True, -1e-5, 1e-9),
             rec("interval_gpu_device", 2, 2.0, True, 0.0, 1e-3),       # converged, but a gap above 1e-4
             rec("maingo", 5, 600.0, False, -1.0, 1e-9, {"glb": False, "gub": True}),
-            rec("subdomain_gpu", 5, 3.0, True, -1e-5, 1e-9)]
+            rec("subdomain_gpu_strong", 5, 3.0, True, -1e-5, 1e-9)]
     recs.append(rec("interval_gpu_device", 5, 1.0, False, -1.0, 1e-9))  # stopped: MAiNGO alone neither
     recs.append(rec("interval_gpu_paper", 2, 1.0, True, None, 1e-9))      # converged, GLB not finite: not proved
     table, ratios = rows(recs, planned)
     two = next(r for r in table if r["n"] == 2)
-    assert two["maingo"].startswith("closed, GLB not verified") and two["subdomain_gpu"].startswith("proved")
-    assert "x0.5 of MAiNGO" in two["subdomain_gpu"] and ratios["subdomain_gpu"] == [0.5]
+    assert two["maingo"].startswith("closed, GLB not verified") and two["subdomain_gpu_strong"].startswith("proved")
+    assert "x0.5 of MAiNGO" in two["subdomain_gpu_strong"] and ratios["subdomain_gpu_strong"] == [0.5]
     # converged with a gap above the matched 1e-4: not proved, and no ratio
     assert two["interval_gpu_device"].startswith("converged, gap above 1e-4") and "MAiNGO" not in two["interval_gpu_device"]
     assert ratios["interval_gpu_device"] == []
@@ -227,7 +227,7 @@ def test_the_rigorous_report_says_who_proves_what_and_the_ratio_to_maingo():
     lines = headline(recs, planned)
     by = {ln.split("`")[1]: ln for ln in lines if ln.startswith("`")}
     assert ("proved to 0.0001 in 2 of 2 stored case(s); 1 where MAiNGO (stored) did not close the gap, 0 where MAiNGO did "
-            "and it did not; on the 1 case(s) both closed, faster in 1, slower in 0") in by["subdomain_gpu"]
+            "and it did not; on the 1 case(s) both closed, faster in 1, slower in 0") in by["subdomain_gpu_strong"]
     assert "in 0 of 2 stored case(s); 0 where MAiNGO (stored) did not close the gap, 1 where MAiNGO did" in by["interval_gpu_device"]
     assert "no case both closed" in by["interval_gpu_device"]
     best = next(ln for ln in lines if ln.startswith("gpubench's best entry"))

@@ -125,6 +125,20 @@ def test_cholesky_kernel_several_warps_n_over_32():
     np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-10)
 
 
+def test_right_looking_kernel_on_a_tile_smaller_than_the_matrix():
+    """A 2 x 3 tile on 7 x 7 matrices (the 2-D layout of n > 32 in small): each thread takes
+    several rows and, within a row, several columns of each trailing update."""
+    n, nb = 7, 3
+    A = spd(nb, n)
+    d = cuda.to_device(np.ascontiguousarray(A.transpose(0, 2, 1).reshape(nb, n * n)))
+    ok = cuda.to_device(np.zeros(nb, dtype=np.int32))
+    chol = kernels.linalg_kernels()[0]
+    chol[nb, (2, 3), 0, 8 * n * n](d, n, 1, 1, 1, ok)
+    L = np.tril(d.copy_to_host().reshape(nb, n, n).transpose(0, 2, 1))
+    assert ok.copy_to_host().all()
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=0, atol=1e-12)
+
+
 def test_triangular_kernels_match_numpy():
     n = 5
     L = np.linalg.cholesky(spd(2, n))
@@ -451,7 +465,8 @@ def _small_variant_right(mod, variant, n, nb=7, threads=4):
         mod.thread_kernel(n)[grid, block, 0, smem](d, ok)
     else:
         grid, block = mod.lanes_launch(n, nb, threads)
-        mod.lanes_kernel(n)[grid, block](d, ok)
+        shared = variant == "lanes_shared"
+        mod.lanes_kernel(n, shared)[grid, block, 0, 8 * block if shared else 0](d, ok)
     out = d.copy_to_host().reshape(nb, n, n).transpose(0, 2, 1)
     good = [b for b in range(nb) if b != 2]
     return (ok.copy_to_host().tolist() == [0 if b == 2 else 1 for b in range(nb)]
@@ -471,7 +486,7 @@ def _module_copy(tmp_path, mod, old, new):
     return out
 
 
-@pytest.mark.parametrize("variant,threads", [("thread", 4), ("lanes", 16)])
+@pytest.mark.parametrize("variant,threads", [("thread", 4), ("lanes", 16), ("lanes_shared", 16)])
 def test_register_cholesky_kernels_match_numpy_and_a_broken_variant_is_caught(tmp_path, variant, threads):
     """The kernels compiled per n under the simulator at n = 1, 2, 3, 5 (odd) and 8 (a power of
     two), 7 matrices in blocks that do not divide them; then a copy whose update skips a term."""
@@ -479,7 +494,8 @@ def test_register_cholesky_kernels_match_numpy_and_a_broken_variant_is_caught(tm
     for n in (1, 2, 3, 5, 8):
         assert _small_variant_right(chol_small, variant, n, threads=max(threads, chol_small.group_width(n))), n
     old, new = {"thread": ("                            if k < j:\n", "                            if k < j - 1:\n"),
-                "lanes": ("(lk * lc if c <= r else 0.0)", "(lk * lc if c < r else 0.0)")}[variant]
+                "lanes": ("                if c >= N:\n", "                if c >= N - 1:\n"),
+                "lanes_shared": ("                grp[r] = lk\n", "                grp[r] = 0.5 * lk\n")}[variant]
     broken = _module_copy(tmp_path, chol_small, old, new)
     assert not _small_variant_right(broken, variant, 3, threads=threads)
 
@@ -489,7 +505,7 @@ def test_register_cholesky_through_cholesky_batch_and_its_input_errors():
     up to AUTO_THREAD_MAX, lanes above; n outside 1..32, an unknown variant and a block that is
     no multiple of the group are one-line input errors."""
     from gpubench.kernels import chol_small
-    for variant in ("thread", "lanes", "auto"):
+    for variant in ("thread", "lanes", "lanes_shared", "auto"):
         A = spd(5, 4)
         L, ok = tron.cholesky_batch(A, variant, backend="cuda", threads=8)
         assert ok.all()
@@ -520,18 +536,21 @@ from numba import types as T
 from gpubench.kernels import chol_small as cs
 from gpubench.device.ptx import compile_ptx
 sig = (T.Array(T.float64, 2, "C"), T.Array(T.int32, 1, "C"))
-for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROLLED, 9))):
+for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROLLED, 9)),
+                 ("lanes_shared", (32,))):
     for n in ns:
-        k = getattr(cs, kind + "_kernel")(n)
+        k = cs.lanes_kernel(n, True) if kind == "lanes_shared" else getattr(cs, kind + "_kernel")(n)
         ptx = compile_ptx(k, sig, device=False)
         print(kind, n, ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bar.sync"),
-              type(k._cache).__name__)
+              type(k._cache).__name__, ptx.count("bar.warp.sync"), ptx.count("ld.shared.f64"))
 '''
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
-    rows = {(k, int(n)): (int(a), int(b), int(c), cache) for k, n, a, b, c, cache in
+    rows = {(k, int(n)): (int(a), int(b), int(c), cache) for k, n, a, b, c, cache, _, _ in
             (line.split() for line in out.stdout.split("\n") if line.startswith(("lanes", "thread")))}
+    shared = {int(n): (int(a), int(b), int(c), int(w), int(ld)) for k, n, a, b, c, _, w, ld in
+              (line.split() for line in out.stdout.split("\n") if line.startswith("lanes_shared"))}
     from gpubench.kernels import chol_small
     for n in (1, 3, 8, 16, 32):
         local, shfl, bar, cache = rows[("lanes", n)]
@@ -540,3 +559,8 @@ for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROL
         local, shfl, bar, cache = rows[("thread", n)]
         assert local == 0 and shfl == 0 and bar == 2 and cache != "NullCache", (n, rows[("thread", n)])
     assert rows[("thread", 9)][0] > 0        # above: rolled loops, the factor in local memory
+    # lanes_shared: the row in registers, warp barriers only, each l_ck a shared load (the pivot
+    # alone by shuffle: fewer shuffles than lanes)
+    local, shfl, bar, warp, lds = shared[32]
+    assert local == 0 and bar == 0 and warp >= 2 and lds >= 31, shared[32]
+    assert shfl < rows[("lanes", 32)][1], (shared[32], rows[("lanes", 32)])

@@ -17,6 +17,10 @@ entries, indexed by constants, live in registers:
   each l_ck are broadcast by warp shuffles (no shared memory, no barrier).  Lane r reads and
   writes its row straight from global memory: for each column the group's lanes touch
   consecutive addresses (coalesced).
+- ``lanes_shared``: ``lanes`` with column k of L exchanged through shared memory (each lane
+  writes its l_rk once, the group reads every l_ck as a broadcast, a warp barrier on either
+  side) instead of a shuffle per entry: one shared load of a double against two 32-bit shuffles
+  and their index, side by side with ``lanes`` to say by measurement which exchange is faster.
 - ``auto``: ``thread`` for n <= :data:`AUTO_THREAD_MAX`, ``lanes`` above.
 
 Storage as :mod:`gpubench.kernels.chol_gpu`: matrices are column-major rows of ``A`` (batch,
@@ -31,6 +35,7 @@ from functools import lru_cache
 from numba import config, cuda, float64
 
 from gpubench.errors import InputError
+from gpubench.kernels.chol_gpu import _warp_sync
 
 _SIM = bool(config.ENABLE_CUDASIM)
 _FULL = 0xFFFFFFFF
@@ -42,7 +47,7 @@ LANES_MAX = 32          # one lane per row, at most a warp per matrix
 # times thread and lanes at every n side by side, and the faster one per n belongs here
 AUTO_THREAD_MAX = 4
 SHARED_BYTES = 48 * 1024
-VARIANTS = ("thread", "lanes", "auto")
+VARIANTS = ("thread", "lanes", "lanes_shared", "auto")
 
 
 def group_width(n):
@@ -67,7 +72,8 @@ def _check(variant, n):
 
 
 def pick(variant, n):
-    """The kernel ``variant`` (thread, lanes or auto) runs at n: 'thread' or 'lanes'."""
+    """The kernel ``variant`` (thread, lanes, lanes_shared or auto) runs at n: auto's choice of
+    'thread' or 'lanes', any other its own name."""
     _check(variant, n)
     if variant == "auto":
         return "thread" if n <= AUTO_THREAD_MAX else "lanes"
@@ -156,13 +162,16 @@ def _bcast(v, src, scratch):
 
 
 @lru_cache(maxsize=None)
-def lanes_kernel(n):
-    """The ``lanes`` kernel for this n (compiled on first launch, cached on disk)."""
+def lanes_kernel(n, shared=False):
+    """The ``lanes`` kernel for this n (compiled on first launch, cached on disk); ``shared``:
+    ``lanes_shared``'s, column k exchanged through dynamic shared memory, a double a thread."""
     _check("lanes", n)
-    N, W = n, group_width(n)
+    N, W, SH = n, group_width(n), bool(shared)
 
     def cholesky_lanes(A, OK):
         scratch = cuda.shared.array(_SCRATCH, float64)     # the simulator's shuffle only
+        xch = cuda.shared.array(0, float64)                # lanes_shared: column k, a double a lane
+        tx = cuda.threadIdx.x
         t = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
         g = t // W                    # the matrix
         r = t - g * W                 # the row this lane holds
@@ -173,6 +182,7 @@ def lanes_kernel(n):
         # column a step, so every index of ``row`` is a constant once the inner loops are
         # unrolled (the outer loop over k need not be) and the row stays in registers
         row = cuda.local.array(N, float64)
+        grp = xch[tx - r:tx - r + W]  # lanes_shared: the group's column, lane c's l_ck at c
         for c in range(N):
             v = 0.0
             if valid and c <= r:
@@ -190,17 +200,27 @@ def lanes_kernel(n):
                 A[g, r + k * N] = s if r == k else lk   # column k of L is final
             if r <= k:
                 lk = 0.0
+            if SH:
+                grp[r] = lk
+                _warp_sync()                           # the column is written before it is read
+            col = grp[k + 1:]         # l_ck at col[p]: p a constant once unrolled, no index check left
+            # slots of columns c > r (above the diagonal) take the update too: they are never
+            # stored nor broadcast, and no guard leaves the subtraction to one fma; at the first
+            # column past the matrix (c = N, the same on every lane) the step ends: the slots
+            # beyond hold nothing read again, so step k costs N - 1 - k updates, not N - 1 (one
+            # exit from the unrolled loop, the row still in registers: checked in the PTX)
             for p in range(N - 1):
                 c = k + 1 + p
-                lc = 0.0
-                if c < N:                              # the same on every lane
-                    lc = _bcast(lk, base + c, scratch)     # l_ck, on lane c
-                row[p] = row[p + 1] - (lk * lc if c <= r else 0.0)
-            row[N - 1] = 0.0
+                if c >= N:
+                    break
+                lc = col[p] if SH else _bcast(lk, base + c, scratch)     # l_ck, on lane c
+                row[p] = row[p + 1] - lk * lc
+            if SH:
+                _warp_sync()                           # read by all before the next step writes
         if valid and r == 0:
             OK[g] = 0 if bad else 1
 
-    cholesky_lanes.__qualname__ = cholesky_lanes.__name__ = f"cholesky_lanes_n{n}"
+    cholesky_lanes.__qualname__ = cholesky_lanes.__name__ = f"cholesky_lanes{'_shared' if SH else ''}_n{n}"
     return cuda.jit(cache=True)(cholesky_lanes)
 
 
@@ -216,8 +236,8 @@ def lanes_launch(n, nb, threads=128):
 
 def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
     """A function of no argument that factors the device array ``A`` (batch, n*n) in place with
-    ``variant`` (thread, lanes or auto) and sets ``ok``: the kernel looked up and its arguments
-    marshalled once (:func:`gpubench.device.gpu.bound_launch`), so a call costs the launch alone."""
+    ``variant`` (thread, lanes, lanes_shared or auto) and sets ``ok``: the kernel looked up and its
+    arguments marshalled once (:func:`gpubench.device.gpu.bound_launch`), so a call costs the launch alone."""
     from ..device.gpu import bound_launch
     kind = pick(variant, n)
     nb = A.shape[0]
@@ -225,4 +245,6 @@ def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
         grid, block, smem = thread_launch(n, nb, threads or 64)
         return bound_launch(thread_kernel(n), grid, block, (A, ok), stream, smem, bind)
     grid, block = lanes_launch(n, nb, threads or 128)
+    if kind == "lanes_shared":
+        return bound_launch(lanes_kernel(n, True), grid, block, (A, ok), stream, 8 * block, bind)
     return bound_launch(lanes_kernel(n), grid, block, (A, ok), stream, 0, bind)

@@ -155,12 +155,12 @@ def lbfgsb_bytes(n, m, evaluations=1.0, free=1.0):
 def cholesky_storage(variant, n):
     """How the entry ``variant`` moves a matrix: "full" (the whole n x n column-major matrix read
     and written back: left, right, warp, thread, and torch's input and its new n x n output with
-    the upper triangle zeroed) or "lower" (the lanes kernel: only the lower triangle read, and L
+    the upper triangle zeroed) or "lower" (the lanes kernels: only the lower triangle read, and L
     written over it); auto runs thread up to AUTO_THREAD_MAX, lanes above."""
     if variant == "auto":
         from ..kernels.chol_small import AUTO_THREAD_MAX
         variant = "thread" if n <= AUTO_THREAD_MAX else "lanes"
-    return "lower" if variant == "lanes" else "full"
+    return "lower" if variant in ("lanes", "lanes_shared") else "full"
 
 
 def cholesky_bytes(variant, n, batch):

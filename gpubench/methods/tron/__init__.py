@@ -33,9 +33,10 @@ CHOLESKY = {"left": 0, "right": 1}
 # the batched factorization alone (Table 1) also has "warp": a group of lanes of one warp per
 # matrix for n <= 32 (gpubench.kernels.chol_gpu), and the kernels compiled per n with the factor
 # in registers (gpubench.kernels.chol_small): "thread" (a thread per matrix, in registers at n <= 6), "lanes"
-# (a lane per row, n <= 32) and "auto" (the one of the two for the n); TRON's own solves use CHOLESKY
-LINALG_CHOLESKY = {**CHOLESKY, "warp": 2, "thread": 3, "lanes": 4, "auto": 5}
-SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto"}
+# (a lane per row, n <= 32; "lanes_shared" the same with its column exchanged through shared memory)
+# and "auto" (thread or lanes, for the n); TRON's own solves use CHOLESKY
+LINALG_CHOLESKY = {**CHOLESKY, "warp": 2, "thread": 3, "lanes": 4, "auto": 5, "lanes_shared": 6}
+SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto", 6: "lanes_shared"}
 
 
 def check_cholesky(variant, n):
@@ -255,8 +256,8 @@ def solve_hs45(nprob, n, start="mid", seed=0, **kw):
 # ------------------------------------------------------------------ linear algebra alone
 def cholesky_batch(A, variant="left", backend="cpu", layout="1d", threads=0, shared=True):
     """Lower Cholesky factors of a batch of SPD matrices (batch, n, n); and an ok flag each.
-    ``variant``: left, right, or warp, thread, lanes, auto (n <= 32; on the CPU
-    the twin of these four is the right-looking one)."""
+    ``variant``: left, right, or warp, thread, lanes, lanes_shared, auto (n <= 32; on the CPU
+    the twin of these five is the right-looking one)."""
     A = np.asarray(A, dtype=np.float64)
     nb, n, _ = A.shape
     check_cholesky(variant, n)
