@@ -576,8 +576,10 @@ class LevelSet:
     def _forward(self, lo, hi, refined=True):
         """(f's enclosure, the outer tree's values, per aggregate its terms' values and pieces) on the
         box; the last box's kept, so that the root's first contraction reads what the multistart's
-        guess computed on the same domain (nothing here writes into what it returns)."""
-        key = (lo.tobytes(), hi.tobytes(), refined)
+        guess computed on the same domain (nothing here writes into what it returns).  The key holds
+        the module's knobs too (the pieces, the chain's cells), which tests and callers may change."""
+        from . import chain
+        key = (lo.tobytes(), hi.tobytes(), refined, PIECES, REFINE, CUT, SUBPIECES, SHARP, chain.CELLS)
         last = getattr(self, "_last_forward", None)
         if last is not None and last[0] == key:
             self._outer = last[2]
