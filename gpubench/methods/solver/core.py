@@ -505,8 +505,10 @@ class Search:
         # n = 50: 7 of 8 descents, each to a local minimum the polish then left, were half the solve)
         probe = self.polish_starts and self._contracts_root_next()
         polished = None
-        for i, p in enumerate(starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn,
-                                     maximise=self.maximise)):
+        t0 = time.perf_counter()
+        points = starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn, maximise=self.maximise)
+        self.host_seconds += time.perf_counter() - t0
+        for i, p in enumerate(points):
             if self._late():
                 break
             t0 = time.perf_counter()
