@@ -126,9 +126,34 @@ def _check(name, rng, broken=False):
     return bad
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
 @pytest.mark.parametrize("name", sorted(ORACLES))
-def test_the_chain_bounds_and_contraction_hold_every_exact_value(name, cells):
+def test_the_chain_bounds_and_contraction_hold_every_exact_value(name, compiled, cells, monkeypatch):
+    """The cells enclosed by the compiled kernel (forms/chain_cells.py, the default) and by the numpy walk."""
+    monkeypatch.setattr(chain, "COMPILED", compiled)
     assert _check(name, np.random.default_rng(41)) == []
+
+
+@pytest.mark.slow   # about 28 s on 2 cores: the broken kernel is compiled afresh (not disk-cached)
+def test_a_kernel_over_a_sine_without_its_peaks_is_caught(cells, monkeypatch):
+    """Broken: the cells' kernel compiled over a sine enclosed by its ends' values alone."""
+    from numba import njit
+
+    from gpubench.forms import chain_cells
+    from gpubench.forms.levelset import LevelSet
+    from gpubench.interval.backends import namespace
+    ns = dict(namespace("cpu"))
+    sin_enc = ns["sin_enc"]
+
+    @njit
+    def isin(alo, ahi):
+        a, b = sin_enc(alo), sin_enc(ahi)
+        return min(a[0], b[0]), max(a[1], b[1])
+    ns["isin"] = isin
+    monkeypatch.setattr(LevelSet, "_compiled", lambda self, spec: (
+        chain_cells.kernel(spec, self.param_names, namespace=ns), self.params, self.dim))
+    bad = _check("scipy_go.EggHolder", np.random.default_rng(41))
+    assert {b[0] for b in bad} >= {"total", "cell"}
 
 
 def test_the_chain_sharpens_eggholders_bound(monkeypatch):
@@ -146,12 +171,12 @@ def test_a_chain_of_centre_values_is_caught(cells, monkeypatch):
     real = chain.lower_ends
 
     def centres(*args, **kwargs):
-        ends = real(*args, **kwargs)
+        ends = real(*args, **dict(kwargs, centres=True))
         return None if ends is None else (np.where(np.isnan(ends[1]), -np.inf, ends[1]), ends[1])
 
     monkeypatch.setattr(chain, "lower_ends", centres)
     bad = _check("scipy_go.EggHolder", np.random.default_rng(41))
-    assert {b[0] for b in bad} >= {"total", "cell"}
+    assert "cell" in {b[0] for b in bad}
 
 
 def _children_violations(name, rng):
@@ -233,3 +258,24 @@ def test_the_strong_search_with_the_chain_keeps_its_best_point(monkeypatch):
         assert not (_holds(broken, broken.x) and broken.glb <= _exact(_egg, broken.x, mp=True))
     except RuntimeError as e:   # or every region ruled out
         assert "ruled out" in str(e)
+
+
+@pytest.mark.parametrize("steps", [1 << 30, 1])
+def test_the_compiled_childrens_pass_is_the_numpy_pass(steps, monkeypatch):
+    """chain_cells.children_pass sums only the cells a child meets: bit for bit the numpy pass's bounds
+    on random lower ends with -inf among them, on the cells themselves and merged."""
+    from gpubench.methods.solver.partition import Plan, child_boxes
+    rng = np.random.default_rng(3)
+    lo = -5.0 * rng.random(DIM)
+    hi = lo + 10.0 * rng.random(DIM)
+    L = 100.0 * rng.normal(size=(DIM - 1, CELLS, CELLS))
+    L[0, 3, 4] = L[2, 0, 7] = -np.inf
+    ca, cb = chain.edges(lo, hi, CELLS)
+    plan = Plan(dims=(0, 1, 2), parts=4)
+    clo, chi = child_boxes(lo, hi, plan, np.arange(plan.count))
+    monkeypatch.setattr(chain, "CHILD_STEPS", steps)
+    got = {}
+    for compiled in (True, False):
+        monkeypatch.setattr(chain, "COMPILED", compiled)
+        got[compiled] = chain.children(L, ca, cb, clo, chi)
+    assert np.array_equal(got[True], got[False]) and np.isneginf(got[True]).any()

@@ -239,3 +239,22 @@ def test_strong_starts_end_where_the_first_contraction_proves_the_root(monkeypat
     assert r.iterations == full.iterations == 1 and r.options["contracted"]["kept_whole"] == 1
     assert (r.glb, r.gub) == (full.glb, full.gub) and r.glb <= 0.0 <= r.gub
     assert np.array_equal(r.regions_lo, full.regions_lo) and np.array_equal(r.regions_hi, full.regions_hi)
+
+
+def test_a_contraction_costlier_than_a_sweep_is_skipped_after_the_probe():
+    """Variant strong contracts the first CONTRACT_PROBE selected boxes, then only while a contraction
+    costs no more than a sweep (mean seconds of each in the search): Colville n = 4 on CUDA (no split
+    sweep: the host loop) spent ~4x a sweep on each and did not close its gap in 10 s."""
+    from gpubench.methods.solver.core import CONTRACT_PROBE, Search
+    from gpubench.methods.solver.settings import Settings
+    s = Search(F.get("scipy_go.Colville"), 4, settings=Settings.build("interval solver", dict(
+        backend="cpu", variant="strong", split_dims=2, parts=2, tol=1e-6, max_iterations=1)))
+    s.contract_cost, s.sweep_cost = [1.0, CONTRACT_PROBE - 1], [0.001, CONTRACT_PROBE]
+    assert s._contraction_pays()                       # still probing
+    s.contract_cost = [1.0, CONTRACT_PROBE]
+    assert not s._contraction_pays() and s.contract_stats["skipped"] == 1
+    s.contract_cost = [0.001, CONTRACT_PROBE]
+    assert s._contraction_pays()                       # no dearer than a sweep
+    s.contract_cost, s.sweep_cost = [0.0, 0], [0.0, 0]
+    s.run()
+    assert s.contract_cost[1] == 1 and s.sweep_cost[1] == 1   # each timed where it runs

@@ -22,16 +22,26 @@ the bound and the cells kept against exact rational values of the sum on random 
 boxes, and catches a broken variant.  The level set's guess (a multistart's first start) follows a
 path of least sum of the terms' values at the cells' centres where the chain is on.
 """
+import os
+
 import numpy as np
 
 from ..interval.arrays import INF, Undefined, _dn, add, mul, sub
 
-# cells per coordinate (m CELLS^2 enclosures of the term a pass); 0: off, the default.  At 64 on the CPU
-# twin (scipy_go_certify_n10's settings, 30 s) EggHolder n = 10's gap fell from 2,057 to 242 (GLB -9,354
-# -> -8,443, GUB -7,297 -> -8,201 from the guess below) and Rana's from 4,556 to 3,095, neither certified,
-# while typed-in Levy and Rosenbrock n = 10 went from 0.03 to 0.15 s (three passes a contraction on
-# their chains): kept off until it certifies something (docs/strong-search.md, what is next)
+# cells per coordinate (m CELLS^2 enclosures of the term a pass); 0: off, the default.  With the cells
+# compiled (chain_cells.py) on the CPU twin (scipy_go_certify_n10's settings at split_dims 6, 30 s, a loaded
+# 2-core machine) 64 cells take EggHolder n = 10's gap from 2,057 to 0.33 (GLB -8291.57, GUB -8291.24) and
+# Rana's from 4,556 to 2,838, neither certified (1e-6); typed-in Levy / Rosenbrock n = 10 0.03 -> 0.04 s.
+# Kept off until it certifies something (docs/strong-search.md).  GPUBENCH_CHAIN_CELLS (digits) sets it
+# for a measurement, e.g. of the H200's device loop, where the chain is root work only.
 CELLS = 0
+_RAW = os.environ.get("GPUBENCH_CHAIN_CELLS", "").strip()
+if _RAW:
+    if not _RAW.isdigit():
+        from ..errors import InputError
+        raise InputError(f"GPUBENCH_CHAIN_CELLS={_RAW!r} is not a number of cells (digits, e.g. 64; 0: off)")
+    CELLS = int(_RAW)
+COMPILED = True        # the cells enclosed by chain_cells' compiled kernel (False: the numpy walk below)
 MAX_CELLS = 1 << 17   # no chain where m CELLS^2 exceeds this (n > 33 at 64 cells: its cost and memory grow with n)
 
 
@@ -44,13 +54,26 @@ def edges(lo, hi, k=None):
     return e[:, :-1], e[:, 1:]
 
 
-def lower_ends(forward, spec, env, lo, hi, m, x_sym, y_sym):
+def lower_ends(forward, spec, env, lo, hi, m, x_sym, y_sym, compiled=None, mean_value=True, centres=True):
     """(L, C), each (m, CELLS, CELLS): L the lower end of term i on cell a of x_i times cell b of
     x_{i+1}, C the midpoint of its enclosure at the cells' centres (NaN where not found: a guess's,
     no bound rests on it); or None where the chain does not apply (an unbounded box, too many cells).  ``forward(tree, env)`` is the
-    level set's forward enclosure; ``env`` the term's environment on the box (arrays of length m)."""
+    level set's forward enclosure; ``env`` the term's environment on the box (arrays of length m).
+    ``compiled``: (kernel, params, dim) of :mod:`.chain_cells`, which encloses the same forms in
+    compiled code (used where given and COMPILED; the kernel None: the numpy walk); there, without
+    ``mean_value``, L is the natural form's alone (what the children's pass reads), and without
+    ``centres`` C is NaN (only the guess reads it)."""
     if CELLS < 2 or m < 1 or m * CELLS * CELLS > MAX_CELLS or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         return None
+    if COMPILED and compiled is not None and compiled[0] is not None:
+        from .chain_cells import enclose
+        nat, centre, mvl = enclose(compiled[0], *edges(lo[:m + 1], hi[:m + 1]), compiled[1], m, compiled[2],
+                                   mean_value, centres)
+        if np.isnan(nat).any():   # f undefined on some cell: nothing concluded (the walk's Undefined)
+            return None
+        if spec.second is None:
+            return nat, centre
+        return np.where(np.isnan(mvl), nat, np.maximum(nat, mvl)), centre
     a, b = edges(lo[:m + 1], hi[:m + 1])
     A = (a[:m, :, None], b[:m, :, None])             # x_i's cells along axis 1
     B = (a[1:m + 1, None, :], b[1:m + 1, None, :])   # x_{i+1}'s along axis 2
@@ -119,6 +142,9 @@ def children(L, ca, cb, clo, chi):
         return np.full(clo.shape[0], -INF)
     Lm = L.reshape(m, g, merge, g, merge).min(axis=(2, 4))
     ma, mb = ca[:, ::merge], cb[:, merge - 1::merge]
+    if COMPILED:
+        from .chain_cells import children_pass
+        return children_pass(Lm, ma, mb, clo, chi)
     meets = (mb[None] >= clo[:, :, None]) & (ma[None] <= chi[:, :, None])     # (children, m + 1, g)
     F = np.where(meets[:, 0], 0.0, INF)
     with np.errstate(invalid="ignore"):

@@ -19,7 +19,9 @@ Light: no sympy and no numpy at import.
 
 # ops: "sym" (name), "const" (value = [lo, hi]), "add", "mul", "pow" (value: ["int", k] for an integer
 # k >= 1, ["inv", k] for -k, ["sqrt"], ["rat", r] for another rational, ["any"] otherwise), "max",
-# "min", "floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs", and "any" (no rule)
+# "min", "floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs", "sign" (the derivative of
+# |u|: the level set's walk has no rule for it and takes the whole line, as for "any"; the chain's
+# compiled cells enclose it, forms/chain_cells.py), and "any" (no rule)
 UNARY = ("floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs")
 
 
@@ -97,7 +99,7 @@ def convert(expr, memo=None):
     memo = {} if memo is None else memo
     funcs = {sp.Max: "max", Max2: "max", sp.Min: "min", Min2: "min", Floor: "floor", Trunc: "trunc",
              Rint: "rint", sp.tanh: "tanh", sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos",
-             sp.Abs: "abs"}
+             sp.Abs: "abs", sp.sign: "sign"}
 
     def go(e):
         if e in memo:

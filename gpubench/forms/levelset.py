@@ -509,7 +509,7 @@ class LevelSet:
         used = False
         at = np.full(self.dim, np.nan)   # a chain's pick per coordinate (a cell's centre)
         try:
-            _, _, fterms = self._forward(lo, hi)
+            _, _, fterms = self._forward(lo, hi, centres=True)
             chosen = np.full(self.dim, -1)   # a product's pick per coordinate (:func:`_product_pick`)
             for agg, spec in self.terms.items():
                 # f rises or falls with the aggregate: its terms are to be made low, or high
@@ -573,22 +573,31 @@ class LevelSet:
         except _Undefined:
             return -INF, INF
 
-    def _forward(self, lo, hi, refined=True):
-        """(f's enclosure, the outer tree's values, per aggregate its terms' values and pieces) on the
-        box; the last box's kept, so that the root's first contraction reads what the multistart's
-        guess computed on the same domain (nothing here writes into what it returns).  The key holds
-        the module's knobs too (the pieces, the chain's cells), which tests and callers may change."""
+    def _forward(self, lo, hi, refined=True, centres=False, level=None):
+        """(f's enclosure, the outer expression's node values, per aggregate its term's values and
+        pieces, and its chain's bounds and cells: with ``centres``, as the guess reads them, the
+        chain's values at the cells' centres too).  ``level``: the contraction's, where f is one chained
+        sum a chain of the natural form's cells alone that already exceeds it ends the chain's work
+        (the box then holds no point of the level set whatever the mean value form adds).
+
+        The last box's pass is kept, so that the root's first contraction reads what the multistart's
+        guess computed on the same domain (nothing here writes into what it returns).  Its key holds
+        the module's knobs (the pieces, the chain's cells), which tests and callers may change, and,
+        where the chain is on, ``centres`` and ``level`` (off, they change nothing)."""
         from . import chain
         key = (lo.tobytes(), hi.tobytes(), refined, PIECES, REFINE, CUT, SUBPIECES, SHARP, chain.CELLS)
+        if chain.CELLS >= 2:
+            key += (centres, level, chain.COMPILED)
         last = getattr(self, "_last_forward", None)
         if last is not None and last[0] == key:
             self._outer = last[2]
             return last[1]
-        result = self._forward_box(lo, hi, refined)
+        result = self._forward_box(lo, hi, refined, centres, level)
         self._last_forward = (key, result, self._outer)
         return result
 
-    def _forward_box(self, lo, hi, refined):
+    def _forward_box(self, lo, hi, refined, centres, level):
+        alone = self.expr.op == "sym" and len(self.terms) == 1 and not self.named
         outer = {N_SYM: (float(self.dim), float(self.dim))}
         for s, k in self.coords.items():
             outer[s] = (lo[k], hi[k])
@@ -606,7 +615,7 @@ class LevelSet:
             if spec.sum:
                 outer[agg] = _sum_interval(tlo, thi)
                 if refined and spec.window == 2:   # a chain: two-coordinate pieces (forms/chain.py)
-                    chained = self._chain(spec, env, lo, hi, m)
+                    chained = self._chain(spec, env, lo, hi, m, centres, level if alone else None)
                     if chained is not None:
                         outer[agg] = (max(outer[agg][0], chained[0]), outer[agg][1])
             else:  # a product: interval products one by one
@@ -620,15 +629,37 @@ class LevelSet:
         self._outer = outer
         return f, vals, terms
 
-    def _chain(self, spec, env, lo, hi, m):
+    def _chain(self, spec, env, lo, hi, m, centres=True, level=None):
         """(a lower bound of the chained sum over the box, per coordinate the lower bounds over its
-        cells, the cells' ends), or None (forms/chain.py)."""
+        cells, the cells' ends), or None (forms/chain.py); with ``level`` (f is the sum) the natural
+        form's cells first, and where their chain exceeds the level, that bound."""
         from . import chain
-        ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM)
+        compiled = self._compiled(spec)
+        if level is not None and compiled is not None and compiled[0] is not None:
+            ends = chain.lower_ends(None, spec, env, lo, hi, m, X_SYM, Y_SYM, compiled, mean_value=False,
+                                    centres=centres)
+            if ends is not None:
+                total, each = chain.passes(ends[0])
+                if total > level:
+                    return total, each, chain.edges(lo[:m + 1], hi[:m + 1]), ends[1]
+        ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM,
+                                self._compiled(spec), centres=centres)
         if ends is None:
             return None
         total, each = chain.passes(ends[0])
         return total, each, chain.edges(lo[:m + 1], hi[:m + 1]), ends[1]
+
+    def _compiled(self, spec):
+        """(kernel, params, dim) for chain.lower_ends: the term's cells in compiled code
+        (forms/chain_cells.py), the kernel None where its trees hold what the kernel does not write."""
+        from . import chain
+        if not chain.COMPILED:
+            return None
+        kernels = self.__dict__.setdefault("_chain_kernels", {})
+        if id(spec) not in kernels:
+            from .chain_cells import kernel
+            kernels[id(spec)] = kernel(spec, self.param_names)
+        return kernels[id(spec)], self.params, self.dim
 
     def children_floor(self, lo, hi, clo, chi):
         """Lower bounds of f over the child boxes [clo[k], chi[k]] (arrays (k, n)) of the box [lo, hi],
@@ -644,7 +675,8 @@ class LevelSet:
         hi = np.asarray(hi, dtype=np.float64)
         env, m = self._term_env(self.expr.name, lo, hi)
         try:
-            ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM)
+            ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM,
+                                    self._compiled(spec), centres=False)
         except _Undefined:
             return None
         if ends is None:
@@ -679,7 +711,7 @@ class LevelSet:
         return (lo, hi), self._floor
 
     def _revise(self, lo, hi, level):
-        f, vals, terms = self._forward(lo, hi)
+        f, vals, terms = self._forward(lo, hi, level=level)
         if f[0] == f[0]:
             self._floor = max(self._floor, float(f[0]))
         narrowed = {}
