@@ -204,6 +204,43 @@ def test_convexity_floor_is_below_every_value_of_the_box(monkeypatch):
         ras.__dict__.pop("_levelsets", None)
 
 
+def test_sums_but_each_are_the_scalar_sums_bit_for_bit():
+    """mean_value's n sums but one, formed as one array step a term, equal the one-k sums rounded
+    down at every step (:func:`contract._sum_dn`), overflow, infinities and NaN included."""
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        n = int(rng.integers(1, 30))
+        t = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+        if trial % 4 == 0:
+            t[rng.integers(0, n)] = rng.choice([np.inf, -np.inf, np.nan])
+        if trial % 5 == 0:
+            t[:] = 1.7e308
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = np.array([C._sum_dn(t, k) for k in range(n)], dtype=np.float64)
+            got = C._sums_but_each_dn(t)
+        assert np.array_equal(want, got, equal_nan=True), (t, want, got)
+
+
+def test_strong_starts_end_where_the_first_contraction_proves_the_root(monkeypatch):
+    """variant strong: the first start's end point polished and the root contracted at that GUB
+    (Search._root_proved); where the box left is narrower than tol the other starts are skipped, and
+    the answer (bounds, region) is the full multistart's: every point with f <= GUB is in that box."""
+    from gpubench.methods.solver import core, local
+    fn = F.get("levy")
+    kw = dict(method="interval", backend="cpu", variant="strong", split_dims=3, parts=4)
+    real, calls = local.descend, []
+    monkeypatch.setattr(local, "descend", lambda *a, **k: calls.append(1) or real(*a, **k))
+    r = minimize(fn, 10, **kw)
+    early = len(calls)
+    monkeypatch.setattr(core.Search, "_root_proved", lambda self: False)   # every start descends
+    calls.clear()
+    full = minimize(fn, 10, **kw)
+    assert early == 2 and len(calls) >= 9, (early, len(calls))   # the first start's and the polish's
+    assert r.iterations == full.iterations == 1 and r.options["contracted"]["kept_whole"] == 1
+    assert (r.glb, r.gub) == (full.glb, full.gub) and r.glb <= 0.0 <= r.gub
+    assert np.array_equal(r.regions_lo, full.regions_lo) and np.array_equal(r.regions_hi, full.regions_hi)
+
+
 def test_a_contraction_costlier_than_a_sweep_is_skipped_after_the_probe():
     """Variant strong contracts the first CONTRACT_PROBE selected boxes, then only while a contraction
     costs no more than a sweep (mean seconds of each in the search): Colville n = 4 on CUDA (no split

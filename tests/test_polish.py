@@ -76,7 +76,8 @@ def test_polish_reaches_the_exact_minimiser_and_stays_above_it():
 def test_a_polish_valued_by_the_float_point_value_is_caught(monkeypatch):
     fn = bukin_like()
     lo, hi = fn.bounds(2)
-    monkeypatch.setattr(local, "_upper", lambda fn, v, maximise: float(fn.point(v)))
+    # the polish values its candidates through _upper_at (the compiled interval form, bound once)
+    monkeypatch.setattr(local, "_upper_at", lambda fn, n, maximise: lambda v: float(fn.point(v)))
     found = local.polish(fn, DESCENT_END, lo, hi)
     assert any("below the minimum" in p for p in problems_at(fn, found, lo, hi, FSTAR))
 

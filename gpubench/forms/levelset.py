@@ -150,6 +150,8 @@ def _quotient(t, r, u):
     ulo, uhi = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in u))
     plain = div((tlo, thi), (rlo, rhi))
     zero = (rlo <= 0) & (rhi >= 0)
+    if not zero.any():   # no extended division anywhere: the plain quotient, met with nothing (as below)
+        return plain
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # r in (0, rhi]: T > 0 gives u >= tlo/rhi, T < 0 gives u <= thi/rhi
         pos_lo = np.where(tlo > 0, _dn(tlo / rhi), -INF)
@@ -576,7 +578,25 @@ class LevelSet:
         pieces, and its chain's bounds and cells: with ``centres``, as the guess reads them, the
         chain's values at the cells' centres too).  ``level``: the contraction's, where f is one chained
         sum a chain of the natural form's cells alone that already exceeds it ends the chain's work
-        (the box then holds no point of the level set whatever the mean value form adds)."""
+        (the box then holds no point of the level set whatever the mean value form adds).
+
+        The last box's pass is kept, so that the root's first contraction reads what the multistart's
+        guess computed on the same domain (nothing here writes into what it returns).  Its key holds
+        the module's knobs (the pieces, the chain's cells), which tests and callers may change, and,
+        where the chain is on, ``centres`` and ``level`` (off, they change nothing)."""
+        from . import chain
+        key = (lo.tobytes(), hi.tobytes(), refined, PIECES, REFINE, CUT, SUBPIECES, SHARP, chain.CELLS)
+        if chain.CELLS >= 2:
+            key += (centres, level, chain.COMPILED)
+        last = getattr(self, "_last_forward", None)
+        if last is not None and last[0] == key:
+            self._outer = last[2]
+            return last[1]
+        result = self._forward_box(lo, hi, refined, centres, level)
+        self._last_forward = (key, result, self._outer)
+        return result
+
+    def _forward_box(self, lo, hi, refined, centres, level):
         alone = self.expr.op == "sym" and len(self.terms) == 1 and not self.named
         outer = {N_SYM: (float(self.dim), float(self.dim))}
         for s, k in self.coords.items():

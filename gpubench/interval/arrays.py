@@ -113,7 +113,10 @@ def _root(t, k, up):
         return np.where(bad, INF, r)           # never verified: no bound
     r = np.maximum(_dn(r, 2), 0.0)
     for _ in range(60):
-        bad = _pow_nonneg(r, k, True) > t
+        # r = 0 is where lowering stops (0 stays 0): its power, rounded up to the least subnormal,
+        # exceeds t = 0 for ever, and the final line returns 0 there anyway; left in, every root of a
+        # target touching 0 ran all 60 rounds (half of variant strong's contraction at Levy n = 50)
+        bad = (_pow_nonneg(r, k, True) > t) & (r > 0.0)
         if not bad.any():
             break
         r = np.where(bad, np.maximum(_dn(r * (1 - 1e-12)), 0.0), r)

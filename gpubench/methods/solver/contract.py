@@ -184,8 +184,10 @@ def mean_value(fn, lo, hi, gub, maximise=False):
     dlo, dhi = _dn(lo - c), _up(hi - c)  # X - c, enclosed
     terms = _mul_lo(glo, ghi, dlo, dhi)  # the lowest G_j (X_j - c_j), each rounded down
     new_lo, new_hi = lo.copy(), hi.copy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        rests = _dn(flo + _sums_but_each_dn(terms))  # f(c) + sum_{j != k} G_j (X_j - c_j), their lower ends
     for k in range(lo.size):
-        rest = _dn(flo + _sum_dn(terms, k))  # f(c) + sum_{j != k} G_j (X_j - c_j), its lower end
+        rest = rests[k]
         if not math.isfinite(rest):  # an unbounded gradient elsewhere: nothing to conclude
             continue
         b = _up(gub - rest)
@@ -205,4 +207,16 @@ def _sum_dn(terms, k):
     for j, v in enumerate(terms):
         if j != k:
             s = _dn(s + v)
+    return s
+
+
+def _sums_but_each_dn(terms):
+    """:func:`_sum_dn` (terms, k) for every k at once: the same sums in the same order, each step
+    rounded down, one array operation a term (the loop over k was n^2 scalar steps: a fifth of
+    variant strong's contraction at Levy n = 50)."""
+    terms = np.asarray(terms, dtype=np.float64)
+    s = np.zeros(terms.size)
+    skip = np.arange(terms.size)
+    for j in range(terms.size):
+        s = np.where(skip != j, _dn(s + terms[j]), s)
     return s

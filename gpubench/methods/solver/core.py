@@ -60,6 +60,7 @@ from .settings import SPACINGS, Settings, at_scale, contracts_root, host_loop_re
 from .uncut import UncutTerms, prepare_split
 
 _NO_PHASE = contextlib.nullcontext()
+_LATER = object()   # Search._sweep before the host loop's first sweep (Search.sweep makes it)
 
 # selected boxes contracted before Search._contraction_pays weighs a contraction's cost against a sweep's
 CONTRACT_PROBE = 8
@@ -124,21 +125,39 @@ class Search:
         self.deadline = None   # run()'s Deadline: the host work inside an iteration stops at it too (_late)
         self.rule = PartitionRule(dim, self.settings.split_dims, self.settings.parts)
         self.loop, self.host_loop = self._choose_loop()
+        # the sweep's and the uncut terms' generated modules are imported at their first use: a root
+        # the multistart's contraction keeps whole (Levy, Rastrigin, Ackley n = 50 under variant strong)
+        # is solved without either (their imports were a third of such a second process's search)
         if self.loop == "device":
-            self.sweep = None  # the sweep runs inside the device loop's launch (devloop.py)
+            self._sweep = None  # the sweep runs inside the device loop's launch (devloop.py)
             self.backend = "cuda"
         else:
-            self.sweep = sweeps.make(self.settings.backend, self.definition, dim, fn.params(dim), self.dom_lo,
-                                     self.dom_hi, split_dims=self.rule.split_dims,
-                                     full=not self._split())
-            self.backend = self.sweep.name
-        self.uncut = UncutTerms(self.definition, dim, fn.params(dim))
+            from ...device.gpu import resolve_backend
+            self._sweep = _LATER
+            self.backend = resolve_backend(self.settings.backend)
+        self._uncut = None
         self.state = State.initial(self.dom_lo, self.dom_hi, self.settings.tol)
         self.sweep_seconds = 0.0  # wall time in the sweep: kernel, launch and transfers
         self.host_seconds = 0.0  # per-iteration host tables (uncut aggregates, samples, K and R)
         self.contract_stats = {"narrowed": 0, "dropped": 0}  # contract = True: selected regions
+        self._kept_contraction = None   # (key, (box, floor)): the root's, from the multistart (_root_proved)
         # seconds and count of the selected boxes' contractions and of the sweeps (_contraction_pays)
         self.contract_cost, self.sweep_cost = [0.0, 0], [0.0, 0]
+
+    @property
+    def sweep(self):
+        """The host loop's subregion sweep (:func:`.sweep.make`), made at its first use; None in the device loop."""
+        if self._sweep is _LATER:
+            self._sweep = sweeps.make(self.backend, self.definition, self.dim, self.fn.params(self.dim), self.dom_lo,
+                                      self.dom_hi, split_dims=self.rule.split_dims, full=not self._split())
+        return self._sweep
+
+    @property
+    def uncut(self):
+        """The aggregates over the uncut windows (:class:`.uncut.UncutTerms`), made at their first use."""
+        if self._uncut is None:
+            self._uncut = UncutTerms(self.definition, self.dim, self.fn.params(self.dim))
+        return self._uncut
 
     # -------------------------------------------------------------- locations
     def region(self, itr, sidx):
@@ -372,11 +391,7 @@ class Search:
         st = self.state
         if not (math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi)):
             return (sel_lo, sel_hi), -math.inf
-        t0 = time.perf_counter()
-        box, floor = contract_floor(self.fn, sel_lo, sel_hi, st.gub, self.maximise)
-        if box is not None and st.best_x is not None:   # where f is proved convex on the box
-            floor = max(floor, convex_floor(self.fn, *box, st.best_x, self.maximise))
-        self.host_seconds += time.perf_counter() - t0
+        box, floor = self._contraction(sel_lo, sel_hi)
         if box is None or floor > st.gub:
             self.contract_stats["dropped"] += 1
             self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
@@ -386,6 +401,45 @@ class Search:
         if np.max(box[1] - box[0]) < self.settings.tol and self._keep_whole(box[0], box[1], cyc, floor):
             return None, floor
         return box, floor
+
+    def _contraction(self, lo, hi):
+        """``(box, floor)`` of :meth:`_contract_selected` for the box [lo, hi] at the current GUB and GUB
+        point: :func:`.contract.contract_floor`, the floor raised by :func:`.contract.convex_floor`.  The
+        multistart's proof of the root (:meth:`_root_proved`) leaves its answer here, and the root's
+        contraction that follows at the same GUB takes it instead of computing it again."""
+        st = self.state
+        key = (st.gub, None if st.best_x is None else tuple(st.best_x), lo.tobytes(), hi.tobytes())
+        kept, self._kept_contraction = self._kept_contraction, None
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        t0 = time.perf_counter()
+        box, floor = contract_floor(self.fn, lo, hi, st.gub, self.maximise)
+        if box is not None and st.best_x is not None:   # where f is proved convex on the box
+            floor = max(floor, convex_floor(self.fn, *box, st.best_x, self.maximise))
+        self.host_seconds += time.perf_counter() - t0
+        return box, floor
+
+    def _root_proved(self):
+        """Whether the root's contraction at the current GUB (what the first iteration, or before the
+        device loop :meth:`_contract_root`, does next) leaves a box narrower than tol, which then goes
+        back into L whole (:meth:`_keep_whole`): every point of the domain with f <= GUB lies in it, so a
+        descent from a further local start could end lower only inside it, where the polish has just
+        been.  Its contraction is kept for that iteration (:meth:`_contraction`)."""
+        st = self.state
+        lo, hi = self.region(ROOT, 0)
+        if not (math.isfinite(st.gub) and self._bounded(lo, hi)):
+            return False
+        box, floor = self._contraction(lo, hi)
+        self._kept_contraction = ((st.gub, None if st.best_x is None else tuple(st.best_x),
+                                   lo.tobytes(), hi.tobytes()), (box, floor))
+        return box is not None and floor <= st.gub and bool(np.max(box[1] - box[0]) < self.settings.tol)
+
+    def _contracts_root_next(self):
+        """Whether the root is contracted right after the multistart: the host loop's first iteration
+        with ``contract``, or the device loop's :meth:`_contract_root`."""
+        st = self.state
+        return (st.iteration == 0 and len(st.regions) == 1
+                and (self.root_contract if self.loop == "device" else bool(self.settings.contract)))
 
     def _contract_root(self):
         """Variant strong on CUDA (settings.at_scale, n <= STRONG_MAX_DIM): the root contracted on the
@@ -474,16 +528,29 @@ class Search:
         the polish, when on, moves the best of them)."""
         from .local import descend, starts
         st = self.state
+        # where the root's contraction comes next, the first start's end point is polished at once and the
+        # root contracted at that GUB: a box narrower than tol ends the starts (Levy, Rastrigin, Ackley
+        # n = 50: 7 of 8 descents, each to a local minimum the polish then left, were half the solve)
+        probe = self.polish_starts and self._contracts_root_next()
+        polished = None
         t0 = time.perf_counter()
-        for p in starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn, maximise=self.maximise):
+        points = starts(self.dom_lo, self.dom_hi, self.settings.local_starts, fn=self.fn, maximise=self.maximise)
+        self.host_seconds += time.perf_counter() - t0
+        for i, p in enumerate(points):
             if self._late():
                 break
+            t0 = time.perf_counter()
             found = descend(self.fn, p, self.dom_lo, self.dom_hi, self.maximise)
+            self.host_seconds += time.perf_counter() - t0
             if found is not None and found[1] < st.gub:
                 st.gub = found[1]
                 st.best_x = found[0].tolist()
-        self.host_seconds += time.perf_counter() - t0
-        if self.polish_starts and st.best_x is not None:
+            if i == 0 and probe and st.best_x is not None:
+                self._polish(None)
+                polished = st.best_x
+                if self._root_proved():
+                    return
+        if self.polish_starts and st.best_x is not None and st.best_x is not polished:
             self._polish(None)
 
     def _late(self):
@@ -597,8 +664,8 @@ class Search:
             history={"glb": list(st.hist_glb), "gub": list(st.hist_gub), "list_size": list(st.hist_size),
                      **({"segments": segs} if (segs := ckpt.segments(self)) else {})},
             timing={"sweep_seconds": self.sweep_seconds, "host_seconds": self.host_seconds,
-                    "kernel_seconds": getattr(self.sweep, "kernel_seconds", None),
-                    "reduce_seconds": getattr(self.sweep, "reduce_seconds", None)},
+                    "kernel_seconds": getattr(self._sweep, "kernel_seconds", None),
+                    "reduce_seconds": getattr(self._sweep, "reduce_seconds", None)},
             options={"split_dims": self.settings.split_dims, "parts": self.settings.parts,
                      "tol": self.settings.tol, "samples": self.settings.samples,
                      "spacing": self.settings.spacing, "evaluation": self.settings.evaluation,

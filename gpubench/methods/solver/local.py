@@ -122,26 +122,34 @@ def descend_to_end(fn, x0, lo, hi, maximise=False, enough=lambda ub: 0.0, stop=N
 
 
 def _primes(k):
-    out, c = [], 2
-    while len(out) < k:
-        if all(c % p for p in out if p * p <= c):
-            out.append(c)
-        c += 1
-    return out
+    """The first ``k`` primes (a sieve, doubled until it holds them)."""
+    size = 16
+    while True:
+        sieve = np.ones(size, dtype=bool)
+        sieve[:2] = False
+        for c in range(2, int(size ** 0.5) + 1):
+            if sieve[c]:
+                sieve[c * c::c] = False
+        found = np.flatnonzero(sieve)
+        if found.size >= k:
+            return found[:k].tolist()
+        size *= 2
 
 
 def halton(d, count):
     """The first ``count`` points of the unscrambled Halton sequence in ``d`` dimensions, bit for
     bit ``scipy.stats.qmc.Halton(d, scramble=False).random(count)`` (the same digit sums in the
-    same order), without importing scipy.stats (0.4 s of a second process: issue 42, item 4)."""
+    same order), without importing scipy.stats (0.4 s of a second process: issue 42, item 4).
+    Every coordinate's digits at once: a column whose indices have run out of digits adds 0.0,
+    which leaves its sum as it is, so each column is the one-base loop's bit for bit."""
+    bases = np.asarray(_primes(d), dtype=np.int64)
     out = np.zeros((count, d))
-    for j, base in enumerate(_primes(d)):
-        q = np.arange(count, dtype=np.int64)
-        scale = 1.0 / base
-        while q.any():
-            out[:, j] += (q % base) * scale
-            scale /= base
-            q //= base
+    q = np.repeat(np.arange(count, dtype=np.int64)[:, None], d, axis=1)
+    scale = 1.0 / bases
+    while q.any():
+        out += (q % bases) * scale
+        scale = scale / bases
+        q //= bases
     return out
 
 
@@ -228,6 +236,22 @@ def _upper(fn, v, maximise):
     return u if math.isfinite(u) else math.inf
 
 
+def _upper_at(fn, n, maximise):
+    """``v -> _upper(fn, v, maximise)`` for points of dimension ``n``, the compiled interval form and
+    the parameters looked up once: the compass search's thousands of calls (Levy n = 50: 3,000) then
+    cost the kernel and little more."""
+    module = getattr(fn, "module", None)
+    if module is None:
+        return lambda v: _upper(fn, v, maximise)
+    interval, params = module().interval, fn.params(n)
+
+    def upper(v):
+        flo, fhi = interval(v, v, params)
+        u = -float(flo) if maximise else float(fhi)
+        return u if math.isfinite(u) else math.inf
+    return upper
+
+
 def _scales(lo, hi):
     """2^E per coordinate, the least power of two at least the domain's largest |bound| (1 for a
     domain within [-1, 1])."""
@@ -263,7 +287,8 @@ def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True, stop=
     n = lo.size
     budget = 40 * n + 1000 if evaluations is None else int(evaluations)
     x = _clip(np.asarray(x0, dtype=np.float64), lo, hi)
-    best, best_u = x, _upper(fn, x, maximise)
+    upper = _upper_at(fn, n, maximise)
+    best, best_u = x, upper(x)
     scales = _scales(lo, hi)
     level = SNAP_LEVELS - 1
     seen = {best.tobytes()}
@@ -274,32 +299,37 @@ def polish(fn, x0, lo, hi, maximise=False, evaluations=None, descent=True, stop=
             if cand.tobytes() in seen:
                 continue
             seen.add(cand.tobytes())
-            u = _upper(fn, cand, maximise)
+            u = upper(cand)
             if u < best_u:
                 best, best_u, level = cand, u, k
-        h = scales * 2.0 ** -level
+        # the loop works on floats (the same IEEE operations as on numpy's scalars) and on one
+        # candidate array, best with coordinate j moved, put back where the move does not help
+        h = (scales * 2.0 ** -level).tolist()
+        finest = np.maximum(np.spacing(np.abs(best)), scales * 2.0 ** -FINEST).tolist()
+        lo_f, hi_f, at = lo.tolist(), hi.tolist(), best.tolist()
+        cand = best.copy()
         spent = 0
-        finest = np.maximum(np.spacing(np.abs(best)), scales * 2.0 ** -FINEST)
-        while spent < budget and np.any(h >= finest):
+        while spent < budget and any(hj >= fj for hj, fj in zip(h, finest)):
             for j in range(n):
                 if h[j] < finest[j]:
                     continue
                 moved = False
                 for sign in (1.0, -1.0):
                     # best lies in the box, so the step's clip is coordinate j's alone
-                    step = min(max(best[j] + sign * h[j], lo[j]), hi[j])
-                    if step == best[j]:
+                    step = min(max(at[j] + sign * h[j], lo_f[j]), hi_f[j])
+                    if step == at[j]:
                         continue
-                    cand = best.copy()
-                    cand[j] = step
                     spent += 1
                     if stop is not None and spent % STOP_EVERY == 0 and stop():
                         spent = budget
                         break
-                    u = _upper(fn, cand, maximise)
+                    cand[j] = step
+                    u = upper(cand)
                     if u < best_u:
-                        best, best_u, moved = cand, u, True
+                        best_u, moved, at[j] = u, True, step
+                        best = cand.copy()
                         break
+                    cand[j] = at[j]
                 # each coordinate's step halves on its own when neither step along it helps: one
                 # coordinate still moving no longer holds every other at a step too long for it
                 # (Deceptive n = 10: GUB -0.99936 with one step for all, the budget spent)
