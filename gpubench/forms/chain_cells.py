@@ -199,20 +199,17 @@ def source(spec, param_names):
     body += ["    for i in range(m):",
              "        fi = i + 1.0"]
     body += block(0, "        ")
-    body += ["        for b in range(k):",
-             "            blo = ea[i + 1, b]",
-             "            bhi = eb[i + 1, b]",
-             "            cy = min(max(0.5 * blo + 0.5 * bhi, blo), bhi)"]
+    def loop(pad, v, row, c):
+        # a loop over one coordinate's cells: its ends and its centre, clamped into the cell
+        return [f"{pad}for {v} in range(k):",
+                f"{pad}    {v}lo = ea[{row}, {v}]",
+                f"{pad}    {v}hi = eb[{row}, {v}]",
+                f"{pad}    {c} = min(max(0.5 * {v}lo + 0.5 * {v}hi, {v}lo), {v}hi)"]
+    body += loop("        ", "b", "i + 1", "cy")
     body += block(2, "            ")
-    body += ["        for a in range(k):",
-             "            alo = ea[i, a]",
-             "            ahi = eb[i, a]",
-             "            cx = min(max(0.5 * alo + 0.5 * ahi, alo), ahi)"]
+    body += loop("        ", "a", "i", "cx")
     body += block(1, "            ")
-    body += ["            for b in range(k):",
-             "                blo = ea[i + 1, b]",
-             "                bhi = eb[i + 1, b]",
-             "                cy = min(max(0.5 * blo + 0.5 * bhi, blo), bhi)"]
+    body += loop("            ", "b", "i + 1", "cy")
     body += block(3, "                ")
     body += [f"                nat[i, a, b] = {nat[0]}"]
     return _RPOW + "\n\n" + "\n".join(body) + "\n"
