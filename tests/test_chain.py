@@ -11,6 +11,7 @@ level.  A broken variant (the terms' values at the cells' centres taken for thei
 caught by the same checks.
 """
 from fractions import Fraction
+import math
 
 import mpmath
 import numpy as np
@@ -279,3 +280,48 @@ def test_the_compiled_childrens_pass_is_the_numpy_pass(steps, monkeypatch):
         monkeypatch.setattr(chain, "COMPILED", compiled)
         got[compiled] = chain.children(L, ca, cb, clo, chi)
     assert np.array_equal(got[True], got[False]) and np.isneginf(got[True]).any()
+
+
+def _irpow(ns):
+    """chain_cells' generated scalar rational power, compiled over the namespace ``ns``."""
+    from gpubench.forms.chain_cells import _RPOW
+    glb = dict(ns, math=math)
+    exec(compile(_RPOW, "<irpow>", "exec"), glb)
+    from numba import njit
+    return njit(error_model="numpy")(glb["irpow"])    # as chain_cells compiles it (pow overflows to inf)
+
+
+def _rpow_encloses(f):
+    """Every x^r (arb, proven) inside f's interval on random and adversarial boxes of a >= 0."""
+    import flint
+    rng = np.random.default_rng(7)
+    ends = [0.0, 5e-324, 1e-300, 1e-8, 0.5, 1.0, 1.0 + 2.0 ** -52, 3.0, 1e12, 1e300]
+    boxes = [tuple(sorted(p)) for p in zip(ends, ends[1:])] + [(e, e) for e in ends]
+    boxes += [tuple(sorted(rng.uniform(0.0, 10.0, 2))) for _ in range(60)]
+    old = flint.ctx.prec
+    flint.ctx.prec = 256
+    try:
+        for r in (0.5, 1.5, 1.0 / 3.0, 2.5, -0.5, -1.5):
+            for alo, ahi in boxes:
+                lo, hi = f(alo, ahi, r)
+                for x in {alo, ahi, 0.5 * (alo + ahi)}:
+                    if x == 0.0 and r < 0:
+                        continue          # x^r unbounded at 0: the form's upper end is inf there
+                    v = flint.arb(x) ** flint.arb(r)
+                    if not ((lo == -math.inf or flint.arb(lo) <= v) and (hi == math.inf or v <= flint.arb(hi))):
+                        return False
+    finally:
+        flint.ctx.prec = old
+    return True
+
+
+def test_the_cells_rational_power_encloses_every_exact_value():
+    """The chain's compiled rational power (chain_cells' irpow) holds x^r, decided by arb, at the ends
+    and middle of random and adversarial boxes, for r of both signs; without its outward steps it
+    does not (a power rounded to nearest misses the exact value on some box)."""
+    from gpubench.interval.backends import namespace
+    ns = namespace("cpu")
+    assert _rpow_encloses(_irpow(ns))
+    from numba import njit
+    same = njit(lambda v: v)
+    assert not _rpow_encloses(_irpow(dict(ns, next_dn=same, next_up=same)))
