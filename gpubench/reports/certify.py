@@ -19,6 +19,7 @@ whose gap closed rather than certified, and labels every verdict that rests on i
 f* below GLB) "(not verified)"; a verdict resting on its GUB (f* above it, a minimiser's value above
 it) is proved and stands unlabelled.
 """
+from ..workflow.certify import FLOAT_SPACINGS, gap_closed
 from .document import MISSING
 
 VERDICT_TEXT = {"agrees": "agrees", "value wrong": "SciPy's value is wrong",
@@ -112,13 +113,14 @@ def verdict_text(cert, opinion=False, function=None, dim=None):
 
 
 def certified(record):
-    """Whether a record's case certified: GUB - GLB <= ftol (a value proved wrong by a point
-    below it counts only when the enclosure is that narrow too)."""
+    """Whether a record's case certified: GUB - GLB <= ftol, or the float spacing of the values
+    where that is wider (:func:`gpubench.workflow.certify.gap_closed`, the judge's own rule; a value
+    proved wrong by a point below it counts only when the enclosure is that narrow too)."""
     c = record.get("certification") or {}
     m = record.get("measured") or {}
     if not c or m.get("glb") is None or m.get("gub") is None:
         return False
-    return m["gub"] - m["glb"] <= c["ftol"]
+    return gap_closed(m["glb"], m["gub"], c["ftol"])
 
 
 def certified_by_gap(record):
@@ -164,7 +166,7 @@ def counts(cases, by_case, opinion=False):
                 f"SciPy's statement found wrong: in {len(wrong)} case(s); {len(proved)} of them proved by the "
                 f"verified GUB (a point's outward-rounded enclosure), the others rest on the GLB (not verified)."]
     gap_only = [c for c in ok if certified_by_gap(by_case[c.case_id])]
-    lines.append(f"Cases certified (GUB - GLB <= ftol): {len(ok)} of "
+    lines.append(f"Cases certified (GUB - GLB <= ftol, or {FLOAT_SPACINGS} ulp of the values where wider): {len(ok)} of "
                  f"{len(stored)} stored ({_pct(len(ok), len(stored))}); {len(cases)} planned"
                  + (f"; in {len(unchecked)} of them the stated minimisers were not checked against the "
                     f"regions (marked in the table)" if unchecked else "") + ".")
@@ -233,7 +235,9 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         _entry(doc, cases, by_case, spec.key in opinions)
     if len(entries) > 1:
         _side_by_side(doc, entries, planned, by_case, opinions)
-    doc.p("Verdicts (`gpubench.workflow.certify.judge`): *agrees*: GUB - GLB <= ftol, f* within stated_atol of "
+    doc.p("Verdicts (`gpubench.workflow.certify.judge`): *agrees*: GUB - GLB <= ftol (or, where wider, "
+          f"{FLOAT_SPACINGS} ulp of max(|GLB|, |GUB|): no float64 enclosure of a value that large is narrower; "
+          "docs/scipy_go.md), f* within stated_atol of "
           "[GLB, GUB] and every stated minimiser within xslack of an output region (one off the regions "
           "but with f there within stated_atol of the minimum is named in the reason: stated to too few "
           "digits); *SciPy's value is wrong*: f* below GLB (nothing in the domain reaches it), or above "
