@@ -57,3 +57,23 @@ def test_the_report_reads_by_the_gap_from_old_and_new_records():
                "certification": {**cert, "regions": False}}
     assert certified_by_gap(stopped) and certified_by_gap(gap_stop)
     assert not certified_by_gap(resolved) and not certified_by_gap(open_gap) and not certified_by_gap(opinion)
+
+
+def test_a_gap_tol_below_float64_s_spacing_stops_at_that_spacing(tmp_path):
+    """f = 1e12 + sum (x_i - 1)^2: one ulp of 1e12 is 1.2e-4, so a gap of 1e-6 is only ever reached
+    at 0.  The gap stop takes max(gap_tol, 1024 ulp) (settings.gap_width, the judge's rule): it stops
+    with the gap closed and says why; an infinite GLB never closes it (ulp(inf) is inf)."""
+    import math
+    from gpubench.methods.solver.settings import gap_width
+    path = tmp_path / "big.py"
+    path.write_text("import numpy as np\n"
+                    "from gpubench.forms.definition import Definition, Sum, x, symbols\n"
+                    "S = symbols('S')\n"
+                    "BIG = Definition(name='big', title='big', source='test', terms={S: Sum((x - 1) ** 2)},\n"
+                    "                 expr=S + 10**12, domain=(-3, 4), xstar=lambda n: np.ones(n),\n"
+                    "                 fstar=lambda n: 1e12)\n")
+    r = solve(f"{path}:BIG", 2, Settings(**BASE, gap_tol=1e-6))
+    assert r.converged and "gap closed" in r.message and "float64's spacing" in r.message
+    assert 1e-6 < r.gub - r.glb <= 1024 * math.ulp(r.gub) and r.glb <= 1e12 <= r.gub
+    assert r.options["resolved"] is False
+    assert gap_width(-math.inf, 1e12, 1e-6) == 1e-6 and gap_width(1e12, math.inf, 1e-6) == 1e-6

@@ -388,3 +388,28 @@ def test_guess_takes_a_product_to_its_extreme(monkeypatch):
     monkeypatch.setattr(ls, "_product_pick", lambda mid, sign: np.nanargmax(np.abs(mid), axis=1))
     assert reached() > -23700
     monkeypatch.setattr(ls, "_product_pick", real)
+
+
+def test_a_product_of_one_coordinate_sums_is_enclosed_to_its_minimum(monkeypatch):
+    """Shubert01 is prod_i g(x_i), g a sum of five cosines (max 14.508 at -0.80032, min -12.871 at
+    -1.42513 on [-10, 10], each taken in ~3 periods): its minimum takes one factor at g's min and the
+    rest at g's max, which the interval product of the factors' refined hulls reaches.  At n = 5 the
+    root's enclosure is below f at that point (mpmath, 40 digits: rigor) and within 1e-6 of it (what
+    closes the certification at the root, issue 41); cutting 4 pieces a round (CUT before issue 41)
+    leaves it 7.5e-6 below: caught."""
+    from gpubench.methods.solver.contract import levelset_program
+    from gpubench.workflow.certify import symbolic_value
+    fn = functions.get("scipy_go.Shubert01")
+    n = 5
+    lo, hi = fn.bounds(n)
+    x = np.array([-1.4251284274060754] + [-0.8003211011018442] * (n - 1))
+    with mpmath.workdps(40):
+        exact = symbolic_value(fn.definition, x)
+
+    def root_low():
+        return float(ls.LevelSet(levelset_program(fn), n, fn.params(n)).enclose(lo, hi)[0])
+    low = root_low()
+    assert low <= exact and exact - low <= 1e-6
+    monkeypatch.setattr(ls, "CUT", 4)
+    low4 = root_low()
+    assert low4 <= exact and exact - low4 > 1e-6

@@ -38,7 +38,7 @@ def test_two_entries_are_judged_each_on_its_own_records(tmp_path, no_computation
     runner.write_record(folder, certified_record(first["scipy_go.Bukin06"], 1.5e-6, "not certified"))
     md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
     planned = sum(len(en.dims) for en in scipy_go.ENTRIES.values())       # each entry's cases
-    assert f"Cases certified (GUB - GLB <= ftol, or 64 ulp of the values where wider): 1 of 2 stored (50.0 %); {planned} planned." in md
+    assert f"Cases certified (GUB - GLB <= ftol, or 1024 ulp of the values where wider): 1 of 2 stored (50.0 %); {planned} planned." in md
     assert "No record of `interval_gub` is stored yet" in md
     assert "no case is stored for both yet" in md
     assert set(entry_table(md, "interval")) >= {"Beale", "Bukin06"}
@@ -51,7 +51,7 @@ def test_two_entries_are_judged_each_on_its_own_records(tmp_path, no_computation
     assert one["Bukin06"]["verdict"] == "not certified within budget"
     assert two["Bukin06"]["verdict"] == "agrees" and two["Beale"]["verdict"] == "missing"
     part = md[md.index("### Entry `interval_gub`"):]
-    assert f"Cases certified (GUB - GLB <= ftol, or 64 ulp of the values where wider): 1 of 1 stored (100.0 %); {planned} planned." in part
+    assert f"Cases certified (GUB - GLB <= ftol, or 1024 ulp of the values where wider): 1 of 1 stored (100.0 %); {planned} planned." in part
     side = table(md, "Full", "function", "verdict, interval_gub")
     assert [(r["function"], r["verdict, interval"], r["verdict, interval_gub"]) for r in side] == \
         [("Bukin06", "not certified within budget", "agrees")]
@@ -106,7 +106,7 @@ def test_maingo_is_a_second_opinion_whose_glb_is_labelled_not_verified(tmp_path,
     runner.write_record(folder, certified_record(cases(e, "interval", {"scipy_go.Bukin06"})["scipy_go.Bukin06"],
                                                  1e-12, "agrees"))
     md = report.build(e, tmp_path / "res", tmp_path / "rep").read_text()
-    assert "Cases certified (GUB - GLB <= ftol, or 64 ulp of the values where wider): 1 of 1 stored" in md[:md.index("### Entry `maingo`")]
+    assert "Cases certified (GUB - GLB <= ftol, or 1024 ulp of the values where wider): 1 of 1 stored" in md[:md.index("### Entry `maingo`")]
     assert "`interval` certifies 1, `maingo` 1 (its gap closed; its GLB not verified)" in md
     side = table(md, "Full", "function", "verdict, maingo")
     assert [(r["function"], r["verdict, maingo"]) for r in side] == [("Bukin06", "SciPy's value is wrong (not verified)")]

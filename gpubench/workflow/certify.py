@@ -32,29 +32,19 @@ from typing import Optional
 
 import numpy as np
 
+# The judge's gap (issue 41): ftol, or FLOAT_SPACINGS ulp of the values where that is wider, the rule
+# the solver's own gap stop uses (gpubench.methods.solver.settings.gap_width says why; docs/scipy_go.md,
+# "The judge's gap"; a change of the definition, stated as one).
+from ..methods.solver.settings import FLOAT_SPACINGS, gap_width
+
 VERDICTS = ("agrees", "value wrong", "minimiser wrong", "not certified")
 
-# How many float64 spacings (ulp) of the minimum's magnitude a certified gap may span where that
-# exceeds ftol (issue 41).  An enclosure of f* computed in outward-rounded float64 can't be
-# narrower than f* evaluated at one point: each operation of the form rounds outward by up to an
-# ulp of its result.  Meyer's (SciPy's, 16 terms with exp) at its minimiser, a corner of the
-# domain where f = 3.7e9, is 17 ulp wide (8.1e-6 > ftol = 1e-6) with every region narrower than
-# tol; 64 ulp leaves room for forms of a few dozen more operations.  Below |f| = 2^27 ~ 1.3e8
-# (64 ulp = 64 * 2^-26 < 1e-6) the rule changes nothing: ftol is the wider.  docs/scipy_go.md,
-# "The judge's gap"; a change of the definition, stated as one.
-FLOAT_SPACINGS = 64
 
-
-def gap_width(glb, gub, ftol, spacings=FLOAT_SPACINGS):
-    """The widest GUB - GLB that certifies: max(ftol, spacings * ulp(max(|GLB|, |GUB|)))."""
-    return max(ftol, spacings * math.ulp(max(abs(glb), abs(gub))))
-
-
-def gap_closed(glb, gub, ftol, spacings=FLOAT_SPACINGS):
+def gap_closed(glb, gub, ftol):
     """Whether [GLB, GUB] certifies the minimum's value: both finite and GUB - GLB no wider than
     :func:`gap_width` (ftol, or the float spacing of the values where that is wider)."""
     glb, gub = float(glb), float(gub)
-    return math.isfinite(glb) and math.isfinite(gub) and gub - glb <= gap_width(glb, gub, ftol, spacings)
+    return math.isfinite(glb) and math.isfinite(gub) and gub - glb <= gap_width(glb, gub, ftol)
 
 
 # ---------------------------------------------------------------- symbolic evaluation

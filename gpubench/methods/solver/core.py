@@ -55,7 +55,7 @@ from . import sweep as sweeps
 from .output import OutputRegions
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point
 from .region_list import ROOT, RegionList
-from .settings import SPACINGS, Settings, at_scale, contracts_root, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
+from .settings import FLOAT_SPACINGS, SPACINGS, Settings, gap_width, at_scale, contracts_root, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .strong import CONTRACT_PROBE, StrongSteps  # noqa: F401  (CONTRACT_PROBE: this module's API)
 from .uncut import UncutTerms, prepare_split
 
@@ -343,17 +343,24 @@ class Search(StrongSteps):
         st.hist_size.append(len(st.regions))
 
     def _gap_closed(self):
-        """Whether GUB - GLB <= gap_tol (``Settings.gap_tol``): GLB is the smallest lower bound of
-        L, which holds every global minimiser, so the minimum's value is proved to that width."""
+        """Whether GUB - GLB <= gap_tol (``Settings.gap_tol``), or float64's spacing of the values where
+        that is wider (:func:`settings.gap_width`: no enclosure in doubles narrows further): GLB is the
+        smallest lower bound of L, which holds every global minimiser, so the minimum's value is proved
+        to that width.  (The device loop's own stop inside a launch tests gap_tol alone.)"""
         cfg, st = self.settings, self.state
-        return (cfg.gap_tol is not None and len(st.regions) > 0 and math.isfinite(st.gub)
-                and st.gub - st.regions.min_lb() <= cfg.gap_tol)
+        if cfg.gap_tol is None or len(st.regions) == 0 or not math.isfinite(st.gub):
+            return False
+        glb = st.regions.min_lb()
+        return math.isfinite(glb) and st.gub - glb <= gap_width(glb, st.gub, cfg.gap_tol)
 
     def _gap_message(self):
         st = self.state
         opened = sum(s.lb.size for s in st.regions.segments if s.open)
-        return (f"converged: gap closed, GUB - GLB = {st.gub - st.regions.min_lb():.3g} <= gap_tol "
-                f"{self.settings.gap_tol:g} (the minimum's value is proved; {opened:,} of the "
+        glb, tol = st.regions.min_lb(), self.settings.gap_tol
+        width = gap_width(glb, st.gub, tol)
+        return (f"converged: gap closed, GUB - GLB = {st.gub - glb:.3g} <= gap_tol {tol:g}"
+                + (f" (float64's spacing: {FLOAT_SPACINGS} ulp of the values, {width:.3g})" if width > tol else "")
+                + f" (the minimum's value is proved; {opened:,} of the "
                 f"{len(st.regions):,} output regions, which hold every global minimiser, are not yet "
                 f"narrower than tol)")
 

@@ -48,6 +48,27 @@ DEVICE_EXTRAS = {"contract": False}
 CPU_SPLIT_DIMS = 6
 
 
+
+# How many float64 spacings (ulp) of the minimum's magnitude a closed gap may span where that exceeds
+# the asked width (issue 41; the certification's judge, gpubench.workflow.certify.gap_closed, counts by
+# the same rule).  An enclosure of f* computed in outward-rounded float64 can't be narrower than f at
+# one point, where each operation of the form rounds outward by up to an ulp of its result: at the
+# minimiser the interval form's own width is 17 ulp for SciPy's Meyer (f = 3.7e9, 16 exponential
+# terms), 66 for Shubert01 at n = 5 and 150 at n = 10 (a product of ten sums of five cosines,
+# f = -3.7e11, where 1e-6 is a sixtieth of one ulp); GLB, from boxes around the minimiser, is a few
+# such widths below.  1024 ulp is 2^-42 ~ 2.3e-13 of the value; below |f| = 2^23 ~ 8.4e6 it is under
+# 1e-6 and changes nothing there.  docs/scipy_go.md, "The judge's gap".
+FLOAT_SPACINGS = 1024
+
+
+def gap_width(glb, gub, tol):
+    """The widest GUB - GLB that counts as closed for an asked width ``tol``: max(tol, FLOAT_SPACINGS
+    ulp of max(|GLB|, |GUB|)); ``tol`` itself where either bound is not finite."""
+    glb, gub = float(glb), float(gub)
+    if not (math.isfinite(glb) and math.isfinite(gub)):
+        return tol
+    return max(tol, FLOAT_SPACINGS * math.ulp(max(abs(glb), abs(gub))))
+
 @dataclass
 class Settings(MethodSettings):
     """The solver's settings, stated once: defaults are the paper's (Section 3.1, SI Appendix B)."""
