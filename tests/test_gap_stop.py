@@ -59,21 +59,33 @@ def test_the_report_reads_by_the_gap_from_old_and_new_records():
     assert not certified_by_gap(resolved) and not certified_by_gap(open_gap) and not certified_by_gap(opinion)
 
 
-def test_a_gap_tol_below_float64_s_spacing_stops_at_that_spacing(tmp_path):
-    """f = 1e12 + sum (x_i - 1)^2: one ulp of 1e12 is 1.2e-4, so a gap of 1e-6 is only ever reached
-    at 0.  The gap stop takes max(gap_tol, 1024 ulp) (settings.gap_width, the judge's rule): it stops
-    with the gap closed and says why; an infinite GLB never closes it (ulp(inf) is inf)."""
+def test_a_gap_tol_below_float64_s_spacing_stops_at_that_spacing():
+    """At f = 1e12 one ulp is 1.2e-4, so a gap of 1e-6 is only ever reached at 0.  The search's gap
+    stop takes max(gap_tol, 1024 ulp) (settings.gap_width, the judge's rule) and its message says so;
+    an infinite GLB never closes it (ulp(inf) is inf).  The search's own state, faked: no compile."""
     import math
+    from types import SimpleNamespace
+
+    from gpubench.methods.solver.core import Search
     from gpubench.methods.solver.settings import gap_width
-    path = tmp_path / "big.py"
-    path.write_text("import numpy as np\n"
-                    "from gpubench.forms.definition import Definition, Sum, x, symbols\n"
-                    "S = symbols('S')\n"
-                    "BIG = Definition(name='big', title='big', source='test', terms={S: Sum((x - 1) ** 2)},\n"
-                    "                 expr=S + 10**12, domain=(-3, 4), xstar=lambda n: np.ones(n),\n"
-                    "                 fstar=lambda n: 1e12)\n")
-    r = solve(f"{path}:BIG", 2, Settings(**BASE, gap_tol=1e-6))
-    assert r.converged and "gap closed" in r.message and "float64's spacing" in r.message
-    assert 1e-6 < r.gub - r.glb <= 1024 * math.ulp(r.gub) and r.glb <= 1e12 <= r.gub
-    assert r.options["resolved"] is False
+
+    class L:   # the region list as the gap stop reads it
+        def __init__(self, lb):
+            self.lb, self.segments = lb, []
+
+        def __len__(self):
+            return 1
+
+        def min_lb(self):
+            return self.lb
+
+    def search(glb, gub):
+        return SimpleNamespace(settings=SimpleNamespace(gap_tol=1e-6), state=SimpleNamespace(gub=gub, regions=L(glb)))
+    u = math.ulp(1e12)
+    assert Search._gap_closed(search(1e12, 1e12 + 1024 * u))
+    assert not Search._gap_closed(search(1e12, 1e12 + 1025 * u))
+    assert Search._gap_closed(search(1.0, 1.0 + 1e-6)) and not Search._gap_closed(search(1.0, 1.0 + 2e-6))
+    assert not Search._gap_closed(search(-math.inf, 1e12))
+    assert "float64's spacing" in Search._gap_message(search(1e12, 1e12 + 8 * u))
+    assert "float64's spacing" not in Search._gap_message(search(1.0, 1.0 + 1e-7))
     assert gap_width(-math.inf, 1e12, 1e-6) == 1e-6 and gap_width(1e12, math.inf, 1e-6) == 1e-6
