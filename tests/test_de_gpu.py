@@ -538,15 +538,36 @@ def _stream_rows_straight(NP=8, D=3, F=0.5):
 
 
 def test_stream_kernel_keeps_its_rows_straight(keep, monkeypatch):
-    """A flat function: every trial wins, so each generation writes every member's other row and
-    flips its slot word; two members a block (a thread limit of 8), so groups of members run in
-    turn and later ones read donors that earlier ones replaced.  Broken variant caught: the slot
-    word read without its generation (such a donor read from the row just written)."""
+    """A flat function: every trial wins, so each generation writes every member's row in the other
+    buffer; two members a block (a thread limit of 8), so groups of members run in turn and later
+    ones read donors that earlier ones replaced.  Broken variant caught: a generation reading the
+    buffer it writes (its donors a generation old, or just replaced)."""
     real = de_launch._device_limits
     monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
     assert _stream_rows_straight()
-    _break(monkeypatch, "    if (w >> 1) == gen:", "    if (w >> 1) == -1:", "de_stream")
+    _break(monkeypatch, "sbase = ((gen - 1) % 2) * total", "sbase = (gen % 2) * total", "de_stream")
     assert not _stream_rows_straight()
+
+
+def test_stream_kernel_copies_a_loser_whose_other_buffer_is_stale(keep, monkeypatch):
+    """A member that won in generation g - 1 and loses in g is copied into the buffer g writes (it
+    holds the vector from before its win); several groups a block, a member's elements in two
+    chunks (T = 1, D = 5: CHUNK = 4 and one), so the pipelined loads cross members and chunks.  The kernel matches its
+    CPU twin (which writes every row) and counts such copies; without the copy it does not."""
+    real = de_launch._device_limits
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
+    kw = dict(np=10, runs=2, seed=2, max_evaluations=10 * 6, F=0.9, CR=0.5, bounds="reinit")
+    b = _run("shifted_rastrigin", 5, "stream", **kw)
+
+    def same():
+        a = _run("shifted_rastrigin", 5, "cuda-stream", threads_per_member=1, **kw)
+        assert a.options["launch"]["members_per_block"] == 8 and a.options["launch"]["elements_per_thread"] == 5
+        return a.history["stale_copies"], np.allclose(a.history["population"], b.history["population"], rtol=1e-13,
+                                                      atol=0)
+    copies, ok = same()
+    assert copies > 0 and ok
+    _break(monkeypatch, "stale = lw == gen - 1", "stale = lw == -gen", "de_stream")
+    assert not same()[1]
 
 
 @pytest.mark.parametrize("engine", ["cuda-stream", "stream"])

@@ -116,8 +116,9 @@ CROSSOVER = "j == jr or u <= CR"
 # the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
 CHUNK = None
 
-# A cap on the stream kernel's registers a thread (None: the compiler's choice, 138 for shifted
-# Rastrigin by ptxas 13 for sm_90); the de-generation procedure sets it to compare choices.
+# A cap on the stream kernel's registers a thread (None: the kernel module's own, 168; 0: the
+# compiler's choice, 177 for shifted Rastrigin by ptxas 13 for sm_90); the de-generation procedure
+# sets it to compare choices.
 STREAM_REGISTERS = None
 
 
@@ -167,8 +168,8 @@ def _module(fn, backend):
         fast, stream = [crossover], [crossover]
         if CHUNK is not None:
             fast.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
-        if STREAM_REGISTERS:
-            stream.append(("\nSTREAM_REGISTERS = 0  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
+        if STREAM_REGISTERS is not None:
+            stream.append(("\nSTREAM_REGISTERS = 168  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
         parts = [kernels.splice("de_random"), kernels.splice("de_gpu", fast), kernels.splice("de_stream", stream)]
     else:
         parts = [kernels.splice("de_random"), kernels.splice("de_cpu", [crossover])]
