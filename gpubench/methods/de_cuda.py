@@ -8,7 +8,7 @@ import numpy as np
 from ..device.gpu import simulator
 from ..errors import InputError
 from .de_launch import (_compiled, _device_limits, _shared_bytes, _threads_per_member, group_config,
-                        launch_config, resolved_mode, stream_config)
+                        launch_config, stream_config)
 from .de_run import finish, go_on, options, see, stream_key
 from .monitor import Deadline
 from .trace import Trace
@@ -37,7 +37,7 @@ def run_cuda(plan, mod, force_paper=False):
     same = cuda.to_device(np.zeros(total, dtype=np.int32))
     fixed = (NP, R, D)
     tgt = (plan.fstar, plan.target, plan.use_target)
-    mode = "paper" if force_paper else resolved_mode(s.mode, total, D)
+    mode = "paper" if force_paper else s.mode   # "auto" is resolved before (gpubench.methods.de_auto)
     if mode == "stream":
         return _run_stream(plan, mod, limits)
     one_state = create_xoroshiro128p_states(1, s.seed)

@@ -48,8 +48,9 @@ The CUDA kernels (Section 4), generated together with the function's forms
   counter-based (splitmix64 of seed, generation, member and counter: no random state read or
   written; r1, r2, r3 drawn distinct by skipping, not rejection), each member owns two rows and
   a slot word naming the current one, so a winning trial is written once and a losing one not
-  at all; one cooperative launch for many generations.  ``mode="auto"`` (opt-in) takes it
-  when the population of all runs is at least ``STREAM_MIN_BYTES`` (8 MiB), else fast mode.
+  at all; one cooperative launch for many generations.  ``mode="auto"`` (opt-in) takes whichever
+  of fast and stream mode a short probe on the problem's own size measured faster on this
+  device (:mod:`.de_auto`; the choice cached per device, function, D and population).
   Neither is the default until a GPU run has measured stream mode beside fast mode and EvoX
   (``gpubench reproduce device_peers_de_evox --backend cuda``).
   docs/peers.md counts the bytes of a generation of each kernel.
@@ -101,7 +102,6 @@ import numpy as np
 from ..device.gpu import BACKENDS, gpu_available, resolve_backend, simulator
 from .base import Method, MethodSettings, setting, time_limit_setting
 from .de_cuda import CooperativeUnavailable, run_cuda
-from .de_launch import resolved_mode
 from .de_run import BOUNDS, Plan, cpu_states, finish, options, see, stream_key
 from .monitor import Deadline
 from .trace import Trace
@@ -137,8 +137,8 @@ class DeGpuSettings(MethodSettings):
     backend: str = setting("auto", "auto (a GPU when present), cpu or cuda", choices=BACKENDS)
     mode: str = setting("fast", "paper: one MCER launch per generation, kernel(P) on a second stream; "
                         "fast: many generations per cooperative launch; stream: the same with counter-based "
-                        "random numbers and a winner written once (large populations); auto: stream when the "
-                        "population (all runs) is at least STREAM_MIN_BYTES, else fast",
+                        "random numbers and a winner written once (large populations); auto: fast or stream, "
+                        "whichever a short probe of this problem on this GPU measures faster (cached)",
                         choices=("auto", "paper", "fast", "stream"))
     bounds: str = setting("reinit", "a mutant element outside the box: reinit (uniform again), clip or reflect",
                           choices=BOUNDS)
@@ -251,8 +251,17 @@ def _run(plan, s):
     else:
         backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
     if backend == "cuda":
+        auto = None
+        if s.mode == "auto":
+            from dataclasses import replace
+            from .de_auto import chosen_mode
+            mode, auto = chosen_mode(plan, _module(plan.fn, "cuda"))
+            plan = Plan(plan.fn, plan.D, replace(s, mode=mode))
         try:
-            return run_cuda(plan, _module(plan.fn, "cuda"))
+            r = run_cuda(plan, _module(plan.fn, "cuda"))
+            if auto is not None:
+                r.options.update(mode="auto", auto=auto)
+            return r
         except CooperativeUnavailable as exc:
             # fast mode's cooperative kernel is unavailable: the paper's schedule, said so
             r = run_cuda(plan, _module(plan.fn, "cuda"), force_paper=True)
@@ -265,9 +274,12 @@ def _run(plan, s):
 def warmup(fn, dim, s):
     """Compile every kernel or twin this run will use, on a run of two generations."""
     from dataclasses import replace
-    # one run warms the kernels of all runs: mode auto decided by the population of all of them
-    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None,
-                mode=resolved_mode(s.mode, s.runs * s.np, dim))
+    if s.mode == "auto" and (s.backend == "cuda" or (s.backend == "auto" and gpu_available())):
+        # mode auto: the probe at the size of all runs compiles both kernels and keeps its choice
+        from .de_auto import chosen_mode
+        chosen_mode(Plan(fn, dim, s), _module(fn, "cuda"))
+        return
+    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None)
     run(fn, dim, w)
 
 

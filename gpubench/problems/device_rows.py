@@ -294,7 +294,7 @@ def _de_gpu_timed(D, NP, s, methods):
     return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm, "chunk": s["chunk"] or None,
             "registers_cap": s["registers"] or None, "mode": s["mode"],
             "schedule": launch["schedule"] if launch else r.options.get("variant"),
-            "replacements": r.history.get("replacements"),
+            "replacements": r.history.get("replacements"), "stale_copies": r.history.get("stale_copies"),
             "best_error": float(min(r.history["run_error"])), "backend": r.backend,
             "launch": launch, "timing": r.timing}
 
@@ -391,9 +391,10 @@ def de_generation(problem, n, s):
         measured["replacement_rate"] = row["replacements"] / (NP * row["generations"])
     if row["backend"] == "cuda" and 8 * NP * D >= MIN_BANDWIDTH_BYTES:
         schedule = row.get("schedule") or "peer"
-        reps = row.get("replacements")
+        reps, copies = row.get("replacements"), row.get("stale_copies")
         b = de_bytes(NP, D, s["CR"], "stream" if schedule == "stream" else "cooperative",
-                      None if reps is None else reps / row["generations"])
+                      None if reps is None else reps / row["generations"],
+                      None if copies is None else copies / row["generations"])
         if s["peer"] != "de-gpu":
             b["schedule"] = "de-gpu's cooperative kernel's model (the peer's own traffic is not modelled)"
         gbps = copy_gbps(8 * NP * D)
