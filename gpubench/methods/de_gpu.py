@@ -46,9 +46,10 @@ The CUDA kernels (Section 4), generated together with the function's forms
   far larger than L2, where a generation is bound by memory bandwidth): a member is a group of
   lanes striding its row (coalesced target and donor reads), its random numbers are
   counter-based (splitmix64 of seed, generation, member and counter: no random state read or
-  written; r1, r2, r3 drawn distinct by skipping, not rejection), each member owns two rows and
-  a slot word naming the current one, so a winning trial is written once and a losing one not
-  at all; one cooperative launch for many generations.  ``mode="auto"`` (opt-in) takes whichever
+  written; r1, r2, r3 drawn distinct by skipping, not rejection), two population buffers by the
+  generation's parity, so a winning trial is written once and a losing one not at all (unless the
+  other buffer is stale: it won the generation before), the next chunk's loads in flight while a
+  trial is evaluated; one cooperative launch for many generations.  ``mode="auto"`` (opt-in) takes whichever
   of fast and stream mode a short probe on the problem's own size measured faster on this
   device (:mod:`.de_auto`; the choice cached per device, function, D and population).
   Neither is the default until a GPU run has measured stream mode beside fast mode and EvoX
