@@ -675,16 +675,19 @@ def test_auto_mode_is_chosen_by_measurement_and_cached(monkeypatch, tmp_path):
 
 def test_auto_probe_times_a_generation_of_each_kernel(monkeypatch):
     """The probe itself (the simulator's times mean nothing, but they are times a generation of the
-    kernel named: positive, from runs of 1, 2k and k generations)."""
+    kernel named: positive, from runs of 1, 2k and k generations, k grown while k generations
+    take less than PROBE_SECONDS)."""
     from gpubench import functions
     from gpubench.methods import de_auto
     monkeypatch.setattr(de_auto, "PROBE_GENERATIONS", 1)
+    monkeypatch.setattr(de_auto, "MAX_PROBE_GENERATIONS", 4)   # one growth of k at most
+    monkeypatch.setattr(de_auto, "PROBE_SECONDS", 1e9)
     runs = []
     real = de_auto.run_cuda
     monkeypatch.setattr(de_auto, "run_cuda", lambda plan, mod: runs.append((plan.s.mode, plan.G)) or real(plan, mod))
-    plan = de_run.Plan(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, backend="cuda", mode="auto"))
+    plan = de_run.Plan(functions.get("shifted_sphere"), 2, de_gpu.DeGpuSettings(np=4, backend="cuda", mode="auto"))
     mod = de_gpu._module(plan.fn, "cuda")
     assert de_auto.probe_seconds(plan, mod, "stream") > 0
-    assert runs == [("stream", 1), ("stream", 2), ("stream", 1)]
+    assert runs == [("stream", 1), ("stream", 2), ("stream", 1), ("stream", 8), ("stream", 4)]
     monkeypatch.setattr(de_auto, "run_cuda", lambda plan, mod: (_ for _ in ()).throw(de_cuda.CooperativeUnavailable()))
     assert de_auto.probe_seconds(plan, mod, "fast") is None   # a kernel that cannot launch here is not chosen

@@ -4,9 +4,9 @@ launch that is faster *on this problem on this device*, by measurement, not by a
 On first use for a (device, function module, D, members of all runs, F, CR) each candidate kernel
 (``fast``: the cooperative kernel with xoroshiro states; ``stream``: the pipelined kernel with
 counter-based numbers and two buffers) runs a short probe on buffers of the real size: one run of a
-generation (it compiles and warms), then runs of k and 2k generations, whose difference over k is
-its time a generation (the set-up both runs share, allocation and the initial population, drops
-out).  The faster is kept for the process and in the cache folder
+generation (it compiles and warms), then runs of k and 2k generations (k from 16, grown until k
+generations take 5 ms), whose difference over k is its time a generation (the set-up both runs
+share, allocation and the initial population, drops out).  The faster is kept for the process and in the cache folder
 (``$GPUBENCH_CACHE/generated/de_auto/``, one small JSON a key, named by the function's generated
 module, so a changed kernel is a new key), so a second process does not probe again.  A probe at
 (100, 10^5) on an H200 costs well under a second beside the compilation it would need anyway.
@@ -21,7 +21,9 @@ from .de_cuda import CooperativeUnavailable, run_cuda
 from .de_run import Plan
 
 CANDIDATES = ("fast", "stream")
-PROBE_GENERATIONS = 16   # k: the probe's runs are of k and 2k generations
+PROBE_GENERATIONS = 16   # k at first: the probe's runs are of k and 2k generations
+PROBE_SECONDS = 0.005    # ... and k grows until k generations take this long
+MAX_PROBE_GENERATIONS = 4096
 _CHOSEN = {}             # key -> {"mode", "seconds_per_generation", "source"}
 
 
@@ -45,15 +47,20 @@ def _store():
 
 
 def probe_seconds(plan, mod, mode):
-    """Seconds a generation of ``mode`` takes on ``plan``'s problem (None: the kernel cannot run here)."""
+    """Seconds a generation of ``mode`` takes on ``plan``'s problem (None: the kernel cannot run here).
+    k grows (by 4, to at most MAX_PROBE_GENERATIONS) until k generations take PROBE_SECONDS, so that
+    a small problem's few microseconds a generation are not lost in the host's jitter."""
     def once(k):
-        s = replace(plan.s, mode=mode, max_evaluations=plan.NP * (1 + k), time_limit=None, target_error=None,
-                    generations_per_launch=2 * PROBE_GENERATIONS)
+        s = replace(plan.s, mode=mode, max_evaluations=plan.NP * (1 + k), time_limit=None, target_error=None)
         return run_cuda(Plan(plan.fn, plan.D, s), mod).seconds
     try:
         once(1)
         k = PROBE_GENERATIONS
-        return max(once(2 * k) - once(k), 1e-12) / k
+        while True:
+            d = once(2 * k) - once(k)
+            if d >= PROBE_SECONDS or 4 * k > MAX_PROBE_GENERATIONS:
+                return max(d, 1e-12) / k
+            k *= 4
     except CooperativeUnavailable:
         return None
 
