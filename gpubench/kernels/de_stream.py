@@ -30,10 +30,10 @@ if __name__ == "gpubench.kernels.de_stream":  # imported as itself: the shared p
     from gpubench.kernels.de_gpu import CHUNK, _SIM, _XCHG, _group_outer, _group_sync, _group_value
     from gpubench.kernels.stand_in import COOP_SLOTS, agg_identity, term_fold
 
-# A cap on de_stream's registers a thread (0: the compiler's choice).  ptxas 13 for sm_90 gives the
-# pipelined kernel on shifted Rastrigin 177 registers uncapped (8 warps an SM) but 144 without a
-# spill under a cap of 168, the most that keeps 12 warps (three 256-register warp units in each
-# SM sub-partition's 16,384): the cap is the occupancy step, not a guess at the function.
+# A cap on de_stream's registers a thread (0: the compiler's choice).  168 is the most that keeps
+# 12 warps an SM (three 256-register warp units in each SM sub-partition's 16,384): a function
+# whose terms need more registers spills a little rather than dropping to 8 warps.  ptxas 13 for
+# sm_90 gives the pipelined kernel on shifted Rastrigin 167 registers uncapped, 156 under the cap.
 STREAM_REGISTERS = 168  # (the de-generation procedure compiles others to compare)
 # (the simulator's jit takes no register cap)
 _stream_jit = (_dcuda.jit(cache=True, max_registers=STREAM_REGISTERS) if STREAM_REGISTERS and not _SIM
@@ -153,7 +153,13 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
         o3 = (sbase + run * NP + k3) * D
         if inside:
             _issue(pf, ot, o1, o2, o3, key, jr, lane, 0, T, D, CR, tv, d1, d2, d3, hit)
+        ngi, nkey, nrun, n1, n2, n3, njr = gi, key, run, k1, k2, k3, jr
         while group < ngroups:
+            if e == 0:   # the next member's key and indices, drawn while this member's loads are in flight
+                ngi = (group + stride) * m + slot
+                nkey = _member_key(skey, gen, ngi)
+                nrun = ngi // NP
+                n1, n2, n3, njr = _distinct(nkey, ngi - nrun * NP, NP, D)
             if inside:
                 # consume chunk e: the trial's elements, into shared memory
                 for c in range(CHUNK):
@@ -189,16 +195,16 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
             _group_sync(xs)
             group += stride
             e = 0
-            gi = group * m + slot
+            gi = ngi
             inside = group < ngroups and slot < m and gi < total
             if inside:
-                key = _member_key(skey, gen, gi)
-                run = gi // NP
-                k1, k2, k3, jr = _distinct(key, gi - run * NP, NP, D)
+                key = nkey
+                run = nrun
+                jr = njr
                 ot = (sbase + gi) * D
-                o1 = (sbase + run * NP + k1) * D
-                o2 = (sbase + run * NP + k2) * D
-                o3 = (sbase + run * NP + k3) * D
+                o1 = (sbase + run * NP + n1) * D
+                o2 = (sbase + run * NP + n2) * D
+                o3 = (sbase + run * NP + n3) * D
                 _issue(pf, ot, o1, o2, o3, key, jr, lane, 0, T, D, CR, tv, d1, d2, d3, hit)
             # the trial's terms, CHUNK a lane unrolled (each lane in the order j = lane, lane + T, ...)
             for a in range(COOP_SLOTS):

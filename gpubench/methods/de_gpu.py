@@ -118,7 +118,7 @@ CROSSOVER = "j == jr or u <= CR"
 CHUNK = None
 
 # A cap on the stream kernel's registers a thread (None: the kernel module's own, 168; 0: the
-# compiler's choice, 177 for shifted Rastrigin by ptxas 13 for sm_90); the de-generation procedure
+# compiler's choice, 167 for shifted Rastrigin by ptxas 13 for sm_90); the de-generation procedure
 # sets it to compare choices.
 STREAM_REGISTERS = None
 
