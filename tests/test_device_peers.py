@@ -32,6 +32,18 @@ def test_de_bytes_per_generation():
     assert floors.de_bytes(10, 4, 1.0)["donor_read"] == 3 * 8 * 10 * 4  # every sector
 
 
+def test_de_dram_floor_takes_the_donors_l2_could_serve():
+    """At (100, 1e5) the 80 MB source buffer is larger than a 50 MB L2: at best 5/8 of the donor
+    sectors hit it; at (100, 1e4) the 8 MB buffer fits and no donor sector need come from DRAM."""
+    big = floors.de_dram_floor(100_000, 100, 0.3, 50e6)
+    full = floors.de_bytes(100_000, 100, 0.3, "stream", 0, 0)
+    assert big["donor_hit_fraction_at_best"] == pytest.approx(50 / 80)
+    assert big["total"] == pytest.approx(full["total"] - full["donor_read"] * 50 / 80)
+    small = floors.de_dram_floor(10_000, 100, 0.3, 50e6)
+    assert small["donor_read"] == 0 and small["total"] == pytest.approx(8e6 + 32 * 10_000)
+    assert floors.de_dram_floor(10_000, 100, 0.3, None)["donor_read"] == floors.de_bytes(10_000, 100, 0.3)["donor_read"]
+
+
 def test_lbfgsb_bytes_per_iteration_by_hand():
     """m = 1, n = 3, every coordinate free, one evaluation, counted pass by pass (n-vectors read +
     written): lf_reduced x g, the bound g points to + 2 history rows, x_c mask r: 8; lf_step mask x_c lo hi g x r + 2

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..device.gpu import Timer, resolve_backend, simulator
 from ..errors import InputError
-from .floors import copy_gbps, de_bytes, same_run_copy
+from .floors import copy_gbps, de_bytes, de_dram_floor, same_run_copy
 
 
 def _spd(nb, n, seed):
@@ -268,6 +268,15 @@ DE_MODES = ("auto", "fast", "stream", "paper")
 MIN_BANDWIDTH_BYTES = 8 << 20
 
 
+def _l2_bytes():
+    """The current GPU's L2 size in bytes (None where the driver does not say)."""
+    try:
+        from numba import cuda
+        return int(cuda.get_current_device().L2_CACHE_SIZE) or None
+    except Exception:
+        return None
+
+
 def _de_gpu_row(D, NP, s):
     from .. import methods
     from ..methods import de_gpu
@@ -403,6 +412,11 @@ def de_generation(problem, n, s):
                       achieved_gbps_without_write=b["total_without_write"] / (ms / 1e3) / 1e9,
                       fraction_of_copy_bandwidth=achieved / gbps,
                       floor_ms_at_copy_bandwidth=b["total"] / (gbps * 1e9) * 1e3)
+        l2 = _l2_bytes()
+        if l2:   # the floor with every donor sector L2 could serve served there (floors.de_dram_floor)
+            fl = de_dram_floor(NP, D, s["CR"], l2, (reps or 0) / row["generations"],
+                               (copies or 0) / row["generations"])
+            result.update(dram_floor_l2=fl, floor_ms_with_l2=fl["total"] / (gbps * 1e9) * 1e3)
         measured["bandwidth_fraction"] = result["fraction_of_copy_bandwidth"]
         measured["gbps"] = achieved
     return measured, result

@@ -111,6 +111,21 @@ def de_bytes(NP, D, CR, schedule="stream", replacements=None, copies=None):
             "total_without_write": total - write}
 
 
+def de_dram_floor(NP, D, CR, l2_bytes, replacements=0.0, copies=0.0):
+    """The fewest DRAM bytes a generation of DE/rand/1/bin can move with an L2 of ``l2_bytes``: the
+    stream kernel's traffic (:func:`de_bytes`) less the donor sectors that could come from L2.  The
+    donors are random rows of the source buffer (8 NP D bytes), each row read as a target in the
+    same generation: at best the L2 holds a fraction min(1, l2 / buffer) of the buffer, and that
+    fraction of the donor sectors hits it.  A bound, not a prediction (the targets streaming
+    through and the writes compete for the same L2): where the buffer fits, only the targets'
+    first read remains (then L2's bandwidth, not DRAM's, is the limit)."""
+    b = de_bytes(NP, D, CR, "stream", replacements, copies)
+    hit = min(1.0, l2_bytes / (8 * NP * D)) if l2_bytes else 0.0
+    donors = b["donor_read"] * (1.0 - hit)
+    total = b["total"] - b["donor_read"] + donors
+    return {"l2_bytes": l2_bytes, "donor_hit_fraction_at_best": hit, "donor_read": donors, "total": total}
+
+
 # ------------------------------------------------------------------ L-BFGS-B: bytes of an iteration
 def lbfgsb_evaluation_vectors():
     """n-vectors (reads, writes) of one line-search evaluation of torsion on the fused path:
