@@ -305,7 +305,7 @@ def _de_gpu_timed(D, NP, s, methods):
             "schedule": launch["schedule"] if launch else r.options.get("variant"),
             "replacements": r.history.get("replacements"), "stale_copies": r.history.get("stale_copies"),
             "best_error": float(min(r.history["run_error"])), "backend": r.backend,
-            "launch": launch, "timing": r.timing}
+            "launch": launch, "timing": r.timing, "auto": r.options.get("auto")}
 
 
 def _evox_row(D, NP, s, compiled):
