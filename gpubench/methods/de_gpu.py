@@ -275,7 +275,7 @@ def _run(plan, s):
 def warmup(fn, dim, s):
     """Compile every kernel or twin this run will use, on a run of two generations."""
     from dataclasses import replace
-    if s.mode == "auto" and (s.backend == "cuda" or (s.backend == "auto" and gpu_available())):
+    if s.mode == "auto" and resolve_backend(s.backend, supported=("cpu", "cuda")) == "cuda":
         # mode auto: the probe at the size of all runs compiles both kernels and keeps its choice
         from .de_auto import chosen_mode
         chosen_mode(Plan(fn, dim, s), _module(fn, "cuda"))
