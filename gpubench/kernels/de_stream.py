@@ -107,9 +107,9 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
     evaluated); the trial in shared memory, evaluated by the group; a winner written once to the
     other buffer, with its value, ``last`` and its count in ``wins``; a loser writes nothing,
     unless it won in the generation before (then the other buffer holds its former vector, and
-    its row is copied there, counted in the high 32 bits of ``wins``).  ``fits`` holds one value per member (only
-    the member itself reads it).  A stopped run's members are read and evaluated (their loads and
-    terms do not wait for the stop word) but not selected or written."""
+    its row is copied there, counted in the high 32 bits of ``wins``).  ``fits`` holds one value
+    per member (only the member itself reads it).  A stopped run's members are read and evaluated
+    (their loads and terms do not wait for the stop word) but not selected or written."""
     sh = _dcuda.shared.array(0, _df64)
     xs = _dcuda.shared.array(_XCHG, _df64)
     halt = _dcuda.shared.array(1, _dint32)
