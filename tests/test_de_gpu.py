@@ -520,6 +520,26 @@ def test_stream_kernel_reproduces_its_cpu_twin(keep, extra):
     assert not np.allclose(c.history["population"], b.history["population"])
 
 
+def _digest(a):
+    import hashlib
+    return hashlib.sha256(np.ascontiguousarray(a, dtype=np.float64).tobytes()).hexdigest()[:16]
+
+
+def test_stream_kernel_populations_as_before_its_pipelining(keep, monkeypatch):
+    """Same seeds, same populations bit for bit: the final populations of two simulated runs hash as
+    the stream kernel of 2348217 (a slot word per member, no pipelining) left them; one member a
+    group of 8 lanes, and several groups a block with a member's elements in three chunks (T = 1,
+    D = 9).  Stale rows copied (the second run) and reinit draws (F = 0.9) both happen."""
+    kw = dict(runs=2, F=0.9, CR=0.5, bounds="reinit")
+    a = _run("shifted_rastrigin", 5, "cuda-stream", np=8, seed=3, max_evaluations=8 * 5, **kw)
+    assert (_digest(a.history["population"]), a.history["replacements"]) == ("50c8ab932c6eb26a", 23)
+    real = de_launch._device_limits
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
+    b = _run("shifted_rastrigin", 9, "cuda-stream", np=10, seed=2, max_evaluations=10 * 6, threads_per_member=1, **kw)
+    assert b.options["launch"]["elements_per_thread"] == 9 and b.history["stale_copies"] > 0
+    assert (_digest(b.history["population"]), b.history["replacements"]) == ("d00ac91951b27605", 49)
+
+
 def _stream_rows_straight(NP=8, D=3, F=0.5):
     """Each generation's population (read back after 1, 2, 3 generations) is that generation's
     trials built from the one before, with indices distinct from each other and from i."""
