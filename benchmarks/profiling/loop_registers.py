@@ -5,7 +5,7 @@
 No GPU needed: numba-cuda emits the kernel's PTX for the function's generated forms (SMAX = 16, the
 paper's s = 10), then ``ptxas -arch=sm_90 -v`` builds it once per register cap (0: none) and prints
 what each build takes a thread.  The PTX is written next to the output (``PTX`` env: the path) so
-that a cap can be re-run without numba.  What a cap costs in time is the GPU's to say
+that a cap can be re-run without numba (``PTX=that-path``).  What a cap costs in time is the GPU's to say
 (docs/solver-scaling.md); this says how far each cap spills.
 """
 import os
@@ -49,7 +49,7 @@ def ptxas(path, cap):
 
 
 def main(function="levy", caps=(0, 128, 96, 80, 72, 64, 48)):
-    path = os.environ.get("PTX") or os.path.join(tempfile.gettempdir(), f"device_loop_{function}.ptx")
+    path = os.environ.get("PTX") or os.path.join(tempfile.gettempdir(), f"device_loop_{function}_{os.getpid()}.ptx")
     if not os.environ.get("PTX"):
         with open(path, "w") as f:
             f.write(kernel_ptx(function))
