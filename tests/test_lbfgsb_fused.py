@@ -40,28 +40,37 @@ CASES = {
 }
 
 
-def _both(case, sync_every=1, **kw):
+def _both(case, batched=True, **kw):
     p, m, step = CASES[case]()
     args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, **kw)
     ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, cauchy="approximate", backend="cpu", **args)
     c0 = core.SYNC["count"]
-    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=sync_every, **args)
-    return ref, got, core.SYNC["count"] - c0
+    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, **args)
+    syncs = core.SYNC["count"] - c0
+    if not batched:
+        return ref, got, syncs, None
+    # the batched driver (the default): whole iterations launched between two reads
+    bat = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=16, **args)
+    _same(bat, got)
+    return ref, got, syncs, core.SYNC["count"] - c0 - syncs
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_fused_iterates_equal_the_array_loop(case):
-    ref, got, syncs = _both(case)
+    ref, got, syncs, bat_syncs = _both(case)
     assert ref.iterations > 8 and ref.status == 0
     assert (got.iterations, got.nfev, got.status, got.message) == (ref.iterations, ref.nfev, ref.status, ref.message)
     np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-10)
     assert abs(got.fun - ref.fun) <= 1e-12 * max(1.0, abs(ref.fun))
     # one host read per evaluation, plus the start's and the last iteration's stopping test
     assert syncs == got.nfev + 1
+    # batched: one read a batch (1, 2, 4, ... up to 16 iterations) and one a host-side trial
+    # (torsion here: 11 against 22, Rosenbrock 6 against 17)
+    assert bat_syncs <= 0.6 * syncs
 
 
 def test_fused_stops_at_maxiter_like_the_array_loop():
-    ref, got, syncs = _both("torsion", maxiter=4)
+    ref, got, _, _ = _both("torsion", maxiter=4)
     assert ref.iterations == got.iterations == 4 and got.status == ref.status == 1
     np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-12)
 
@@ -83,7 +92,7 @@ def _broken_module(tmp_path, old, new):
 def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, old, new):
     bad = _broken_module(tmp_path, old, new)
     monkeypatch.setattr(fused, "kernels", lambda: bad)
-    ref, got, _ = _both("torsion")
+    ref, got, _, _ = _both("torsion", batched=False)
     assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
 
 
@@ -138,6 +147,8 @@ def test_fused_takes_the_energy_decrease_rule_like_the_array_loop():
     args = dict(m=m, step=step, pgtol=0.0, factr=0.0, ftol_abs=1e-64, cauchy="approximate", backend="cpu")
     ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, **args)
     got = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=True, **args)      # batched (the default)
+    args.pop("cauchy"), args.pop("backend")
+    _same(got, fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, **args))
     # at the end the decreases are rounding noise: the two paths may meet the rule one iteration
     # apart, or the one by a line search that finds no decrease
     for r in (ref, got):
@@ -152,35 +163,10 @@ def _same(a, b):
     assert np.array_equal(a.x, b.x) and np.array_equal(a.jac, b.jac)
 
 
-@pytest.mark.parametrize("case, kw", [
-    ("torsion", {}),                                   # pgtol/factr stop, history wrapping at m = 3
-    ("rosenbrock", {}),                                # zooms and extrapolations handed to the host
-    ("torsion", dict(maxiter=5)),                      # the iteration limit met on the device
-    ("rosenbrock", dict(maxfun=9)),                    # the evaluation limit
-    ("torsion", dict(pgtol=0.0, factr=0.0, ftol_abs=1e-64)),   # Fei et al.'s decrease rule
-])
-def test_batched_driver_equals_the_per_evaluation_driver(case, kw):
-    """No host read inside a batch, and the same iterates, f, g, pg, counts and stop as sync_every=1."""
-    p, m, step = CASES[case]()
-    calls = []
-
-    def fg(x):
-        calls.append(1)
-        return p.fg_stencil(x)
-    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np)
-    args.update(kw)
-    c0 = core.SYNC["count"]
-    ref = fused.minimize(fg, p.x0, p.lo, p.hi, sync_every=1, **args)
-    ref_calls, ref_syncs = len(calls), core.SYNC["count"] - c0
-    for every in (3, 16):
-        calls.clear()
-        c0 = core.SYNC["count"]
-        got = fused.minimize(fg, p.x0, p.lo, p.hi, sync_every=every, **args)
-        syncs = core.SYNC["count"] - c0
-        _same(got, ref)
-        # evaluations past the gate's stop: at most sync_every - 1 a hand-over or stop
-        assert ref_calls <= len(calls)
-        if not kw and every == 16:
-            # one read a batch (1, 2, 4, ... up to sync_every iterations) and one a host-side trial,
-            # against one an evaluation (torsion here: 11 against 22, Rosenbrock 6 against 17)
-            assert syncs <= 0.6 * ref_syncs
+def test_batched_driver_meets_the_evaluation_limit_like_the_per_evaluation_driver():
+    """Rosenbrock: zooms and extrapolations handed to the host, then the evaluation limit met."""
+    p, m, step = CASES["rosenbrock"]()
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np, maxfun=9)
+    ref = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, sync_every=1, **args)
+    assert ref.status == 1 and ref.nfev == 9
+    _same(fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, sync_every=16, **args), ref)
