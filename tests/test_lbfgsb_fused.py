@@ -170,3 +170,17 @@ def test_batched_driver_meets_the_evaluation_limit_like_the_per_evaluation_drive
     ref = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, sync_every=1, **args)
     assert ref.status == 1 and ref.nfev == 9
     _same(fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, sync_every=16, **args), ref)
+
+
+def test_until_stops_both_paths_between_iterations():
+    """``until()`` (a benchmark's time cap) is asked before each iteration, by the fused path before
+    each batch (of 1, 2, 4, ... iterations), without a device read; True stops the run, status 1."""
+    p, m, step = CASES["torsion"]()
+    for kw in (dict(fused=False), dict(fused=True)):
+        asked = []
+        r = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=m, step=step, pgtol=1e-8, cauchy="approximate",
+                          backend="cpu", until=lambda: asked.append(1) or len(asked) >= 3, **kw)
+        assert (r.status, r.message) == (1, core.STOPPED_UNTIL)
+        # the array loop: asked at 0, 1, 2 iterations; the fused: batches of 1 (its first iteration's
+        # search handed to the host, which starts the doubling again) and 1
+        assert r.iterations == 2 and len(asked) == 3

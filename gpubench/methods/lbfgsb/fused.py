@@ -78,7 +78,8 @@ class _Launcher:
 
 
 def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-             step="project", backend=None, callback=None, threads=None, ftol_abs=None, sync_every=None):
+             step="project", backend=None, callback=None, threads=None, ftol_abs=None, sync_every=None,
+             until=None):
     """:func:`core.minimize` with ``cauchy="approximate"``, fused; the same arguments and result.
 
     ``backend`` is the array module (CuPy; numpy runs the kernels under numba's CUDA simulator).
@@ -159,14 +160,16 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
 
     while True:
-        if nit >= maxiter or nfev >= maxfun:
+        capped = nit < maxiter and nfev < maxfun and until is not None and until()
+        if nit >= maxiter or nfev >= maxfun or capped:
             if pending is not None:
                 pg, = shared.fetch(xp, st[K.C_PG])
                 done = stop_test(pg)
                 if done:
                     status, message = done
                     break
-            status, message = 1, ("STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT" if nit >= maxiter
+            status, message = 1, (shared.STOPPED_UNTIL if capped else
+                                  "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT" if nit >= maxiter
                                   else "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT")
             break
         if batch > 1:
