@@ -47,8 +47,8 @@ import numpy as np
 
 from ...errors import InputError
 from .shared import (  # noqa: F401  (re-exported: this module's API, as before the fused path shared them)
-    CONVERGED_FACTR, CONVERGED_FDEC, CONVERGED_FDEC_LNSRCH, CONVERGED_PGTOL, STOPPED_UNTIL, EPS, FTOL, GTOL, MAXLS, SYNC,
-    LbfgsbResult, _cubic_min, _line_search, array_module, decrease_stop, fetch,
+    CONVERGED_FACTR, CONVERGED_FDEC, CONVERGED_FDEC_LNSRCH, CONVERGED_PGTOL, STOPPED_UNTIL, EPS, FTOL, GTOL, MAXLS,
+    SYNC, LbfgsbResult, _cubic_min, _line_search, array_module, decrease_stop, fetch,
 )
 
 
