@@ -37,7 +37,8 @@ def main():
             dt = time.perf_counter() - t
             out[run] = r
             print(json.dumps({"n": n, "sync_every": every, "iterations": r.iterations, "nfev": r.nfev,
-                              "host_reads": shared.SYNC["count"] - s0, "ms_per_iteration": 1e3 * dt / max(r.iterations, 1),
+                              "host_reads": shared.SYNC["count"] - s0,
+                              "ms_per_iteration": 1e3 * dt / max(r.iterations, 1),
                               "fun": r.fun, "message": r.message}), flush=True)
         def same(u, v):
             return ((u.iterations, u.nfev, u.fun, u.message) == (v.iterations, v.nfev, v.fun, v.message)
