@@ -303,3 +303,7 @@ def test_table1_energy_row_beside_scipys_exact_run(tmp_path):
     assert "SciPy's exact-Cauchy run ends at f = " in v.reason
     store(f_e, converged=False)                       # a SciPy run that did not end by the rule proves nothing
     assert not judge().triangulation
+    store(float("nan"), converged=False)              # SciPy's line search met a NaN: said, not explained
+    v = judge()
+    assert v.triangulation[0]["side"] == T.NEITHER and v.reason.startswith("not explained")
+    assert "f = nan" in v.reason and "no end energy" in v.reason

@@ -24,6 +24,7 @@ the two are different runs of the same algorithm family, measuring the same rati
 iterates.  A row where both sides agree with each other against the paper says the printed
 share is not what the printed definitions give on these problems.
 """
+import math
 import time
 
 import numpy as np
@@ -159,7 +160,9 @@ def scipy_path(p, m, energy_tol=1e-64, maxiter=100000, visit=None, xp=np):
     status, message = int(r.status), str(r.message)
     # SciPy's own end at no decrease is the rule met: ftol = 0 (no relative reduction) or a line search
     # that finds no decrease ("ABNORMAL" in SciPy >= 1.15, "ABNORMAL_TERMINATION_IN_LNSRCH" before)
-    if seen["rule"] or status == 0 or message.startswith("ABNORMAL"):
+    # (not where f itself is not a number: SciPy's line search does not step back from such a point,
+    # and a run that ends on one has met no rule)
+    if seen["rule"] or status == 0 or (message.startswith("ABNORMAL") and math.isfinite(float(r.fun))):
         status, message = 0, "CONVERGENCE: F_K - F_K+1 < ENERGY_TOL" + ("" if seen["rule"] else f" (SciPy: {message})")
     return int(r.nit), float(r.fun), status, message
 
