@@ -64,3 +64,27 @@ def test_the_streamed_log_is_the_log_of_the_whole_path():
         mem.push(x1 - x, g1 - g)
     log, run = C.cauchy_log(p, 5)
     assert run["iterations"] == nit and len(path) == nit + 1 and log == want
+
+
+def test_scipy_path_with_the_objective_on_another_array_module_takes_the_same_path():
+    """``xp`` (CuPy on the GPU host) only moves the iterate to the objective's device and its gradient
+    back: a stand-in module that copies in both directions gives the same iterations and energy."""
+    import types
+
+    import numpy as np
+
+    from gpubench.problems import cauchy_check, minpack2
+    moved = {"to": 0, "back": 0}
+
+    def to(x):
+        moved["to"] += 1
+        return np.array(x, copy=True)
+
+    def back(g):
+        moved["back"] += 1
+        return np.array(g, copy=True)
+    fake = types.SimpleNamespace(asarray=to, asnumpy=back)
+    p = minpack2.make("torsion", 100, box=1.0)
+    host = cauchy_check.scipy_path(p, 5, maxiter=200)
+    there = cauchy_check.scipy_path(p, 5, maxiter=200, xp=fake)
+    assert there == host and moved["to"] > 0 and moved["to"] == moved["back"]

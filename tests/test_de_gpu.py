@@ -520,6 +520,27 @@ def test_stream_kernel_reproduces_its_cpu_twin(keep, extra):
     assert not np.allclose(c.history["population"], b.history["population"])
 
 
+def _digest(a):
+    import hashlib
+    return hashlib.sha256(np.ascontiguousarray(a, dtype=np.float64).tobytes()).hexdigest()[:16]
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") != "1", reason="digests of the simulator's arithmetic")
+def test_stream_kernel_populations_as_before_its_pipelining(keep, monkeypatch):
+    """Same seeds, same populations bit for bit: the final populations of two simulated runs hash as
+    the stream kernel of 2348217 (a slot word per member, no pipelining) left them; one member a
+    group of 8 lanes, and several groups a block with a member's elements in three chunks (T = 1,
+    D = 9).  Stale rows copied (the second run) and reinit draws (F = 0.9) both happen."""
+    kw = dict(runs=2, F=0.9, CR=0.5, bounds="reinit")
+    a = _run("shifted_rastrigin", 5, "cuda-stream", np=8, seed=3, max_evaluations=8 * 5, **kw)
+    assert (_digest(a.history["population"]), a.history["replacements"]) == ("50c8ab932c6eb26a", 23)
+    real = de_launch._device_limits
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
+    b = _run("shifted_rastrigin", 9, "cuda-stream", np=10, seed=2, max_evaluations=10 * 6, threads_per_member=1, **kw)
+    assert b.options["launch"]["elements_per_thread"] == 9 and b.history["stale_copies"] > 0
+    assert (_digest(b.history["population"]), b.history["replacements"]) == ("d00ac91951b27605", 49)
+
+
 def _stream_rows_straight(NP=8, D=3, F=0.5):
     """Each generation's population (read back after 1, 2, 3 generations) is that generation's
     trials built from the one before, with indices distinct from each other and from i."""
@@ -538,15 +559,36 @@ def _stream_rows_straight(NP=8, D=3, F=0.5):
 
 
 def test_stream_kernel_keeps_its_rows_straight(keep, monkeypatch):
-    """A flat function: every trial wins, so each generation writes every member's other row and
-    flips its slot word; two members a block (a thread limit of 8), so groups of members run in
-    turn and later ones read donors that earlier ones replaced.  Broken variant caught: the slot
-    word read without its generation (such a donor read from the row just written)."""
+    """A flat function: every trial wins, so each generation writes every member's row in the other
+    buffer; two members a block (a thread limit of 8), so groups of members run in turn and later
+    ones read donors that earlier ones replaced.  Broken variant caught: a generation reading the
+    buffer it writes (its donors a generation old, or just replaced)."""
     real = de_launch._device_limits
     monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
     assert _stream_rows_straight()
-    _break(monkeypatch, "    if (w >> 1) == gen:", "    if (w >> 1) == -1:", "de_stream")
+    _break(monkeypatch, "sbase = ((gen - 1) % 2) * total", "sbase = (gen % 2) * total", "de_stream")
     assert not _stream_rows_straight()
+
+
+def test_stream_kernel_copies_a_loser_whose_other_buffer_is_stale(keep, monkeypatch):
+    """A member that won in generation g - 1 and loses in g is copied into the buffer g writes (it
+    holds the vector from before its win); several groups a block, a member's elements in two
+    chunks (T = 1, D = 5: CHUNK = 4 and one), so the pipelined loads cross members and chunks.  The kernel matches its
+    CPU twin (which writes every row) and counts such copies; without the copy it does not."""
+    real = de_launch._device_limits
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=8))
+    kw = dict(np=10, runs=2, seed=2, max_evaluations=10 * 6, F=0.9, CR=0.5, bounds="reinit")
+    b = _run("shifted_rastrigin", 5, "stream", **kw)
+
+    def same():
+        a = _run("shifted_rastrigin", 5, "cuda-stream", threads_per_member=1, **kw)
+        assert a.options["launch"]["members_per_block"] == 8 and a.options["launch"]["elements_per_thread"] == 5
+        return a.history["stale_copies"], np.allclose(a.history["population"], b.history["population"], rtol=1e-13,
+                                                      atol=0)
+    copies, ok = same()
+    assert copies > 0 and ok
+    _break(monkeypatch, "stale = lw == gen - 1", "stale = lw == -gen", "de_stream")
+    assert not same()[1]
 
 
 @pytest.mark.parametrize("engine", ["cuda-stream", "stream"])
@@ -602,30 +644,71 @@ def test_stream_indices_uniform_over_distinct_triples():
     assert stats.chisquare(list(counts.values())).pvalue > 1e-3
 
 
-def test_auto_mode_and_stream_configuration(monkeypatch):
-    from gpubench import functions
-    """auto: the stream kernel from STREAM_MIN_BYTES of population up, the fast kernels below;
-    the stream kernel's launch: groups as de_fast's, members as many as the block's threads and
+def test_stream_configuration():
+    """The stream kernel's launch: groups as de_fast's, members as many as the block's threads and
     the trials' shared memory allow."""
-    assert de_launch.resolved_mode("auto", 100_000, 100) == "stream"
-    assert de_launch.resolved_mode("auto", 10_000, 1000) == "stream"
-    assert de_launch.resolved_mode("auto", 100, 10) == "fast" and de_launch.resolved_mode("paper", 10**6, 100) == "paper"
     h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
             "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
     assert de_launch.stream_config(100, 100_000, 64, h200) == (32, 8, 6400)
     assert de_launch.stream_config(1000, 10_000, 64, h200) == (32, 6, 48000)  # 6 trials of 8 KB
     assert de_launch.stream_config(10, 100_000, 130, h200)[:2] == (16, 8)  # 128 threads at 130 registers
+    assert de_launch.stream_config(100, 100_000, 156, h200)[:2] == (32, 4)  # the cap of 168: 156 by ptxas
     with pytest.raises(InputError, match="shared memory"):
         de_launch.stream_config(7000, 10, 64, h200)
-    monkeypatch.setattr(de_launch, "STREAM_MIN_BYTES", 8 * 8 * 4)
-    r = methods.minimize("shifted_sphere", 4, "de-gpu", np=8, max_evaluations=24, backend="cuda", mode="auto")
-    assert r.options["launch"]["schedule"] == "stream" and r.history["run_nfev"] == [24]
     with pytest.raises(InputError, match="mode"):
         methods.minimize("shifted_sphere", 4, "de-gpu", np=8, mode="streaming", backend="cpu")
-    # the warm-up (one run) compiles the kernel that all runs together take
+
+
+def test_auto_mode_is_chosen_by_measurement_and_cached(monkeypatch, tmp_path):
+    """mode auto: each kernel probed on the problem itself, the faster run and said so, the choice
+    kept for the process and in the cache folder (a second process reads it, no probe); another
+    size is another key; the warm-up probes at the size of all runs."""
+    from gpubench import functions
+    from gpubench.methods import de_auto
+    monkeypatch.setattr(de_auto, "_store", lambda: tmp_path)
+    monkeypatch.setattr(de_auto, "_CHOSEN", {})
     seen = []
-    monkeypatch.setattr(de_launch, "STREAM_MIN_BYTES", 8 * 16 * 4)  # two runs of 8 members, not one
-    monkeypatch.setattr(de_gpu, "_run", lambda plan, s: seen.append(s.mode))
-    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda", mode="auto"))
-    de_gpu.warmup(functions.get("shifted_sphere"), 4, de_gpu.DeGpuSettings(np=8, runs=1, backend="cuda", mode="auto"))
-    assert seen == ["stream", "fast"]
+    speed = {"fast": 2e-3, "stream": 1e-3}
+
+    def probe(plan, mod, mode):
+        seen.append((mode, plan.D, plan.R * plan.NP))
+        return speed[mode]
+    monkeypatch.setattr(de_auto, "probe_seconds", probe)
+    r = methods.minimize("shifted_sphere", 4, "de-gpu", np=8, max_evaluations=24, backend="cuda", mode="auto")
+    assert r.options["launch"]["schedule"] == "stream" and r.history["run_nfev"] == [24]
+    assert r.options["mode"] == "auto" and r.options["auto"]["mode"] == "stream"
+    assert r.options["auto"]["source"] == "probed now" and seen == [("fast", 4, 8), ("stream", 4, 8)]
+    fn = functions.get("shifted_sphere")
+    mod = de_gpu._module(fn, "cuda")
+
+    def chosen(D):
+        return de_auto.chosen_mode(de_run.Plan(fn, D, de_gpu.DeGpuSettings(np=8, mode="auto")), mod)
+    mode, why = chosen(4)
+    assert mode == "stream" and why["source"] == "measured earlier in this process" and len(seen) == 2
+    monkeypatch.setattr(de_auto, "_CHOSEN", {})   # a new process: the cache folder's choice
+    mode, why = chosen(4)
+    assert mode == "stream" and why["source"].startswith("measured earlier (") and len(seen) == 2
+    speed.update(fast=1e-4)   # another size, measured again: now the fast kernel wins
+    assert chosen(5)[0] == "fast" and len(seen) == 4 and len(list(tmp_path.glob("*.json"))) == 2
+    de_gpu.warmup(functions.get("shifted_sphere"), 6, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda", mode="auto"))
+    assert seen[-2:] == [("fast", 6, 16), ("stream", 6, 16)]
+
+
+def test_auto_probe_times_a_generation_of_each_kernel(monkeypatch):
+    """The probe itself (the simulator's times mean nothing, but they are times a generation of the
+    kernel named: positive, from runs of 1, 2k and k generations, k grown while k generations
+    take less than PROBE_SECONDS)."""
+    from gpubench import functions
+    from gpubench.methods import de_auto
+    monkeypatch.setattr(de_auto, "PROBE_GENERATIONS", 1)
+    monkeypatch.setattr(de_auto, "MAX_PROBE_GENERATIONS", 4)   # one growth of k at most
+    monkeypatch.setattr(de_auto, "PROBE_SECONDS", 1e9)
+    runs = []
+    real = de_auto.run_cuda
+    monkeypatch.setattr(de_auto, "run_cuda", lambda plan, mod: runs.append((plan.s.mode, plan.G)) or real(plan, mod))
+    plan = de_run.Plan(functions.get("shifted_sphere"), 2, de_gpu.DeGpuSettings(np=4, backend="cuda", mode="auto"))
+    mod = de_gpu._module(plan.fn, "cuda")
+    assert de_auto.probe_seconds(plan, mod, "stream") > 0
+    assert runs == [("stream", 1), ("stream", 2), ("stream", 1), ("stream", 8), ("stream", 4)]
+    monkeypatch.setattr(de_auto, "run_cuda", lambda plan, mod: (_ for _ in ()).throw(de_cuda.CooperativeUnavailable()))
+    assert de_auto.probe_seconds(plan, mod, "fast") is None   # a kernel that cannot launch here is not chosen

@@ -14,20 +14,34 @@ def _settings(proc, **kw):
 def test_de_bytes_per_generation():
     """A generation reads every target (8 D a member) and the donor sectors its crossover touches
     (three rows, a 32-byte sector of four doubles when one of them crossed).  The stream kernel
-    writes 8 D + 32 bytes a replacement (the trial, its value, slot word and count) and reads 56
-    bytes a member; the cooperative kernel writes at most the population, 48 bytes a member."""
+    writes 8 D + 32 bytes a replacement (the trial, its value, ``last`` word and count) and 8 D + 16
+    a copy (a loser whose other buffer is stale), and reads or writes 32 bytes a member; the
+    cooperative kernel writes at most the population, 48 bytes a member."""
     NP, D = 100_000, 100
     row = 8 * NP * D
-    b = floors.de_bytes(NP, D, 0.3, "stream", 20_000)
+    b = floors.de_bytes(NP, D, 0.3, "stream", 20_000, 1_000)
     assert b["target_read"] == row and b["donor_read"] == pytest.approx(3 * row * (1 - 0.7 ** 4))
-    assert b["population_write"] == 20_000 * (8 * D + 32) and b["write_exact"]
-    assert b["total"] == pytest.approx(row + 3 * row * 0.7599 + 20_000 * 832 + 56 * NP)
+    assert b["population_write"] == 20_000 * (8 * D + 32) + 1_000 * (8 * D + 16) and b["write_exact"]
+    assert b["total"] == pytest.approx(row + 3 * row * 0.7599 + 20_000 * 832 + 1_000 * 816 + 32 * NP)
     assert b["total"] - b["total_without_write"] == b["population_write"]
+    assert not floors.de_bytes(NP, D, 0.3, "stream", 20_000)["write_exact"]   # copies not known
     unknown = floors.de_bytes(NP, D, 0.3, "stream")
     assert unknown["population_write"] == NP * (8 * D + 32) and not unknown["write_exact"]
     coop = floors.de_bytes(NP, D, 0.3, "cooperative")
     assert coop["population_write"] == row and coop["total"] == pytest.approx(2 * row + 3 * row * 0.7599 + 40 * NP)
     assert floors.de_bytes(10, 4, 1.0)["donor_read"] == 3 * 8 * 10 * 4  # every sector
+
+
+def test_de_dram_floor_takes_the_donors_l2_could_serve():
+    """At (100, 1e5) the 80 MB source buffer is larger than a 50 MB L2: at best 5/8 of the donor
+    sectors hit it; at (100, 1e4) the 8 MB buffer fits and no donor sector need come from DRAM."""
+    big = floors.de_dram_floor(100_000, 100, 0.3, 50e6)
+    full = floors.de_bytes(100_000, 100, 0.3, "stream", 0, 0)
+    assert big["donor_hit_fraction_at_best"] == pytest.approx(50 / 80)
+    assert big["total"] == pytest.approx(full["total"] - full["donor_read"] * 50 / 80)
+    small = floors.de_dram_floor(10_000, 100, 0.3, 50e6)
+    assert small["donor_read"] == 0 and small["total"] == pytest.approx(8e6 + 32 * 10_000)
+    assert floors.de_dram_floor(10_000, 100, 0.3, None)["donor_read"] == floors.de_bytes(10_000, 100, 0.3)["donor_read"]
 
 
 def test_lbfgsb_bytes_per_iteration_by_hand():

@@ -423,6 +423,20 @@ def test_the_loop_register_cap_can_be_overridden_and_is_checked(monkeypatch):
         kernels.loop_registers()
 
 
+def test_the_loop_carveout_is_the_drivers_unless_set_and_is_checked(monkeypatch):
+    """GPUBENCH_LOOP_CARVEOUT sets the device loop's shared memory carveout for measuring (spliced as
+    the jit's option); by default the kernel asks for none (the driver's choice); a value that is no
+    percent is a one-line input error."""
+    _, loop = kernels.extensions("cuda", smax=16, loop=True)
+    assert "\nCARVEOUT = -1\n" in loop
+    monkeypatch.setenv("GPUBENCH_LOOP_CARVEOUT", "25")
+    assert kernels.loop_carveout() == 25
+    for bad in ("lots", "101", "-2"):
+        monkeypatch.setenv("GPUBENCH_LOOP_CARVEOUT", bad)
+        with pytest.raises(InputError, match="GPUBENCH_LOOP_CARVEOUT="):
+            kernels.loop_carveout()
+
+
 DEPENDENT = """
 import numpy as np
 from gpubench.forms.definition import Definition, Sum, x, symbols

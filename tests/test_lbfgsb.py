@@ -643,3 +643,7 @@ def test_table4_rows_take_the_energy_decrease_rule():
         assert en["iterations"] > pg["iterations"] and en["fun"] <= pg["fun"]
     with pytest.raises(InputError):
         lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, {**base, "stop": "energy"})
+    # a cap already spent: our column stops before its first iteration, recorded as capped
+    cap, _ = lbfgsb_rows.lbfgsb_minpack("minpack2:torsion", 400, {**base, "cauchy": "approximate", "backend": "cpu",
+                                                                  "cap_seconds": 1e-12})
+    assert cap["capped"] and not cap["converged"] and cap["message"] == "capped" and cap["iterations"] == 0

@@ -40,28 +40,37 @@ CASES = {
 }
 
 
-def _both(case, **kw):
+def _both(case, batched=True, **kw):
     p, m, step = CASES[case]()
-    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, cauchy="approximate", backend="cpu", **kw)
-    ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, **args)
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, **kw)
+    ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, cauchy="approximate", backend="cpu", **args)
     c0 = core.SYNC["count"]
-    got = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=True, **args)
-    return ref, got, core.SYNC["count"] - c0
+    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, **args)
+    syncs = core.SYNC["count"] - c0
+    if not batched:
+        return ref, got, syncs, None
+    # the batched driver (the default): whole iterations launched between two reads
+    bat = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=16, **args)
+    _same(bat, got)
+    return ref, got, syncs, core.SYNC["count"] - c0 - syncs
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_fused_iterates_equal_the_array_loop(case):
-    ref, got, syncs = _both(case)
+    ref, got, syncs, bat_syncs = _both(case)
     assert ref.iterations > 8 and ref.status == 0
     assert (got.iterations, got.nfev, got.status, got.message) == (ref.iterations, ref.nfev, ref.status, ref.message)
     np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-10)
     assert abs(got.fun - ref.fun) <= 1e-12 * max(1.0, abs(ref.fun))
     # one host read per evaluation, plus the start's and the last iteration's stopping test
     assert syncs == got.nfev + 1
+    # batched: one read a batch (1, 2, 4, ... up to 16 iterations) and one a host-side trial
+    # (torsion here: 11 against 22, Rosenbrock 6 against 17)
+    assert bat_syncs <= 0.6 * syncs
 
 
 def test_fused_stops_at_maxiter_like_the_array_loop():
-    ref, got, syncs = _both("torsion", maxiter=4)
+    ref, got, _, _ = _both("torsion", maxiter=4)
     assert ref.iterations == got.iterations == 4 and got.status == ref.status == 1
     np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-12)
 
@@ -83,7 +92,7 @@ def _broken_module(tmp_path, old, new):
 def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, old, new):
     bad = _broken_module(tmp_path, old, new)
     monkeypatch.setattr(fused, "kernels", lambda: bad)
-    ref, got, _ = _both("torsion")
+    ref, got, _, _ = _both("torsion", batched=False)
     assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
 
 
@@ -116,6 +125,9 @@ sigs = {
 out = {}
 for name, sig in sigs.items():
     out[name] = ".entry" in compile_ptx(getattr(K, name), sig, device=False)
+from gpubench.kernels import lbfgsb_fused_gate as G
+for name, sig in {"lf_gate": (v, R, R, R, R, R), "lf_enter": (v, R, R, R, R, R)}.items():
+    out[name] = ".entry" in compile_ptx(getattr(G, name), sig, device=False)
 print(json.dumps(out))
 '''
 
@@ -127,16 +139,48 @@ def test_every_fused_kernel_compiles_to_ptx(tmp_path):
                          timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert all(got.values()) and len(got) == 9
+    assert all(got.values()) and len(got) == 11
 
 
 def test_fused_takes_the_energy_decrease_rule_like_the_array_loop():
     p, m, step = CASES["torsion"]()
     args = dict(m=m, step=step, pgtol=0.0, factr=0.0, ftol_abs=1e-64, cauchy="approximate", backend="cpu")
     ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, **args)
-    got = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=True, **args)
+    got = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=True, **args)      # batched (the default)
+    args.pop("cauchy"), args.pop("backend")
+    _same(got, fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, **args))
     # at the end the decreases are rounding noise: the two paths may meet the rule one iteration
     # apart, or the one by a line search that finds no decrease
     for r in (ref, got):
         assert r.status == 0 and "FTOL_ABS" in r.message
     assert abs(got.iterations - ref.iterations) <= 1 and abs(got.fun - ref.fun) <= 1e-12 * abs(ref.fun)
+
+
+def _same(a, b):
+    """Bit for bit: the batched driver takes the per-evaluation one's decisions on the same doubles."""
+    assert (a.iterations, a.nfev, a.status, a.message, a.fun, a.pg) == (b.iterations, b.nfev, b.status, b.message,
+                                                                        b.fun, b.pg)
+    assert np.array_equal(a.x, b.x) and np.array_equal(a.jac, b.jac)
+
+
+def test_batched_driver_meets_the_evaluation_limit_like_the_per_evaluation_driver():
+    """Rosenbrock: zooms and extrapolations handed to the host, then the evaluation limit met."""
+    p, m, step = CASES["rosenbrock"]()
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np, maxfun=9)
+    ref = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, sync_every=1, **args)
+    assert ref.status == 1 and ref.nfev == 9
+    _same(fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, sync_every=16, **args), ref)
+
+
+def test_until_stops_both_paths_between_iterations():
+    """``until()`` (a benchmark's time cap) is asked before each iteration, by the fused path before
+    each batch (of 1, 2, 4, ... iterations), without a device read; True stops the run, status 1."""
+    p, m, step = CASES["torsion"]()
+    for kw in (dict(fused=False), dict(fused=True)):
+        asked = []
+        r = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=m, step=step, pgtol=1e-8, cauchy="approximate",
+                          backend="cpu", until=lambda: asked.append(1) or len(asked) >= 3, **kw)
+        assert (r.status, r.message) == (1, core.STOPPED_UNTIL)
+        # the array loop: asked at 0, 1, 2 iterations; the fused: batches of 1 (its first iteration's
+        # search handed to the host, which starts the doubling again) and 1
+        assert r.iterations == 2 and len(asked) == 3

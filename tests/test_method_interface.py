@@ -159,13 +159,24 @@ def test_unknown_keyword_to_minimize_is_one_line():
 
 
 def test_help_imports_neither_sympy_nor_numba():
+    # nor numpy: gpubench.errors, which every command imports, imports it where a check needs it
     code = ("import sys; from gpubench.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('sympy', 'numba', 'scipy')]\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('sympy', 'numba', 'scipy', 'numpy')]\n"
             "print('MODULES:' + ','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "MODULES:", out.stdout
+
+
+@pytest.mark.parametrize("dim, ok", [(3, True), (np.int64(3), True), (True, False), (3.0, False), (np.float64(3), False)])
+def test_check_dim_takes_python_and_numpy_integers_only(dim, ok):
+    from gpubench.errors import check_dim
+    if ok:
+        assert check_dim(dim) == 3 and type(check_dim(dim)) is int
+    else:
+        with pytest.raises(InputError, match="dimension must be an integer"):
+            check_dim(dim)
 
 
 def test_no_library_module_imports_the_command_line():

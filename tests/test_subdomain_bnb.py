@@ -338,3 +338,87 @@ def test_warmup_runs_one_local_start(monkeypatch):
     sb._warmup(TestFunction(TRAP), 2, sb.SubdomainBnBSettings(backend="cpu", cpu_parallel=False, subdomains=16,
                                                                  local_starts=8))
     assert calls == [1]
+
+
+def test_a_search_stopped_and_resumed_from_its_checkpoint_ends_as_one_never_stopped(tmp_path):
+    """Method.resumable (a case of gpubench reproduce, hours long: paper 001's Table 4 rows): the
+    search saved at a Ctrl-C mid-way and resumed from the file visits the same nodes and ends with
+    the same bounds, point, node count and history as a search never stopped."""
+    from gpubench.methods.checkpoints import Checkpoint, Interrupted
+    method = get_method("subdomain-bnb")
+    assert method.resumable
+    s = method.make_settings({"backend": "cpu", "cpu_parallel": False, "subdomains": 16, "form": "mean-value"})
+    fn = TestFunction(TRAP)
+    whole = method.run(fn, 2, s)
+    assert whole.converged and whole.iterations > 6
+
+    class StopAt(Checkpoint):
+        """Saves at every tick; at the ``stop``-th it raises Interrupted as a Ctrl-C would."""
+        def __init__(self, path, stop):
+            super().__init__(path, {"case": "t"}, every=0.0)
+            self.stop, self.ticks = stop, 0
+
+        def tick(self, take):
+            self.ticks += 1
+            self.save(*take())
+            if self.ticks == self.stop:
+                raise Interrupted(self.path)
+    path = tmp_path / "case.checkpoint.npz"
+    with pytest.raises(Interrupted):
+        method.run(fn, 2, s, checkpoint=StopAt(path, whole.iterations // 2))
+    ck = Checkpoint(path, {"case": "t"}, every=1e9)
+    assert ck.state is not None and 0 < int(ck.state["it"]) < whole.iterations
+    again = method.run(fn, 2, s, checkpoint=ck)
+    assert (again.iterations, again.glb, again.gub, again.status) == (whole.iterations, whole.glb, whole.gub, whole.status)
+    assert np.array_equal(again.x, whole.x)
+    assert again.history["iteration"] == whole.history["iteration"] and again.history["glb"] == whole.history["glb"]
+    assert len(ck.finished) == 2 and ck.finished[-1]["iterations"][1] == whole.iterations
+
+
+def test_the_runner_resumes_a_subdomain_case_from_the_checkpoint_beside_its_record(tmp_path):
+    """gpubench reproduce: a subdomain-bnb case whose checkpoint lies beside where its record goes
+    (results/EXPERIMENT/CASE.checkpoint.npz, named by the case) goes on from it; the record lists both
+    parts and ends as the straight run ends."""
+    from gpubench.methods.checkpoints import Checkpoint, Interrupted
+    from gpubench.problems import catalog
+    from gpubench.workflow import experiments_loader as loader
+    from gpubench.workflow import resume, runner
+    toml = tmp_path / "t.toml"
+    toml.write_text('''id = "t"
+title = "one subdomain case"
+source = "a test"
+layout = "bnb"
+
+[methods.sub]
+method = "subdomain-bnb"
+backend = "cpu"
+cpu_parallel = false
+subdomains = 16
+
+[[problems]]
+problem = "styblinski_tang"
+n = 2
+
+[quick]
+note = "the same"
+''')
+    case, = runner.plan(loader.load(str(toml)))
+    folder = tmp_path / "res"
+    folder.mkdir()
+    straight = runner.run_case(case)
+    method, settings = runner.case_settings(case)
+    ck = Checkpoint(resume.checkpoint_path(folder, case.case_id), {"case": case.case_id}, every=0.0)
+    real, seen = ck.tick, {"k": 0}
+
+    def tick(take):
+        seen["k"] += 1
+        real(take)
+        if seen["k"] == 3:
+            raise Interrupted(ck.path)
+    ck.tick = tick
+    with pytest.raises(Interrupted):
+        method.run(catalog.function_of(case.function), case.dim, settings, checkpoint=ck)
+    rec = runner.run_case(case, folder)
+    m, s = rec["measured"], straight["measured"]
+    assert m["resumed"] and len(m["segments"]) == 2 and m["segments"][0]["iterations"][1] == 2
+    assert (m["iterations"], m["glb"], m["gub"]) == (s["iterations"], s["glb"], s["gub"])

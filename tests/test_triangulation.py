@@ -258,3 +258,52 @@ def test_table1_rows_at_the_safeguard_beside_scipys_run_at_the_same_safeguard(tm
     v, _ = judge(ours(cap))
     assert v.kind == V.MATCHES and v.triangulation[-1]["side"] == T.PAPER
     assert "our L-BFGS-B is in question" in v.reason
+
+
+def test_table1_energy_row_beside_scipys_exact_run(tmp_path):
+    """fei2014_table1's Energy Diff row that differs, taken again with SciPy's end energy as the exact arm
+    (fei2014_triangulate_table1, Lennard-Jones): explained when that difference sides with ours within
+    the row's tolerance, not explained (with the figures) when it sides with neither; an unconverged
+    SciPy run, or a matching row, is left alone."""
+    from gpubench.reports.fixed import ENERGY_NEGLIGIBLE as tol
+    from gpubench.workflow import runner
+    tri = loader.load("fei2014_triangulate_table1")
+    case = next(c for c in runner.plan(tri) if c.function == "minpack2:lennard-jones")
+    assert case.settings["backend"] == "auto" and case.dim == 39999
+
+    def store(fun, converged=True):
+        rec = {"schema": 1, "experiment": tri.id, "variant": "full", "case": case.case_id, "key": case.key,
+               "method": case.method, "label": "", "function": case.function, "dim": case.dim, "sense": "min",
+               "repetition": 0, "settings": case.settings, "options": case.settings,
+               "measured": {"iterations": 6000, "seconds": 1.0, "converged": converged, "message": "m", "fun": fun},
+               "result": {"bins": {"0": 99.0}}, "success": converged, "environment": {}}
+        runner.write_record(tmp_path / tri.id, rec)
+
+    f_a, f_e = 1.0348412287732326e17, 1.0321239970255827e17
+    diff = (f_a - f_e) / f_e * 100
+    ours = {"case": "ours", "dim": 39999, "result": {"energy_diff_percent": diff, "approximate": {"fun": f_a, "iterations": 3835},
+                                                      "exact": {"fun": f_e, "iterations": 5921}}}
+    pub = loader.load("fei2014_table1").published()
+
+    def judge():
+        (_, v, _), (_, same, _) = T.energy_rows(
+            [("Lennard-Jones Clusters, Energy Diff", V.absolute(diff, 0.0, tol, "energy difference (%)"), [ours]),
+             ("Lennard-Jones Clusters, 0", V.absolute(1.0, 0.0, 10.0, "share"), [ours])],
+            pub, tri.id, {"Lennard-Jones Clusters": "lennard-jones"}, tol, tmp_path)
+        assert same.kind == V.MATCHES and not same.triangulation
+        return v
+    assert not judge().triangulation                  # no SciPy record: left as it is
+    store(f_e * (1 + 1e-8))                           # SciPy ends where our exact arm ends
+    v = judge()
+    assert v.kind == V.DIFFERS and v.triangulation[0]["side"] == T.OURS and not v.reason.startswith("not explained")
+    assert v.triangulation[0]["records"] == [f"results/{tri.id}/{case.case_id}.json"]
+    store(f_e * (1 + 2e-6))                           # 2e-4 % away from ours, 0.26 % from the paper's 0
+    v = judge()
+    assert v.triangulation[0]["side"] == T.NEITHER and v.reason.startswith("not explained")
+    assert "SciPy's exact-Cauchy run ends at f = " in v.reason
+    store(f_e, converged=False)                       # a SciPy run that did not end by the rule proves nothing
+    assert not judge().triangulation
+    store(float("nan"), converged=False)              # SciPy's line search met a NaN: said, not explained
+    v = judge()
+    assert v.triangulation[0]["side"] == T.NEITHER and v.reason.startswith("not explained")
+    assert "f = nan" in v.reason and "no end energy" in v.reason

@@ -40,7 +40,7 @@ def add_arguments(p):
                    "checkout's results/, else ./results)")
     p.add_argument("--experiments", metavar="DIR", help="experiment files (default: the package's experiments/)")
     p.add_argument("--checkpoint-every", metavar="SECONDS", type=positive_number, default=30.0,
-                   help="a resumable case (paper 004's Table 1) saves its checkpoint, "
+                   help="a resumable case (paper 004's Table 1, a subdomain-bnb search) saves its checkpoint, "
                         "results/EXPERIMENT/CASE.checkpoint.npz, this often and at Ctrl-C or SIGTERM; the "
                         "same command goes on from it (default 30)")
 

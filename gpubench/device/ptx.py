@@ -20,10 +20,11 @@ def _assume_device(cc):
         dispatcher.get_current_device = real
 
 
-def compile_ptx(func, signature, cc=(9, 0), device=True):
-    """PTX text of ``func`` (a Python function or a numba-cuda dispatcher) for ``cc``."""
+def compile_ptx(func, signature, cc=(9, 0), device=True, lineinfo=False):
+    """PTX text of ``func`` (a Python function or a numba-cuda dispatcher) for ``cc``; with
+    ``lineinfo``, source lines for a disassembler (``ptxas -lineinfo``, ``nvdisasm -g``)."""
     from numba import cuda
     py_func = getattr(func, "py_func", func)
     with _assume_device(cc):
-        ptx, _ = cuda.compile_ptx(py_func, signature, device=device, cc=cc)
+        ptx, _ = cuda.compile_ptx(py_func, signature, device=device, cc=cc, lineinfo=lineinfo)
     return ptx

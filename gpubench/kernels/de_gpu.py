@@ -293,6 +293,14 @@ def _group_value(sh, toff, p, D, T, lane, valid, xs, tid):
         while j < D:
             term_fold(sh, toff, p, j, D, acc)
             j += T
+    return _group_outer(acc, sh, toff, D, T, lane, valid, xs, tid)
+
+
+@_dcuda.jit(device=True)
+def _group_outer(acc, sh, toff, D, T, lane, valid, xs, tid):
+    """The group's aggregates from each lane's ``acc`` (a shuffle reduction), the function's outer
+    expression by lane 0, broadcast to every lane of the group (the stream kernel folds its terms
+    itself, then calls this)."""
     off = 1
     while off < T:
         for a in range(COOP_SLOTS):

@@ -10,9 +10,14 @@ Built for populations far larger than L2, where a generation is bound by the byt
 * its random numbers are counter-based (splitmix64 of (seed, generation, member, counter)),
   so no random state is read or written and every lane of a group draws the same r1, r2, r3
   and j_rand itself (no broadcast, no rejection loop: distinct indices by skipping);
-* each member owns two rows (pops[0, gi] and pops[1, gi]); ``slots[gi]`` says which holds its
-  current vector and in which generation it last changed, so a winning trial is written once,
-  to the member's other row, and a losing one writes nothing (no copy of the target).
+* two population buffers by the generation's parity, every member's vector in the source buffer
+  when a generation begins: a winning trial is written once, to the other buffer, and a losing
+  one writes nothing unless the other buffer is stale (the member won in the generation before:
+  ``last[gi]``, read by the member alone, says when it last won), so donors are read straight
+  from the source buffer, without a per-donor look-up;
+* software-pipelined: a warp issues the loads of its next chunk of elements (the next member's
+  first chunk once a member's trial is built) before it evaluates the trial it has, so its loads
+  are in flight while it computes (docs/peers.md, "de-gpu at large populations").
 """
 from numba import boolean as _dbool
 from numba import cuda as _dcuda
@@ -22,28 +27,23 @@ from numba import int64 as _dint64
 
 if __name__ == "gpubench.kernels.de_stream":  # imported as itself: the shared pieces
     from gpubench.kernels.de_random import _cu, _distinct, _folded, _member_key
-    from gpubench.kernels.de_gpu import CHUNK, _SIM, _XCHG, _group_sync, _group_value
+    from gpubench.kernels.de_gpu import CHUNK, _SIM, _XCHG, _group_outer, _group_sync, _group_value
+    from gpubench.kernels.stand_in import COOP_SLOTS, agg_identity, term_fold
 
-STREAM_REGISTERS = 0  # a cap on de_stream's registers a thread (0: the compiler's choice)
+# A cap on de_stream's registers a thread (0: the compiler's choice).  168 is the most that keeps
+# 12 warps an SM (three 256-register warp units in each SM sub-partition's 16,384): a function
+# whose terms need more registers spills a little rather than dropping to 8 warps.  ptxas 13 for
+# sm_90 gives the pipelined kernel on shifted Rastrigin 167 registers uncapped, 156 under the cap.
+STREAM_REGISTERS = 168  # (the de-generation procedure compiles others to compare)
 # (the simulator's jit takes no register cap)
 _stream_jit = (_dcuda.jit(cache=True, max_registers=STREAM_REGISTERS) if STREAM_REGISTERS and not _SIM
                else _dcuda.jit(cache=True))
 
 
-@_dcuda.jit(device=True)
-def _row(slots, j, gen):
-    """Which of member j's two rows holds its vector as it was when generation gen began."""
-    w = slots[j]
-    b = w & 1
-    if (w >> 1) == gen:  # replaced during this generation: its former vector is in the other row
-        b = 1 - b
-    return b
-
-
 @_dcuda.jit(cache=True)
-def de_stream_init(pops, fits, slots, lo, hi, p, skey, stop, evals, NP, R, D, m, T, fstar, target, use_target):
-    """The initial population (uniform, counter-based stream of generation 0), evaluated, in row 0
-    of every member; blocks stride over the groups of m members."""
+def de_stream_init(pops, fits, last, lo, hi, p, skey, stop, evals, NP, R, D, m, T, fstar, target, use_target):
+    """The initial population (uniform, counter-based stream of generation 0), evaluated, in both
+    buffers (so no member's other buffer is stale); blocks stride over the groups of m members."""
     sh = _dcuda.shared.array(0, _df64)
     xs = _dcuda.shared.array(_XCHG, _df64)
     tid = _dcuda.threadIdx.x
@@ -63,30 +63,53 @@ def de_stream_init(pops, fits, slots, lo, hi, p, skey, stop, evals, NP, R, D, m,
                 v = lo[j] + _cu(key, 4 + j) * (hi[j] - lo[j])
                 sh[toff + j] = v
                 pops[0, gi, j] = v
+                pops[1, gi, j] = v
                 j += T
         _group_sync(xs)
         f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
         if valid and lane == 0:
             fits[gi] = f
             evals[gi] = 1
-            slots[gi] = 0
+            last[gi] = -1
             if use_target and f - fstar <= target:
                 stop[gi // NP] = 0
         _group_sync(xs)
         group += _dcuda.gridDim.x
 
 
+@_dcuda.jit(device=True)
+def _issue(pf, ot, o1, o2, o3, key, jr, lane, e0, T, D, CR, tv, d1, d2, d3, hit):
+    """The loads of one chunk of a member's elements (lane + (e0 + c) T, c < CHUNK): its crossover
+    draws, the target's elements and, where crossover takes them, the three donors' (all issued
+    before any is used, so they are in flight together)."""
+    for c in range(CHUNK):
+        j = lane + (e0 + c) * T
+        hit[c] = False
+        if j < D:
+            u = _cu(key, 4 + j)
+            tv[c] = pf[ot + j]
+            if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
+                hit[c] = True
+                d1[c] = pf[o1 + j]
+                d2[c] = pf[o2 + j]
+                d3[c] = pf[o3 + j]
+
+
 @_stream_jit
-def de_stream(pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
+def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
               fstar, target, use_target):
     """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them).
 
-    Per member and generation: its indices from its counter-based stream; the target and the
-    three donors read from the rows ``slots`` names (donor elements only where crossover takes
-    them, CHUNK elements a lane in flight together); the trial in shared memory, evaluated by the
-    group; a winner written once to the member's other row, with its value, its slot word and
-    its count in ``wins``; a loser writes nothing.  ``fits`` holds one value per member (only
-    the member itself reads it)."""
+    ``pf`` is the two buffers flat (element offsets): generation g reads buffer (g - 1) % 2 and
+    writes buffer g % 2.  Per member: its indices from its counter-based stream; the target and,
+    where crossover takes them, the three donors read from the source buffer (CHUNK elements a
+    lane in flight together, the next chunk's loads issued before the current trial is
+    evaluated); the trial in shared memory, evaluated by the group; a winner written once to the
+    other buffer, with its value, ``last`` and its count in ``wins``; a loser writes nothing,
+    unless it won in the generation before (then the other buffer holds its former vector, and
+    its row is copied there, counted in the high 32 bits of ``wins``).  ``fits`` holds one value
+    per member (only the member itself reads it).  A stopped run's members are read and evaluated
+    (their loads and terms do not wait for the stop word) but not selected or written."""
     sh = _dcuda.shared.array(0, _df64)
     xs = _dcuda.shared.array(_XCHG, _df64)
     halt = _dcuda.shared.array(1, _dint32)
@@ -97,11 +120,14 @@ def de_stream(pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR
     toff = slot * D
     total = R * NP
     ngroups = (total + m - 1) // m
+    nchunks = (-(-D // T) + CHUNK - 1) // CHUNK   # chunks of CHUNK elements a lane, per member
+    stride = _dcuda.gridDim.x
     tv = _dcuda.local.array(CHUNK, _df64)
     d1 = _dcuda.local.array(CHUNK, _df64)
     d2 = _dcuda.local.array(CHUNK, _df64)
     d3 = _dcuda.local.array(CHUNK, _df64)
     hit = _dcuda.local.array(CHUNK, _dbool)
+    acc = _dcuda.local.array(COOP_SLOTS, _df64)
     for gen in range(g0, g1):
         if tid == 0:
             halt[0] = 1
@@ -111,79 +137,107 @@ def de_stream(pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR
         _dcuda.syncthreads()
         if halt[0] == 1:
             break
+        sbase = ((gen - 1) % 2) * total
+        dbase = (gen % 2) * total
+        # the item in flight: chunk e of the member of this slot in group `group`
         group = _dcuda.blockIdx.x
+        e = 0
+        gi = group * m + slot
+        inside = slot < m and gi < total
+        key = _member_key(skey, gen, gi)
+        run = gi // NP
+        k1, k2, k3, jr = _distinct(key, gi - run * NP, NP, D)
+        ot = (sbase + gi) * D
+        o1 = (sbase + run * NP + k1) * D
+        o2 = (sbase + run * NP + k2) * D
+        o3 = (sbase + run * NP + k3) * D
+        if inside:
+            _issue(pf, ot, o1, o2, o3, key, jr, lane, 0, T, D, CR, tv, d1, d2, d3, hit)
+        ngi, nkey, nrun, n1, n2, n3, njr = gi, key, run, k1, k2, k3, jr
         while group < ngroups:
-            gi = group * m + slot
-            valid = slot < m and gi < total
-            run = 0
-            if valid:
-                run = gi // NP
-                sg = stop[run]
-                if sg >= 0 and sg < gen:
-                    valid = False
+            if e == 0:   # the next member's key and indices, drawn while this member's loads are in flight
+                ngi = (group + stride) * m + slot
+                nkey = _member_key(skey, gen, ngi)
+                nrun = ngi // NP
+                n1, n2, n3, njr = _distinct(nkey, ngi - nrun * NP, NP, D)
+            if inside:
+                # consume chunk e: the trial's elements, into shared memory
+                for c in range(CHUNK):
+                    j = lane + (e * CHUNK + c) * T
+                    if j < D:
+                        v = tv[c]
+                        if hit[c]:
+                            v = d1[c] + F * (d2[c] - d3[c])
+                            if v < lo[j] or v > hi[j]:
+                                if mode == 2:
+                                    v = lo[j] + _cu(key, 4 + D + j) * (hi[j] - lo[j])
+                                else:
+                                    v = _folded(v, lo[j], hi[j], mode)
+                        sh[toff + j] = v
+            e += 1
+            if e < nchunks:   # the member's next chunk
+                if inside:
+                    _issue(pf, ot, o1, o2, o3, key, jr, lane, e * CHUNK, T, D, CR, tv, d1, d2, d3, hit)
+                continue
+            # the trial is built: issue the next member's first chunk, then evaluate and select
+            cgi = gi
+            crun = run
+            cot = ot
+            cin = inside     # evaluated (loads and terms do not wait for the run's stop word)
+            valid = inside   # and selected: the run still going
             old = 0.0
-            bi = 0
-            if valid:
-                i = gi - run * NP
-                key = _member_key(skey, gen, gi)
-                k1, k2, k3, jr = _distinct(key, i, NP, D)
-                base = run * NP
-                r1 = base + k1
-                r2 = base + k2
-                r3 = base + k3
-                bi = _row(slots, gi, gen)
-                # element offsets of the four rows in the flat population (two rows a member)
-                ot = (bi * total + gi) * D
-                o1 = (_row(slots, r1, gen) * total + r1) * D
-                o2 = (_row(slots, r2, gen) * total + r2) * D
-                o3 = (_row(slots, r3, gen) * total + r3) * D
-                old = fits[gi]
+            lw = _dint64(-2)
+            if inside:
+                sg = stop[crun]
+                valid = sg < 0 or sg >= gen
+                old = fits[cgi]
+                lw = last[cgi]
+            _group_sync(xs)
+            group += stride
+            e = 0
+            gi = ngi
+            inside = group < ngroups and slot < m and gi < total
+            if inside:
+                key = nkey
+                run = nrun
+                jr = njr
+                ot = (sbase + gi) * D
+                o1 = (sbase + run * NP + n1) * D
+                o2 = (sbase + run * NP + n2) * D
+                o3 = (sbase + run * NP + n3) * D
+                _issue(pf, ot, o1, o2, o3, key, jr, lane, 0, T, D, CR, tv, d1, d2, d3, hit)
+            # the trial's terms, CHUNK a lane unrolled (each lane in the order j = lane, lane + T, ...)
+            for a in range(COOP_SLOTS):
+                acc[a] = agg_identity(a)
+            if cin:
                 e0 = 0
                 while lane + e0 * T < D:
                     for c in range(CHUNK):
                         j = lane + (e0 + c) * T
-                        hit[c] = False
                         if j < D:
-                            u = _cu(key, 4 + j)
-                            tv[c] = pf[ot + j]
-                            if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
-                                hit[c] = True
-                                d1[c] = pf[o1 + j]
-                                d2[c] = pf[o2 + j]
-                                d3[c] = pf[o3 + j]
-                    for c in range(CHUNK):
-                        j = lane + (e0 + c) * T
-                        if j < D:
-                            v = tv[c]
-                            if hit[c]:
-                                v = d1[c] + F * (d2[c] - d3[c])
-                                if v < lo[j] or v > hi[j]:
-                                    if mode == 2:
-                                        v = lo[j] + _cu(key, 4 + D + j) * (hi[j] - lo[j])
-                                    else:
-                                        v = _folded(v, lo[j], hi[j], mode)
-                            sh[toff + j] = v
+                            term_fold(sh, toff, p, j, D, acc)
                     e0 += CHUNK
-            _group_sync(xs)
-            f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
+            f = _group_outer(acc, sh, toff, D, T, lane, cin, xs, tid)
             if valid:
                 take = f <= old
-                if take:
-                    ow = ((1 - bi) * total + gi) * D
+                stale = lw == gen - 1   # the other buffer holds the vector before last generation's win
+                if take or stale:
+                    ow = (dbase + cgi) * D
                     j = lane
                     while j < D:
-                        pf[ow + j] = sh[toff + j]
+                        pf[ow + j] = sh[toff + j] if take else pf[cot + j]
                         j += T
                 if lane == 0:
-                    evals[gi] += 1
+                    evals[cgi] += 1
                     new = old
                     if take:
                         new = f
-                        fits[gi] = f
-                        slots[gi] = (_dint64(gen) << 1) | (1 - bi)
-                        wins[gi] += 1
+                        fits[cgi] = f
+                        last[cgi] = gen
+                        wins[cgi] += 1
+                    elif stale:
+                        wins[cgi] += _dint64(1) << 32   # a copy, counted in the high word
                     if use_target and new - fstar <= target:
-                        stop[run] = gen
+                        stop[crun] = gen
             _group_sync(xs)  # the group's trial read before its next member overwrites it
-            group += _dcuda.gridDim.x
         grid.sync()

@@ -26,7 +26,8 @@ from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.meth
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
     C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
-    _clear)
+    _clear, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
     from gpubench.kernels.lbfgsb import _lb_middle, _lb_solve
@@ -64,6 +65,7 @@ def lf_init(st):
     _clear(st, 0, st.shape[0])
     st[THETA] = 1.0
     st[C_T1] = math.inf
+    st[RUN] = 1.0
 
 
 @cuda.jit(cache=True)
@@ -78,6 +80,8 @@ def lf_reset(st):
 @cuda.jit(cache=True)
 def lf_pair(VEC, xa, YS, m, st):
     """s = xa - x, y = gn - g: s.y, y.y, s.s, YS s and S y (the memory update's products)."""
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     sh2 = cuda.shared.array((CH, TPB), float64)
     acc = cuda.local.array(NPAIR, float64)
     nv = 3 * m + 3
@@ -105,13 +109,18 @@ def lf_pair(VEC, xa, YS, m, st):
 @cuda.jit(cache=True)
 def lf_push(st, m, accept, SMB):
     """Append the pair where s.y > ``accept`` (BLNZ's curvature test), dropping the oldest at k = m;
-    theta = y.y / s.y and M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4)."""
+    theta = y.y / s.y and M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4).  ``accept`` = -1:
+    the test's threshold eps (-g.d) a from the device's g.d and accepted step (the batched driver)."""
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     # one thread: the small matrices in shared memory (on-chip), written back once
     M = cuda.shared.array((M2MAX, M2MAX), float64)
     A = cuda.shared.array((M2MAX, M2MAX), float64)
     SS = cuda.shared.array((MMAX, MMAX), float64)
     SY = cuda.shared.array((MMAX, MMAX), float64)
     col = cuda.shared.array(M2MAX, float64)
+    if accept == -1.0:
+        accept = EPS * (-st[V3_GD] * st[A_ACC])     # the host's shared.EPS * (-gd * a), same roundings
     order = SMB[4, 0]
     k = int(st[K])
     for a in range(k):
@@ -167,6 +176,8 @@ def lf_move(VEC, xa, YS, m, move, st):
     """With ``move``: the accepted pair into its slot, x = xa, g = gn.  Then at x: the smallest
     positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
     Clears the accumulators of the iteration's later passes."""
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     sh = cuda.shared.array(TPB, float64)
     sh2 = cuda.shared.array((CH, TPB), float64)
     acc = cuda.local.array(M2MAX, float64)
@@ -263,6 +274,8 @@ def lf_reduced(VEC, YS, m, st, SMB):
     """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
     the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
     the free rows."""
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     sh2 = cuda.shared.array((CH, TPB), float64)
     w1 = cuda.shared.array(M2MAX, float64)
     p = cuda.shared.array(M2MAX, float64)
@@ -373,6 +386,8 @@ def _subspace(st, m, SMB, A, q, w2, M, vs):
 def lf_step(VEC, YS, m, project, st, SMB):
     """The subspace system (at the block's start); du on the free set; with ``project`` the slope
     g.(P(x_c + du) - x) of the projected step; the largest alpha with x_c + alpha du in the box."""
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     sh = cuda.shared.array(TPB, float64)
     A = cuda.shared.array((M2MAX, M2MAX), float64)
     q = cuda.shared.array(M2MAX, float64)
@@ -425,6 +440,8 @@ def lf_direction(VEC, project, constrained, st):
     """The subspace minimiser x_bar: x_c (no step), the projected step where it descends (SciPy
     3.0), else the truncated step x_c + min(1, alpha_max) du; d = x_bar - x, with g.d, d.d and the
     largest step along d in the box."""
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     sh = cuda.shared.array(TPB, float64)
     c = 0
     if st[SUBOK] != 0.0:
@@ -499,6 +516,8 @@ def lf_trial(VEC, out, a_host, first, constrained, boxed, nit, st):
     it).  ``first``: the descent test and the first step a are SciPy's rules, computed here from
     the direction's products (block 0 stores them and clears the memory update's accumulators);
     otherwise a = ``a_host``."""
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     if first != 0:
         descent, stpmax, a = _steplength(st, constrained, boxed, nit)
         if cuda.grid(1) == 0:

@@ -29,7 +29,14 @@ V3_DD = V2_GD + 3
 V3_RATIO = V2_GD + 4             # largest step along d from x (min)
 W1 = V2_GD + 5                   # coefficients of W (M c) over the YS rows: 2 MMAX
 W2 = W1 + 2 * MMAX               # coefficients of W v: 2 MMAX
-NST = W2 + 2 * MMAX
+# the device-side control of the batched driver (gpubench.methods.lbfgsb.fused, ``sync_every`` > 1):
+# RUN 1 while the iteration goes on on the device (every pass a no-op at 0); CODE why it stopped
+# (GATE_*); F_CUR/F_OLD f now and before the last step, PEND 1 while that step's stop test is due;
+# NIT/NFEV the counts; A_ACC the accepted step; FA/SLOPE the first trial's f and g.d (host-written)
+RUN = W2 + 2 * MMAX
+CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE = range(RUN + 1, RUN + 10)
+NST = RUN + 10
+GATE_GOING, GATE_PGTOL, GATE_FDEC, GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST = range(7)
 
 
 @cuda.jit(device=True)

@@ -282,6 +282,10 @@ class Method:
     # raise: an operation its modelling language lacks), or None.  A sweep leaves such cases out,
     # saying so, rather than stopping at the first (a peer that expresses most of a library).
     refuses: typing.Optional[typing.Callable] = None
+    # a case of ``gpubench reproduce`` resumable within itself (gpubench.workflow.resume): run() then
+    # takes ``checkpoint=`` a gpubench.methods.checkpoints.Checkpoint (the runner's, beside the case's
+    # record), saves its state there as it goes and at Ctrl-C or SIGTERM, and goes on from a saved one
+    resumable: bool = False
 
     def __post_init__(self):
         inner, name, constraints = self.run, self.name, self.constraints

@@ -8,7 +8,7 @@ import numpy as np
 from ..device.gpu import simulator
 from ..errors import InputError
 from .de_launch import (_compiled, _device_limits, _shared_bytes, _threads_per_member, group_config,
-                        launch_config, resolved_mode, stream_config)
+                        launch_config, stream_config)
 from .de_run import finish, go_on, options, see, stream_key
 from .monitor import Deadline
 from .trace import Trace
@@ -37,7 +37,7 @@ def run_cuda(plan, mod, force_paper=False):
     same = cuda.to_device(np.zeros(total, dtype=np.int32))
     fixed = (NP, R, D)
     tgt = (plan.fstar, plan.target, plan.use_target)
-    mode = "paper" if force_paper else resolved_mode(s.mode, total, D)
+    mode = "paper" if force_paper else s.mode   # "auto" is resolved before (gpubench.methods.de_auto)
     if mode == "stream":
         return _run_stream(plan, mod, limits)
     one_state = create_xoroshiro128p_states(1, s.seed)
@@ -191,8 +191,8 @@ def run_cuda(plan, mod, force_paper=False):
 
 def _run_stream(plan, mod, limits):
     """Mode ``stream`` on a GPU: kernel de_stream_init, then cooperative launches of de_stream of
-    up to ``generations_per_launch`` generations (gpubench.kernels.de_gpu says how a member's
-    two rows, its slot word and its counter-based random numbers work)."""
+    up to ``generations_per_launch`` generations (gpubench.kernels.de_stream says how the two
+    buffers, a member's ``last`` word and its counter-based random numbers work)."""
     from numba import cuda
     s = plan.s
     NP, R, D = plan.NP, plan.R, plan.D
@@ -201,8 +201,8 @@ def _run_stream(plan, mod, limits):
     pops = cuda.device_array((2, total, D))
     pf = pops.reshape(2 * total * D)   # the kernel indexes the rows by element offsets
     fits = cuda.device_array(total)
-    slots = cuda.to_device(np.zeros(total, dtype=np.int64))
-    wins = cuda.to_device(np.zeros(total, dtype=np.int64))
+    last = cuda.to_device(np.zeros(total, dtype=np.int64))
+    wins = cuda.to_device(np.zeros(total, dtype=np.int64))   # replacements, and copies << 32
     stop = cuda.to_device(np.full(R, -1, dtype=np.int64))
     evals = cuda.to_device(np.zeros(total, dtype=np.int64))
     skey = stream_key(s.seed)
@@ -210,12 +210,12 @@ def _run_stream(plan, mod, limits):
     tgt = (plan.fstar, plan.target, plan.use_target)
     t_compile = time.perf_counter()
     try:  # grid sync needs the device runtime library (cudadevrt) at link time
-        ck = _compiled(mod.de_stream, (pf, fits, slots, wins, lo, hi, p, skey, stop, evals, 1, 2, s.F, s.CR,
+        ck = _compiled(mod.de_stream, (pf, fits, last, wins, lo, hi, p, skey, stop, evals, 1, 2, s.F, s.CR,
                                        plan.mode_code, *fixed, 1, 1, *tgt))
     except Exception as exc:
         raise CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
     regs = None if ck is None else int(ck.regs_per_thread)
-    ck_init = _compiled(mod.de_stream_init, (pops, fits, slots, lo, hi, p, skey, stop, evals, *fixed, 1, 1, *tgt))
+    ck_init = _compiled(mod.de_stream_init, (pops, fits, last, lo, hi, p, skey, stop, evals, *fixed, 1, 1, *tgt))
     compile_s = time.perf_counter() - t_compile
     T, m, smem = stream_config(D, total, regs, limits, s.threads_per_member, whole_warps=ck is not None)
     resident = None
@@ -244,7 +244,7 @@ def _run_stream(plan, mod, limits):
     deadline = Deadline.of(s)
     t0 = deadline.start
     init_grid = groups if ck is None else min(groups, 64 * sms)
-    mod.de_stream_init[init_grid, block, 0, smem](pops, fits, slots, lo, hi, p, skey, stop, evals, *fixed, m, T,
+    mod.de_stream_init[init_grid, block, 0, smem](pops, fits, last, lo, hi, p, skey, stop, evals, *fixed, m, T,
                                                   *tgt)
 
     def host_fits():
@@ -257,7 +257,7 @@ def _run_stream(plan, mod, limits):
     while g <= G:
         g1 = min(G + 1, g + s.generations_per_launch)
         try:
-            mod.de_stream[grid, block, 0, smem](pf, fits, slots, wins, lo, hi, p, skey, stop, evals, g, g1, s.F,
+            mod.de_stream[grid, block, 0, smem](pf, fits, last, wins, lo, hi, p, skey, stop, evals, g, g1, s.F,
                                                 s.CR, plan.mode_code, *fixed, m, T, *tgt)
         except Exception as exc:
             raise CooperativeUnavailable(f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
@@ -270,15 +270,16 @@ def _run_stream(plan, mod, limits):
     opts = options(plan, "cuda", {"launch": launch, "schedule":
                                    f"stream: kernel de_stream_init; then launches of up to {s.generations_per_launch} "
                                    "generations, all runs together, grid-wide synchronisation between generations; "
-                                   "counter-based random numbers, a winning trial written once to its member's "
-                                   "other row"})
+                                   "counter-based random numbers, two buffers by parity, a winning trial written "
+                                   "once to the other buffer, the next chunk's loads issued before a trial is "
+                                   "evaluated"})
     if simulator():
         opts["note"] = "ran under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
     timing = {"run_s": seconds, "compile_s": compile_s, "rng_states_s": 0.0}
-    # every member's vector is in the row its slot word names; handed on in the parity layout
-    rows = slots.copy_to_host() & 1
-    P = pops.copy_to_host()[rows, np.arange(total)]
-    r = finish(plan, "cuda", np.broadcast_to(P, (2,) + P.shape), host_fits(), stop.copy_to_host(),
-                evals.copy_to_host(), g - 1, seconds, deadline, opts, timing, trace)
-    r.history["replacements"] = int(wins.copy_to_host().sum())
+    # the parity layout: a run's members in the buffer of the generation it stopped at, or the last
+    r = finish(plan, "cuda", pops.copy_to_host(), host_fits(), stop.copy_to_host(),
+               evals.copy_to_host(), g - 1, seconds, deadline, opts, timing, trace)
+    w = wins.copy_to_host()
+    r.history["replacements"] = int((w & 0xFFFFFFFF).sum())
+    r.history["stale_copies"] = int((w >> 32).sum())
     return r

@@ -46,10 +46,12 @@ The CUDA kernels (Section 4), generated together with the function's forms
   far larger than L2, where a generation is bound by memory bandwidth): a member is a group of
   lanes striding its row (coalesced target and donor reads), its random numbers are
   counter-based (splitmix64 of seed, generation, member and counter: no random state read or
-  written; r1, r2, r3 drawn distinct by skipping, not rejection), each member owns two rows and
-  a slot word naming the current one, so a winning trial is written once and a losing one not
-  at all; one cooperative launch for many generations.  ``mode="auto"`` (opt-in) takes it
-  when the population of all runs is at least ``STREAM_MIN_BYTES`` (8 MiB), else fast mode.
+  written; r1, r2, r3 drawn distinct by skipping, not rejection), two population buffers by the
+  generation's parity, so a winning trial is written once and a losing one not at all (unless the
+  other buffer is stale: it won the generation before), the next chunk's loads in flight while a
+  trial is evaluated; one cooperative launch for many generations.  ``mode="auto"`` (opt-in) takes whichever
+  of fast and stream mode a short probe on the problem's own size measured faster on this
+  device (:mod:`.de_auto`; the choice cached per device, function, D and population).
   Neither is the default until a GPU run has measured stream mode beside fast mode and EvoX
   (``gpubench reproduce device_peers_de_evox --backend cuda``).
   docs/peers.md counts the bytes of a generation of each kernel.
@@ -101,7 +103,6 @@ import numpy as np
 from ..device.gpu import BACKENDS, gpu_available, resolve_backend, simulator
 from .base import Method, MethodSettings, setting, time_limit_setting
 from .de_cuda import CooperativeUnavailable, run_cuda
-from .de_launch import resolved_mode
 from .de_run import BOUNDS, Plan, cpu_states, finish, options, see, stream_key
 from .monitor import Deadline
 from .trace import Trace
@@ -116,8 +117,9 @@ CROSSOVER = "j == jr or u <= CR"
 # the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
 CHUNK = None
 
-# A cap on the stream kernel's registers a thread (None: the compiler's choice, 138 for shifted
-# Rastrigin by ptxas 13 for sm_90); the de-generation procedure sets it to compare choices.
+# A cap on the stream kernel's registers a thread (None: the kernel module's own, 168; 0: the
+# compiler's choice, 167 for shifted Rastrigin by ptxas 13 for sm_90); the de-generation procedure
+# sets it to compare choices.
 STREAM_REGISTERS = None
 
 
@@ -136,8 +138,8 @@ class DeGpuSettings(MethodSettings):
     backend: str = setting("auto", "auto (a GPU when present), cpu or cuda", choices=BACKENDS)
     mode: str = setting("fast", "paper: one MCER launch per generation, kernel(P) on a second stream; "
                         "fast: many generations per cooperative launch; stream: the same with counter-based "
-                        "random numbers and a winner written once (large populations); auto: stream when the "
-                        "population (all runs) is at least STREAM_MIN_BYTES, else fast",
+                        "random numbers and a winner written once (large populations); auto: fast or stream, "
+                        "whichever a short probe of this problem on this GPU measures faster (cached)",
                         choices=("auto", "paper", "fast", "stream"))
     bounds: str = setting("reinit", "a mutant element outside the box: reinit (uniform again), clip or reflect",
                           choices=BOUNDS)
@@ -167,8 +169,8 @@ def _module(fn, backend):
         fast, stream = [crossover], [crossover]
         if CHUNK is not None:
             fast.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
-        if STREAM_REGISTERS:
-            stream.append(("\nSTREAM_REGISTERS = 0  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
+        if STREAM_REGISTERS is not None:
+            stream.append(("\nSTREAM_REGISTERS = 168  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
         parts = [kernels.splice("de_random"), kernels.splice("de_gpu", fast), kernels.splice("de_stream", stream)]
     else:
         parts = [kernels.splice("de_random"), kernels.splice("de_cpu", [crossover])]
@@ -250,8 +252,17 @@ def _run(plan, s):
     else:
         backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
     if backend == "cuda":
+        auto = None
+        if s.mode == "auto":
+            from dataclasses import replace
+            from .de_auto import chosen_mode
+            mode, auto = chosen_mode(plan, _module(plan.fn, "cuda"))
+            plan = Plan(plan.fn, plan.D, replace(s, mode=mode))
         try:
-            return run_cuda(plan, _module(plan.fn, "cuda"))
+            r = run_cuda(plan, _module(plan.fn, "cuda"))
+            if auto is not None:
+                r.options.update(mode="auto", auto=auto)
+            return r
         except CooperativeUnavailable as exc:
             # fast mode's cooperative kernel is unavailable: the paper's schedule, said so
             r = run_cuda(plan, _module(plan.fn, "cuda"), force_paper=True)
@@ -264,9 +275,12 @@ def _run(plan, s):
 def warmup(fn, dim, s):
     """Compile every kernel or twin this run will use, on a run of two generations."""
     from dataclasses import replace
-    # one run warms the kernels of all runs: mode auto decided by the population of all of them
-    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None,
-                mode=resolved_mode(s.mode, s.runs * s.np, dim))
+    if s.mode == "auto" and resolve_backend(s.backend, supported=("cpu", "cuda")) == "cuda":
+        # mode auto: the probe at the size of all runs compiles both kernels and keeps its choice
+        from .de_auto import chosen_mode
+        chosen_mode(Plan(fn, dim, s), _module(fn, "cuda"))
+        return
+    w = replace(s, max_evaluations=3 * s.np, runs=1, time_limit=None, target_error=None)
     run(fn, dim, w)
 
 

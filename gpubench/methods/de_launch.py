@@ -1,12 +1,8 @@
 """The launch geometry of DE's GPU kernels (:mod:`gpubench.methods.de_gpu`, Section 4 of paper 002):
 the device's limits, threads per member and members per block of each kernel from its registers
-and shared memory, and the mode ``auto`` resolves to."""
+and shared memory (the mode ``auto`` resolves to is measured: :mod:`.de_auto`)."""
 from ..device.gpu import simulator
 from ..errors import InputError
-
-# mode="auto" takes the stream kernel when the population of all runs (8 R NP D bytes) is at least
-# this: far beyond what latency, not bandwidth, bounds (docs/peers.md)
-STREAM_MIN_BYTES = 8 << 20
 
 
 def _device_limits():
@@ -138,14 +134,6 @@ def group_config(D, members, slots, regs, limits, cap=None, block_threads=None, 
     if whole_warps and m >= quantum:
         m = m // quantum * quantum
     return T, m, 8 * m * D
-
-
-def resolved_mode(mode, members, D):
-    """The mode a GPU run takes: ``auto`` is ``stream`` for a population (all runs) of at least
-    STREAM_MIN_BYTES, else ``fast``."""
-    if mode != "auto":
-        return mode
-    return "stream" if 8 * members * D >= STREAM_MIN_BYTES else "fast"
 
 
 def stream_config(D, members, regs, limits, cap=None, block_threads=None, whole_warps=True):

@@ -64,6 +64,12 @@ Choices the paper leaves open, stated here:
   default), checked through :class:`gpubench.methods.monitor.Deadline`
   before each node is taken: a search stopped there returns its incumbent and
   its current bounds with ``stop='time_limit'``.
+* Resumable (``Method.resumable``): a case of ``gpubench reproduce`` keeps its checkpoint beside its
+  record (the open nodes, the incumbent, the counters, the history), saved every
+  ``--checkpoint-every`` seconds and at Ctrl-C or SIGTERM; the next command, on any machine, goes on
+  from it with the same nodes in the same order, its time limit counting every part's seconds
+  (paper 001's Table 4 rows take the paper's 11 minutes and more, longer than one command on the
+  GPU host).  A search stopped during its first multistart resumes without the starts not yet made.
 """
 import heapq
 import math
@@ -452,22 +458,58 @@ class SubdomainSearch:
             w = np.where(root > 0, w / np.where(root > 0, root, 1.0), 0.0)
         return int(np.argmax(w))
 
-    def run(self):
+    def state(self, heap, ub, xbest, pruned_min, serial, it, root_lb, hist, seconds):
+        """The whole search state, for a checkpoint: the open nodes (keys, serials, boxes), the
+        incumbent, the counters and the history; floats as they are (JSON's exact repr, arrays raw)."""
+        d = self.dim
+        return {"keys": np.array([h[0] for h in heap], dtype=float),
+                "serials": np.array([h[1] for h in heap], dtype=np.int64),
+                "lo": np.array([h[2] for h in heap], dtype=float).reshape(-1, d),
+                "hi": np.array([h[3] for h in heap], dtype=float).reshape(-1, d),
+                "ub": ub, "x": None if xbest is None else np.asarray(xbest, dtype=float),
+                "pruned_min": pruned_min, "serial": serial, "it": it, "root_lb": root_lb,
+                "hist": {k: np.asarray(v, dtype=float) for k, v in hist.items()}, "seconds": seconds,
+                "nfev": self.nfev, "njev": self.njev, "lb_seconds": self.lb_seconds}
+
+    def restore(self, st):
+        """(heap, ub, xbest, pruned_min, serial, it, root_lb, hist, seconds) of a saved :meth:`state`;
+        the heap is rebuilt from its items as saved (a heap's list order is a valid heap again)."""
+        self.nfev, self.njev, self.lb_seconds = int(st["nfev"]), int(st["njev"]), float(st["lb_seconds"])
+        heap = [(float(k), int(n), lo.copy(), hi.copy())
+                for k, n, lo, hi in zip(st["keys"], st["serials"], st["lo"], st["hi"])]
+        hist = {k: [int(x) if k == "iteration" else float(x) for x in v] for k, v in st["hist"].items()}
+        x = None if st["x"] is None else np.asarray(st["x"], dtype=float)
+        return (heap, float(st["ub"]), x, float(st["pruned_min"]), int(st["serial"]), int(st["it"]),
+                None if st["root_lb"] is None else float(st["root_lb"]), hist, float(st["seconds"]))
+
+    def run(self, checkpoint=None):
+        """The search; ``checkpoint`` (a :class:`gpubench.methods.checkpoints.Checkpoint`, the runner's
+        for a case of ``gpubench reproduce``) saves the state every so often and at Ctrl-C or SIGTERM
+        (then raises its Interrupted), and a search that finds one saved goes on from it: the same
+        nodes in the same order, its time limit counting the seconds of every part."""
         s = self.s
-        deadline = Deadline.of(s)
+        st = checkpoint.state if checkpoint is not None else None
+        if st is not None:
+            heap, ub, xbest, pruned_min, serial, it, root_lb, hist, spent = self.restore(st)
+        else:
+            ub, xbest = math.inf, None
+            pruned_min = math.inf             # smallest bound of a node fathomed by the bound test
+            heap = [(-math.inf, 0, self.lo0.copy(), self.hi0.copy())]
+            serial = 1
+            it = 0
+            root_lb = None
+            hist = {"iteration": [], "glb": [], "gub": [], "seconds": []}
+            spent = 0.0
+        deadline = Deadline.of(s, spent=spent)
         t0 = deadline.start
-        ub, xbest = math.inf, None
-        pruned_min = math.inf             # smallest bound of a node fathomed by the bound test
-        heap = [(-math.inf, 0, self.lo0.copy(), self.hi0.copy())]
-        serial = 1
-        it = 0
-        root_lb = None
-        hist = {"iteration": [], "glb": [], "gub": [], "seconds": []}
+        if checkpoint is not None:
+            checkpoint.begin(it, spent)
         root_w = float(np.max(self.hi0 - self.lo0))
         status, message = "node_limit", ""
-        first = self.multistart(deadline)
-        if first is not None:
-            ub, xbest = first
+        if st is None:
+            first = self.multistart(deadline)
+            if first is not None:
+                ub, xbest = first
 
         def fathom_tol(u):
             return max(s.eps_abs, s.eps_rel * abs(u)) if math.isfinite(u) else 0.0
@@ -498,6 +540,9 @@ class SubdomainSearch:
             if it >= s.max_nodes:
                 status = "node_limit"
                 break
+            if checkpoint is not None:   # saved when due; at Ctrl-C or SIGTERM saved, then Interrupted
+                checkpoint.tick(lambda: (self.state(heap, ub, xbest, pruned_min, serial, it, root_lb, hist,
+                                                    time.perf_counter() - t0), it, time.perf_counter() - t0))
             if deadline.check():
                 status = deadline.reason   # time_limit, or interrupted (Ctrl-C)
                 break
@@ -546,14 +591,16 @@ class SubdomainSearch:
         if root_lb is None and status == "infeasible":
             root_lb = math.inf
         glb_min = glb
+        if checkpoint is not None:
+            checkpoint.end(it, time.perf_counter() - t0)
         return dict(status=status, ub=ub, x=xbest, glb=glb_min, iterations=it, root_lb=root_lb,
                     history=hist, seconds=time.perf_counter() - t0, open_nodes=len(heap))
 
 
-def run(fn, dim, s):
+def run(fn, dim, s, checkpoint=None):
     from ..result import OptimizeResult
     search = SubdomainSearch(fn, dim, s)
-    out = search.run()
+    out = search.run(checkpoint)
     sign = -1.0 if search.maximise else 1.0
     ub, glb = out["ub"], out["glb"]
     # in f's sense: for a maximum the certified bound is the upper one
@@ -627,4 +674,5 @@ METHOD = Method(
     warmup=_warmup,
     interactive=_interactive,
     constraints=True,
+    resumable=True,
 )

@@ -105,7 +105,7 @@ PROCEDURES = {p.name: p for p in (
     Procedure("lbfgsb-cauchy-scipy", "minpack2",
               "Table 1's triangulation (paper 004): |t_c - t*| / t* binned along SciPy's L-BFGS-B path, the "
               "approximate and exact Cauchy steps by code independent of ours (gpubench.problems.cauchy_check)",
-              {"m": 5, "energy_tol": 1e-64, "maxiter": 100000, "box": 1.0},
+              {"m": 5, "energy_tol": 1e-64, "maxiter": 100000, "box": 1.0, "backend": "cpu"},
               "gpubench.problems.cauchy_check:scipy_cauchy"),
     Procedure("cvt-lbfgsb", "cvt",
               "CVT energy by jump flooding: SciPy's L-BFGS-B on the host and lbfgsb-gpu on the device from "

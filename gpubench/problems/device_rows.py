@@ -23,7 +23,7 @@ import numpy as np
 
 from ..device.gpu import Timer, resolve_backend, simulator
 from ..errors import InputError
-from .floors import copy_gbps, de_bytes, same_run_copy
+from .floors import copy_gbps, de_bytes, de_dram_floor, same_run_copy
 
 
 def _spd(nb, n, seed):
@@ -268,6 +268,15 @@ DE_MODES = ("auto", "fast", "stream", "paper")
 MIN_BANDWIDTH_BYTES = 8 << 20
 
 
+def _l2_bytes():
+    """The current GPU's L2 size in bytes (None where the driver does not say)."""
+    try:
+        from numba import cuda
+        return int(cuda.get_current_device().L2_CACHE_SIZE) or None
+    except Exception:
+        return None
+
+
 def _de_gpu_row(D, NP, s):
     from .. import methods
     from ..methods import de_gpu
@@ -294,9 +303,9 @@ def _de_gpu_timed(D, NP, s, methods):
     return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm, "chunk": s["chunk"] or None,
             "registers_cap": s["registers"] or None, "mode": s["mode"],
             "schedule": launch["schedule"] if launch else r.options.get("variant"),
-            "replacements": r.history.get("replacements"),
+            "replacements": r.history.get("replacements"), "stale_copies": r.history.get("stale_copies"),
             "best_error": float(min(r.history["run_error"])), "backend": r.backend,
-            "launch": launch, "timing": r.timing}
+            "launch": launch, "timing": r.timing, "auto": r.options.get("auto")}
 
 
 def _evox_row(D, NP, s, compiled):
@@ -391,9 +400,10 @@ def de_generation(problem, n, s):
         measured["replacement_rate"] = row["replacements"] / (NP * row["generations"])
     if row["backend"] == "cuda" and 8 * NP * D >= MIN_BANDWIDTH_BYTES:
         schedule = row.get("schedule") or "peer"
-        reps = row.get("replacements")
+        reps, copies = row.get("replacements"), row.get("stale_copies")
         b = de_bytes(NP, D, s["CR"], "stream" if schedule == "stream" else "cooperative",
-                      None if reps is None else reps / row["generations"])
+                      None if reps is None else reps / row["generations"],
+                      None if copies is None else copies / row["generations"])
         if s["peer"] != "de-gpu":
             b["schedule"] = "de-gpu's cooperative kernel's model (the peer's own traffic is not modelled)"
         gbps = copy_gbps(8 * NP * D)
@@ -402,6 +412,11 @@ def de_generation(problem, n, s):
                       achieved_gbps_without_write=b["total_without_write"] / (ms / 1e3) / 1e9,
                       fraction_of_copy_bandwidth=achieved / gbps,
                       floor_ms_at_copy_bandwidth=b["total"] / (gbps * 1e9) * 1e3)
+        l2 = _l2_bytes()
+        if l2:   # the floor with every donor sector L2 could serve served there (floors.de_dram_floor)
+            fl = de_dram_floor(NP, D, s["CR"], l2, (reps or 0) / row["generations"],
+                               (copies or 0) / row["generations"])
+            result.update(dram_floor_l2=fl, floor_ms_with_l2=fl["total"] / (gbps * 1e9) * 1e3)
         measured["bandwidth_fraction"] = result["fraction_of_copy_bandwidth"]
         measured["gbps"] = achieved
     return measured, result

@@ -102,14 +102,10 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
         """Seconds of the run so far, its earlier parts included and checkpoint writes left out."""
         return before + time.perf_counter() - t0 - seen["saving"]
 
-    class Cap(Exception):
-        pass
-
-    def cb(x, f, pg):
-        seen["nit"] += 1
-        seen["f"] = f
-        if cap and spent() > cap:      # None or 0: no cap
-            raise Cap
+    def over():
+        """The cap, asked before each iteration (the fused path: before each batch of them): unlike
+        a callback it leaves the fused path its batches of iterations with no host read."""
+        return spent() > cap
 
     def saved(snapshot):
         t = time.perf_counter()
@@ -119,19 +115,18 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
             seen["saving"] += time.perf_counter() - t
 
     pgtol, ftol_abs = _rule(pg_rel, pg0, energy_tol)
-    try:
-        r = core.minimize(counted, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
-                          maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record, callback=cb,
-                          ftol_abs=ftol_abs, resume=None if resume is None else resume["loop"],
-                          checkpoint=None if checkpoint is None else saved)
-        out = {"iterations": r.iterations, "fun": r.fun, "status": r.status, "message": r.message, "capped": False,
-               "cauchy_log": r.cauchy}
-    except Cap:
-        out = {"iterations": seen["nit"], "fun": seen["f"], "status": 1, "message": "capped", "capped": True,
-               "cauchy_log": []}
+    reads = core.SYNC["count"]
+    r = core.minimize(counted, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
+                      maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record,
+                      until=over if cap else None,     # None or 0: no cap
+                      ftol_abs=ftol_abs, resume=None if resume is None else resume["loop"],
+                      checkpoint=None if checkpoint is None else saved)
+    capped = r.message == core.STOPPED_UNTIL
+    out = {"iterations": r.iterations, "fun": r.fun, "status": r.status, "message": "capped" if capped else r.message,
+           "capped": capped, "cauchy_log": r.cauchy}
     dt = spent()
     out.update(seconds=dt, ms_per_iteration=1e3 * dt / max(out["iterations"], 1), pg0=pg0,
-               evaluations=seen["evaluations"])
+               evaluations=seen["evaluations"], host_reads=core.SYNC["count"] - reads)
     return out
 
 

@@ -72,30 +72,35 @@ def bandwidth_of(record):
 
 
 # ------------------------------------------------------------------ DE: bytes of a generation
-def de_bytes(NP, D, CR, schedule="stream", replacements=None):
+def de_bytes(NP, D, CR, schedule="stream", replacements=None, copies=None):
     """DRAM bytes of one generation of de-gpu's kernel ``schedule`` at (NP, D, CR), as the kernel
     moves them (docs/peers.md, "de-gpu at large populations", derives each term):
 
     * every target read whole: 8 D a member;
     * the donors' elements where crossover takes them: three rows, each 32-byte sector (four
       doubles) read when one of its elements crossed, 1 - (1 - CR)^4 of a row;
-    * the population written: ``stream`` writes a winning trial once (8 D, with its value, slot
-      word and count: 8 D + 32 a replacement; ``replacements`` a generation when known, else every
-      member at most); the cooperative kernel writes at most the population (a winner's changed
-      sectors, or the whole row where the other buffer is stale);
-    * per member: ``stream`` reads its value, its evaluation count (and writes it) and four slot
-      words (its own and its donors'), 56 bytes; the cooperative kernel reads and writes its value,
-      its count and its same-flag, 48 bytes;
+    * the population written: ``stream`` writes a winning trial once (8 D, with its value, ``last``
+      word and count: 8 D + 32 a replacement) and copies a loser's row whose other buffer is stale
+      (it won the generation before: 8 D + 16, the row read back from L2 not counted);
+      ``replacements`` and ``copies`` a generation when known, else every member written at most;
+      the cooperative kernel writes at most the population (a winner's changed sectors, or the
+      whole row where the other buffer is stale);
+    * per member: ``stream`` reads its value and its ``last`` word and reads and writes its
+      evaluation count, 32 bytes; the cooperative kernel reads and writes its value, its count and
+      its same-flag, 48 bytes;
     * random numbers: none read or written by ``stream`` (counter-based); the cooperative kernel's
       xoroshiro states are read and written once a launch, not a generation (left out).
     """
     row = 8 * NP * D
     donors = 3 * row * (1 - (1 - CR) ** 4)
     if schedule == "stream":
-        per_member = NP * (8 + 16 + 4 * 8)
-        win = 8 * D + 32
-        write = (NP if replacements is None else replacements) * win
+        per_member = NP * (8 + 8 + 16)
         exact = replacements is not None
+        if replacements is None:
+            write = NP * (8 * D + 32)
+        else:
+            write = replacements * (8 * D + 32) + (copies or 0) * (8 * D + 16)
+            exact = copies is not None
     else:
         per_member = NP * (16 + 16 + 8)
         write = row
@@ -104,6 +109,21 @@ def de_bytes(NP, D, CR, schedule="stream", replacements=None):
     return {"schedule": schedule, "target_read": row, "donor_read": donors, "population_write": write,
             "write_exact": exact, "per_member": per_member, "total": total,
             "total_without_write": total - write}
+
+
+def de_dram_floor(NP, D, CR, l2_bytes, replacements=0.0, copies=0.0):
+    """The fewest DRAM bytes a generation of DE/rand/1/bin can move with an L2 of ``l2_bytes``: the
+    stream kernel's traffic (:func:`de_bytes`) less the donor sectors that could come from L2.  The
+    donors are random rows of the source buffer (8 NP D bytes), each row read as a target in the
+    same generation: at best the L2 holds a fraction min(1, l2 / buffer) of the buffer, and that
+    fraction of the donor sectors hits it.  A bound, not a prediction (the targets streaming
+    through and the writes compete for the same L2): where the buffer fits, only the targets'
+    first read remains (then L2's bandwidth, not DRAM's, is the limit)."""
+    b = de_bytes(NP, D, CR, "stream", replacements, copies)
+    hit = min(1.0, l2_bytes / (8 * NP * D)) if l2_bytes else 0.0
+    donors = b["donor_read"] * (1.0 - hit)
+    total = b["total"] - b["donor_read"] + donors
+    return {"l2_bytes": l2_bytes, "donor_hit_fraction_at_best": hit, "donor_read": donors, "total": total}
 
 
 # ------------------------------------------------------------------ L-BFGS-B: bytes of an iteration

@@ -53,7 +53,8 @@ def lbfgsb_minpack(problem, n, s):
         from ..methods.lbfgsb import fused
         path = "fused" if fused.supported(s["cauchy"], s["m"]) else "array"
     return (dict(_measured(r, "cuda" if xp is not np else "cpu"), evaluations=r["evaluations"]),
-            {"pg0": float(r["pg0"]), "path": path, **floors.same_run_copy(xp is not np)})
+            {"pg0": float(r["pg0"]), "path": path, "host_reads": r["host_reads"],   # device->host reads, timed run
+             **floors.same_run_copy(xp is not np)})
 
 
 def lbfgsb_cauchy(problem, n, s, checkpoint=None):

@@ -93,8 +93,9 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     at_plan = sorted(records, key=lambda r: r["case"] not in ids)
     judged = _JUDGES[experiment.layout](experiment, at_plan, pub) if variant == "full" and pub is not None else []
     if judged and experiment.layout == "lbfgsb" and "row_label" in pub and experiment.verdicts.get("triangulate"):
-        from .triangulation import bin_rows, safeguard_rows   # paper 004 Table 1 beside an independent path
+        from .triangulation import bin_rows, energy_rows, safeguard_rows   # paper 004 Table 1 beside an independent path
         judged = bin_rows(judged, pub, experiment.verdicts["triangulate"], _MINPACK, BIN_ATOL, results)
+        judged = energy_rows(judged, pub, experiment.verdicts["triangulate"], _MINPACK, ENERGY_NEGLIGIBLE, results)
         # a run at its iteration safeguard: not reproduced where SciPy's reaches it too (a definition reason)
         judged = safeguard_rows(judged, experiment.verdicts["triangulate"], results)
     if judged and experiment.layout == "micro" and experiment.verdicts.get("triangulate"):

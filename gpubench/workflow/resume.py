@@ -9,7 +9,8 @@ saves its whole state there every ``checkpoint_every`` seconds and at Ctrl-C or 
 stops: the runner writes no record of an unfinished case), and the next command, on any machine,
 reads it back and goes on.  Its record lists the commands' parts (``measured.segments``: the
 iterations, seconds, wall seconds and environment of each) and sums their seconds; the checkpoint
-is removed once the record is stored.  A registered method can take the same hook later.
+is removed once the record is stored.  A registered method takes the same hook where it says
+``Method.resumable`` (subdomain-bnb): its run is handed the Checkpoint as ``checkpoint=``.
 """
 import sys
 from pathlib import Path

@@ -262,14 +262,26 @@ def _run_case(case, folder=None, checkpoint_every=CHECKPOINT_EVERY):
     from ..problems import catalog
     if case.method in catalog.PROCEDURES:
         return run_procedure(case, folder, checkpoint_every)
+    from ..methods.checkpoints import Interrupted
     env = environment()
     fn = catalog.function_of(case.function)
     method, settings = check_case(case)
+    # a resumable method's case (Method.resumable: subdomain-bnb's searches of hours) keeps its
+    # checkpoint beside its record, as a resumable procedure's does
+    ck = resume.checkpoint(case, method, folder, checkpoint_every)
     warm = warm_up(fn, case.dim, method, settings)
     t0 = time.perf_counter()
-    result = method.run(fn, case.dim, settings)
+    try:
+        with catch_interrupts() if ck is not None else contextlib.nullcontext():
+            result = method.run(fn, case.dim, settings, **({"checkpoint": ck} if ck is not None else {}))
+    except Interrupted as stop:
+        print(f"case {case.case_id}: stopped, its checkpoint saved in {stop}; the same command goes on "
+              "from it", file=sys.stderr, flush=True)
+        raise KeyboardInterrupt from None
     wall = time.perf_counter() - t0
     record = make_record(case, fn, result, wall, warm, env)
+    if ck is not None:
+        record["measured"] = resume.measured(record["measured"], ck)
     if case.certify:
         from .certify import judgement
         record["certification"] = json_ready(judgement(case.function, case.dim, fn, result, **dict(case.certify)))

@@ -47,8 +47,8 @@ import numpy as np
 
 from ...errors import InputError
 from .shared import (  # noqa: F401  (re-exported: this module's API, as before the fused path shared them)
-    CONVERGED_FACTR, CONVERGED_FDEC, CONVERGED_FDEC_LNSRCH, CONVERGED_PGTOL, EPS, FTOL, GTOL, MAXLS, SYNC,
-    LbfgsbResult, _cubic_min, _line_search, array_module, decrease_stop, fetch,
+    CONVERGED_FACTR, CONVERGED_FDEC, CONVERGED_FDEC_LNSRCH, CONVERGED_PGTOL, STOPPED_UNTIL, EPS, FTOL, GTOL, MAXLS,
+    SYNC, LbfgsbResult, _cubic_min, _line_search, array_module, decrease_stop, fetch,
 )
 
 
@@ -366,7 +366,7 @@ def projected_gradient_norm(xp, x, g, lo, hi):
 
 def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000,
              maxfun=15000, cauchy="exact", step="project", backend="cpu", record_cauchy=False,
-             callback=None, fused="auto", ftol_abs=None, resume=None, checkpoint=None):
+             callback=None, fused="auto", ftol_abs=None, resume=None, checkpoint=None, until=None):
     """Minimise ``f`` over the box ``lo <= x <= hi`` by L-BFGS-B.
 
     ``fun_and_grad(x)`` returns ``(f, g)`` with ``g`` an array of the same module as
@@ -389,6 +389,9 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     the run.  ``resume``: such a state, to continue from (``x0`` then only names the device and
     size): the run goes on with the same arithmetic, so its iterates are bit for bit those of a
     run never stopped.  Both run this array loop, not the fused one.
+    ``until()``: asked by the host before an iteration (the fused path: before a batch of them),
+    with no device read; when it returns True the run stops with status 1 (e.g. a time cap that,
+    unlike a callback, leaves the fused path its batches).
     """
     if cauchy not in ("exact", "approximate"):
         raise InputError(f"lbfgsb: cauchy must be exact or approximate, got {cauchy!r}")
@@ -402,7 +405,8 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
         from . import fused as fz
         if fz.supported(cauchy, m, record_cauchy) and plain:
             return fz.minimize(fun_and_grad, x0, lo, hi, m=int(m), pgtol=pgtol, factr=factr, maxiter=maxiter,
-                               maxfun=maxfun, step=step, backend=xp, callback=callback, ftol_abs=ftol_abs)
+                               maxfun=maxfun, step=step, backend=xp, callback=callback, ftol_abs=ftol_abs,
+                               until=until)
         if fused is True:
             raise InputError(f"lbfgsb: the fused path takes {fz.USES % fz.kernels().MMAX}, and neither "
                              "resume nor checkpoint")
@@ -449,6 +453,9 @@ def minimize(fun_and_grad, x0, lo=None, hi=None, *, m=5, pgtol=1e-5, factr=1e7, 
     while True:
         if nit >= maxiter:
             status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
+            break
+        if until is not None and until():
+            status, message = 1, STOPPED_UNTIL
             break
         if nfev >= maxfun:
             status, message = 1, "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT"

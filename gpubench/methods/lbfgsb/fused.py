@@ -13,6 +13,19 @@ evaluation is discarded (not counted in ``nfev``; a ``fun_and_grad`` that counts
 sees one more) and x, g are those of the last accepted step.  ``callback(x, f, pg)`` is called
 after each iteration, as by core, once the host has read that iteration's pg.
 
+**Batches** (``sync_every`` > 1, the default when there is no callback): the host launches whole
+iterations, ``sync_every`` at most (1, 2, 4, ... after a hand-over), with no read between them.
+After each first trial's evaluation the kernel ``lf_gate`` (:mod:`gpubench.kernels.lbfgsb_fused_gate`)
+takes on the device the decisions the host would take after its read: the previous step's stopping
+test, the limits, the descent test and the strong Wolfe test of the first trial.  An accepted trial
+completes the iteration on the device; otherwise every later pass of the batch is a no-op and the
+host, reading ``st`` once at the batch's end, stops or finishes that iteration itself (a line
+search of several trials, a memory reset), from the same state.  So the iterates, values, counts and
+stop are those of ``sync_every=1`` (the per-evaluation driver); the evaluations launched after the
+gate stopped (at most ``sync_every - 1``, at the first trial point already evaluated) are not
+counted.  ``fun_and_grad`` must give the same f and g at the same x (a deterministic function): the
+host's line search takes the batch's last evaluation as its first trial's.
+
 ``fun_and_grad(x)`` takes and returns arrays of the module of ``x0`` (CuPy; numpy under numba's
 CUDA simulator, where the tests run it); it may return f as a device scalar.
 """
@@ -24,11 +37,17 @@ from ...errors import InputError
 from . import shared
 
 USES = "approximate Cauchy point, history 1 <= m <= %d"
+BATCH = 16              # iterations launched between two host reads (sync_every's default)
 
 
 def kernels():
     from ...kernels import lbfgsb_fused
     return lbfgsb_fused
+
+
+def gate_kernels():
+    from ...kernels import lbfgsb_fused_gate
+    return lbfgsb_fused_gate
 
 
 def supported(cauchy, m, record_cauchy=False):
@@ -59,7 +78,8 @@ class _Launcher:
 
 
 def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-             step="project", backend=None, callback=None, threads=None, ftol_abs=None):
+             step="project", backend=None, callback=None, threads=None, ftol_abs=None, sync_every=None,
+             until=None):
     """:func:`core.minimize` with ``cauchy="approximate"``, fused; the same arguments and result.
 
     ``backend`` is the array module (CuPy; numpy runs the kernels under numba's CUDA simulator).
@@ -92,10 +112,17 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     SMB = xp.zeros((5, 2 * K.MMAX, 2 * K.MMAX))
     d = {name: L.view(a) for name, a in dict(VEC=VEC, YS=YS, st=st, SMB=SMB, XA=XA).items()}
     # each kernel configured once: a launch is then one call
+    batch = (1 if callback is not None else BATCH) if sync_every is None else int(sync_every)
+    if batch < 1:
+        raise InputError(f"lbfgsb: sync_every must be a positive integer, got {sync_every!r}")
+    G = gate_kernels()
+    GATE_STOPS = {K.GATE_PGTOL: shared.CONVERGED_PGTOL, K.GATE_FDEC: shared.CONVERGED_FDEC,
+                  K.GATE_FACTR: shared.CONVERGED_FACTR}
     shape = {"lf_pair": V, "lf_move": V, "lf_reduced": V, "lf_step": V, "lf_direction": V, "lf_trial": V}
     kz = {name: getattr(K, name)[shape.get(name, one)] for name in (
         "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
         "lf_trial")}
+    kz.update(lf_gate=G.lf_gate[one], lf_enter=G.lf_enter[one])
 
     f, g0 = fun_and_grad(x)
     g[...] = g0
@@ -109,6 +136,8 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     retried = False
     pending = None          # (f before, f after) of an iteration whose stopping test is still to read
     project = int(step == "project")
+    ftol_gate = -math.inf if ftol_abs is None else float(ftol_abs)
+    run = 1                 # iterations of the next batch (doubled up to ``batch`` while none hands over)
 
     def stop_test(pg_new):
         """The stopping rules after an iteration (the callback first, as core does)."""
@@ -123,33 +152,76 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             return 0, shared.CONVERGED_FACTR
         return None
 
+    def first_trial(it):
+        """Cauchy point, subspace step, direction and the first trial x + a d into XA: no host read."""
+        kz["lf_reduced"](d["VEC"], d["YS"], m, d["st"], d["SMB"])
+        kz["lf_step"](d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
+        kz["lf_direction"](d["VEC"], project, constrained, d["st"])
+        kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
+
     while True:
-        if nit >= maxiter or nfev >= maxfun:
+        capped = nit < maxiter and nfev < maxfun and until is not None and until()
+        if nit >= maxiter or nfev >= maxfun or capped:
             if pending is not None:
                 pg, = shared.fetch(xp, st[K.C_PG])
                 done = stop_test(pg)
                 if done:
                     status, message = done
                     break
-            status, message = 1, ("STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT" if nit >= maxiter
+            status, message = 1, (shared.STOPPED_UNTIL if capped else
+                                  "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT" if nit >= maxiter
                                   else "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT")
             break
-        # ---- Cauchy point, subspace step, direction, first trial: no host read
-        kz["lf_reduced"](d["VEC"], d["YS"], m, d["st"], d["SMB"])
-        kz["lf_step"](d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
-        kz["lf_direction"](d["VEC"], project, constrained, d["st"])
-        kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, nit, d["st"])
-        fa, ga = fun_and_grad(XA)
-        vals = shared.fetch(xp, st, fa, ga @ D)
-        s_, fa, slope = vals
-        if pending is not None:
-            done = stop_test(float(s_[K.C_PG]))
-            pending = None
-            if done:
-                status, message = done
+        if batch > 1:
+            # ---- up to ``run`` whole iterations launched with no host read: the gate (on the device)
+            # accepts each first trial or stops the passes after it; one read at the end
+            kz["lf_enter"](d["st"], f, pending[0] if pending else 0.0, 1.0 if pending else 0.0,
+                           float(nit), float(nfev))
+            for i in range(min(run, maxiter - nit, maxfun - nfev)):
+                first_trial(nit + i)
+                fa, ga = fun_and_grad(XA)
+                st[K.FA] = fa
+                st[K.SLOPE] = ga @ D
+                GN[...] = ga
+                kz["lf_gate"](d["st"], pgtol, factr * shared.EPS, ftol_gate, float(maxiter), float(maxfun))
+                kz["lf_pair"](d["VEC"], d["XA"], d["YS"], m, d["st"])
+                kz["lf_push"](d["st"], m, -1.0, d["SMB"])
+                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 1, d["st"])
+            s_, = shared.fetch(xp, st)
+            code = int(s_[K.CODE])
+            if int(s_[K.NIT]) > nit:
+                retried = False
+            nit, nfev, f = int(s_[K.NIT]), int(s_[K.NFEV]), float(s_[K.F_CUR])
+            pending = (float(s_[K.F_OLD]), f) if s_[K.PEND] != 0.0 else None
+            if code == K.GATE_GOING:
+                run = min(2 * run, batch)
+                continue
+            pg = float(s_[K.C_PG])
+            if code in GATE_STOPS:
+                status, message = 0, GATE_STOPS[code]
                 break
+            if code == K.GATE_MAXITER or code == K.GATE_MAXFUN:
+                status, message = 1, ("STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT" if code == K.GATE_MAXITER
+                                      else "STOP: TOTAL NO. OF F,G EVALUATIONS EXCEEDS LIMIT")
+                break
+            # GATE_HOST: this iteration goes on on the host from its descent test (its stopping test
+            # passed on the device); the last evaluation of the batch was at its first trial XA
+            run = 1
+            kz["lf_enter"](d["st"], f, 0.0, 0.0, float(nit), float(nfev))
+            fa, slope = float(s_[K.FA]), float(s_[K.SLOPE])
+        else:
+            first_trial(nit)
+            fa, ga = fun_and_grad(XA)
+            s_, fa, slope = shared.fetch(xp, st, fa, ga @ D)
+            if pending is not None:
+                pg = float(s_[K.C_PG])
+                done = stop_test(pg)
+                pending = None
+                if done:
+                    status, message = done
+                    break
         pg = float(s_[K.C_PG])
-        gd, dd, ratio = float(s_[K.V3_GD]), float(s_[K.V3_DD]), float(s_[K.V3_RATIO])
+        gd, dd = float(s_[K.V3_GD]), float(s_[K.V3_DD])
         stpmax, stp, kmem = float(s_[K.STPMAX]), float(s_[K.STP]), int(s_[K.K])
         dnorm = math.sqrt(dd)
         if not (gd < 0) or dnorm == 0.0:

@@ -21,6 +21,7 @@ CONVERGED_FACTR = "CONVERGENCE: REL_REDUCTION_OF_F <= FACTR*EPSMCH"
 # than 1E-64" -- an absolute decrease f_k - f_{k+1} < ftol_abs ends the run; a line search that
 # finds no decrease at all meets the same rule (the decrease is 0)
 CONVERGED_FDEC = "CONVERGENCE: F_K - F_K+1 < FTOL_ABS"
+STOPPED_UNTIL = "STOP: THE CALLER'S UNTIL() HELD"       # e.g. a benchmark's time cap, checked between iterations
 CONVERGED_FDEC_LNSRCH = "CONVERGENCE: NO DECREASE FOUND BY THE LINE SEARCH (F_K - F_K+1 < FTOL_ABS)"
 
 

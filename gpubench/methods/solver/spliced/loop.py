@@ -3,12 +3,12 @@
 One cooperative launch runs iterations until a given count, with grid syncs between its phases:
 select, the selected box, the tables (:mod:`.loop_tables`), the cut tables, the split sweep
 (:mod:`.subregion`), GUB, prune and append.  The block folds are :mod:`gpubench.methods.solver.reduce`'s.
-``SMAX`` (the per-thread arrays' size, a power of two >= s) and ``MAX_REGISTERS`` (0: no cap) are set
-per variant when spliced (:func:`gpubench.methods.solver.kernels.extensions`).
+``SMAX`` (the per-thread arrays' size, a power of two >= s), ``MAX_REGISTERS`` (0: no cap) and
+``CARVEOUT`` are set per variant when spliced (:func:`gpubench.methods.solver.kernels.extensions`).
 """
 import math
 
-from numba import config as _config, cuda as _cuda, float64 as _float64, int64 as _int64
+from numba import config as _config, cuda as _cuda, float64 as _float64, int32 as _int32, int64 as _int64
 
 from gpubench.methods.solver.reduce import NO_INDEX as _NO_INDEX, TPB as _TPB, _better, _block_reduce, _inclusive_scan
 
@@ -23,11 +23,14 @@ if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: st
 
 SMAX = 16
 MAX_REGISTERS = 64
+CARVEOUT = -1
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
 TCOLS = max(CUT_COLS, DERIV_COLS)
-# the simulator's jit takes no max_registers
-_JIT = dict(cache=True, **({"max_registers": MAX_REGISTERS} if MAX_REGISTERS and not _config.ENABLE_CUDASIM else {}))
+# the simulator's jit takes no max_registers; CARVEOUT (the shared memory's percent of the SM's L1 and
+# shared pool; -1: the driver's choice) is a hint the occupancy query, so the cooperative grid, follows
+_JIT = dict(cache=True, **({"max_registers": MAX_REGISTERS} if MAX_REGISTERS and not _config.ENABLE_CUDASIM else {}),
+            **({"shared_memory_carveout": CARVEOUT} if CARVEOUT >= 0 and not _config.ENABLE_CUDASIM else {}))
 
 @device
 def _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it):
@@ -72,7 +75,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
     clo = _cuda.local.array(SMAX, _float64)
     chi = _cuda.local.array(SMAX, _float64)
     xs = _cuda.local.array(SMAX, _float64)
-    lp = _cuda.local.array(SMAX, _int64)
+    lp = _cuda.local.array(SMAX, _int32)
     tlo = _cuda.local.array(TCOLS, _float64)
     thi = _cuda.local.array(TCOLS, _float64)
     Clo = _cuda.local.array(NAGG1, _float64)
