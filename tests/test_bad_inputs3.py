@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from child_process import child, signal_and_time, wait_for
 from test_bad_inputs import FILES, _problems, _run_batch, _scratch
 
 FILES3 = {
@@ -160,21 +161,12 @@ def test_ctrl_c_while_compiling_ends_within_2_s_in_one_line(tmp_path):
     (tmp_path / "good" / "one.toml").write_text(textwrap.dedent(ONE))
     cache = tmp_path / "cache"
     env.update(GPUBENCH_CACHE=str(cache), NUMBA_CACHE_DIR=str(tmp_path / "numba"), GPUBENCH_NO_CARDS="1")
-    p = subprocess.Popen([sys.executable, "-m", "gpubench", "reproduce", "one", "--experiments", "good"],
-                         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.time() + 300
-        while p.poll() is None and time.time() < deadline and not list(cache.glob("generated/gpubench_generated_*.py")):
-            time.sleep(0.05)
+    with child([sys.executable, "-m", "gpubench", "reproduce", "one", "--experiments", "good"],
+               cwd=tmp_path, env=env) as p:
+        wait_for(p, lambda: list(cache.glob("generated/gpubench_generated_*.py")), 300, poll=0.05)
         assert p.poll() is None, p.communicate()[1][-2000:]
         time.sleep(2.0)  # numba is compiling now (the case takes tens of seconds cold)
-        t0 = time.monotonic()
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
-        took = time.monotonic() - t0
-    finally:
-        if p.poll() is None:
-            p.kill()
+        out, err, took = signal_and_time(p, signal.SIGINT)
     lines = err.splitlines()
     assert p.returncode == 130, err[-2000:]
     assert "Traceback" not in err and len(lines) == 1 and lines[0].startswith("gpubench: interrupted"), err

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from child_process import child, signal_and_time, wait_for
+
 ROOT = Path(__file__).resolve().parents[1]
 # n = 2,000 with 2 coordinates cut per iteration: 23,000 iterations, far more than the seconds the test
 # waits (at n = 8 the solve converges in about a second, before the signal)
@@ -25,19 +27,10 @@ def _env():
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child")
 def test_ctrl_c_prints_the_best_point_and_bounds_and_leaves_a_checkpoint_that_resumes(tmp_path):
     ckpt = tmp_path / "run.ckpt"
-    p = subprocess.Popen([sys.executable, "-m", "gpubench", *SOLVE, "--checkpoint", str(ckpt)], cwd=ROOT,
-                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.time() + 600
-        while not ckpt.exists() and p.poll() is None and time.time() < deadline:
-            time.sleep(0.2)
-        assert ckpt.exists(), p.communicate(timeout=60)[1][-2000:]
+    with child([sys.executable, "-m", "gpubench", *SOLVE, "--checkpoint", str(ckpt)], cwd=ROOT, env=_env()) as p:
+        assert wait_for(p, ckpt.exists, 600, poll=0.2), p.communicate(timeout=60)[1][-2000:]
         time.sleep(1.0)  # a few more iterations
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=300)
-    finally:
-        if p.poll() is None:
-            p.kill()
+        out, err, _ = signal_and_time(p, signal.SIGINT, timeout=300)
     assert p.returncode == 130, err[-2000:]
     r = json.loads(out.strip().splitlines()[-1])
     assert r["stop"] == "interrupted"

@@ -4,14 +4,13 @@ checkpoint with the same arithmetic, so the record is the one an uninterrupted r
 import io
 import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from child_process import child, signal_and_time, wait_for
 from gpubench.errors import InputError
 from gpubench.methods.checkpoints import Checkpoint, Interrupted
 from gpubench.methods.lbfgsb import core
@@ -131,22 +130,12 @@ def test_sigterm_saves_the_case_checkpoint_at_once_and_the_same_command_finishes
     toml = _experiment(tmp_path / "exp", N_SIGNAL)
     res = tmp_path / "res"
     cmd = [sys.executable, "-m", "gpubench", "reproduce", str(toml), "--results", str(res), "--checkpoint-every", "600"]
-    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
     folder = res / "t1"
-    try:
-        deadline = time.time() + 120
-        while not list(folder.glob("*.checkpoint.npz")) and p.poll() is None and time.time() < deadline:
-            time.sleep(0.01)
-        ckpt, = folder.glob("*.checkpoint.npz")      # the first save comes after the first iteration
+    with child(cmd, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT))) as p:
+        # the first save comes after the first iteration
+        ckpt, = wait_for(p, lambda: list(folder.glob("*.checkpoint.npz")), 120)
         first = os.stat(ckpt).st_mtime_ns
-        t = time.monotonic()
-        p.send_signal(signal.SIGTERM)
-        out, err = p.communicate(timeout=60)
-        took = time.monotonic() - t
-    finally:
-        if p.poll() is None:
-            p.kill()
+        out, err, took = signal_and_time(p, signal.SIGTERM)
     assert p.returncode == 130, err[-2000:]
     assert took < 2.0 and "Traceback" not in err
     assert os.stat(ckpt).st_mtime_ns > first      # a last checkpoint, written at the signal
