@@ -264,17 +264,23 @@ def share_side(independent, ours, paper, atol):
     return BOTH if o and p else OURS if o else PAPER if p else NEITHER
 
 
+def _table1_sides(experiment_id, pub, results):
+    """The independent path's records of Table 1 by problem (those with bins), and the published
+    rows by their label "problem, row"."""
+    _, groups = load(experiment_id, results)
+    by_problem = {}
+    for (_, function, dim, _), recs in groups.items():
+        by_problem.setdefault(function, []).extend(r for r in recs if "bins" in (r.get("result") or {}))
+    return by_problem, {f"{row['problem']}, {row['row_label']}": row for _, row in pub.iterrows()}
+
+
 def bin_rows(judged, pub, experiment_id, problems, atol, results=None):
     """Table 1's judged rows, each one that differs carrying the same bin's share along the
     independent path (experiment ``experiment_id``: SciPy's L-BFGS-B, the Cauchy steps by code of
     its own; records grouped by problem), and the row explained where that share sides with ours.
     ``problems``: the published problem name -> the MINPACK-2 name."""
     from . import verdict as V
-    _, groups = load(experiment_id, results)
-    by_problem = {}
-    for (_, function, dim, _), recs in groups.items():
-        by_problem.setdefault(function, []).extend(r for r in recs if "bins" in (r.get("result") or {}))
-    published = {f"{row['problem']}, {row['row_label']}": row for _, row in pub.iterrows()}
+    by_problem, published = _table1_sides(experiment_id, pub, results)
     out = []
     for label, v, recs, *rest in judged:
         row = published.get(label)
@@ -313,11 +319,7 @@ def energy_rows(judged, pub, experiment_id, problems, atol, results=None):
     (percent) of ours and not of the paper's explains the row (our exact arm's end is where an
     independent implementation ends too); otherwise the row stays unexplained, with the figures."""
     from . import verdict as V
-    _, groups = load(experiment_id, results)
-    by_problem = {}
-    for (_, function, dim, _), recs in groups.items():
-        by_problem.setdefault(function, []).extend(r for r in recs if "bins" in (r.get("result") or {}))
-    published = {f"{row['problem']}, {row['row_label']}": row for _, row in pub.iterrows()}
+    by_problem, published = _table1_sides(experiment_id, pub, results)
     out = []
     for label, v, recs, *rest in judged:
         row = published.get(label)
@@ -342,27 +344,25 @@ def energy_rows(judged, pub, experiment_id, problems, atol, results=None):
         if not math.isfinite(f_ind):
             # SciPy's line search does not step back from a trial point where f is not a number (it
             # ends ABNORMAL): the independent run has no end energy on this instance, and says so
-            figure = (f"SciPy's exact-Cauchy run at the same settings stops after {its['iterations']} iteration(s) "
-                      f"with f = {f_ind} ({its.get('message', '')}): its line search met a point where the "
-                      f"energy is not a number, so it gives no end energy to set beside ours ({ours:.4g} %) or the "
-                      f"paper's ({paper:g} %)")
-            entry = {"method": "SciPy L-BFGS-B (exact Cauchy point), same problem, n, box, m and stop",
-                     "runs": 1, "figure": figure, "side": NEITHER, "records": where}
-            out.append((label, v.triangulated([entry], figure, explains=False), recs, *rest))
-            continue
-        ind = (f_a - f_ind) / max(abs(f_ind), 1e-300) * 100.0
-        o, pp = abs(ind - ours) <= atol, abs(ind - paper) <= atol
-        taken = BOTH if o and pp else OURS if o else PAPER if pp else NEITHER
-        figure = (f"SciPy's exact-Cauchy run ends at f = {f_ind:.10g} after {its['iterations']} iterations "
-                  f"(our exact arm {f_e:.10g} after {e.get('iterations')}, our approximate arm {f_a:.10g} after "
-                  f"{a.get('iterations')}): the difference with SciPy's run as the exact arm is {ind:.4g} % "
-                  f"(ours {ours:.4g} %, the paper {paper:g} %)")
+            taken = NEITHER
+            sentence = figure = (
+                f"SciPy's exact-Cauchy run at the same settings stops after {its['iterations']} iteration(s) "
+                f"with f = {f_ind} ({its.get('message', '')}): its line search met a point where the energy is "
+                f"not a number, so it gives no end energy to set beside ours ({ours:.4g} %) or the paper's ({paper:g} %)")
+        else:
+            ind = (f_a - f_ind) / max(abs(f_ind), 1e-300) * 100.0
+            o, pp = abs(ind - ours) <= atol, abs(ind - paper) <= atol
+            taken = BOTH if o and pp else OURS if o else PAPER if pp else NEITHER
+            figure = (f"SciPy's exact-Cauchy run ends at f = {f_ind:.10g} after {its['iterations']} iterations "
+                      f"(our exact arm {f_e:.10g} after {e.get('iterations')}, our approximate arm {f_a:.10g} after "
+                      f"{a.get('iterations')}): the difference with SciPy's run as the exact arm is {ind:.4g} % "
+                      f"(ours {ours:.4g} %, the paper {paper:g} %)")
+            words = {OURS: "it agrees with ours, not with the paper",
+                     PAPER: "it agrees with the paper, not with ours: our exact arm is in question",
+                     BOTH: "it is within the tolerance of both", NEITHER: "it agrees with neither"}[taken]
+            sentence = f"{figure}; within {atol:g} points: {words}"
         entry = {"method": "SciPy L-BFGS-B (exact Cauchy point), same problem, n, box, m and stop",
                  "runs": 1, "figure": figure, "side": taken, "records": where}
-        words = {OURS: "it agrees with ours, not with the paper",
-                 PAPER: "it agrees with the paper, not with ours: our exact arm is in question",
-                 BOTH: "it is within the tolerance of both", NEITHER: "it agrees with neither"}[taken]
-        sentence = f"{figure}; within {atol:g} points: {words}"
         out.append((label, v.triangulated([entry], sentence, explains=taken == OURS), recs, *rest))
     return out
 
