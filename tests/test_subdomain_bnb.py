@@ -107,9 +107,10 @@ def test_trap_certified(form):
 
 def test_point_value_instead_of_enclosure_is_caught(monkeypatch):
     """A 'bound' taken at a subdomain corner (no enclosure) overshoots the optimum."""
-    bad = sb.CPU_EXTENSION.replace("return interval(blo, bhi, p)", "return interval(blo, blo, p)")
-    assert bad != sb.CPU_EXTENSION
-    monkeypatch.setattr(sb, "CPU_EXTENSION", bad)
+    import gpubench.methods.subdomain_bounds as bounds
+    bad = bounds.CPU_EXTENSION.replace("return interval(blo, bhi, p)", "return interval(blo, blo, p)")
+    assert bad != bounds.CPU_EXTENSION
+    monkeypatch.setattr(bounds, "CPU_EXTENSION", bad)
     r = run(TestFunction(TRAP), form="natural")
     assert not r.glb <= trap_fstar()
 

@@ -82,14 +82,14 @@ import numpy as np
 from ..errors import InputError
 from .monitor import Deadline, report
 from .solver.contract import contract
-from .solver.kernels import CUT
 from .base import Method, MethodSettings, setting, time_limit_setting
+# the bounding half (re-exported: scripts and tests name them here)
+from .subdomain_bounds import (CPU_EXTENSION, GPU_EXTENSION, PAPER_CUDA_CORES, _Bounder,  # noqa: F401
+                               cuda_cores, parts_per_dim)
 
 NAME = "subdomain-bnb"
 FORMS = ("natural", "mean-value", "best")
 FORM_CODE = {"natural": 0, "mean-value": 1, "best": 2}
-# the paper's RTX A1000 laptop GPU: the core count adaptive partitioning fills by default
-PAPER_CUDA_CORES = 2560
 # a multistart descent (SubdomainSearch.descend): the share of the gap tolerance a piece must lower
 # the bound by for the next piece to run
 GAIN_SHARE = 1e-3
@@ -139,94 +139,6 @@ class SubdomainBnBSettings(MethodSettings):
             raise InputError(f"{NAME}: eps_abs and eps_rel cannot both be 0 (the search would never end)")
 
 
-# --------------------------------------------------------------------- partitioning
-def parts_per_dim(widths, n_sub, rule):
-    """Parts per dimension for a node of the given widths (product <= n_sub, at least 1 each).
-
-    uniform: the largest m with m^d <= N in every dimension (Sec. 3.1.1);
-    largest: N parts of the widest dimension only; adaptive (Sec. 3.1.2): the
-    uniform m, then one more part for the widest dimensions, one by one in
-    decreasing width, while the total stays <= N.
-    """
-    w = np.asarray(widths, dtype=np.float64)
-    d = w.size
-    n_sub = max(1, int(n_sub))
-    counts = np.ones(d, dtype=np.int64)
-    if rule == "largest":
-        counts[int(np.argmax(w))] = n_sub
-        return counts
-    m = max(1, int(math.floor(n_sub ** (1.0 / d) + 1e-9)))
-    while (m + 1) ** d <= n_sub:      # floating-point root may fall one short
-        m += 1
-    while m > 1 and m ** d > n_sub:
-        m -= 1
-    counts[:] = m
-    if rule == "adaptive":
-        for k in np.argsort(-w, kind="stable"):
-            if np.prod(counts) // counts[k] * (counts[k] + 1) <= n_sub:
-                counts[k] += 1
-    return counts
-
-
-def cuda_cores():
-    """CUDA cores of the current GPU (SMs x 128 FP32 lanes on Ampere/Hopper); the paper's 2560 otherwise."""
-    from ..device.gpu import gpu_available
-    if not gpu_available():
-        return PAPER_CUDA_CORES
-    from numba import cuda
-    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT) * 128
-
-
-# The subdomains are decoded by the solver's ``_sub_box`` (solver.kernels.CUT, the module
-# solver/spliced/cut.py): its cut points are a function of the edge index alone, so neighbouring
-# subdomains share their common edge exactly and their union is the node (no gap from rounding).
-# ``device`` and the round-to-nearest operations come from the generated module these texts are
-# appended to.
-_EDGE = CUT + '''
-
-@device
-def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):
-    if form == 0:
-        return interval(blo, bhi, p)
-    if form == 1:
-        return interval_mv(blo, bhi, p, c, glo, ghi, wlo, whi)
-    return interval_best(blo, bhi, p, c, glo, ghi, wlo, whi)
-'''
-
-CPU_EXTENSION = '''
-from numba import njit as _njit, prange as _prange
-''' + _EDGE + '''
-
-@_njit(cache=True, error_model="numpy")
-def sub_bounds_serial(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
-    for r in range(out_lo.shape[0]):
-        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
-        out_lo[r], out_hi[r] = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
-
-
-@_njit(cache=True, parallel=True, error_model="numpy")
-def sub_bounds_parallel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
-    for r in _prange(out_lo.shape[0]):
-        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
-        out_lo[r], out_hi[r] = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
-'''
-
-GPU_EXTENSION = '''
-from numba import cuda as _cu
-''' + _EDGE + '''
-
-@_cu.jit(cache=True)  # in the generated file: the next process loads it (issue 25, item 1)
-def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
-    # one thread per subdomain: it decodes its box from its index (Sec. 3.1, Steps 1-2)
-    r = _cu.grid(1)
-    if r < out_lo.shape[0]:
-        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
-        a, b = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
-        out_lo[r] = a
-        out_hi[r] = b
-'''
-
-
 def g_excludes(clo, chi):
     """Subdomains an inequality g <= 0 proves infeasible: g > 0 on the whole subdomain."""
     return clo > 0.0
@@ -235,76 +147,6 @@ def g_excludes(clo, chi):
 def h_excludes(clo, chi):
     """Subdomains an equality h = 0 proves infeasible: 0 outside h's enclosure."""
     return (clo > 0.0) | (chi < 0.0)
-
-
-def _load(fn, backend, extension):
-    """``fn``'s generated module with ``extension``: through its card where it has one (no sympy in a
-    second process: TestFunction.load), else generated from its definition (``fn`` may be one)."""
-    if hasattr(fn, "load"):
-        return fn.load(backend, extensions=(extension,))
-    from ..forms import codegen
-    return codegen.load(getattr(fn, "definition", fn), backend, extensions=(extension,))
-
-
-class _Bounder:
-    """Enclosures of one function on the N subdomains of a node, on one backend."""
-
-    def __init__(self, fn, dim, params, backend, parallel):
-        self.backend = backend
-        self.parallel = parallel
-        self.p = np.ascontiguousarray(params, dtype=np.float64)
-        self.dim = dim
-        if backend == "cuda":
-            from numba import cuda
-            self.cuda = cuda
-            self.mod = _load(fn, "cuda", GPU_EXTENSION)
-            self.d_p = cuda.to_device(self.p)
-        else:
-            self.mod = _load(fn, "cpu", CPU_EXTENSION)
-        self.n = 0
-
-    def _alloc(self, n):
-        d = self.dim
-        if self.backend == "cuda":
-            cu = self.cuda
-            self.bufs = [cu.device_array((n, d)) for _ in range(7)]
-            self.out_lo, self.out_hi = cu.device_array(n), cu.device_array(n)
-        else:
-            self.bufs = [np.empty((n, d)) for _ in range(7)]
-            self.out_lo, self.out_hi = np.empty(n), np.empty(n)
-        self.n = n
-
-    def bound(self, lo, hi, counts, form):
-        n = int(np.prod(counts))
-        if n != self.n:
-            self._alloc(n)
-        if self.backend == "cuda":
-            cu = self.cuda
-            self.compute(cu.to_device(lo), cu.to_device(hi), cu.to_device(counts), form)
-            return self.out_lo.copy_to_host(), self.out_hi.copy_to_host()
-        self.compute(lo, hi, counts, form)
-        return self.out_lo.copy(), self.out_hi.copy()
-
-    def compute(self, lo, hi, counts, form):
-        """The enclosures on the ``self.n`` subdomains into ``out_lo/out_hi`` (device arrays on
-        CUDA, given device arguments): the kernel alone, which the lower-bounding benchmark times."""
-        if self.backend == "cuda":
-            tpb = 128
-            blocks = (self.n + tpb - 1) // tpb
-            self.mod.sub_bounds_kernel[blocks, tpb](lo, hi, counts, self.d_p, form, self.out_lo, self.out_hi,
-                                                   *self.bufs)
-            return
-        k = self.mod.sub_bounds_parallel if self.parallel else self.mod.sub_bounds_serial
-        k(lo, hi, counts, self.p, form, self.out_lo, self.out_hi, *self.bufs)
-
-    def boxes(self, rows=None):
-        """The subdomain boxes of the last call (host arrays), or only row ``rows``."""
-        blo, bhi = self.bufs[0], self.bufs[1]
-        if rows is not None:
-            blo, bhi = blo[rows], bhi[rows]
-        if self.backend == "cuda":
-            return blo.copy_to_host(), bhi.copy_to_host()
-        return blo.copy(), bhi.copy()
 
 
 class SubdomainSearch:
