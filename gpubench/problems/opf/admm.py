@@ -122,6 +122,16 @@ def _middle(lo, hi):
     return np.where(finite, 0.5 * (np.where(finite, lo, 0) + np.where(finite, hi, 0)), np.clip(0.0, lo, hi))
 
 
+def generator_update(net, rho, vpg, vqg, lpg, lqg):
+    """Step 1: the generator subproblems in closed form.  Generator g minimises, over its box
+    (6.1a)-(6.1b), c2 p^2 + c1 p + lam_p (p - p~) + rho/2 (p - p~)^2 + lam_q (q - q~) + rho/2 (q - q~)^2
+    (the bus copies p~ = ``vpg``, q~ = ``vqg``): a separable convex quadratic in each of p and q,
+    so its minimiser is the unconstrained one clipped to the box.  Returns (p_g, q_g)."""
+    pg = np.clip((rho * vpg - lpg - net.c1) / (2 * net.c2 + rho), net.pmin, net.pmax)
+    qg = np.clip(vqg - lqg / rho, net.qmin, net.qmax)
+    return pg, qg
+
+
 def bus_update(net, a_pg, a_qg, r_g, a_fl, r_fl, a_w, r_w, a_t, r_t):
     """Step 3: the bus subproblems in closed form.
 
@@ -201,8 +211,7 @@ def solve(net: Network, settings: Settings = None, *, branch_flows=flows, dual_s
         while it < s.max_iter:
             it += 1
             # ---- 1. generators
-            pg = np.clip((rg * vpg - lpg - net.c1) / (2 * net.c2 + rg), net.pmin, net.pmax)
-            qg = np.clip(vqg - lqg / rg, net.qmin, net.qmax)
+            pg, qg = generator_update(net, rg, vpg, vqg, lpg, lqg)
             # ---- 2. branches: targets t = v - lam/rho of the 8 coupled quantities
             vbr = np.concatenate([vfl, vw[f, None], vw[t, None], vt[f, None], vt[t, None]], axis=1)
             target = vbr - lbr / rho_br
