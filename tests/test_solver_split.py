@@ -453,3 +453,35 @@ def test_generated_device_functions_get_no_literal_integer_arguments(monkeypatch
 def test_the_constructs_run_by_default_are_library_functions():
     """A renamed or removed function must not silently shrink what `make test` checks above."""
     assert SPLIT_CONSTRUCTS <= set(functions.names())
+
+
+def _end_reads(src):
+    """(line numbers in value_split_raw binding x_first_lo at the function's top level, line numbers
+    reading it outside an entry's in-place evaluation)."""
+    body = src.split("def value_split_raw(")[1].split("\n@")[0].splitlines()
+    binds = [i for i, ln in enumerate(body) if ln.startswith("    " * 2 + "x_first_lo = ")]
+    reads = [i for i, ln in enumerate(body) if "x_first_lo" in ln and "entry_terms(" not in ln
+             and not ln.lstrip().startswith("x_first_lo = ")]
+    return binds, reads
+
+
+def test_the_sweep_reads_x_first_only_where_an_entry_or_the_outer_expression_needs_it(monkeypatch):
+    """Issue 42: bound up front, x_first and x_last held four registers across the split sweep's
+    window loops, for entries the cut tables hold; now they are read where an entry is evaluated in
+    place, and (an outer expression that reads x_first itself) before that expression, which makes
+    the sweep compute a sample's cut coordinates in every row (SPLIT_READS_ENDS).  Without that
+    binding the outer expression would read an unbound name."""
+    from gpubench.forms import codegen, split_forms
+    from gpubench.forms.definition import Definition, Sum, symbols, x, x1
+    S = symbols("S")
+    ends = Definition(name="ends", title="ends", source="test", terms={S: Sum(x**2)}, expr=S + x1,
+                      domain=(-1, 2), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
+    levy = codegen.source(functions.get("levy").definition, "cpu", ())
+    assert "SPLIT_READS_ENDS = False" in levy and _end_reads(levy) == ([], [])
+    src = codegen.source(ends, "cpu", ())
+    binds, reads = _end_reads(src)
+    assert "SPLIT_READS_ENDS = True" in src and binds and reads and binds[0] < reads[0]
+    monkeypatch.setattr(codegen, "_GENERATED", {})
+    monkeypatch.setattr(split_forms, "_bind_ends", lambda lines: [])
+    binds, reads = _end_reads(codegen.source(ends, "cpu", ()))
+    assert reads and not binds

@@ -86,13 +86,14 @@ def _read_entry(row, entry, combo, inline, count, use):
     """Lines that fold the ``count`` columns of one cut-table entry into the sweep's values: read
     from the tables (``VT*[row, off + combo]`` or ``DT*[off + combo]``), or for an entry the layout
     left inline, evaluated here (``inline``: the call that fills ``tlo/thi``).  ``use(lo, hi, j)``
-    gives the lines that consume column j."""
+    gives the lines that consume column j.  ``combo`` None: ``entry`` is the subregion's index into
+    the table already, -1 where inline (``cc[e]``, layout.entry_offsets: the same in every row)."""
     table = ("VTlo", "VThi") if row is not None else ("DTlo", "DThi")
     at = f"{row}, c_" if row is not None else "c_"
     out = [f"o_ = {entry}", "if o_ < 0:", f"    {inline}"]
     for j in range(count):
         out += ["    " + ln for ln in use(f"tlo[{j}]", f"thi[{j}]", j)]
-    out += ["else:", f"    c_ = o_ + {combo}"]
+    out += ["else:", "    c_ = o_" if combo is None else f"    c_ = o_ + {combo}"]
     for j in range(count):
         out += ["    " + ln for ln in use(f"{table[0]}[{at}, {j}]", f"{table[1]}[{at}, {j}]", j)]
     return out
@@ -111,24 +112,27 @@ def _table_aggregates(st, row):
             k = st.aggs.index(members[j])
             op = "imul" if st.kind[members[j]] == "prod" else "iadd"
             return [f"A{k}_lo, A{k}_hi = {op}(A{k}_lo, A{k}_hi, {lo}, {hi})"]
-        body = ["k = win1[q]" if window == 1 else "k = win2[q]"]
+        # the window's coordinate k is read only where its entry is evaluated in place
         if window == 1:
-            body += _read_entry(row, "tab[q, 0]", "lp[q]",
-                                f"entry_terms({_int(0)}, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)",
-                                len(members), use)
+            read = _read_entry(row, "cc[q]", None,
+                               f"entry_terms({_int(0)}, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)",
+                               len(members), use)
+            inline = ["    k = win1[q]"]
         else:
-            inline = ["    " + ln for ln in _coord_lines("xa", "k") + _coord_lines("xb", "k + 1")]
-            read = _read_entry(row, "tab[ncut + q, 0]", "_cut_combo(lp, slot, k, k + 1, parts)",
+            inline = ["    " + ln for ln in ["k = win2[q]"] + _coord_lines("xa", "k") + _coord_lines("xb", "k + 1")]
+            read = _read_entry(row, "cc[ncut + q]", None,
                                f"entry_terms({_int(1)}, k, xa_lo, xa_hi, xb_lo, xb_hi, p, nn, tlo, thi)",
                                len(members), use)
-            body += read[:2] + inline + read[2:]
+        body = read[:2] + inline + read[2:]
         out += [f"for q in range({wins}.shape[0]):"] + ["    " + ln for ln in body]
     return out
 
 
 def _hoisted_loads(emitter, row):
     """Lines binding the hoisted subexpressions of x_first and x_last that ``emitter``'s code reads,
-    for ``row``."""
+    for ``row``.  x_first and x_last themselves are bound only where an entry is evaluated in place
+    (never at the paper's settings): bound up front, they would hold four registers across the
+    window loops (docs/solver-scaling.md, issue 42)."""
     out = []
     for cls, side, entry, coord in ((2, "first", "ncut + win2.shape[0]", "0"),
                                     (3, "last", "ncut + win2.shape[0] + 1", "nn - 1")):
@@ -142,8 +146,19 @@ def _hoisted_loads(emitter, row):
             return [f"H{side[0]}{j}_lo = {lo}", f"H{side[0]}{j}_hi = {hi}"]
         call = (f"entry_terms({_int(cls)}, {_int(coord)}, x_{side}_lo, x_{side}_hi, 0.0, 0.0, p, nn, "
                 "tlo, thi)")
-        out += _read_entry(row, f"tab[{entry}, 0]", f"_cut_combo(lp, slot, {_int(coord)}, {_int(-1)}, parts)",
-                           call, count, use)
+        read = _read_entry(row, f"cc[{entry}]", None, call, count, use)
+        out += read[:2] + ["    " + ln for ln in _coord_lines(f"x_{side}", coord)] + read[2:]
+    return out
+
+
+def _bind_ends(lines):
+    """Lines binding x_first and x_last for code ``lines`` that reads them outside the hoisted
+    entries (an atom x_first of the outer expression, or its derivative): the same reads the
+    prologue made, after the window loops (which write none of clo, chi, ulo, uhi)."""
+    out = []
+    for name, idx in (("x_first", "0"), ("x_last", "nn - 1")):
+        if any(re.search(rf"\b{name}_(lo|hi)\b", ln) for ln in lines):
+            out += _coord_lines(name, idx)
     return out
 
 
@@ -166,8 +181,6 @@ def _entry_function(name, selector, emit, classes):
 
 def _subregion_prologue(st):
     out = ["nn = ulo.shape[0]", "fn_lo = float(nn)", "fn_hi = fn_lo", "ncut = win1.shape[0]"]
-    for name, idx in (("x_first", "0"), ("x_last", "nn - 1")):
-        out += _coord_lines(name, idx)
     for k, a in enumerate(st.aggs):
         out += [f"A{k}_lo = base_lo[{k}]", f"A{k}_hi = base_hi[{k}]"]
     return out
@@ -221,7 +234,7 @@ def _split_forms(st, nparams):
         # products of the cut terms: all of them (PC) and all but the q-th (w[pi*ncut + q])
         def take(lo, hi, j, a=a):
             return [f"t_lo = {lo}", f"t_hi = {hi}"] if j == col1[a] else []
-        term = _read_entry("0", "tab[q, 0]", "lp[q]",
+        term = _read_entry("0", "cc[q]", None,
                            f"entry_terms({_int(0)}, k, clo[q], chi[q], 0.0, 0.0, p, nn, tlo, thi)", len(members1), take)
         grad += ["run_lo = 1.0", "run_hi = 1.0", "for q in range(ncut):", "    k = win1[q]",
                  f"    wlo[{pi} * ncut + q] = run_lo", f"    whi[{pi} * ncut + q] = run_hi"]
@@ -293,7 +306,9 @@ def _split_forms(st, nparams):
     out += ["# the cut tables' columns (gpubench/methods/solver/kernels.py: cut_layout, fill_cut_tables)",
             f"CUT_COLS = {ncols}", f"DERIV_COLS = {dcols}",
             f"CUT_USES = ({len(members1)}, {len(members2)}, {len(hoisted['first'])}, {len(hoisted['last'])})",
-            f"DERIV_USES = ({len(kind0)}, {len(sums2)})", "", ""]
+            f"DERIV_USES = ({len(kind0)}, {len(sums2)})",
+            "# the value form reads x_first or x_last outside their entries (so a cut coordinate in every row)",
+            f"SPLIT_READS_ENDS = {bool(_bind_ends(value_tail))}", "", ""]
     out += _entry_function("entry_terms", "cls", IntervalEmitter(names, prefix="e"), (
         (0, [st.term[a] for a in members1], _bind_window(nparams, False)),
         (1, [st.term[a] for a in members2], _bind_window(nparams, True)),
@@ -305,12 +320,12 @@ def _split_forms(st, nparams):
         (2, [st.dterm_x[a] for a in sums2], _bind_window(nparams, True))))
 
     args = "clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, tab, VTlo, VThi, tlo, thi"
-    out += ["@device", f"def value_split_raw(m, lp, parts, {args}):"]
-    out += ["    " + ln for ln in value + _hoisted_loads(vemit, "m") + value_tail] + [""]
+    out += ["@device", f"def value_split_raw(m, cc, {args}):"]
+    out += ["    " + ln for ln in value + _hoisted_loads(vemit, "m") + _bind_ends(value_tail) + value_tail] + [""]
     out += ["@device",
-            f"def gradient_split_raw(lp, parts, {args}, special, Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi,",
+            f"def gradient_split_raw(cc, lp, parts, {args}, special, Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi,",
             "                       dtab, DTlo, DThi):"]
-    out += ["    " + ln for ln in grad + _hoisted_loads(gemit, "0") + grad_tail] + [""]
+    out += ["    " + ln for ln in grad + _hoisted_loads(gemit, "0") + _bind_ends(grad_tail) + grad_tail] + [""]
 
     # ---- host tables over the selected box: K_{a,d} and R_{a,special}
     emit = IntervalEmitter(names, prefix="k")

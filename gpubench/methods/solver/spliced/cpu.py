@@ -58,6 +58,7 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
         chi = np.empty(ncut)
         xs = np.empty(ncut)
         lp = np.empty(ncut, dtype=np.int64)
+        cc = np.empty(ncut + win2.shape[0] + 2, dtype=np.int64)
         tlo = np.empty(max(CUT_COLS, DERIV_COLS))
         thi = np.empty(max(CUT_COLS, DERIV_COLS))
         Clo = np.empty(max(N_AGGREGATES, 1))
@@ -68,7 +69,7 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
             lb, ub, g = evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples,
                                        t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags,
                                        special, Rlo, Rhi, Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
-                                       clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi)
+                                       clo, chi, xs, lp, cc, tlo, thi, Clo, Chi, wlo, whi)
             out_lb[r] = lb
             out_ub[r] = ub
             out_grad[r] = g

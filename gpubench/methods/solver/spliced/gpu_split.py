@@ -13,6 +13,7 @@ SMAX = 16
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
 TCOLS = max(CUT_COLS, DERIV_COLS)
+CSLOTS = 3 * SMAX + 2  # value entries: the one- and two-coordinate windows of s cut ones, x_first, x_last
 
 
 @_cuda.jit(cache=True)
@@ -35,6 +36,7 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
         chi = _cuda.local.array(SMAX, _float64)
         xs = _cuda.local.array(SMAX, _float64)
         lp = _cuda.local.array(SMAX, _int64)
+        cc = _cuda.local.array(CSLOTS, _int64)
         tlo = _cuda.local.array(TCOLS, _float64)
         thi = _cuda.local.array(TCOLS, _float64)
         Clo = _cuda.local.array(NAGG1, _float64)
@@ -44,7 +46,7 @@ def sweep_split(sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples
         lb, ub, g = evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples,
                                    t_shift, t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags,
                                    special, Rlo, Rhi, Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
-                                   clo[:ncut], chi[:ncut], xs[:ncut], lp[:ncut], tlo, thi, Clo, Chi, wlo, whi)
+                                   clo[:ncut], chi[:ncut], xs[:ncut], lp[:ncut], cc, tlo, thi, Clo, Chi, wlo, whi)
         out_lb[r] = lb
         out_ub[r] = ub
         out_grad[r] = g

@@ -31,6 +31,24 @@ def _cut_combo(lp, slot, ca, cb, parts):
 
 
 @device
+def entry_offsets(lp, slot, n, win1, win2, tab, parts, cc):
+    """A subregion's index into each value entry's table (its offset plus the combination of the
+    subregion's parts, :func:`_cut_combo`), -1 for an entry evaluated in place: the same in every row
+    (the box, each sample), so the sweep computes it once a subregion, not once a row.  Returns the
+    number of entries evaluated in place."""
+    inline = 0
+    for e in range(win1.shape[0] + win2.shape[0] + 2):
+        o = tab[e, 0]
+        if o >= 0:
+            cls, ca, cb = _value_entry(e, n, win1, win2)
+            o += _cut_combo(lp, slot, ca, cb, parts)
+        else:
+            inline += 1
+        cc[e] = o
+    return inline
+
+
+@device
 def _entry_size(slot, ca, cb, parts):
     size = parts if slot[ca] >= 0 else 1
     if cb >= 0 and slot[cb] >= 0:

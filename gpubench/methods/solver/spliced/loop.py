@@ -27,6 +27,7 @@ CARVEOUT = -1
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
 TCOLS = max(CUT_COLS, DERIV_COLS)
+CSLOTS = 3 * SMAX + 2  # value entries: the one- and two-coordinate windows of s cut ones, x_first, x_last
 # the simulator's jit takes no max_registers; CARVEOUT (the shared memory's percent of the SM's L1 and
 # shared pool; -1: the driver's choice) is a hint the occupancy query, so the cooperative grid, follows
 _JIT = dict(cache=True, **({"max_registers": MAX_REGISTERS} if MAX_REGISTERS and not _config.ENABLE_CUDASIM else {}),
@@ -76,6 +77,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
     chi = _cuda.local.array(SMAX, _float64)
     xs = _cuda.local.array(SMAX, _float64)
     lp = _cuda.local.array(SMAX, _int32)
+    cc = _cuda.local.array(CSLOTS, _int32)
     tlo = _cuda.local.array(TCOLS, _float64)
     thi = _cuda.local.array(TCOLS, _float64)
     Clo = _cuda.local.array(NAGG1, _float64)
@@ -277,7 +279,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                                            samples, t_shift, t_den, gub_prev, p, win1, win2[:nw2], base_lo,
                                            base_hi, uflags, special[:nsp], Rlo, Rhi, Kclo[:, :nc], Kchi[:, :nc],
                                            cfree[:, :nc], tab, VTlo, VThi, dtab, DTlo, DThi, clo[:s], chi[:s],
-                                           xs[:s], lp[:s], tlo, thi, Clo, Chi, wsl, wsh, mstar, u_lo, u_hi, Gclo,
+                                           xs[:s], lp[:s], cc, tlo, thi, Clo, Chi, wsl, wsh, mstar, u_lo, u_hi, Gclo,
                                            Gchi)
             out_lb[r] = lb
             if ub < bv:  # False for NaN; r rises, so a thread keeps its first minimum

@@ -13,8 +13,8 @@ import numpy as np
 
 if __name__ == "gpubench.methods.solver.spliced.subregion":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (
-        HAS_SPIKE, N_AGGREGATES, SPIKE_HI, SPIKE_LO, SPIKE_VALUE, _deriv_entry, _inner_point, _part,
-        _value_entry, add_rn, deriv_terms, device, div_rn, entry_terms, gradient_split_raw, iadd, ihull,
+        HAS_SPIKE, N_AGGREGATES, SPLIT_READS_ENDS, SPIKE_HI, SPIKE_LO, SPIKE_VALUE, _deriv_entry, _inner_point, _part,
+        _value_entry, add_rn, deriv_terms, device, div_rn, entry_offsets, entry_terms, gradient_split_raw, iadd, ihull,
         imul, interval, interval_gradient, interval_partial, isub, mul_rn, value_split_raw)
 
 
@@ -148,7 +148,7 @@ def fill_cut_tables(j, sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t
 
 
 @device
-def _value_split(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, tab, VTlo, VThi,
+def _value_split(m, cc, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi, tab, VTlo, VThi,
                  tlo, thi, umeets, uin):
     # the spike test of ``interval``: uncut coordinates per iteration (umeets, uin), cut ones here
     if HAS_SPIKE:
@@ -162,10 +162,10 @@ def _value_split(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo,
         if meets:
             if inside:
                 return SPIKE_VALUE, SPIKE_VALUE
-            flo, fhi = value_split_raw(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
+            flo, fhi = value_split_raw(m, cc, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
                                        tab, VTlo, VThi, tlo, thi)
             return ihull(flo, fhi, SPIKE_VALUE, SPIKE_VALUE)
-    return value_split_raw(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
+    return value_split_raw(m, cc, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_hi,
                            tab, VTlo, VThi, tlo, thi)
 
 
@@ -173,12 +173,12 @@ def _value_split(m, lp, parts, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo,
 def evaluate_split(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den,
                    gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
                    Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
-                   clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi):
+                   clo, chi, xs, lp, cc, tlo, thi, Clo, Chi, wlo, whi):
     """:func:`evaluate_split_mv` with the natural form alone (inclusion "natural", the paper's); the
     derivative tables stand in for the mean value form's, which it never reads."""
     return evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift,
                              t_den, gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
-                             Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi, clo, chi, xs, lp, tlo, thi,
+                             Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi, clo, chi, xs, lp, cc, tlo, thi,
                              Clo, Chi, wlo, whi, np.int64(0), 0.0, 0.0, DTlo, DThi)
 
 
@@ -210,14 +210,16 @@ def _mean_value_bound(flo, c_lo, c_hi, u_lo, u_hi, clo, chi, lp, Gclo, Gchi, mst
 def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts, samples, t_shift, t_den,
                       gub_prev, p, win1, win2, base_lo, base_hi, uflags, special, Rlo, Rhi,
                       Kclo, Kchi, cfree, tab, VTlo, VThi, dtab, DTlo, DThi,
-                      clo, chi, xs, lp, tlo, thi, Clo, Chi, wlo, whi, mstar, u_lo, u_hi, Gclo, Gchi):
+                      clo, chi, xs, lp, cc, tlo, thi, Clo, Chi, wlo, whi, mstar, u_lo, u_hi, Gclo, Gchi):
     """``evaluate_subregion`` in O(s^2 + len(Kclo[0])) work, whatever n is.
 
     The subregion's cut coordinates live in ``clo/chi`` (position ``slot[d]``) and their parts in
     ``lp``; every other coordinate is read from the selected region (``sel_lo/sel_hi``) or from its
     own samples (``samp[m]``), which a subregion's samples share off the cut coordinates.  The terms
     of the windows touching a cut coordinate are read from the iteration's cut tables (``tab``,
-    ``dtab``: :func:`cut_layout`, :func:`fill_cut_tables`).  The gradient test runs in two parts:
+    ``dtab``: :func:`cut_layout`, :func:`fill_cut_tables`), at the subregion's index in each value
+    entry (``cc``: :func:`entry_offsets`, ``3 SMAX + 2`` long, once a subregion for all its rows).
+    The gradient test runs in two parts:
     exactly at the special coordinates (``gradient_split_raw``), and for the others as
     g_d = sum_a C_a K_{a,d} over the candidates the host listed (all of them,
     or for one aggregate the four that decide the test: docs/solver-scaling.md).  With ``mstar`` > 0
@@ -233,14 +235,18 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
         sj = slot[d]
         lp[sj] = l
         clo[sj], chi[sj] = _part(sel_lo[d], sel_hi[d], l, parts)
+    inline = entry_offsets(lp, slot, sel_lo.shape[0], win1, win2, tab, parts, cc)
     best = math.inf
     c_lo = math.nan
     c_hi = math.nan
     for m in range(1, samples + 1):
         t = div_rn(float(m + t_shift), float(t_den))
-        for j in range(ncut):
-            xs[j] = _diagonal(clo[j], chi[j], t)
-        slo, shi = _value_split(m, lp, parts, xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m],
+        if HAS_SPIKE or SPLIT_READS_ENDS or inline > 0:
+            # the sample's cut coordinates, read only by an entry evaluated in place, the spike test
+            # or x_first/x_last in the outer expression: with every entry tabulated, none of them
+            for j in range(ncut):
+                xs[j] = _diagonal(clo[j], chi[j], t)
+        slo, shi = _value_split(m, cc, xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m],
                                 base_hi[m], tab, VTlo, VThi, tlo, thi, uflags[m, 0], uflags[m, 1])
         if m == mstar:   # the mean value form's centre
             c_lo = slo
@@ -248,7 +254,7 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
         if shi < best:
             best = shi
     # the row as an int64 (not the literal 0, for which numba would compile _value_split again)
-    flo, fhi = _value_split(np.int64(0), lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0],
+    flo, fhi = _value_split(np.int64(0), cc, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0],
                             base_hi[0], tab, VTlo, VThi, tlo, thi, uflags[0, 0], uflags[0, 1])
     if flo != flo:
         # empty enclosure (f undefined on the whole subregion): kept undecided, with no gradient
@@ -267,7 +273,7 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
         flo = _mean_value_bound(flo, c_lo, c_hi, u_lo, u_hi, clo, chi, lp, Gclo, Gchi, mstar, t_shift, t_den)
         if flo > min(gub_prev, best):
             return math.inf, best, 1
-    if gradient_split_raw(lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0], tab,
+    if gradient_split_raw(cc, lp, parts, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0], base_hi[0], tab,
                           VTlo, VThi, tlo, thi, special, Rlo, Rhi, dom_lo, dom_hi, Clo, Chi, wlo, whi,
                           dtab, DTlo, DThi) != 0:
         return math.inf, best, 1
