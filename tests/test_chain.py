@@ -137,7 +137,10 @@ def test_the_chain_bounds_and_contraction_hold_every_exact_value(name, compiled,
 
 @pytest.mark.slow   # about 28 s on 2 cores: the broken kernel is compiled afresh (not disk-cached)
 def test_a_kernel_over_a_sine_without_its_peaks_is_caught(cells, monkeypatch):
-    """Broken: the cells' kernel compiled over a sine enclosed by its ends' values alone."""
+    """Broken: the cells' kernel compiled over a sine enclosed by its ends' values alone.  The cells'
+    own bounds catch it; the chain's total (a sum over coordinates of each coordinate's least cell
+    bound) is too loose for this breakage to show at these points (it failed the same way at 2348217,
+    where this test, marked slow, was not run by `make test`), so only the cell check is asserted."""
     from numba import njit
 
     from gpubench.forms import chain_cells
@@ -154,7 +157,7 @@ def test_a_kernel_over_a_sine_without_its_peaks_is_caught(cells, monkeypatch):
     monkeypatch.setattr(LevelSet, "_compiled", lambda self, spec: (
         chain_cells.kernel(spec, self.param_names, namespace=ns), self.params, self.dim))
     bad = _check("scipy_go.EggHolder", np.random.default_rng(41))
-    assert {b[0] for b in bad} >= {"total", "cell"}
+    assert "cell" in {b[0] for b in bad}
 
 
 def test_the_chain_sharpens_eggholders_bound(monkeypatch):
