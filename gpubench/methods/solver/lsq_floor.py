@@ -1,0 +1,196 @@
+"""A lower bound of f = sum_i w_i r_i(x)^2 + rest(x) over a box that couples the residuals (issue 41,
+docs/scipy_go.md "lsq41").
+
+Why: on the least-squares cases (Kowalik, Watson, Thurber, Ratkowsky01/02) every residual alone reaches
+0 somewhere in a coarse box, so the natural form's bound, a sum of per-term minima dist(0, r_i(X))^2,
+is 0, while the residuals cannot vanish at one point (sos41).  A bound that sees the residuals move
+together is needed.
+
+The bound, on a box X with float centre c (in X) and D = X - c (enclosed outward):
+
+1. Taylor with an interval Hessian: for every x = c + d in X and each residual (C^2 on X; the trees'
+   derivatives are sympy's, :mod:`gpubench.forms.lsq`),
+       r_i(c + d) = r_i(c) + grad r_i(c).d + 1/2 d^T H_i(xi) d,  xi in X,
+   so r_i(c + d) in gm_i.d + [A_i, B_i], gm_i a float vector (the midpoint of grad r_i(c)'s enclosure) and
+   [A_i, B_i] = r_i(c) + (grad r_i(c) - gm_i).D + sum_{j<=k} h_jk H_i,jk(X) D_j D_k (h = 1/2 on the
+   diagonal, with D_j^2 >= 0; 1 off it), every step outward.  Where that is wider than the natural
+   enclosure [L_i, H_i] of r_i over X, the natural one is used for that residual (both are valid).
+2. Weak duality, one multiplier a_i (any real) per residual: (r - a)^2 >= 0 gives r^2 >= 2 a r - a^2, so
+       f(x) >= sum_i w_i (2 a_i r_i(x) - a_i^2) + rest(x)
+   which is affine in the residuals, hence, through step 1, affine in d plus interval constants: its
+   minimum over the box D is bounded below by interval arithmetic, term by term (the lower end of each
+   constant, the least s_j D_j of the slope's enclosure s = sum_i 2 w_i a_i gm_i).  Any a gives a valid
+   bound; the best is the residuals' values at the minimiser of the convex relaxation
+   min_D sum_i w_i dist(gm_i.d + [A_i, B_i], 0)^2, found approximately in floats (bounded least squares,
+   :func:`_multipliers`): inexactness loosens the bound, never its validity.
+   At the relaxation's exact minimiser the bound equals the relaxation's minimum (KKT), which is the
+   "Gauss-Newton over the box" bound, f's minimum over X to second order.
+
+A box where a residual or a derivative is undefined (NaN) or unbounded (a pole of Kowalik's or Thurber's
+rational models) gets that residual's natural enclosure, or no bound (-inf) where that fails too.
+``tests/test_lsq_floor.py`` checks the bound against exact minima (Fraction, mpmath) and catches a variant
+that drops the Taylor remainder.
+"""
+import math
+
+import numpy as np
+
+from ...forms.lsq import least_squares
+from ...interval.arrays import INF, Undefined, _dn, _up, add, ipow, mul, sub
+
+PASSES = 3           # bounded least-squares solves for the multipliers (the bound is valid after any number)
+ENABLED = True       # off: the search runs as before this bound (measurements, tests)
+
+
+def _isum(lo, hi, axis):
+    """Outward-rounded sum of intervals (lo, hi) along ``axis``."""
+    lo = np.moveaxis(np.asarray(lo, dtype=np.float64), axis, 0)
+    hi = np.moveaxis(np.asarray(hi, dtype=np.float64), axis, 0)
+    s = (np.zeros(lo.shape[1:]), np.zeros(hi.shape[1:]))
+    for k in range(lo.shape[0]):
+        s = add(s, (lo[k], hi[k]))
+    return s
+
+
+def _stack(pairs):
+    """A list of (lo, hi) arrays -> (lo, hi) stacked on a last axis."""
+    return np.stack([p[0] for p in pairs], -1), np.stack([p[1] for p in pairs], -1)
+
+
+def _pieces(lsq, lo, hi, c, remainder=True):
+    """Per box and residual: (A, B) of step 1, the natural (L, H), the gradient midpoints gm (B, m, n),
+    the weights' enclosure and rest's; raises Undefined where a tree is NaN on some box."""
+    n = lsq.n
+    dlo, dhi = _dn(lo - c), _up(hi - c)                              # D = X - c
+    nat = _stack(lsq.enclose(lo, hi, lsq.value))                     # (B, m)
+    rest = lsq.enclose(lo, hi, lsq.rest)
+    wts = _stack(lsq.enclose(lo, hi, lsq.weights))
+    rc = _stack(lsq.enclose(c, c, lsq.value))
+    g = lsq.enclose(c, c, lsq.grad)
+    glo = np.stack([np.stack([p[0] for p in row], -1) for row in g], -2)   # (B, m, n)
+    ghi = np.stack([np.stack([p[1] for p in row], -1) for row in g], -2)
+    with np.errstate(invalid="ignore", over="ignore"):
+        gm = 0.5 * glo + 0.5 * ghi
+    gm = np.where(np.isfinite(gm), gm, 0.0)
+    D = (dlo[:, None, :], dhi[:, None, :])
+    mis = _isum(*mul(sub((glo, ghi), (gm, gm)), D), -1)              # (grad r(c) - gm).D
+    K = add(rc, mis)
+    if remainder:
+        hs = lsq.enclose(lo, hi, lsq.hess)
+        hlo = np.stack([np.stack([p[0] for p in row], -1) for row in hs], -2)   # (B, m, P)
+        hhi = np.stack([np.stack([p[1] for p in row], -1) for row in hs], -2)
+        plo, phi = [], []
+        for j, k in lsq.pairs:
+            if j == k:   # 1/2 D_j^2: the square is >= 0, the halving exact
+                q = ipow((dlo[:, j], dhi[:, j]), 2)
+                q = (0.5 * q[0], 0.5 * q[1])
+            else:        # H_jk = H_kj: both off-diagonal entries at once
+                q = mul((dlo[:, j], dhi[:, j]), (dlo[:, k], dhi[:, k]))
+            plo.append(q[0])
+            phi.append(q[1])
+        P = (np.stack(plo, -1)[:, None, :], np.stack(phi, -1)[:, None, :])
+        K = add(K, _isum(*mul((hlo, hhi), P), -1))
+    return K, nat, gm, wts, rest, (dlo, dhi)
+
+
+def _multipliers(A, B, L, H, gm, rad, w, linear):
+    """a (B, m): the residuals at an approximate minimiser of sum_i w_i dist(gm_i.d + [A_i, B_i], 0)^2 over
+    the box |d_j| <= rad_j (bounded least squares in u = d / rad, scipy's BVLS: first to the intervals'
+    midpoints, then to the end each residual leaves 0 by, those that can be 0 left out); for a residual
+    bounded by its natural enclosure, its point nearest 0.  (Accelerated projected gradient stalled on
+    Watson's and Ratkowsky02's ill-conditioned Jacobians: a bound of 0.2 where the relaxation's is 8.)"""
+    from scipy.optimize import lsq_linear
+    G = np.where(linear[..., None], gm * rad[:, None, :], 0.0)            # (B, m, n)
+    A0 = np.where(linear, A, 0.0)
+    B0 = np.where(linear, B, 0.0)
+    sw = np.sqrt(w)
+    u = np.zeros(rad.shape)
+    for b in range(G.shape[0]):
+        rows = linear[b] & (sw[b] > 0)
+        if not rows.any() or not np.any(G[b][rows]):
+            continue
+        target = 0.5 * A0[b] + 0.5 * B0[b]
+        for _ in range(PASSES):
+            Gb = G[b][rows] * sw[b][rows, None]
+            try:
+                u[b] = lsq_linear(Gb, -target[rows] * sw[b][rows], bounds=(-1.0, 1.0), method="bvls").x
+            except (ValueError, np.linalg.LinAlgError):
+                break
+            z = G[b] @ u[b]
+            target = np.where(z + A0[b] > 0, A0[b], np.where(z + B0[b] < 0, B0[b], -z))
+    z = np.einsum("bmn,bn->bm", G, u)
+    a_lin = np.maximum(z + A0, 0.0) + np.minimum(z + B0, 0.0)
+    a_nat = np.maximum(L, 0.0) + np.minimum(H, 0.0)
+    a = np.where(linear, a_lin, np.where(np.isfinite(a_nat), a_nat, 0.0))
+    return np.where(np.isfinite(a), a, 0.0)
+
+
+def _bound(K, nat, gm, wts, rest, D):
+    """Step 2 of the module's docstring for every box: lower bounds (B,)."""
+    A, B = K
+    L, H = nat
+    dlo, dhi = D
+    rad = np.maximum(-dlo, dhi)
+    with np.errstate(invalid="ignore", over="ignore"):
+        lin_width = (B - A) + 2.0 * np.einsum("bmn,bn->bm", np.abs(gm), rad)
+        # the linear form wherever it is finite, even where its range over the box is wider than the
+        # natural enclosure: it is what couples the residuals (Ratkowsky02 on a box 1 % of the domain
+        # holding the minimiser: 0.47 with the narrower of the two per residual, 8.0 with the linear one)
+        linear = np.isfinite(lin_width)
+    w = np.where(np.isfinite(wts[0]), wts[0], 0.0)
+    a = _multipliers(A, B, L, H, gm, rad, w, linear)
+    # sum_i w_i (2 a_i k_i - a_i^2), k_i in [A_i, B_i] (linear) or [L_i, H_i], and the slope sum_i 2 w_i a_i gm_i
+    klo = np.where(linear, A, L)
+    khi = np.where(linear, B, H)
+    two_a = (2.0 * a, 2.0 * a)
+    const = mul(wts, sub(mul(two_a, (klo, khi)), mul((a, a), (a, a))))
+    coef = mul(wts, two_a)                                                 # (B, m)
+    coef = (np.where(linear, coef[0], 0.0), np.where(linear, coef[1], 0.0))
+    s = _isum(*mul((coef[0][..., None], coef[1][..., None]), (gm, gm)), 1)   # (B, n)
+    slope = _isum(*mul(s, (dlo, dhi)), -1)
+    total = add(add(_isum(*const, -1), slope), rest)
+    lb = total[0]
+    return np.where(np.isfinite(lb), lb, -INF)
+
+
+def coupled_floor(lsq, lo, hi, remainder=True):
+    """Lower bounds of f over the boxes [lo, hi] (arrays (B, n)), -inf where none is proved.
+    ``remainder = False`` drops Taylor's second-order term: NOT a bound (the tests' broken variant)."""
+    lo = np.atleast_2d(np.asarray(lo, dtype=np.float64))
+    hi = np.atleast_2d(np.asarray(hi, dtype=np.float64))
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        return np.full(lo.shape[0], -INF)
+    c = np.minimum(np.maximum(0.5 * lo + 0.5 * hi, lo), hi)
+    try:
+        with np.errstate(all="ignore"):
+            return _bound(*_pieces(lsq, lo, hi, c, remainder))
+    except Undefined:
+        if lo.shape[0] == 1:
+            return np.full(1, -INF)
+    # f undefined somewhere on some box: each box on its own
+    return np.concatenate([coupled_floor(lsq, lo[k:k + 1], hi[k:k + 1], remainder) for k in range(lo.shape[0])])
+
+
+def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
+    """The surviving subregions' lower bounds raised to the coupled bound where f is a sum of squares
+    (variant strong's host loop, after :meth:`.strong.StrongSteps._chained`), those then above GUB left
+    out.  Every subregion keeps a bound no higher than f's minimum over it, so no minimiser is lost."""
+    import time
+    from .partition import child_boxes
+    st = search.state
+    # the objective of a maximiser is -f, which a lower bound of f says nothing of
+    if not ENABLED or search.maximise or sidx.size == 0 or not math.isfinite(st.gub):
+        return sidx, lb
+    t0 = time.perf_counter()
+    lsq = least_squares(search.fn)
+    if lsq is None or lsq.n != search.dim:
+        search.host_seconds += time.perf_counter() - t0
+        return sidx, lb
+    clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
+    bound = coupled_floor(lsq, clo, chi)
+    raised = np.maximum(lb, bound)
+    keep = raised <= st.gub
+    stats = search.contract_stats
+    stats["lsq_dropped"] = stats.get("lsq_dropped", 0) + int(np.count_nonzero(~keep))
+    search.host_seconds += time.perf_counter() - t0
+    return sidx[keep], raised[keep]
