@@ -1,0 +1,174 @@
+"""The coupled least-squares bound (gpubench/methods/solver/lsq_floor.py, docs/scipy_go.md "lsq41").
+
+- Never above f's minimum over the box: checked against exact values (Fraction for the rational models,
+  mpmath at 50 digits for the exponential one) at random points, corners and the stated minimiser of
+  random, small, degenerate and pole-crossing boxes; and against the exact minimum 0 of boxes holding
+  a zero-residual point, where the bound's own arithmetic is tight (linear residuals: no remainder).
+- It does couple: on a box holding Ratkowsky02's minimiser it is far above the natural form's bound.
+- A broken variant that drops Taylor's remainder is caught above a known minimum.
+- The solver's hook keeps every subregion holding a point with f <= GUB.
+"""
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from gpubench import functions as F
+from gpubench.forms.definition import Definition, variables
+from gpubench.forms.lsq import LeastSquares, least_squares, program
+from gpubench.methods.solver import lsq_floor as M
+from gpubench.methods.solver.partition import PartitionRule, child_boxes
+
+
+def _lsq(expr_of, dim):
+    X = variables(dim)
+    d = Definition(name="t", title="t", source="test", expr=sp.sympify(expr_of(X)), dim=dim,
+                   domain=(-5, 5), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
+    data = program(d)
+    return None if data is None else LeastSquares(data)
+
+
+def _oracle(fn):
+    """f of ``fn`` at 50 digits (mpmath; every rational constant exact), on float points."""
+    n = fn.definition.dim
+    f = sp.lambdify(variables(n), fn.definition.expr, "mpmath")
+
+    def value(p):
+        with mpmath.workdps(50):
+            return f(*[mpmath.mpf(float(v)) for v in p])
+    return value
+
+
+def _boxes(lo0, hi0, rng, count, centre=None):
+    n = lo0.size
+    for k in range(count):
+        frac = rng.choice([0.5, 0.1, 0.01, 1e-4, 0.0])           # 0.0: a degenerate (point) box
+        w = (hi0 - lo0) * frac * rng.random(n)
+        if centre is not None and k % 2 == 0:
+            lo = np.clip(centre - w * rng.random(n), lo0, hi0)
+        else:
+            lo = lo0 + (hi0 - lo0 - w) * rng.random(n)
+        yield lo, np.minimum(lo + w, hi0)
+
+
+def _points(lo, hi, rng, k=6):
+    corners = [np.where(rng.random(lo.size) < 0.5, lo, hi) for _ in range(2)]
+    return [lo, hi, 0.5 * lo + 0.5 * hi] + corners + [lo + (hi - lo) * rng.random(lo.size) for _ in range(k)]
+
+
+@pytest.mark.parametrize("name", ["scipy_go.Kowalik", "scipy_go.Ratkowsky02"])
+def test_bound_never_above_exact_values(name):
+    rng = np.random.default_rng(41)
+    fn = F.get(name)
+    lsq = least_squares(fn)
+    n = lsq.n
+    value = _oracle(fn)
+    lo0, hi0 = fn.bounds(n)
+    xs = np.asarray(fn.definition.xstar(n), dtype=np.float64)
+    boxes = list(_boxes(lo0, hi0, rng, 24, centre=xs))
+    bounds = M.coupled_floor(lsq, np.array([b[0] for b in boxes]), np.array([b[1] for b in boxes]))
+    checked = 0
+    for (lo, hi), b in zip(boxes, bounds):
+        pts = _points(lo, hi, rng)
+        if np.all(lo <= xs) and np.all(xs <= hi):
+            pts.append(xs)
+        for p in pts:
+            try:
+                v = value(p)
+            except ZeroDivisionError:   # on a pole of Kowalik's model
+                continue
+            checked += 1
+            assert mpmath.mpf(float(b)) <= v, (name, lo, hi, p, b, v)
+    assert checked > 100
+    assert np.sum(bounds > 0) >= 3     # not vacuous: some boxes get a positive bound
+
+
+def test_couples_where_the_natural_form_cannot():
+    fn = F.get("scipy_go.Ratkowsky02")
+    lsq = least_squares(fn)
+    lo0, hi0 = fn.bounds(3)
+    xs = np.asarray(fn.definition.xstar(3))
+    w = 0.01 * (hi0 - lo0)
+    lo, hi = xs - w / 3, xs + 2 * w / 3
+    b = float(M.coupled_floor(lsq, lo, hi)[0])
+    nat = fn.interval(lo, hi)[0]
+    assert nat < 1.0 < 6.0 < b <= 8.0565229338   # f* = 8.0565229338 (NIST), inside this box
+
+
+# f = (x^2 - 1)^2 + (x - 1)^2 + (y - 2)^2: minimum 0 at (1, 2); on [0, 1.2] x [1, 3] the residuals' linear
+# model at the centre cannot reach 0 together (its minimum is 0.0105), the second-order remainder lets it
+def _curved(X):
+    return (X[0]**2 - 1)**2 + (X[0] - 1)**2 + (X[1] - 2)**2
+
+
+def test_broken_variant_without_remainder_is_caught():
+    lsq = _lsq(_curved, 2)
+    lo, hi = np.array([0.0, 1.0]), np.array([1.2, 3.0])
+    assert M.coupled_floor(lsq, lo, hi)[0] <= 0.0
+    assert M.coupled_floor(lsq, lo, hi, remainder=False)[0] > 1e-3   # above f(1, 2) = 0: not a bound
+
+
+def test_zero_residual_point_inside_gives_at_most_zero():
+    # linear residuals: Taylor is exact, the bound is the convex QP's minimum, 0 here; only the
+    # outward rounding keeps it <= 0 (coefficients chosen inexact in binary)
+    lsq = _lsq(lambda X: (sp.Rational(1, 3) * X[0] - sp.Rational(1, 10) * X[1])**2
+               + (sp.Rational(7, 10) * X[0] + sp.Rational(2, 3) * X[1] - sp.Rational(1, 7))**2, 2)
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        # the zero of both residuals, x = (3 y / 10, y) with 7/10 x + 2/3 y = 1/7
+        y0 = Fraction(1, 7) / (Fraction(7, 10) * Fraction(3, 10) + Fraction(2, 3))
+        x0 = Fraction(3, 10) * y0
+        w = rng.random(2) * rng.choice([1.0, 1e-6, 1e-12])
+        t = rng.random(2)
+        lo = np.nextafter(np.array([float(x0) - w[0] * t[0], float(y0) - w[1] * t[1]]), -np.inf)
+        hi = np.nextafter(np.nextafter(lo + w, np.inf), np.inf) + np.array([np.spacing(float(x0)), np.spacing(float(y0))]) * 4
+        assert lo[0] <= x0 <= hi[0] and lo[1] <= y0 <= hi[1]
+        assert M.coupled_floor(lsq, lo, hi)[0] <= 0.0
+
+
+def test_detection():
+    assert least_squares(F.get("scipy_go.SixHumpCamel")) is None
+    assert _lsq(lambda X: (sp.Abs(X[0]) - 1)**2 + X[1]**2, 2) is None        # a kink: not C^2
+    lsq = _lsq(lambda X: 3 * (X[0] - 1)**2 + (X[0] + X[1])**2 + X[1], 2)  # a weight and a rest term
+    assert lsq.m == 2
+    lo, hi = np.array([0.5, -1.0]), np.array([1.5, 1.0])
+    b = M.coupled_floor(lsq, lo, hi)[0]
+    assert b <= min(3 * (x - 1)**2 + (x + y)**2 + y for x in np.linspace(0.5, 1.5, 41)
+                    for y in np.linspace(-1, 1, 41))
+
+
+class _Search:
+    def __init__(self, fn, dim, gub):
+        from types import SimpleNamespace
+        self.fn, self.dim, self.maximise = fn, dim, False
+        self.state = SimpleNamespace(gub=gub)
+        self.host_seconds, self.contract_stats = 0.0, {}
+
+
+def test_hook_keeps_every_subregion_with_a_point_below_gub():
+    fn = F.get("scipy_go.Ratkowsky02")
+    xs = np.asarray(fn.definition.xstar(3))
+    gub = 8.0566
+    sel_lo, sel_hi = xs - np.array([0.4, 0.004, 0.0004]), xs + np.array([0.3, 0.006, 0.0003])
+    plan = PartitionRule(3, 3, 4).plan(0)
+    sidx = np.arange(plan.count)
+    lb = np.zeros(plan.count)
+    search = _Search(fn, 3, gub)
+    value = _oracle(fn)
+    kept, raised = M.raise_children(search, sel_lo, sel_hi, plan, sidx, lb)
+    assert search.contract_stats["lsq_dropped"] > 0 and np.any(raised > 0)
+    clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
+    rng = np.random.default_rng(3)
+    for k in sidx:
+        pts = clo[k] + (chi[k] - clo[k]) * rng.random((30, 3))
+        if np.any(k == np.array([i for i in sidx if np.all(clo[i] <= xs) and np.all(xs <= chi[i])])):
+            pts = np.vstack([pts, xs])
+        if min(value(p) for p in pts) <= gub:
+            assert k in kept
+    M.ENABLED = False
+    try:
+        assert M.raise_children(search, sel_lo, sel_hi, plan, sidx, lb)[0].size == sidx.size
+    finally:
+        M.ENABLED = True
