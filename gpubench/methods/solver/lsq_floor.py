@@ -41,6 +41,8 @@ from ...interval.arrays import INF, Undefined, _dn, _up, add, ipow, mul, sub
 NEWTON = 8           # projected Newton steps for the multipliers (the bound is valid after any number)
 ENABLED = True       # off: the search runs as before this bound (measurements, tests)
 MAX_BOXES = 2048     # subregions bounded an iteration (raise_children)
+SPLIT_MIN = 8        # a batch where f is undefined on some box is halved down to this many boxes
+PROBE, REPROBE, EMA = 8, 16, 0.2   # the cost gate (_pays): first iterations, period, moving-average weight
 
 
 def _isum(lo, hi, axis):
@@ -188,10 +190,36 @@ def coupled_floor(lsq, lo, hi, remainder=True):
         with np.errstate(all="ignore"):
             return _bound(*_pieces(lsq, lo, hi, c, remainder))
     except Undefined:
-        if lo.shape[0] == 1:
-            return np.full(1, -INF)
-    # f undefined somewhere on some box: each box on its own
-    return np.concatenate([coupled_floor(lsq, lo[k:k + 1], hi[k:k + 1], remainder) for k in range(lo.shape[0])])
+        if lo.shape[0] <= SPLIT_MIN:
+            return np.full(lo.shape[0], -INF)
+    # f undefined somewhere on some box: each half on its own (down to SPLIT_MIN boxes, then no bound)
+    h = lo.shape[0] // 2
+    return np.concatenate([coupled_floor(lsq, lo[:h], hi[:h], remainder), coupled_floor(lsq, lo[h:], hi[h:], remainder)])
+
+
+def _pays(search):
+    """Whether to bound this iteration's subregions: always for the first PROBE iterations and every
+    REPROBE-th (the bound sharpens as boxes shrink), else while the subregions it drops (a moving average
+    an iteration) times a sweep's mean seconds (each dropped box saves at least its own sweep later)
+    exceed its own moving-average seconds.  On Ratkowsky01 (n = 4, split 3, CPU twin) the bound on every
+    iteration cost 10x a sweep and dropped one box in two iterations: 94 iterations in 10 s, not 967."""
+    seconds, calls, dropped = search.__dict__.setdefault("_lsq_cost", [0.0, 0, 0.0])
+    if calls < PROBE or search.state.iteration % REPROBE == 0:
+        return True
+    sweep = getattr(search, "sweep_cost", (0.0, 0))
+    per_sweep = sweep[0] / sweep[1] if sweep[1] else 0.0
+    if dropped * per_sweep >= seconds:
+        return True
+    search.contract_stats["lsq_skipped"] = search.contract_stats.get("lsq_skipped", 0) + 1
+    return False
+
+
+def _account(search, seconds, dropped):
+    cost = search.__dict__.setdefault("_lsq_cost", [0.0, 0, 0.0])
+    a = 1.0 if cost[1] == 0 else EMA
+    cost[0] = (1 - a) * cost[0] + a * seconds
+    cost[2] = (1 - a) * cost[2] + a * dropped
+    cost[1] += 1
 
 
 def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
@@ -202,7 +230,7 @@ def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
     from .partition import child_boxes
     st = search.state
     # the objective of a maximiser is -f, which a lower bound of f says nothing of
-    if not ENABLED or search.maximise or sidx.size == 0 or not math.isfinite(st.gub):
+    if not ENABLED or search.maximise or sidx.size == 0 or not math.isfinite(st.gub) or not _pays(search):
         return sidx, lb
     t0 = time.perf_counter()
     lsq = least_squares(search.fn)
@@ -218,6 +246,9 @@ def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
     raised = np.maximum(lb, bound)
     keep = raised <= st.gub
     stats = search.contract_stats
-    stats["lsq_dropped"] = stats.get("lsq_dropped", 0) + int(np.count_nonzero(~keep))
-    search.host_seconds += time.perf_counter() - t0
+    dropped = int(np.count_nonzero(~keep))
+    stats["lsq_dropped"] = stats.get("lsq_dropped", 0) + dropped
+    spent = time.perf_counter() - t0
+    search.host_seconds += spent
+    _account(search, spent, dropped)
     return sidx[keep], raised[keep]
