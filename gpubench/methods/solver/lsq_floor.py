@@ -42,7 +42,7 @@ NEWTON = 8           # projected Newton steps for the multipliers (the bound is 
 ENABLED = True       # off: the search runs as before this bound (measurements, tests)
 MAX_BOXES = 2048     # subregions bounded an iteration (raise_children)
 SPLIT_MIN = 8        # a batch where f is undefined on some box is halved down to this many boxes
-PROBE, REPROBE, EMA = 8, 16, 0.2   # the cost gate (_pays): first iterations, period, moving-average weight
+PROBE, REPROBE, EMA, SUBTREE = 8, 16, 0.2, 4   # the cost gate (_pays)
 
 
 def _isum(lo, hi, axis):
@@ -93,14 +93,6 @@ def _pieces(lsq, lo, hi, c, remainder=True):
             phi.append(q[1])
         P = (np.stack(plo, -1)[:, None, :], np.stack(phi, -1)[:, None, :])
         K = add(K, _isum(*mul((hlo, hhi), P), -1))
-        # the mean value form too, r(c + d) in r(c) + grad r(X).d, so [A, B] also holds
-        # r(c) + (grad r(X) - gm).D: on coarse boxes of Kowalik's rational model it is the narrower
-        # (a census of 4,096 boxes: 313 of the natural form's 314 kept with the Hessian's remainder alone)
-        gx = lsq.enclose(lo, hi, lsq.grad)
-        gxlo = np.stack([np.stack([p[0] for p in row], -1) for row in gx], -2)
-        gxhi = np.stack([np.stack([p[1] for p in row], -1) for row in gx], -2)
-        mv = add(rc, _isum(*mul(sub((gxlo, gxhi), (gm, gm)), D), -1))
-        K = (np.maximum(K[0], mv[0]), np.minimum(K[1], mv[1]))
     return K, nat, gm, wts, rest, (dlo, dhi)
 
 
@@ -158,28 +150,25 @@ def _multipliers(A, B, L, H, gm, rad, w, linear):
 
 
 def _bound(K, nat, gm, wts, rest, D):
-    """Step 2 of the module's docstring for every box: lower bounds (B,), the best of four choices of each
-    residual's enclosure in the multipliers' relaxation and in the bound: the linear form wherever it is
-    finite, even where its range over the box is wider than the natural enclosure, since it is what couples
-    the residuals (Ratkowsky02 on a box 1 % of the domain holding the minimiser: 8.0, against 0.47 with
-    the narrower of the two per residual); the narrower of the two (coarse boxes, wide remainders); and
-    for each, in the bound, the side that bounds the residual at the relaxation's minimiser (linear where
-    its side is above the natural end, else the natural end).  Every choice is a valid bound."""
+    """Step 2 of the module's docstring for every box: lower bounds (B,), the better of two choices of each
+    residual's enclosure in the bound: the linear form wherever it is finite, even where its range over the
+    box is wider than the natural enclosure, since it is what couples the residuals (Ratkowsky02 on a box
+    1 % of the domain holding the minimiser: 8.0, against 0.47 with the narrower of the two per residual);
+    and the side that bounds the residual at the relaxation's minimiser (linear where its side is above
+    the natural end, else the natural end).  Every choice is a valid bound.  (Also tried, no box more
+    dropped in censuses of Watson at width 2.5 and Kowalik at 1.25 and 0.625, so left out for their cost:
+    the mean value form intersected with the Hessian's remainder, and a second relaxation with each
+    residual's narrower enclosure.)"""
     A, B = K
     L, H = nat
     rad = np.maximum(-D[0], D[1])
     w = np.where(np.isfinite(wts[0]), wts[0], 0.0)
     with np.errstate(invalid="ignore", over="ignore"):
-        lin_width = (B - A) + 2.0 * np.einsum("bmn,bn->bm", np.abs(gm), rad)
-        finite = np.isfinite(lin_width)
-        narrow = finite & ~(lin_width >= H - L)
-    best = np.full(A.shape[0], -INF)
-    for linear in (finite, narrow):
-        a, z = _multipliers(A, B, L, H, gm, rad, w, linear)
-        active = linear & np.where(a > 0, z + A >= L, np.where(a < 0, z + B <= H, True))
-        best = np.maximum(best, _bound_with(K, nat, gm, wts, rest, D, a, linear))
-        best = np.maximum(best, _bound_with(K, nat, gm, wts, rest, D, a, active))
-    return best
+        linear = np.isfinite(A) & np.isfinite(B)
+    a, z = _multipliers(A, B, L, H, gm, rad, w, linear)
+    active = linear & np.where(a > 0, z + A >= L, np.where(a < 0, z + B <= H, True))
+    return np.maximum(_bound_with(K, nat, gm, wts, rest, D, a, linear),
+                      _bound_with(K, nat, gm, wts, rest, D, a, active))
 
 
 def _bound_with(K, nat, gm, wts, rest, D, a, linear):
@@ -223,16 +212,16 @@ def coupled_floor(lsq, lo, hi, remainder=True):
 
 def _pays(search):
     """Whether to bound this iteration's subregions: always for the first PROBE iterations and every
-    REPROBE-th (the bound sharpens as boxes shrink), else while the subregions it drops (a moving average
-    an iteration) times a sweep's mean seconds (each dropped box saves at least its own sweep later)
-    exceed its own moving-average seconds.  On Ratkowsky01 (n = 4, split 3, CPU twin) the bound on every
+    REPROBE-th (the bound sharpens as boxes shrink), else while it costs no more than a sweep (mean
+    seconds of each), or while the subregions it drops (a moving average an iteration) times SUBTREE
+    sweeps (a dropped box saves its own sweep and its children's) exceed its own moving-average seconds.  On Ratkowsky01 (n = 4, split 3, CPU twin) the bound on every
     iteration cost 10x a sweep and dropped one box in two iterations: 94 iterations in 10 s, not 967."""
     seconds, calls, dropped = search.__dict__.setdefault("_lsq_cost", [0.0, 0, 0.0])
     if calls < PROBE or search.state.iteration % REPROBE == 0:
         return True
     sweep = getattr(search, "sweep_cost", (0.0, 0))
     per_sweep = sweep[0] / sweep[1] if sweep[1] else 0.0
-    if dropped * per_sweep >= seconds:
+    if seconds <= per_sweep or dropped * SUBTREE * per_sweep >= seconds:
         return True
     search.contract_stats["lsq_skipped"] = search.contract_stats.get("lsq_skipped", 0) + 1
     return False
