@@ -42,7 +42,7 @@ NEWTON = 8           # projected Newton steps for the multipliers (the bound is 
 ENABLED = True       # off: the search runs as before this bound (measurements, tests)
 MAX_BOXES = 512      # subregions bounded an iteration (raise_children): ~85 ms for 2,048 of Ratkowsky02, 944 ms of Thurber (CPU)
 SPLIT_MIN = 8        # a batch where f is undefined on some box is halved down to this many boxes
-PROBE, BUDGET = 8, 0.5   # the cost gate (_pays): first iterations always, then seconds <= BUDGET x the sweeps'
+PROBE, BUDGET = 8, 1.0   # the cost gate (_pays): first iterations always, then seconds <= BUDGET x the sweeps'
 
 
 def _isum(lo, hi, axis):
