@@ -132,12 +132,14 @@ def test_zero_residual_point_inside_gives_at_most_zero():
 def test_detection():
     assert least_squares(F.get("scipy_go.SixHumpCamel")) is None
     assert _lsq(lambda X: (sp.Abs(X[0]) - 1)**2 + X[1]**2, 2) is None        # a kink: not C^2
-    lsq = _lsq(lambda X: 3 * (X[0] - 1)**2 + (X[0] + X[1])**2 + X[1], 2)  # a weight and a rest term
+    assert _lsq(lambda X: (X[0] - 1)**2 + (X[0] * X[1] - 1)**2 + X[1], 2) is None   # not a fit: a term not a square
+    assert _lsq(lambda X: (X[0] + X[1] - 1)**2, 2) is None                # fewer residuals than coordinates
+    lsq = _lsq(lambda X: 3 * (X[0] - 1)**2 + (X[0] + X[1])**2 + sp.Rational(1, 3), 2)   # a weight, a constant
     assert lsq.m == 2
     lo, hi = np.array([0.5, -1.0]), np.array([1.5, 1.0])
     b = M.coupled_floor(lsq, lo, hi)[0]
-    assert b <= min(3 * (x - 1)**2 + (x + y)**2 + y for x in np.linspace(0.5, 1.5, 41)
-                    for y in np.linspace(-1, 1, 41))
+    assert 0.3 < b <= min(3 * (x - 1)**2 + (x + y)**2 + 1 / 3 for x in np.linspace(0.5, 1.5, 41)
+                          for y in np.linspace(-1, 1, 41))
 
 
 class _Search:

@@ -1,5 +1,5 @@
-"""A fixed-dimension definition written as a sum of squares, f = sum_i w_i r_i(x)^2 + rest(x), as the
-residuals' plain trees and their first and second derivatives (issue 41, docs/scipy_go.md "lsq41").
+"""A fixed-dimension definition written as a sum of squares, f = sum_i w_i r_i(x)^2 + c (a fit: at least as
+many residuals as coordinates, c a constant), as the residuals' plain trees and their first and second derivatives (issue 41, docs/scipy_go.md "lsq41").
 
 What the coupled least-squares bound (:mod:`gpubench.methods.solver.lsq_floor`) reads: each residual r_i
 (the base of a top-level square, its weight w_i a positive constant), its gradient and Hessian by the
@@ -72,6 +72,11 @@ def program(definition):
     if found is None:
         return None
     residuals, weights, rest = found
+    # a fit: every term a square (a constant besides), at least as many residuals as coordinates; a
+    # function with a square among other terms (Xor, Paviani, Colville's ...) or fewer squares than
+    # coordinates keeps the search as it was: the bound costs host time an iteration there for little
+    if not sp.Add(*rest).is_number or len(residuals) < definition.dim:
+        return None
     xs = variables(definition.dim)
     names = {str(s) for s in xs}
     if any(str(s) not in names for s in definition.expr.free_symbols):
