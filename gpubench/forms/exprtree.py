@@ -21,9 +21,7 @@ Light: no sympy and no numpy at import.
 # k >= 1, ["inv", k] for -k, ["sqrt"], ["rat", r] for another rational, ["any"] otherwise), "max",
 # "min", "floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs", "sign" (the derivative of
 # |u|: the level set's walk has no rule for it and takes the whole line, as for "any"; the chain's
-# compiled cells enclose it, forms/chain_cells.py), "dirac" (sympy's DiracDelta(u), the derivative of
-# sign(u): 0 wherever u != 0; the walk takes the whole line, the convexity test 0 on a box where u keeps
-# one sign, forms/convexity.py), and "any" (no rule)
+# compiled cells enclose it, forms/chain_cells.py), and "any" (no rule)
 UNARY = ("floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs")
 
 
@@ -129,8 +127,6 @@ def convert(expr, memo=None):
             node = Node("pow", [go(base)], value=kind)
         elif e.func in funcs:
             node = Node(funcs[e.func], [go(a) for a in e.args])
-        elif e.func is sp.DiracDelta and len(e.args) == 1:   # DiracDelta(u, k), k >= 1: "any" below
-            node = Node("dirac", [go(e.args[0])])
         else:   # no rule: any real value, its arguments not visited (as the level set always did)
             node = Node("any")
         memo[e] = node

@@ -140,8 +140,7 @@ def contract_floor(fn, lo, hi, gub, maximise=False):
 def convex_floor(fn, lo, hi, x, maximise=False):
     """A lower bound of the objective (f, or -f for ``maximise``) over the box [lo, hi] where it is
     proved convex there (:func:`gpubench.forms.convexity.convex`): f(y) >= f(x) + g(x).(y - x)
-    for every y of the box, x a point of it (``x`` clipped into the box; or ``x`` itself where f is
-    proved convex on the hull of the box and x, below), so the bound is the lower
+    for every y of the box, x a point of it (``x`` clipped into the box), so the bound is the lower
     end of f(x)'s enclosure plus the least of g(x).(y - x) over the box, every step rounded down.
     At a minimiser of f over the box the first-order term is >= 0 up to the gradient's residual,
     so the bound is f* to within it however wide the box (Trid n = 10 on [-20, 20]^10, a convex
@@ -153,25 +152,9 @@ def convex_floor(fn, lo, hi, x, maximise=False):
     if x is None or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         return -INF
     from ...forms.convexity import convex
-    ls = levelset(fn, lo.size, maximise)
-    x = np.asarray(x, dtype=np.float64)
-    inside = np.minimum(np.maximum(x, lo), hi)
-    # x outside the box (the GUB point beside a box near the minimiser): where f is convex on the hull of
-    # the box and x, the tangent plane at x itself is below f on the box, and at x, a near-minimiser, it
-    # is f(x) up to the gradient's residual: the cluster of boxes about an interior minimiser, whose own
-    # forms leave each a little below GUB, closes box by box (EggHolder n = 5; issue 41, hard41)
-    if np.any(inside != x) and np.all(np.isfinite(x)):
-        hlo, hhi = np.minimum(lo, x), np.maximum(hi, x)
-        if convex(ls, hlo, hhi):   # then on the box too: the better of both tangent planes
-            return max(_tangent_floor(fn, lo, hi, x, maximise), _tangent_floor(fn, lo, hi, inside, maximise))
-    if not convex(ls, lo, hi):
+    if not convex(levelset(fn, lo.size, maximise), lo, hi):
         return -INF
-    return _tangent_floor(fn, lo, hi, inside, maximise)
-
-
-def _tangent_floor(fn, lo, hi, x, maximise):
-    """The lower end of f(x) + g(x).(y - x) over y in [lo, hi], every step rounded down (-inf where a
-    value is not finite): a lower bound of f on the box where f is convex on a set holding x and the box."""
+    x = np.minimum(np.maximum(np.asarray(x, dtype=np.float64), lo), hi)
     flo, fhi = fn.interval(x, x)
     glo, ghi = (np.asarray(v, dtype=np.float64) for v in fn.interval_gradient(x, x))
     if maximise:
