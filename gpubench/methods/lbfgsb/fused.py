@@ -77,6 +77,40 @@ class _Launcher:
         return cuda.as_cuda_array(a, sync=False)   # same stream (the legacy default): no sync needed
 
 
+class _Kernels:
+    """The fused kernels, each configured once for its launch shape, every launch counted in
+    :data:`shared.LAUNCHES`.  ``k(name, *args)`` is numba's ordinary launch: the dispatcher types and
+    marshals every argument on each call (tens of microseconds of host time, during which a small
+    problem's GPU idles).  ``k.bind(name, *args)`` returns a function of no argument for a launch whose
+    arguments never change in a run: typed, compiled and marshalled once
+    (:func:`gpubench.device.gpu.bound_launch`), each call the driver's launch alone (under the
+    simulator it is the ordinary launch: the same kernel on the same arguments)."""
+
+    VECTOR = ("lf_pair", "lf_move", "lf_reduced", "lf_step", "lf_direction", "lf_trial")
+
+    def __init__(self, L, **kernels):
+        self.kernels = kernels
+        self.shape = {name: (L.vec if name in self.VECTOR else L.one) for name in kernels}
+        self.conf = {name: k[self.shape[name]] for name, k in kernels.items()}
+
+    def __call__(self, name, *args):
+        shared.launched("kernel:" + name)
+        shared.launched("path:dispatcher")
+        self.conf[name](*args)
+
+    def bind(self, name, *args):
+        from ...device.gpu import bound_launch
+        go = bound_launch(self.kernels[name], *self.shape[name], args)
+        kind, path = "kernel:" + name, "path:" + go.path
+
+        def launch():
+            shared.launched(kind)
+            shared.launched(path)
+            go()
+        launch.path = go.path
+        return launch
+
+
 def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
              step="project", backend=None, callback=None, threads=None, ftol_abs=None, sync_every=None,
              until=None):
@@ -118,16 +152,14 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     G = gate_kernels()
     GATE_STOPS = {K.GATE_PGTOL: shared.CONVERGED_PGTOL, K.GATE_FDEC: shared.CONVERGED_FDEC,
                   K.GATE_FACTR: shared.CONVERGED_FACTR}
-    shape = {"lf_pair": V, "lf_move": V, "lf_reduced": V, "lf_step": V, "lf_direction": V, "lf_trial": V}
-    kz = {name: getattr(K, name)[shape.get(name, one)] for name in (
+    kz = _Kernels(L, lf_gate=G.lf_gate, lf_enter=G.lf_enter, **{name: getattr(K, name) for name in (
         "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
-        "lf_trial")}
-    kz.update(lf_gate=G.lf_gate[one], lf_enter=G.lf_enter[one])
+        "lf_trial")})
 
     f, g0 = fun_and_grad(x)
     g[...] = g0
-    kz["lf_init"](d["st"])
-    kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+    kz("lf_init", d["st"])
+    kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
     f, pg = shared.fetch(xp, f, st[K.C_PG])
     nfev, nit = 1, 0
     if pg <= pgtol:
@@ -154,10 +186,10 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
 
     def first_trial(it):
         """Cauchy point, subspace step, direction and the first trial x + a d into XA: no host read."""
-        kz["lf_reduced"](d["VEC"], d["YS"], m, d["st"], d["SMB"])
-        kz["lf_step"](d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
-        kz["lf_direction"](d["VEC"], project, constrained, d["st"])
-        kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
+        kz("lf_reduced", d["VEC"], d["YS"], m, d["st"], d["SMB"])
+        kz("lf_step", d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
+        kz("lf_direction", d["VEC"], project, constrained, d["st"])
+        kz("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
 
     while True:
         capped = nit < maxiter and nfev < maxfun and until is not None and until()
@@ -175,7 +207,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         if batch > 1:
             # ---- up to ``run`` whole iterations launched with no host read: the gate (on the device)
             # accepts each first trial or stops the passes after it; one read at the end
-            kz["lf_enter"](d["st"], f, pending[0] if pending else 0.0, 1.0 if pending else 0.0,
+            kz("lf_enter", d["st"], f, pending[0] if pending else 0.0, 1.0 if pending else 0.0,
                            float(nit), float(nfev))
             for i in range(min(run, maxiter - nit, maxfun - nfev)):
                 first_trial(nit + i)
@@ -183,10 +215,12 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 st[K.FA] = fa
                 st[K.SLOPE] = ga @ D
                 GN[...] = ga
-                kz["lf_gate"](d["st"], pgtol, factr * shared.EPS, ftol_gate, float(maxiter), float(maxfun))
-                kz["lf_pair"](d["VEC"], d["XA"], d["YS"], m, d["st"])
-                kz["lf_push"](d["st"], m, -1.0, d["SMB"])
-                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 1, d["st"])
+                for what in ("set FA", "g.d", "set SLOPE", "copy GN"):
+                    shared.launched("array:" + what)
+                kz("lf_gate", d["st"], pgtol, factr * shared.EPS, ftol_gate, float(maxiter), float(maxfun))
+                kz("lf_pair", d["VEC"], d["XA"], d["YS"], m, d["st"])
+                kz("lf_push", d["st"], m, -1.0, d["SMB"])
+                kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"])
             s_, = shared.fetch(xp, st)
             code = int(s_[K.CODE])
             if int(s_[K.NIT]) > nit:
@@ -207,11 +241,12 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             # GATE_HOST: this iteration goes on on the host from its descent test (its stopping test
             # passed on the device); the last evaluation of the batch was at its first trial XA
             run = 1
-            kz["lf_enter"](d["st"], f, 0.0, 0.0, float(nit), float(nfev))
+            kz("lf_enter", d["st"], f, 0.0, 0.0, float(nit), float(nfev))
             fa, slope = float(s_[K.FA]), float(s_[K.SLOPE])
         else:
             first_trial(nit)
             fa, ga = fun_and_grad(XA)
+            shared.launched("array:g.d")
             s_, fa, slope = shared.fetch(xp, st, fa, ga @ D)
             if pending is not None:
                 pg = float(s_[K.C_PG])
@@ -226,8 +261,8 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         dnorm = math.sqrt(dd)
         if not (gd < 0) or dnorm == 0.0:
             if kmem and not retried:
-                kz["lf_reset"](d["st"])
-                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+                kz("lf_reset", d["st"])
+                kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
                 retried = True
                 continue
             if dnorm == 0.0 or gd == 0.0:
@@ -246,17 +281,18 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             # a later trial gets a buffer of its own: the search may keep an earlier one
             xa = xp.empty(n)
             dxa = L.view(xa)
-            kz["lf_trial"](d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
+            kz("lf_trial", d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
             fa_, ga_ = fun_and_grad(xa)
             nfev += 1
+            shared.launched("array:g.d")
             fa_, sl_ = shared.fetch(xp, fa_, ga_ @ D)
             return fa_, sl_, (dxa, ga_)
 
         a, fnew, _, payload, ok = shared._line_search(phi, f, gd, stp, stpmax)
         if not ok or payload is None:
             if kmem and not retried:
-                kz["lf_reset"](d["st"])
-                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+                kz("lf_reset", d["st"])
+                kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
                 retried = True
                 continue
             status, message = ((0, shared.CONVERGED_FDEC_LNSRCH) if ftol_abs is not None
@@ -265,10 +301,11 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         retried = False
         dxa, gnew = payload
         GN[...] = gnew
+        shared.launched("array:copy GN")
         # ---- the memory update and the next Cauchy point's products: no host read
-        kz["lf_pair"](d["VEC"], dxa, d["YS"], m, d["st"])
-        kz["lf_push"](d["st"], m, shared.EPS * (-gd * a), d["SMB"])
-        kz["lf_move"](d["VEC"], dxa, d["YS"], m, 1, d["st"])
+        kz("lf_pair", d["VEC"], dxa, d["YS"], m, d["st"])
+        kz("lf_push", d["st"], m, shared.EPS * (-gd * a), d["SMB"])
+        kz("lf_move", d["VEC"], dxa, d["YS"], m, 1, d["st"])
         pending = (f, fnew)
         f = fnew
         nit += 1

@@ -31,6 +31,14 @@ def decrease_stop(fold, fnew, ftol_abs):
 
 
 SYNC = {"count": 0}             # host reads of device values (``fetch`` calls), for tests and benchmarks
+# launches the fused driver makes, by kind: "kernel:NAME" its numba kernels (counted as bound or
+# dispatched in "path:bound" / "path:dispatcher"), "array:WHAT" its own array-library operations
+# between them (each one CuPy kernel or copy); the user's fun_and_grad is not counted here
+LAUNCHES = {}
+
+
+def launched(kind):
+    LAUNCHES[kind] = LAUNCHES.get(kind, 0) + 1
 
 
 def fetch(xp, *vals):
