@@ -126,7 +126,7 @@ out = {}
 for name, sig in sigs.items():
     out[name] = ".entry" in compile_ptx(getattr(K, name), sig, device=False)
 from gpubench.kernels import lbfgsb_fused_gate as G
-for name, sig in {"lf_gate": (v, R, R, R, R, R), "lf_enter": (v, R, R, R, R, R)}.items():
+for name, sig in {"lf_gate_push": (v, R, R, R, R, R, I, M3), "lf_enter": (v, R, R, R, R, R)}.items():
     out[name] = ".entry" in compile_ptx(getattr(G, name), sig, device=False)
 print(json.dumps(out))
 '''

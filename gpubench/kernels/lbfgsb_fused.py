@@ -113,7 +113,13 @@ def lf_push(st, m, accept, SMB):
     the test's threshold eps (-g.d) a from the device's g.d and accepted step (the batched driver)."""
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    # one thread: the small matrices in shared memory (on-chip), written back once
+    _push(st, m, accept, SMB)
+
+
+@cuda.jit(device=True)
+def _push(st, m, accept, SMB):
+    # lf_push's work (one thread), also done by the batched driver's lf_gate_push after its gate:
+    # the small matrices in shared memory (on-chip), written back once
     M = cuda.shared.array((M2MAX, M2MAX), float64)
     A = cuda.shared.array((M2MAX, M2MAX), float64)
     SS = cuda.shared.array((MMAX, MMAX), float64)
@@ -515,10 +521,13 @@ def lf_trial(VEC, out, a_host, first, constrained, boxed, nit, st):
     """x_a = x + a d into ``out``, clipped to the box at the largest step (rounding must not leave
     it).  ``first``: the descent test and the first step a are SciPy's rules, computed here from
     the direction's products (block 0 stores them and clears the memory update's accumulators);
-    otherwise a = ``a_host``."""
+    otherwise a = ``a_host``.  ``nit`` < 0: the iteration count is the device's ``st[NIT]``, so that
+    the batched driver's launch has the same arguments in every iteration (bound once)."""
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     if first != 0:
+        if nit < 0:           # the batched driver: the count on the device (lf_enter's, advanced by its gate)
+            nit = int(st[NIT])
         descent, stpmax, a = _steplength(st, constrained, boxed, nit)
         if cuda.grid(1) == 0:
             st[DESCENT] = 1.0 if descent else 0.0

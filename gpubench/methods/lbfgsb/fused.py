@@ -152,7 +152,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     G = gate_kernels()
     GATE_STOPS = {K.GATE_PGTOL: shared.CONVERGED_PGTOL, K.GATE_FDEC: shared.CONVERGED_FDEC,
                   K.GATE_FACTR: shared.CONVERGED_FACTR}
-    kz = _Kernels(L, lf_gate=G.lf_gate, lf_enter=G.lf_enter, **{name: getattr(K, name) for name in (
+    kz = _Kernels(L, lf_gate_push=G.lf_gate_push, lf_enter=G.lf_enter, **{name: getattr(K, name) for name in (
         "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
         "lf_trial")})
 
@@ -184,12 +184,24 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             return 0, shared.CONVERGED_FACTR
         return None
 
+    # the launches whose arguments are the same all run long: bound once (_Kernels.bind)
+    passes = (kz.bind("lf_reduced", d["VEC"], d["YS"], m, d["st"], d["SMB"]),
+              kz.bind("lf_step", d["VEC"], d["YS"], m, project, d["st"], d["SMB"]),
+              kz.bind("lf_direction", d["VEC"], project, constrained, d["st"]))
+    if batch > 1:
+        # a batch's iteration: every launch bound (lf_trial reads the iteration count on the device)
+        passes += (kz.bind("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, -1, d["st"]),)
+        update = (kz.bind("lf_pair", d["VEC"], d["XA"], d["YS"], m, d["st"]),
+                  kz.bind("lf_gate_push", d["st"], float(pgtol), float(factr * shared.EPS), ftol_gate,
+                          float(maxiter), float(maxfun), m, d["SMB"]),
+                  kz.bind("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"]))
+
     def first_trial(it):
         """Cauchy point, subspace step, direction and the first trial x + a d into XA: no host read."""
-        kz("lf_reduced", d["VEC"], d["YS"], m, d["st"], d["SMB"])
-        kz("lf_step", d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
-        kz("lf_direction", d["VEC"], project, constrained, d["st"])
-        kz("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
+        for go in passes:
+            go()
+        if batch == 1:
+            kz("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
 
     while True:
         capped = nit < maxiter and nfev < maxfun and until is not None and until()
@@ -217,10 +229,9 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 GN[...] = ga
                 for what in ("set FA", "g.d", "set SLOPE", "copy GN"):
                     shared.launched("array:" + what)
-                kz("lf_gate", d["st"], pgtol, factr * shared.EPS, ftol_gate, float(maxiter), float(maxfun))
-                kz("lf_pair", d["VEC"], d["XA"], d["YS"], m, d["st"])
-                kz("lf_push", d["st"], m, -1.0, d["SMB"])
-                kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"])
+                # the update's sums, the gate with the update's one-thread part, the move
+                for go in update:
+                    go()
             s_, = shared.fetch(xp, st)
             code = int(s_[K.CODE])
             if int(s_[K.NIT]) > nit:
