@@ -38,6 +38,7 @@ from . import shared
 
 USES = "approximate Cauchy point, history 1 <= m <= %d"
 BATCH = 16              # iterations launched between two host reads (sync_every's default)
+BIND = True             # bound launches (_Kernels.bind); scripts/gpu_lbfgsb_batched.py turns it off to compare
 
 
 def kernels():
@@ -100,7 +101,7 @@ class _Kernels:
 
     def bind(self, name, *args):
         from ...device.gpu import bound_launch
-        go = bound_launch(self.kernels[name], *self.shape[name], args)
+        go = bound_launch(self.kernels[name], *self.shape[name], args, bind=BIND)
         kind, path = "kernel:" + name, "path:" + go.path
 
         def launch():

@@ -41,6 +41,18 @@ def launched(kind):
     LAUNCHES[kind] = LAUNCHES.get(kind, 0) + 1
 
 
+def launches_since(before, iterations):
+    """Launches an iteration since ``before`` (a copy of :data:`LAUNCHES`): ``kernels`` the numba
+    kernels, ``bound`` those of them launched bound, ``array_ops`` the driver's own array-library
+    operations between them (the user's fun_and_grad makes its own on top)."""
+    d = {k: v - before.get(k, 0) for k, v in LAUNCHES.items()}
+    it = max(int(iterations), 1)
+
+    def part(prefix):
+        return round(sum(v for k, v in d.items() if k.startswith(prefix)) / it, 3)
+    return {"kernels": part("kernel:"), "bound": part("path:bound"), "array_ops": part("array:")}
+
+
 def fetch(xp, *vals):
     """Host values of device scalars/arrays (or plain numbers), in one transfer.
 
