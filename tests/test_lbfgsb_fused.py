@@ -184,3 +184,35 @@ def test_until_stops_both_paths_between_iterations():
         # the array loop: asked at 0, 1, 2 iterations; the fused: batches of 1 (its first iteration's
         # search handed to the host, which starts the doubling again) and 1
         assert r.iterations == 2 and len(asked) == 3
+
+
+def test_a_batched_iteration_is_seven_bound_launches(monkeypatch):
+    """Issue 43: a batch's iteration launches lf_reduced, lf_step, lf_direction, lf_trial, lf_pair,
+    lf_gate_push and lf_move (the gate and the memory update's one-thread part in one launch), each
+    through a launch bound once for the run (gpu.bound_launch: its arguments never change), and the
+    driver's own array operations are the trial's f, g.d and g copied into ``st`` and ``VEC``.
+    Under the simulator bound_launch gives numba's ordinary launch; a stand-in marks it bound here."""
+    from gpubench.device import gpu
+    from gpubench.methods.lbfgsb import shared
+
+    def bound(kernel, griddim, blockdim, args, stream=0, sharedmem=0, bind=True):
+        def go():
+            kernel[griddim, blockdim](*args)
+        go.path = "bound" if bind else "dispatcher"
+        return go
+    monkeypatch.setattr(gpu, "bound_launch", bound)
+    p, m, step = CASES["torsion"]()
+    before = dict(shared.LAUNCHES)
+    r = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=m, step=step, pgtol=1e-8, factr=10.0, maxiter=6,
+                       backend=np, sync_every=16)
+    n = {k: v - before.get(k, 0) for k, v in shared.LAUNCHES.items()}
+    passes = n["kernel:lf_gate_push"]
+    assert r.iterations == 6 and passes >= 5 and "kernel:lf_gate" not in n
+    # every pass of a batch: the seven kernels, all bound; the host's own steps (start, hand-overs) dispatched
+    assert n["path:bound"] == 7 * passes
+    for k in ("lf_reduced", "lf_step", "lf_direction"):
+        assert n["kernel:" + k] == passes
+    assert n["kernel:lf_trial"] >= passes                             # and the host's later trials
+    assert n["kernel:lf_pair"] == n["kernel:lf_push"] + passes       # lf_push: the host's updates only
+    assert n["array:set FA"] == n["array:set SLOPE"] == passes
+    assert shared.launches_since(before, r.iterations)["kernels"] <= 9
