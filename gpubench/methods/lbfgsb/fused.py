@@ -39,6 +39,9 @@ from . import shared
 USES = "approximate Cauchy point, history 1 <= m <= %d"
 BATCH = 16              # iterations launched between two host reads (sync_every's default)
 BIND = True             # bound launches (_Kernels.bind); scripts/gpu_lbfgsb_batched.py turns it off to compare
+# a batch's iteration as one cooperative launch (gpubench.kernels.lbfgsb_fused_coop) instead of seven;
+# off by default until an H200 run has timed it (scripts/gpu_lbfgsb_batched.py turns it on to compare)
+COOPERATIVE = False
 
 
 def kernels():
@@ -49,6 +52,11 @@ def kernels():
 def gate_kernels():
     from ...kernels import lbfgsb_fused_gate
     return lbfgsb_fused_gate
+
+
+def coop_kernels():
+    from ...kernels import lbfgsb_fused_coop
+    return lbfgsb_fused_coop
 
 
 def supported(cauchy, m, record_cauchy=False):
@@ -87,9 +95,10 @@ class _Kernels:
     (:func:`gpubench.device.gpu.bound_launch`), each call the driver's launch alone (under the
     simulator it is the ordinary launch: the same kernel on the same arguments)."""
 
-    VECTOR = ("lf_pair", "lf_move", "lf_reduced", "lf_step", "lf_direction", "lf_trial")
+    VECTOR = ("lf_pair", "lf_move", "lf_reduced", "lf_step", "lf_direction", "lf_trial", "lf_iterate")
 
     def __init__(self, L, **kernels):
+        self.sim = L.sim
         self.kernels = kernels
         self.shape = {name: (L.vec if name in self.VECTOR else L.one) for name in kernels}
         self.conf = {name: k[self.shape[name]] for name, k in kernels.items()}
@@ -98,6 +107,17 @@ class _Kernels:
         shared.launched("kernel:" + name)
         shared.launched("path:dispatcher")
         self.conf[name](*args)
+
+    def cooperative(self, name, *args):
+        """Cap the grid of a cooperative kernel at what can be resident at once (the occupancy query
+        of its overload for ``args``' types): a cooperative launch needs every block resident."""
+        k = self.kernels[name]
+        blocks, tpb = self.shape[name]
+        if not self.sim:
+            overload = k.compile(tuple(k.typeof_pyval(a) for a in args))
+            blocks = max(1, min(blocks, overload.max_cooperative_grid_blocks(tpb)))
+        self.shape[name] = (blocks, tpb)
+        self.conf[name] = k[self.shape[name]]
 
     def bind(self, name, *args):
         from ...device.gpu import bound_launch
@@ -151,9 +171,11 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     if batch < 1:
         raise InputError(f"lbfgsb: sync_every must be a positive integer, got {sync_every!r}")
     G = gate_kernels()
+    coop = batch > 1 and COOPERATIVE
     GATE_STOPS = {K.GATE_PGTOL: shared.CONVERGED_PGTOL, K.GATE_FDEC: shared.CONVERGED_FDEC,
                   K.GATE_FACTR: shared.CONVERGED_FACTR}
-    kz = _Kernels(L, lf_gate_push=G.lf_gate_push, lf_enter=G.lf_enter, **{name: getattr(K, name) for name in (
+    kz = _Kernels(L, lf_gate_push=G.lf_gate_push, lf_enter=G.lf_enter,
+                  **({"lf_iterate": coop_kernels().lf_iterate} if coop else {}), **{name: getattr(K, name) for name in (
         "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
         "lf_trial")})
 
@@ -196,6 +218,14 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                   kz.bind("lf_gate_push", d["st"], float(pgtol), float(factr * shared.EPS), ftol_gate,
                           float(maxiter), float(maxfun), m, d["SMB"]),
                   kz.bind("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"]))
+    prepared = False        # (cooperative) the next iteration's first trial is in XA already
+    if coop:
+        # the same passes in one launch, grid syncs where the launches ended: ``update`` 0 the first
+        # trial at a batch's start, 1 a first trial's update and the next iteration's first trial
+        cargs = (d["VEC"], d["XA"], d["YS"], m, d["st"], d["SMB"], project, constrained, boxed, float(pgtol),
+                 float(factr * shared.EPS), ftol_gate, float(maxiter), float(maxfun))
+        kz.cooperative("lf_iterate", *cargs, 0)
+        coop_first, coop_next = kz.bind("lf_iterate", *cargs, 0), kz.bind("lf_iterate", *cargs, 1)
 
     def first_trial(it):
         """Cauchy point, subspace step, direction and the first trial x + a d into XA: no host read."""
@@ -222,8 +252,11 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             # accepts each first trial or stops the passes after it; one read at the end
             kz("lf_enter", d["st"], f, pending[0] if pending else 0.0, 1.0 if pending else 0.0,
                            float(nit), float(nfev))
+            if coop and not prepared:
+                coop_first()
             for i in range(min(run, maxiter - nit, maxfun - nfev)):
-                first_trial(nit + i)
+                if not coop:
+                    first_trial(nit + i)
                 fa, ga = fun_and_grad(XA)
                 st[K.FA] = fa
                 st[K.SLOPE] = ga @ D
@@ -231,10 +264,14 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 for what in ("set FA", "g.d", "set SLOPE", "copy GN"):
                     shared.launched("array:" + what)
                 # the update's sums, the gate with the update's one-thread part, the move
-                for go in update:
-                    go()
+                if coop:
+                    coop_next()
+                else:
+                    for go in update:
+                        go()
             s_, = shared.fetch(xp, st)
             code = int(s_[K.CODE])
+            prepared = coop and code == K.GATE_GOING
             if int(s_[K.NIT]) > nit:
                 retried = False
             nit, nfev, f = int(s_[K.NIT]), int(s_[K.NFEV]), float(s_[K.F_CUR])
