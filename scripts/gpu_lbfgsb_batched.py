@@ -1,7 +1,8 @@
 """The fused L-BFGS-B driver on the GPU host: ms an iteration and launches an iteration on torsion at
-issue 43's sizes, in one run, for three drivers: per-evaluation (sync_every=1), batched with every
+issue 43's sizes, in one run, for four drivers: per-evaluation (sync_every=1), batched with every
 launch through numba's dispatcher (``fused.BIND = False``: the arguments typed and marshalled at each
-launch, as before issue 43's second round) and batched with the launches bound once (the default).
+launch, as before issue 43's second round), batched with the launches bound once (the default), and
+batched with a batch's iteration as one cooperative launch (``fused.COOPERATIVE``, bound).
 
     python scripts/gpu_lbfgsb_batched.py [--sizes 10000,160000,1000000,4000000] [--iterations 200]
     python scripts/gpu_lbfgsb_batched.py --simulate --sizes 400 --iterations 30     # no GPU: the counts
@@ -53,9 +54,9 @@ def main():
             calls[0] += 1
             return p.fg_stencil(v)
         out = {}
-        for name, every, bind in (("per-evaluation", 1, True), ("batched, dispatched", 16, False),
-                                  ("batched, bound", 16, True)):
-            fused.BIND = bind
+        for name, every, bind, coop in (("per-evaluation", 1, True, False), ("batched, dispatched", 16, False, False),
+                                        ("batched, bound", 16, True, False), ("batched, cooperative", 16, True, True)):
+            fused.BIND, fused.COOPERATIVE = bind, coop
             args = dict(m=5, pgtol=1e-5 * pg0, factr=0.0, backend=cp, sync_every=every)
             fused.minimize(fg, x0, lo, hi, maxiter=3, **args)
             synchronize()
@@ -70,7 +71,7 @@ def main():
                               "ms_per_iteration": 1e3 * dt / max(r.iterations, 1),
                               "launches": shared.launches_since(l0, r.iterations),
                               "fun": r.fun, "message": r.message}), flush=True)
-        fused.BIND = True
+        fused.BIND, fused.COOPERATIVE = True, False
         decided = {k: (r.iterations, r.nfev, r.message) for k, r in out.items()}
         print(json.dumps({"n": n, "same_decisions": len(set(decided.values())) == 1}), flush=True)
 
