@@ -15,7 +15,7 @@ after each iteration, as by core, once the host has read that iteration's pg.
 
 **Batches** (``sync_every`` > 1, the default when there is no callback): the host launches whole
 iterations, ``sync_every`` at most (1, 2, 4, ... after a hand-over), with no read between them.
-After each first trial's evaluation the kernel ``lf_gate`` (:mod:`gpubench.kernels.lbfgsb_fused_gate`)
+After each first trial's evaluation the kernel ``lf_gate_push`` (:mod:`gpubench.kernels.lbfgsb_fused_gate`)
 takes on the device the decisions the host would take after its read: the previous step's stopping
 test, the limits, the descent test and the strong Wolfe test of the first trial.  An accepted trial
 completes the iteration on the device; otherwise every later pass of the batch is a no-op and the
@@ -25,6 +25,11 @@ stop are those of ``sync_every=1`` (the per-evaluation driver); the evaluations 
 gate stopped (at most ``sync_every - 1``, at the first trial point already evaluated) are not
 counted.  ``fun_and_grad`` must give the same f and g at the same x (a deterministic function): the
 host's line search takes the batch's last evaluation as its first trial's.
+
+**Launches** (issue 43, second round; counted in :data:`shared.LAUNCHES`): a batch's iteration is seven
+numba kernels, each bound once a run (:class:`_Kernels`: typed and marshalled once, not per launch),
+or with :data:`COOPERATIVE` one cooperative launch (:mod:`gpubench.kernels.lbfgsb_fused_coop`); the
+host's own steps (start, hand-overs, resets) go through numba's dispatcher.
 
 ``fun_and_grad(x)`` takes and returns arrays of the module of ``x0`` (CuPy; numpy under numba's
 CUDA simulator, where the tests run it); it may return f as a device scalar.
