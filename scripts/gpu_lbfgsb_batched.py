@@ -34,6 +34,10 @@ def main():
     if a.simulate:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"        # before numba is imported
         sys.setswitchinterval(0.001)                    # the simulator's threads take turns sooner
+        # the simulator's shared-array lookup is not thread-safe: the tests' lock (tests/simulator_fix.py)
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+        import simulator_fix
+        simulator_fix.install()
         import numpy as cp
 
         def synchronize():
