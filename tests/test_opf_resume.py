@@ -150,5 +150,8 @@ def test_the_procedure_takes_the_penalties_given(case5):
     given, _ = admm_opf("opf:case5", 1, {"iterations": 1, "devices": 1, "backend": "cpu", "rho_pq": 10.0,
                                          "rho_va": 1000.0})
     assert (given["rho_pq"], given["rho_va"], given["start"]) == (10.0, 1000.0, "authors")
+    # devices = 0 (Table 5's entry: every GPU of the machine) is one device on the CPU
+    every, _ = admm_opf("opf:case5", 2, {"iterations": 1, "devices": 0, "backend": "cpu", "rho_pq": 0.0, "rho_va": 0.0})
+    assert every["devices"] == 1 and (every["rho_pq"], every["rho_va"]) == (400.0, 40000.0)
     with pytest.raises(InputError, match="rho_pq"):
         admm_opf("opf:case5", 1, {"iterations": 1, "devices": 1, "backend": "cpu", "rho_pq": -1.0, "rho_va": 0.0})

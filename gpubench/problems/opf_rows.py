@@ -38,7 +38,7 @@ def admm_opf(problem, n, s, checkpoint=None):
         if devices < 0:
             raise InputError(f"admm-opf: devices must be >= 0 (0: every GPU), got {devices}")
         if devices == 0:
-            from ..opf.devices import available
+            from .opf.devices import available
             devices = min(available(backend), n)
         # the penalties given; 0: the authors' for the paper's cases (admm.AUTHORS_RUNS), else the code's defaults
         rho = dict(zip(("rho_pq", "rho_va"), admm.AUTHORS_RUNS[name][:2])) if name in admm.AUTHORS_RUNS else {}
