@@ -601,19 +601,18 @@ def _unlike_the_papers_run(case, record):
     if case not in AUTHORS_RUNS:
         return "a case the authors' runs do not name"
     rho_pq, rho_va, limit = AUTHORS_RUNS[case][:3]
-    why = []
-    if (s.get("rho_pq"), s.get("rho_va")) != (rho_pq, rho_va):
-        why.append(f"at other settings (rho_pq={s.get('rho_pq', 'unset')}, rho_va={s.get('rho_va', 'unset')}; "
-                   f"the authors' {rho_pq:g} / {rho_va:g})")
+    why, unset = [], "unset"
     its = s.get("iterations")
-    if not isinstance(its, int) or (its < limit and m.get("stop") != "converged"):
-        why.append(f"at other settings (iterations={its if its is not None else 'unset'}; the authors' limit {limit})")
+    if (s.get("rho_pq"), s.get("rho_va")) != (rho_pq, rho_va) or not isinstance(its, int) \
+            or (its < limit and m.get("stop") != "converged"):
+        why.append(f"at other settings (rho_pq={s.get('rho_pq', unset)}, rho_va={s.get('rho_va', unset)}, "
+                   f"iterations={its if its is not None else unset}; the authors': {rho_pq:g}, {rho_va:g}, {limit})")
     if m.get("start") != START:
         why.append("from the flat start's flows, not the authors' start")
     if record.get("dim") != _PAPER_GPUS or m.get("devices") != _PAPER_GPUS:
         why.append(f"{record.get('dim')} blocks on {m.get('devices') or 1} GPU(s) at once")
     if m.get("stop") != "converged":
-        why.append(f"stopped by {m.get('stop')}, Boyd's test not met")
+        why.append(f"Boyd's test not met (stopped by {m.get('stop')})")
     return ", ".join(why)
 
 

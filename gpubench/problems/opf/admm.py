@@ -55,11 +55,6 @@ from .model import Network, flows
 # ``admm_rect_gpu`` (fixed through the run: its adaptive-rho kernel is never called), the
 # iteration limit of the one-GPU run, and the "actual iteration limit" of its multi-GPU runs, which
 # that README says equals the one-GPU run's total, i.e. where the one-GPU run met the stop test.
-# the start of the bus copies of the branch flows, stated in every record and checkpoint: "authors"
-# (0, as in the authors' code, since issue 37); records without it were run from the flat start's
-# flows, a start the paper's runs did not use
-START = "authors"
-
 AUTHORS_RUNS = {
     "2868rte": (10.0, 1000.0, 6000, 5648),
     "6515rte": (20.0, 2000.0, 15000, 13651),
@@ -67,6 +62,11 @@ AUTHORS_RUNS = {
     "13659pegase": (50.0, 5000.0, 45000, 41126),
     "19402goc": (500.0, 50000.0, 30000, 28358),
 }
+
+# the start of the bus copies of the branch flows, stated in every record and checkpoint: "authors"
+# (0, as in the authors' code, since issue 37); records without it were run from the flat start's
+# flows, a start the paper's runs did not use
+START = "authors"
 
 
 @dataclass
