@@ -24,6 +24,13 @@ from pathlib import Path  # noqa: E402
 # 80 -> 48 CPU seconds); the switch interval changes no result, only how often threads take turns.
 sys.setswitchinterval(0.001)
 
+# The simulator's shared-array lookup is not thread-safe (tests/simulator_fix.py says how it failed)
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    sys.path.insert(0, os.path.dirname(__file__))
+    import simulator_fix  # noqa: E402
+
+    simulator_fix.install()
+
 import pytest  # noqa: E402
 
 

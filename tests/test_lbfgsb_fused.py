@@ -126,8 +126,11 @@ out = {}
 for name, sig in sigs.items():
     out[name] = ".entry" in compile_ptx(getattr(K, name), sig, device=False)
 from gpubench.kernels import lbfgsb_fused_gate as G
-for name, sig in {"lf_gate": (v, R, R, R, R, R), "lf_enter": (v, R, R, R, R, R)}.items():
+for name, sig in {"lf_gate_push": (v, R, R, R, R, R, I, M3), "lf_enter": (v, R, R, R, R, R)}.items():
     out[name] = ".entry" in compile_ptx(getattr(G, name), sig, device=False)
+from gpubench.kernels import lbfgsb_fused_coop as C
+out["lf_iterate"] = ".entry" in compile_ptx(C.lf_iterate, (M2, v, M2, I, v, M3, I, I, I, R, R, R, R, R, I),
+                                            device=False)
 print(json.dumps(out))
 '''
 
@@ -139,7 +142,7 @@ def test_every_fused_kernel_compiles_to_ptx(tmp_path):
                          timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert all(got.values()) and len(got) == 11
+    assert all(got.values()) and len(got) == 12
 
 
 def test_fused_takes_the_energy_decrease_rule_like_the_array_loop():
@@ -184,3 +187,55 @@ def test_until_stops_both_paths_between_iterations():
         # the array loop: asked at 0, 1, 2 iterations; the fused: batches of 1 (its first iteration's
         # search handed to the host, which starts the doubling again) and 1
         assert r.iterations == 2 and len(asked) == 3
+
+
+def test_a_batched_iteration_is_seven_bound_launches(monkeypatch):
+    """Issue 43: a batch's iteration launches lf_reduced, lf_step, lf_direction, lf_trial, lf_pair,
+    lf_gate_push and lf_move (the gate and the memory update's one-thread part in one launch), each
+    through a launch bound once for the run (gpu.bound_launch: its arguments never change), and the
+    driver's own array operations are the trial's f, g.d and g copied into ``st`` and ``VEC``.
+    Under the simulator bound_launch gives numba's ordinary launch; a stand-in marks it bound here."""
+    from gpubench.device import gpu
+    from gpubench.methods.lbfgsb import shared
+
+    def bound(kernel, griddim, blockdim, args, stream=0, sharedmem=0, bind=True):
+        def go():
+            kernel[griddim, blockdim](*args)
+        go.path = "bound" if bind else "dispatcher"
+        return go
+    monkeypatch.setattr(gpu, "bound_launch", bound)
+    p, m, step = CASES["torsion"]()
+    before = dict(shared.LAUNCHES)
+    r = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, m=m, step=step, pgtol=1e-8, factr=10.0, maxiter=6,
+                       backend=np, sync_every=16)
+    n = {k: v - before.get(k, 0) for k, v in shared.LAUNCHES.items() if v > before.get(k, 0)}
+    passes = n["kernel:lf_gate_push"]
+    assert r.iterations == 6 and passes >= 5 and "kernel:lf_gate" not in n
+    # every pass of a batch: the seven kernels, all bound; the host's own steps (start, hand-overs) dispatched
+    assert n["path:bound"] == 7 * passes
+    for k in ("lf_reduced", "lf_step", "lf_direction"):
+        assert n["kernel:" + k] == passes
+    assert n["kernel:lf_trial"] >= passes                             # and the host's later trials
+    assert n["kernel:lf_pair"] == n["kernel:lf_push"] + passes       # lf_push: the host's updates only
+    assert n["array:set FA"] == n["array:set SLOPE"] == passes
+    assert shared.launches_since(before, r.iterations)["kernels"] <= 9
+
+
+@pytest.mark.parametrize("case, kw", [("torsion", dict(maxiter=5)), ("rosenbrock", dict(maxfun=7))])
+def test_the_cooperative_iteration_takes_the_same_steps(monkeypatch, case, kw):
+    """fused.COOPERATIVE: a batch's iteration is one cooperative launch (lf_iterate: the seven
+    kernels' device functions with grid syncs between them, the next first trial computed with the
+    update); iterates, counts and stop bit for bit those of the seven launches, hand-overs to the
+    host (Rosenbrock's zooms) and limits included."""
+    from gpubench.methods.lbfgsb import shared
+    p, m, step = CASES[case]()
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np, sync_every=16, **kw)
+    ref = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, **args)
+    monkeypatch.setattr(fused, "COOPERATIVE", True)
+    before = dict(shared.LAUNCHES)
+    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, **args)
+    _same(got, ref)
+    n = {k: v - before.get(k, 0) for k, v in shared.LAUNCHES.items() if v > before.get(k, 0)}
+    # a batch's passes: lf_iterate alone (the seven separate kernels only for the host's own steps)
+    assert n["kernel:lf_iterate"] > got.iterations >= 3 and "kernel:lf_gate_push" not in n
+    assert n.get("kernel:lf_reduced", 0) == 0

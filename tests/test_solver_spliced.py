@@ -10,7 +10,8 @@ import pytest
 
 from gpubench.methods.solver import kernels, spliced
 
-MODULES = ("cut", "layout", "subregion", "cpu", "gpu_full", "gpu_split", "loop_tables", "loop")
+MODULES = ("cut", "layout", "subregion", "cpu", "gpu_full", "gpu_split", "loop_tables", "loop", "subdomain",
+           "subdomain_cpu", "subdomain_gpu")
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -36,3 +37,10 @@ def test_compile_time_sizes_are_set_when_spliced():
     assert "\nNMAX = 256\n" in full
     with pytest.raises(ValueError, match="not found"):
         spliced.text("cut", replace=(("no such text", ""),))
+
+
+def test_subdomain_bounds_holds_no_kernel_source_in_strings():
+    from gpubench.methods import subdomain_bounds
+    tree = ast.parse(Path(subdomain_bounds.__file__).read_text())
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    assert not [s for s in strings if "def " in s or "@device" in s or "jit" in s]

@@ -188,3 +188,26 @@ def test_a_kept_whole_search_resumes_on_the_host_loop_only(tmp_path):
         with pytest.raises(InputError, match="resume it with loop = host"):
             solve("levy", 6, resume=path, backend="cuda", loop="device",
                   **{k: v for k, v in KEEP.items() if k not in ("backend", "variant")})
+
+
+def test_a_gated_chain_takes_the_host_loop_at_the_twins_split():
+    """A chain the two-coordinate pieces are on for (forms/chain.py: ``gated``; Rana, EggHolder) takes
+    the host loop on CUDA at n <= STRONG_MAX_DIM, cutting at most CHAINED_SPLIT_DIMS coordinates, with
+    every extra of variant strong kept (the device loop takes the chain at the root only; docs/scipy_go.md,
+    hard41); above STRONG_MAX_DIM, off CUDA or with a loop asked for, nothing changes."""
+    strong = _checked(variant="strong", **PAPER)
+    run, note = at_scale(strong, 5, True, chained=True)
+    assert (run.loop, run.split_dims, run.contract, run.inclusion) == ("host", 5, True, "best")
+    assert "chain" in note and "--loop device" in note
+    assert at_scale(strong, 50, True, chained=True)[0].split_dims == solver_settings.CHAINED_SPLIT_DIMS
+    assert at_scale(strong, 1000, True, chained=True)[0].loop == "auto"    # at scale: the paper's sweep
+    assert at_scale(strong, 5, False, chained=True) == (strong, None)
+    host = _checked(variant="strong", loop="host", **PAPER)
+    assert at_scale(host, 5, True, chained=True) == (host, None)   # the loop asked for: the split too
+
+
+@simulated
+def test_rana_on_cuda_takes_the_host_loop():
+    """(levy, whose chain is off, keeps the device loop: test_variant_strong_at_scale_runs_the_split_sweep...)"""
+    rana = solve("scipy_go.Rana", 2, backend="cuda", variant="strong", **SMALL)
+    assert rana.options.get("loop") is None and "chain of two-coordinate" in rana.message   # the host loop

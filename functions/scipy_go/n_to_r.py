@@ -135,11 +135,17 @@ scalable("Quintic", {S: Sum(Abs(x**5 - 3 * x**4 + 4 * x**3 + 2 * x**2 - 10 * x -
          (-10.0, 10.0), lambda d: [np.full(d, -1.0)], lambda d: 0.0)
 
 # ---------------------------------------------------------------- R
-scalable("Rana", {S: Sum((y + 1) * cos(sqrt(Abs(y - x + 1))) * sin(sqrt(Abs(y + x + 1)))
-                         + x * cos(sqrt(Abs(y + x + 1))) * sin(sqrt(Abs(y - x + 1))))}, S,
+# SciPy's term (y + 1) cos(b) sin(a) + x cos(a) sin(b), a = sqrt|p|, b = sqrt|q|, p = y + x + 1, q = y - x + 1,
+# is p/2 sin(a + b) + q/2 sin(a - b) (y + 1 = (p + q)/2, x = (p - q)/2 and the sine's addition formulas):
+# the same function with each oscillating factor once, so its enclosures are far tighter (issue 41, hard41)
+_RANA_P, _RANA_Q = y + x + 1, y - x + 1
+scalable("Rana", {S: Sum(_RANA_P / 2 * sin(sqrt(Abs(_RANA_P)) + sqrt(Abs(_RANA_Q)))
+                         + _RANA_Q / 2 * sin(sqrt(Abs(_RANA_P)) - sqrt(Abs(_RANA_Q))))}, S,
          (-500.000001, 500.000001), lambda d: [[-300.3376, 500.0]], lambda d: -500.8021602966615,
          fglob_dim=2,
-         notes="SciPy states the n = 2 minimiser and value for every n.")
+         notes="SciPy states the n = 2 minimiser and value for every n. Its term (y + 1) cos(b) sin(a) + x cos(a) sin(b) "
+               "(a = sqrt|y + x + 1|, b = sqrt|y - x + 1|) is written p/2 sin(a + b) + q/2 sin(a - b), p = y + x + 1, "
+               "q = y - x + 1: the same function, each oscillating factor once.")
 scalable("Rastrigin", {S: Sum(x**2 - 10 * cos(2 * pi * x))}, 10 * n + S, (-5.12, 5.12),
          lambda d: [np.zeros(d)], lambda d: 0.0)
 

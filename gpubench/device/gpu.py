@@ -182,7 +182,7 @@ def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0, bind=Tr
     try:
         from numba.cuda import dispatcher as nd
         overload = kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
-        if overload.debug or overload.cooperative or overload.extensions:
+        if overload.debug or overload.extensions:
             return dispatched
         overload.bind()
         words, retr = [], []
@@ -190,7 +190,12 @@ def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0, bind=Tr
             overload._prepare_args(ty, v, configured.stream, retr, words)
         if retr:            # a host array copied per call: not a bound launch
             return dispatched
-        cfg = nd.LaunchConfig(grid=configured.griddim, block=configured.blockdim, shmem_size=sharedmem)
+        # a cooperative kernel (grid syncs) is launched cooperatively, as numba's own launch does
+        coop = {}
+        if overload.cooperative:
+            from numba.cuda._compat import CUDA_CORE_GE_1_0
+            coop = {"is_cooperative" if CUDA_CORE_GE_1_0 else "cooperative_launch": True}
+        cfg = nd.LaunchConfig(grid=configured.griddim, block=configured.blockdim, shmem_size=sharedmem, **coop)
         fn, go, where = overload._codelibrary.get_cufunc().kernel, nd.launch, configured.stream
     except Exception as exc:    # noqa: BLE001 - the ordinary launch still works; the record says why
         dispatched.why = f"{type(exc).__name__}: {exc}"[:200]

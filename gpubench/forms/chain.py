@@ -28,13 +28,18 @@ import numpy as np
 
 from ..interval.arrays import INF, Undefined, _dn, add, mul, sub
 
-# cells per coordinate (m CELLS^2 enclosures of the term a pass); 0: off, the default.  With the cells
-# compiled (chain_cells.py) on the CPU twin (scipy_go_certify_n10's settings at split_dims 6, 30 s, a loaded
-# 2-core machine) 64 cells take EggHolder n = 10's gap from 2,057 to 0.33 (GLB -8291.57, GUB -8291.24) and
-# Rana's from 4,556 to 2,838, neither certified (1e-6); typed-in Levy / Rosenbrock n = 10 0.03 -> 0.04 s.
-# Kept off until it certifies something (docs/strong-search.md).  GPUBENCH_CHAIN_CELLS (digits) sets it
-# for a measurement, e.g. of the H200's device loop, where the chain is root work only.
-CELLS = 0
+# cells per coordinate (m CELLS^2 enclosures of the term a pass); 0: off; None (the default): AUTO cells
+# where the term is gated (:func:`gated`), else off.  With the cells compiled (chain_cells.py) on the CPU
+# twin (scipy_go_certify_n10's settings at split_dims 6, 30 s, a loaded 2-core machine) 64 cells take
+# EggHolder n = 10's gap from 2,057 to 0.33 (GLB -8291.57, GUB -8291.24) and Rana's from 4,556 to 2,838,
+# neither certified (1e-6); typed-in Levy / Rosenbrock n = 10 0.03 -> 0.04 s (docs/strong-search.md).  With
+# Rana rewritten (docs/scipy_go.md, hard41) 64 cells certify Rana n = 3 (0.8 s; off: gap 61 at 10 s) and
+# n = 5 (14 s; off: gap 137 at 60 s, its descents never reaching the minimum the chain's guess finds), so
+# the gate turns them on where the level set's one-coordinate pieces can't apply.  GPUBENCH_CHAIN_CELLS
+# (digits) sets CELLS for every chain, e.g. 0 or 64 for a measurement of the H200's device loop, where
+# the chain is root work only.
+CELLS = None
+AUTO = 64
 _RAW = os.environ.get("GPUBENCH_CHAIN_CELLS", "").strip()
 if _RAW:
     if not _RAW.isdigit():
@@ -45,8 +50,46 @@ COMPILED = True        # the cells enclosed by chain_cells' compiled kernel (Fal
 MAX_CELLS = 1 << 17   # no chain where m CELLS^2 exceeds this (n > 33 at 64 cells: its cost and memory grow with n)
 
 
+# operations whose argument, reading both coordinates, makes a term gated (:func:`gated`)
+OSCILLATING = {"sin", "cos", "exp", "log", "tanh", "abs"}
+_GATED = {}   # id(term tree) -> (tree, gated): the answer for each term, found once
+
+
+def gated(spec):
+    """Whether the chained term of ``spec`` (the level set's plain tree) has an oscillating or kinked
+    operation (OSCILLATING) whose argument reads both x and y: EggHolder's sin(sqrt|y + x/2 + 47|),
+    Rana's, SineEnvelope's, StretchedV's.  There the level set's one-coordinate pieces can't apply and
+    the natural form of a pair loses the coupling; on a polynomial (Rosenbrock, Trid, DixonPrice) or a
+    product of one-coordinate factors (Penalty01/02) the cheaper passes already decide."""
+    tree = spec.term
+    hit = _GATED.get(id(tree))
+    if hit is None or hit[0] is not tree:
+        def names(node, acc):
+            if node.op == "sym":
+                acc.add(node.name)
+            for a in node.args:
+                names(a, acc)
+            return acc
+
+        def walk(node):
+            if node.op in OSCILLATING and {"x", "y"} <= names(node, set()):
+                return True
+            return any(walk(a) for a in node.args)
+        hit = _GATED[id(tree)] = (tree, walk(tree))
+    return hit[1]
+
+
+def cells(spec):
+    """The cells per coordinate for the chained term of ``spec``: CELLS where set, else AUTO where
+    :func:`gated`, else 0 (off)."""
+    if CELLS is not None:
+        return CELLS
+    return AUTO if gated(spec) else 0
+
+
 def edges(lo, hi, k=None):
-    """(a, b): the k (CELLS) cells' ends of each coordinate's interval, arrays (n, k); they cover [lo, hi]."""
+    """(a, b): the k (CELLS where not given) cells' ends of each coordinate's interval, arrays (n, k);
+    they cover [lo, hi]."""
     k = CELLS if k is None else k
     t = np.arange(k + 1) / k
     e = np.minimum(lo[:, None] + (hi - lo)[:, None] * t[None, :], hi[:, None])
@@ -55,7 +98,7 @@ def edges(lo, hi, k=None):
 
 
 def lower_ends(forward, spec, env, lo, hi, m, x_sym, y_sym, compiled=None, mean_value=True, centres=True):
-    """(L, C), each (m, CELLS, CELLS): L the lower end of term i on cell a of x_i times cell b of
+    """(L, C), each (m, k, k) with k = :func:`cells`: L the lower end of term i on cell a of x_i times cell b of
     x_{i+1}, C the midpoint of its enclosure at the cells' centres (NaN where not found: a guess's,
     no bound rests on it); or None where the chain does not apply (an unbounded box, too many cells).  ``forward(tree, env)`` is the
     level set's forward enclosure; ``env`` the term's environment on the box (arrays of length m).
@@ -63,26 +106,27 @@ def lower_ends(forward, spec, env, lo, hi, m, x_sym, y_sym, compiled=None, mean_
     compiled code (used where given and COMPILED; the kernel None: the numpy walk); there, without
     ``mean_value``, L is the natural form's alone (what the children's pass reads), and without
     ``centres`` C is NaN (only the guess reads it)."""
-    if CELLS < 2 or m < 1 or m * CELLS * CELLS > MAX_CELLS or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+    k = cells(spec)
+    if k < 2 or m < 1 or m * k * k > MAX_CELLS or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         return None
     if COMPILED and compiled is not None and compiled[0] is not None:
         from .chain_cells import enclose
-        nat, centre, mvl = enclose(compiled[0], *edges(lo[:m + 1], hi[:m + 1]), compiled[1], m, compiled[2],
+        nat, centre, mvl = enclose(compiled[0], *edges(lo[:m + 1], hi[:m + 1], k), compiled[1], m, compiled[2],
                                    mean_value, centres)
         if np.isnan(nat).any():   # f undefined on some cell: nothing concluded (the walk's Undefined)
             return None
         if spec.second is None:
             return nat, centre
         return np.where(np.isnan(mvl), nat, np.maximum(nat, mvl)), centre
-    a, b = edges(lo[:m + 1], hi[:m + 1])
+    a, b = edges(lo[:m + 1], hi[:m + 1], k)
     A = (a[:m, :, None], b[:m, :, None])             # x_i's cells along axis 1
     B = (a[1:m + 1, None, :], b[1:m + 1, None, :])   # x_{i+1}'s along axis 2
     base = {k: tuple(np.asarray(v).reshape(-1, 1, 1) if np.ndim(v) == 1 else v for v in pair)
             for k, pair in env.items() if k not in (x_sym, y_sym)}
-    shape = (m, CELLS, CELLS)
-    cells = dict(base, **{x_sym: A, y_sym: B})
+    shape = (m, k, k)
+    at = dict(base, **{x_sym: A, y_sym: B})
     try:
-        nlo = np.broadcast_to(forward(spec.term, cells)[0], shape)
+        nlo = np.broadcast_to(forward(spec.term, at)[0], shape)
     except Undefined:
         return None
     low = np.where(np.isnan(nlo), -INF, nlo)
@@ -97,8 +141,8 @@ def lower_ends(forward, spec, env, lo, hi, m, x_sym, y_sym, compiled=None, mean_
     if spec.second is None:
         return low, centre
     try:
-        gx = forward(spec.dterm, cells)
-        gy = forward(spec.second[0], cells)
+        gx = forward(spec.dterm, at)
+        gy = forward(spec.second[0], at)
         mv = add(add(fc, mul(gx, sub(A, (cx, cx)))), mul(gy, sub(B, (cy, cy))))
     except Undefined:
         return low, centre

@@ -382,7 +382,7 @@ class LevelSet:
         where the chain is on, ``centres`` and ``level`` (off, they change nothing)."""
         from . import chain
         key = (lo.tobytes(), hi.tobytes(), refined, PIECES, REFINE, CUT, SUBPIECES, SHARP, chain.CELLS)
-        if chain.CELLS >= 2:
+        if chain.CELLS is None or chain.CELLS >= 2:   # (None: on where gated, chain.cells)
             key += (centres, level, chain.COMPILED)
         last = getattr(self, "_last_forward", None)
         if last is not None and last[0] == key:
@@ -437,13 +437,13 @@ class LevelSet:
             if ends is not None:
                 total, each = chain.passes(ends[0])
                 if total > level:
-                    return total, each, chain.edges(lo[:m + 1], hi[:m + 1]), ends[1]
+                    return total, each, chain.edges(lo[:m + 1], hi[:m + 1], chain.cells(spec)), ends[1]
         ends = chain.lower_ends(lambda tree, e: _forward(tree, e, {}), spec, env, lo, hi, m, X_SYM, Y_SYM,
                                 self._compiled(spec), centres=centres)
         if ends is None:
             return None
         total, each = chain.passes(ends[0])
-        return total, each, chain.edges(lo[:m + 1], hi[:m + 1]), ends[1]
+        return total, each, chain.edges(lo[:m + 1], hi[:m + 1], chain.cells(spec)), ends[1]
 
     def _compiled(self, spec):
         """(kernel, params, dim) for chain.lower_ends: the term's cells in compiled code
@@ -456,6 +456,16 @@ class LevelSet:
             from .chain_cells import kernel
             kernels[id(spec)] = kernel(spec, self.param_names)
         return kernels[id(spec)], self.params, self.dim
+
+    def chain_cells(self):
+        """The chain's cells per coordinate where f is one chained sum (forms/chain.py: ``cells``), else 0."""
+        if not (self.expr.op == "sym" and self.expr.name in self.terms and len(self.terms) == 1) or self.named:
+            return 0
+        spec = self.terms[self.expr.name]
+        if not (spec.sum and spec.window == 2):
+            return 0
+        from . import chain
+        return chain.cells(spec)
 
     def children_floor(self, lo, hi, clo, chi):
         """Lower bounds of f over the child boxes [clo[k], chi[k]] (arrays (k, n)) of the box [lo, hi],
@@ -477,7 +487,7 @@ class LevelSet:
             return None
         if ends is None:
             return None
-        ca, cb = chain.edges(lo[:m + 1], hi[:m + 1])
+        ca, cb = chain.edges(lo[:m + 1], hi[:m + 1], chain.cells(spec))
         return chain.children(ends[0], ca, cb, np.asarray(clo)[:, :m + 1], np.asarray(chi)[:, :m + 1])
 
     def contract(self, lo, hi, level):

@@ -201,6 +201,19 @@ def de_mcer(pops, fits, src, dst, lo, hi, p, states, idx, stop, evals, gen, F, C
                  gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
 
 
+@_dcuda.jit(device=True)
+def _all_stopped(stop, r0, r1, gen, halt):
+    """Whether runs r0 .. r1-1 all stopped before generation ``gen``: thread 0 reads the stop words
+    (written before the last block or grid sync), and every thread returns its verdict."""
+    if _dcuda.threadIdx.x == 0:
+        halt[0] = 1
+        for r in range(r0, r1):
+            if stop[r] < 0 or stop[r] >= gen:
+                halt[0] = 0
+    _dcuda.syncthreads()
+    return halt[0] == 1
+
+
 @_dcuda.jit(cache=True)
 def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
              fstar, target, use_target):
@@ -213,13 +226,7 @@ def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mod
     r0 = first // NP
     r1 = min(R, (first + m) // NP)
     for gen in range(g0, g1):
-        if _dcuda.threadIdx.x == 0:
-            halt[0] = 1
-            for r in range(r0, r1):
-                if stop[r] < 0 or stop[r] >= gen:
-                    halt[0] = 0
-        _dcuda.syncthreads()
-        if halt[0] == 1:
+        if _all_stopped(stop, r0, r1, gen, halt):
             break
         _member_step(pops, fits, (gen - 1) % 2, gen % 2, first, lo, hi, p, states, t, idx, False, stop, evals,
                      gen, F, CR, mode, NP, R, D, m, T, fstar, target, use_target, sh)
@@ -346,13 +353,7 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
     for gen in range(g0, g1):
         # Leave once every run stopped in an earlier generation (stops written before the last
         # grid sync, so every block reaches the same verdict).
-        if tid == 0:
-            halt[0] = 1
-            for r in range(R):
-                if stop[r] < 0 or stop[r] >= gen:
-                    halt[0] = 0
-        _dcuda.syncthreads()
-        if halt[0] == 1:
+        if _all_stopped(stop, 0, R, gen, halt):
             break
         src = (gen - 1) % 2
         dst = gen % 2

@@ -27,7 +27,8 @@ from numba import int64 as _dint64
 
 if __name__ == "gpubench.kernels.de_stream":  # imported as itself: the shared pieces
     from gpubench.kernels.de_random import _cu, _distinct, _folded, _member_key
-    from gpubench.kernels.de_gpu import CHUNK, _SIM, _XCHG, _group_outer, _group_sync, _group_value
+    from gpubench.kernels.de_gpu import (CHUNK, _SIM, _XCHG, _all_stopped, _group_outer, _group_sync,
+                                          _group_value)
     from gpubench.kernels.stand_in import COOP_SLOTS, agg_identity, term_fold
 
 # A cap on de_stream's registers a thread (0: the compiler's choice).  168 is the most that keeps
@@ -129,13 +130,7 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
     hit = _dcuda.local.array(CHUNK, _dbool)
     acc = _dcuda.local.array(COOP_SLOTS, _df64)
     for gen in range(g0, g1):
-        if tid == 0:
-            halt[0] = 1
-            for r in range(R):
-                if stop[r] < 0 or stop[r] >= gen:
-                    halt[0] = 0
-        _dcuda.syncthreads()
-        if halt[0] == 1:
+        if _all_stopped(stop, 0, R, gen, halt):
             break
         sbase = ((gen - 1) % 2) * total
         dbase = (gen % 2) * total

@@ -80,9 +80,16 @@ def lf_reset(st):
 @cuda.jit(cache=True)
 def lf_pair(VEC, xa, YS, m, st):
     """s = xa - x, y = gn - g: s.y, y.y, s.s, YS s and S y (the memory update's products)."""
+    sh2 = cuda.shared.array((CH, TPB), float64)
+    _pair(VEC, xa, YS, m, st, sh2)
+
+
+# Each pass's work is a device function of its kernel, its shared arrays passed in, so that the
+# cooperative iteration (gpubench.kernels.lbfgsb_fused_coop) runs the same code between grid syncs.
+@cuda.jit(device=True)
+def _pair(VEC, xa, YS, m, st, sh2):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    sh2 = cuda.shared.array((CH, TPB), float64)
     acc = cuda.local.array(NPAIR, float64)
     nv = 3 * m + 3
     for q in range(nv):
@@ -113,7 +120,13 @@ def lf_push(st, m, accept, SMB):
     the test's threshold eps (-g.d) a from the device's g.d and accepted step (the batched driver)."""
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    # one thread: the small matrices in shared memory (on-chip), written back once
+    _push(st, m, accept, SMB)
+
+
+@cuda.jit(device=True)
+def _push(st, m, accept, SMB):
+    # lf_push's work (one thread), also done by the batched driver's lf_gate_push after its gate:
+    # the small matrices in shared memory (on-chip), written back once
     M = cuda.shared.array((M2MAX, M2MAX), float64)
     A = cuda.shared.array((M2MAX, M2MAX), float64)
     SS = cuda.shared.array((MMAX, MMAX), float64)
@@ -176,10 +189,15 @@ def lf_move(VEC, xa, YS, m, move, st):
     """With ``move``: the accepted pair into its slot, x = xa, g = gn.  Then at x: the smallest
     positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
     Clears the accumulators of the iteration's later passes."""
-    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
-        return
     sh = cuda.shared.array(TPB, float64)
     sh2 = cuda.shared.array((CH, TPB), float64)
+    _move(VEC, xa, YS, m, move, st, sh, sh2)
+
+
+@cuda.jit(device=True)
+def _move(VEC, xa, YS, m, move, st, sh, sh2):
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     acc = cuda.local.array(M2MAX, float64)
     if cuda.grid(1) == 0:
         _clear(st, V1_R, V3_RATIO + 1)
@@ -274,12 +292,17 @@ def lf_reduced(VEC, YS, m, st, SMB):
     """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
     the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
     the free rows."""
-    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
-        return
     sh2 = cuda.shared.array((CH, TPB), float64)
     w1 = cuda.shared.array(M2MAX, float64)
     p = cuda.shared.array(M2MAX, float64)
     tcs = cuda.shared.array(1, float64)
+    _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs)
+
+
+@cuda.jit(device=True)
+def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     acc = cuda.local.array(NACC, float64)
     w = cuda.local.array(M2MAX, float64)
     if cuda.threadIdx.x == 0:
@@ -386,8 +409,6 @@ def _subspace(st, m, SMB, A, q, w2, M, vs):
 def lf_step(VEC, YS, m, project, st, SMB):
     """The subspace system (at the block's start); du on the free set; with ``project`` the slope
     g.(P(x_c + du) - x) of the projected step; the largest alpha with x_c + alpha du in the box."""
-    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
-        return
     sh = cuda.shared.array(TPB, float64)
     A = cuda.shared.array((M2MAX, M2MAX), float64)
     q = cuda.shared.array(M2MAX, float64)
@@ -395,6 +416,13 @@ def lf_step(VEC, YS, m, project, st, SMB):
     ok = cuda.shared.array(1, float64)
     Ms = cuda.shared.array((M2MAX, M2MAX), float64)
     vs = cuda.shared.array(NACC, float64)
+    _step(VEC, YS, m, project, st, SMB, sh, A, q, w2, ok, Ms, vs)
+
+
+@cuda.jit(device=True)
+def _step(VEC, YS, m, project, st, SMB, sh, A, q, w2, ok, Ms, vs):
+    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
+        return
     if cuda.threadIdx.x == 0:
         ok[0] = 1.0 if _subspace(st, m, SMB, A, q, w2, Ms, vs) else 0.0
         if cuda.blockIdx.x == 0:
@@ -440,9 +468,14 @@ def lf_direction(VEC, project, constrained, st):
     """The subspace minimiser x_bar: x_c (no step), the projected step where it descends (SciPy
     3.0), else the truncated step x_c + min(1, alpha_max) du; d = x_bar - x, with g.d, d.d and the
     largest step along d in the box."""
+    sh = cuda.shared.array(TPB, float64)
+    _direction(VEC, project, constrained, st, sh)
+
+
+@cuda.jit(device=True)
+def _direction(VEC, project, constrained, st, sh):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    sh = cuda.shared.array(TPB, float64)
     c = 0
     if st[SUBOK] != 0.0:
         c = 1 if (project != 0 and st[V2_GD] <= 0.0) else 2
@@ -515,10 +548,18 @@ def lf_trial(VEC, out, a_host, first, constrained, boxed, nit, st):
     """x_a = x + a d into ``out``, clipped to the box at the largest step (rounding must not leave
     it).  ``first``: the descent test and the first step a are SciPy's rules, computed here from
     the direction's products (block 0 stores them and clears the memory update's accumulators);
-    otherwise a = ``a_host``."""
+    otherwise a = ``a_host``.  ``nit`` < 0: the iteration count is the device's ``st[NIT]``, so that
+    the batched driver's launch has the same arguments in every iteration (bound once)."""
+    _trial(VEC, out, a_host, first, constrained, boxed, nit, st)
+
+
+@cuda.jit(device=True)
+def _trial(VEC, out, a_host, first, constrained, boxed, nit, st):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     if first != 0:
+        if nit < 0:           # the batched driver: the count on the device (lf_enter's, advanced by its gate)
+            nit = int(st[NIT])
         descent, stpmax, a = _steplength(st, constrained, boxed, nit)
         if cuda.grid(1) == 0:
             st[DESCENT] = 1.0 if descent else 0.0

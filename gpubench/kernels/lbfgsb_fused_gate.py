@@ -2,12 +2,12 @@
 ``sync_every`` > 1): the decisions the host takes after each evaluation, taken on the device, so
 that the host launches many iterations without reading anything back.
 
-``lf_gate`` (one thread, after the first trial's f and g.d are in ``st[FA]``, ``st[SLOPE]``) takes the
+``lf_gate_push`` (one thread, after the first trial's f and g.d are in ``st[FA]``, ``st[SLOPE]``) takes the
 decisions of the per-evaluation driver in its order: the previous step's stopping test, the
 iteration and evaluation limits, the descent test, then the strong Wolfe test of the first trial
 (c1 = 1e-3, c2 = 0.9: :func:`gpubench.methods.lbfgsb.shared._line_search`'s first evaluation).  A
-first trial it accepts completes the iteration on the device (the memory update and the move
-follow); anything else (a stop, a limit, no descent, a trial the search would not keep at once)
+first trial it accepts completes the iteration on the device (the memory update in the same launch,
+then the move); anything else (a stop, a limit, no descent, a trial the search would not keep at once)
 sets ``st[RUN] = 0``, so that every later pass is a no-op, and ``st[CODE]`` says why; the host reads
 ``st`` once per batch and takes over where the device stopped.  Every comparison is the host's,
 on the same doubles (the one sum of a product, f0 + c1 a g0, is rounded as the host rounds it:
@@ -17,9 +17,10 @@ import math
 
 from numba import config, cuda
 
+from gpubench.kernels.lbfgsb_fused import _push
 from gpubench.kernels.lbfgsb_fused_layout import (
     V3_GD, V3_DD, STP, STPMAX, C_PG, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE,
-    GATE_PGTOL, GATE_FDEC, GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
+    GATE_PGTOL, GATE_FDEC, GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST, U_SY, U_SYY, MMAX, _clear)
 
 FTOL, GTOL = 1e-3, 0.9          # shared.FTOL, shared.GTOL (strong Wolfe, SciPy's)
 _SIM = bool(config.ENABLE_CUDASIM)
@@ -43,6 +44,9 @@ def lf_enter(st, f, fold, pend, nit, nfev):
     st[NFEV] = nfev
     st[CODE] = 0.0
     st[RUN] = 1.0
+    # the memory update's sums: the batched driver's lf_pair runs before its gate, so a batch that
+    # hands an iteration to the host leaves that trial's sums here; the host's own lf_pair adds to 0
+    _clear(st, U_SY, U_SYY + MMAX)
 
 
 @cuda.jit(device=True)
@@ -52,7 +56,19 @@ def _stop(st, code):
 
 
 @cuda.jit(cache=True)
-def lf_gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun):
+def lf_gate_push(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun, m, SMB):
+    """The gate, then, where it accepted, the memory update's one-thread part (``lf_push`` with the
+    device's curvature threshold): two one-thread steps in one launch.  The pass of the update's sums
+    (``lf_pair``) runs before it: its sums of a trial the gate does not accept are never used
+    (``lf_enter`` clears them before the host's own update)."""
+    _gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun)
+    if st[RUN] == 0.0:
+        return
+    _push(st, m, -1.0, SMB)
+
+
+@cuda.jit(device=True)
+def _gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun):
     """Accept the first trial on the device or hand the iteration to the host (module docstring).
     ``ftol_abs`` = -inf when Fei et al.'s decrease rule is off."""
     if st[RUN] == 0.0:

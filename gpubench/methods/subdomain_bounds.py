@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .solver.kernels import CUT
+from .solver.spliced import text as _text
 
 # the paper's RTX A1000 laptop GPU: the core count adaptive partitioning fills by default
 PAPER_CUDA_CORES = 2560
@@ -53,54 +54,13 @@ def cuda_cores():
     return int(cuda.get_current_device().MULTIPROCESSOR_COUNT) * 128
 
 
-# The subdomains are decoded by the solver's ``_sub_box`` (solver.kernels.CUT, the module
-# solver/spliced/cut.py): its cut points are a function of the edge index alone, so neighbouring
-# subdomains share their common edge exactly and their union is the node (no gap from rounding).
-# ``device`` and the round-to-nearest operations come from the generated module these texts are
-# appended to.
-_EDGE = CUT + '''
-
-@device
-def _sub_eval(form, blo, bhi, p, c, glo, ghi, wlo, whi):
-    if form == 0:
-        return interval(blo, bhi, p)
-    if form == 1:
-        return interval_mv(blo, bhi, p, c, glo, ghi, wlo, whi)
-    return interval_best(blo, bhi, p, c, glo, ghi, wlo, whi)
-'''
-
-CPU_EXTENSION = '''
-from numba import njit as _njit, prange as _prange
-''' + _EDGE + '''
-
-@_njit(cache=True, error_model="numpy")
-def sub_bounds_serial(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
-    for r in range(out_lo.shape[0]):
-        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
-        out_lo[r], out_hi[r] = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
-
-
-@_njit(cache=True, parallel=True, error_model="numpy")
-def sub_bounds_parallel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
-    for r in _prange(out_lo.shape[0]):
-        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
-        out_lo[r], out_hi[r] = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
-'''
-
-GPU_EXTENSION = '''
-from numba import cuda as _cu
-''' + _EDGE + '''
-
-@_cu.jit(cache=True)  # in the generated file: the next process loads it (issue 25, item 1)
-def sub_bounds_kernel(lo, hi, counts, p, form, out_lo, out_hi, BLO, BHI, C, GLO, GHI, WLO, WHI):
-    # one thread per subdomain: it decodes its box from its index (Sec. 3.1, Steps 1-2)
-    r = _cu.grid(1)
-    if r < out_lo.shape[0]:
-        _sub_box(lo, hi, counts, r, BLO[r], BHI[r])
-        a, b = _sub_eval(form, BLO[r], BHI[r], p, C[r], GLO[r], GHI[r], WLO[r], WHI[r])
-        out_lo[r] = a
-        out_hi[r] = b
-'''
+# The subdomains are decoded by the solver's ``_sub_box`` (solver/spliced/cut.py): its cut points are a
+# function of the edge index alone, so neighbouring subdomains share their common edge exactly and their
+# union is the node (no gap from rounding).  The kernels are real modules (solver/spliced/subdomain*.py)
+# whose text is appended to the function's generated module, whose forms and ``device`` they call.
+_EDGE = CUT + _text("subdomain")
+CPU_EXTENSION = _EDGE + _text("subdomain_cpu")
+GPU_EXTENSION = _EDGE + _text("subdomain_gpu")
 
 
 def _load(fn, backend, extension):

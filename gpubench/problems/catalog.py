@@ -161,8 +161,10 @@ PROCEDURES = {p.name: p for p in (
               "component-wise ADMM for AC OPF, branch subproblems batched through TRON, n partitions of the "
               "branches (paper 003, Tables 4-5) solved at once on `devices` devices (0: every GPU of the machine; "
               "1: one after another on one); iterations = 0: the case's statistics only; the run stops at "
-              "convergence or after `iterations`",
-              {"iterations": 0, "devices": 1, "backend": "auto"}, "gpubench.problems.opf_rows:admm_opf"),
+              "convergence or after `iterations`; rho_pq, rho_va 0: the authors' penalties for the paper's cases "
+              "(admm.AUTHORS_RUNS), else 400 / 40,000; resumable",
+              {"iterations": 0, "devices": 1, "rho_pq": 0.0, "rho_va": 0.0, "backend": "auto"},
+              "gpubench.problems.opf_rows:admm_opf", resumable=True),
 )}
 
 

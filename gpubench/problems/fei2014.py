@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import minpack2
-from ..methods.lbfgsb import core
+from ..methods.lbfgsb import core, shared
 
 ROOT = Path(__file__).resolve().parents[2]
 BINS = [("0", 0, 0), ("0~5%", 0, 5), ("5%~10%", 5, 10), ("10%~15%", 10, 15), ("15%~20%", 15, 20),
@@ -115,7 +115,7 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
             seen["saving"] += time.perf_counter() - t
 
     pgtol, ftol_abs = _rule(pg_rel, pg0, energy_tol)
-    reads = core.SYNC["count"]
+    reads, launches = core.SYNC["count"], dict(shared.LAUNCHES)
     r = core.minimize(counted, x0, lo, hi, m=m, pgtol=pgtol, factr=0.0, maxiter=maxiter,
                       maxfun=10 * maxiter, cauchy=cauchy, backend=xp, record_cauchy=record,
                       until=over if cap else None,     # None or 0: no cap
@@ -126,7 +126,8 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
            "capped": capped, "cauchy_log": r.cauchy}
     dt = spent()
     out.update(seconds=dt, ms_per_iteration=1e3 * dt / max(out["iterations"], 1), pg0=pg0,
-               evaluations=seen["evaluations"], host_reads=core.SYNC["count"] - reads)
+               evaluations=seen["evaluations"], host_reads=core.SYNC["count"] - reads,
+               launches=shared.launches_since(launches, out["iterations"]))   # the fused path's, an iteration
     return out
 
 

@@ -54,6 +54,7 @@ def lbfgsb_minpack(problem, n, s):
         path = "fused" if fused.supported(s["cauchy"], s["m"]) else "array"
     return (dict(_measured(r, "cuda" if xp is not np else "cpu"), evaluations=r["evaluations"]),
             {"pg0": float(r["pg0"]), "path": path, "host_reads": r["host_reads"],   # device->host reads, timed run
+             "launches": r["launches"],       # an iteration, timed run: numba kernels (bound), array ops
              **floors.same_run_copy(xp is not np)})
 
 

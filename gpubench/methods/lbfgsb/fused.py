@@ -15,7 +15,7 @@ after each iteration, as by core, once the host has read that iteration's pg.
 
 **Batches** (``sync_every`` > 1, the default when there is no callback): the host launches whole
 iterations, ``sync_every`` at most (1, 2, 4, ... after a hand-over), with no read between them.
-After each first trial's evaluation the kernel ``lf_gate`` (:mod:`gpubench.kernels.lbfgsb_fused_gate`)
+After each first trial's evaluation the kernel ``lf_gate_push`` (:mod:`gpubench.kernels.lbfgsb_fused_gate`)
 takes on the device the decisions the host would take after its read: the previous step's stopping
 test, the limits, the descent test and the strong Wolfe test of the first trial.  An accepted trial
 completes the iteration on the device; otherwise every later pass of the batch is a no-op and the
@@ -25,6 +25,11 @@ stop are those of ``sync_every=1`` (the per-evaluation driver); the evaluations 
 gate stopped (at most ``sync_every - 1``, at the first trial point already evaluated) are not
 counted.  ``fun_and_grad`` must give the same f and g at the same x (a deterministic function): the
 host's line search takes the batch's last evaluation as its first trial's.
+
+**Launches** (issue 43, second round; counted in :data:`shared.LAUNCHES`): a batch's iteration is seven
+numba kernels, each bound once a run (:class:`_Kernels`: typed and marshalled once, not per launch),
+or with :data:`COOPERATIVE` one cooperative launch (:mod:`gpubench.kernels.lbfgsb_fused_coop`); the
+host's own steps (start, hand-overs, resets) go through numba's dispatcher.
 
 ``fun_and_grad(x)`` takes and returns arrays of the module of ``x0`` (CuPy; numpy under numba's
 CUDA simulator, where the tests run it); it may return f as a device scalar.
@@ -38,6 +43,10 @@ from . import shared
 
 USES = "approximate Cauchy point, history 1 <= m <= %d"
 BATCH = 16              # iterations launched between two host reads (sync_every's default)
+BIND = True             # bound launches (_Kernels.bind); scripts/gpu_lbfgsb_batched.py turns it off to compare
+# a batch's iteration as one cooperative launch (gpubench.kernels.lbfgsb_fused_coop) instead of seven;
+# off by default until an H200 run has timed it (scripts/gpu_lbfgsb_batched.py turns it on to compare)
+COOPERATIVE = False
 
 
 def kernels():
@@ -48,6 +57,11 @@ def kernels():
 def gate_kernels():
     from ...kernels import lbfgsb_fused_gate
     return lbfgsb_fused_gate
+
+
+def coop_kernels():
+    from ...kernels import lbfgsb_fused_coop
+    return lbfgsb_fused_coop
 
 
 def supported(cauchy, m, record_cauchy=False):
@@ -75,6 +89,52 @@ class _Launcher:
             return a
         from numba import cuda
         return cuda.as_cuda_array(a, sync=False)   # same stream (the legacy default): no sync needed
+
+
+class _Kernels:
+    """The fused kernels, each configured once for its launch shape, every launch counted in
+    :data:`shared.LAUNCHES`.  ``k(name, *args)`` is numba's ordinary launch: the dispatcher types and
+    marshals every argument on each call (tens of microseconds of host time, during which a small
+    problem's GPU idles).  ``k.bind(name, *args)`` returns a function of no argument for a launch whose
+    arguments never change in a run: typed, compiled and marshalled once
+    (:func:`gpubench.device.gpu.bound_launch`), each call the driver's launch alone (under the
+    simulator it is the ordinary launch: the same kernel on the same arguments)."""
+
+    VECTOR = ("lf_pair", "lf_move", "lf_reduced", "lf_step", "lf_direction", "lf_trial", "lf_iterate")
+
+    def __init__(self, L, **kernels):
+        self.sim = L.sim
+        self.kernels = kernels
+        self.shape = {name: (L.vec if name in self.VECTOR else L.one) for name in kernels}
+        self.conf = {name: k[self.shape[name]] for name, k in kernels.items()}
+
+    def __call__(self, name, *args):
+        shared.launched("kernel:" + name)
+        shared.launched("path:dispatcher")
+        self.conf[name](*args)
+
+    def cooperative(self, name, *args):
+        """Cap the grid of a cooperative kernel at what can be resident at once (the occupancy query
+        of its overload for ``args``' types): a cooperative launch needs every block resident."""
+        k = self.kernels[name]
+        blocks, tpb = self.shape[name]
+        if not self.sim:
+            overload = k.compile(tuple(k.typeof_pyval(a) for a in args))
+            blocks = max(1, min(blocks, overload.max_cooperative_grid_blocks(tpb)))
+        self.shape[name] = (blocks, tpb)
+        self.conf[name] = k[self.shape[name]]
+
+    def bind(self, name, *args):
+        from ...device.gpu import bound_launch
+        go = bound_launch(self.kernels[name], *self.shape[name], args, bind=BIND)
+        kind, path = "kernel:" + name, "path:" + go.path
+
+        def launch():
+            shared.launched(kind)
+            shared.launched(path)
+            go()
+        launch.path = go.path
+        return launch
 
 
 def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
@@ -116,18 +176,18 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     if batch < 1:
         raise InputError(f"lbfgsb: sync_every must be a positive integer, got {sync_every!r}")
     G = gate_kernels()
+    coop = batch > 1 and COOPERATIVE
     GATE_STOPS = {K.GATE_PGTOL: shared.CONVERGED_PGTOL, K.GATE_FDEC: shared.CONVERGED_FDEC,
                   K.GATE_FACTR: shared.CONVERGED_FACTR}
-    shape = {"lf_pair": V, "lf_move": V, "lf_reduced": V, "lf_step": V, "lf_direction": V, "lf_trial": V}
-    kz = {name: getattr(K, name)[shape.get(name, one)] for name in (
+    kz = _Kernels(L, lf_gate_push=G.lf_gate_push, lf_enter=G.lf_enter,
+                  **({"lf_iterate": coop_kernels().lf_iterate} if coop else {}), **{name: getattr(K, name) for name in (
         "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
-        "lf_trial")}
-    kz.update(lf_gate=G.lf_gate[one], lf_enter=G.lf_enter[one])
+        "lf_trial")})
 
     f, g0 = fun_and_grad(x)
     g[...] = g0
-    kz["lf_init"](d["st"])
-    kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+    kz("lf_init", d["st"])
+    kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
     f, pg = shared.fetch(xp, f, st[K.C_PG])
     nfev, nit = 1, 0
     if pg <= pgtol:
@@ -152,12 +212,32 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             return 0, shared.CONVERGED_FACTR
         return None
 
+    # the launches whose arguments are the same all run long: bound once (_Kernels.bind)
+    passes = (kz.bind("lf_reduced", d["VEC"], d["YS"], m, d["st"], d["SMB"]),
+              kz.bind("lf_step", d["VEC"], d["YS"], m, project, d["st"], d["SMB"]),
+              kz.bind("lf_direction", d["VEC"], project, constrained, d["st"]))
+    if batch > 1:
+        # a batch's iteration: every launch bound (lf_trial reads the iteration count on the device)
+        passes += (kz.bind("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, -1, d["st"]),)
+        update = (kz.bind("lf_pair", d["VEC"], d["XA"], d["YS"], m, d["st"]),
+                  kz.bind("lf_gate_push", d["st"], float(pgtol), float(factr * shared.EPS), ftol_gate,
+                          float(maxiter), float(maxfun), m, d["SMB"]),
+                  kz.bind("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"]))
+    prepared = False        # (cooperative) the next iteration's first trial is in XA already
+    if coop:
+        # the same passes in one launch, grid syncs where the launches ended: ``update`` 0 the first
+        # trial at a batch's start, 1 a first trial's update and the next iteration's first trial
+        cargs = (d["VEC"], d["XA"], d["YS"], m, d["st"], d["SMB"], project, constrained, boxed, float(pgtol),
+                 float(factr * shared.EPS), ftol_gate, float(maxiter), float(maxfun))
+        kz.cooperative("lf_iterate", *cargs, 0)
+        coop_first, coop_next = kz.bind("lf_iterate", *cargs, 0), kz.bind("lf_iterate", *cargs, 1)
+
     def first_trial(it):
         """Cauchy point, subspace step, direction and the first trial x + a d into XA: no host read."""
-        kz["lf_reduced"](d["VEC"], d["YS"], m, d["st"], d["SMB"])
-        kz["lf_step"](d["VEC"], d["YS"], m, project, d["st"], d["SMB"])
-        kz["lf_direction"](d["VEC"], project, constrained, d["st"])
-        kz["lf_trial"](d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
+        for go in passes:
+            go()
+        if batch == 1:
+            kz("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, it, d["st"])
 
     while True:
         capped = nit < maxiter and nfev < maxfun and until is not None and until()
@@ -175,20 +255,28 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         if batch > 1:
             # ---- up to ``run`` whole iterations launched with no host read: the gate (on the device)
             # accepts each first trial or stops the passes after it; one read at the end
-            kz["lf_enter"](d["st"], f, pending[0] if pending else 0.0, 1.0 if pending else 0.0,
+            kz("lf_enter", d["st"], f, pending[0] if pending else 0.0, 1.0 if pending else 0.0,
                            float(nit), float(nfev))
+            if coop and not prepared:
+                coop_first()
             for i in range(min(run, maxiter - nit, maxfun - nfev)):
-                first_trial(nit + i)
+                if not coop:
+                    first_trial(nit + i)
                 fa, ga = fun_and_grad(XA)
                 st[K.FA] = fa
                 st[K.SLOPE] = ga @ D
                 GN[...] = ga
-                kz["lf_gate"](d["st"], pgtol, factr * shared.EPS, ftol_gate, float(maxiter), float(maxfun))
-                kz["lf_pair"](d["VEC"], d["XA"], d["YS"], m, d["st"])
-                kz["lf_push"](d["st"], m, -1.0, d["SMB"])
-                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 1, d["st"])
+                for what in ("set FA", "g.d", "set SLOPE", "copy GN"):
+                    shared.launched("array:" + what)
+                # the update's sums, the gate with the update's one-thread part, the move
+                if coop:
+                    coop_next()
+                else:
+                    for go in update:
+                        go()
             s_, = shared.fetch(xp, st)
             code = int(s_[K.CODE])
+            prepared = coop and code == K.GATE_GOING
             if int(s_[K.NIT]) > nit:
                 retried = False
             nit, nfev, f = int(s_[K.NIT]), int(s_[K.NFEV]), float(s_[K.F_CUR])
@@ -207,11 +295,12 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             # GATE_HOST: this iteration goes on on the host from its descent test (its stopping test
             # passed on the device); the last evaluation of the batch was at its first trial XA
             run = 1
-            kz["lf_enter"](d["st"], f, 0.0, 0.0, float(nit), float(nfev))
+            kz("lf_enter", d["st"], f, 0.0, 0.0, float(nit), float(nfev))
             fa, slope = float(s_[K.FA]), float(s_[K.SLOPE])
         else:
             first_trial(nit)
             fa, ga = fun_and_grad(XA)
+            shared.launched("array:g.d")
             s_, fa, slope = shared.fetch(xp, st, fa, ga @ D)
             if pending is not None:
                 pg = float(s_[K.C_PG])
@@ -226,8 +315,8 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         dnorm = math.sqrt(dd)
         if not (gd < 0) or dnorm == 0.0:
             if kmem and not retried:
-                kz["lf_reset"](d["st"])
-                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+                kz("lf_reset", d["st"])
+                kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
                 retried = True
                 continue
             if dnorm == 0.0 or gd == 0.0:
@@ -246,17 +335,18 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             # a later trial gets a buffer of its own: the search may keep an earlier one
             xa = xp.empty(n)
             dxa = L.view(xa)
-            kz["lf_trial"](d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
+            kz("lf_trial", d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
             fa_, ga_ = fun_and_grad(xa)
             nfev += 1
+            shared.launched("array:g.d")
             fa_, sl_ = shared.fetch(xp, fa_, ga_ @ D)
             return fa_, sl_, (dxa, ga_)
 
         a, fnew, _, payload, ok = shared._line_search(phi, f, gd, stp, stpmax)
         if not ok or payload is None:
             if kmem and not retried:
-                kz["lf_reset"](d["st"])
-                kz["lf_move"](d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
+                kz("lf_reset", d["st"])
+                kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
                 retried = True
                 continue
             status, message = ((0, shared.CONVERGED_FDEC_LNSRCH) if ftol_abs is not None
@@ -265,10 +355,11 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         retried = False
         dxa, gnew = payload
         GN[...] = gnew
+        shared.launched("array:copy GN")
         # ---- the memory update and the next Cauchy point's products: no host read
-        kz["lf_pair"](d["VEC"], dxa, d["YS"], m, d["st"])
-        kz["lf_push"](d["st"], m, shared.EPS * (-gd * a), d["SMB"])
-        kz["lf_move"](d["VEC"], dxa, d["YS"], m, 1, d["st"])
+        kz("lf_pair", d["VEC"], dxa, d["YS"], m, d["st"])
+        kz("lf_push", d["st"], m, shared.EPS * (-gd * a), d["SMB"])
+        kz("lf_move", d["VEC"], dxa, d["YS"], m, 1, d["st"])
         pending = (f, fnew)
         f = fnew
         nit += 1

@@ -31,6 +31,26 @@ def decrease_stop(fold, fnew, ftol_abs):
 
 
 SYNC = {"count": 0}             # host reads of device values (``fetch`` calls), for tests and benchmarks
+# launches the fused driver makes, by kind: "kernel:NAME" its numba kernels (counted as bound or
+# dispatched in "path:bound" / "path:dispatcher"), "array:WHAT" its own array-library operations
+# between them (each one CuPy kernel or copy); the user's fun_and_grad is not counted here
+LAUNCHES = {}
+
+
+def launched(kind):
+    LAUNCHES[kind] = LAUNCHES.get(kind, 0) + 1
+
+
+def launches_since(before, iterations):
+    """Launches an iteration since ``before`` (a copy of :data:`LAUNCHES`): ``kernels`` the numba
+    kernels, ``bound`` those of them launched bound, ``array_ops`` the driver's own array-library
+    operations between them (the user's fun_and_grad makes its own on top)."""
+    d = {k: v - before.get(k, 0) for k, v in LAUNCHES.items()}
+    it = max(int(iterations), 1)
+
+    def part(prefix):
+        return round(sum(v for k, v in d.items() if k.startswith(prefix)) / it, 3)
+    return {"kernels": part("kernel:"), "bound": part("path:bound"), "array_ops": part("array:")}
 
 
 def fetch(xp, *vals):

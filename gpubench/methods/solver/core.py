@@ -115,7 +115,8 @@ class Search(StrongSteps):
         # variant strong above STRONG_MAX_DIM on CUDA: its local starts, then the paper's device loop
         self.asked = self.settings
         self.settings, self.scale_note = at_scale(self.settings, dim, _on_cuda(self.settings),
-                                                  split=self.definition.dim is None)
+                                                  split=self.definition.dim is None,
+                                                  chained=self._gated_chain(dim))
         self.polish_starts = self.asked.polish
         # variant strong on CUDA at n <= STRONG_MAX_DIM: the root contracted before the device loop
         self.root_contract = contracts_root(self.asked, dim, _on_cuda(self.asked), self.definition.dim is None)
@@ -167,6 +168,16 @@ class Search(StrongSteps):
     def sample_point(self, itr, sidx, m):
         lo, hi = self.region(itr, sidx)
         return diagonal_point(lo, hi, m, *sample_fractions(self.settings.spacing, self.settings.samples))
+
+    def _gated_chain(self, dim):
+        """Whether variant strong on CUDA meets a chain its two-coordinate pieces are on for
+        (:func:`.settings.at_scale`'s ``chained``); False without building the level set elsewhere."""
+        cfg = self.settings
+        if not (cfg.variant == "strong" and cfg.loop == "auto" and self.definition.dim is None
+                and _on_cuda(cfg)):
+            return False
+        from .contract import levelset
+        return levelset(self.fn, dim, self.maximise).chain_cells() > 0
 
     # -------------------------------------------------------------- the loop
     def _choose_loop(self):

@@ -46,6 +46,12 @@ DEVICE_EXTRAS = {"contract": False}
 # On the CPU the paper's 4^10 = 1,048,576 subregions per iteration take seconds each; about
 # 4,096 (s = 6 cut coordinates) keep a typed-in solve interactive.  The GPU keeps the paper's s = 10.
 CPU_SPLIT_DIMS = 6
+# variant strong on CUDA for a gated chain (:func:`at_scale`, ``chained``): the host loop cutting at most
+# this many coordinates an iteration, the CPU twin's shape (p^s children an iteration, each given the
+# chain's bound on the host: 4^10 would be ~1e9 steps of the children's pass an iteration).  On the twin
+# Rana n = 5 certifies in 8.9 s so; with the chain at the root only, as the device loop has it, its gap
+# was 72.9 after 60 s (docs/scipy_go.md, hard41)
+CHAINED_SPLIT_DIMS = 6
 
 
 
@@ -140,7 +146,7 @@ class Settings(MethodSettings):
                              f"iteration is too many (at most 2**31)")
 
 
-def at_scale(settings, dim, on_cuda, split=True):
+def at_scale(settings, dim, on_cuda, split=True, chained=False):
     """``(settings that run, note)``: variant strong with ``loop = "auto"`` on CUDA (and a definition
     with the split sweep) runs in the device loop after its local starts, their best polished
     (:meth:`.core.Search._multistart`).  Above :data:`STRONG_MAX_DIM` it runs the paper's sweep
@@ -149,11 +155,23 @@ def at_scale(settings, dim, on_cuda, split=True):
     polish (:data:`DEVICE_EXTRAS` off).  The note says what was left out and how to have it.  Any other ``settings`` come back as
     they are, with None.
 
+    ``chained``: the definition is a chain the two-coordinate pieces are on for (forms/chain.py:
+    ``gated``: EggHolder, Rana, SineEnvelope, StretchedV); at n <= STRONG_MAX_DIM it takes the host
+    loop instead (:data:`CHAINED_SPLIT_DIMS`), where each child gets the chain's bound and every selected
+    box is contracted: the device loop takes the chain at the root only (docs/scipy_go.md, hard41).
+
     ``settings`` must be checked already (``Settings.check`` sets the strong variant's fields)."""
     s = settings
     if not _strong_on_cuda(s, on_cuda, split):
         return s, None
     run = copy.copy(s)
+    if chained and dim <= STRONG_MAX_DIM:
+        k = min(s.split_dims, CHAINED_SPLIT_DIMS, dim)
+        object.__setattr__(run, "loop", "host")
+        object.__setattr__(run, "split_dims", k)
+        return run, (f"variant strong on CUDA, a chain of two-coordinate oscillating terms: the host loop, "
+                     f"{k} coordinates cut an iteration, every child bounded by the chain's cells and every "
+                     f"selected box contracted, its sweeps on the GPU (--loop device for the device loop)")
     if dim > STRONG_MAX_DIM:
         for k, v in HOST_EXTRAS.items():
             object.__setattr__(run, k, v)

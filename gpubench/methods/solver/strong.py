@@ -57,14 +57,14 @@ class StrongSteps:
 
     def _chained(self, sel_lo, sel_hi, plan, sidx, lb):
         """The surviving subregions' lower bounds raised to their chain bounds where f is one chained
-        sum (:meth:`gpubench.forms.levelset.LevelSet.children_floor`; off with the chain), and those
-        then above GUB left out."""
-        from ...forms import chain
-        if not chain.CELLS or not (math.isfinite(self.state.gub) and self._bounded(sel_lo, sel_hi)):
+        sum (:meth:`gpubench.forms.levelset.LevelSet.children_floor`; off with the chain, which
+        ``chain_cells`` says), and those then above GUB left out."""
+        ls = levelset(self.fn, self.dim, self.maximise)
+        if not ls.chain_cells() or not (math.isfinite(self.state.gub) and self._bounded(sel_lo, sel_hi)):
             return sidx, lb
         t0 = time.perf_counter()
         clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
-        bound = levelset(self.fn, self.dim, self.maximise).children_floor(sel_lo, sel_hi, clo, chi)
+        bound = ls.children_floor(sel_lo, sel_hi, clo, chi)
         self.host_seconds += time.perf_counter() - t0
         if bound is None:
             return sidx, lb

@@ -17,13 +17,15 @@ code spliced in.  Inside a generated module ``__name__`` differs, so the functio
 - :mod:`.layout`: the iteration's cut tables laid out (also spliced into the host's CPU forms);
 - :mod:`.subregion`: one subregion bounded, full and split evaluation, and the cut tables' values;
 - :mod:`.cpu`, :mod:`.gpu_full`, :mod:`.gpu_split`: the sweeps over every subregion;
-- :mod:`.loop`: the whole iteration on the GPU (``Settings.loop = "device"``).
+- :mod:`.loop`: the whole iteration on the GPU (``Settings.loop = "device"``);
+- :mod:`.subdomain`, :mod:`.subdomain_cpu`, :mod:`.subdomain_gpu`: paper 001's subdomains of a node
+  enclosed (:mod:`gpubench.methods.subdomain_bounds`).
 """
 from pathlib import Path
 
 _HERE = Path(__file__).parent
 # what a module's own imports and stand-ins need to be valid source when spliced: kept, and harmless
-SHARED = ("cut", "layout", "subregion")
+SHARED = ("cut", "layout", "subregion", "subdomain")
 
 
 def text(name, replace=()):
