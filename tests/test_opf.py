@@ -217,7 +217,7 @@ AUTHORS_2868 = {"devices": 0, "backend": "cuda", "iterations": 6000, "rho_pq": 1
 
 def _t5(settings=AUTHORS_2868, dim=6, **measured):
     figures = dict(max_percent_imbalance=400.0, min_percent_imbalance=2.0, mean_percent_imbalance=50.0, devices=6,
-                   stop="converged", converged=True, start="authors", iterations=4350)
+                   stop="converged", converged=True, start="authors", iterations=4350, solve=admm.TRON_AUTHORS)
     return {**_rec("opf:2868rte", dim, **{**figures, **measured}),
             "case": f"c{dim}-" + repr(sorted(measured.items())) + repr(sorted(settings.items())),
             "key": "admm", "settings": dict(settings)}
@@ -258,6 +258,9 @@ def test_table5_matches_only_on_a_converged_run_at_the_authors_settings_and_star
     for rec, said in ((_t5(old_settings), "at other settings"),
                       (_t5(dict(AUTHORS_2868, rho_pq=400.0, rho_va=40000.0)), "at other settings"),
                       (_t5(start=None), "flat start"),
+                      (_t5(solve=None), "branch solves not the authors' (none stated"),   # before issue 37's TRON stop
+                      (_t5(solve={**admm.TRON_AUTHORS, **admm.TRON_BEFORE}), "tron_stop='relative'"),
+                      (_t5(solve={**admm.TRON_AUTHORS, "scale": 1.0}), "scale=1.0"),
                       (_t5(stop="iterations", converged=False, iterations=6000), "Boyd's test not met"),
                       (_t5(dim=4), "4 blocks, not the paper's 6"),
                       (_t5(backend="cpu"), "no GPU record")):

@@ -83,11 +83,9 @@ def test_bus_step_minimises_its_subproblem():
     assert obj(z)[0] <= obj(ref)[0] + 1e-12
 
 
-def test_branch_step_is_a_minimiser(case14):
-    """Problem (6.2) at the ADMM's penalties (rho 400 / 40,000, scaled by 1e-4) and random targets
-    near a power-flow point: TRON's solution from the flat start has a projected gradient of zero
-    (central differences of a numpy objective) and equals L-BFGS-B's minimiser from the same start."""
-    net, rng = case14, np.random.default_rng(13)
+def _branch_instance(net, rng):
+    """Problem (6.2) of every branch at rho 400 / 40,000 (scaled by 1e-4) and random targets near a
+    power-flow point: (lo, hi, x0 the flat start, rho, target, quantities(l, x) of branch l)."""
     nl, f, t = net.nbranch, net.fbus, net.tbus
     lo = np.stack([net.vmin[f], net.vmin[t], np.full(nl, -2 * np.pi), np.full(nl, -2 * np.pi)], axis=1)
     hi = np.stack([net.vmax[f], net.vmax[t], np.full(nl, 2 * np.pi), np.full(nl, 2 * np.pi)], axis=1)
@@ -100,11 +98,20 @@ def test_branch_step_is_a_minimiser(case14):
     rho = 1e-4 * np.tile([400.0] * 4 + [40000.0] * 4, (nl, 1))
     w0 = np.sqrt(0.5 * (net.vmin ** 2 + net.vmax ** 2))
     x0 = np.clip(np.column_stack([w0[f], w0[t], np.zeros(nl), np.zeros(nl)]), lo, hi)
+    return lo, hi, x0, rho, target, quantities
+
+
+def test_branch_step_is_a_minimiser(case14):
+    """Problem (6.2) at the ADMM's penalties (rho 400 / 40,000, scaled by 1e-4) and random targets
+    near a power-flow point: TRON's solution from the flat start has a projected gradient of zero
+    (central differences of a numpy objective) and equals L-BFGS-B's minimiser from the same start."""
+    net = case14
+    lo, hi, x0, rho, target, quantities = _branch_instance(net, np.random.default_rng(13))
     from gpubench.methods import tron
     res = tron.solve_batch(x0, lo, hi, branch.parameters(net.Y, rho, target), objective="library",
                            fn=branch.function(), backend="cpu", hessian="differences", max_iter=100, gtol=1e-6)
     assert np.all(res.status == 0)
-    for l in range(nl):
+    for l in range(net.nbranch):
         F = lambda x: float(np.sum(rho[l] / 2 * (quantities(l, x) - target[l]) ** 2))  # noqa: E731,B023
         x = res.x[l]
         grad = lambda x: np.array([(F(x + 1e-6 * e) - F(x - 1e-6 * e)) / 2e-6 for e in np.eye(4)])  # noqa: E731,B023
@@ -115,3 +122,37 @@ def test_branch_step_is_a_minimiser(case14):
                           options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
         assert F(x) <= ref.fun + 1e-12
         np.testing.assert_allclose(x, ref.x, atol=1e-6)
+
+
+def test_branch_solves_stop_as_the_authors_tron_driver(case14):
+    """Issue 37: the ADMM's branch solves stop as ExaTron's driver (tron_kernel.jl, sc2021) stops
+    them: ||pg||_inf <= 5e-4 (absolute) tested after an accepted step only, so a solve started at
+    a point that already passes the test still tries a step; the ADMM's settings reach TRON."""
+    from gpubench.methods import tron
+    net = case14
+    lo, hi, x0, rho, target, quantities = _branch_instance(net, np.random.default_rng(13))
+    par = branch.parameters(net.Y, rho, target)
+    s = admm.Settings()
+    assert admm.solve_settings(s) == admm.TRON_AUTHORS
+    kw = dict(objective="library", fn=branch.function(), backend="cpu", hessian="differences",
+              stop=s.tron_stop, gatol=s.tron_gatol, max_iter=s.tron_max_iter, max_feval=s.tron_max_feval)
+    res = tron.solve_batch(x0, lo, hi, par, **kw)
+    assert np.all(res.status == 0) and np.all(res.iterations >= 1)
+    for l in range(net.nbranch):     # the reported norm is the inf-norm of the projected gradient
+        F = lambda x: float(np.sum(rho[l] / 2 * (quantities(l, x) - target[l]) ** 2))  # noqa: E731,B023
+        x = res.x[l]
+        g = np.array([(F(x + 1e-6 * e) - F(x - 1e-6 * e)) / 2e-6 for e in np.eye(4)])
+        g[((x <= lo[l]) & (g > 0)) | ((x >= hi[l]) & (g < 0))] = 0.0
+        assert abs(np.abs(g).max() - res.pgnorm[l]) <= 1e-6 + 1e-4 * res.pgnorm[l], (l, g, res.pgnorm[l])
+    assert np.all(res.pgnorm <= s.tron_gatol)
+    # from the solutions, which pass the test: the authors' driver still tries a step
+    again = tron.solve_batch(res.x, lo, hi, par, **kw)
+    assert np.all(again.iterations >= 1)
+    # ours (relative 1e-6) would have gone on: the two stops differ on these problems
+    before = tron.solve_batch(x0, lo, hi, par, objective="library", fn=branch.function(), backend="cpu",
+                              hessian="differences", max_iter=100, gtol=1e-6)
+    assert np.any(before.iterations != res.iterations)
+    # and the ADMM's settings reach the branch solves
+    one = admm.solve(net, max_iter=2)
+    old = admm.solve(net, max_iter=2, **admm.TRON_BEFORE)
+    assert not np.array_equal(one.tron_iterations, old.tron_iterations)

@@ -8,7 +8,8 @@ with G >= 2 the percent imbalance (6.3) over the iterations (Table 5).  ``device
 many devices the partitions run at once (:mod:`gpubench.problems.opf.devices`; 0: every GPU of the
 machine, capped at G); with one device they run one after another and each batch is timed alone.
 The record says how many devices ran and the root's wall time of each branch step (the paper's
-Figure 6 timing), the penalties, and the start (``start``: :data:`gpubench.problems.opf.admm.START`).
+Figure 6 timing), the penalties, the start (``start``: :data:`gpubench.problems.opf.admm.START`) and
+the branch solves' and stop test's settings (``solve``: :func:`gpubench.problems.opf.admm.solve_settings`).
 ``rho_pq``, ``rho_va`` = 0 take the authors' penalties for the paper's cases
 (:data:`~gpubench.problems.opf.admm.AUTHORS_RUNS`), elsewhere the code's defaults.
 
@@ -61,7 +62,7 @@ def admm_opf(problem, n, s, checkpoint=None):
             batch_ms=float(1e3 * t.sum(axis=1).mean()), devices=r.devices,
             branch_step_ms=float(1e3 * r.branch_seconds.mean()),
             tron_iterations_mean=float(r.tron_iterations.mean()),
-            rho_pq=r.rho_pq, rho_va=r.rho_va, start=admm.START)
+            rho_pq=r.rho_pq, rho_va=r.rho_va, start=admm.START, solve=admm.solve_settings(settings))
         if n >= 2:
             mx, mn, mean = admm.imbalance(t)
             measured.update(max_percent_imbalance=mx, min_percent_imbalance=mn, mean_percent_imbalance=mean)

@@ -600,10 +600,12 @@ def _judge_admm(experiment, records, pub):
 def _unlike_the_papers_run(case, record):
     """'' for a record of Table 5's case run as the paper's: its 6 blocks on GPUs, the authors'
     penalties and iteration limit (:data:`gpubench.problems.opf.admm.AUTHORS_RUNS`; a run that met the
-    stop test before a lower limit is the same run), the authors' start (``start``: the bus flow copies
+    stop test before a lower limit is the same run), the authors' branch solves and stop test (``solve``:
+    :data:`~gpubench.problems.opf.admm.TRON_AUTHORS`, TRON stopped as ExaTron's driver stops it; records
+    without it ran TRON to a relative 1e-6 in 100 steps), the authors' start (``start``: the bus flow copies
     at 0; records without it are of the flat start's flows) and Boyd's stop test met; else how it
     differs (one line, no budget in it: what was run is not what the paper ran)."""
-    from ..problems.opf.admm import AUTHORS_RUNS, START
+    from ..problems.opf.admm import AUTHORS_RUNS, START, TRON_AUTHORS
     m, s = record["measured"], record.get("settings") or {}
     if case not in AUTHORS_RUNS:
         return "a case the authors' runs do not name"
@@ -614,6 +616,12 @@ def _unlike_the_papers_run(case, record):
             or (its < limit and m.get("stop") != "converged"):
         why.append(f"at other settings (rho_pq={s.get('rho_pq', unset)}, rho_va={s.get('rho_va', unset)}, "
                    f"iterations={its if its is not None else unset}; the authors': {rho_pq:g}, {rho_va:g}, {limit})")
+    solve = m.get("solve")
+    if solve != TRON_AUTHORS:
+        said = "none stated: TRON to a relative 1e-6 in 100 steps" if solve is None else \
+            ", ".join(f"{k}={solve.get(k)!r}" for k in TRON_AUTHORS if solve.get(k) != TRON_AUTHORS[k])
+        why.append(f"its branch solves not the authors' ({said}; the authors': TRON's projected gradient "
+                   f"<= {TRON_AUTHORS['tron_gatol']:g} in {TRON_AUTHORS['tron_max_iter']} iterations)")
     if m.get("start") != START:
         why.append("from the flat start's flows, not the authors' start")
     # How many GPUs ran the blocks at once is not a difference of the figure: each block's TRON batch is

@@ -80,8 +80,13 @@ def hs45_problem(nprob, n, start="mid", seed=0):
     return x0, lo, hi, par
 
 
-def config(max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0, cgtol=0.1):
-    return np.array([max_iter, gtol, gatol, frtol, delta0, cgtol], dtype=np.float64)
+# the stop rules of tron_solve (core.py): ours, and ExaTron's driver (tron_kernel.jl, sc2021)
+STOPS = {"relative": 0, "exatron": 1}
+
+
+def config(max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0, cgtol=0.1, stop="relative",
+           max_feval=500):
+    return np.array([max_iter, gtol, gatol, frtol, delta0, cgtol, STOPS[stop], max_feval], dtype=np.float64)
 
 
 def _check(x0, lo, hi, par):
@@ -133,15 +138,21 @@ def hessian_for(fn, n, backend):
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
                 hessian="differences", cholesky="left", backsolve="explicit", layout="1d",
                 memory="shared", threads=0, max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0,
-                cgtol=0.1, timer=None):
+                cgtol=0.1, stop="relative", max_feval=500, timer=None):
     """Solve a batch of bound-constrained problems with TRON; see the module docstring.
 
     ``x0, lo, hi``: (batch, n); ``par``: (batch, k, n) per-problem parameters (for hs45
     the divisors c_i; for a library function its parameter rows, e.g. shifts).
-    Stopping rule (relative): ||pg(x)|| <= gtol ||pg(x0)|| (pg: the projected gradient,
+    Stopping rule ``stop="relative"``: ||pg(x)|| <= gtol ||pg(x0)|| (pg: the projected gradient,
     g_i at free x_i, only its inward part at a bound), or ||pg(x)|| <= gatol,
-    or actual and predicted reductions both <= frtol |f|.
+    or actual and predicted reductions both <= frtol |f|; at most ``max_iter`` steps.
+    ``stop="exatron"``: the driver of ExaTron.jl's ``tron_kernel`` (branch ``sc2021``, the code of
+    the paper's ADMM runs): ||pg(x)||_inf <= gatol after an accepted step (absolute; gtol unused),
+    at most ``max_iter`` gradient evaluations and ``max_feval`` function evaluations, the first
+    trust radius ||g(x0)||_2, the frtol test after rejected steps too (core.py).
     """
+    if stop not in STOPS:
+        raise InputError(f"stop must be one of {', '.join(STOPS)}, got {stop!r}")
     if objective == "library":
         if fn is None:
             raise InputError("objective 'library' needs fn")
@@ -156,7 +167,7 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         raise InputError("cholesky: left|right, backsolve: explicit|implicit, layout: 1d|2d, "
                          "memory: shared|global")
     nb, n = x0.shape
-    cfg = config(max_iter, gtol, gatol, frtol, delta0, cgtol)
+    cfg = config(max_iter, gtol, gatol, frtol, delta0, cgtol, stop, max_feval)
     forms = forms_for(fn, backend) if objective == "library" else None
     hess, kind = None, objective
     if objective == "library" and hessian == "symbolic":
@@ -167,7 +178,7 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     opts = dict(objective=objective, hessian=hessian if objective == "library" else "analytic",
                 cholesky=cholesky, backsolve=backsolve, layout=layout,
                 memory=memory, max_iter=max_iter, gtol=gtol, gatol=gatol, frtol=frtol,
-                delta0=delta0, cgtol=cgtol)
+                delta0=delta0, cgtol=cgtol, stop=stop, max_feval=max_feval)
     if backend == "cpu":
         from .cpu import tron_twin
         kern = tron_twin(kind, forms, hess)

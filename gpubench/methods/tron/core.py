@@ -56,10 +56,15 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
                tid, nt, c0, cs, r0, rs):
     """Algorithm 3.1 for one problem; x0 is overwritten by the solution.
 
-    cfg = (max_iter, gtol, gatol, frtol, delta0, cgtol): stop when
-    ||pg(x)|| <= gtol ||pg(x0)|| (relative; pg the projected gradient) or <= gatol, or when the
-    actual and predicted reductions are both <= frtol |f|.  out = (f, iterations,
-    status, function evaluations, final projected-gradient norm).
+    cfg = (max_iter, gtol, gatol, frtol, delta0, cgtol, stop, max_feval).  Stop 0 (ours): when
+    ||pg(x)|| <= gtol ||pg(x0)|| (relative; pg the projected gradient, 2-norm) or <= gatol, or when
+    the actual and predicted reductions are both <= frtol |f| after an accepted step; at most
+    max_iter steps.  Stop 1, ExaTron's driver (``tron_kernel.jl`` of its ``sc2021`` branch, which ran
+    the paper's ADMM): the first radius ||g(x0)||_2; ||pg(x)||_inf <= gatol tested after each
+    accepted step only (never at x0, so at least one step is tried); the frtol test after every trial
+    step, accepted or not; at most max_iter gradient evaluations (x0's included, ExaTron's
+    ``max_minor``) and max_feval function evaluations.  out = (f, steps tried, status, function
+    evaluations, final projected-gradient norm: the 2-norm, or the inf-norm with stop 1).
     """
     nn = n * n
     A = W[0:nn]
@@ -87,6 +92,8 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
     gatol = cfg[2]
     frtol = cfg[3]
     cgtol = cfg[5]
+    exatron = cfg[6] > 0.0
+    max_feval = int(cfg[7])
     for i in range(tid, n, nt):
         l[i] = lo[i]
         u[i] = hi[i]
@@ -107,18 +114,32 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
     actred = 0.0
     prered = 0.0
     snorm = 0.0
+    ngev = 0
     while True:
         if evaluate:
             evaluate = False
             f = eval_fgh(x, par, g, A, scr, red, n, tid, nt, c0, cs, r0, rs)
-            pgn = pg_norm(x, l, u, g, n, red, tid, nt)
+            ngev += 1
+            if exatron:
+                pgn = pg_inf(x, l, u, g, n, red, tid, nt)
+            else:
+                pgn = pg_norm(x, l, u, g, n, red, tid, nt)
             if it == 0:
                 pg0 = pgn
-                if not (delta > 0.0):
+                if exatron:
+                    delta = nrm2(g, n, red, tid, nt)
+                elif not (delta > 0.0):
                     delta = max(pg0, 1.0)
             elif abs(actred) <= frtol * abs(f) and prered <= frtol * abs(f):
                 status = CONVERGED
                 break
+            elif exatron:
+                # ExaTron's NEWX: the gradient test, then the limit on gradient evaluations
+                if pgn <= gatol:
+                    status = CONVERGED
+                    break
+                if ngev >= max_iter:
+                    break
         if it > 0:
             if prered <= 0.0 and snorm == 0.0:
                 # no model decrease at all from a nonstationary point: the model is broken
@@ -130,11 +151,12 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         if not math.isfinite(f) or not math.isfinite(pgn):
             status = FAILED
             break
-        if pgn <= gtol * pg0 or pgn <= gatol:
-            status = CONVERGED
-            break
-        if it >= max_iter:
-            break
+        if not exatron:
+            if pgn <= gtol * pg0 or pgn <= gatol:
+                status = CONVERGED
+                break
+            if it >= max_iter:
+                break
         it += 1
         alphac = cauchy(x, l, u, g, A, s, r, n, delta, alphac, red, tid, nt)
         # model gradient at s: r = g + A s
@@ -211,7 +233,15 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             for i in range(tid, n, nt):
                 x[i] = d[i]
             sync()
+            f = fnew         # (recomputed with g at the loop's head; kept if a limit ends it first)
             evaluate = True  # f, g, H at the new x, then the checks, at the loop's head
+        elif exatron and abs(actred) <= frtol * abs(f) and prered <= frtol * abs(f):
+            # ExaTron's dtron tests frtol after a rejected trial too (f the kept point's): a step
+            # too small to change f ends the solve, where the radius would otherwise collapse
+            status = CONVERGED
+            break
+        if exatron and nfev >= max_feval:
+            break
     for i in range(tid, n, nt):
         x0[i] = x[i]
     if tid == 0:

@@ -53,6 +53,21 @@ def pg_norm(x, l, u, g, n, red, tid, nt):
 
 
 @device
+def pg_inf(x, l, u, g, n, red, tid, nt):
+    """The infinity norm of the projected gradient of :func:`pg_norm`: ExaTron's ``dgpnorm``, whose
+    test ends its driver (``tron_kernel``; the ``exatron`` stop of :func:`tron_solve`)."""
+    acc = 0.0
+    for i in range(tid, n, nt):
+        t = g[i]
+        if x[i] <= l[i] and t > 0.0:
+            t = 0.0
+        elif x[i] >= u[i] and t < 0.0:
+            t = 0.0
+        acc = max(acc, abs(t))
+    return reduce_max(acc, red, tid, nt)
+
+
+@device
 def cauchy(x, l, u, g, A, s, As, n, delta, alpha, red, tid, nt):
     """Projected Cauchy step (Algorithm 3.1 line 4): s = P(x - alpha g) - x with
     q(s) <= mu0 g's and ||s|| <= delta; alpha extrapolated (x10) or interpolated (x0.1)

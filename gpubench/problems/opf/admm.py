@@ -27,7 +27,8 @@ solved, the algorithm updates its Lagrange multipliers"):
 Convergence as in the authors' code (ExaTron.jl ``admm_rect_gpu``; the paper prints no
 tolerance), Boyd et al. [6] Section 3.3.1: primal residual r = u - v, dual residual
 s = rho (v - v_prev); stop when ||r|| <= sqrt(m) abstol + reltol max(||u||, ||v||) and
-||s|| <= sqrt(m) abstol + reltol ||lam|| (abstol 1e-6, reltol 1e-5).  Penalties rho_pq = 400 on
+||s|| <= sqrt(m) abstol + reltol ||lam|| (abstol 1e-6, reltol 1e-5).  TRON inside each branch solve
+stops as that code's driver does (:data:`TRON_AUTHORS`).  Penalties rho_pq = 400 on
 the powers and rho_va = 40,000 on w and theta, the branch objective scaled by 1e-4 for TRON, and
 an 800-iteration limit are that code's defaults, as are the starts (v: generator powers at the
 middle of their ranges, flows 0, w at the middle of [vmin^2, vmax^2], theta = 0; lam = 0).  The paper's
@@ -63,6 +64,27 @@ AUTHORS_RUNS = {
     "19402goc": (500.0, 50000.0, 30000, 28358),
 }
 
+# How the authors' runs solved each branch problem (6.2) (ExaTron.jl, branch sc2021 at 086f56c:
+# polar_kernel.jl:69 calls tron_kernel(n, shift, 500, 200, 5e-4, scale, ...), admm_standalone.jl:16
+# scale=1e-4; tron_kernel.jl: the stop ||pg||_inf <= 5e-4 after each accepted step, 200 gradient
+# evaluations, 500 function evaluations, first radius ||g(x0)||_2; docs/opf.md has the table).  Ours
+# since issue 37 (before: ``TRON_BEFORE``, reachable as Settings(**TRON_BEFORE)); the Hessian is ours
+# (central differences of the generated gradient; theirs analytic), stated.  Every record states these
+# (``solve_settings``) and Table 5's gate requires them.
+TRON_AUTHORS = {"scale": 1e-4, "abstol": 1e-6, "reltol": 1e-5, "tron_stop": "exatron", "tron_gtol": 0.0,
+                "tron_gatol": 5e-4, "tron_max_iter": 200, "tron_max_feval": 500, "tron_hessian": "differences"}
+TRON_BEFORE = {"tron_stop": "relative", "tron_gtol": 1e-6, "tron_gatol": 0.0, "tron_max_iter": 100}
+
+
+def solve_settings(s):
+    """The settings of the branch solves and of the stop test that a record states (the keys of
+    :data:`TRON_AUTHORS`)."""
+    return {"scale": float(s.scale), "abstol": float(s.abstol), "reltol": float(s.reltol),
+            "tron_stop": s.tron_stop, "tron_gtol": float(s.tron_gtol), "tron_gatol": float(s.tron_gatol),
+            "tron_max_iter": int(s.tron_max_iter), "tron_max_feval": int(s.tron_max_feval),
+            "tron_hessian": "differences"}
+
+
 # the start of the bus copies of the branch flows, stated in every record and checkpoint: "authors"
 # (0, as in the authors' code, since issue 37); records without it were run from the flat start's
 # flows, a start the paper's runs did not use
@@ -81,8 +103,12 @@ class Settings:
     devices: int = 1           # the partitions solved at once on this many devices (devices.py)
     backend: str = "cpu"
     time_limit: float = None
-    tron_max_iter: int = 100
-    tron_gtol: float = 1e-6
+    # TRON inside each branch solve: ExaTron's driver as the paper's runs called it (TRON_AUTHORS)
+    tron_stop: str = "exatron"
+    tron_gtol: float = 0.0
+    tron_gatol: float = 5e-4
+    tron_max_iter: int = 200
+    tron_max_feval: int = 500
 
     def __post_init__(self):
         for k in ("rho_pq", "rho_va", "scale"):
@@ -91,7 +117,12 @@ class Settings:
         for k in ("abstol", "reltol"):
             if not (np.isfinite(getattr(self, k)) and getattr(self, k) >= 0):
                 raise InputError(f"admm: {k} must be >= 0, got {getattr(self, k)!r}")
-        for k in ("max_iter", "partitions", "devices", "tron_max_iter"):
+        for k in ("tron_gtol", "tron_gatol"):
+            if not (np.isfinite(getattr(self, k)) and getattr(self, k) >= 0):
+                raise InputError(f"admm: {k} must be >= 0, got {getattr(self, k)!r}")
+        if self.tron_stop not in ("exatron", "relative"):
+            raise InputError(f"admm: tron_stop must be 'exatron' or 'relative', got {self.tron_stop!r}")
+        for k in ("max_iter", "partitions", "devices", "tron_max_iter", "tron_max_feval"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"admm: {k} must be a positive integer, got {v!r}")
@@ -317,8 +348,7 @@ def _run_of(net, s):
     """What a state belongs to: a state of another case, penalty or split is refused."""
     return {"case": net.name, "buses": int(net.nbus), "branches": int(net.nbranch), "generators": int(net.ngen),
             "rho_pq": float(s.rho_pq), "rho_va": float(s.rho_va), "partitions": int(s.partitions),
-            "scale": float(s.scale), "abstol": float(s.abstol), "reltol": float(s.reltol),
-            "tron_max_iter": int(s.tron_max_iter), "tron_gtol": float(s.tron_gtol), "start": START}
+            **solve_settings(s), "start": START}
 
 
 def _state(net, s, x, vpg, vqg, vfl, vw, vt, lpg, lqg, lbr, pg, qg, times, branch_wall, titer, hist,

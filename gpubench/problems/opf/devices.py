@@ -41,7 +41,8 @@ def solve_blocks(x, lo, hi, par, blocks, fn, s):
     for idx in blocks:
         res = tron.solve_batch(x[idx], lo[idx], hi[idx], par[idx], objective="library", fn=fn,
                                backend=s.backend, hessian="differences",
-                               max_iter=s.tron_max_iter, gtol=s.tron_gtol)
+                               max_iter=s.tron_max_iter, gtol=s.tron_gtol, gatol=s.tron_gatol,
+                               stop=s.tron_stop, max_feval=s.tron_max_feval)
         x[idx] = res.x
         secs.append(res.seconds)
         its += float(res.iterations.sum())
