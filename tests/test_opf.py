@@ -183,7 +183,8 @@ def test_infinite_reactive_limits_start_finite(case14):
 
 
 def test_settings_are_checked(case14):
-    for bad in ({"rho_pq": 0.0}, {"max_iter": 0}, {"backend": "tpu"}, {"partitions": 1.5}):
+    for bad in ({"rho_pq": 0.0}, {"max_iter": 0}, {"backend": "tpu"}, {"partitions": 1.5},
+                {"tron_stop": "loose"}, {"tron_gatol": -1.0}, {"tron_max_feval": 0}):
         with pytest.raises(InputError, match="admm"):
             admm.solve(case14, **bad)
     with pytest.raises(InputError, match="partitions"):
