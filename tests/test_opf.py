@@ -202,7 +202,7 @@ def _rec(function, dim, **measured):
 def test_table_verdicts_follow_the_records():
     import pandas as pd
     from gpubench.workflow import experiments_loader as loader
-    from gpubench.reports.fixed import _judge_admm
+    from gpubench.reports.fixed_admm import judge_admm as _judge_admm
     t4, t5 = loader.load("kim_exatron_table4"), loader.load("kim_exatron_table5")
     pub4 = pd.read_csv(PUBLISHED / "kim_exatron_cases.csv")
     good = [_rec("opf:2868rte", 1, generators=600, branches=3808, buses=2868)]
@@ -227,7 +227,7 @@ def _t5(settings=AUTHORS_2868, dim=6, **measured):
 def _verdict5(*records):
     import pandas as pd
     from gpubench.reports import verdict as V
-    from gpubench.reports.fixed import _judge_admm
+    from gpubench.reports.fixed_admm import judge_admm as _judge_admm
     from gpubench.workflow import experiments_loader as loader
     from gpubench.workflow import runner
     t5 = loader.load("kim_exatron_table5")

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from gpubench.reports import fixed as RF
+from gpubench.reports import fixed_admm as RFA
 from gpubench.reports import verdict as V
 
 
@@ -63,7 +64,7 @@ def test_paper003_imbalance_within_a_half(factor, kind):
     rec = _rec("x", function="opf:2868rte", dim=6, max_percent_imbalance=100.0 * factor, min_percent_imbalance=10.0,
                mean_percent_imbalance=40.0, devices=6, stop="converged", start="authors", solve=TRON_AUTHORS,
                settings={"iterations": 6000, "rho_pq": 10.0, "rho_va": 1000.0, "devices": 0})
-    [(_, v, recs)] = RF._judge_admm(_exp(), [rec], pub)
+    [(_, v, recs)] = RFA.judge_admm(_exp(), [rec], pub)
     assert v.kind == kind and recs == [rec]
 
 

@@ -8,10 +8,10 @@ they are shown beside ours, never merged into a column of ours.
 """
 import re
 import statistics
-from dataclasses import replace
 
 from . import verdict as V
 from .document import MISSING
+from .fixed_admm import judge_admm
 
 # the measured numbers each layout shows, in order: (record key, column title, format)
 COLUMNS = {
@@ -192,10 +192,6 @@ def _full(records):
     return [r for r in records if r.get("variant") == "full"]
 
 
-def _not_reproduced(experiment, label, default):
-    return V.not_reproduced(experiment.verdicts.get("not_reproduced", {}).get(label, default))
-
-
 # the paper's time limit on every row (2 h): a row it did not finish in is published as its gap
 PAPER_TIME_LIMIT = 7200.0
 _LIB = re.compile(r"(Alpine02|Styblinski-Tang) function (\d+)d")
@@ -215,7 +211,7 @@ def _judge_bnb(experiment, records, pub):
         label = f"{row['problem']}, N={n}" if str(n) else str(row["problem"])
         m = _LIB.fullmatch(str(row["problem"]).strip())
         if not m:
-            out.append((label, _not_reproduced(experiment, label, "the paper's networks are unpublished: ours, trained "
+            out.append((label, V.stated_not_reproduced(experiment, label, "the paper's networks are unpublished: ours, trained "
                                                "in-repo, are measured and shown (trends only)"), []))
             continue
         if "gap" in str(row.get("raw", "")):
@@ -226,7 +222,7 @@ def _judge_bnb(experiment, records, pub):
             out.append((label, V.relative(mine[0]["measured"]["abs_gap"], float(row["seconds_or_gap"]),
                                           experiment.verdicts.get("rtol", 0.5), "absolute gap at the paper's 2 h"),
                         mine[:1], False) if mine else
-                       (label, _not_reproduced(experiment, label, V.NOT_YET_RUN), [], False))
+                       (label, V.stated_not_reproduced(experiment, label, V.NOT_YET_RUN), [], False))
             continue
         fn = {"Alpine02": "alpine02", "Styblinski-Tang": "styblinski_tang"}[m.group(1)]
         dim = int(m.group(2))
@@ -243,7 +239,7 @@ def _judge_bnb(experiment, records, pub):
             limits = sorted({float((r.get("settings") or {}).get("time_limit") or 0) for r in mine})
             out.append((label, V.exact(False, True, "converged within the paper's time"), long_enough[:1],
                         False) if long_enough else
-                       (label, _not_reproduced(experiment, label, V.NOT_YET_RUN + (
+                       (label, V.stated_not_reproduced(experiment, label, V.NOT_YET_RUN + (
                            f": the stored runs stopped unconverged at their time limit "
                            f"{', '.join(f'{t:g}' for t in limits)} s, the paper's row took {paper_s:g} s"
                            if mine else "")), mine, False))
@@ -301,7 +297,7 @@ def _judge_table2(experiment, records, pub):
         label = f"{row['problem']}, {row['setting']}"
         cell = cells.get((str(row["problem"]), str(row["setting"])))
         if cell is None:
-            out.append((label, _not_reproduced(experiment, label, "not one of gpubench's functions"), []))
+            out.append((label, V.stated_not_reproduced(experiment, label, "not one of gpubench's functions"), []))
             continue
         best, mine = cell
         paper_s = float(row["seconds_or_gap"])
@@ -315,7 +311,7 @@ def _judge_table2(experiment, records, pub):
         else:
             where = ("no GPU record is stored (a GPU row: `gpubench reproduce maingo_gpu_table2 --backend cuda` "
                      "on a GPU host)") if gpu else "no MAiNGO record is stored (`gpubench reproduce maingo_gpu_table2`)"
-            out.append((label, _not_reproduced(experiment, label, f"{V.NOT_YET_RUN}: {where}"), mine, False))
+            out.append((label, V.stated_not_reproduced(experiment, label, f"{V.NOT_YET_RUN}: {where}"), mine, False))
     return out
 
 
@@ -354,9 +350,9 @@ def _judge_micro(experiment, records, pub):
     labels = [str(v) for v in pub.iloc[:, 0]]
     times = [float(v) for v in pub["time_ms"]]
     if len(entries) != 2 or len(times) != 2:
-        return [(lab, _not_reproduced(experiment, lab, "the table is not a pair of variants"), []) for lab in labels]
+        return [(lab, V.stated_not_reproduced(experiment, lab, "the table is not a pair of variants"), []) for lab in labels]
     if None in means:
-        return [(lab, _not_reproduced(experiment, lab, V.NOT_YET_RUN + ": no GPU record of both variants"), [])
+        return [(lab, V.stated_not_reproduced(experiment, lab, V.NOT_YET_RUN + ": no GPU record of both variants"), [])
                 for lab in labels]
     what = f"{labels[0]} faster than {labels[1]}"
     v = V.combine([V.ordering(means[0] < means[1], times[0] < times[1], what),
@@ -410,7 +406,7 @@ def _judge_lbfgsb(experiment, records, pub):
             name = "minpack2:" + _MINPACK.get(str(row["problem"]), "?")
             mine = [r for r in recs if r["function"] == name and "bins" in (r.get("result") or {})]
             if not mine:
-                out.append((label, _not_reproduced(experiment, label, V.NOT_YET_RUN), []))
+                out.append((label, V.stated_not_reproduced(experiment, label, V.NOT_YET_RUN), []))
                 continue
             res = mine[0]["result"]
             if row["row_label"] == "Energy Diff":
@@ -431,7 +427,7 @@ def _judge_lbfgsb(experiment, records, pub):
         # both columns are published: a row is judged on both or not at all (never on one alone)
         if not (cpu and gpu):
             absent = " and ".join(c for c, rs in (("CPU", cpu), ("GPU", gpu)) if not rs)
-            out.append((label, _not_reproduced(experiment, label, f"{V.NOT_YET_RUN}: no {absent} record"),
+            out.append((label, V.stated_not_reproduced(experiment, label, f"{V.NOT_YET_RUN}: no {absent} record"),
                         cpu[:1] + gpu[:1]))
             continue
         v = V.combine([V.relative(cpu[0]["measured"]["iterations"], float(row["cpu_itr"]), rtol, "CPU iterations"),
@@ -493,7 +489,7 @@ def _judge_cvt(experiment, records, pub):
             label = f"{n} sites, resolution {res}, {row['row_label']}"
             mine = [r for r in recs if r["function"] == f"cvt:{res}" and r["dim"] == n and "bins" in r["result"]]
             if not mine:
-                out.append((label, _not_reproduced(experiment, label, V.NOT_YET_RUN), []))
+                out.append((label, V.stated_not_reproduced(experiment, label, V.NOT_YET_RUN), []))
                 continue
             out.append((label, V.absolute(float(mine[0]["result"]["bins"].get(str(row["row_label"]), 0.0)),
                                           float(row["percent"]), BIN_ATOL,
@@ -506,13 +502,13 @@ def _judge_cvt(experiment, records, pub):
         label = f"{n} sites, resolution {res}"
         mine = [r for r in recs if r["function"] == f"cvt:{res}" and r["dim"] == n and "cpu" in r["result"]]
         if not mine:
-            out.append((label, _not_reproduced(experiment, label, V.NOT_YET_RUN), []))
+            out.append((label, V.stated_not_reproduced(experiment, label, V.NOT_YET_RUN), []))
             continue
         c, g = mine[0]["result"]["cpu"], mine[0]["result"]["gpu"]
         capped = [name for name, col in (("CPU", c), ("GPU", g)) if col["capped"]]
         if capped:
             # both columns are published: a row is judged on both or not at all
-            out.append((label, _not_reproduced(experiment, label, f"{V.NOT_YET_RUN}: the stored {' and '.join(capped)} "
+            out.append((label, V.stated_not_reproduced(experiment, label, f"{V.NOT_YET_RUN}: the stored {' and '.join(capped)} "
                                                "column stopped at its cap before the paper's stop"), mine[:1]))
             continue
         v = V.combine([
@@ -543,96 +539,4 @@ def _triangulate_cvt(v, c, g, row, record, rtol):
     return v.triangulated([entry], sentence, explains=taken == "ours")
 
 
-_IMBALANCE = ("max_percent_imbalance", "min_percent_imbalance", "mean_percent_imbalance")
-
-
-_PAPER_GPUS = 6    # paper 003, Section 6.3: the branch blocks on the 6 GPUs of a Summit node
-
-
-def _judge_admm(experiment, records, pub):
-    """Paper 003, Table 4: the counts of generators, branches and buses of each case file equal to
-    the published.  Table 5: the three imbalance metrics of the run with the most partitions on a
-    GPU (paper: 6), each within the stated tolerance (default 0.5) of the published."""
-    out = []
-    recs = _full(records)
-    rtol = experiment.verdicts.get("rtol", 0.5)
-    for _, row in pub.iterrows():
-        label = str(row["data"])
-        mine = [r for r in recs if r["function"] == f"opf:{label}"]
-        if "generators" in pub:
-            if not mine:
-                out.append((label, _not_reproduced(experiment, label, V.NOT_YET_RUN), []))
-                continue
-            m = mine[0]["measured"]
-            # the sizes of a case file: how its ADMM run ended does not bear on them
-            out.append((label, V.combine([V.exact(m[k], int(row[k]), k) for k in ("generators", "branches",
-                                                                                  "buses")]), mine[:1], False))
-            continue
-        mine = [r for r in mine if (r["measured"].get("backend") or "cpu") != "cpu"
-                and r["measured"].get("mean_percent_imbalance") is not None]
-        if not mine:
-            out.append((label, _not_reproduced(experiment, label, V.NOT_YET_RUN + ": no GPU record of this case"), []))
-            continue
-        # the paper's figures are over its 6 blocks' TRON batch times, its ADMM run at the authors'
-        # settings and start to convergence: any other run is not that (docs/verdicts.md)
-        faults = {r["case"]: _unlike_the_papers_run(label, r) for r in mine}
-        paper_like = [r for r in mine if not faults[r["case"]]]
-        if not paper_like:
-            out.append((label, _not_reproduced(
-                experiment, label,
-                f"{V.NOT_YET_RUN}: the paper's imbalance is over the batch times of its {_PAPER_GPUS} blocks, "
-                "its ADMM run at the authors' penalties, iteration limit and start to convergence; the "
-                "stored runs: " + "; ".join(sorted(set(faults.values())))), mine))
-            continue
-        # the most GPUs at once first: the paper's 6, or the nearest to it
-        best = max(paper_like, key=lambda r: r["measured"].get("devices") or 1)
-        m = best["measured"]
-        v = V.combine([V.relative(m[k], float(row[k]), rtol, k.replace("_", " ")) for k in _IMBALANCE])
-        gpus = m.get("devices") or 1
-        if gpus != _PAPER_GPUS:
-            # stated beside the rule: the GPU count sets the branch step's wall time, not a block's batch time
-            v = replace(v, rule=f"{v.rule} (the {_PAPER_GPUS} blocks on {gpus} GPU(s) at once, each block's "
-                                f"batch timed alone on its GPU; the paper's {_PAPER_GPUS} at once)")
-        out.append((label, v, [best]))
-    return out
-
-
-def _unlike_the_papers_run(case, record):
-    """'' for a record of Table 5's case run as the paper's: its 6 blocks on GPUs, the authors'
-    penalties and iteration limit (:data:`gpubench.problems.opf.admm.AUTHORS_RUNS`; a run that met the
-    stop test before a lower limit is the same run), the authors' branch solves and stop test (``solve``:
-    :data:`~gpubench.problems.opf.admm.TRON_AUTHORS`, TRON stopped as ExaTron's driver stops it; records
-    without it ran TRON to a relative 1e-6 in 100 steps), the authors' start (``start``: the bus flow copies
-    at 0; records without it are of the flat start's flows) and Boyd's stop test met; else how it
-    differs (one line, no budget in it: what was run is not what the paper ran)."""
-    from ..problems.opf.admm import AUTHORS_RUNS, START, TRON_AUTHORS
-    m, s = record["measured"], record.get("settings") or {}
-    if case not in AUTHORS_RUNS:
-        return "a case the authors' runs do not name"
-    rho_pq, rho_va, limit = AUTHORS_RUNS[case][:3]
-    why, unset = [], "unset"
-    its = s.get("iterations")
-    if (s.get("rho_pq"), s.get("rho_va")) != (rho_pq, rho_va) or not isinstance(its, int) \
-            or (its < limit and m.get("stop") != "converged"):
-        why.append(f"at other settings (rho_pq={s.get('rho_pq', unset)}, rho_va={s.get('rho_va', unset)}, "
-                   f"iterations={its if its is not None else unset}; the authors': {rho_pq:g}, {rho_va:g}, {limit})")
-    solve = m.get("solve")
-    if solve != TRON_AUTHORS:
-        said = "none stated: TRON to a relative 1e-6 in 100 steps" if solve is None else \
-            ", ".join(f"{k}={solve.get(k)!r}" for k in TRON_AUTHORS if solve.get(k) != TRON_AUTHORS[k])
-        why.append(f"its branch solves not the authors' ({said}; the authors': TRON's projected gradient "
-                   f"<= {TRON_AUTHORS['tron_gatol']:g} in {TRON_AUTHORS['tron_max_iter']} iterations)")
-    if m.get("start") != START:
-        why.append("from the flat start's flows, not the authors' start")
-    # How many GPUs ran the blocks at once is not a difference of the figure: each block's TRON batch is
-    # timed alone on its GPU (devices.solve_blocks), with fewer GPUs than blocks one after another on one,
-    # and no block's batch depends on another's; only the branch step's wall time does, which Table 5
-    # does not print.  The count is stated in the row's rule.
-    if record.get("dim") != _PAPER_GPUS:
-        why.append(f"{record.get('dim')} blocks, not the paper's {_PAPER_GPUS}")
-    if m.get("stop") != "converged":
-        why.append(f"Boyd's test not met (stopped by {m.get('stop')})")
-    return ", ".join(why)
-
-
-_JUDGES = {"bnb": _judge_bnb, "micro": _judge_micro, "lbfgsb": _judge_lbfgsb, "admm": _judge_admm}
+_JUDGES = {"bnb": _judge_bnb, "micro": _judge_micro, "lbfgsb": _judge_lbfgsb, "admm": judge_admm}

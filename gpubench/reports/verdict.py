@@ -307,6 +307,12 @@ def validated(v, records, planned=None, converged=True):
                    records=v.records, triangulation=v.triangulation)
 
 
+def stated_not_reproduced(experiment, label, default):
+    """Row ``label`` not reproduced, for the reason its experiment file states
+    (``[verdicts.not_reproduced]``), else ``default``."""
+    return not_reproduced(experiment.verdicts.get("not_reproduced", {}).get(label, default))
+
+
 def not_implemented(what="its method or problem is not implemented yet"):
     return Verdict(NOT_IMPLEMENTED, "not measured", what)
 
