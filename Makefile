@@ -14,16 +14,13 @@ export GPUBENCH_CACHE ?= $(CURDIR)/.cache
 # `pip install torch==2.13.0` takes the CPU wheel lying on disk (about 30 s); left to EvoX's
 # requirement, pip would take PyPI's newest build with several GB of CUDA packages.  Elsewhere set
 # TORCH to a CPU build you can reach, or TORCH= and PEERS= to leave the peers out (their tests skip).
-# --no-compile: pip would byte-compile every file of every package (torch, jax, scipy: 71 s of the
-# install on 2 cores, 38 s without); Python compiles the modules a run imports, once, on first import.
 TORCH ?= torch==2.13.0
 PEERS ?= ,peers
-PIP := $(BIN)/python -m pip install --quiet --no-compile
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) --upgrade "pip>=23"
-	$(if $(TORCH),$(PIP) "$(TORCH)")
-	PYTHONWARNINGS=ignore::UserWarning $(PIP) -e ".[test,scale,bench$(PEERS)]"
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=23"
+	$(if $(TORCH),$(BIN)/python -m pip install --quiet "$(TORCH)")
+	PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet -e ".[test,scale,bench$(PEERS)]"
 	touch $(STAMP)
 
 # Set up the virtual environment only.
