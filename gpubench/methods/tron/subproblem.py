@@ -37,17 +37,24 @@ def gpstep(x, l, u, alpha, w, s, n, tid, nt):
 
 
 @device
+def _pg_entry(x, l, u, g, i):
+    """Entry i of the projected gradient: g_i, but 0 where it points out of the box at a bound."""
+    t = g[i]
+    if x[i] <= l[i] and t > 0.0:
+        return 0.0
+    if x[i] >= u[i] and t < 0.0:
+        return 0.0
+    return t
+
+
+@device
 def pg_norm(x, l, u, g, n, red, tid, nt):
     """Norm of the projected gradient: g_i where x_i is free, and only its component
     pointing into the box at a bound.  Unlike ||P(x - g) - x|| it does not round to 0
     when |g| is far below the ulp of x (the unscaled hs45 product, tiny starts)."""
     acc = 0.0
     for i in range(tid, n, nt):
-        t = g[i]
-        if x[i] <= l[i] and t > 0.0:
-            t = 0.0
-        elif x[i] >= u[i] and t < 0.0:
-            t = 0.0
+        t = _pg_entry(x, l, u, g, i)
         acc += t * t
     return math.sqrt(reduce_sum(acc, red, tid, nt))
 
@@ -58,12 +65,7 @@ def pg_inf(x, l, u, g, n, red, tid, nt):
     test ends its driver (``tron_kernel``; the ``exatron`` stop of :func:`tron_solve`)."""
     acc = 0.0
     for i in range(tid, n, nt):
-        t = g[i]
-        if x[i] <= l[i] and t > 0.0:
-            t = 0.0
-        elif x[i] >= u[i] and t < 0.0:
-            t = 0.0
-        acc = max(acc, abs(t))
+        acc = max(acc, abs(_pg_entry(x, l, u, g, i)))
     return reduce_max(acc, red, tid, nt)
 
 
