@@ -8,21 +8,17 @@ import mpmath
 import numpy as np
 
 from gpubench import functions
+from test_chain import _rana   # SciPy's formula, transcribed once
 
 N = 3
 HALF = 500.000001
 
 
 def _scipy_rana(x):
-    """SciPy's Rana (go_funcs_R.py) at 50 digits: sum (y + 1) cos(sqrt|y - x + 1|) sin(sqrt|y + x + 1|)
-    + x cos(sqrt|y + x + 1|) sin(sqrt|y - x + 1|) over consecutive pairs."""
+    """SciPy's Rana (go_funcs_R.py) at 50 digits: tests/test_chain.py's transcription of SciPy's
+    formula, sum (y + 1) cos(sqrt|y - x + 1|) sin(sqrt|y + x + 1|) + x cos(sqrt|y + x + 1|) sin(sqrt|y - x + 1|)."""
     with mpmath.workdps(50):
-        x = [mpmath.mpf(float(v)) for v in x]
-        total = mpmath.mpf(0)
-        for a, b in zip(x[:-1], x[1:]):
-            total += ((b + 1) * mpmath.cos(mpmath.sqrt(abs(b - a + 1))) * mpmath.sin(mpmath.sqrt(abs(b + a + 1)))
-                      + a * mpmath.cos(mpmath.sqrt(abs(b + a + 1))) * mpmath.sin(mpmath.sqrt(abs(b - a + 1))))
-        return total
+        return _rana([mpmath.mpf(float(v)) for v in x])
 
 
 def _boxes(rng):
