@@ -21,11 +21,18 @@ STEPS = {"floor": np.floor, "trunc": np.trunc, "rint": np.rint}
 STEP_PREIMAGE = {"floor": (0.0, 1.0), "rint": (-0.5, 0.5), "trunc": (-1.0, 1.0)}
 
 
+# a batched walk's empty mask (forms/levelset_batch.py), set while one runs: an empty projection then
+# marks its boxes and leaves them their enclosure instead of ending the walk for every box
+BATCH = None
+
+
 def _meet(a, b):
     lo = np.maximum(a[0], b[0])
     hi = np.minimum(a[1], b[1])
     if np.any(lo > hi):
-        raise _Empty
+        if BATCH is None:
+            raise _Empty
+        return BATCH.mark(a, lo, hi)
     return lo, hi
 
 
