@@ -9,8 +9,8 @@ forward-backward walk: those it empties (no point with f <= GUB: no minimiser) a
 others' lower bounds are raised to the walk's enclosure of f over them.  A subregion stays a subregion
 of the partition (the list stores it by index), so the narrowed boxes themselves are not kept.
 
-A cost gate as the coupled least-squares bound's (:func:`.lsq_floor._pays`): the first PROBE
-iterations, then while its seconds so far stay within BUDGET times the sweeps'.
+A cost gate (:func:`_pays`) like the coupled least-squares bound's (:func:`.lsq_floor._pays`), which
+also weighs what it dropped.
 """
 import math
 import time
@@ -27,10 +27,16 @@ PROBE, BUDGET = 8, 1.0
 
 
 def _pays(search):
+    """The first PROBE iterations, then while the seconds so far stay within BUDGET times the sweeps' and
+    within a mean sweep for each subregion it dropped (PROBE besides): a dropped subregion saves at most
+    its selection, a sweep.  Where it drops none (Xor: a sigmoid network whose survivors hold points
+    near GUB; Cola) it stops after the probe instead of taking as long as the sweeps."""
     cost = search.__dict__.setdefault("_child_contract_cost", [0.0, 0])
     if cost[1] < PROBE:
         return True
-    if cost[0] <= BUDGET * search.sweep_cost[0]:
+    swept, sweeps = search.sweep_cost
+    earned = swept / max(sweeps, 1) * (search.contract_stats.get("children_dropped", 0) + PROBE)
+    if cost[0] <= BUDGET * min(swept, earned):
         return True
     search.contract_stats["children_skipped"] = search.contract_stats.get("children_skipped", 0) + 1
     return False
