@@ -119,14 +119,13 @@ def test_hook_keeps_every_subregion_with_a_point_below_gub():
 
 
 def test_the_gate_stops_a_contraction_that_drops_nothing():
-    """After the probe, the survivors' contraction runs while its seconds stay within the sweeps' and
-    within a mean sweep per subregion it dropped: one that drops nothing stops (Xor), one that drops
-    many goes on as long as it costs no more than the sweeps."""
+    """After the probe, the survivors' contraction runs while its seconds stay within a mean sweep per
+    subregion it dropped (8 besides): one that drops nothing stops (Xor), one that drops many goes on."""
     def search(spent, dropped):
         s = SimpleNamespace(sweep_cost=[10.0, 100], contract_stats={"children_dropped": dropped})
         s._child_contract_cost = [spent, CC.PROBE]
         return s
     assert CC._pays(search(0.5, 0)) and not CC._pays(search(1.0, 0))
-    assert CC._pays(search(9.0, 1000)) and not CC._pays(search(11.0, 1000))
+    assert CC._pays(search(50.0, 1000)) and not CC._pays(search(101.0, 1000))
     fresh = SimpleNamespace(sweep_cost=[0.0, 0], contract_stats={})
     assert CC._pays(fresh)
