@@ -106,3 +106,27 @@ def test_the_gpus_free_memory_is_asked_only_for_a_need_that_might_not_fit(fake, 
         resources.check([("--dim 10", 2 * 2**30)], device=True)
     assert asked == [1, 1]
 
+
+
+CUDA_SOLVE = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_driver import FakeDriver
+from gpubench.device import driver
+driver._LIB["lib"] = FakeDriver(total=141 * 2**30)   # an H200 as the driver shows it
+from gpubench import cli
+rc = cli.main(["solve", "levy", "--dim", "10", "--backend", "cuda", "--json"])
+print("NUMBA_CUDA", "numba.cuda" in sys.modules, file=sys.stderr)
+sys.exit(rc)
+"""
+
+
+def test_a_cuda_solve_that_never_launches_imports_no_numba_cuda():
+    """A typed-in interval solve of Levy n = 10 on cuda keeps its root whole by contraction on the
+    host: no launch, so neither the question "is a GPU here?" nor the memory check may import
+    numba-cuda (1 s of a process on the H200 host).  Without a GPU here, a launch would fail."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "NUMBA_DISABLE_CUDA")}
+    p = subprocess.run([sys.executable, "-c", CUDA_SOLVE, str(Path(__file__).parent)], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "NUMBA_CUDA False" in p.stderr, "a cuda solve that made no launch imported numba-cuda"
