@@ -463,6 +463,10 @@ def _small_variant_right(mod, variant, n, nb=7, threads=4):
     if variant == "thread":
         grid, block, smem = mod.thread_launch(n, nb, threads)
         mod.thread_kernel(n)[grid, block, 0, smem](d, ok)
+    elif variant == "lanes_unrolled":
+        from gpubench.kernels import chol_unrolled
+        grid, block = mod.lanes_launch(n, nb, threads)
+        chol_unrolled.kernel(n)[grid, block](d, ok)
     else:
         grid, block = mod.lanes_launch(n, nb, threads)
         shared = variant == "lanes_shared"
@@ -500,12 +504,52 @@ def test_register_cholesky_kernels_match_numpy_and_a_broken_variant_is_caught(tm
     assert not _small_variant_right(broken, variant, 3, threads=threads)
 
 
+def test_unrolled_cholesky_matches_numpy_and_a_broken_text_is_caught(monkeypatch):
+    """lanes_unrolled (its text generated per n) under the simulator at n = 1, 2, 3, 5 and 8, 7
+    matrices in blocks that do not divide them; then a text whose first step skips one update."""
+    from gpubench.kernels import chol_small, chol_unrolled
+    for n in (1, 2, 3, 5, 8):
+        assert _small_variant_right(chol_small, "lanes_unrolled", n, threads=max(16, chol_small.group_width(n))), n
+    good = chol_unrolled.source
+    line = "    a2 -= lk * _bcast(lk, base + 2, scratch)\n"
+    assert good(3).count(line) == 2            # steps 0 and 1 update column 2
+    monkeypatch.setattr(chol_unrolled, "source", lambda n: good(n).replace(line, "", 1))
+    chol_unrolled.kernel.cache_clear()
+    try:
+        assert not _small_variant_right(chol_small, "lanes_unrolled", 3, threads=16)
+    finally:
+        chol_unrolled.kernel.cache_clear()
+
+
+def test_unrolled_cholesky_is_straight_line_shuffles_in_registers():
+    """NVVM for sm_90 (no GPU; a subprocess without the simulator), lanes_unrolled at n = 8: the row
+    in registers (no local memory), one shuffle pair per pivot and per l_ck broadcast, and no
+    branch but the column stores' and the flag's (lanes: a branch after every update)."""
+    import os
+    import subprocess
+    import sys
+    script = r'''
+from numba import types as T
+from gpubench.kernels import chol_unrolled
+from gpubench.device.ptx import compile_ptx
+ptx = compile_ptx(chol_unrolled.kernel(8), (T.Array(T.float64, 2, "C"), T.Array(T.int32, 1, "C")), device=False)
+print(ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bra"), ptx.count("st.global.f64"))
+'''
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    local, shfl, bra, st = map(int, out.stdout.split()[-4:])
+    n = 8
+    assert local == 0 and shfl == 2 * (n + n * (n - 1) // 2) and st == n, (local, shfl, bra, st)
+    assert bra <= 2 * n + 2, bra
+
+
 def test_register_cholesky_through_cholesky_batch_and_its_input_errors():
     """thread, lanes and auto through the public batch call (their launcher); auto picks thread
     up to AUTO_THREAD_MAX, lanes above; n outside 1..32, an unknown variant and a block that is
     no multiple of the group are one-line input errors."""
     from gpubench.kernels import chol_small
-    for variant in ("thread", "lanes", "lanes_shared", "auto"):
+    for variant in ("thread", "lanes", "lanes_shared", "lanes_unrolled", "auto"):
         A = spd(5, 4)
         L, ok = tron.cholesky_batch(A, variant, backend="cuda", threads=8)
         assert ok.all()
