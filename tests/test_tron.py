@@ -463,10 +463,11 @@ def _small_variant_right(mod, variant, n, nb=7, threads=4):
     if variant == "thread":
         grid, block, smem = mod.thread_launch(n, nb, threads)
         mod.thread_kernel(n)[grid, block, 0, smem](d, ok)
-    elif variant == "lanes_unrolled":
+    elif variant.startswith("lanes_unrolled"):
         from gpubench.kernels import chol_unrolled
         grid, block = mod.lanes_launch(n, nb, threads)
-        chol_unrolled.kernel(n)[grid, block](d, ok)
+        shared = variant == "lanes_unrolled_shared"
+        chol_unrolled.kernel(n, shared)[grid, block, 0, 16 * block if shared else 0](d, ok)
     else:
         grid, block = mod.lanes_launch(n, nb, threads)
         shared = variant == "lanes_shared"
@@ -504,19 +505,24 @@ def test_register_cholesky_kernels_match_numpy_and_a_broken_variant_is_caught(tm
     assert not _small_variant_right(broken, variant, 3, threads=threads)
 
 
-def test_unrolled_cholesky_matches_numpy_and_a_broken_text_is_caught(monkeypatch):
-    """lanes_unrolled (its text generated per n) under the simulator at n = 1, 2, 3, 5 and 8, 7
-    matrices in blocks that do not divide them; then a text whose first step skips one update."""
+@pytest.mark.parametrize("variant", ["lanes_unrolled", "lanes_unrolled_shared"])
+def test_unrolled_cholesky_matches_numpy_and_a_broken_text_is_caught(monkeypatch, variant):
+    """lanes_unrolled(_shared) (its text generated per n) under the simulator at n = 1, 2, 3, 5
+    and 8, 7 matrices in blocks that do not divide them; then a text whose first step skips one
+    update (_shared: whose second step reads the first step's buffer)."""
     from gpubench.kernels import chol_small, chol_unrolled
     for n in (1, 2, 3, 5, 8):
-        assert _small_variant_right(chol_small, "lanes_unrolled", n, threads=max(16, chol_small.group_width(n))), n
+        assert _small_variant_right(chol_small, variant, n, threads=max(16, chol_small.group_width(n))), n
     good = chol_unrolled.source
-    line = "    a2 -= lk * _bcast(lk, base + 2, scratch)\n"
-    assert good(3).count(line) == 2            # steps 0 and 1 update column 2
-    monkeypatch.setattr(chol_unrolled, "source", lambda n: good(n).replace(line, "", 1))
+    if variant == "lanes_unrolled":
+        old, new = "    a2 -= lk * _bcast(lk, base + 2, scratch)\n", ""
+        assert good(3).count(old) == 2            # steps 0 and 1 update column 2
+    else:
+        old, new = "    a2 -= lk * xch[o1 + 2]\n", "    a2 -= lk * xch[o0 + 2]\n"
+    monkeypatch.setattr(chol_unrolled, "source", lambda n, shared=False: good(n, shared).replace(old, new, 1))
     chol_unrolled.kernel.cache_clear()
     try:
-        assert not _small_variant_right(chol_small, "lanes_unrolled", 3, threads=16)
+        assert not _small_variant_right(chol_small, variant, 3, threads=16)
     finally:
         chol_unrolled.kernel.cache_clear()
 
@@ -549,7 +555,7 @@ def test_register_cholesky_through_cholesky_batch_and_its_input_errors():
     up to AUTO_THREAD_MAX, lanes above; n outside 1..32, an unknown variant and a block that is
     no multiple of the group are one-line input errors."""
     from gpubench.kernels import chol_small
-    for variant in ("thread", "lanes", "lanes_shared", "lanes_unrolled", "auto"):
+    for variant in ("thread", "lanes", "lanes_shared", "lanes_unrolled", "lanes_unrolled_shared", "auto"):
         A = spd(5, 4)
         L, ok = tron.cholesky_batch(A, variant, backend="cuda", threads=8)
         assert ok.all()

@@ -22,7 +22,8 @@ entries, indexed by constants, live in registers:
   side) instead of a shuffle per entry: one shared load of a double against two 32-bit shuffles
   and their index, side by side with ``lanes`` to say by measurement which exchange is faster.
 - ``lanes_unrolled``: ``lanes`` with both loops written out in generated text
-  (:mod:`gpubench.kernels.chol_unrolled`): no branch between a step's shuffles.
+  (:mod:`gpubench.kernels.chol_unrolled`): no branch between a step's shuffles;
+  ``lanes_unrolled_shared`` the same with each column exchanged through shared memory.
 - ``auto``: ``thread`` for n <= :data:`AUTO_THREAD_MAX`, ``lanes`` above.
 
 Storage as :mod:`gpubench.kernels.chol_gpu`: matrices are column-major rows of ``A`` (batch,
@@ -49,7 +50,7 @@ LANES_MAX = 32          # one lane per row, at most a warp per matrix
 # times thread and lanes at every n side by side, and the faster one per n belongs here
 AUTO_THREAD_MAX = 4
 SHARED_BYTES = 48 * 1024
-VARIANTS = ("thread", "lanes", "lanes_shared", "lanes_unrolled", "auto")
+VARIANTS = ("thread", "lanes", "lanes_shared", "lanes_unrolled", "lanes_unrolled_shared", "auto")
 
 
 def group_width(n):
@@ -74,7 +75,7 @@ def _check(variant, n):
 
 
 def pick(variant, n):
-    """The kernel ``variant`` (thread, lanes, lanes_shared, lanes_unrolled or auto) runs at n: auto's choice of
+    """The kernel ``variant`` (thread, lanes, lanes_shared, lanes_unrolled, lanes_unrolled_shared or auto) runs at n: auto's choice of
     'thread' or 'lanes', any other its own name."""
     _check(variant, n)
     if variant == "auto":
@@ -238,7 +239,7 @@ def lanes_launch(n, nb, threads=128):
 
 def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
     """A function of no argument that factors the device array ``A`` (batch, n*n) in place with
-    ``variant`` (thread, lanes, lanes_shared, lanes_unrolled or auto) and sets ``ok``: the kernel looked up and its
+    ``variant`` (thread, lanes, lanes_shared, lanes_unrolled, lanes_unrolled_shared or auto) and sets ``ok``: the kernel looked up and its
     arguments marshalled once (:func:`gpubench.device.gpu.bound_launch`), so a call costs the launch alone."""
     from ..device.gpu import bound_launch
     kind = pick(variant, n)
@@ -247,9 +248,10 @@ def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
         grid, block, smem = thread_launch(n, nb, threads or 64)
         return bound_launch(thread_kernel(n), grid, block, (A, ok), stream, smem, bind)
     grid, block = lanes_launch(n, nb, threads or 128)
-    if kind == "lanes_unrolled":
+    if kind in ("lanes_unrolled", "lanes_unrolled_shared"):
         from .chol_unrolled import kernel
-        return bound_launch(kernel(n), grid, block, (A, ok), stream, 0, bind)
+        shared = kind == "lanes_unrolled_shared"
+        return bound_launch(kernel(n, shared), grid, block, (A, ok), stream, 16 * block if shared else 0, bind)
     if kind == "lanes_shared":
         return bound_launch(lanes_kernel(n, True), grid, block, (A, ok), stream, 8 * block, bind)
     return bound_launch(lanes_kernel(n), grid, block, (A, ok), stream, 0, bind)

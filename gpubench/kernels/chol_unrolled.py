@@ -29,8 +29,14 @@ from gpubench.errors import InputError
 from gpubench.kernels.chol_gpu import group_width  # not chol_small's: its launcher imports this module
 
 
-def source(n):
-    """The Python text of the kernel for this n (1 <= n <= 32)."""
+def name(n, shared=False):
+    return f"cholesky_lanes_unrolled{'_shared' if shared else ''}_n{n}"
+
+
+def source(n, shared=False):
+    """The Python text of the kernel for this n (1 <= n <= 32); ``shared``: ``lanes_unrolled_shared``'s,
+    each column of L exchanged through dynamic shared memory (a double a lane, two buffers), the
+    pivot alone by shuffle."""
     if not (isinstance(n, int) and 1 <= n <= 32):
         raise InputError(f"cholesky variant lanes_unrolled: n must be 1..32, not {n}")
     W = group_width(n)
@@ -38,15 +44,19 @@ def source(n):
         "import math",
         "from numba import cuda, float64",
         "from gpubench.kernels.chol_small import _bcast, _SCRATCH",
+        "from gpubench.kernels.chol_gpu import _warp_sync",
         "",
         "",
         "@cuda.jit(cache=True)",
-        f"def cholesky_lanes_unrolled_n{n}(A, OK):",
+        f"def {name(n, shared)}(A, OK):",
         "    scratch = cuda.shared.array(_SCRATCH, float64)   # the simulator's shuffle only",
+        "    xch = cuda.shared.array(0, float64)               # _shared: two buffers of a double a lane",
         "    t = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x",
         f"    g = t // {W}",
         f"    r = t - g * {W}",
         "    base = cuda.threadIdx.x % 32 - r",
+        "    o0 = cuda.threadIdx.x - r                       # the group's slots, buffer 0",
+        "    o1 = o0 + cuda.blockDim.x                       # and buffer 1",
         "    valid = g < A.shape[0] and r < " + str(n),
     ]
     # row r, column c at A[g, r + c n]; for each c the group's lanes read consecutive addresses
@@ -64,9 +74,15 @@ def source(n):
             f"    if valid and r >= {k}:",
             f"        A[g, r + {k * n}] = s if r == {k} else lk",
         ]
+        if shared and k + 1 < n:
+            # step k writes buffer k % 2: the reads of step k - 1 (the other buffer) need no
+            # barrier before it, and step k + 1's barrier orders these reads before step k + 2's writes
+            o = f"o{k % 2}"
+            out += [f"    xch[{o} + r] = lk", "    _warp_sync()"]
         for c in range(k + 1, n):
             # lane c holds l_ck; lanes r < c update an entry above the diagonal: never read again
-            out.append(f"    a{c} -= lk * _bcast(lk, base + {c}, scratch)")
+            lc = f"xch[o{k % 2} + {c}]" if shared else f"_bcast(lk, base + {c}, scratch)"
+            out.append(f"    a{c} -= lk * {lc}")
     out += [
         "    if valid and r == 0:",
         "        OK[g] = 0 if bad else 1",
@@ -76,27 +92,28 @@ def source(n):
 
 
 @lru_cache(maxsize=None)
-def kernel(n):
-    """The ``lanes_unrolled`` kernel for this n (its text written once to the cache folder,
-    compiled on first launch, cached on disk)."""
+def kernel(n, shared=False):
+    """The ``lanes_unrolled`` (``shared``: ``lanes_unrolled_shared``) kernel for this n (its text
+    written once to the cache folder, compiled on first launch, cached on disk)."""
     from ..device.gpu import atomic_write
     from ..forms.cache import cache_dir  # the module, not codegen: no sympy
-    text = source(n)
-    name = f"gpubench_chol_unrolled_n{n}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
-    if name not in sys.modules:
-        path = cache_dir() / f"{name}.py"
+    text = source(n, shared)
+    fname = name(n, shared)
+    mod_name = f"gpubench_{fname}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+    if mod_name not in sys.modules:
+        path = cache_dir() / f"{mod_name}.py"
         try:
             same = path.read_text() == text
         except OSError:
             same = False
         if not same:
             atomic_write(path, text, fsync=False)
-        spec = importlib.util.spec_from_file_location(name, path)
+        spec = importlib.util.spec_from_file_location(mod_name, path)
         mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod  # numba's cache locator looks the module up while it runs
+        sys.modules[mod_name] = mod  # numba's cache locator looks the module up while it runs
         try:
             spec.loader.exec_module(mod)
         except BaseException:
-            sys.modules.pop(name, None)
+            sys.modules.pop(mod_name, None)
             raise
-    return getattr(sys.modules[name], f"cholesky_lanes_unrolled_n{n}")
+    return getattr(sys.modules[mod_name], fname)

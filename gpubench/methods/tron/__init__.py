@@ -34,11 +34,13 @@ CHOLESKY = {"left": 0, "right": 1}
 # matrix for n <= 32 (gpubench.kernels.chol_gpu), and the kernels compiled per n with the factor
 # in registers (gpubench.kernels.chol_small): "thread" (a thread per matrix, in registers at n <= 6), "lanes"
 # (a lane per row, n <= 32; "lanes_shared" the same with its column exchanged through shared memory,
-# "lanes_unrolled" the same with every loop written out: gpubench.kernels.chol_unrolled)
+# "lanes_unrolled" the same with every loop written out: gpubench.kernels.chol_unrolled, and
+# "lanes_unrolled_shared" that with its column through shared memory)
 # and "auto" (thread or lanes, for the n); TRON's own solves use CHOLESKY
 LINALG_CHOLESKY = {**CHOLESKY, "warp": 2, "thread": 3, "lanes": 4, "auto": 5, "lanes_shared": 6,
-                   "lanes_unrolled": 7}
-SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto", 6: "lanes_shared", 7: "lanes_unrolled"}
+                   "lanes_unrolled": 7, "lanes_unrolled_shared": 8}
+SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto", 6: "lanes_shared", 7: "lanes_unrolled",
+                  8: "lanes_unrolled_shared"}
 
 
 def check_cholesky(variant, n):
