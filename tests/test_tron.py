@@ -466,8 +466,7 @@ def _small_variant_right(mod, variant, n, nb=7, threads=4):
     elif variant.startswith("lanes_unrolled"):
         from gpubench.kernels import chol_unrolled
         grid, block = mod.lanes_launch(n, nb, threads)
-        shared = variant == "lanes_unrolled_shared"
-        chol_unrolled.kernel(n, shared)[grid, block, 0, 16 * block if shared else 0](d, ok)
+        chol_unrolled.kernel(n, variant == "lanes_unrolled_shared", block)[grid, block](d, ok)
     else:
         grid, block = mod.lanes_launch(n, nb, threads)
         shared = variant == "lanes_shared"
@@ -518,36 +517,14 @@ def test_unrolled_cholesky_matches_numpy_and_a_broken_text_is_caught(monkeypatch
         old, new = "    a2 -= lk * _bcast(lk, base + 2, scratch)\n", ""
         assert good(3).count(old) == 2            # steps 0 and 1 update column 2
     else:
-        old, new = "    a2 -= lk * xch[o1 + 2]\n", "    a2 -= lk * xch[o0 + 2]\n"
-    monkeypatch.setattr(chol_unrolled, "source", lambda n, shared=False: good(n, shared).replace(old, new, 1))
+        old, new = "    a2 -= lk * xch[1, gl, 2]\n", "    a2 -= lk * xch[0, gl, 2]\n"
+    monkeypatch.setattr(chol_unrolled, "source",
+                        lambda n, shared=False, block=128: good(n, shared, block).replace(old, new, 1))
     chol_unrolled.kernel.cache_clear()
     try:
         assert not _small_variant_right(chol_small, variant, 3, threads=16)
     finally:
         chol_unrolled.kernel.cache_clear()
-
-
-def test_unrolled_cholesky_is_straight_line_shuffles_in_registers():
-    """NVVM for sm_90 (no GPU; a subprocess without the simulator), lanes_unrolled at n = 8: the row
-    in registers (no local memory), one shuffle pair per pivot and per l_ck broadcast, and no
-    branch but the column stores' and the flag's (lanes: a branch after every update)."""
-    import os
-    import subprocess
-    import sys
-    script = r'''
-from numba import types as T
-from gpubench.kernels import chol_unrolled
-from gpubench.device.ptx import compile_ptx
-ptx = compile_ptx(chol_unrolled.kernel(8), (T.Array(T.float64, 2, "C"), T.Array(T.int32, 1, "C")), device=False)
-print(ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bra"), ptx.count("st.global.f64"))
-'''
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
-    local, shfl, bra, st = map(int, out.stdout.split()[-4:])
-    n = 8
-    assert local == 0 and shfl == 2 * (n + n * (n - 1) // 2) and st == n, (local, shfl, bra, st)
-    assert bra <= 2 * n + 2, bra
 
 
 def test_register_cholesky_through_cholesky_batch_and_its_input_errors():
@@ -577,7 +554,7 @@ def test_register_cholesky_kernels_compile_to_registers_and_shuffles():
     """NVVM for sm_90 (no GPU; a subprocess without the simulator): the lanes kernel keeps its row
     in registers at every n (no local memory) and exchanges by warp shuffles, never a block
     barrier; the thread kernel keeps its factor in registers up to THREAD_UNROLLED and still
-    compiles above; each is a dispatcher that caches on disk."""
+    compiles above; each is a dispatcher that caches on disk; lanes_unrolled(_shared) as below."""
     import os
     import subprocess
     import sys
@@ -593,6 +570,11 @@ for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROL
         ptx = compile_ptx(k, sig, device=False)
         print(kind, n, ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bar.sync"),
               type(k._cache).__name__, ptx.count("bar.warp.sync"), ptx.count("ld.shared.f64"))
+from gpubench.kernels import chol_unrolled
+for shared in (False, True):
+    ptx = compile_ptx(chol_unrolled.kernel(8, shared), sig, device=False)
+    print("unrolled", int(shared), ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bra"),
+          ptx.count("st.global.f64"), ptx.count("ld.shared.v2.f64"))
 '''
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
@@ -614,3 +596,14 @@ for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROL
     local, shfl, bar, warp, lds = shared[32]
     assert local == 0 and bar == 0 and warp >= 2 and lds >= 31, shared[32]
     assert shfl < rows[("lanes", 32)][1], (shared[32], rows[("lanes", 32)])
+    # lanes_unrolled at n = 8: the row in registers, one shuffle pair per pivot and per l_ck
+    # broadcast, no branch but the column stores' and the flag's (lanes: one after every update);
+    # lanes_unrolled_shared: the pivots alone by shuffle, the 28 l_ck of the 7 steps read with 12
+    # 16-byte loads (the pairs c, c + 1 with c even) and 4 single ones
+    unrolled = {int(w[1]): tuple(map(int, w[2:])) for w in
+                (line.split() for line in out.stdout.split("\n") if line.startswith("unrolled"))}
+    n = 8
+    local, shfl, bra, st, _ = unrolled[0]
+    assert local == 0 and shfl == 2 * (n + n * (n - 1) // 2) and st == n and bra <= 2 * n + 2, unrolled
+    local, shfl, bra, st, v2 = unrolled[1]
+    assert local == 0 and shfl == 2 * n and st == n and bra <= 2 * n + 2 and v2 == 12, unrolled

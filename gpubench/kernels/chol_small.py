@@ -250,8 +250,7 @@ def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
     grid, block = lanes_launch(n, nb, threads or 128)
     if kind in ("lanes_unrolled", "lanes_unrolled_shared"):
         from .chol_unrolled import kernel
-        shared = kind == "lanes_unrolled_shared"
-        return bound_launch(kernel(n, shared), grid, block, (A, ok), stream, 16 * block if shared else 0, bind)
+        return bound_launch(kernel(n, kind == "lanes_unrolled_shared", block), grid, block, (A, ok), stream, 0, bind)
     if kind == "lanes_shared":
         return bound_launch(lanes_kernel(n, True), grid, block, (A, ok), stream, 8 * block, bind)
     return bound_launch(lanes_kernel(n), grid, block, (A, ok), stream, 0, bind)
