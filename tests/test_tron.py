@@ -323,6 +323,26 @@ def test_shared_memory_limit_is_one_line():
     assert kernels.dynamic_shared_bytes(32, 32, "shared") <= kernels.MAX_SHARED_BYTES
 
 
+def test_register_cap_is_a_setting_of_the_kernel_and_checked():
+    """registers: 0 or 16..255, else a one-line input error; recorded in the options; a capped
+    kernel is another dispatcher, compiled with ptxas's register limit (the simulator has none:
+    there the cap changes nothing and the batch solves as before)."""
+    for bad in (8, 300, -1, 2.5):
+        with pytest.raises(InputError, match="registers must be 0"):
+            tron.solve_hs45(1, 2, backend="cpu", registers=bad)
+    r = tron.solve_hs45(2, 3, backend="cuda", memory="global", registers=64, threads=4)
+    check_hs45(r, 3)
+    assert r.options["registers"] == 64
+    import os
+    import subprocess
+    import sys
+    script = "from gpubench.methods.tron import kernels as k; a = k.tron_kernel('hs45', registers=64); " \
+             "print(a.targetoptions.get('max_registers'), a is not k.tron_kernel('hs45'))"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert out.stdout.split()[-2:] == ["64", "True"], out.stderr[-2000:]
+
+
 def test_report_renders_published_and_not_reproduced_rows():
     from gpubench.reports import tron as report
     rec = {"tiny": True, "simulator": True, "environment": {"gpu": None},

@@ -242,14 +242,16 @@ def triangular(problem, n, s):
 
 
 def tron_batch(problem, n, s):
-    """TRON on ``batch`` hs45-type problems of size n, data in shared or global memory (Table 3)."""
+    """TRON on ``batch`` hs45-type problems of size n, data in shared or global memory (Table 3);
+    ``registers`` > 0: the kernel compiled with at most that many registers a thread."""
     from ..methods import tron
     backend = resolve_backend(s["backend"])
-    tron.solve_hs45(2, n, start="mid", backend=backend, memory=s["memory"])     # compiles
+    kw = {"memory": s["memory"], "registers": s.get("registers", 0)}
+    tron.solve_hs45(2, n, start="mid", backend=backend, **kw)     # compiles
     best = None
     t0 = time.perf_counter()
     for _ in range(s["reps"]):
-        r = tron.solve_hs45(s["batch"], n, start="mid", backend=backend, memory=s["memory"])
+        r = tron.solve_hs45(s["batch"], n, start="mid", backend=backend, **kw)
         if best is None or r.seconds < best.seconds:
             best = r
     err = float(np.abs(best.x - np.arange(1, n + 1)).max())

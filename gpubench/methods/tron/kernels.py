@@ -7,7 +7,7 @@ them and sizes their launches.
 from functools import lru_cache
 
 import numpy as np
-from numba import cuda
+from numba import config, cuda
 
 from .loader import load_core
 
@@ -22,11 +22,19 @@ def linalg_kernels():
 _TRON = {}
 
 
-def tron_kernel(objective="hs45", forms=None, hess=None):
-    """The batched TRON kernel for ``objective`` (one block per problem)."""
-    key = (objective, None if forms is None else forms.__name__, None if hess is None else hess.__name__)
+def tron_kernel(objective="hs45", forms=None, hess=None, registers=0):
+    """The batched TRON kernel for ``objective`` (one block per problem); ``registers`` > 0: the
+    same kernel compiled with at most that many registers a thread (ptxas's maxrregcount, spilling
+    the rest to local memory), so more blocks fit an SM (at 212 registers, hs45's count on sm_90,
+    9 blocks of one warp).  Not cached on disk: numba's cache keys a kernel by its function and
+    types, not by this limit, so a cached entry could be the other limit's code."""
+    key = (objective, None if forms is None else forms.__name__, None if hess is None else hess.__name__,
+           int(registers))
     if key not in _TRON:
-        _TRON[key] = load_core("cuda", objective, forms, hess).tron
+        kern = load_core("cuda", objective, forms, hess).tron
+        if registers and not config.ENABLE_CUDASIM:    # the simulator has no registers to limit
+            kern = cuda.jit(max_registers=int(registers))(kern.py_func)
+        _TRON[key] = kern
     return _TRON[key]
 
 
