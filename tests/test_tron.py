@@ -337,6 +337,21 @@ def test_register_cap_is_a_setting_of_the_kernel_and_checked():
     assert r.options["registers"] == 64     # the capped dispatcher: test_kernels_compile_to_ptx
 
 
+def test_specialized_kernel_runs_its_bound_flags(monkeypatch):
+    """specialize: the kernel compiled for the call's flags solves as the generic one (global and
+    shared workspace, with a register cap too); its flags are its own, not the launch's: bound to
+    shared memory while the launch gives the global workspace, it reads past the shared array."""
+    for memory in ("global", "shared"):
+        r = tron.solve_hs45(2, 3, backend="cuda", memory=memory, specialize=True, registers=96, threads=4)
+        check_hs45(r, 3)
+        assert r.options["specialize"] is True
+    orig = kernels.tron_kernel
+    monkeypatch.setattr(kernels, "tron_kernel",
+                        lambda kind, forms, hess, registers, flags: orig(kind, forms, hess, registers, (0, 1, 0, 1)))
+    with pytest.raises(IndexError):
+        tron.solve_hs45(2, 3, backend="cuda", memory="global", specialize=True, threads=4)
+
+
 def test_report_renders_published_and_not_reproduced_rows():
     from gpubench.reports import tron as report
     rec = {"tiny": True, "simulator": True, "environment": {"gpu": None},

@@ -142,7 +142,7 @@ def hessian_for(fn, n, backend):
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
                 hessian="differences", cholesky="left", backsolve="explicit", layout="1d",
                 memory="shared", threads=0, max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0,
-                cgtol=0.1, stop="relative", max_feval=500, timer=None, registers=0):
+                cgtol=0.1, stop="relative", max_feval=500, timer=None, registers=0, specialize=False):
     """Solve a batch of bound-constrained problems with TRON; see the module docstring.
 
     ``x0, lo, hi``: (batch, n); ``par``: (batch, k, n) per-problem parameters (for hs45
@@ -155,7 +155,9 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     at most ``max_iter`` gradient evaluations and ``max_feval`` function evaluations, the first
     trust radius ||g(x0)||_2, the frtol test after rejected steps too (core.py).
     ``registers`` (GPU): 0, the compiler's allocation, or at most that many registers a thread
-    (the rest spilled to local memory), for more problems resident on an SM.
+    (the rest spilled to local memory), for more problems resident on an SM; ``specialize`` (GPU):
+    the kernel compiled for this call's cholesky, backsolve, layout and memory only (fewer
+    registers, W addressed as shared memory where it is; compiled per process, not cached on disk).
     """
     if stop not in STOPS:
         raise InputError(f"stop must be one of {', '.join(STOPS)}, got {stop!r}")
@@ -186,7 +188,8 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     opts = dict(objective=objective, hessian=hessian if objective == "library" else "analytic",
                 cholesky=cholesky, backsolve=backsolve, layout=layout,
                 memory=memory, max_iter=max_iter, gtol=gtol, gatol=gatol, frtol=frtol,
-                delta0=delta0, cgtol=cgtol, stop=stop, max_feval=max_feval, registers=int(registers))
+                delta0=delta0, cgtol=cgtol, stop=stop, max_feval=max_feval, registers=int(registers),
+                specialize=bool(specialize))
     if backend == "cpu":
         from .cpu import tron_twin
         kern = tron_twin(kind, forms, hess)
@@ -213,7 +216,9 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         if smem > kernels.MAX_SHARED_BYTES:
             raise InputError(f"n = {n} does not fit in 48 KB of shared memory "
                              f"({smem} bytes); use memory=global")
-        kern = kernels.tron_kernel(kind, forms, hess, registers)
+        flags = (CHOLESKY[cholesky], 1 if backsolve == "explicit" else 0, 1 if layout == "2d" else 0,
+                 1 if memory == "shared" else 0) if specialize else None
+        kern = kernels.tron_kernel(kind, forms, hess, registers, flags)
         dX = cuda.to_device(x0)
         dlo, dhi, dpar = cuda.to_device(lo), cuda.to_device(hi), cuda.to_device(par)
         dWS = cuda.device_array((nb if memory == "global" else 1, ws))
