@@ -325,26 +325,18 @@ def test_shared_memory_limit_is_one_line():
     assert kernels.dynamic_shared_bytes(32, 32, "shared") <= kernels.MAX_SHARED_BYTES
 
 
-def test_register_cap_is_a_setting_of_the_kernel_and_checked():
-    """registers: 0 or 16..255, else a one-line input error; recorded in the options; a capped
-    kernel is another dispatcher, compiled with ptxas's register limit (the simulator has none:
-    there the cap changes nothing and the batch solves as before)."""
+def test_register_cap_and_specialized_kernel(monkeypatch):
+    """registers: 0 or 16..255, else a one-line input error.  specialize with a cap: the kernel
+    compiled for the call's flags (the capped dispatcher's limit: test_kernels_compile_to_ptx; the
+    simulator has no registers) solves as the generic one, both recorded in the options; its flags
+    are its own, not the launch's: bound to shared memory while the launch gives the global
+    workspace, it reads past the shared array."""
     for bad in (8, 300, -1, 2.5):
         with pytest.raises(InputError, match="registers must be 0"):
             tron.solve_hs45(1, 2, backend="cpu", registers=bad)
-    r = tron.solve_hs45(2, 3, backend="cuda", memory="global", registers=64, threads=4)
+    r = tron.solve_hs45(2, 3, backend="cuda", memory="global", specialize=True, registers=64, threads=4)
     check_hs45(r, 3)
-    assert r.options["registers"] == 64     # the capped dispatcher: test_kernels_compile_to_ptx
-
-
-def test_specialized_kernel_runs_its_bound_flags(monkeypatch):
-    """specialize: the kernel compiled for the call's flags solves as the generic one (global and
-    shared workspace, with a register cap too); its flags are its own, not the launch's: bound to
-    shared memory while the launch gives the global workspace, it reads past the shared array."""
-    for memory in ("global", "shared"):
-        r = tron.solve_hs45(2, 3, backend="cuda", memory=memory, specialize=True, registers=96, threads=4)
-        check_hs45(r, 3)
-        assert r.options["specialize"] is True
+    assert r.options["registers"] == 64 and r.options["specialize"] is True
     orig = kernels.tron_kernel
     monkeypatch.setattr(kernels, "tron_kernel",
                         lambda kind, forms, hess, registers, flags: orig(kind, forms, hess, registers, (0, 1, 0, 1)))
