@@ -6,8 +6,10 @@ input the kernel overwrites restored untimed before each repetition), as the pap
 it; on the CPU it is the numba twin's call.  The first call compiles and is not timed.
 
 Cholesky variants: ``left`` and ``right`` (a block per matrix, the paper's), ``warp`` (a group
-of a warp's lanes per matrix, n <= 32: :mod:`gpubench.kernels.chol_gpu`), ``thread``, ``lanes``
-and ``auto`` (one kernel per n, the factor in registers: :mod:`gpubench.kernels.chol_small`) and
+of a warp's lanes per matrix, n <= 32: :mod:`gpubench.kernels.chol_gpu`), ``thread``, ``lanes``,
+``lanes_shared`` and ``auto`` (one kernel per n, the factor in registers:
+:mod:`gpubench.kernels.chol_small`), ``lanes_unrolled`` and ``lanes_unrolled_shared`` (the same,
+every loop written out in generated text: :mod:`gpubench.kernels.chol_unrolled`) and
 ``torch`` (``torch.linalg.cholesky`` on the same matrices on the same GPU, timed the same way:
 the peer of the comparison).
 

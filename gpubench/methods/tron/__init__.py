@@ -280,8 +280,8 @@ def solve_hs45(nprob, n, start="mid", seed=0, **kw):
 # ------------------------------------------------------------------ linear algebra alone
 def cholesky_batch(A, variant="left", backend="cpu", layout="1d", threads=0, shared=True):
     """Lower Cholesky factors of a batch of SPD matrices (batch, n, n); and an ok flag each.
-    ``variant``: left, right, or warp, thread, lanes, lanes_shared, auto (n <= 32; on the CPU
-    the twin of these five is the right-looking one)."""
+    ``variant``: left, right, or warp, thread, lanes, lanes_shared, lanes_unrolled,
+    lanes_unrolled_shared, auto (n <= 32; on the CPU the twin of these seven is the right-looking one)."""
     A = np.asarray(A, dtype=np.float64)
     nb, n, _ = A.shape
     check_cholesky(variant, n)
