@@ -88,7 +88,7 @@ def _unlike_the_papers_run(case, record):
     if m.get("start") != START:
         why.append("from the flat start's flows, not the authors' start")
     # How many GPUs ran the blocks at once is not a difference of the figure: each block's TRON batch is
-    # timed alone on its GPU (devices.solve_blocks), with fewer GPUs than blocks one after another on one,
+    # timed alone on its GPU (devices.Blocks.solve), with fewer GPUs than blocks one after another on one,
     # and no block's batch depends on another's; only the branch step's wall time does, which Table 5
     # does not print.  The count is stated in the row's rule.
     if record.get("dim") != _PAPER_GPUS:

@@ -39,6 +39,7 @@ branch subproblem (6.2) and are not enforced here (the authors' runs were "witho
 ExaTron.jl's README).  The host runs steps 1, 3, 4 in numpy and ships each batch to the device
 (the paper keeps everything on the GPU); the branch times are TRON's kernel alone.
 """
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -175,6 +176,17 @@ def _middle(lo, hi):
     return np.where(finite, 0.5 * (np.where(finite, lo, 0) + np.where(finite, hi, 0)), np.clip(0.0, lo, hi))
 
 
+def norm(v):
+    """The 2-norm of a vector by numpy's pairwise sum on this thread, not np.linalg.norm's BLAS dot:
+    OpenBLAS splits a dot of more than 10,000 entries (every case of Table 5) over its threads, so
+    that norm's last bits depended on the machine's core count, and its threads, spinning for a
+    while after each call, took the cores from the TRON twin's threads (2868rte on 2 cores: 7.6 ms
+    a call, 38 ms an iteration; docs/opf.md).  The iterates never read a norm: only the stop test
+    and the recorded residuals do."""
+    with np.errstate(over="ignore", invalid="ignore"):   # a diverging run: inf or nan, as the dot gave
+        return math.sqrt(float(np.add.reduce(v * v)))
+
+
 def generator_update(net, rho, vpg, vqg, lpg, lqg):
     """Step 1: the generator subproblems in closed form.  Generator g minimises, over its box
     (6.1a)-(6.1b), c2 p^2 + c1 p + lam_p (p - p~) + rho/2 (p - p~)^2 + lam_q (q - q~) + rho/2 (q - q~)^2
@@ -287,8 +299,7 @@ def solve(net: Network, settings: Settings = None, *, branch_flows=flows, dual_s
             # ---- 2. branches: targets t = v - lam/rho of the 8 coupled quantities
             vbr = np.concatenate([vfl, vw[f, None], vw[t, None], vt[f, None], vt[t, None]], axis=1)
             target = vbr - lbr / rho_br
-            par = _branch.parameters(net.Y, s.scale * rho_br, target)
-            secs, its, fails, wall = spread.step(x, target, par, fn)
+            secs, its, fails, wall = spread.step(x, target, fn)
             failures += fails
             times.append(secs)
             branch_wall.append(wall)
@@ -312,9 +323,9 @@ def solve(net: Network, settings: Settings = None, *, branch_flows=flows, dual_s
             u_all = np.concatenate([pg, qg, ubr.ravel()])
             v_all = np.concatenate([vpg, vqg, vbr.ravel()])
             l_all = np.concatenate([lpg, lqg, lbr.ravel()])
-            r_norm, s_norm = float(np.linalg.norm(r)), float(np.linalg.norm(d))
-            eps_p = np.sqrt(m) * s.abstol + s.reltol * max(np.linalg.norm(u_all), np.linalg.norm(v_all))
-            eps_d = np.sqrt(m) * s.abstol + s.reltol * np.linalg.norm(l_all)
+            r_norm, s_norm = norm(r), norm(d)
+            eps_p = np.sqrt(m) * s.abstol + s.reltol * max(norm(u_all), norm(v_all))
+            eps_d = np.sqrt(m) * s.abstol + s.reltol * norm(l_all)
             hist.append((it, r_norm, s_norm))
             report(best=net.cost(pg))
             if not (np.isfinite(r_norm) and np.isfinite(s_norm)):

@@ -72,5 +72,11 @@ def parameters(Y, rho, target):
     par = np.zeros((nb, NPAR, 4))
     par[:, :8, 0] = Y
     par[:, 8:16, 0] = rho
-    par[:, 16:24, 0] = target
+    set_targets(par, target)
     return par
+
+
+def set_targets(par, target):
+    """Write the targets ``target`` (nbranch, 8) into parameter rows ``par`` of :func:`parameters`
+    (in place): what changes between two ADMM iterations."""
+    par[:, 16:24, 0] = target

@@ -15,7 +15,7 @@ variable values back from other GPUs."  This module is that root/worker scheme:
   branch's solution and its block's kernel seconds.  Generators, buses and multipliers stay on the
   root, as in the paper's root process.
 
-Each block is solved by the same function (:func:`solve_blocks`) whichever process runs it, and a
+Each block is solved by the same code (:class:`Blocks`) whichever process runs it, and a
 block's TRON batch does not depend on the other blocks, so the iterates equal the one-process
 run's (tested on the CPU with several workers).  Python's multiprocessing carries the exchange:
 the ADMM's host steps are numpy on the root, so the data crosses host memory whatever the engine
@@ -32,22 +32,42 @@ from ...errors import InputError
 from . import branch as _branch
 
 
-def solve_blocks(x, lo, hi, par, blocks, fn, s):
-    """Solve each block of branch rows (index arrays into ``x``) as one TRON batch, in order;
-    ``x`` is updated in place.  Returns (kernel seconds per block, TRON iterations summed,
-    numerical failures)."""
-    from ...methods import tron
-    secs, its, failures = [], 0.0, 0
-    for idx in blocks:
-        res = tron.solve_batch(x[idx], lo[idx], hi[idx], par[idx], objective="library", fn=fn,
-                               backend=s.backend, hessian="differences",
-                               max_iter=s.tron_max_iter, gtol=s.tron_gtol, gatol=s.tron_gatol,
-                               stop=s.tron_stop, max_feval=s.tron_max_feval)
-        x[idx] = res.x
-        secs.append(res.seconds)
-        its += float(res.iterations.sum())
-        failures += int(np.count_nonzero(res.status == 2))
-    return secs, its, failures
+class Blocks:
+    """One process's blocks of branch rows, each solved as one TRON batch.  ``blocks`` are index
+    arrays into this process's rows, contiguous (:func:`gpubench.problems.opf.admm.partition`), so
+    each is held as a slice: its box a view, and its parameter rows (:func:`branch.parameters`) one
+    array a block whose admittances and penalties are written once; an iteration writes only the
+    8 targets a branch into them (the same numbers as a fresh ``parameters`` call: the root built
+    every branch's 24 x 4 rows and copied each block's out of them, every iteration)."""
+
+    def __init__(self, blocks, Y, rho, lo, hi):
+        self.rows = []
+        for b in blocks:
+            b = np.asarray(b)
+            if b.size == 0 or not np.array_equal(b, np.arange(b[0], b[0] + b.size)):
+                raise ValueError("a block of branch rows must be a non-empty contiguous range")
+            self.rows.append(slice(int(b[0]), int(b[0]) + b.size))
+        self.lo = [lo[r] for r in self.rows]
+        self.hi = [hi[r] for r in self.rows]
+        self.par = [_branch.parameters(Y[r], rho[r], np.zeros((r.stop - r.start, len(_branch.COUPLED))))
+                    for r in self.rows]
+
+    def solve(self, x, target, fn, s):
+        """Solve each block at the targets ``target`` (rows as ``x``'s), in order; ``x`` is updated in
+        place.  Returns (kernel seconds per block, TRON iterations summed, numerical failures)."""
+        from ...methods import tron
+        secs, its, failures = [], 0.0, 0
+        for r, lo, hi, par in zip(self.rows, self.lo, self.hi, self.par):
+            _branch.set_targets(par, target[r])
+            res = tron.solve_batch(x[r], lo, hi, par, objective="library", fn=fn,
+                                   backend=s.backend, hessian="differences",
+                                   max_iter=s.tron_max_iter, gtol=s.tron_gtol, gatol=s.tron_gatol,
+                                   stop=s.tron_stop, max_feval=s.tron_max_feval)
+            x[r] = res.x
+            secs.append(res.seconds)
+            its += float(res.iterations.sum())
+            failures += int(np.count_nonzero(res.status == 2))
+        return secs, its, failures
 
 
 def visible_gpus():
@@ -74,9 +94,7 @@ def groups(nblocks, devices):
 def warm_up(Y, rho, lo, hi, x, fn, settings):
     """Compile (or load) TRON's kernels for the branch function on this process's device, with one
     branch solved from a copy, so that no iteration's timing holds a compilation."""
-    one = slice(0, 1)
-    par = _branch.parameters(Y[one], rho[one], np.zeros((1, len(_branch.COUPLED))))
-    solve_blocks(x[one].copy(), lo[one], hi[one], par, [np.arange(1)], fn, settings)
+    Blocks([np.arange(1)], Y, rho, lo, hi).solve(x[:1].copy(), np.zeros((1, len(_branch.COUPLED))), fn, settings)
 
 
 def _serve(conn, env, rows, blocks, Y, rho, lo, hi, x, settings):
@@ -85,15 +103,14 @@ def _serve(conn, env, rows, blocks, Y, rho, lo, hi, x, settings):
     os.environ.update(env)                          # before anything initialises CUDA
     try:
         fn = _branch.function()
-        local = [np.searchsorted(rows, b) for b in blocks]
+        mine = Blocks([np.searchsorted(rows, b) for b in blocks], Y, rho, lo, hi)
         warm_up(Y, rho, lo, hi, x, fn, settings)
         conn.send(("ready", None))
         while True:
             target = conn.recv()
             if target is None:
                 return
-            par = _branch.parameters(Y, rho, target)
-            out = solve_blocks(x, lo, hi, par, local, fn, settings)
+            out = mine.solve(x, target, fn, settings)
             conn.send(("ok", (x, *out)))
     except (EOFError, KeyboardInterrupt):
         return
@@ -109,9 +126,9 @@ class BranchDevices:
     process per other group; use as a context manager (the workers end with it)."""
 
     def __init__(self, parts, devices, settings, Y, rho, lo, hi, x):
-        self.parts, self.s, self.lo, self.hi = parts, settings, lo, hi
+        self.parts, self.s = parts, settings
         self.groups = groups(len(parts), devices)
-        self.root_blocks = [parts[b] for b in self.groups[0]]
+        self.root = Blocks([parts[b] for b in self.groups[0]], Y, rho, lo, hi)
         self.workers = []   # (process, connection, rows)
         warm_up(Y, rho, lo, hi, x, _branch.function(), settings)
         if devices == 1:
@@ -146,14 +163,14 @@ class BranchDevices:
             raise RuntimeError(f"admm: a device worker failed: {payload}")
         return payload
 
-    def step(self, x, target, par, fn):
+    def step(self, x, target, fn):
         """One branch step: ``x`` updated in place.  Returns (kernel seconds per block in block
         order, TRON iterations summed, failures, the root's wall seconds for the whole step,
         distribution and gathering included: the paper's timing of the root process)."""
         t0 = time.perf_counter()
         for _, conn, rows in self.workers:
             conn.send(np.ascontiguousarray(target[rows]))
-        secs, its, failures = solve_blocks(x, self.lo, self.hi, par, self.root_blocks, fn, self.s)
+        secs, its, failures = self.root.solve(x, target, fn, self.s)
         for _, conn, rows in self.workers:
             xw, wsecs, wits, wfail = self._receive(conn)
             x[rows] = xw
