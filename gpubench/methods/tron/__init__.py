@@ -139,10 +139,14 @@ def hessian_for(fn, n, backend):
     return fn.carded(key, backend, derive, negate)
 
 
-def _twin_types(args):
-    """numba's types of a CPU twin's arguments: the key of its compiled overload for them."""
-    from numba import typeof
-    return tuple(typeof(a) for a in args)
+_TWIN_WARM = {}   # CPU twin -> the kinds of arguments it has been launched on (_arg_kinds)
+
+
+def _arg_kinds(args):
+    """What numba's type of each argument depends on (an array's dtype, rank, layout flags,
+    writability; else the Python type), without numba's ``typeof`` (0.15 ms a call)."""
+    return tuple((a.dtype.str, a.ndim, a.flags.c_contiguous, a.flags.f_contiguous, a.flags.writeable,
+                  a.flags.aligned) if isinstance(a, np.ndarray) else type(a) for a in args)
 
 
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
@@ -206,12 +210,13 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         ex = 1 if backsolve == "explicit" else 0
         t0 = time.perf_counter()
         # an empty batch compiles (or loads) the twin, so `seconds` is the solve alone; skipped once
-        # the twin holds these argument types (an empty launch of its parallel loop still wakes the
+        # the twin has run on arguments of these kinds (an empty launch of its parallel loop still wakes the
         # thread pool: 4-9 ms on a loaded 2-core host, once per ADMM block and iteration)
-        args = (X, lo, hi, par, WS, SCR, RED, out, cfg, n, CHOLESKY[cholesky], ex)
-        if _twin_types(args) not in kern.overloads:
+        kinds = _arg_kinds((X, lo, hi, par, WS, SCR, RED, out, cfg, n, CHOLESKY[cholesky], ex))
+        if kinds not in _TWIN_WARM.setdefault(kern, set()):
             kern(X[:0], lo[:0], hi[:0], par[:0], WS[:0], SCR[:0], RED[:0], out[:0], cfg, n,
                  CHOLESKY[cholesky], ex)
+            _TWIN_WARM[kern].add(kinds)
         opts["compile_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         kern(X, lo, hi, par, WS, SCR, RED, out, cfg, n, CHOLESKY[cholesky], ex)
