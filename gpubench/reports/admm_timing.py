@@ -9,7 +9,7 @@ A block's batch is timed on the host (``time.perf_counter`` around TRON's launch
 theirs (ExaTron.jl ``admm_rect_gpu_mpi``: ``CUDA.@timed`` around the branch kernel, scatter and
 gather timed apart).  A *stall* is a batch more than :data:`STALL_MS` over its block's median batch
 of the run.  The branch work moves a batch far less: on 2868rte's first 800 iterations (CPU twin at the
-run's settings, its residuals within 0.5 % of the H200 run's; ``scripts/opf_branch_work.py``) a
+run's settings, its residuals within 1.2 % of the H200 run's; ``scripts/opf_branch_work.py``) a
 stall-free batch took 0.29 ms + 0.066 ms per TRON step of its slowest branch, so 1 ms over the median is
 some 15 more steps, and after iteration 10 only 3 of 4,740 block batches had such a branch, while the
 H200 run had 189 stalls there, 172 of them in batches whose slowest branch took at most 2 steps
