@@ -136,7 +136,7 @@ def test_lbfgsb_model_is_what_the_fused_kernels_touch(monkeypatch):
 
 @SIMULATED
 @pytest.mark.parametrize("variant, n", [("left", 3), ("warp", 3), ("thread", 3), ("lanes", 3), ("lanes_shared", 3),
-                                        ("auto", 5)])
+                                        ("lanes_unrolled", 3), ("lanes_unrolled_shared", 3), ("auto", 5)])
 def test_cholesky_model_is_what_the_kernels_touch(monkeypatch, variant, n):
     """Each Cholesky kernel of the row, under the simulator on 2 matrices: the bytes of A it reads
     and writes and of the flags it writes are the model's call."""

@@ -164,3 +164,16 @@ def test_two_processes_writing_one_card_keep_each_others_facts(tmp_path, monkeyp
     third = formcache.Card("BOWL", path, None)
     assert third.at("any", "levelset") == [1, 2] and third.at(3, "fstar") == 0.0
     assert third.module("k") == "mod_k"
+
+
+def test_a_second_typed_in_interval_solve_imports_no_sympy():
+    """`gpubench solve` (the interval solver, variant strong: local starts from the level set's guess,
+    the root's contraction, the convexity floor) reads its forms and its level set's program from
+    the card in a second process (issue 42, item 4).  In the suite's shared cache (conftest), where
+    other tests compile Levy's CPU kernels, so the second process costs no compile."""
+    args = ["solve", "levy", "--dim", "3", "--backend", "cpu", "--json"]
+    cache = os.environ["GPUBENCH_CACHE"]
+    first, _ = _gpubench(args, cache)
+    second, how = _gpubench(args, cache)
+    assert not how["sympy"], "a second interval solve imported sympy"
+    assert (second["glb"], second["gub"]) == (first["glb"], first["gub"])

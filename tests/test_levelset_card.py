@@ -104,3 +104,36 @@ def test_a_second_subdomain_bnb_process_loads_from_the_card_without_sympy():
     assert "SYMPY False" in runs[1].stderr
     assert json.loads(runs[0].stdout[runs[0].stdout.index("{"):])["gub"] == \
         json.loads(runs[1].stdout[runs[1].stdout.index("{"):])["gub"]
+
+
+def test_every_file_the_conversion_runs_is_in_the_programs_key():
+    """A card keeps a program under the card's key (the definition, cards.GENERATOR_FILES) and
+    exprtree.version() (exprtree.FILES): code the conversion runs outside those files could change
+    the program while a card still served the old one (interval/arrays.py's constant enclosures
+    were outside it).  Traced on a definition with inexact constants (1/3, E, pi)."""
+    from pathlib import Path
+
+    import sympy as sp
+
+    import gpubench
+    from gpubench.forms import cards
+    from gpubench.forms.definition import Definition, Sum, symbols, x
+    from gpubench.interval import arrays  # noqa: F401  (imported first: only what the conversion calls is traced)
+    S = symbols("S")
+    d = Definition(name="third", title="Third", source="a test", terms={S: Sum(x**2 / 3 + sp.E * sp.sin(x))},
+                   expr=S + sp.pi, domain=(-1, 1), xstar=lambda dim: np.zeros(dim), fstar=lambda dim: 0.0)
+    seen = set()
+
+    def see(frame, event, arg):
+        if event == "call":
+            seen.add(frame.f_code.co_filename)
+    sys.setprofile(see)
+    try:
+        exprtree.program(d)
+    finally:
+        sys.setprofile(None)
+    root = Path(gpubench.__file__).resolve().parent
+    ours = {Path(f).resolve() for f in seen if Path(f).resolve().is_relative_to(root)}
+    keyed = {Path(f).resolve() for f in exprtree.FILES} | {Path(f).resolve() for f in cards.GENERATOR_FILES}
+    assert root / "interval" / "arrays.py" in ours   # the definition's constants went through it
+    assert not ours - keyed, f"the conversion runs files outside the program's key: {sorted(ours - keyed)}"

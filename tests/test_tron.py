@@ -253,6 +253,8 @@ a1, a2, a3, i = T.float64[::1], T.float64[:, ::1], T.float64[:, :, ::1], T.int64
 sig = (a2, a2, a2, a3, a2, a2, a2, a1, i, i, i, i, i, i)
 ptx = compile_ptx(kernels.tron_kernel("hs45"), sig, device=False)
 assert "bar.sync" in ptx
+capped = kernels.tron_kernel("hs45", registers=64)   # ptxas's register limit: another dispatcher
+assert capped.targetoptions.get("max_registers") == 64 and capped is not kernels.tron_kernel("hs45")
 chol, back, fwd = kernels.linalg_kernels()
 compile_ptx(chol, (a2, i, i, i, i, T.int32[::1]), device=False)
 compile_ptx(back, (a2, a2, i, i, i), device=False)
@@ -321,6 +323,25 @@ def test_shared_memory_limit_is_one_line():
     with pytest.raises(InputError, match="memory=global"):
         tron.solve_hs45(1, 64, backend="cuda", memory="shared")
     assert kernels.dynamic_shared_bytes(32, 32, "shared") <= kernels.MAX_SHARED_BYTES
+
+
+def test_register_cap_and_specialized_kernel(monkeypatch):
+    """registers: 0 or 16..255, else a one-line input error.  specialize with a cap: the kernel
+    compiled for the call's flags (the capped dispatcher's limit: test_kernels_compile_to_ptx; the
+    simulator has no registers) solves as the generic one, both recorded in the options; its flags
+    are its own, not the launch's: bound to shared memory while the launch gives the global
+    workspace, it reads past the shared array."""
+    for bad in (8, 300, -1, 2.5):
+        with pytest.raises(InputError, match="registers must be 0"):
+            tron.solve_hs45(1, 2, backend="cpu", registers=bad)
+    r = tron.solve_hs45(2, 3, backend="cuda", memory="global", specialize=True, registers=64, threads=4)
+    check_hs45(r, 3)
+    assert r.options["registers"] == 64 and r.options["specialize"] is True
+    orig = kernels.tron_kernel
+    monkeypatch.setattr(kernels, "tron_kernel",
+                        lambda kind, forms, hess, registers, flags: orig(kind, forms, hess, registers, (0, 1, 0, 1)))
+    with pytest.raises(IndexError):
+        tron.solve_hs45(2, 3, backend="cuda", memory="global", specialize=True, threads=4)
 
 
 def test_report_renders_published_and_not_reproduced_rows():
@@ -463,6 +484,10 @@ def _small_variant_right(mod, variant, n, nb=7, threads=4):
     if variant == "thread":
         grid, block, smem = mod.thread_launch(n, nb, threads)
         mod.thread_kernel(n)[grid, block, 0, smem](d, ok)
+    elif variant.startswith("lanes_unrolled"):
+        from gpubench.kernels import chol_unrolled
+        grid, block = mod.lanes_launch(n, nb, threads)
+        chol_unrolled.kernel(n, variant == "lanes_unrolled_shared", block)[grid, block](d, ok)
     else:
         grid, block = mod.lanes_launch(n, nb, threads)
         shared = variant == "lanes_shared"
@@ -500,12 +525,35 @@ def test_register_cholesky_kernels_match_numpy_and_a_broken_variant_is_caught(tm
     assert not _small_variant_right(broken, variant, 3, threads=threads)
 
 
+@pytest.mark.parametrize("variant", ["lanes_unrolled", "lanes_unrolled_shared"])
+def test_unrolled_cholesky_matches_numpy_and_a_broken_text_is_caught(monkeypatch, variant):
+    """lanes_unrolled(_shared) (its text generated per n) under the simulator at n = 1, 2, 3, 5
+    and 8, 7 matrices in blocks that do not divide them; then a text whose first step skips one
+    update (_shared: whose second step reads the first step's buffer)."""
+    from gpubench.kernels import chol_small, chol_unrolled
+    for n in (1, 2, 3, 5, 8):
+        assert _small_variant_right(chol_small, variant, n, threads=max(16, chol_small.group_width(n))), n
+    good = chol_unrolled.source
+    if variant == "lanes_unrolled":
+        old, new = "    a2 -= lk * _bcast(lk, base + 2, scratch)\n", ""
+        assert good(3).count(old) == 2            # steps 0 and 1 update column 2
+    else:
+        old, new = "    a2 -= lk * xch[1, gl, 2]\n", "    a2 -= lk * xch[0, gl, 2]\n"
+    monkeypatch.setattr(chol_unrolled, "source",
+                        lambda n, shared=False, block=128: good(n, shared, block).replace(old, new, 1))
+    chol_unrolled.kernel.cache_clear()
+    try:
+        assert not _small_variant_right(chol_small, variant, 3, threads=16)
+    finally:
+        chol_unrolled.kernel.cache_clear()
+
+
 def test_register_cholesky_through_cholesky_batch_and_its_input_errors():
     """thread, lanes and auto through the public batch call (their launcher); auto picks thread
     up to AUTO_THREAD_MAX, lanes above; n outside 1..32, an unknown variant and a block that is
     no multiple of the group are one-line input errors."""
     from gpubench.kernels import chol_small
-    for variant in ("thread", "lanes", "lanes_shared", "auto"):
+    for variant in ("thread", "lanes", "lanes_shared", "lanes_unrolled", "lanes_unrolled_shared", "auto"):
         A = spd(5, 4)
         L, ok = tron.cholesky_batch(A, variant, backend="cuda", threads=8)
         assert ok.all()
@@ -527,7 +575,7 @@ def test_register_cholesky_kernels_compile_to_registers_and_shuffles():
     """NVVM for sm_90 (no GPU; a subprocess without the simulator): the lanes kernel keeps its row
     in registers at every n (no local memory) and exchanges by warp shuffles, never a block
     barrier; the thread kernel keeps its factor in registers up to THREAD_UNROLLED and still
-    compiles above; each is a dispatcher that caches on disk."""
+    compiles above; each is a dispatcher that caches on disk; lanes_unrolled(_shared) as below."""
     import os
     import subprocess
     import sys
@@ -543,6 +591,11 @@ for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROL
         ptx = compile_ptx(k, sig, device=False)
         print(kind, n, ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bar.sync"),
               type(k._cache).__name__, ptx.count("bar.warp.sync"), ptx.count("ld.shared.f64"))
+from gpubench.kernels import chol_unrolled
+for shared in (False, True):
+    ptx = compile_ptx(chol_unrolled.kernel(8, shared), sig, device=False)
+    print("unrolled", int(shared), ptx.count("ld.local"), ptx.count("shfl.sync"), ptx.count("bra"),
+          ptx.count("st.global.f64"), ptx.count("ld.shared.v2.f64"))
 '''
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
@@ -564,3 +617,14 @@ for kind, ns in (("lanes", (1, 3, 8, 16, 32)), ("thread", (1, 4, cs.THREAD_UNROL
     local, shfl, bar, warp, lds = shared[32]
     assert local == 0 and bar == 0 and warp >= 2 and lds >= 31, shared[32]
     assert shfl < rows[("lanes", 32)][1], (shared[32], rows[("lanes", 32)])
+    # lanes_unrolled at n = 8: the row in registers, one shuffle pair per pivot and per l_ck
+    # broadcast, no branch but the column stores' and the flag's (lanes: one after every update);
+    # lanes_unrolled_shared: the pivots alone by shuffle, the 28 l_ck of the 7 steps read with 12
+    # 16-byte loads (the pairs c, c + 1 with c even) and 4 single ones
+    unrolled = {int(w[1]): tuple(map(int, w[2:])) for w in
+                (line.split() for line in out.stdout.split("\n") if line.startswith("unrolled"))}
+    n = 8
+    local, shfl, bra, st, _ = unrolled[0]
+    assert local == 0 and shfl == 2 * (n + n * (n - 1) // 2) and st == n and bra <= 2 * n + 2, unrolled
+    local, shfl, bra, st, v2 = unrolled[1]
+    assert local == 0 and shfl == 2 * n and st == n and bra <= 2 * n + 2 and v2 == 12, unrolled

@@ -18,8 +18,9 @@ one JSON object: for each run, the wall time from launch to exit split into
 * ``startup``: interpreter start and the imports of the command line, up to ``main`` running
   the command;
 * the phases the command records, each in seconds exclusive of the phases inside it:
-  ``function`` (importing sympy and the function's definition), ``cuda.driver`` (numba-cuda's
-  import and the driver's initialisation), ``search.setup`` (the solver's set-up not counted
+  ``function`` (importing sympy and the function's definition), ``cuda.driver`` (the driver's
+  initialisation, asked through ctypes since 2026-11-28; before, numba-cuda's import with it, which
+  now falls in the phase of the first launch), ``search.setup`` (the solver's set-up not counted
   below), ``codegen.source`` (deriving the forms' source, or finding it in the cache),
   ``codegen.import`` (running the generated modules: numba's import, the interval operations),
   ``cuda.context``, ``numba.compile_or_load`` (numba holding its compiler lock: compiling a

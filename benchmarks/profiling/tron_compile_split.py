@@ -28,22 +28,13 @@ import time
 
 
 def _with_constants(kernel, constants):
-    """``kernel``'s Python function with its layout flags rebound to ``constants`` on its first line,
-    compiled in its own module's globals (the core's device functions)."""
-    import inspect
+    """``kernel``'s Python function with its layout flags rebound to ``constants``
+    (:func:`gpubench.methods.tron.kernels.bind_flags`)."""
+    from gpubench.methods.tron.kernels import bind_flags
     values = [int(v) for v in constants.split(",")]
     if len(values) != 4:
         raise SystemExit("tron_compile_split: --constants takes four integers")
-    lines = inspect.getsource(kernel).splitlines()
-    start = next(k for k, ln in enumerate(lines) if ln.startswith("def "))
-    lines = lines[start:]
-    end = next(k for k, ln in enumerate(lines) if ln.rstrip().endswith(":"))   # the def's last line
-    body = "    cholesky, explicit, layout2d, shared = " + ", ".join(map(str, values))
-    src = "\n".join(lines[:end + 1] + [body] + lines[end + 1:]) + "\n"
-    mod = sys.modules[kernel.__module__]
-    space = {}
-    exec(compile(src, mod.__file__, "exec"), mod.__dict__, space)
-    return space[kernel.__name__]
+    return bind_flags(kernel, values)
 
 
 def main(argv=None):

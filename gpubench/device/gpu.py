@@ -33,18 +33,29 @@ def simulator():
 
 
 def gpu_available():
-    """True when numba sees a real CUDA GPU (never the simulator).  Computed once per process."""
+    """True when a real CUDA GPU is here (never the simulator).  Computed once per process.
+
+    The driver is asked through ctypes (:func:`gpubench.device.driver.sees_gpu`), without importing
+    numba-cuda: a run that never launches (a typed-in interval solve whose root stays whole) then
+    never pays numba-cuda's import.  Where the driver cannot answer so, numba-cuda answers."""
     if "real" not in _GPU:
         ok = False
         if not simulator():
-            with phase("cuda.driver"):  # importing numba-cuda and initialising the driver
-                try:
-                    from numba import cuda
-                    ok = bool(cuda.is_available())
-                except Exception:  # no driver, no toolkit: no GPU
-                    ok = False
+            with phase("cuda.driver"):  # initialising the driver (and importing numba-cuda, where asked)
+                from . import driver
+                ok = driver.sees_gpu()
+                if ok is None:
+                    ok = _numba_sees_gpu()
         _GPU["real"] = ok
     return _GPU["real"]
+
+
+def _numba_sees_gpu():
+    try:
+        from numba import cuda
+        return bool(cuda.is_available())
+    except Exception:  # no driver, no toolkit: no GPU
+        return False
 
 
 def visible_gpus():

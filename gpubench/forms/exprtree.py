@@ -26,16 +26,30 @@ UNARY = ("floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs")
 
 
 def version():
-    """A hash of this module's text: the name a card keeps a program under changes with the converter
-    (the card's own key follows the definition and the code generators, not this module)."""
+    """A hash of the converter's text (:data:`FILES`): the name a card keeps a program under changes
+    with it (the card's own key follows the definition and the code generators, not these files)."""
     global _VERSION
     if _VERSION is None:
         import hashlib
-        with open(__file__, "rb") as fh:
-            _VERSION = hashlib.sha256(fh.read()).hexdigest()[:12]
+        h = hashlib.sha256()
+        for path in FILES:
+            with open(path, "rb") as fh:
+                h.update(fh.read() + b"\0")
+        _VERSION = h.hexdigest()[:12]
     return _VERSION
 
 
+def _files():
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    return (os.path.join(here, "exprtree.py"),
+            # the constants' enclosures (_const: PI, _dn, _up): a changed enclosure is a new program
+            os.path.join(os.path.dirname(here), "interval", "arrays.py"))
+
+
+# the files whose code the conversion runs beyond the card's key (the definition and
+# cards.GENERATOR_FILES); tests/test_levelset_card.py traces a conversion to check that none is missing
+FILES = _files()
 _VERSION = None
 
 

@@ -21,6 +21,9 @@ entries, indexed by constants, live in registers:
   writes its l_rk once, the group reads every l_ck as a broadcast, a warp barrier on either
   side) instead of a shuffle per entry: one shared load of a double against two 32-bit shuffles
   and their index, side by side with ``lanes`` to say by measurement which exchange is faster.
+- ``lanes_unrolled``: ``lanes`` with both loops written out in generated text
+  (:mod:`gpubench.kernels.chol_unrolled`): no branch between a step's shuffles;
+  ``lanes_unrolled_shared`` the same with each column exchanged through shared memory.
 - ``auto``: ``thread`` for n <= :data:`AUTO_THREAD_MAX`, ``lanes`` above.
 
 Storage as :mod:`gpubench.kernels.chol_gpu`: matrices are column-major rows of ``A`` (batch,
@@ -47,7 +50,7 @@ LANES_MAX = 32          # one lane per row, at most a warp per matrix
 # times thread and lanes at every n side by side, and the faster one per n belongs here
 AUTO_THREAD_MAX = 4
 SHARED_BYTES = 48 * 1024
-VARIANTS = ("thread", "lanes", "lanes_shared", "auto")
+VARIANTS = ("thread", "lanes", "lanes_shared", "lanes_unrolled", "lanes_unrolled_shared", "auto")
 
 
 def group_width(n):
@@ -72,7 +75,7 @@ def _check(variant, n):
 
 
 def pick(variant, n):
-    """The kernel ``variant`` (thread, lanes, lanes_shared or auto) runs at n: auto's choice of
+    """The kernel ``variant`` (thread, lanes, lanes_shared, lanes_unrolled, lanes_unrolled_shared or auto) runs at n: auto's choice of
     'thread' or 'lanes', any other its own name."""
     _check(variant, n)
     if variant == "auto":
@@ -236,7 +239,7 @@ def lanes_launch(n, nb, threads=128):
 
 def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
     """A function of no argument that factors the device array ``A`` (batch, n*n) in place with
-    ``variant`` (thread, lanes, lanes_shared or auto) and sets ``ok``: the kernel looked up and its
+    ``variant`` (thread, lanes, lanes_shared, lanes_unrolled, lanes_unrolled_shared or auto) and sets ``ok``: the kernel looked up and its
     arguments marshalled once (:func:`gpubench.device.gpu.bound_launch`), so a call costs the launch alone."""
     from ..device.gpu import bound_launch
     kind = pick(variant, n)
@@ -245,6 +248,9 @@ def launcher(variant, A, n, ok, stream=0, threads=0, bind=True):
         grid, block, smem = thread_launch(n, nb, threads or 64)
         return bound_launch(thread_kernel(n), grid, block, (A, ok), stream, smem, bind)
     grid, block = lanes_launch(n, nb, threads or 128)
+    if kind in ("lanes_unrolled", "lanes_unrolled_shared"):
+        from .chol_unrolled import kernel
+        return bound_launch(kernel(n, kind == "lanes_unrolled_shared", block), grid, block, (A, ok), stream, 0, bind)
     if kind == "lanes_shared":
         return bound_launch(lanes_kernel(n, True), grid, block, (A, ok), stream, 8 * block, bind)
     return bound_launch(lanes_kernel(n), grid, block, (A, ok), stream, 0, bind)

@@ -154,8 +154,11 @@ PROCEDURES = {p.name: p for p in (
               {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
               "gpubench.problems.newton_smem:newton_batch"),
     Procedure("tron-batch", "hs45",
-              "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3)",
-              {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto"},
+              "TRON on a batch of hs45-type problems, data in shared or global memory (paper 003, Table 3); "
+              "registers > 0: the kernel compiled with at most that many registers a thread (0: the compiler's choice); "
+              "specialize: compiled for the launch's flags (memory, Cholesky, back substitution, layout) only",
+              {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto", "registers": 0,
+               "specialize": False},
               "gpubench.problems.device_rows:tron_batch"),
     Procedure("admm-opf", "opf",
               "component-wise ADMM for AC OPF, branch subproblems batched through TRON, n partitions of the "

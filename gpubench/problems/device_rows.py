@@ -6,8 +6,10 @@ input the kernel overwrites restored untimed before each repetition), as the pap
 it; on the CPU it is the numba twin's call.  The first call compiles and is not timed.
 
 Cholesky variants: ``left`` and ``right`` (a block per matrix, the paper's), ``warp`` (a group
-of a warp's lanes per matrix, n <= 32: :mod:`gpubench.kernels.chol_gpu`), ``thread``, ``lanes``
-and ``auto`` (one kernel per n, the factor in registers: :mod:`gpubench.kernels.chol_small`) and
+of a warp's lanes per matrix, n <= 32: :mod:`gpubench.kernels.chol_gpu`), ``thread``, ``lanes``,
+``lanes_shared`` and ``auto`` (one kernel per n, the factor in registers:
+:mod:`gpubench.kernels.chol_small`), ``lanes_unrolled`` and ``lanes_unrolled_shared`` (the same,
+every loop written out in generated text: :mod:`gpubench.kernels.chol_unrolled`) and
 ``torch`` (``torch.linalg.cholesky`` on the same matrices on the same GPU, timed the same way:
 the peer of the comparison).
 
@@ -242,14 +244,17 @@ def triangular(problem, n, s):
 
 
 def tron_batch(problem, n, s):
-    """TRON on ``batch`` hs45-type problems of size n, data in shared or global memory (Table 3)."""
+    """TRON on ``batch`` hs45-type problems of size n, data in shared or global memory (Table 3);
+    ``registers`` > 0: the kernel compiled with at most that many registers a thread; ``specialize``:
+    compiled for the launch's flags only (:func:`gpubench.methods.tron.kernels.bind_flags`)."""
     from ..methods import tron
     backend = resolve_backend(s["backend"])
-    tron.solve_hs45(2, n, start="mid", backend=backend, memory=s["memory"])     # compiles
+    kw = {"memory": s["memory"], "registers": s.get("registers", 0), "specialize": s.get("specialize", False)}
+    tron.solve_hs45(2, n, start="mid", backend=backend, **kw)     # compiles
     best = None
     t0 = time.perf_counter()
     for _ in range(s["reps"]):
-        r = tron.solve_hs45(s["batch"], n, start="mid", backend=backend, memory=s["memory"])
+        r = tron.solve_hs45(s["batch"], n, start="mid", backend=backend, **kw)
         if best is None or r.seconds < best.seconds:
             best = r
     err = float(np.abs(best.x - np.arange(1, n + 1)).max())

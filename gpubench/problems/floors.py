@@ -180,7 +180,7 @@ def cholesky_storage(variant, n):
     if variant == "auto":
         from ..kernels.chol_small import AUTO_THREAD_MAX
         variant = "thread" if n <= AUTO_THREAD_MAX else "lanes"
-    return "lower" if variant in ("lanes", "lanes_shared") else "full"
+    return "lower" if variant in ("lanes", "lanes_shared", "lanes_unrolled", "lanes_unrolled_shared") else "full"
 
 
 def cholesky_bytes(variant, n, batch):

@@ -40,11 +40,31 @@ def host_available():
         return None
 
 
-def device_available():
-    """Free bytes on the current CUDA device; None where there is no real GPU."""
+# a need up to this share of the card's memory is not checked against its free memory (below)
+SMALL_DEVICE_SHARE = 1 / 16
+
+
+def device_available(need=None):
+    """Free bytes on the current CUDA device; None where there is no real GPU or it is not asked.
+
+    Its free memory is known only inside a CUDA context, and making one costs a process numba-cuda's
+    import and the context (about 0.6 s on the H200 host) before anything shows that a launch will
+    follow.  So a ``need`` of at most :data:`SMALL_DEVICE_SHARE` of the card's memory (asked of the
+    driver without a context: :func:`gpubench.device.driver.total_memory`) is not checked: it fits
+    unless other processes hold nearly all of the card, where the launch's own allocation error
+    remains, as it does where the driver cannot say."""
     from ..device.gpu import gpu_available
     if not gpu_available():
         return None
+    if need is not None:
+        from ..device import driver
+        total = driver.total_memory()
+        if total is not None and need <= SMALL_DEVICE_SHARE * total:
+            return None
+    return _free_device_memory()
+
+
+def _free_device_memory():
     try:
         from numba import cuda
         free, _total = cuda.current_context().get_memory_info()
@@ -81,7 +101,7 @@ def check(needs, device=False):
     arg = max(needs, key=lambda n: n[1])[0]
     places = [("this machine", host_available())]
     if device:
-        places.append(("the GPU", device_available()))
+        places.append(("the GPU", device_available(total)))
     for where, have in places:
         if have is not None and total > have:
             raise InputError(f"{arg} needs about {_size(total)} of memory; {where} has "

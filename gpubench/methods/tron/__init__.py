@@ -33,10 +33,14 @@ CHOLESKY = {"left": 0, "right": 1}
 # the batched factorization alone (Table 1) also has "warp": a group of lanes of one warp per
 # matrix for n <= 32 (gpubench.kernels.chol_gpu), and the kernels compiled per n with the factor
 # in registers (gpubench.kernels.chol_small): "thread" (a thread per matrix, in registers at n <= 6), "lanes"
-# (a lane per row, n <= 32; "lanes_shared" the same with its column exchanged through shared memory)
+# (a lane per row, n <= 32; "lanes_shared" the same with its column exchanged through shared memory,
+# "lanes_unrolled" the same with every loop written out: gpubench.kernels.chol_unrolled, and
+# "lanes_unrolled_shared" that with its column through shared memory)
 # and "auto" (thread or lanes, for the n); TRON's own solves use CHOLESKY
-LINALG_CHOLESKY = {**CHOLESKY, "warp": 2, "thread": 3, "lanes": 4, "auto": 5, "lanes_shared": 6}
-SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto", 6: "lanes_shared"}
+LINALG_CHOLESKY = {**CHOLESKY, "warp": 2, "thread": 3, "lanes": 4, "auto": 5, "lanes_shared": 6,
+                   "lanes_unrolled": 7, "lanes_unrolled_shared": 8}
+SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto", 6: "lanes_shared", 7: "lanes_unrolled",
+                  8: "lanes_unrolled_shared"}
 
 
 def check_cholesky(variant, n):
@@ -138,7 +142,7 @@ def hessian_for(fn, n, backend):
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
                 hessian="differences", cholesky="left", backsolve="explicit", layout="1d",
                 memory="shared", threads=0, max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0,
-                cgtol=0.1, stop="relative", max_feval=500, timer=None):
+                cgtol=0.1, stop="relative", max_feval=500, timer=None, registers=0, specialize=False):
     """Solve a batch of bound-constrained problems with TRON; see the module docstring.
 
     ``x0, lo, hi``: (batch, n); ``par``: (batch, k, n) per-problem parameters (for hs45
@@ -150,9 +154,15 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     the paper's ADMM runs): ||pg(x)||_inf <= gatol after an accepted step (absolute; gtol unused),
     at most ``max_iter`` gradient evaluations and ``max_feval`` function evaluations, the first
     trust radius ||g(x0)||_2, the frtol test after rejected steps too (core.py).
+    ``registers`` (GPU): 0, the compiler's allocation, or at most that many registers a thread
+    (the rest spilled to local memory), for more problems resident on an SM; ``specialize`` (GPU):
+    the kernel compiled for this call's cholesky, backsolve, layout and memory only (fewer
+    registers, W addressed as shared memory where it is; compiled per process, not cached on disk).
     """
     if stop not in STOPS:
         raise InputError(f"stop must be one of {', '.join(STOPS)}, got {stop!r}")
+    if not (isinstance(registers, (int, np.integer)) and (registers == 0 or 16 <= registers <= 255)):
+        raise InputError(f"registers must be 0 (the compiler's choice) or 16..255 a thread, got {registers!r}")
     if objective == "library":
         if fn is None:
             raise InputError("objective 'library' needs fn")
@@ -178,7 +188,8 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     opts = dict(objective=objective, hessian=hessian if objective == "library" else "analytic",
                 cholesky=cholesky, backsolve=backsolve, layout=layout,
                 memory=memory, max_iter=max_iter, gtol=gtol, gatol=gatol, frtol=frtol,
-                delta0=delta0, cgtol=cgtol, stop=stop, max_feval=max_feval)
+                delta0=delta0, cgtol=cgtol, stop=stop, max_feval=max_feval, registers=int(registers),
+                specialize=bool(specialize))
     if backend == "cpu":
         from .cpu import tron_twin
         kern = tron_twin(kind, forms, hess)
@@ -205,7 +216,9 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         if smem > kernels.MAX_SHARED_BYTES:
             raise InputError(f"n = {n} does not fit in 48 KB of shared memory "
                              f"({smem} bytes); use memory=global")
-        kern = kernels.tron_kernel(kind, forms, hess)
+        flags = (CHOLESKY[cholesky], 1 if backsolve == "explicit" else 0, 1 if layout == "2d" else 0,
+                 1 if memory == "shared" else 0) if specialize else None
+        kern = kernels.tron_kernel(kind, forms, hess, registers, flags)
         dX = cuda.to_device(x0)
         dlo, dhi, dpar = cuda.to_device(lo), cuda.to_device(hi), cuda.to_device(par)
         dWS = cuda.device_array((nb if memory == "global" else 1, ws))
@@ -267,8 +280,8 @@ def solve_hs45(nprob, n, start="mid", seed=0, **kw):
 # ------------------------------------------------------------------ linear algebra alone
 def cholesky_batch(A, variant="left", backend="cpu", layout="1d", threads=0, shared=True):
     """Lower Cholesky factors of a batch of SPD matrices (batch, n, n); and an ok flag each.
-    ``variant``: left, right, or warp, thread, lanes, lanes_shared, auto (n <= 32; on the CPU
-    the twin of these five is the right-looking one)."""
+    ``variant``: left, right, or warp, thread, lanes, lanes_shared, lanes_unrolled,
+    lanes_unrolled_shared, auto (n <= 32; on the CPU the twin of these seven is the right-looking one)."""
     A = np.asarray(A, dtype=np.float64)
     nb, n, _ = A.shape
     check_cholesky(variant, n)

@@ -7,7 +7,7 @@ them and sizes their launches.
 from functools import lru_cache
 
 import numpy as np
-from numba import cuda
+from numba import config, cuda
 
 from .loader import load_core
 
@@ -22,11 +22,47 @@ def linalg_kernels():
 _TRON = {}
 
 
-def tron_kernel(objective="hs45", forms=None, hess=None):
-    """The batched TRON kernel for ``objective`` (one block per problem)."""
-    key = (objective, None if forms is None else forms.__name__, None if hess is None else hess.__name__)
+def bind_flags(kernel, flags):
+    """``kernel``'s Python function (``tron``) with its four flags (cholesky, explicit, layout2d,
+    shared: run-time arguments) rebound to the constants ``flags`` on its first line, compiled in
+    its own module's globals (the core's device functions), so NVVM drops the branches of the
+    other values: for hs45 on sm_90 with shared memory 162 registers a thread against the generic
+    kernel's 212 (W addressed as shared memory, ld.shared, where the generic kernel's W, shared or
+    global, takes generic loads)."""
+    import inspect
+    import sys
+    values = [int(v) for v in flags]
+    if len(values) != 4:
+        raise ValueError("bind_flags: four flags (cholesky, explicit, layout2d, shared)")
+    lines = inspect.getsource(kernel).splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.startswith("def "))
+    lines = lines[start:]
+    end = next(k for k, ln in enumerate(lines) if ln.rstrip().endswith(":"))   # the def's last line
+    body = "    cholesky, explicit, layout2d, shared = " + ", ".join(map(str, values))
+    src = "\n".join(lines[:end + 1] + [body] + lines[end + 1:]) + "\n"
+    mod = sys.modules[kernel.__module__]
+    space = {}
+    exec(compile(src, mod.__file__, "exec"), mod.__dict__, space)
+    return space[kernel.__name__]
+
+
+def tron_kernel(objective="hs45", forms=None, hess=None, registers=0, flags=None):
+    """The batched TRON kernel for ``objective`` (one block per problem).  ``registers`` > 0: the
+    same kernel compiled with at most that many registers a thread (ptxas's maxrregcount, spilling
+    the rest to local memory), so more blocks fit an SM (at 212 registers, hs45's count on sm_90,
+    9 blocks of one warp).  ``flags`` (cholesky, explicit, layout2d, shared): the kernel compiled
+    for these values only (:func:`bind_flags`), the launch's own arguments then unused.  Either
+    is not cached on disk: numba's cache keys a kernel by its function and types, not by the limit
+    or the bound source, so a cached entry could be another variant's code."""
+    flags = None if flags is None else tuple(int(v) for v in flags)
+    key = (objective, None if forms is None else forms.__name__, None if hess is None else hess.__name__,
+           int(registers), flags)
     if key not in _TRON:
-        _TRON[key] = load_core("cuda", objective, forms, hess).tron
+        kern = load_core("cuda", objective, forms, hess).tron
+        if registers or flags:
+            opts = {} if config.ENABLE_CUDASIM else {"max_registers": int(registers) or None}  # the simulator has no registers
+            kern = cuda.jit(**opts)(bind_flags(kern.py_func, flags) if flags else kern.py_func)
+        _TRON[key] = kern
     return _TRON[key]
 
 

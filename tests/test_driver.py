@@ -1,0 +1,132 @@
+"""Whether a GPU is here, asked of the CUDA driver without importing numba-cuda, and the GPU's free
+memory asked only for a need that could not fit (gpubench/device/driver.py; issue 42, item 4)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpubench.device import driver, gpu
+from gpubench.errors import InputError
+from gpubench.workflow import resources
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakeDriver:
+    """cuInit, cuDeviceGetCount, cuDeviceGet and cuDeviceTotalMem_v2 as the driver answers them."""
+
+    def __init__(self, init=0, count=1, total=80 * 2**30):
+        self.init, self.count, self.total = init, count, total
+
+    def cuInit(self, flags):
+        return self.init
+
+    def cuDeviceGetCount(self, ref):
+        ref._obj.value = self.count
+        return 0
+
+    def cuDeviceGet(self, ref, ordinal):
+        if ordinal >= self.count:
+            return 101   # CUDA_ERROR_INVALID_DEVICE
+        ref._obj.value = ordinal
+        return 0
+
+    def cuDeviceTotalMem_v2(self, ref, device):
+        ref._obj.value = self.total
+        return 0
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.delenv("NUMBA_DISABLE_CUDA", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+
+    def use(lib):
+        monkeypatch.setitem(driver._LIB, "lib", lib)
+    return use
+
+
+def test_the_driver_says_whether_a_device_is_here(fake, monkeypatch):
+    fake(FakeDriver(count=2))
+    assert driver.sees_gpu() is True and driver.total_memory() == 80 * 2**30
+    fake(FakeDriver(init=100))          # CUDA_ERROR_NO_DEVICE (CUDA_VISIBLE_DEVICES="", no card)
+    assert driver.sees_gpu() is False and driver.total_memory() is None
+    fake(FakeDriver(count=0))
+    assert driver.sees_gpu() is False and driver.total_memory() is None
+    fake(None)                          # no libcuda: numba-cuda, looking in the same places, has none
+    assert driver.sees_gpu() is False and driver.total_memory() is None
+    fake(FakeDriver())
+    monkeypatch.setenv("NUMBA_DISABLE_CUDA", "1")   # as numba-cuda honours it
+    assert driver.sees_gpu() is False and driver.total_memory() is None
+
+
+def test_where_the_driver_cannot_answer_numba_cuda_does(fake, monkeypatch):
+    fake(object())                      # a library without the entry points
+    assert driver.sees_gpu() is None
+    monkeypatch.setattr(gpu, "_GPU", {})
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.setattr(gpu, "_numba_sees_gpu", lambda: "numba's answer")
+    assert gpu.gpu_available() == "numba's answer"
+    monkeypatch.setattr(gpu, "_GPU", {})
+    fake(FakeDriver())
+    assert gpu.gpu_available() is True
+
+
+def test_a_process_asking_for_a_gpu_imports_no_numba_cuda():
+    """On any Linux machine, with a GPU or without: the answer comes from the driver alone."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the driver is asked through ctypes on Linux only")
+    code = "import sys\nfrom gpubench.device import gpu\nprint(gpu.gpu_available(), 'numba.cuda' in sys.modules)"
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "NUMBA_DISABLE_CUDA")}
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    found, imported = p.stdout.split()
+    assert found in ("True", "False") and imported == "False", "numba-cuda imported to ask for a GPU"
+
+
+def test_the_gpus_free_memory_is_asked_only_for_a_need_that_might_not_fit(fake, monkeypatch):
+    fake(FakeDriver(total=80 * 2**30))
+    monkeypatch.setattr(gpu, "gpu_available", lambda: True)
+    monkeypatch.setattr(resources, "host_available", lambda: None)
+    asked = []
+
+    def free():
+        asked.append(1)
+        return 2**30
+    monkeypatch.setattr(resources, "_free_device_memory", free)
+    resources.check([("--dim 10", 92e6)], device=True)      # Levy n = 10's interval solve
+    assert not asked, "a CUDA context was made for a need of 92 MB on an 80 GiB card"
+    with pytest.raises(InputError, match="the GPU has 1 GiB available"):
+        resources.check([("--dim 1000000", 6 * 2**30)], device=True)   # over 1/16 of the card: asked
+    assert asked == [1]
+    fake(None)                                              # the driver cannot say: asked
+    with pytest.raises(InputError, match="the GPU has"):
+        resources.check([("--dim 10", 2 * 2**30)], device=True)
+    assert asked == [1, 1]
+
+
+
+CUDA_SOLVE = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from test_driver import FakeDriver
+from gpubench.device import driver
+driver._LIB["lib"] = FakeDriver(total=141 * 2**30)   # an H200 as the driver shows it
+from gpubench import cli
+rc = cli.main(["solve", "levy", "--dim", "10", "--backend", "cuda", "--json"])
+print("NUMBA_CUDA", "numba.cuda" in sys.modules, file=sys.stderr)
+sys.exit(rc)
+"""
+
+
+def test_a_cuda_solve_that_never_launches_imports_no_numba_cuda():
+    """A typed-in interval solve of Levy n = 10 on cuda keeps its root whole by contraction on the
+    host: no launch, so neither the question "is a GPU here?" nor the memory check may import
+    numba-cuda (1 s of a process on the H200 host).  Without a GPU here, a launch would fail."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "NUMBA_DISABLE_CUDA")}
+    p = subprocess.run([sys.executable, "-c", CUDA_SOLVE, str(Path(__file__).parent)], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "NUMBA_CUDA False" in p.stderr, "a cuda solve that made no launch imported numba-cuda"
