@@ -122,5 +122,5 @@ def _why(record, row, rtol):
         return V.NOT_EXPLAINED + ("" if part else ": the record holds no per-iteration block times")
     if not ok:
         return f"{V.NOT_EXPLAINED}: {clauses}"
-    return (f"explained: our batch timing's host stalls, not the branch work: {clauses}; the evidence sides with "
+    return (f"explained: stalls of our host's batch timing, not the branch work: {clauses}; the evidence sides with "
             f"neither: the excess is our timing's, and the paper's figure is not contradicted; {SETTLE}")
