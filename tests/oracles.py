@@ -870,3 +870,14 @@ def huge_extremum_boxes(fn, n, N, rng, nonnegative=False, phases=None):
         return lo, hi, None
     idx = np.arange(N) % len(LO)
     return np.array(LO)[idx], np.array(HI)[idx], [AT[i] for i in idx]
+
+
+def least_sampled(value, lo, hi, special, rng, count):
+    """The least of ``value`` over ``count`` random points of the box [lo, hi], its centre and the
+    point ``special`` where the box holds it: a witness that the box holds a point at or below a level
+    (a contraction or bound that drops such a box is unsound)."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    pts = [*(lo + (hi - lo) * rng.random((count, lo.size))), 0.5 * lo + 0.5 * hi]
+    if np.all(lo <= special) and np.all(special <= hi):
+        pts.append(np.asarray(special, dtype=float))
+    return min(value(p) for p in pts)

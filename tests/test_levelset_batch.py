@@ -14,6 +14,7 @@ from gpubench.forms import levelset_batch as LB
 from gpubench.forms.levelset import LevelSet
 from gpubench.methods.solver import child_contract as CC
 from gpubench.methods.solver.partition import PartitionRule, child_boxes
+from oracles import least_sampled
 from test_levelset_quotients import Oracle, _boxes
 
 NAMES = ["scipy_go.Kowalik", "scipy_go.Ratkowsky01", "scipy_go.Watson"]
@@ -101,10 +102,7 @@ def test_hook_keeps_every_subregion_with_a_point_below_gub():
     rng = np.random.default_rng(8)
     below = 0
     for k in sidx:
-        pts = [*(clo[k] + (chi[k] - clo[k]) * rng.random((4, 4))), 0.5 * clo[k] + 0.5 * chi[k]]
-        if np.all(clo[k] <= xs) and np.all(xs <= chi[k]):
-            pts.append(xs)
-        least = min(f(p) for p in pts)
+        least = least_sampled(f, clo[k], chi[k], xs, rng, 4)
         if least <= gub:
             below += 1
             assert k in kept
