@@ -881,3 +881,18 @@ def least_sampled(value, lo, hi, special, rng, count):
     if np.all(lo <= special) and np.all(special <= hi):
         pts.append(np.asarray(special, dtype=float))
     return min(value(p) for p in pts)
+
+
+def check_children_kept(value, clo, chi, sidx, kept, raised, special, level, rng, count):
+    """Every child box k of ``sidx`` whose sampled least (:func:`least_sampled`) is at or below
+    ``level`` is in ``kept``, and a kept box's raised lower bound is at most its sampled least;
+    returns how many boxes held such a point (a test asserts there were some)."""
+    below = 0
+    for k in sidx:
+        least = least_sampled(value, clo[k], chi[k], special, rng, count)
+        if least <= level:
+            below += 1
+            assert k in kept
+        if k in kept:
+            assert raised[np.flatnonzero(kept == k)[0]] <= least
+    return below
