@@ -109,7 +109,7 @@ def convert(expr, memo=None):
     """The :class:`Node` tree of the sympy expression ``expr`` (``memo``: sympy sub-expression ->
     node, shared across the trees of one program so that a symbol is one node)."""
     import sympy as sp
-    from .definition import Floor, Max2, Min2, Rint, Trunc
+    from .definition import Floor, Max2, Min2, Rint, Trunc, sigmoid, softplus
     memo = {} if memo is None else memo
     funcs = {sp.Max: "max", Max2: "max", sp.Min: "min", Min2: "min", Floor: "floor", Trunc: "trunc",
              Rint: "rint", sp.tanh: "tanh", sp.exp: "exp", sp.log: "log", sp.sin: "sin", sp.cos: "cos",
@@ -139,6 +139,14 @@ def convert(expr, memo=None):
             else:
                 kind = ["any"]
             node = Node("pow", [go(base)], value=kind)
+        elif e.func is sigmoid:
+            # 1/(1 + e^-u) and log(1 + e^u), equal for every real u: the walks' exp, inverse and log
+            # rules (each monotone, u read once, so the enclosure is as tight) enclose and project them,
+            # where "any" enclosed the whole line and stopped every projection (Xor's four squares,
+            # Ratkowsky01's model: issue 41)
+            node = go(1 / (1 + sp.exp(-e.args[0])))
+        elif e.func is softplus:
+            node = go(sp.log(1 + sp.exp(e.args[0])))
         elif e.func in funcs:
             node = Node(funcs[e.func], [go(a) for a in e.args])
         else:   # no rule: any real value, its arguments not visited (as the level set always did)

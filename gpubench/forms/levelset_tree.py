@@ -21,11 +21,18 @@ STEPS = {"floor": np.floor, "trunc": np.trunc, "rint": np.rint}
 STEP_PREIMAGE = {"floor": (0.0, 1.0), "rint": (-0.5, 0.5), "trunc": (-1.0, 1.0)}
 
 
+# a batched walk's empty mask (forms/levelset_batch.py), set while one runs: an empty projection then
+# marks its boxes and leaves them their enclosure instead of ending the walk for every box
+BATCH = None
+
+
 def _meet(a, b):
     lo = np.maximum(a[0], b[0])
     hi = np.minimum(a[1], b[1])
     if np.any(lo > hi):
-        raise _Empty
+        if BATCH is None:
+            raise _Empty
+        return BATCH.mark(a, lo, hi)
     return lo, hi
 
 
@@ -138,6 +145,34 @@ def _others(vals_list, j):
     return acc
 
 
+def _is_inv(node):
+    return node.op == "pow" and node.value[0] == "inv"
+
+
+def _denominator_target(rest, t, w):
+    """The hull of {v in W : P / v in T for some P in ``rest``} = {v : v t = P}: the enclosure of a
+    denominator D^m (W = ``w``, its forward enclosure) where P / D^m lies in T."""
+    return _quotient(rest, t, w)
+
+
+def _int_preimage(t, k, base):
+    """The hull of {u in the enclosure ``base`` : u^k in T} (k >= 1, T = ``t``), outward."""
+    tlo, thi = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in t))
+    if k % 2:
+        lo = np.where(tlo >= 0, _root(np.maximum(tlo, 0), k, False), -_root(np.abs(np.minimum(tlo, 0)), k, True))
+        hi = np.where(thi >= 0, _root(np.maximum(thi, 0), k, True), -_root(np.abs(np.minimum(thi, 0)), k, False))
+        return lo, hi
+    r_hi = _root(np.maximum(thi, 0.0), k, True)
+    r_lo = _root(np.maximum(tlo, 0.0), k, False)
+    blo, bhi = base
+    # |base| in [r_lo, r_hi]: base in [-r_hi, -r_lo] u [r_lo, r_hi]; keep a sign's piece
+    # only where it meets the base's enclosure (Deceptive: -(S/n)^2 <= -1 with S/n in
+    # [-0.03, 1.05] gives S/n in [1, 1.05], where the hull [-1.05, 1.05] kept all)
+    neg = (blo <= -r_lo) & (blo < 0)
+    pos = (bhi >= r_lo) & (bhi > 0)
+    return np.where(neg, -r_hi, r_lo), np.where(pos, r_hi, -r_lo)
+
+
 def _backward(e, target, vals, narrowed):
     """Narrow e's enclosure to ``target`` and project onto its arguments; symbols collect in
     ``narrowed`` (intersected with every projection that reaches them)."""
@@ -155,35 +190,50 @@ def _backward(e, target, vals, narrowed):
             _backward(a, sub(cur, _others(av, j)), vals, narrowed)
     elif op == "mul":
         av = [vals[a] for a in args]
+        inv = [_is_inv(a) for a in args]
+        # the denominators' product prod_k D_k^(m_k) (the bases of the inverse powers): where any is
+        # unbounded-free it lets each numerator factor be projected through T * den instead of through
+        # 1/D's enclosure, the whole line on a box across a pole (below)
+        den = (1.0, 1.0)
+        for a, is_inv in zip(args, inv):
+            if is_inv:
+                den = mul(den, ipow(vals[a.args[0]], a.value[1]))
         for j, a in enumerate(args):
             rest = (1.0, 1.0)
             for k, v in enumerate(av):
                 if k != j:
                     rest = mul(rest, v)
             tlo, thi = np.broadcast_arrays(*cur)
+            if inv[j]:
+                # u = P / D^m in T (P the product of the others, D != 0 where f is defined) gives
+                # D^m in {w : w t = P, t in T}: a finite interval wherever T excludes 0, even where D's
+                # enclosure holds 0 and 1/D's is the whole line (Kowalik's and Thurber's rational models
+                # across their poles: the extended quotient's two half-lines, met with D^m's enclosure)
+                base, m = a.args[0], a.value[1]
+                w = _denominator_target(rest, cur, ipow(vals[base], m))
+                _backward(base, _int_preimage(w, m, vals[base]), vals, narrowed)
+                continue
+            target = None
             if np.any((rest[0] > 0) | (rest[1] < 0) | (tlo > 0) | (thi < 0)):
-                _backward(a, _quotient(cur, rest, vals[a]), vals, narrowed)
+                target = _quotient(cur, rest, vals[a])
+            if any(inv):
+                # u * (the other numerator factors) = t * den, t in T: a second projection, met with the first
+                num = (1.0, 1.0)
+                for k, v in enumerate(av):
+                    if k != j and not inv[k]:
+                        num = mul(num, v)
+                second = _quotient(mul(cur, den), num, vals[a])
+                target = second if target is None else _meet(target, second)
+            if target is not None:
+                _backward(a, target, vals, narrowed)
     elif op == "pow":
         base, kind = args[0], e.value[0]
         if kind == "int":
-            k = e.value[1]
-            tlo, thi = np.broadcast_arrays(*cur)
-            if k % 2:
-                lo = np.where(tlo >= 0, _root(np.maximum(tlo, 0), k, False), -_root(np.abs(np.minimum(tlo, 0)), k, True))
-                hi = np.where(thi >= 0, _root(np.maximum(thi, 0), k, True), -_root(np.abs(np.minimum(thi, 0)), k, False))
-                _backward(base, (lo, hi), vals, narrowed)
-            else:
-                r_hi = _root(np.maximum(thi, 0.0), k, True)
-                r_lo = _root(np.maximum(tlo, 0.0), k, False)
-                blo, bhi = vals[base]
-                # |base| in [r_lo, r_hi]: base in [-r_hi, -r_lo] u [r_lo, r_hi]; keep a sign's piece
-                # only where it meets the base's enclosure (Deceptive: -(S/n)^2 <= -1 with S/n in
-                # [-0.03, 1.05] gives S/n in [1, 1.05], where the hull [-1.05, 1.05] kept all)
-                neg = (blo <= -r_lo) & (blo < 0)
-                pos = (bhi >= r_lo) & (bhi > 0)
-                lo = np.where(neg, -r_hi, r_lo)
-                hi = np.where(pos, r_hi, -r_lo)
-                _backward(base, (lo, hi), vals, narrowed)
+            _backward(base, _int_preimage(cur, e.value[1], vals[base]), vals, narrowed)
+        elif kind == "inv":   # D^-m in T: D^m in 1/T (extended where T holds 0), then its m-th roots
+            m = e.value[1]
+            w = _denominator_target((1.0, 1.0), cur, ipow(vals[base], m))
+            _backward(base, _int_preimage(w, m, vals[base]), vals, narrowed)
         elif kind == "sqrt":
             tlo, thi = np.broadcast_arrays(*cur)
             _backward(base, (np.where(tlo > 0, _pow_nonneg(np.maximum(tlo, 0), 2, False), -INF),

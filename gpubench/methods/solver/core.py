@@ -56,6 +56,7 @@ from .output import OutputRegions
 from .partition import PartitionRule, child_box, child_max_width, diagonal_point
 from .region_list import ROOT, RegionList
 from .settings import FLOAT_SPACINGS, SPACINGS, Settings, gap_width, at_scale, contracts_root, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
+from .child_contract import contract_children
 from .lsq_floor import raise_children
 from .strong import CONTRACT_PROBE, StrongSteps  # noqa: F401  (CONTRACT_PROBE: this module's API)
 from .uncut import UncutTerms, prepare_split
@@ -335,6 +336,7 @@ class Search(StrongSteps):
         sidx, lb = self._floored(out.sidx, out.lb, floor)
         if cfg.contract and sidx.size:
             sidx, lb = self._chained(sel_lo, sel_hi, plan, sidx, lb)
+            sidx, lb = contract_children(self, sel_lo, sel_hi, plan, sidx, lb)   # no aggregate (child_contract)
             sidx, lb = raise_children(self, sel_lo, sel_hi, plan, sidx, lb)   # sums of squares (lsq_floor)
         # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
         # runs are deterministic
