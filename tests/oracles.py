@@ -870,3 +870,29 @@ def huge_extremum_boxes(fn, n, N, rng, nonnegative=False, phases=None):
         return lo, hi, None
     idx = np.arange(N) % len(LO)
     return np.array(LO)[idx], np.array(HI)[idx], [AT[i] for i in idx]
+
+
+def least_sampled(value, lo, hi, special, rng, count):
+    """The least of ``value`` over ``count`` random points of the box [lo, hi], its centre and the
+    point ``special`` where the box holds it: a witness that the box holds a point at or below a level
+    (a contraction or bound that drops such a box is unsound)."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    pts = [*(lo + (hi - lo) * rng.random((count, lo.size))), 0.5 * lo + 0.5 * hi]
+    if np.all(lo <= special) and np.all(special <= hi):
+        pts.append(np.asarray(special, dtype=float))
+    return min(value(p) for p in pts)
+
+
+def check_children_kept(value, clo, chi, sidx, kept, raised, special, level, rng, count):
+    """Every child box k of ``sidx`` whose sampled least (:func:`least_sampled`) is at or below
+    ``level`` is in ``kept``, and a kept box's raised lower bound is at most its sampled least;
+    returns how many boxes held such a point (a test asserts there were some)."""
+    below = 0
+    for k in sidx:
+        least = least_sampled(value, clo[k], chi[k], special, rng, count)
+        if least <= level:
+            below += 1
+            assert k in kept
+        if k in kept:
+            assert raised[np.flatnonzero(kept == k)[0]] <= least
+    return below

@@ -155,7 +155,8 @@ def test_gpu_method_traces_on_both_backends():
     """The CPU twin and the CUDA kernels (simulator here) keep the same kind of trace."""
     from gpubench import methods
     for backend in ("cpu", "cuda"):
-        r = methods.minimize("rastrigin", 2, method="de-gpu", np=6, runs=2, max_evaluations=6 * 7,
+        # Levy: the quick fixture's function, so the CPU twin is the one it compiled (not one more)
+        r = methods.minimize("levy", 2, method="de-gpu", np=6, runs=2, max_evaluations=6 * 7,
                              generations_per_launch=2, backend=backend, seed=3)
         tr = np.array(r.history["trace"])
         assert r.backend == backend and tr[-1, 0] == r.nfev and tr[-1, 2] == r.fun

@@ -7,12 +7,17 @@ import pytest
 from gpubench import cli, functions, methods
 from gpubench.methods.monitor import STOPS, Deadline, stop_word
 
+# Levy with TRON's Hessian by differences: what tests/test_time_limit.py, test_tron.py and test_compare.py
+# run too, so that no method compiles a twin here that no other test needs (each is 10-30 s of numba
+# in a fresh clone; Rastrigin and TRON's symbolic Hessian cost 2 CPU minutes here alone)
+FUNCTION = "levy"
+
 # per method, settings under which a run reaches a point where it checks its time limit after
 # doing some work (a second launch, round, run or node); all on the CPU, tiny
 SETTINGS = {
     "de-gpu": dict(backend="cpu", np=8, max_evaluations=8000, generations_per_launch=1, cpu_variant="sde"),
     "lbfgsb-gpu": dict(backend="cpu", starts=4, rounds=2),
-    "tron-gpu": dict(backend="cpu", starts=4, rounds=2),
+    "tron-gpu": dict(backend="cpu", starts=4, rounds=2, hessian="differences"),
     "subdomain-bnb": dict(backend="cpu", eps_abs=1e-12, eps_rel=1e-12),
     "interval": dict(backend="cpu", split_dims=2),
     "direct": dict(runs=1),  # deterministic: one run, cut at its next evaluation
@@ -37,7 +42,7 @@ def test_every_method_stops_at_its_time_limit_and_says_so(name):
     if not method.available:
         pytest.skip(f"{name}: {', '.join(method.missing())} not installed ({method.install})")
     values = dict(SETTINGS.get(name, dict(runs=3)), time_limit=1e-9)
-    r = method(functions.get("rastrigin"), 2, **values)
+    r = method(functions.get(FUNCTION), 2, **values)
     assert r.stop == "time_limit", (name, r.stop, r.message)
     assert r.to_json()["stop"] == "time_limit"
 
@@ -49,7 +54,7 @@ def test_a_run_within_its_budget_names_another_stop(name):
         values["max_evaluations"] = 80
     if name == "subdomain-bnb":
         values.update(eps_abs=1e-2, eps_rel=1e-2)
-    r = methods.get(name)(functions.get("rastrigin"), 2, **values)
+    r = methods.get(name)(functions.get(FUNCTION), 2, **values)
     assert r.stop in STOPS and r.stop != "time_limit", (name, r.stop)
 
 
@@ -66,7 +71,7 @@ def test_a_deadline():
 
 
 def test_the_command_line_prints_the_stop(capsys):
-    cli.main(["minimize", "rastrigin", "--dim", "2", "--method", "de-gpu", "--backend", "cpu",
+    cli.main(["minimize", FUNCTION, "--dim", "2", "--method", "de-gpu", "--backend", "cpu",
               "--set", "np=8", "--set", "max_evaluations=80", "--set", "cpu_variant=sde", "--json"])
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["stop"] == "evaluations"
@@ -76,10 +81,10 @@ def test_the_command_line_prints_the_stop(capsys):
 def test_methods_report_their_best_and_bounds_for_the_progress_line():
     from gpubench.methods import monitor
     monitor._LATEST.clear()
-    r = methods.get("de-gpu")(functions.get("rastrigin"), 2, **dict(SETTINGS["de-gpu"], max_evaluations=80))
+    r = methods.get("de-gpu")(functions.get(FUNCTION), 2, **dict(SETTINGS["de-gpu"], max_evaluations=80))
     assert monitor.latest()["best"] == pytest.approx(r.fun)
     monitor._LATEST.clear()
-    r = methods.get("subdomain-bnb")(functions.get("rastrigin"), 2, backend="cpu")
+    r = methods.get("subdomain-bnb")(functions.get(FUNCTION), 2, backend="cpu")
     v = monitor.latest()
     assert v["glb"] == pytest.approx(r.glb) and v["gub"] == pytest.approx(r.gub) and v["glb"] <= v["gub"]
 
@@ -108,7 +113,7 @@ def test_every_method_stops_when_ctrl_c_asked_and_says_so(name, monkeypatch):
     from gpubench.methods import monitor
     monkeypatch.setitem(monitor._INTERRUPT, "requested", True)
     values = dict(SETTINGS.get(name, dict(runs=3)), time_limit=600.0)
-    r = methods.get(name)(functions.get("rastrigin"), 2, **values)
+    r = methods.get(name)(functions.get(FUNCTION), 2, **values)
     assert r.stop == "interrupted", (name, r.stop, r.message)
 
 

@@ -2,6 +2,8 @@
 `gpubench report ID`, and the report holds every quick case (issue 24)."""
 import json
 import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -29,16 +31,41 @@ def test_one_quick_variant_of_every_layout_runs_by_default():
 # (the shipped file with its quick functions replaced; GPUBENCH_EVERY_QUICK=1 runs it whole):
 # scipy_go_certify's eight functions of n = 2 cost a compile each (44 of its CPU seconds); these three
 # give the report each verdict the eight reach (agrees; two stated minimisers; not certified within budget).
-SUBSET = {"scipy_go_certify": ["scipy_go.Easom", "scipy_go.SixHumpCamel", "scipy_go.GoldsteinPrice"]}
+# qin2012_table1 runs de-gpu's CPU twin on four shifted functions, one code path: the two that
+# tests/test_de_gpu.py compiles anyway (shifted_griewank's and shifted_rosenbrock's twins were this
+# test's alone: 95 -> 49 compiles, 20.5 -> 6.6 s of numba, half the runs).
+SUBSET = {"scipy_go_certify": ["scipy_go.Easom", "scipy_go.SixHumpCamel", "scipy_go.GoldsteinPrice"],
+          "qin2012_table1": ["shifted_sphere", "shifted_rastrigin"]}
+# The same for a table of fixed problems ([[quick.problems]]): maingo_gpu_table4's two run one code path
+# (subdomain-bnb on the CPU); Styblinski-Tang's kernels are tests/test_subdomain_bnb.py's too, maximised
+# Alpine02's were this test's alone (93 -> 48 compiles, 10.5 -> 5.2 s of numba).  A maximised problem
+# stays covered by test_subdomain_bnb.py::test_maximise, its rows' report by test_reports.py's rebuild.
+PROBLEMS = {"maingo_gpu_table4": ["styblinski_tang"]}
 
 
 def _subset(eid, folder):
-    """A copy of ``eid``'s file in ``folder`` whose quick variant runs on SUBSET[eid] only."""
-    text = (loader.experiments_dir() / f"{eid}.toml").read_text()
-    start = text.index("\nfunctions = ", text.index("\n[quick]\n"))
+    """A copy of ``eid``'s file in ``folder`` whose quick variant runs on SUBSET[eid] only (its
+    ``functions`` line replaced, or one added where the quick variant takes the full one's), or on
+    the [[quick.problems]] of PROBLEMS[eid] only."""
+    text = Path(loader.load(eid).path).read_text()
+    if eid in PROBLEMS:
+        head, *blocks = text.split("\n[[quick.problems]]\n")
+        keep = [b for b in blocks if re.search(r'^problem = "([^"]+)"', b, re.M).group(1) in PROBLEMS[eid]]
+        assert blocks and keep, f"{eid}: no [[quick.problems]] of {PROBLEMS[eid]}"
+        folder.mkdir()
+        (folder / f"{eid}.toml").write_text("\n[[quick.problems]]\n".join([head] + keep))
+        return folder / f"{eid}.toml"
+    quick = text.index("\n[quick]\n")
+    line = f"\nfunctions = {json.dumps(SUBSET[eid])}"
+    end = text.find("\n[", quick + 1)
+    start = text.find("\nfunctions = ", quick, end if end >= 0 else len(text))
+    if start >= 0:
+        text = text[:start] + line + text[text.index("]", start) + 1:]
+    else:
+        at = quick + len("\n[quick]")
+        text = text[:at] + line + text[at:]
     folder.mkdir()
-    (folder / f"{eid}.toml").write_text(text[:start] + f"\nfunctions = {json.dumps(SUBSET[eid])}"
-                                        + text[text.index("]", start) + 1:])
+    (folder / f"{eid}.toml").write_text(text)
     return folder / f"{eid}.toml"
 
 
@@ -49,7 +76,7 @@ def run_quick(eid, tmp_path, capsys, subset=False):
     assert main(["reproduce", eid, "--quick", "--results", str(res), *exps]) == 0
     planned = runner.plan(loader.load(str(toml) if subset else eid), quick=True)
     if subset:
-        assert len(planned) == len(SUBSET[eid])
+        assert {c.function for c in planned} == set(SUBSET.get(eid) or PROBLEMS[eid])
     assert runner.stored_cases(res / eid) >= {c.case_id for c in planned}
     assert main(["report", eid, "--results", str(res), "--reports", str(rep), *exps]) == 0
     md = (rep / f"{eid}.md").read_text()
@@ -63,7 +90,7 @@ def run_quick(eid, tmp_path, capsys, subset=False):
 
 @pytest.mark.parametrize("eid", sorted(e for e in DEFAULT.values() if e))
 def test_quick_variant_end_to_end(eid, tmp_path, capsys):
-    run_quick(eid, tmp_path, capsys, subset=eid in SUBSET and not EVERY)
+    run_quick(eid, tmp_path, capsys, subset=(eid in SUBSET or eid in PROBLEMS) and not EVERY)
 
 
 @pytest.mark.skipif(not EVERY, reason="every other quick variant: about 8 minutes on 2 cores (a network of "

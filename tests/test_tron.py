@@ -280,6 +280,15 @@ def test_kernels_compile_to_ptx():
     assert "PTX OK" in done.stdout, done.stderr[-3000:]
 
 
+def test_batch_arrays_reach_the_twin_writable_and_c_ordered():
+    """One start a launch (tron-gpu's rounds) broadcast its bounds and parameters to read-only views,
+    another numba signature of the CPU twin: a second compile of 10-20 s in the same process."""
+    lo, par = np.full(3, -1.0), np.zeros((1, 3))
+    lo.flags.writeable = False
+    for a in tron._check(np.zeros((1, 3)), lo, 1.0, par):
+        assert a.flags.c_contiguous and a.flags.writeable
+
+
 def test_statuses_iteration_limit_and_failure():
     res = tron.solve_hs45(2, 4, start="random", backend="cpu", max_iter=0)
     assert res.status.tolist() == [1, 1] and res.iterations.tolist() == [0, 0]

@@ -49,6 +49,35 @@ def cache_dir():
     return path
 
 
+def import_text(name, text):
+    """The module whose source is ``text``, named ``name`` (a name that holds the text's hash, so an
+    entry is never stale): written to the cache folder where it is not there already (atomically),
+    imported once a process.  Generated kernels live in files, not strings, because numba's disk
+    cache keys a kernel by its module's file."""
+    import importlib.util
+    import sys
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    from ..device.gpu import atomic_write
+    path = cache_dir() / f"{name}.py"
+    try:
+        same = path.read_text() == text
+    except OSError:
+        same = False
+    if not same:
+        atomic_write(path, text, fsync=False)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # numba's cache locator looks the module up while it runs
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
 def summary():
     """{"folder", "entries", "bytes", "kinds": {kind: count}} of the cache as it is now."""
     base = folder()

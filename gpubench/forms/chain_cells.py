@@ -22,9 +22,7 @@ natural form.  ``tests/test_chain.py`` checks the result against exact values (F
 and catches a kernel compiled over a sine without its peaks.
 """
 import hashlib
-import importlib.util
 import math
-import sys
 import threading
 
 import numpy as np
@@ -254,17 +252,9 @@ def kernel(spec, param_names, namespace=None):
     with _LOCK:
         if body in _KERNELS:
             return _KERNELS[body]
-        from .cache import cache_dir
-        from ..device.gpu import atomic_write
+        from .cache import import_text
         text = _module_text(body)
-        name = "gpubench_generated_chain_" + hashlib.sha256(text.encode()).hexdigest()[:16]
-        path = cache_dir() / f"{name}.py"
-        if not (path.exists() and path.read_text() == text):
-            atomic_write(path, text, fsync=False)
-        spec_ = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec_)
-        sys.modules[name] = module     # numba's cache locator looks the module up
-        spec_.loader.exec_module(module)
+        module = import_text("gpubench_generated_chain_" + hashlib.sha256(text.encode()).hexdigest()[:16], text)
         _KERNELS[body] = module.cells
         return module.cells
 

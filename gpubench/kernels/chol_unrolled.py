@@ -25,8 +25,6 @@ on-disk cache keys each n's kernel by its file.  Under numba's simulator the shu
 ``chol_small``'s shared-memory stand-in (every thread runs the same steps: no shuffle is skipped).
 """
 import hashlib
-import importlib.util
-import sys
 from functools import lru_cache
 
 from numba import config
@@ -107,26 +105,9 @@ def kernel(n, shared=False, block=128):
     """The ``lanes_unrolled`` (``shared``: ``lanes_unrolled_shared``, for blocks of ``block``
     threads) kernel for this n (its text written once to the cache folder, compiled on first
     launch, cached on disk)."""
-    from ..device.gpu import atomic_write
-    from ..forms.cache import cache_dir  # the module, not codegen: no sympy
+    from ..forms.cache import import_text  # the module, not codegen: no sympy
     block = block if shared else 128
     text = source(n, shared, block)
     fname = name(n, shared, block)
-    mod_name = f"gpubench_{fname}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
-    if mod_name not in sys.modules:
-        path = cache_dir() / f"{mod_name}.py"
-        try:
-            same = path.read_text() == text
-        except OSError:
-            same = False
-        if not same:
-            atomic_write(path, text, fsync=False)
-        spec = importlib.util.spec_from_file_location(mod_name, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = mod  # numba's cache locator looks the module up while it runs
-        try:
-            spec.loader.exec_module(mod)
-        except BaseException:
-            sys.modules.pop(mod_name, None)
-            raise
-    return getattr(sys.modules[mod_name], fname)
+    module = import_text(f"gpubench_{fname}_{hashlib.sha256(text.encode()).hexdigest()[:16]}", text)
+    return getattr(module, fname)

@@ -94,9 +94,11 @@ def config(max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0, cgtol=0.
 
 
 def _check(x0, lo, hi, par):
+    # copies, C-ordered and writable: a read-only array (a broadcast of one row passes
+    # ascontiguousarray as a view) is another numba signature, so another compile of the CPU twin
     x0 = np.array(x0, dtype=np.float64, ndmin=2, copy=True)
-    lo = np.ascontiguousarray(np.broadcast_to(np.asarray(lo, dtype=np.float64), x0.shape))
-    hi = np.ascontiguousarray(np.broadcast_to(np.asarray(hi, dtype=np.float64), x0.shape))
+    lo = np.array(np.broadcast_to(np.asarray(lo, dtype=np.float64), x0.shape), order="C")
+    hi = np.array(np.broadcast_to(np.asarray(hi, dtype=np.float64), x0.shape), order="C")
     if x0.ndim != 2 or x0.shape[1] < 1:
         raise InputError(f"x0 must have shape (batch, n), got {x0.shape}")
     if np.any(lo > hi) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
@@ -107,7 +109,7 @@ def _check(x0, lo, hi, par):
         par = np.broadcast_to(par, (nb,) + par.shape)
     if par.ndim != 3 or par.shape[0] != nb or par.shape[2] != n:
         raise InputError(f"par must have shape (batch, k, n) or (k, n), got {par.shape}")
-    return np.ascontiguousarray(x0), lo, hi, np.ascontiguousarray(par)
+    return np.ascontiguousarray(x0), lo, hi, np.array(par, order="C")
 
 
 def forms_for(fn, backend):

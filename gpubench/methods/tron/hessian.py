@@ -16,8 +16,6 @@ derivative of a sign (``DiracDelta``) and of a step (``jump``) is taken as 0; a 
 in an entry is printed as math.floor of it (Rint as floor(u + 1/2), which differs at ties only).
 """
 import hashlib
-import importlib.util
-import os
 import sys
 import time
 
@@ -102,14 +100,7 @@ def load(defn, n, backend):
     modname = f"gpubench_hessian_{defn.name}_{n}_{backend}_{digest}"
     if modname in sys.modules:
         return sys.modules[modname]
-    path = codegen.cache_dir() / f"{modname}.py"
-    if not path.exists() or path.read_text() != text:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    spec = importlib.util.spec_from_file_location(modname, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[modname] = module
-    spec.loader.exec_module(module)
+    from ...forms.cache import import_text
+    module = import_text(modname, text)
     module.GENERATION_SECONDS = time.perf_counter() - t0
     return module

@@ -12,8 +12,6 @@ and carries a hash of this loader, so a changed function, core or kernel is a ne
 file, never a stale cache entry.
 """
 import hashlib
-import importlib.util
-import sys
 from pathlib import Path
 
 cuda = None  # numba.cuda, imported by primitives("cuda") only (a CPU run never imports it); a module
@@ -112,25 +110,6 @@ def _text(backend, objective, forms, hess):
 
 
 def _load_file(backend, objective, forms, hess):
-    from ...forms.cache import cache_dir  # not codegen's import: no sympy
-    from ...device.gpu import atomic_write
+    from ...forms.cache import import_text  # not codegen's import: no sympy
     text = _text(backend, objective, forms, hess)
-    name = f"gpubench_tron_{backend}_{objective}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = cache_dir() / f"{name}.py"
-    try:
-        same = path.read_text() == text
-    except OSError:
-        same = False
-    if not same:
-        atomic_write(path, text, fsync=False)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # numba's cache locator looks the module up while it runs
-    try:
-        spec.loader.exec_module(mod)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return mod
+    return import_text(f"gpubench_tron_{backend}_{objective}_{hashlib.sha256(text.encode()).hexdigest()[:16]}", text)

@@ -1,0 +1,55 @@
+"""The branch work behind paper 003's Table 5 on the CPU twin, beside a GPU record's batch times
+(docs/opf.md, "Table 5: what carries the imbalance"):
+
+    nice -n 10 python scripts/opf_branch_work.py CASE ITERATIONS [RECORD.json]
+
+Runs the ADMM of CASE at the authors' settings (admm.AUTHORS_RUNS, TRON_AUTHORS, 6 blocks one after
+another in one process, backend cpu) for ITERATIONS iterations and records, per iteration and block,
+the TRON steps of the block's slowest branch.  With a GPU record of the same case it prints how far the
+twin's residuals are from the record's, the record's stall-free batch time against those steps (least
+squares), and how many of its stalls (gpubench.reports.admm_timing) fall on batches with little work.
+2868rte, 800 iterations: about 2 minutes on a loaded CPU.  Not stored anywhere.
+"""
+import json
+import sys
+
+import numpy as np
+
+from gpubench.methods import tron
+from gpubench.problems.opf import admm, matpower, model
+from gpubench.reports import admm_timing
+
+case, iterations = sys.argv[1], int(sys.argv[2])
+rho_pq, rho_va = admm.AUTHORS_RUNS[case][:2]
+steps = []   # per block solve: the most TRON steps of one branch
+_solve = tron.solve_batch
+
+
+def _counting(*a, **k):
+    res = _solve(*a, **k)
+    if res.x.shape[0] > 1:      # the warm-up solves one branch
+        steps.append(int(res.iterations.max()))
+    return res
+
+
+tron.solve_batch = _counting
+r = admm.solve(model.network(matpower.load(case)),
+               admm.Settings(rho_pq=rho_pq, rho_va=rho_va, max_iter=iterations, partitions=6, devices=1, backend="cpu"))
+S = np.array(steps, dtype=float).reshape(r.iterations, 6)
+late = S[10:]
+print(f"{case}: {r.iterations} iterations ({r.stop}); the slowest branch of a block batch after iteration 10: "
+      f"median {np.median(late):g}, 99.9 % {np.percentile(late, 99.9):g}, max {late.max():g} TRON steps")
+print("per block, mean of the slowest branch's steps:", np.round(late.mean(axis=0), 3).tolist())
+if len(sys.argv) > 3:
+    rec = json.load(open(sys.argv[3]))
+    P = np.array(rec["result"]["partition_ms"])[:len(S)]
+    hist, res = np.array(r.history), np.array(rec["result"]["residuals"])[:len(S)]
+    print(f"the twin's primal residual vs the record's: largest relative difference "
+          f"{np.max(np.abs(hist[:, 1] - res[:, 1]) / res[:, 1]):.2g}")
+    stalled = (P - np.median(P, axis=0)) > admm_timing.STALL_MS
+    quiet = ~stalled
+    b, a = np.polyfit(S[quiet], P[quiet], 1)
+    print(f"stall-free batch ms = {a:.3f} + {b:.4f} x steps; 1 ms over the median is {1 / b:.0f} more steps")
+    s10, w10 = stalled[10:], late
+    print(f"after iteration 10: {int(s10.sum())} stalls of {s10.size} batches, {int((s10 & (w10 <= 2)).sum())} "
+          f"of them with at most 2 steps; batches with >= {1 / b:.0f} steps on the twin: {int((w10 >= 1 / b).sum())}")
