@@ -44,7 +44,7 @@ def _files():
     here = os.path.dirname(os.path.abspath(__file__))
     return (os.path.join(here, "exprtree.py"),
             # the constants' enclosures (_const: PI, _dn, _up): a changed enclosure is a new program
-            os.path.join(os.path.dirname(here), "interval", "arrays.py"))
+            os.path.join(os.path.dirname(here), "interval/arrays.py"))
 
 
 # the files whose code the conversion runs beyond the card's key (the definition and
