@@ -119,3 +119,28 @@ def test_the_gate_stops_a_contraction_that_drops_nothing():
     assert CC._pays(search(50.0, 1000)) and not CC._pays(search(101.0, 1000))
     fresh = SimpleNamespace(sweep_cost=[0.0, 0], contract_stats={})
     assert CC._pays(fresh)
+
+
+def test_a_batch_mask_is_its_own_threads():
+    """While a batched walk runs on one thread, a one-box walk on another (a GPU thread's search beside
+    a host chunk's) still finds an empty projection empty (raises), and marks no box of the batch."""
+    import threading
+    from gpubench.forms import levelset_tree as tree
+    batch = LB._Batch(3)
+    tree.LOCAL.batch = batch
+    seen = []
+
+    def other():
+        try:
+            tree._meet((np.zeros(3), np.ones(3)), (np.full(3, 2.0), np.full(3, 3.0)))
+            seen.append("marked")
+        except tree._Empty:
+            seen.append("empty")
+
+    try:
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    finally:
+        tree.LOCAL.batch = None
+    assert seen == ["empty"] and not batch.empty.any()

@@ -10,7 +10,7 @@ survivors.
 
 The walks are elementwise, so each box's enclosures and projections are the ones a walk of that box
 alone computes.  The one difference is an empty projection: the one-box walk raises ``_Empty`` and
-stops; here (``levelset_tree.BATCH`` set) it marks the boxes whose projection is empty and gives them
+stops; here (``levelset_tree.LOCAL.batch`` set on this thread) it marks the boxes whose projection is empty and gives them
 their unnarrowed enclosure, so that the walk goes on for the others.  A marked box holds no point where
 f <= level (the one-box walk stops there with the same proof).  So does a box whose enclosure of f
 exceeds the level.
@@ -71,7 +71,8 @@ def _contract(ls, lo, hi, level):
     count = lo.shape[0]
     batch = _Batch(count)
     floor = None
-    saved, tree.BATCH = tree.BATCH, batch
+    saved = getattr(tree.LOCAL, "batch", None)
+    tree.LOCAL.batch = batch
     try:
         for r in range(ROUNDS):
             env = {s: (lo[:, k], hi[:, k]) for s, k in ls.coords.items()}
@@ -103,5 +104,5 @@ def _contract(ls, lo, hi, level):
                 break
             lo, hi = new_lo, new_hi
     finally:
-        tree.BATCH = saved
+        tree.LOCAL.batch = saved
     return lo, hi, batch.empty, floor

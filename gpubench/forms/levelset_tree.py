@@ -6,6 +6,8 @@ reaches; an empty projection raises ``_Empty``.  Their rigor (outward rounding, 
 narrowing) is the one :mod:`gpubench.forms.levelset`'s docstring states; :class:`~gpubench.forms.levelset.LevelSet`
 drives them.
 """
+import threading
+
 import numpy as np
 
 from ..interval.arrays import (INF, ULPS, Undefined as _Undefined, _dn, _monotone, _pow_nonneg, _root, _up,
@@ -21,18 +23,21 @@ STEPS = {"floor": np.floor, "trunc": np.trunc, "rint": np.rint}
 STEP_PREIMAGE = {"floor": (0.0, 1.0), "rint": (-0.5, 0.5), "trunc": (-1.0, 1.0)}
 
 
-# a batched walk's empty mask (forms/levelset_batch.py), set while one runs: an empty projection then
-# marks its boxes and leaves them their enclosure instead of ending the walk for every box
-BATCH = None
+# a batched walk's empty mask (forms/levelset_batch.py), set while one runs on this thread: an empty
+# projection then marks its boxes and leaves them their enclosure instead of ending the walk for every
+# box.  Per thread, because a one-box walk of another search (a GPU thread's beside a host chunk's,
+# workflow/chunks.py) must still raise _Empty, not mark boxes of a batch it is not walking.
+LOCAL = threading.local()
 
 
 def _meet(a, b):
     lo = np.maximum(a[0], b[0])
     hi = np.minimum(a[1], b[1])
     if np.any(lo > hi):
-        if BATCH is None:
+        batch = getattr(LOCAL, "batch", None)
+        if batch is None:
             raise _Empty
-        return BATCH.mark(a, lo, hi)
+        return batch.mark(a, lo, hi)
     return lo, hi
 
 
