@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from ...forms import levelset_batch
+from . import gate
 from .contract import levelset
 from .partition import child_boxes
 
@@ -33,13 +34,13 @@ def _pays(search):
     survivors hold points near GUB; Cola) it stops after the probe; where it drops dozens a call
     (Kowalik: ~30) it runs every iteration, though it then costs more than the sweep (on the CPU twin
     ~90 ms for 1,024 survivors against a 50 ms sweep of 4,096 subregions)."""
-    cost = search.__dict__.setdefault("_child_contract_cost", [0.0, 0])
+    cost = gate.spent(search, "_child_contract_cost")
     if cost[1] < PROBE:
         return True
     swept, sweeps = search.sweep_cost
     if cost[0] <= BUDGET * swept / max(sweeps, 1) * (search.contract_stats.get("children_dropped", 0) + PROBE):
         return True
-    search.contract_stats["children_skipped"] = search.contract_stats.get("children_skipped", 0) + 1
+    gate.skipped(search, "children_skipped")
     return False
 
 
@@ -65,9 +66,5 @@ def contract_children(search, sel_lo, sel_hi, plan, sidx, lb):
     keep &= raised <= st.gub
     stats = search.contract_stats
     stats["children_dropped"] = stats.get("children_dropped", 0) + int(np.count_nonzero(~keep))
-    spent = time.perf_counter() - t0
-    search.host_seconds += spent
-    cost = search.__dict__.setdefault("_child_contract_cost", [0.0, 0])
-    cost[0] += spent
-    cost[1] += 1
+    gate.account(search, "_child_contract_cost", time.perf_counter() - t0)
     return sidx[keep], raised[keep]

@@ -37,6 +37,7 @@ import numpy as np
 
 from ...forms.lsq import least_squares
 from ...interval.arrays import INF, Undefined, _dn, _up, add, ipow, mul, sub
+from . import gate
 
 NEWTON = 8           # projected Newton steps for the multipliers (the bound is valid after any number)
 ENABLED = True       # off: the search runs as before this bound (measurements, tests)
@@ -216,20 +217,14 @@ def _pays(search):
     would have been selected, which its bound does not tell).  On Ratkowsky01 (n = 4, split 3, CPU twin,
     30 s) the bound on every iteration, ~4x a sweep's seconds, left 1,010 iterations and GLB 3,643
     against 9,862 and 6,791 without it."""
-    cost = search.__dict__.setdefault("_lsq_cost", [0.0, 0])
+    cost = gate.spent(search, "_lsq_cost")
     if cost[1] < PROBE:
         return True
     sweep = getattr(search, "sweep_cost", (0.0, 0))
     if cost[0] <= BUDGET * sweep[0]:
         return True
-    search.contract_stats["lsq_skipped"] = search.contract_stats.get("lsq_skipped", 0) + 1
+    gate.skipped(search, "lsq_skipped")
     return False
-
-
-def _account(search, seconds):
-    cost = search.__dict__.setdefault("_lsq_cost", [0.0, 0])
-    cost[0] += seconds
-    cost[1] += 1
 
 
 def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
@@ -258,7 +253,5 @@ def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
     stats = search.contract_stats
     dropped = int(np.count_nonzero(~keep))
     stats["lsq_dropped"] = stats.get("lsq_dropped", 0) + dropped
-    spent = time.perf_counter() - t0
-    search.host_seconds += spent
-    _account(search, spent)
+    gate.account(search, "_lsq_cost", time.perf_counter() - t0)
     return sidx[keep], raised[keep]
