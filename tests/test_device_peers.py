@@ -174,12 +174,12 @@ def test_lbfgsb_row_counts_its_evaluations():
 
 def test_cholesky_and_hs45_bytes_by_hand():
     """A 3 x 3 matrix moved whole: 9 doubles read, 9 written, a 4-byte flag; the lanes kernel moves
-    the lower triangle, 6 each way; auto is thread (whole) up to n = 4, lanes above; torch's input
+    the lower triangle, 6 each way; auto is lanes_unrolled_shared (the lower triangle); torch's input
     and output are whole.  An hs45 problem of n = 2: x0, lo, hi, divisors read (8), x and five
     outputs written (7)."""
     assert floors.cholesky_bytes("warp", 3, 2) == {"storage": "full", "per_matrix": 148, "total": 296}
     assert floors.cholesky_bytes("lanes", 3, 2)["total"] == 2 * (8 * 12 + 4)
-    assert floors.cholesky_bytes("auto", 3, 1)["storage"] == "full"
+    assert floors.cholesky_bytes("auto", 3, 1)["storage"] == "lower"
     assert floors.cholesky_bytes("auto", 5, 1)["per_matrix"] == 8 * 30 + 4
     assert floors.cholesky_bytes("torch", 32, 10_000)["total"] == 10_000 * (16 * 1024 + 4)
     assert floors.hs45_bytes(2, 3) == {"per_problem": 8 * 15, "total": 3 * 8 * 15}

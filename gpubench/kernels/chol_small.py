@@ -24,7 +24,7 @@ entries, indexed by constants, live in registers:
 - ``lanes_unrolled``: ``lanes`` with both loops written out in generated text
   (:mod:`gpubench.kernels.chol_unrolled`): no branch between a step's shuffles;
   ``lanes_unrolled_shared`` the same with each column exchanged through shared memory.
-- ``auto``: ``thread`` for n <= :data:`AUTO_THREAD_MAX`, ``lanes`` above.
+- ``auto``: :data:`AUTO`, the kernel measured fastest (or within a microsecond of it) at every n.
 
 Storage as :mod:`gpubench.kernels.chol_gpu`: matrices are column-major rows of ``A`` (batch,
 n*n), the lower triangle is overwritten with L, the upper triangle left as it was; ``OK[b]`` is 0
@@ -46,9 +46,12 @@ _SCRATCH = 1024 if _SIM else 1     # doubles of shared memory the simulator's sh
 THREAD_MAX = 32         # one thread per matrix: any n <= 32 factors, but only up to
 THREAD_UNROLLED = 6     # n = 6 does NVVM unroll every loop (sm_90 PTX: no local memory, the factor in registers)
 LANES_MAX = 32          # one lane per row, at most a warp per matrix
-# auto's choice; a guess until measured: `gpubench reproduce device_peers_cholesky --backend cuda`
-# times thread and lanes at every n side by side, and the faster one per n belongs here
-AUTO_THREAD_MAX = 4
+# auto's choice, by measurement (H200, 1f9d28e, `gpubench reproduce device_peers_cholesky --backend
+# cuda`, ms pipelined of 10^4 matrices, docs/tron.md): lanes_unrolled_shared is the fastest at 25 of
+# n = 1..32 and within 2 us of the fastest at the others (n <= 8, where every register kernel takes
+# 5-10 us, a launch's floor); the guess before it, thread up to n = 4 (5.8-8.0 us there against
+# 5.3-7.4) and lanes above (0.154 ms at n = 32 against 0.073), was slower or equal at every n
+AUTO = "lanes_unrolled_shared"
 SHARED_BYTES = 48 * 1024
 VARIANTS = ("thread", "lanes", "lanes_shared", "lanes_unrolled", "lanes_unrolled_shared", "auto")
 
@@ -75,12 +78,10 @@ def _check(variant, n):
 
 
 def pick(variant, n):
-    """The kernel ``variant`` (thread, lanes, lanes_shared, lanes_unrolled, lanes_unrolled_shared or auto) runs at n: auto's choice of
-    'thread' or 'lanes', any other its own name."""
+    """The kernel ``variant`` (thread, lanes, lanes_shared, lanes_unrolled, lanes_unrolled_shared or auto) runs at n: auto's choice,
+    :data:`AUTO`, or any other its own name."""
     _check(variant, n)
-    if variant == "auto":
-        return "thread" if n <= AUTO_THREAD_MAX else "lanes"
-    return variant
+    return AUTO if variant == "auto" else variant
 
 
 # ------------------------------------------------------------------ one thread per matrix

@@ -176,10 +176,10 @@ def cholesky_storage(variant, n):
     """How the entry ``variant`` moves a matrix: "full" (the whole n x n column-major matrix read
     and written back: left, right, warp, thread, and torch's input and its new n x n output with
     the upper triangle zeroed) or "lower" (the lanes kernels: only the lower triangle read, and L
-    written over it); auto runs thread up to AUTO_THREAD_MAX, lanes above."""
+    written over it); auto runs chol_small.AUTO."""
     if variant == "auto":
-        from ..kernels.chol_small import AUTO_THREAD_MAX
-        variant = "thread" if n <= AUTO_THREAD_MAX else "lanes"
+        from ..kernels.chol_small import AUTO
+        variant = AUTO
     return "lower" if variant in ("lanes", "lanes_shared", "lanes_unrolled", "lanes_unrolled_shared") else "full"
 
 

@@ -36,7 +36,7 @@ CHOLESKY = {"left": 0, "right": 1}
 # (a lane per row, n <= 32; "lanes_shared" the same with its column exchanged through shared memory,
 # "lanes_unrolled" the same with every loop written out: gpubench.kernels.chol_unrolled, and
 # "lanes_unrolled_shared" that with its column through shared memory)
-# and "auto" (thread or lanes, for the n); TRON's own solves use CHOLESKY
+# and "auto" (chol_small.AUTO, the fastest measured); TRON's own solves use CHOLESKY
 LINALG_CHOLESKY = {**CHOLESKY, "warp": 2, "thread": 3, "lanes": 4, "auto": 5, "lanes_shared": 6,
                    "lanes_unrolled": 7, "lanes_unrolled_shared": 8}
 SMALL_CHOLESKY = {3: "thread", 4: "lanes", 5: "auto", 6: "lanes_shared", 7: "lanes_unrolled",
