@@ -1,16 +1,21 @@
 """The branch work behind paper 003's Table 5 on the CPU twin, beside a GPU record's batch times
 (docs/opf.md, "Table 5: what carries the imbalance"):
 
-    nice -n 10 python scripts/opf_branch_work.py CASE ITERATIONS [RECORD.json]
+    nice -n 10 python scripts/opf_branch_work.py CASE ITERATIONS [RECORD.json] [--save OUT.json]
 
 Runs the ADMM of CASE at the authors' settings (admm.AUTHORS_RUNS, TRON_AUTHORS, 6 blocks one after
 another in one process, backend cpu) for ITERATIONS iterations and records, per iteration and block,
 the TRON steps of the block's slowest branch.  With a GPU record of the same case it prints how far the
 twin's residuals are from the record's, the record's stall-free batch time against those steps (least
 squares), and how many of its stalls (gpubench.reports.admm_timing) fall on batches with little work.
-2868rte, 800 iterations: about 2 minutes on a loaded CPU.  Not stored anywhere.
+2868rte, 800 iterations: about 2 minutes on a loaded CPU.  With ``--save OUT.json`` the steps (one row
+per iteration, one column per block) are written with the command, the commit and the run's end: the
+stored measurement a Table 5 verdict's branch-work figures are computed from
+(``results/opf_branch_work/``, read by gpubench.reports.admm_timing.stored_work).
 """
 import json
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -19,7 +24,13 @@ from gpubench.methods import tron
 from gpubench.problems.opf import admm, matpower, model
 from gpubench.reports import admm_timing
 
-case, iterations = sys.argv[1], int(sys.argv[2])
+argv = sys.argv[1:]
+save = None
+if "--save" in argv:
+    i = argv.index("--save")
+    save = argv[i + 1]
+    del argv[i:i + 2]
+case, iterations = argv[0], int(argv[1])
 rho_pq, rho_va = admm.AUTHORS_RUNS[case][:2]
 steps = []   # per block solve: the most TRON steps of one branch
 _solve = tron.solve_batch
@@ -40,8 +51,19 @@ late = S[10:]
 print(f"{case}: {r.iterations} iterations ({r.stop}); the slowest branch of a block batch after iteration 10: "
       f"median {np.median(late):g}, 99.9 % {np.percentile(late, 99.9):g}, max {late.max():g} TRON steps")
 print("per block, mean of the slowest branch's steps:", np.round(late.mean(axis=0), 3).tolist())
-if len(sys.argv) > 3:
-    rec = json.load(open(sys.argv[3]))
+if save:
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    out = {"case": case, "iterations": r.iterations, "stop": r.stop, "partitions": 6, "backend": "cpu",
+           "rho_pq": rho_pq, "rho_va": rho_va, "solve": "admm.TRON_AUTHORS", "commit": head,
+           "command": "python scripts/opf_branch_work.py " + " ".join(sys.argv[1:]),
+           "what": "per ADMM iteration (row) and block (column): the TRON steps of the block's slowest branch",
+           "slowest_branch_steps": S.astype(int).tolist()}
+    os.makedirs(os.path.dirname(os.path.abspath(save)), exist_ok=True)
+    with open(save, "w") as fh:
+        json.dump(out, fh, separators=(",", ":"))
+    print("wrote", save)
+if len(argv) > 2:
+    rec = json.load(open(argv[2]))
     P = np.array(rec["result"]["partition_ms"])[:len(S)]
     hist, res = np.array(r.history), np.array(rec["result"]["residuals"])[:len(S)]
     print(f"the twin's primal residual vs the record's: largest relative difference "
