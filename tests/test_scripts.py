@@ -163,3 +163,36 @@ def test_the_gpu_queue_pins_gN_queues_to_one_gpu(tmp_path):
         f"2 -m benchmarks.history run {q}/history/asv --results {q}/results/asv --work /tmp/asvh-4 --shard 1/2",
     ])
     assert (q / "history" / "benchmarks").is_dir() and (q / "history" / "asv").is_dir()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_gpu_window_runs_its_jobs_once_and_packs_only_what_changed(tmp_path):
+    """A job file runs once, in the background, from a copy of the checkout, with the results
+    folder and $SOL set; the pack holds the records it wrote, not the checkout's stored ones, and
+    a checkpoint apart; a second call only waits and packs.  A missing job file is one line, exit 2."""
+    import tarfile
+    root = tmp_path / "repo"
+    (root / "scripts").mkdir(parents=True)
+    (root / "scripts" / "gpu_window.sh").write_text((ROOT / "scripts" / "gpu_window.sh").read_text())
+    (root / "scripts" / "gpu_host_env.sh").write_text("true\n")
+    (root / "results" / "t").mkdir(parents=True)
+    (root / "results" / "t" / "stored.json").write_text("{}")
+    (root / "jobs.sh").write_text(
+        'echo run >> $W/runs; echo "{}" > $GPUBENCH_RESULTS/t/new.json; echo x > $SOL/loose.txt\n'
+        'echo c > $GPUBENCH_RESULTS/t/case.checkpoint.npz; touch $W/all.done\n')
+    w = tmp_path / "w"
+    env = {**os.environ, "GPUBENCH_WINDOW_DIR": str(w), "GPUBENCH_WINDOW_POLL": "0.2", "OUT": str(tmp_path / "out")}
+    for _ in range(2):
+        r = subprocess.run(["bash", "scripts/gpu_window.sh", "20", "jobs.sh"], capture_output=True, text=True,
+                           cwd=root, env=env, timeout=60)
+        assert r.returncode == 0, r.stderr
+    assert (w / "runs").read_text() == "run\n"
+    with tarfile.open(tmp_path / "out" / "res.tgz") as tar:
+        names = set(tar.getnames())
+    assert "results/t/new.json" in names and "results/gpu/solve-unknown/loose.txt" in names
+    assert "results/t/stored.json" not in names and "results/t/case.checkpoint.npz" not in names
+    with tarfile.open(tmp_path / "out" / "ckpt.tar") as tar:
+        assert tar.getnames() == ["results/t/case.checkpoint.npz"]
+    r = subprocess.run(["bash", "scripts/gpu_window.sh", "5", "nothing.sh"], capture_output=True, text=True,
+                       cwd=root, env=env, timeout=30)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,16 @@
+# The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's
+# copy, $W the window's folder, $SOL its loose outputs).  Order: what only a GPU can settle first.
+# Carry results/kim_exatron_table5/ (the 13659pegase checkpoint), results/device_peers_cholesky/
+# and the scipy_go_certify cases to rerun moved aside (see the session note).  A one-GPU machine:
+# 13659pegase's rest is about 21 minutes (33 ms an iteration, 37,660 iterations left).
+set -u
+T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
+nvidia-smi > $SOL/nvidia-smi.txt
+python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
+# 1. the Cholesky auto entry (now lanes_unrolled_shared) beside torch: about a minute
+timeout 240 python3 -m gpubench reproduce device_peers_cholesky --backend cuda --entries auto,torch > $W/chol.log 2>&1; say "cholesky auto rc $?"
+# 2. the certify cases the helper's techniques should close (the six records moved aside)
+timeout 900 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $W/cert.log 2>&1; say "certify rc $?"
+# 3. paper 003's Table 5, alone on the host: 13659pegase from its checkpoint
+python3 -m gpubench reproduce kim_exatron_table5 --backend cuda --entries admm --checkpoint-every 60 > $W/t5.log 2>&1; say "table 5 rc $?"
+touch $W/all.done
