@@ -9,6 +9,10 @@ nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
 # 1. the Cholesky auto entry (now lanes_unrolled_shared) beside torch: about a minute
 timeout 240 python3 -m gpubench reproduce device_peers_cholesky --backend cuda --entries auto,torch > $W/chol.log 2>&1; say "cholesky auto rc $?"
+# 1b. 10^4 L-BFGS-B starts of Levy n = 10 (issue 43's 0.2 s; 1.55 s at 1f9d28e with 32 threads a
+# block): a start a block (threads = 1) leaves no warp holding starts whose iterations branch apart
+for t in 32 8 1; do for k in 1 2; do timeout 60 python3 -m gpubench minimize levy --dim 10 --method lbfgsb-gpu \
+  --set starts=10000 --set threads=$t --backend cuda --json > $SOL/min_levy10_lbfgsb_10000_t${t}_$k.json 2>&1; say "lbfgsb threads=$t rc $?"; done; done
 # 2. the certify cases the helper's techniques should close (the six records moved aside)
 timeout 900 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $W/cert.log 2>&1; say "certify rc $?"
 # 3. paper 003's Table 5, alone on the host: 13659pegase from its checkpoint
