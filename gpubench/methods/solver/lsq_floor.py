@@ -26,6 +26,12 @@ The bound, on a box X with float centre c (in X) and D = X - c (enclosed outward
    At the relaxation's exact minimiser the bound equals the relaxation's minimum (KKT), which is the
    "Gauss-Newton over the box" bound, f's minimum over X to second order.
 
+3. Rational fits (Kowalik, Thurber) are bounded a second time with their denominators cleared
+   (:func:`gpubench.forms.lsq.cleared_program`: w_i r_i^2 = (w_i / D_i^2) N_i^2 >= (w_i / max_X D_i^2) N_i^2,
+   :func:`_weights`), the better of the two kept: across a pole of the model r_i's enclosure is the whole
+   line and the first bound gets nothing, while N_i stays a low-degree polynomial (Thurber's is linear,
+   Kowalik's bilinear: Taylor is exact) and max D_i^2 is finite.
+
 A box where a residual or a derivative is undefined (NaN) or unbounded (a pole of Kowalik's or Thurber's
 rational models) gets that residual's natural enclosure, or no bound (-inf) where that fails too.
 ``tests/test_lsq_floor.py`` checks the bound against exact minima (Fraction, mpmath) and catches a variant
@@ -35,12 +41,13 @@ import math
 
 import numpy as np
 
-from ...forms.lsq import least_squares
+from ...forms.lsq import cleared_least_squares, least_squares
 from ...interval.arrays import INF, Undefined, _dn, _up, add, ipow, mul, sub
 from . import gate
 
 NEWTON = 8           # projected Newton steps for the multipliers (the bound is valid after any number)
 ENABLED = True       # off: the search runs as before this bound (measurements, tests)
+CLEARED = True       # off: no bound of the fit with its denominators cleared (forms.lsq.cleared_program)
 MAX_BOXES = 512      # subregions bounded an iteration (raise_children): ~85 ms for 2,048 of Ratkowsky02, 944 ms of Thurber (CPU)
 SPLIT_MIN = 8        # a batch where f is undefined on some box is halved down to this many boxes
 PROBE, BUDGET = 8, 1.0   # the cost gate (_pays): first iterations always, then seconds <= BUDGET x the sweeps'
@@ -61,6 +68,22 @@ def _stack(pairs):
     return np.stack([p[0] for p in pairs], -1), np.stack([p[1] for p in pairs], -1)
 
 
+def _weights(lsq, lo, hi):
+    """The weights' enclosure (B, m).  For the cleared program (:func:`gpubench.forms.lsq.cleared_program`,
+    weights w_i / D_i^2) the point interval of its lower end w_i / max_X D_i^2, rounded down (0 where D_i
+    is unbounded): f >= sum_i (w_i / max D_i^2) N_i^2 + rest holds at every point of the box where f is
+    defined, as N_i^2 >= 0; the weight's upper end (infinite across a pole) is never used."""
+    wts = _stack(lsq.enclose(lo, hi, lsq.weights))
+    if not lsq.den:
+        return wts
+    dl, dh = _stack(lsq.enclose(lo, hi, lsq.den))
+    with np.errstate(all="ignore"):
+        m2 = _up(np.maximum(_up(dl * dl), _up(dh * dh)))
+        w = _dn(wts[0] / m2)
+    w = np.where(np.isfinite(w) & (w > 0), w, 0.0)
+    return w, w
+
+
 def _pieces(lsq, lo, hi, c, remainder=True):
     """Per box and residual: (A, B) of step 1, the natural (L, H), the gradient midpoints gm (B, m, n),
     the weights' enclosure and rest's; raises Undefined where a tree is NaN on some box."""
@@ -68,7 +91,7 @@ def _pieces(lsq, lo, hi, c, remainder=True):
     dlo, dhi = _dn(lo - c), _up(hi - c)                              # D = X - c
     nat = _stack(lsq.enclose(lo, hi, lsq.value))                     # (B, m)
     rest = lsq.enclose(lo, hi, lsq.rest)
-    wts = _stack(lsq.enclose(lo, hi, lsq.weights))
+    wts = _weights(lsq, lo, hi)
     rc = _stack(lsq.enclose(c, c, lsq.value))
     g = lsq.enclose(c, c, lsq.grad)
     glo = np.stack([np.stack([p[0] for p in row], -1) for row in g], -2)   # (B, m, n)
@@ -248,6 +271,9 @@ def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
     clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx[pick])
     bound = np.full(sidx.size, -INF)
     bound[pick] = coupled_floor(lsq, clo, chi)
+    cleared = cleared_least_squares(search.fn) if CLEARED else None
+    if cleared is not None:
+        bound[pick] = np.maximum(bound[pick], coupled_floor(cleared, clo, chi))
     raised = np.maximum(lb, bound)
     keep = raised <= st.gub
     stats = search.contract_stats
