@@ -130,3 +130,33 @@ def test_hook_keeps_every_subregion_with_a_point_below_gub():
     assert search.contract_stats["lsq_dropped"] > 0
     clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
     assert check_children_kept(_oracle(fn), clo, chi, sidx, kept, raised, xs, gub, np.random.default_rng(2), 3) > 0
+
+
+def test_active_set_reaches_the_bounded_least_squares_minimum():
+    """lsq_floor._active_set (the multipliers' bounded least squares, all boxes at once) ends at scipy's BVLS
+    objective on random ill-conditioned problems (columns of powers of t, as Thurber's), and on the cleared
+    Thurber its multipliers drop a box that the projected Newton steps alone keep."""
+    from scipy.optimize import lsq_linear
+    rng = np.random.default_rng(13)
+    B, m, n = 40, 30, 6
+    t = rng.uniform(-3, 2, (B, m, 1))
+    G = t ** np.arange(n) * rng.uniform(0.5, 2, (B, 1, n)) * rng.choice([1.0, 100.0], (B, 1, n))
+    y = rng.normal(0, 50, (B, m))
+    Q = np.einsum("bmn,bmk->bnk", G, G)
+    c = np.einsum("bmn,bm->bn", G, y)
+    u = M._active_set(Q, c, np.eye(n))
+    assert np.all(np.abs(u) <= 1.0)
+    for b in range(B):
+        ref = lsq_linear(G[b], -y[b], bounds=(-1, 1), method="bvls").x
+        got, want = np.sum((G[b] @ u[b] + y[b]) ** 2), np.sum((G[b] @ ref + y[b]) ** 2)
+        assert got <= want * (1 + 1e-7) + 1e-9, (b, got, want)
+    # a box of Thurber's list after 20 s of search (CPU twin): relaxation minimum 1.9e4 > GUB
+    lsq = cleared_least_squares(F.get("scipy_go.Thurber"))
+    lo = np.array([[1250.0, 1437.5, 493.75, 62.5, 0.8125, 0.325, 0.1]])
+    hi = lo + np.array([[93.75, 93.75, 56.25, 8.75, 0.11875, 0.225, 0.05]])
+    M.ACTIVE_SET = False
+    try:
+        newton = M.coupled_floor(lsq, lo, hi)[0]
+    finally:
+        M.ACTIVE_SET = True
+    assert M.coupled_floor(lsq, lo, hi)[0] > max(newton, 5642.7082397)
