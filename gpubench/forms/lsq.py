@@ -81,6 +81,13 @@ def program(definition):
     names = {str(s) for s in xs}
     if any(str(s) not in names for s in definition.expr.free_symbols):
         return None
+    return _build(residuals, weights, rest, xs)
+
+
+def _build(residuals, weights, rest, xs, dens=None):
+    """The JSON of :func:`program` (``dens``: the cleared program's denominators, :func:`cleared_program`)."""
+    import sympy as sp
+    from .exprtree import convert
     n = len(xs)
     memo = {}
     roots = []
@@ -92,8 +99,39 @@ def program(definition):
         return None
     rest_root = convert(sp.Add(*rest), memo)
     weight_nodes = [convert(w, memo) for w in weights]
-    top = Node("list", roots + [rest_root] + weight_nodes)
-    return {"n": n, "m": len(residuals), "names": [str(s) for s in xs], "tree": to_json(top)}
+    den_nodes = [convert(d, memo) for d in dens] if dens is not None else []
+    top = Node("list", roots + [rest_root] + weight_nodes + den_nodes)
+    return {"n": n, "m": len(residuals), "names": [str(s) for s in xs], "tree": to_json(top),
+            "cleared": dens is not None}
+
+
+def cleared_program(definition):
+    """The fit with its residuals' denominators cleared, or None: r_i = N_i / D_i (sympy's ``together``, D_i
+    a polynomial in x, not a constant for some residual) gives w_i r_i^2 = (w_i / D_i^2) N_i^2, so on a box
+    f >= sum_i (w_i / max_X D_i^2) N_i^2 + rest, a fit of the numerators with constant weights per box
+    (:func:`gpubench.methods.solver.lsq_floor._weights`).  Why: the rational models' poles (Kowalik's
+    a^2 + a x3 + x4, Thurber's 1 + x5 t + x6 t^2 + x7 t^3) lie inside SciPy's domains, and a residual's
+    enclosure over a box across one is the whole line; the numerator stays bounded and is a polynomial
+    of low degree (Thurber's is linear: Taylor is exact), and max D^2 is finite on every box."""
+    import sympy as sp
+    from .definition import variables
+    base = program(definition)
+    if base is None:
+        return None
+    residuals, weights, rest = _squares(_rewrite(definition.expr))
+    xs = variables(definition.dim)
+    nums, dens, any_den = [], [], False
+    for r in residuals:
+        num, den = sp.fraction(sp.together(r))
+        if den.is_number or not den.is_polynomial(*xs) or not num.is_polynomial(*xs):
+            num, den = r, sp.Integer(1)
+        else:
+            any_den = True
+        nums.append(sp.expand(num))
+        dens.append(den)
+    if not any_den:
+        return None
+    return _build(nums, weights, rest, xs, dens)
 
 
 def least_squares(fn):
@@ -106,6 +144,18 @@ def least_squares(fn):
             data = program(fn.definition)
         cache["lsq"] = None if data is None else LeastSquares(data)
     return cache["lsq"]
+
+
+def cleared_least_squares(fn):
+    """:class:`LeastSquares` of :func:`cleared_program` of ``fn`` (kept on the function object), or None."""
+    cache = fn.__dict__.setdefault("_least_squares", {})
+    if "cleared" not in cache:
+        if hasattr(fn, "fact"):
+            data = fn.fact(f"lsq-cleared-{version()}-{_own_version()}", cleared_program)
+        else:
+            data = cleared_program(fn.definition)
+        cache["cleared"] = None if data is None else LeastSquares(data)
+    return cache["cleared"]
 
 
 _OWN = None
@@ -133,7 +183,11 @@ class LeastSquares:
         self.grad = [[top.args[i * per + 1 + j] for j in range(n)] for i in range(m)]
         self.hess = [list(top.args[i * per + 1 + n:(i + 1) * per]) for i in range(m)]
         self.rest = top.args[m * per]
-        self.weights = list(top.args[m * per + 1:])
+        self.weights = list(top.args[m * per + 1:m * per + 1 + m])
+        # the cleared program's denominators D_i (:func:`cleared_program`): the weights are w_i / D_i^2, of
+        # which only the lower end over a box, w_i / max D_i^2, may be used (lsq_floor._weights)
+        at = m * per + 1 + m
+        self.den = list(top.args[at:at + m]) if data.get("cleared") else []
         # (j, k) of each stored Hessian entry, the upper triangle row by row
         self.pairs = [(j, k) for j in range(n) for k in range(j, n)]
 
