@@ -65,7 +65,6 @@ def program(definition):
     fixed-dimension sum of squares of C^2 residuals (an aggregate, a spike, no square, a kink)."""
     import sympy as sp
     from .definition import variables
-    from .exprtree import convert
     if definition.dim is None or definition.terms or definition.spike is not None or definition.params:
         return None
     found = _squares(_rewrite(definition.expr))

@@ -22,7 +22,6 @@ A run without stalls whose mean is under the paper's is set beside what the bran
 (:func:`reading`): the fitted times of the twin's steps, and the per-batch delays that take them to
 our mean and ours to the paper's.
 """
-import json
 import math
 import os
 
@@ -162,14 +161,13 @@ def stored_work(results=None):
     """{case: (steps, file)} of the CPU twin's stored measurements: per ADMM iteration (row) and block
     (column) the TRON steps of the block's slowest branch, at the authors' settings
     (``scripts/opf_branch_work.py CASE ITERATIONS --save results/opf_branch_work/CASE.json``)."""
-    from ..records.read import results_dir
+    from ..records.read import document, results_dir
     folder = os.path.join(str(results_dir(results)), WORK_DIR)
     out = {}
     if os.path.isdir(folder):
         for name in sorted(os.listdir(folder)):
             if name.endswith(".json"):
-                with open(os.path.join(folder, name)) as fh:
-                    d = json.load(fh)
+                d = document(os.path.join(folder, name))
                 out[d["case"]] = (np.asarray(d["slowest_branch_steps"], dtype=np.float64),
                                   f"results/{WORK_DIR}/{name}")
     return out
