@@ -896,3 +896,22 @@ def check_children_kept(value, clo, chi, sidx, kept, raised, special, level, rng
         if k in kept:
             assert raised[np.flatnonzero(kept == k)[0]] <= least
     return below
+
+
+def lsq_hook_keeps_children(fn, dim, gub, sel_lo, sel_hi, plan, value, special, seed):
+    """The least-squares floor's hook (methods/solver/lsq_floor.raise_children) on the children of
+    [sel_lo, sel_hi] cut by ``plan``, through a stand-in search holding only what the hook reads: it
+    drops some, and every child with a sampled point at or below ``gub`` is kept with a raised bound
+    at most that point's value (:func:`check_children_kept`).  Returns (search, kept, raised, sidx, lb)."""
+    from types import SimpleNamespace
+    from gpubench.methods.solver import lsq_floor
+    from gpubench.methods.solver.partition import child_boxes
+    search = SimpleNamespace(fn=fn, dim=dim, maximise=False, state=SimpleNamespace(gub=gub),
+                             host_seconds=0.0, contract_stats={})
+    sidx = np.arange(plan.count)
+    lb = np.zeros(plan.count)
+    kept, raised = lsq_floor.raise_children(search, sel_lo, sel_hi, plan, sidx, lb)
+    assert search.contract_stats["lsq_dropped"] > 0
+    clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
+    assert check_children_kept(value, clo, chi, sidx, kept, raised, special, gub, np.random.default_rng(seed), 3) > 0
+    return search, kept, raised, sidx, lb

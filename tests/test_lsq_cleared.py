@@ -21,8 +21,8 @@ from gpubench import functions as F
 from gpubench.forms.definition import Definition, variables
 from gpubench.forms.lsq import LeastSquares, cleared_least_squares, cleared_program, least_squares
 from gpubench.methods.solver import lsq_floor as M
-from gpubench.methods.solver.partition import PartitionRule, child_boxes
-from oracles import check_children_kept
+from gpubench.methods.solver.partition import PartitionRule
+from oracles import lsq_hook_keeps_children
 
 
 def _oracle(fn):
@@ -109,27 +109,11 @@ def test_at_most_zero_around_an_exact_common_zero():
         assert M.coupled_floor(lsq, lo, hi)[0] <= 0.0
 
 
-class _Search:
-    def __init__(self, fn, dim, gub):
-        from types import SimpleNamespace
-        self.fn, self.dim, self.maximise = fn, dim, False
-        self.state = SimpleNamespace(gub=gub)
-        self.host_seconds, self.contract_stats = 0.0, {}
-
-
 def test_hook_keeps_every_subregion_with_a_point_below_gub():
     fn = F.get("scipy_go.Kowalik")
     xs = np.asarray(fn.definition.xstar(4))
-    gub = 3.0749e-4
     sel_lo, sel_hi = xs - np.array([0.01, 0.02, 0.05, 0.04]), xs + np.array([0.012, 0.03, 0.04, 0.05])
-    plan = PartitionRule(4, 4, 3).plan(0)
-    sidx = np.arange(plan.count)
-    lb = np.zeros(plan.count)
-    search = _Search(fn, 4, gub)
-    kept, raised = M.raise_children(search, sel_lo, sel_hi, plan, sidx, lb)
-    assert search.contract_stats["lsq_dropped"] > 0
-    clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
-    assert check_children_kept(_oracle(fn), clo, chi, sidx, kept, raised, xs, gub, np.random.default_rng(2), 3) > 0
+    lsq_hook_keeps_children(fn, 4, 3.0749e-4, sel_lo, sel_hi, PartitionRule(4, 4, 3).plan(0), _oracle(fn), xs, 2)
 
 
 def test_active_set_reaches_the_bounded_least_squares_minimum():
