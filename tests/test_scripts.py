@@ -196,3 +196,32 @@ def test_the_gpu_window_runs_its_jobs_once_and_packs_only_what_changed(tmp_path)
     r = subprocess.run(["bash", "scripts/gpu_window.sh", "5", "nothing.sh"], capture_output=True, text=True,
                        cwd=root, env=env, timeout=30)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("git") is None, reason="needs bash and git")
+def test_the_gpu_pack_holds_the_code_the_wheels_and_the_records_named(tmp_path):
+    """.gpurun/ from HEAD's code, the wheels and COMMIT, and only the records named; a path outside
+    results/ or no wheels is one line and exit 2, before anything is written."""
+    root = tmp_path / "repo"
+    (root / "scripts").mkdir(parents=True)
+    (root / "scripts" / "gpu_pack.sh").write_text((ROOT / "scripts" / "gpu_pack.sh").read_text())
+    (root / "gpubench").mkdir()
+    (root / "gpubench" / "x.py").write_text("X = 1\n")
+    for folder in ("a", "b"):
+        (root / "results" / folder).mkdir(parents=True)
+        (root / "results" / folder / "r.json").write_text("{}")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "c"]):
+        subprocess.run(git + cmd, cwd=root, check=True, capture_output=True)
+    r = subprocess.run(["bash", "scripts/gpu_pack.sh", "results/a"], capture_output=True, text=True, cwd=root)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and not (root / ".gpurun").exists()
+    (root / ".whl").mkdir()
+    (root / ".whl" / "w-1-py3-none-any.whl").write_text("w")
+    r = subprocess.run(["bash", "scripts/gpu_pack.sh", "gpubench"], capture_output=True, text=True, cwd=root)
+    assert r.returncode == 2 and "not under results/" in r.stderr
+    r = subprocess.run(["bash", "scripts/gpu_pack.sh", "results/a"], capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stderr
+    pack = root / ".gpurun"
+    assert (pack / "gpubench" / "x.py").exists() and (pack / ".whl" / "w-1-py3-none-any.whl").exists()
+    assert (pack / ".whl" / "COMMIT").read_text().strip() and (pack / "results" / "a" / "r.json").exists()
+    assert not (pack / "results" / "b").exists() and (pack / "scripts" / "gpu_pack.sh").exists()

@@ -1,7 +1,8 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's
 # copy, $W the window's folder, $SOL its loose outputs).  Order: what only a GPU can settle first.
-# Carry results/kim_exatron_table5/ (the 13659pegase checkpoint), results/device_peers_cholesky/
-# and results/scipy_go_certify/interval_strong-*.json (job 2 moves the cases to rerun aside).  A one-GPU machine:
+# Pack: bash scripts/gpu_pack.sh results/kim_exatron_table5 results/device_peers_cholesky
+# results/scipy_go_certify/interval_strong-*.json (the 13659pegase checkpoint; job 2 moves the cases
+# to rerun aside).  A one-GPU machine:
 # 13659pegase's rest is about 21 minutes (33 ms an iteration, 37,660 iterations left).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
