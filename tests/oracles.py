@@ -915,3 +915,29 @@ def lsq_hook_keeps_children(fn, dim, gub, sel_lo, sel_hi, plan, value, special, 
     clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx)
     assert check_children_kept(value, clo, chi, sidx, kept, raised, special, gub, np.random.default_rng(seed), 3) > 0
     return search, kept, raised, sidx, lb
+
+
+def mp_value(fn):
+    """f of a fixed-dimension ``fn`` at 50 digits (mpmath; every rational constant exact), on float points."""
+    import mpmath
+    from gpubench.forms.definition import variables
+    f = sp.lambdify(variables(fn.definition.dim), fn.definition.expr, "mpmath")
+
+    def value(p):
+        with mpmath.workdps(50):
+            return f(*[mpmath.mpf(float(v)) for v in p])
+    return value
+
+
+def fit_boxes(lo0, hi0, rng, count, centre=None):
+    """``count`` random boxes in [lo0, hi0], from half its width down to points (a degenerate box);
+    with ``centre``, every other one holds it (a minimiser-centred box)."""
+    n = lo0.size
+    for k in range(count):
+        frac = rng.choice([0.5, 0.1, 0.01, 1e-4, 0.0])
+        w = (hi0 - lo0) * frac * rng.random(n)
+        if centre is not None and k % 2 == 0:
+            lo = np.clip(centre - w * rng.random(n), lo0, hi0)
+        else:
+            lo = lo0 + (hi0 - lo0 - w) * rng.random(n)
+        yield lo, np.minimum(lo + w, hi0)

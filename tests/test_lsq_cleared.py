@@ -22,26 +22,7 @@ from gpubench.forms.definition import Definition, variables
 from gpubench.forms.lsq import LeastSquares, cleared_least_squares, cleared_program, least_squares
 from gpubench.methods.solver import lsq_floor as M
 from gpubench.methods.solver.partition import PartitionRule
-from oracles import lsq_hook_keeps_children
-
-
-def _oracle(fn):
-    n = fn.definition.dim
-    f = sp.lambdify(variables(n), fn.definition.expr, "mpmath")
-
-    def value(p):
-        with mpmath.workdps(50):
-            return f(*[mpmath.mpf(float(v)) for v in p])
-    return value
-
-
-def _boxes(lo0, hi0, rng, count, centre):
-    n = lo0.size
-    for k in range(count):
-        frac = rng.choice([0.5, 0.1, 0.01, 1e-4, 0.0])
-        w = (hi0 - lo0) * frac * rng.random(n)
-        lo = np.clip(centre - w * rng.random(n), lo0, hi0) if k % 2 == 0 else lo0 + (hi0 - lo0 - w) * rng.random(n)
-        yield lo, np.minimum(lo + w, hi0)
+from oracles import fit_boxes, lsq_hook_keeps_children, mp_value
 
 
 # boxes across a pole: Kowalik's a = 4 denominator 16 + 4 x3 + x4 and a = 0.25's; Thurber's at t = -3.067,
@@ -64,10 +45,10 @@ def test_bound_never_above_exact_values(name):
     fn = F.get(name)
     lsq = cleared_least_squares(fn)
     n = lsq.n
-    value = _oracle(fn)
+    value = mp_value(fn)
     lo0, hi0 = fn.bounds(n)
     xs = np.asarray(fn.definition.xstar(n), dtype=np.float64)
-    boxes = list(_boxes(lo0, hi0, rng, 30, xs)) + [(np.array(a, float), np.array(b, float)) for a, b in POLES[name]]
+    boxes = list(fit_boxes(lo0, hi0, rng, 30, centre=xs)) + [(np.array(a, float), np.array(b, float)) for a, b in POLES[name]]
     lo, hi = np.array([b[0] for b in boxes]), np.array([b[1] for b in boxes])
     bounds = M.coupled_floor(lsq, lo, hi)
     checked = 0
@@ -113,7 +94,7 @@ def test_hook_keeps_every_subregion_with_a_point_below_gub():
     fn = F.get("scipy_go.Kowalik")
     xs = np.asarray(fn.definition.xstar(4))
     sel_lo, sel_hi = xs - np.array([0.01, 0.02, 0.05, 0.04]), xs + np.array([0.012, 0.03, 0.04, 0.05])
-    lsq_hook_keeps_children(fn, 4, 3.0749e-4, sel_lo, sel_hi, PartitionRule(4, 4, 3).plan(0), _oracle(fn), xs, 2)
+    lsq_hook_keeps_children(fn, 4, 3.0749e-4, sel_lo, sel_hi, PartitionRule(4, 4, 3).plan(0), mp_value(fn), xs, 2)
 
 
 def test_active_set_reaches_the_bounded_least_squares_minimum():

@@ -20,7 +20,7 @@ from gpubench.forms.definition import Definition, variables
 from gpubench.forms.lsq import LeastSquares, least_squares, program
 from gpubench.methods.solver import lsq_floor as M
 from gpubench.methods.solver.partition import PartitionRule
-from oracles import lsq_hook_keeps_children
+from oracles import fit_boxes, lsq_hook_keeps_children, mp_value
 
 
 def _lsq(expr_of, dim):
@@ -29,29 +29,6 @@ def _lsq(expr_of, dim):
                    domain=(-5, 5), xstar=lambda n: np.zeros(n), fstar=lambda n: 0.0)
     data = program(d)
     return None if data is None else LeastSquares(data)
-
-
-def _oracle(fn):
-    """f of ``fn`` at 50 digits (mpmath; every rational constant exact), on float points."""
-    n = fn.definition.dim
-    f = sp.lambdify(variables(n), fn.definition.expr, "mpmath")
-
-    def value(p):
-        with mpmath.workdps(50):
-            return f(*[mpmath.mpf(float(v)) for v in p])
-    return value
-
-
-def _boxes(lo0, hi0, rng, count, centre=None):
-    n = lo0.size
-    for k in range(count):
-        frac = rng.choice([0.5, 0.1, 0.01, 1e-4, 0.0])           # 0.0: a degenerate (point) box
-        w = (hi0 - lo0) * frac * rng.random(n)
-        if centre is not None and k % 2 == 0:
-            lo = np.clip(centre - w * rng.random(n), lo0, hi0)
-        else:
-            lo = lo0 + (hi0 - lo0 - w) * rng.random(n)
-        yield lo, np.minimum(lo + w, hi0)
 
 
 def _points(lo, hi, rng, k=6):
@@ -65,10 +42,10 @@ def test_bound_never_above_exact_values(name):
     fn = F.get(name)
     lsq = least_squares(fn)
     n = lsq.n
-    value = _oracle(fn)
+    value = mp_value(fn)
     lo0, hi0 = fn.bounds(n)
     xs = np.asarray(fn.definition.xstar(n), dtype=np.float64)
-    boxes = list(_boxes(lo0, hi0, rng, 24, centre=xs))
+    boxes = list(fit_boxes(lo0, hi0, rng, 24, centre=xs))
     bounds = M.coupled_floor(lsq, np.array([b[0] for b in boxes]), np.array([b[1] for b in boxes]))
     checked = 0
     for (lo, hi), b in zip(boxes, bounds):
@@ -148,7 +125,7 @@ def test_hook_keeps_every_subregion_with_a_point_below_gub():
     xs = np.asarray(fn.definition.xstar(3))
     sel_lo, sel_hi = xs - np.array([0.4, 0.004, 0.0004]), xs + np.array([0.3, 0.006, 0.0003])
     plan = PartitionRule(3, 3, 4).plan(0)
-    search, kept, raised, sidx, lb = lsq_hook_keeps_children(fn, 3, 8.0566, sel_lo, sel_hi, plan, _oracle(fn), xs, 3)
+    search, kept, raised, sidx, lb = lsq_hook_keeps_children(fn, 3, 8.0566, sel_lo, sel_hi, plan, mp_value(fn), xs, 3)
     assert np.any(raised > 0)
     M.ENABLED = False
     try:
