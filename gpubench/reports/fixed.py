@@ -93,11 +93,12 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
     # row rests on a run at the experiment's settings wherever one is stored (older runs after)
     at_plan = sorted(records, key=lambda r: r["case"] not in ids)
     judged = []
-    if variant == "full" and pub is not None and experiment.layout == "admm":
-        from .fixed_admm import evidence   # paper 003 Table 5: the twin's branch work, a run's checkpoint
-        judged = judge_admm(experiment, at_plan, pub, **evidence(experiment, planned, results))
-    elif variant == "full" and pub is not None:
-        judged = _JUDGES[experiment.layout](experiment, at_plan, pub)
+    if variant == "full" and pub is not None:
+        extra = {}
+        if experiment.layout == "admm":
+            from .fixed_admm import evidence   # paper 003 Table 5: the twin's branch work, a run's checkpoint
+            extra = evidence(experiment, planned, results)
+        judged = _JUDGES[experiment.layout](experiment, at_plan, pub, **extra)
     if judged and experiment.layout == "lbfgsb" and "row_label" in pub and experiment.verdicts.get("triangulate"):
         from .triangulation import bin_rows, energy_rows, safeguard_rows   # paper 004 Table 1 beside an independent path
         judged = bin_rows(judged, pub, experiment.verdicts["triangulate"], _MINPACK, BIN_ATOL, results)
