@@ -133,28 +133,27 @@ def cleared_program(definition):
     return _build(nums, weights, rest, xs, dens)
 
 
+def _loaded(fn, kind, make):
+    """:class:`LeastSquares` of ``make(definition)`` for ``fn``, kept on the function object under
+    ``kind`` (and as a card fact where the function has cards), or None where ``make`` gives none."""
+    cache = fn.__dict__.setdefault("_least_squares", {})
+    if kind not in cache:
+        if hasattr(fn, "fact"):
+            data = fn.fact(f"{kind}-{version()}-{_own_version()}", make)
+        else:
+            data = make(fn.definition)
+        cache[kind] = None if data is None else LeastSquares(data)
+    return cache[kind]
+
+
 def least_squares(fn):
     """:class:`LeastSquares` of ``fn`` (kept on the function object), or None where ``fn`` is not one."""
-    cache = fn.__dict__.setdefault("_least_squares", {})
-    if "lsq" not in cache:
-        if hasattr(fn, "fact"):
-            data = fn.fact(f"lsq-{version()}-{_own_version()}", program)
-        else:
-            data = program(fn.definition)
-        cache["lsq"] = None if data is None else LeastSquares(data)
-    return cache["lsq"]
+    return _loaded(fn, "lsq", program)
 
 
 def cleared_least_squares(fn):
     """:class:`LeastSquares` of :func:`cleared_program` of ``fn`` (kept on the function object), or None."""
-    cache = fn.__dict__.setdefault("_least_squares", {})
-    if "cleared" not in cache:
-        if hasattr(fn, "fact"):
-            data = fn.fact(f"lsq-cleared-{version()}-{_own_version()}", cleared_program)
-        else:
-            data = cleared_program(fn.definition)
-        cache["cleared"] = None if data is None else LeastSquares(data)
-    return cache["cleared"]
+    return _loaded(fn, "lsq-cleared", cleared_program)
 
 
 _OWN = None
