@@ -3,18 +3,21 @@
 # Pack: bash scripts/gpu_pack.sh results/kim_exatron_table5 results/device_peers_cholesky
 # results/scipy_go_certify/interval_strong-*.json (the 13659pegase checkpoint; job 2 moves the cases
 # to rerun aside).  A one-GPU machine:
-# 13659pegase's rest is about 21 minutes (33 ms an iteration, 37,660 iterations left).
+# 13659pegase's rest is about 21 minutes (33 ms an iteration, 37,660 iterations left): it runs second.
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
 # 1. the Cholesky auto entry (now lanes_unrolled_shared) beside torch: about a minute
 timeout 240 python3 -m gpubench reproduce device_peers_cholesky --backend cuda --entries auto,torch > $W/chol.log 2>&1; say "cholesky auto rc $?"
-# 1b. 10^4 L-BFGS-B starts of Levy n = 10 (issue 43's 0.2 s; 1.55 s at 1f9d28e with 32 threads a
+# 2. paper 003's Table 5, alone on the host: 13659pegase from its checkpoint (first after the minute of
+# Cholesky: the longest job, and the one a short window must not leave unfinished again)
+python3 -m gpubench reproduce kim_exatron_table5 --backend cuda --entries admm --checkpoint-every 60 > $W/t5.log 2>&1; say "table 5 rc $?"
+# 3. 10^4 L-BFGS-B starts of Levy n = 10 (issue 43's 0.2 s; 1.55 s at 1f9d28e with 32 threads a
 # block): a start a block (threads = 1) leaves no warp holding starts whose iterations branch apart
 for t in 32 8 1; do for k in 1 2; do timeout 60 python3 -m gpubench minimize levy --dim 10 --method lbfgsb-gpu \
   --set starts=10000 --set threads=$t --backend cuda --json > $SOL/min_levy10_lbfgsb_10000_t${t}_$k.json 2>&1; say "lbfgsb threads=$t rc $?"; done; done
-# 2. the certify cases that cert41c's least-squares bounds may close (Kowalik the likeliest), and two
+# 4. the certify cases that cert41c's least-squares bounds may close (Kowalik the likeliest), and two
 # certified fits to check for slowdowns: their records moved aside, the other 288 carried and skipped
 C=$GPUBENCH_RESULTS/scipy_go_certify; mkdir -p $W/aside
 if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
@@ -22,6 +25,4 @@ if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
     mv $C/interval_strong-scipy_go.$c-full-r0-9ef896d8.json $W/aside/ 2>/dev/null; done
   timeout 900 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $W/cert.log 2>&1; say "certify rc $?"
 else say "certify skipped: carry results/scipy_go_certify/interval_strong-*.json"; fi
-# 3. paper 003's Table 5, alone on the host: 13659pegase from its checkpoint
-python3 -m gpubench reproduce kim_exatron_table5 --backend cuda --entries admm --checkpoint-every 60 > $W/t5.log 2>&1; say "table 5 rc $?"
 touch $W/all.done
