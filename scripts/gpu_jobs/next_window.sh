@@ -1,25 +1,27 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's
-# copy, $W the window's folder, $SOL its loose outputs).  Order: what only a GPU can settle first.
-# Pack: bash scripts/gpu_pack.sh results/kim_exatron_table5 results/device_peers_cholesky
-# results/scipy_go_certify/interval_strong-*.json (the 13659pegase checkpoint; job 2 moves the cases
-# to rerun aside).  A one-GPU machine:
-# 13659pegase's rest is about 21 minutes (33 ms an iteration, 37,660 iterations left): it runs second.
+# copy, $W the window's folder, $SOL its loose outputs).  Order: the unfinished rows first, then what
+# a window cut short may lose.  Pack: bash scripts/gpu_pack.sh results/kim_exatron_table5
+# results/device_peers_cholesky results/scipy_go_certify/interval_strong-*.json (the 13659pegase
+# checkpoint; jobs 2 and 5 move the cases to rerun aside).  A one-GPU machine, about 30 minutes:
+# 13659pegase's rest about 3 (3,396 iterations at 43 ms, from iteration 37,730), 6515rte about 7.
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# 1. the Cholesky auto entry (now lanes_unrolled_shared) beside torch: about a minute
-timeout 240 python3 -m gpubench reproduce device_peers_cholesky --backend cuda --entries auto,torch > $W/chol.log 2>&1; say "cholesky auto rc $?"
-# 2. paper 003's Table 5, alone on the host: 13659pegase from its checkpoint (first after the minute of
-# Cholesky: the longest job, and the one a short window must not leave unfinished again)
+T5=$GPUBENCH_RESULTS/kim_exatron_table5; mkdir -p $W/aside
+# 1-2. paper 003's Table 5, alone on the host: 13659pegase from its checkpoint, then 6515rte again
+# (its record of 90f28c2 ran on a busy 4-GPU host; the verdict asks for a run alone)
+mv $T5/admm-opf_6515rte-n6-full-r0-90892fbf.json $W/aside/ 2>/dev/null
 python3 -m gpubench reproduce kim_exatron_table5 --backend cuda --entries admm --checkpoint-every 60 > $W/t5.log 2>&1; say "table 5 rc $?"
-# 3. 10^4 L-BFGS-B starts of Levy n = 10 (issue 43's 0.2 s; 1.55 s at 1f9d28e with 32 threads a
+# 3. the last Cholesky auto case (n = 32; a fresh machine compiles each n's unrolled kernel, ~7 s)
+timeout 300 python3 -m gpubench reproduce device_peers_cholesky --backend cuda --entries auto,torch > $W/chol.log 2>&1; say "cholesky auto rc $?"
+# 4. 10^4 L-BFGS-B starts of Levy n = 10 (issue 43's 0.2 s; 1.55 s at 1f9d28e with 32 threads a
 # block): a start a block (threads = 1) leaves no warp holding starts whose iterations branch apart
 for t in 32 8 1; do for k in 1 2; do timeout 60 python3 -m gpubench minimize levy --dim 10 --method lbfgsb-gpu \
   --set starts=10000 --set threads=$t --backend cuda --json > $SOL/min_levy10_lbfgsb_10000_t${t}_$k.json 2>&1; say "lbfgsb threads=$t rc $?"; done; done
-# 4. the certify cases that cert41c's least-squares bounds may close (Kowalik the likeliest), and two
+# 5. the certify cases that cert41c's least-squares bounds may close (Kowalik the likeliest), and two
 # certified fits to check for slowdowns: their records moved aside, the other 288 carried and skipped
-C=$GPUBENCH_RESULTS/scipy_go_certify; mkdir -p $W/aside
+C=$GPUBENCH_RESULTS/scipy_go_certify
 if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
   for c in Kowalik-n4 Thurber-n7 Ratkowsky01-n4 Watson-n6 Ratkowsky02-n3 Eckerle4-n3; do
     mv $C/interval_strong-scipy_go.$c-full-r0-9ef896d8.json $W/aside/ 2>/dev/null; done
