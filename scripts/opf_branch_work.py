@@ -2,6 +2,7 @@
 (docs/opf.md, "Table 5: what carries the imbalance"):
 
     nice -n 10 python scripts/opf_branch_work.py CASE ITERATIONS [RECORD.json] [--save OUT.json]
+                                                 [--checkpoint FILE.npz]
 
 Runs the ADMM of CASE at the authors' settings (admm.AUTHORS_RUNS, TRON_AUTHORS, 6 blocks one after
 another in one process, backend cpu) for ITERATIONS iterations and records, per iteration and block,
@@ -12,6 +13,9 @@ squares), and how many of its stalls (gpubench.reports.admm_timing) fall on batc
 per iteration, one column per block) are written with the command, the commit and the run's end: the
 stored measurement a Table 5 verdict's branch-work figures are computed from
 (``results/opf_branch_work/``, read by gpubench.reports.admm_timing.stored_work).
+9241pegase's 30,935 iterations take hours on a 2-core host: with ``--checkpoint FILE.npz`` the run
+(the ADMM's state and the steps counted so far) is saved every minute and at Ctrl-C or SIGTERM, and
+the same command goes on from it (gpubench.methods.checkpoints, the format of `reproduce`'s cases).
 """
 import json
 import os
@@ -21,6 +25,8 @@ import sys
 import numpy as np
 
 from gpubench.methods import tron
+from gpubench.methods.checkpoints import Checkpoint, Interrupted
+from gpubench.methods.monitor import catch_interrupts, guard_interrupts
 from gpubench.problems.opf import admm, matpower, model
 from gpubench.reports import admm_timing
 
@@ -29,6 +35,11 @@ save = None
 if "--save" in argv:
     i = argv.index("--save")
     save = argv[i + 1]
+    del argv[i:i + 2]
+ckpt = None
+if "--checkpoint" in argv:
+    i = argv.index("--checkpoint")
+    ckpt = argv[i + 1]
     del argv[i:i + 2]
 case, iterations = argv[0], int(argv[1])
 rho_pq, rho_va = admm.AUTHORS_RUNS[case][:2]
@@ -44,8 +55,29 @@ def _counting(*a, **k):
 
 
 tron.solve_batch = _counting
-r = admm.solve(model.network(matpower.load(case)),
-               admm.Settings(rho_pq=rho_pq, rho_va=rho_va, max_iter=iterations, partitions=6, devices=1, backend="cpu"))
+settings = admm.Settings(rho_pq=rho_pq, rho_va=rho_va, max_iter=iterations, partitions=6, devices=1, backend="cpu")
+resume, saver = None, None
+if ckpt:
+    # the fingerprint leaves ITERATIONS out: a run checkpointed with a smaller one goes on with a larger
+    ck = Checkpoint(ckpt, {"script": "opf_branch_work", "case": case, "settings": admm.solve_settings(settings),
+                           "rho": [rho_pq, rho_va]}, every=60.0)
+    if ck.state is not None:
+        resume = ck.state["admm"]
+        steps.extend(int(v) for v in np.asarray(ck.state["steps"]).ravel())
+        print(f"{case}: resumed from {ckpt} after {resume['iterations']} iterations", flush=True)
+    ck.begin(resume["iterations"] if resume else 0, resume["seconds"] if resume else 0.0)
+
+    def saver(take):
+        def whole():
+            st = take()
+            return {"admm": st, "steps": np.array(steps, dtype=np.int64)}, st["iterations"], st["seconds"]
+        ck.tick(whole)
+try:
+    with guard_interrupts(), catch_interrupts():
+        r = admm.solve(model.network(matpower.load(case)), settings, resume=resume, checkpoint=saver)
+except Interrupted as stop:
+    print(f"{case}: stopped; the checkpoint {stop} holds the run so far (the same command goes on from it)")
+    sys.exit(130)
 S = np.array(steps, dtype=float).reshape(r.iterations, 6)
 late = S[10:]
 print(f"{case}: {r.iterations} iterations ({r.stop}); the slowest branch of a block batch after iteration 10: "
