@@ -67,11 +67,12 @@ if ckpt:
         print(f"{case}: resumed from {ckpt} after {resume['iterations']} iterations", flush=True)
     ck.begin(resume["iterations"] if resume else 0, resume["seconds"] if resume else 0.0)
 
-    def saver(take):
+    def _save(take):
         def whole():
             st = take()
             return {"admm": st, "steps": np.array(steps, dtype=np.int64)}, st["iterations"], st["seconds"]
         ck.tick(whole)
+    saver = _save
 try:
     with guard_interrupts(), catch_interrupts():
         r = admm.solve(model.network(matpower.load(case)), settings, resume=resume, checkpoint=saver)
