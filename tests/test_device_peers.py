@@ -358,3 +358,7 @@ def test_report_ratio_against_torch():
     assert rows["lanes"]["pipelined: mean ratio"] == "6.5" and rows["lanes"]["pipelined: slower at n"] == ""
     assert rows["warp"]["one call: mean ratio"] == "1" and rows["warp"]["pipelined: mean ratio"] == "missing"
     assert against_peer([r for r in recs if r["key"] != "torch"]) == []
+    # a ratio across runs is no side-by-side measurement: lanes of another commit pairs with nothing
+    other = [{**r, "environment": {"commit": "b" * 40}} if r["key"] == "lanes" else r for r in recs]
+    rows = {r["Entry"]: r for r in against_peer(other)}
+    assert rows["lanes"]["one call: mean ratio"] == "missing" and rows["warp"]["one call: mean ratio"] == "1"

@@ -152,7 +152,8 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
             doc.h(3, "Against torch, side by side")
             doc.p("torch's ms / the entry's ms at each n of the same run (above 1: the entry is faster), for one "
                   "call and pipelined; mean and least over the n both were measured at, and the n where the "
-                  "entry is slower.")
+                  "entry is slower. Records of one run share their commit and GPU; an entry whose records "
+                  "have no torch record of their run reads 'missing' (its own figures stand in the table above).")
             doc.table(pd.DataFrame(against))
     if experiment.layout in ("micro", "lbfgsb"):
         from .floors import section as floor_section   # each GPU row against its bytes' time
@@ -168,23 +169,32 @@ def section(doc, experiment, variant, records, pub, figdir, reports, results=Non
         doc.table(pub.fillna("").astype(str))
 
 
+def _run(record):
+    """The run a record was measured in, as far as a record tells it: its commit and GPU (a window
+    runs one commit; records of two windows at one commit on one GPU model would pair, a known limit)."""
+    env = record.get("environment") or {}
+    return env.get("commit"), (env.get("gpu") or {}).get("name")
+
+
 def against_peer(records, peer="torch"):
-    """One row per entry measured beside ``peer`` (the entry keyed so) on the same problems: the
-    ratio peer ms / entry ms at each n, for ``ms`` and ``ms_pipelined``, its mean and least over n,
-    and the n where the entry is slower.  [] when no record is the peer's."""
+    """One row per entry measured beside ``peer`` (the entry keyed so) on the same problems in the
+    same run (:func:`_run`: a ratio across runs is no side-by-side measurement): the ratio peer ms /
+    entry ms at each n, for ``ms`` and ``ms_pipelined``, its mean and least over n, and the n where the
+    entry is slower; an entry never measured beside the peer reads "missing".  [] when no record is
+    the peer's."""
     ms = {}
     for r in records:
         m = r.get("measured") or {}
         for key in ("ms", "ms_pipelined"):
             if m.get(key):
-                ms[(r["key"], r["function"], r["dim"], key)] = m[key]
+                ms[(r["key"], r["function"], r["dim"], key, _run(r))] = m[key]
     entries = sorted({k for k, *_ in ms if k != peer})
     out = []
     for e in entries:
         row = {"Entry": e}
         for key, title in (("ms", "one call"), ("ms_pipelined", "pipelined")):
-            ratios = {(f, n): ms[(peer, f, n, key)] / v for (k, f, n, kk), v in ms.items()
-                      if k == e and kk == key and (peer, f, n, key) in ms}
+            ratios = {(f, n): ms[(peer, f, n, key, run)] / v for (k, f, n, kk, run), v in ms.items()
+                      if k == e and kk == key and (peer, f, n, key, run) in ms}
             row[f"{title}: mean ratio"] = _fmt(statistics.mean(ratios.values()), ".3g") if ratios else MISSING
             row[f"{title}: least"] = _fmt(min(ratios.values()), ".3g") if ratios else MISSING
             slower = sorted(n for (f, n), x in ratios.items() if x < 1)

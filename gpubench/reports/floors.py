@@ -19,7 +19,7 @@ INTRO = {
     "call": "Bytes one batched Cholesky call moves (gpubench.problems.floors.cholesky_bytes): per matrix A "
             "read and L written, n^2 doubles each way where the kernel moves the whole column-major matrix "
             "(left, right, warp, thread; torch's input and its new output), n (n + 1) / 2 where it moves the lower "
-            "triangle (lanes; auto above n = 4), plus a 4-byte flag.",
+            "triangle (the lanes kernels, and auto, which runs gpubench.kernels.chol_small.AUTO), plus a 4-byte flag.",
     "batch": "Bytes one TRON launch on the hs45-type batch must move (gpubench.problems.floors.hs45_bytes): per "
              "problem x0, the bounds and the divisors read and x with five outputs written; the work space of "
              "memory = global is not counted. The multiple shows how far the batch is from being bound by "
