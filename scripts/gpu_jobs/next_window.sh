@@ -27,4 +27,7 @@ if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
     mv $C/interval_strong-scipy_go.$c-full-r0-9ef896d8.json $W/aside/ 2>/dev/null; done
   timeout 900 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $W/cert.log 2>&1; say "certify rc $?"
 else say "certify skipped: carry results/scipy_go_certify/interval_strong-*.json"; fi
+# 6. issue 42's typed-in solves, default settings (no --loop), as at 90f28c2 (results/gpu/solve-90f28c2)
+S() { name=$(echo "$*" | tr ' ' '_' | tr -d '.'); timeout 300 python3 -m gpubench solve "$@" --json > $SOL/$name.json 2> $SOL/$name.err; say "solve $*: rc $?"; }
+S levy --dim 50; S levy --dim 50; S levy --dim 1000; S levy --dim 10000 --time-limit 150; S rosenbrock --dim 1000 --time-limit 150
 touch $W/all.done
