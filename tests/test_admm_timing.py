@@ -70,6 +70,23 @@ def test_a_high_mean_is_explained_only_when_the_quiet_iterations_are_within_the_
     assert ok is explained and why.startswith("mean ") and "scheduler ticks" in why
 
 
+@pytest.mark.parametrize("factor, explained", [(1.5 - 2 ** -20, True), (1.5 + 2 ** -20, False)])
+def test_a_stalled_high_mean_with_the_work_beside_it_names_the_work_s_mean_and_fails_when_the_work_takes_ours(
+        factor, explained):
+    t = _stalled(_quiet())
+    a = T.anatomy(t)
+    got = _figures(t)
+    pub = {"max": got["max"], "min": got["min"], "mean": a["quiet_mean"] / 1.2}   # the quiet mean within the tolerance
+    # the work's mean just inside 1.5 x the paper's (the tolerance's edge: the paper's side) or just past it (ours)
+    w = {"iterations": len(t), "a_ms": 0.29, "b_ms": 0.066, "mean": factor * pub["mean"], "min": -1e-15,
+         "max": 100.0, "file": "results/opf_branch_work/x.json", "with_ours": (5.0, 6.0),
+         "work_to_paper": {"delay_ms": 0.167, "min": 1.3, "max": 160.0}}
+    ok, why = T.explain(a, got, pub, 0.5, w)
+    assert ok is explained and "scheduler ticks" in why and "the branch work predicts a mean nu of" in why
+    assert "min 0.00," in why and "resampled per block, 5.00-6.00" in why and "needs 167 us" in why
+    assert T.explain(a, got, pub, 0.5)[0]             # without the work: the stalls alone explain it
+
+
 def test_a_low_mean_is_never_explained_by_stalls():
     t = _stalled(_quiet())
     got = _figures(t)
@@ -120,7 +137,16 @@ def test_table5_differs_explained_by_stalls_and_not_without_the_batch_times():
     exp = types.SimpleNamespace(verdicts={})
     [(_, v, _)] = RFA.judge_admm(exp, [rec], pub)
     assert v.kind == V.DIFFERS and v.reason.startswith("explained: ") and "with no other job on the host" in v.reason
-    assert "other runs" not in v.reason
+    assert "other runs" not in v.reason and "the evidence sides with neither" in v.reason
+    # with the twin's branch work beside it: its figures, and what it says of both sides
+    S, _ = _work(n=len(t))
+    t2 = _stalled(0.3 + 0.02 * S + 0.005 * _quiet(len(t)))
+    rec2 = _rec(t2)
+    pub2 = pub.assign(mean_percent_imbalance=T.anatomy(t2)["quiet_mean"],
+                      **{k: rec2["measured"][k] for k in ("max_percent_imbalance", "min_percent_imbalance")})
+    [(_, w, _)] = RFA.judge_admm(exp, [rec2], pub2, work={"2868rte": (S, "results/opf_branch_work/2868rte.json")})
+    assert "the branch work predicts a mean nu of" in w.reason and "the branch work sides with neither figure" in w.reason
+    assert "the evidence sides with neither" not in w.reason and "with no other job on the host" in w.reason
     # beside a stall-free run of the table, the stalled row cites its stall share and where it ran
     quiet = _rec(_quiet())
     quiet.update(function="opf:6515rte", case="y", settings={"iterations": 15000, "rho_pq": 20.0, "rho_va": 2000.0},
