@@ -30,4 +30,7 @@ else say "certify skipped: carry results/scipy_go_certify/interval_strong-*.json
 # 6. issue 42's typed-in solves, default settings (no --loop), as at 90f28c2 (results/gpu/solve-90f28c2)
 S() { name=$(echo "$*" | tr ' ' '_' | tr -d '.'); timeout 300 python3 -m gpubench solve "$@" --json > $SOL/$name.json 2> $SOL/$name.err; say "solve $*: rc $?"; }
 S levy --dim 50; S levy --dim 50; S levy --dim 1000; S levy --dim 10000 --time-limit 150; S rosenbrock --dim 1000 --time-limit 150
+# 7. issue 42's cold tron-gpu (target 20 s) and second processes (target 1 s beyond the solve), alone
+timeout 400 python3 benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu --method de-gpu \
+  --cold --runs 2 --no-importtime --out $SOL/startup_cold.json > $SOL/startup_cold.log 2>&1; say "startup cold rc $?"
 touch $W/all.done
