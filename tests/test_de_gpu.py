@@ -591,7 +591,10 @@ def test_stream_kernel_copies_a_loser_whose_other_buffer_is_stale(keep, monkeypa
     assert not same()[1]
 
 
-@pytest.mark.parametrize("engine", ["cuda-stream", "stream"])
+# The spliced lines are in de_random, which the stream kernel and its numba twin share, and the kernel
+# is its twin draw for draw (test_stream_kernel_reproduces_its_cpu_twin): the kernel's case runs in
+# `make test`; the twin's repeat (two recompiles of the twin, 8 s on 2 cores) in `make test-slow`.
+@pytest.mark.parametrize("engine", ["cuda-stream", pytest.param("stream", marks=pytest.mark.slow)])
 def test_stream_broken_variants_caught(engine, keep, monkeypatch):
     """Donors allowed to equal the target, and j_rand dropped: each breaks a check that the intact
     kernel (and twin) passes in the tests above."""
