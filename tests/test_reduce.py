@@ -57,15 +57,19 @@ def test_device_outcome_equals_host_outcome(monkeypatch):
 
 
 def test_ties_go_to_the_first_index_across_blocks(monkeypatch):
-    """Two blocks of a grid-stride loop (MAX_BLOCKS = 2 over 1,500 entries): the smallest upper
-    bound at indices 1,400, 900 and 3 is reported at 3, as np.argmin does."""
+    """Two blocks of a grid-stride loop (MAX_BLOCKS = 2 over 188 entries, 32-thread blocks): the
+    smallest upper bound at indices 175 (block 1, third stride), 112 (block 1, second stride) and 3
+    (block 0, first) is reported at 3, as np.argmin does.  (Once 1,500 entries at TPB = 256 with ties
+    at 1,400, 900 and 3: the same blocks and strides at eight times the simulated threads;
+    test_nothing_bounded_nothing_kept runs at TPB = 256.)"""
+    monkeypatch.setattr(red, "TPB", 32)
     monkeypatch.setattr(red, "MAX_BLOCKS", 2)
-    lb = np.zeros(1500)
-    ub = np.ones(1500)
-    grad = np.ones(1500, dtype=np.int8)
-    ub[[1400, 900, 3]] = -2.0
+    lb = np.zeros(188)
+    ub = np.ones(188)
+    grad = np.ones(188, dtype=np.int8)
+    ub[[175, 112, 3]] = -2.0
     out = _device(red.DeviceReduction(), lb, ub, grad, math.inf)
-    assert (out.best_ub, out.best_index, out.njev) == (-2.0, 3, 1500)
+    assert (out.best_ub, out.best_index, out.njev) == (-2.0, 3, 188)
     _same(out, red.reduce_host(lb, ub, grad, math.inf))
 
 
@@ -115,18 +119,21 @@ def test_flipped_pruning_is_caught(monkeypatch):
 
 
 def test_selection_ties_to_the_last_index_are_caught(monkeypatch):
-    """The best sample's tie rule flipped (last index instead of first): the twin check fails."""
+    """The best sample's tie rule flipped (last index instead of first): the twin check fails.
+    Three 32-thread blocks over 75 entries, the ties in blocks 0 and 1 (once 600 entries at
+    TPB = 256 with ties at 5 and 400: the same blocks at eight times the simulated threads)."""
     @cuda.jit(device=True)
     def last_on_ties(v, i, bv, bi):
         return v < bv or (v == bv and i > bi)
 
     monkeypatch.setattr(red, "_better", last_on_ties)
-    lb = np.zeros(600)
-    ub = np.ones(600)
-    ub[[5, 400]] = 0.0
-    grad = np.zeros(600, np.int8)
+    monkeypatch.setattr(red, "TPB", 32)
+    lb = np.zeros(75)
+    ub = np.ones(75)
+    ub[[5, 50]] = 0.0
+    grad = np.zeros(75, np.int8)
     out = _device(red.DeviceReduction(), lb, ub, grad, math.inf)
-    assert out.best_index == 400 != red.reduce_host(lb, ub, grad, math.inf).best_index
+    assert out.best_index == 50 != red.reduce_host(lb, ub, grad, math.inf).best_index
 
 
 def test_scan_over_more_blocks_than_threads(monkeypatch):
