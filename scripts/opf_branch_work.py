@@ -95,6 +95,8 @@ if save:
     with open(save, "w") as fh:
         json.dump(out, fh, separators=(",", ":"))
     print("wrote", save)
+    if ckpt:
+        ck.discard()          # the run is finished and stored
 if len(argv) > 2:
     rec = json.load(open(argv[2]))
     P = np.array(rec["result"]["partition_ms"])[:len(S)]
