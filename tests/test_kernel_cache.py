@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(script, cache, cudasim):
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    # numba's caches beside the generated module (the suite's own NUMBA_CACHE_DIR would take them elsewhere)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "NUMBA_CACHE_DIR")}
     if cudasim:
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     env["GPUBENCH_CACHE"] = str(cache)
