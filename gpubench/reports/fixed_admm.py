@@ -185,8 +185,8 @@ def _why(record, row, rtol, work=None, others=None):
                          for k, (oa, r) in sorted((others or {}).items()))
         return (f"explained: stalls of our host's batch timing, not the branch work: {clauses}; this run: "
                 f"{_where(record)}" + (f"; the table's other runs stalled in: {seen}" if seen else "")
-                + (f"; the branch work sides with neither figure: ours carries our host's stalls, and the paper's "
-                   f"is over what the work alone gives; a reading of the evidence, not a fact about the paper's machine"
+                + ("; the branch work sides with neither figure: ours carries our host's stalls, and the paper's "
+                   "is over what the work alone gives; a reading of the evidence, not a fact about the paper's machine"
                    if w is not None else "; the evidence sides with neither: the excess is our timing's, and the "
                    "paper's figure is not contradicted")
                 + f"; what settles it for this case: {SETTLE}")
