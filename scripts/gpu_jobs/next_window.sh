@@ -3,14 +3,14 @@
 # a window cut short may lose.  Pack: bash scripts/gpu_pack.sh results/kim_exatron_table5
 # results/device_peers_cholesky results/scipy_go_certify/interval_strong-*.json (the 13659pegase
 # checkpoint; jobs 2 and 5 move the cases to rerun aside).  A one-GPU machine, about 30 minutes:
-# 13659pegase's rest about 3 (3,396 iterations at 43 ms, from iteration 37,730), 6515rte about 7.
+# 6515rte about 7, then 13659pegase's rest about 3 (3,396 iterations at 43 ms, from iteration 37,730).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
 T5=$GPUBENCH_RESULTS/kim_exatron_table5; mkdir -p $W/aside
-# 1-2. paper 003's Table 5, alone on the host: 13659pegase from its checkpoint, then 6515rte again
-# (its record of 90f28c2 ran on a busy 4-GPU host; the verdict asks for a run alone)
+# 1-2. paper 003's Table 5, alone on the host, in the experiment's order: 6515rte again (its record
+# of 90f28c2 ran on a busy 4-GPU host; the verdict asks for a run alone), then 13659pegase from its checkpoint
 mv $T5/admm-opf_6515rte-n6-full-r0-90892fbf.json $W/aside/ 2>/dev/null
 python3 -m gpubench reproduce kim_exatron_table5 --backend cuda --entries admm --checkpoint-every 60 > $W/t5.log 2>&1; say "table 5 rc $?"
 # 3. the last Cholesky auto case (n = 32; a fresh machine compiles each n's unrolled kernel, ~7 s)
