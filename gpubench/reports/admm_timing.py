@@ -72,6 +72,15 @@ def anatomy(partition_ms, stall_ms=STALL_MS, seed=0):
             "max_block_median_ms": float(np.median(t[:, int(t[k].argmax())]))}
 
 
+def _predicts(w, taken):
+    """What the branch work (``w``: :func:`reading`) predicts of the mean, on which side (``taken``:
+    :func:`side`), and where its figures come from (nu >= 0: a rounding's -0.00 is printed 0.00)."""
+    return (f"the branch work predicts a mean nu of {w['mean']:.2f}, {_SIDE[taken]} (min {max(w['min'], 0.0):.2f}, "
+            f"max {w['max']:.2f}; the CPU twin's TRON steps of each block's slowest branch over "
+            f"{w['iterations']:,} iterations, {w['file']}, a batch timed as {w['a_ms']:.3f} ms + "
+            f"{1e3 * w['b_ms']:.0f} us per step, fitted to this run's stall-free batches)")
+
+
 def explain(a, measured, published, rtol, w=None):
     """The reason of a Table 5 row that differs: a clause per figure outside ``rtol`` of the published
     (``measured``, ``published``: dicts of ``max``, ``min``, ``mean``), and whether every one is
@@ -112,10 +121,7 @@ def explain(a, measured, published, rtol, w=None):
             ok.append(taken != "ours")
             paper = w.get("work_to_paper")
             clauses.append(
-                f"the branch work predicts a mean nu of {w['mean']:.2f}, {_SIDE[taken]} (min {max(w['min'], 0.0):.2f}, "
-                f"max {w['max']:.2f}; the CPU twin's TRON steps of each block's slowest branch over "
-                f"{w['iterations']:,} iterations, {w['file']}, a batch timed as {w['a_ms']:.3f} ms + "
-                f"{1e3 * w['b_ms']:.0f} us per step, fitted to this run's stall-free batches)"
+                _predicts(w, taken)
                 + (f"; with this run's stall-free departures from the line, resampled per block, "
                    f"{w['with_ours'][0]:.2f}-{w['with_ours'][1]:.2f}" if "with_ours" in w else "")
                 + (f"; the paper's {published['mean']:.2f} needs {1e3 * paper['delay_ms']:.0f} us of per-batch delay "
@@ -133,11 +139,8 @@ def explain(a, measured, published, rtol, w=None):
             ok.append(taken == "ours")
             ours, paper = w.get("to_ours"), w.get("to_paper")
             clauses.append(
-                f"mean {measured['mean']:.2f} vs {published['mean']:.2f}: {stalls}; the branch work predicts a mean "
-                f"nu of {w['mean']:.2f}, {_SIDE[taken]} (min {max(w['min'], 0.0):.2f}, max {w['max']:.2f}; the CPU twin's "
-                f"TRON steps of each block's slowest branch over {w['iterations']:,} iterations, {w['file']}, "
-                f"a batch timed as {w['a_ms']:.3f} ms + {1e3 * w['b_ms']:.0f} us per step, fitted to this run's "
-                f"stall-free batches); our run measures {measured['mean']:.2f}"
+                f"mean {measured['mean']:.2f} vs {published['mean']:.2f}: {stalls}; {_predicts(w, taken)}; "
+                f"our run measures {measured['mean']:.2f}"
                 + (f": the work's times with this run's departures from the line (each block's median "
                    f"{', '.join(f'{x:+.0f}' for x in w['offsets_us'])} us), resampled per block, give "
                    f"{w['with_ours'][0]:.2f}-{w['with_ours'][1]:.2f}" if "with_ours" in w else "")
