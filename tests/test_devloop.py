@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from numba import config
 
+from constructs import one_per_construct
 from gpubench import functions
 from gpubench.errors import InputError
 from gpubench.methods.solver import devloop, kernels
@@ -52,17 +53,10 @@ def _rigorous(result, name, n):
     return bool(inside) and result.glb <= fstar + 1e-9 and (result.gub >= fstar - 1e-9)
 
 
-# The functions of tests/test_solver.py's ENCLOSED_CONSTRUCTS run in `make test`, one per construct
-# of the forms (the device loop's tables are built from the same forms); the others repeat one of
-# their constructs (see there) and run in `make test-slow` (marked slow): each would compile its
-# function's CPU sweep for the twin, a compile no other test of `make test` needs (10 s on 2 cores).
-DEVLOOP_CONSTRUCTS = {"ackley", "alpine02", "belegundu", "fu", "griewank", "levy", "levy_delta", "rastrigin",
-                      "rosenbrock", "shifted_griewank", "shifted_rosenbrock", "styblinski_tang"}
-
-
+# one function per construct in `make test` (the device loop's tables are built from the same forms),
+# the repeats in `make test-slow` (tests/constructs.py): each would compile its function's CPU sweep
 @simulated
-@pytest.mark.parametrize("name", [n if n in DEVLOOP_CONSTRUCTS else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in functions.names()])
+@pytest.mark.parametrize("name", one_per_construct(functions.names()))
 def test_device_loop_makes_the_cpu_twins_search(name, monkeypatch):
     """Every library function, a few iterations: the same search as the host loop on the CPU."""
     monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)  # batches 1, 2, 4 ...: several launches

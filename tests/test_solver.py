@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pytest
 
+from constructs import one_per_construct
 from gpubench import functions, methods
 from gpubench.forms.function import InputError
 from gpubench.methods.solver import solve
@@ -66,24 +67,8 @@ def test_published_rule_at_n10_with_paper_defaults(name, iterations):
 SMALL = dict(split_dims=2, parts=4, tol=1e-3, samples=10)
 
 
-# One function per construct of the interval forms runs in `make test`: exp of an aggregate over n
-# (ackley), a product with sqrt and the sense max (alpine02), an aggregate inside a nonlinear outer
-# expression (belegundu), powers of sines (fu), a product with the index i (griewank), a
-# two-coordinate window with x_1 and x_n (levy), pieces (levy_delta), a cosine sum with n outside
-# (rastrigin), a neighbour's coordinate (rosenbrock), parameters (shifted_griewank), a neighbour's
-# parameter (shifted_rosenbrock, the only one), a quartic (styblinski_tang).  The others repeat one
-# of these: breiman and shifted_rastrigin rastrigin's cosine sum (with shifted_griewank's
-# parameters), salomon belegundu's sqrt of an aggregate under a cosine, shifted_sphere
-# shifted_griewank's parameters, styblinski and zabinsky the products of cosines and sines of
-# griewank and alpine02.  Each compiles its function's sweep (10-12 s on 2 cores with a cold cache;
-# the kept ones are compiled by other tests of `make test` anyway), so they run in `make test-slow`
-# (marked slow), as in tests/test_devloop.py.
-ENCLOSED_CONSTRUCTS = {"ackley", "alpine02", "belegundu", "fu", "griewank", "levy", "levy_delta", "rastrigin",
-                       "rosenbrock", "shifted_griewank", "shifted_rosenbrock", "styblinski_tang"}
-
-
-@pytest.mark.parametrize("name", [n if n in ENCLOSED_CONSTRUCTS else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in functions.names()])
+# one function per construct in `make test`, the repeats in `make test-slow` (tests/constructs.py)
+@pytest.mark.parametrize("name", one_per_construct(functions.names()))
 def test_every_function_is_enclosed_at_small_partitions(name):
     fn = functions.get(name)
     n = 2 if name != "rosenbrock" else 3
