@@ -31,16 +31,19 @@ from gpubench.problems.opf import admm, matpower, model
 from gpubench.reports import admm_timing
 
 argv = sys.argv[1:]
-save = None
-if "--save" in argv:
-    i = argv.index("--save")
-    save = argv[i + 1]
+
+
+def _option(name):
+    """The value of ``name VALUE`` in argv (taken out of it), or None."""
+    if name not in argv:
+        return None
+    i = argv.index(name)
+    value = argv[i + 1]
     del argv[i:i + 2]
-ckpt = None
-if "--checkpoint" in argv:
-    i = argv.index("--checkpoint")
-    ckpt = argv[i + 1]
-    del argv[i:i + 2]
+    return value
+
+
+save, ckpt = _option("--save"), _option("--checkpoint")
 case, iterations = argv[0], int(argv[1])
 rho_pq, rho_va = admm.AUTHORS_RUNS[case][:2]
 steps = []   # per block solve: the most TRON steps of one branch
