@@ -1,6 +1,6 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's
 # copy, $W the window's folder, $SOL its loose outputs).  Order: the unfinished rows first, then what
-# a window cut short may lose.  Pack: bash scripts/gpu_pack.sh results/kim_exatron_table5
+# a window cut short may lose (2026-11-28: issue 42's timings before the certify reruns, which end the window).  Pack: bash scripts/gpu_pack.sh results/kim_exatron_table5
 # results/device_peers_cholesky results/scipy_go_certify/interval_strong-*.json (the 13659pegase
 # checkpoint; jobs 2 and 5 move the cases to rerun aside).  A one-GPU machine, about 30 minutes:
 # 6515rte about 7, then 13659pegase's rest about 3 (3,396 iterations at 43 ms, from iteration 37,730).
@@ -13,6 +13,12 @@ T5=$GPUBENCH_RESULTS/kim_exatron_table5; mkdir -p $W/aside
 # of 90f28c2 ran on a busy 4-GPU host; the verdict asks for a run alone), then 13659pegase from its checkpoint
 mv $T5/admm-opf_6515rte-n6-full-r0-90892fbf.json $W/aside/ 2>/dev/null
 python3 -m gpubench reproduce kim_exatron_table5 --backend cuda --entries admm --checkpoint-every 60 > $W/t5.log 2>&1; say "table 5 rc $?"
+# 6. issue 42's typed-in solves, default settings (no --loop), as at 90f28c2 (results/gpu/solve-90f28c2)
+S() { name=$(echo "$*" | tr ' ' '_' | tr -d '.'); timeout 300 python3 -m gpubench solve "$@" --json > $SOL/$name.json 2> $SOL/$name.err; say "solve $*: rc $?"; }
+S levy --dim 50; S levy --dim 50; S levy --dim 1000; S levy --dim 10000 --time-limit 150; S rosenbrock --dim 1000 --time-limit 150
+# 7. issue 42's cold tron-gpu (target 20 s) and second processes (target 1 s beyond the solve), alone
+timeout 400 python3 benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu --method de-gpu \
+  --cold --runs 2 --no-importtime --out $SOL/startup_cold.json > $SOL/startup_cold.log 2>&1; say "startup cold rc $?"
 # 3. the last Cholesky auto case (n = 32; a fresh machine compiles each n's unrolled kernel, ~7 s)
 timeout 300 python3 -m gpubench reproduce device_peers_cholesky --backend cuda --entries auto,torch > $W/chol.log 2>&1; say "cholesky auto rc $?"
 # 4. 10^4 L-BFGS-B starts of Levy n = 10 (issue 43's 0.2 s; 1.55 s at 1f9d28e with 32 threads a
@@ -25,12 +31,6 @@ C=$GPUBENCH_RESULTS/scipy_go_certify
 if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
   for c in Kowalik-n4 Thurber-n7 Ratkowsky01-n4 Watson-n6 Ratkowsky02-n3 Eckerle4-n3; do
     mv $C/interval_strong-scipy_go.$c-full-r0-9ef896d8.json $W/aside/ 2>/dev/null; done
-  timeout 900 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $W/cert.log 2>&1; say "certify rc $?"
+  timeout 400 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $W/cert.log 2>&1; say "certify rc $?"
 else say "certify skipped: carry results/scipy_go_certify/interval_strong-*.json"; fi
-# 6. issue 42's typed-in solves, default settings (no --loop), as at 90f28c2 (results/gpu/solve-90f28c2)
-S() { name=$(echo "$*" | tr ' ' '_' | tr -d '.'); timeout 300 python3 -m gpubench solve "$@" --json > $SOL/$name.json 2> $SOL/$name.err; say "solve $*: rc $?"; }
-S levy --dim 50; S levy --dim 50; S levy --dim 1000; S levy --dim 10000 --time-limit 150; S rosenbrock --dim 1000 --time-limit 150
-# 7. issue 42's cold tron-gpu (target 20 s) and second processes (target 1 s beyond the solve), alone
-timeout 400 python3 benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu --method de-gpu \
-  --cold --runs 2 --no-importtime --out $SOL/startup_cold.json > $SOL/startup_cold.log 2>&1; say "startup cold rc $?"
 touch $W/all.done
