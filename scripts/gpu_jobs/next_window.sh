@@ -17,7 +17,7 @@ python3 -m gpubench reproduce kim_exatron_table5 --backend cuda --entries admm -
 S() { name=$(echo "$*" | tr ' ' '_' | tr -d '.'); timeout 300 python3 -m gpubench solve "$@" --json > $SOL/$name.json 2> $SOL/$name.err; say "solve $*: rc $?"; }
 S levy --dim 50; S levy --dim 50; S levy --dim 1000; S levy --dim 10000 --time-limit 150; S rosenbrock --dim 1000 --time-limit 150
 # 7. issue 42's cold tron-gpu (target 20 s) and second processes (target 1 s beyond the solve), alone
-timeout 400 python3 benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu --method de-gpu \
+timeout 400 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu --method de-gpu \
   --cold --runs 2 --no-importtime --out $SOL/startup_cold.json > $SOL/startup_cold.log 2>&1; say "startup cold rc $?"
 # 3. the last Cholesky auto case (n = 32; a fresh machine compiles each n's unrolled kernel, ~7 s)
 timeout 300 python3 -m gpubench reproduce device_peers_cholesky --backend cuda --entries auto,torch > $W/chol.log 2>&1; say "cholesky auto rc $?"
