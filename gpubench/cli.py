@@ -8,6 +8,7 @@ import errno
 import os
 import sys
 import threading
+import warnings
 
 from .commands import cache, compare, demo, eval, functions, methods, minimize, report, reproduce, solve
 from .commands._args import Parser
@@ -40,7 +41,18 @@ def build_parser():
     return p
 
 
+def quiet_occupancy_warnings():
+    """Leave out numba's "Grid size N will likely result in GPU under-utilization" on the terminal.
+
+    The methods launch small grids on purpose (the last starts still running, a small case), and
+    the warning, two lines a launch, would bury a command's one line of output.  Matched by its
+    text, not its class, so that a command that never touches CUDA does not import numba for it.
+    """
+    warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization")
+
+
 def main(argv=None):
+    quiet_occupancy_warnings()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
