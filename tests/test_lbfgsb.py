@@ -441,6 +441,26 @@ def test_middle_matrix_from_one_factorisation_equals_column_solves():
         assert mod._lb_lu(A, k2, piv)
         pivoted += bool(np.any(piv[:k2] != np.arange(k2)))
     assert pivoted >= 5                         # the row swaps are exercised
+    # an infinite or NaN pair product: the same outcome, and the same bits when it succeeds
+    # (a NaN multiplier would make the skipped steps of a unit vector wrong: it fails instead)
+    outcomes = set()
+    for seed, bad, two in ((1, np.inf, True), (2, -np.inf, False), (3, np.nan, False), (4, np.inf, False),
+                           (6, np.nan, True), (7, np.inf, True), (8, -np.inf, True), (9, np.inf, False)):
+        k = 3 + seed % 3
+        SS, SY, theta = _pairs(seed, k)
+        SY[k - 1, 0] = bad
+        if two:
+            SY[k - 2, 0] = bad                               # two in a column: inf / inf = NaN
+        M, A, col = np.zeros((10, 10)), np.zeros((10, 10)), np.zeros(10)
+        ok = mod._lb_middle(SS, SY, k, theta, M, A, col)
+        try:
+            ref = _middle_by_columns(mod._lb_solve, SS, SY, k, theta)
+        except AssertionError:
+            ref = None
+        assert ok == (ref is not None), seed
+        assert not ok or M[:2 * k, :2 * k].tobytes() == ref.tobytes(), seed
+        outcomes.add(ok)
+    assert outcomes == {True, False}
 
 
 class _Counted(np.ndarray):
@@ -461,7 +481,7 @@ class _Counted(np.ndarray):
 
 
 def test_middle_matrix_costs_one_factorisation(monkeypatch):
-    """Forming M at k = m = 5 (what most iterations of a multi-start run do): fewer than half the
+    """Forming M at k = m = 5 (what most iterations of a multi-start run do): under 30 % of the
     work-array element accesses of 2k fresh eliminations (issue 43: a start's iterations are
     latency-bound on a GPU thread, each access a trip to device memory, and this was half of them)."""
     mod = batch.module(functions.get("levy"), "cpu")
@@ -484,7 +504,7 @@ def test_middle_matrix_costs_one_factorisation(monkeypatch):
         for a in range(10):
             M[a, j] = col[a]
     by_columns = n[0] + 10 * 100                             # plus building A per column
-    assert one < 0.5 * by_columns, (one, by_columns)
+    assert one < 0.3 * by_columns, (one, by_columns)
 
 
 def test_time_limit_stops_between_launches(monkeypatch):
