@@ -383,6 +383,130 @@ def test_simulated_capped_launches_equal_one_launch():
         np.testing.assert_array_equal(u, v)
 
 
+def _middle_system(SS, SY, k, theta):
+    """[[-D, L^T], [L, theta S^T S]] (BLNZ eq. 3.4), the matrix whose inverse is the middle matrix."""
+    k2 = 2 * k
+    A = np.zeros((k2, k2))
+    for a in range(k2):
+        for b in range(k2):
+            if a < k and b < k:
+                A[a, b] = -SY[a, a] if a == b else 0.0
+            elif a < k:
+                A[a, b] = SY[b - k, a] if b - k > a else 0.0
+            elif b < k:
+                A[a, b] = SY[a - k, b] if a - k > b else 0.0
+            else:
+                A[a, b] = theta * SS[a - k, b - k]
+    return A
+
+
+def _middle_by_columns(solve, SS, SY, k, theta):
+    """The middle matrix as the kernel formed it before issue 43: each column of the inverse by
+    Gaussian elimination of a fresh copy of the system with that column's unit vector."""
+    k2 = 2 * k
+    M = np.zeros((k2, k2))
+    for j in range(k2):
+        col = np.zeros(k2)
+        col[j] = 1.0
+        assert solve(_middle_system(SS, SY, k, theta), k2, col)
+        M[:, j] = col
+    return M
+
+
+def _pairs(seed, k, n=10, m=5):
+    """SS, SY (m x m, the first k rows and columns used) and theta of k random pairs with s.y > 0."""
+    rng = np.random.default_rng(seed)
+    S, Y = rng.standard_normal((k, n)), rng.standard_normal((k, n))
+    Y *= np.where(np.sum(S * Y, axis=1) < 0, -1.0, 1.0)[:, None]
+    SS, SY = np.zeros((m, m)), np.zeros((m, m))
+    SS[:k, :k], SY[:k, :k] = S @ S.T, S @ Y.T
+    return SS, SY, float(np.sum(Y[-1] ** 2) / np.sum(S[-1] * Y[-1]))
+
+
+def test_middle_matrix_from_one_factorisation_equals_column_solves():
+    """The batch kernel's middle matrix M (one LU, then a solve per column) is bit for bit what
+    2k fresh eliminations gave (issue 43: every start's iterates stay the same), pivoting included."""
+    mod = batch.module(functions.get("levy"), "cpu")
+    pivoted = 0
+    for seed in range(60):
+        k = 1 + seed % 5
+        k2 = 2 * k
+        SS, SY, theta = _pairs(seed, k)
+        M, A, col = np.full((10, 10), np.nan), np.zeros((10, 10)), np.zeros(10)
+        assert mod._lb_middle(SS, SY, k, theta, M, A, col)
+        ref = _middle_by_columns(mod._lb_solve, SS, SY, k, theta)
+        assert M[:k2, :k2].tobytes() == ref.tobytes(), seed
+        A, piv = np.zeros((10, 10)), np.zeros(10)
+        A[:k2, :k2] = _middle_system(SS, SY, k, theta)
+        assert mod._lb_lu(A, k2, piv)
+        pivoted += bool(np.any(piv[:k2] != np.arange(k2)))
+    assert pivoted >= 5                         # the row swaps are exercised
+    # an infinite or NaN pair product: the same outcome, and the same bits when it succeeds
+    # (a NaN multiplier would make the skipped steps of a unit vector wrong: it fails instead)
+    outcomes = set()
+    for seed, bad, two in ((1, np.inf, True), (2, -np.inf, False), (3, np.nan, False), (4, np.inf, False),
+                           (6, np.nan, True), (7, np.inf, True), (8, -np.inf, True), (9, np.inf, False)):
+        k = 3 + seed % 3
+        SS, SY, theta = _pairs(seed, k)
+        SY[k - 1, 0] = bad
+        if two:
+            SY[k - 2, 0] = bad                               # two in a column: inf / inf = NaN
+        M, A, col = np.zeros((10, 10)), np.zeros((10, 10)), np.zeros(10)
+        ok = mod._lb_middle(SS, SY, k, theta, M, A, col)
+        try:
+            ref = _middle_by_columns(mod._lb_solve, SS, SY, k, theta)
+        except AssertionError:
+            ref = None
+        assert ok == (ref is not None), seed
+        assert not ok or M[:2 * k, :2 * k].tobytes() == ref.tobytes(), seed
+        outcomes.add(ok)
+    assert outcomes == {True, False}
+
+
+class _Counted(np.ndarray):
+    """An array that counts its element reads and writes (in ``n[0]``), views included."""
+
+    def __getitem__(self, key):
+        v = super().__getitem__(key)
+        if isinstance(v, np.ndarray):
+            v = v.view(_Counted)
+            v.n = self.n
+        else:
+            self.n[0] += 1
+        return v
+
+    def __setitem__(self, key, value):
+        self.n[0] += np.size(np.ndarray.__getitem__(self, key))
+        super().__setitem__(key, value)
+
+
+def test_middle_matrix_costs_one_factorisation(monkeypatch):
+    """Forming M at k = m = 5 (what most iterations of a multi-start run do): under 30 % of the
+    work-array element accesses of 2k fresh eliminations (issue 43: a start's iterations are
+    latency-bound on a GPU thread, each access a trip to device memory, and this was half of them)."""
+    mod = batch.module(functions.get("levy"), "cpu")
+    for name in ("_lb_lu", "_lb_lu_solve", "_lb_solve"):
+        monkeypatch.setattr(mod, name, getattr(mod, name).py_func)   # plain Python: arrays counted
+    SS, SY, theta = _pairs(0, 5)
+    n = [0]
+    M, A, col = (np.zeros(s).view(_Counted) for s in ((10, 10), (10, 10), 10))
+    for a in (M, A, col):
+        a.n = n
+    assert mod._lb_middle.py_func(SS, SY, 5, theta, M, A, col)
+    one = n[0]
+    n[0] = 0
+    for j in range(10):
+        A[:, :] = _middle_system(SS, SY, 5, theta)
+        n[0] -= 100                                          # the copy-in above: not the solve
+        for a in range(10):
+            col[a] = 1.0 if a == j else 0.0
+        assert mod._lb_solve(A, 10, col)
+        for a in range(10):
+            M[a, j] = col[a]
+    by_columns = n[0] + 10 * 100                             # plus building A per column
+    assert one < 0.3 * by_columns, (one, by_columns)
+
+
 def test_time_limit_stops_between_launches(monkeypatch):
     """Past time_limit the method stops after the launch in progress, with the best so far and
     stop 'time_limit'; every launch reports the best value for the progress line."""

@@ -105,23 +105,93 @@ def _lb_solve(A, k2, rhs):
 
 
 @device
+def _lb_lu(A, k2, piv):
+    # _lb_solve's elimination of A alone, for many right-hand sides: U in the upper triangle, the
+    # multiplier of step c for row r in A[r, c] (r > c), step c's pivot row in piv[c]; the rows
+    # are swapped from column c on only, so a multiplier stays where its step left it (_lb_solve's
+    # entries left of the diagonal are never read); False when singular.  Partial pivoting keeps
+    # every multiplier in [-1, 1] or NaN, and a NaN one leaves its row NaN, failing at that row's
+    # own pivot: when this returns True every multiplier is finite
+    for c in range(k2):
+        piv_c = c
+        big = abs(A[c, c])
+        for r in range(c + 1, k2):
+            if abs(A[r, c]) > big:
+                big = abs(A[r, c])
+                piv_c = r
+        if big == 0.0 or big != big:
+            return False
+        if piv_c != c:
+            for q in range(c, k2):
+                t = A[c, q]
+                A[c, q] = A[piv_c, q]
+                A[piv_c, q] = t
+        piv[c] = piv_c
+        d = A[c, c]
+        for r in range(c + 1, k2):
+            fct = A[r, c] / d
+            A[r, c] = fct
+            if fct != 0.0:
+                for q in range(c + 1, k2):
+                    A[r, q] -= fct * A[c, q]
+    return True
+
+
+@device
+def _lb_lu_solve(A, k2, piv, rhs, unit):
+    # A x = rhs from _lb_lu's factors, in place: the same operations on rhs, in the same order,
+    # as _lb_solve's, so the same bits.  With ``unit`` (rhs a unit vector) the steps before the
+    # first nonzero rhs[c] are skipped: every entry is still an untouched +0.0 or the 1, and
+    # x - f * (+0.0) is x for such x and a finite f (every multiplier: see _lb_lu)
+    lead = unit
+    for c in range(k2):
+        pc = int(piv[c])
+        if pc != c:
+            t = rhs[c]
+            rhs[c] = rhs[pc]
+            rhs[pc] = t
+        y = rhs[c]
+        if lead:
+            if y == 0.0:
+                continue
+            lead = False
+        for r in range(c + 1, k2):
+            fct = A[r, c]
+            if fct != 0.0:
+                rhs[r] -= fct * y
+    for c in range(k2 - 1, -1, -1):
+        s = rhs[c]
+        for q in range(c + 1, k2):
+            s -= A[c, q] * rhs[q]
+        rhs[c] = s / A[c, c]
+
+
+@device
 def _lb_middle(SS, SY, k, theta, M, A, col):
-    # M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4), column by column
+    # M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4), column by column from one
+    # factorisation (bit for bit what k2 calls of _lb_solve on fresh copies of the matrix give,
+    # at about a third of their cost: the slowest start's iterations set a multi-start run's time)
     k2 = 2 * k
+    for a in range(k2):
+        for b in range(k2):
+            if a < k and b < k:
+                A[a, b] = -SY[a, a] if a == b else 0.0
+            elif a < k:
+                A[a, b] = SY[b - k, a] if b - k > a else 0.0
+            elif b < k:
+                A[a, b] = SY[a - k, b] if a - k > b else 0.0
+            else:
+                A[a, b] = theta * SS[a - k, b - k]
+    if not _lb_lu(A, k2, col):
+        return False
+    # the pivots where column k2 - 1 of M goes, written last (after its own solve has read them)
+    piv = M[:, k2 - 1]
+    for a in range(k2):
+        piv[a] = col[a]
     for j in range(k2):
         for a in range(k2):
-            for b in range(k2):
-                if a < k and b < k:
-                    A[a, b] = -SY[a, a] if a == b else 0.0
-                elif a < k:
-                    A[a, b] = SY[b - k, a] if b - k > a else 0.0
-                elif b < k:
-                    A[a, b] = SY[a - k, b] if a - k > b else 0.0
-                else:
-                    A[a, b] = theta * SS[a - k, b - k]
             col[a] = 1.0 if a == j else 0.0
-        if not _lb_solve(A, k2, col):
-            return False
+        _lb_lu_solve(A, k2, piv, col, True)
         for a in range(k2):
             M[a, j] = col[a]
     return True
@@ -343,12 +413,13 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
             _lb_wt(S, Y, k, theta, R, T2)
             _lb_matvec(M, k2, T2, VV)
             for a in range(k2):
-                for b in range(k2):
+                for b in range(a, k2):     # symmetric: w_a w_b and w_b w_a round alike
                     s = 0.0
                     for i in range(n):
                         if FR[i] > 0.0:
                             s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
                     GR[a, b] = s
+                    GR[b, a] = s
             for a in range(k2):
                 for b in range(k2):
                     s = 0.0

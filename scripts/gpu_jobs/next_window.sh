@@ -25,6 +25,11 @@ timeout 300 python3 -m gpubench reproduce device_peers_cholesky --backend cuda -
 # block): a start a block (threads = 1) leaves no warp holding starts whose iterations branch apart
 for t in 32 8 1; do for k in 1 2; do timeout 60 python3 -m gpubench minimize levy --dim 10 --method lbfgsb-gpu \
   --set starts=10000 --set threads=$t --backend cuda --json > $SOL/min_levy10_lbfgsb_10000_t${t}_$k.json 2>&1; say "lbfgsb threads=$t rc $?"; done; done
+# 4b. issue 43 after the middle matrix's one LU (4fadc8a, 146a58b): 19,169 -> 10,647 work-array accesses an
+# iteration; if time follows them, 1.24 -> ~0.69 s (threads = 8), 1.55 -> ~0.86 s (32), 1.34 -> ~0.74 s
+# (1,000 starts, 32); same bits: each start's iterations and f as in results/gpu/solve-31fe746/min_levy10_lbfgsb_10000_t*,
+# and 70,038 iterations in all at 1,000 starts (startup_warm2)
+for s in 10000 1000; do for t in 8 32; do timeout 60 python3 -m gpubench minimize levy --dim 10 --method lbfgsb-gpu --set starts=$s --set threads=$t --backend cuda --json > $SOL/min_levy10_lbfgsb_lu_${s}_t${t}.json 2>&1; say "lbfgsb lu starts=$s threads=$t rc $?"; done; done
 # 5. the certify cases that cert41c's least-squares bounds may close (Kowalik the likeliest), and two
 # certified fits to check for slowdowns: their records moved aside, the other 288 carried and skipped
 C=$GPUBENCH_RESULTS/scipy_go_certify
