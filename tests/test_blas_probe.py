@@ -67,3 +67,30 @@ def test_the_probe_finds_scipys_cython_blas():
     from gpubench.device import blas_probe
     path = blas_probe.cython_blas_file()
     assert path is not None and os.path.basename(path).startswith("cython_blas")
+
+
+LAPACK = """
+import sys
+import numpy as np
+import gpubench
+sys.path.insert(0, sys.argv[1])
+from lapack_kernel import solve
+A, b = np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])
+x, y = solve(A, b)
+assert np.allclose(x, np.linalg.solve(A, b)) and np.allclose(y, A @ b)
+print("ok")
+"""
+
+
+def test_a_kernel_calling_lapack_compiles_then_loads_from_the_cache_and_runs(tmp_path):
+    """The second process loads the kernel without compiling it: its LAPACK and BLAS come from scipy
+    when it runs (numba's _helperlib imports them then), not from the probe."""
+    (tmp_path / "lapack_kernel.py").write_text(
+        "import numpy as np\nfrom numba import njit\n\n\n@njit(cache=True)\n"
+        "def solve(A, b):\n    return np.linalg.solve(A, b), np.dot(A, b)\n")
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    for _ in range(2):  # compiled, then loaded
+        out = subprocess.run([sys.executable, "-c", LAPACK, str(tmp_path)], env=env, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+    assert any((tmp_path / "numba").rglob("*.nbc"))
