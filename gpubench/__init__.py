@@ -8,8 +8,3 @@ Layers as folders, imports running down (docs/architecture.md): a definition
 (``gpubench.commands``) sits on top and nothing below it imports it.
 """
 __version__ = "0.1.0"
-
-# numba's import-time BLAS probe answered without importing scipy.linalg (0.15 s of a process)
-from .device import blas_probe as _blas_probe  # noqa: E402
-
-_blas_probe.install()

@@ -10,10 +10,16 @@ import sys
 import threading
 import warnings
 
-from .commands import cache, compare, demo, eval, functions, methods, minimize, report, reproduce, solve
-from .commands._args import Parser
-from .device.gpu import phase
-from .errors import InputError
+# Before anything imports numba: its import-time BLAS probe answered from scipy's files (0.15 s of a
+# process).  Here, in the command's own process, not on `import gpubench`: a library imported into a
+# user's program leaves that program's imports alone.
+from .device import blas_probe  # noqa: E402  (the probe is light: importlib, os, sys)
+blas_probe.install()
+
+from .commands import cache, compare, demo, eval, functions, methods, minimize, report, reproduce, solve  # noqa: E402
+from .commands._args import Parser  # noqa: E402
+from .device.gpu import phase  # noqa: E402
+from .errors import InputError  # noqa: E402
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 1

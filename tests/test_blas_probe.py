@@ -9,7 +9,7 @@ import sys
 
 CPU = """
 import sys
-import gpubench
+import gpubench.cli  # installs the probe's finder
 import numpy as np
 from numba import njit
 
@@ -36,7 +36,7 @@ print("ok")
 
 CUDA_TARGET = """
 import sys
-import gpubench
+import gpubench.cli  # installs the probe's finder
 import numba.cuda
 from numba.cuda.descriptor import cuda_target
 cuda_target.target_context.refresh()         # what the first kernel compile or cache load does
@@ -72,7 +72,7 @@ def test_the_probe_finds_scipys_cython_blas():
 LAPACK = """
 import sys
 import numpy as np
-import gpubench
+import gpubench.cli  # installs the probe's finder
 sys.path.insert(0, sys.argv[1])
 from lapack_kernel import solve
 A, b = np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])
@@ -94,3 +94,16 @@ def test_a_kernel_calling_lapack_compiles_then_loads_from_the_cache_and_runs(tmp
                              text=True, timeout=300)
         assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
     assert any((tmp_path / "numba").rglob("*.nbc"))
+
+
+LIBRARY = """
+import sys
+import gpubench, gpubench.methods, gpubench.device.blas_probe as bp
+assert bp._FINDER not in sys.meta_path, "import gpubench installed the finder"
+print("ok")
+"""
+
+
+def test_importing_the_library_leaves_the_users_imports_alone():
+    """Only the command line installs the finder: a program that imports gpubench keeps numba's probe."""
+    _child(LIBRARY)

@@ -7,6 +7,8 @@ asks at import whether BLAS is there, ``_HAVE_BLAS = _check_blas()``, by importi
 ``numpy.f2py``, ``numpy.testing`` with ``unittest``, ``numpy.ma``) took 0.15 s of every process that
 loads a kernel on this project's CPU, though no kernel of gpubench calls BLAS from numba.
 
+The command line (:mod:`gpubench.cli`) calls :func:`install` before it imports anything that
+imports numba; ``import gpubench`` alone does not, so a user's own program keeps numba's probe.
 :func:`install` puts a finder first on ``sys.meta_path`` that runs only those two modules'
 own import with their ``ensure_blas`` answered by :func:`probe`: the same question (is
 ``scipy.linalg.cython_blas`` installed, and for the CPU target numba's check that its LAPACK
