@@ -242,6 +242,7 @@ def _backward(e, target, vals, narrowed):
             skip = {k for k in range(len(av)) if inv[k]}
             nums = (_all_but_each(av, mul, 1.0, skip) if len(av) > 2
                     else [_product_but(av, j, skip) for j in range(len(av))])
+            scaled = mul(cur, den)   # T * den, the same for every numerator factor
         tlo, thi = np.broadcast_arrays(*cur)
         for j, a in enumerate(args):
             rest = rests[j]
@@ -260,7 +261,7 @@ def _backward(e, target, vals, narrowed):
             if any(inv):
                 # u * (the other numerator factors) = t * den, t in T: a second projection, met with the first
                 num = nums[j]
-                second = _quotient(mul(cur, den), num, vals[a])
+                second = _quotient(scaled, num, vals[a])
                 target = second if target is None else _meet(target, second)
             if target is not None:
                 _backward(a, target, vals, narrowed)
