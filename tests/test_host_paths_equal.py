@@ -86,6 +86,24 @@ def _old_contract(ls, lo, hi, level):
     return lo, hi, batch.empty, floor
 
 
+def _old_div(a, b):
+    blo, bhi = np.broadcast_arrays(*b)
+    zero = (blo <= 0.0) & (bhi >= 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rb = (np.where(zero, -INF, A._dn(1.0 / bhi)), np.where(zero, INF, A._up(1.0 / blo)))
+    lo, hi = _old_mul(a, (np.where(zero, -1.0, rb[0]), np.where(zero, 1.0, rb[1])))
+    return np.where(zero, -INF, lo), np.where(zero, INF, hi)
+
+
+def _old_pow_nonneg(v, k, up):
+    r = np.ones_like(v)
+    for _ in range(k):
+        with np.errstate(over="ignore"):
+            r = r * v
+        r = A._up(r) if up else A._dn(r)
+    return np.maximum(r, 0.0)
+
+
 # ---------------------------------------------------------------- inputs
 SPECIAL = np.array([0.0, -0.0, INF, -INF, 1e-320, -1e-320, 1e308, -1e308, 1.0, -1.0, 0.1, 3.0])
 
@@ -125,9 +143,30 @@ def test_mul_add_bit_for_bit_as_before():
             a, b = _intervals(rng, shape), _intervals(rng, shape)
             if shape == ():
                 a, b = tuple(float(v) for v in a), tuple(np.float64(v) for v in b)
-            for new, old in ((A.mul, _old_mul), (A.add, _old_add)):
+            if shape != ():   # b away from 0 in some entries: div's path without the extended steps
+                pos = rng.random(shape) < 0.5
+                b = (np.where(pos, np.abs(b[0]) + 0.5, b[0]), np.where(pos, np.abs(b[1]) + 1.0, b[1]))
+            for new, old in ((A.mul, _old_mul), (A.add, _old_add), (A.div, _old_div)):
                 got, want = new(a, b), old(a, b)
                 assert _same(got[0], want[0]) and _same(got[1], want[1]), (new.__name__, a, b, got, want)
+
+
+def test_div_without_zero_and_powers_bit_for_bit_as_before():
+    rng = np.random.default_rng(43)
+    for shape in [(), (9,), (200,)]:
+        for _ in range(100 if shape == () else 10):
+            a = _intervals(rng, shape)
+            lo, hi = _intervals(rng, shape)
+            with np.errstate(over="ignore"):
+                b = (np.abs(lo) + 0.25, np.abs(lo) + np.abs(hi) + 0.5)   # no 0 in b: div's short path
+            if shape == ():
+                a, b = tuple(float(v) for v in a), tuple(np.float64(v) for v in b)
+            got, want = A.div(a, b), _old_div(a, b)
+            assert _same(got[0], want[0]) and _same(got[1], want[1]), (a, b, got, want)
+            v = np.abs(np.asarray(lo)) if shape else abs(float(lo))
+            for k in (0, 1, 2, 3, 4):
+                for up in (False, True):
+                    assert _same(A._pow_nonneg(v, k, up), _old_pow_nonneg(v, k, up)), (v, k, up)
 
 
 @pytest.mark.parametrize("op,start", [(A.add, 0.0), (A.mul, 1.0)])

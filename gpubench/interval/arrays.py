@@ -81,6 +81,11 @@ def div(a, b):
     """a / b; the whole line where 0 is in b (a projection through it then concludes nothing)."""
     blo, bhi = np.broadcast_arrays(*b)
     zero = (blo <= 0.0) & (bhi >= 0.0)
+    if not zero.any():   # the np.where steps below are then the identity: the same values (and kinds), fewer steps
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lo, hi = mul(a, (_dn(1.0 / bhi), _up(1.0 / blo)))
+        lo, hi = np.broadcast_arrays(lo, hi, zero)[:2]
+        return np.array(lo), np.array(hi)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rb = (np.where(zero, -INF, _dn(1.0 / bhi)), np.where(zero, INF, _up(1.0 / blo)))
     # a / b = a * (1/b), each step outward: two roundings, still an enclosure
@@ -90,8 +95,10 @@ def div(a, b):
 
 def _pow_nonneg(v, k, up):
     """v^k for v >= 0 (arrays), every product rounded in one direction."""
-    r = np.ones_like(v)
-    for _ in range(k):
+    if k < 1:
+        return np.maximum(np.ones_like(v), 0.0)
+    r = _up(v) if up else _dn(v)    # the first step, 1 * v, is exact (no product to make), its rounding kept
+    for _ in range(k - 1):
         with np.errstate(over="ignore"):
             r = r * v
         r = _up(r) if up else _dn(r)
