@@ -68,14 +68,25 @@ def contract(ls, lo, hi, level):
 
 
 def _contract(ls, lo, hi, level):
+    """The passes over the boxes.  After the first, a pass walks only the boxes that the previous one
+    changed (bit for bit) and did not mark empty: a box it left as it was would be walked again on the same
+    intervals (the walks are elementwise: the module's docstring), giving the same narrowing and the same
+    marks, and an empty box keeps its box whatever later passes give.  So every result is the one of
+    walking all boxes every pass, for fewer box-passes (on Kowalik's survivors about half of the second
+    and third passes' boxes).  The stop (no box narrowed) and the undefined-on-a-narrowed-box stop read
+    the walked boxes, as a walk of all would: the others are unchanged and were defined on the last pass."""
     count = lo.shape[0]
-    batch = _Batch(count)
+    empty = np.zeros(count, dtype=bool)
     floor = None
+    live = np.arange(count)      # the boxes walked in this pass
     saved = getattr(tree.LOCAL, "batch", None)
-    tree.LOCAL.batch = batch
     try:
         for r in range(ROUNDS):
-            env = {s: (lo[:, k], hi[:, k]) for s, k in ls.coords.items()}
+            wlo, whi = (lo, hi) if r == 0 else (lo[live], hi[live])
+            n = live.size
+            batch = _Batch(n)
+            tree.LOCAL.batch = batch
+            env = {s: (wlo[:, k], whi[:, k]) for s, k in ls.coords.items()}
             env[N_SYM] = (float(ls.dim), float(ls.dim))
             vals = {}
             with np.errstate(all="ignore"):
@@ -85,24 +96,31 @@ def _contract(ls, lo, hi, level):
                     if r == 0:
                         raise
                     break
-                flo = np.broadcast_to(f[0], (count,))
+                flo = np.broadcast_to(f[0], (n,))
                 if floor is None:
                     floor = flo.copy()
                 batch.empty |= flo > level
                 narrowed = {}
                 tree._backward(ls.expr, (-INF, level), vals, narrowed)
-            new_lo, new_hi = lo.copy(), hi.copy()
+            new_lo, new_hi = wlo.copy(), whi.copy()
             for s, k in ls.coords.items():
                 if s in narrowed:
-                    new_lo[:, k] = np.maximum(new_lo[:, k], np.broadcast_to(narrowed[s][0], (count,)))
-                    new_hi[:, k] = np.minimum(new_hi[:, k], np.broadcast_to(narrowed[s][1], (count,)))
+                    new_lo[:, k] = np.maximum(new_lo[:, k], np.broadcast_to(narrowed[s][0], (n,)))
+                    new_hi[:, k] = np.minimum(new_hi[:, k], np.broadcast_to(narrowed[s][1], (n,)))
             batch.empty |= np.any(new_lo > new_hi, axis=1)
+            empty[live] |= batch.empty
             # a box marked empty keeps its box (the mask is its answer); the others go on narrowed
-            new_lo = np.where(batch.empty[:, None], lo, new_lo)
-            new_hi = np.where(batch.empty[:, None], hi, new_hi)
-            if np.array_equal(new_lo, lo) and np.array_equal(new_hi, hi):
+            new_lo = np.where(batch.empty[:, None], wlo, new_lo)
+            new_hi = np.where(batch.empty[:, None], whi, new_hi)
+            if np.array_equal(new_lo, wlo) and np.array_equal(new_hi, whi):
                 break
-            lo, hi = new_lo, new_hi
+            moved = np.any((new_lo.view(np.int64) != wlo.view(np.int64)) | (new_hi.view(np.int64) != whi.view(np.int64)),
+                           axis=1)
+            lo, hi = lo.copy(), hi.copy()
+            lo[live], hi[live] = new_lo, new_hi
+            live = live[moved]
+            if live.size == 0:
+                break
     finally:
         tree.LOCAL.batch = saved
-    return lo, hi, batch.empty, floor
+    return lo, hi, empty, floor

@@ -43,7 +43,10 @@ def _fix(lo, hi):
 # ---------------------------------------------------------------- outward-rounded interval operations
 def add(a, b):
     with np.errstate(invalid="ignore", over="ignore"):
-        return _fix(_dn(a[0] + b[0]), _up(a[1] + b[1]))
+        lo, hi = np.nextafter(a[0] + b[0], -INF), np.nextafter(a[1] + b[1], INF)
+    if np.isnan(lo).any() or np.isnan(hi).any():   # inf - inf somewhere
+        return _fix(lo, hi)
+    return np.asarray(lo), np.asarray(hi)           # _fix's types (its np.where), its values
 
 
 def neg(a):
@@ -57,6 +60,17 @@ def sub(a, b):
 def mul(a, b):
     with np.errstate(invalid="ignore", over="ignore"):
         p = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+        lo = np.minimum(np.minimum(p[0], p[1]), np.minimum(p[2], p[3]))
+    # np.minimum propagates NaN: lo is NaN where some product is (0 * inf), and only there; where none is,
+    # the products stand as they are (the NaN-to-0 step below is the identity), the same values with
+    # a quarter of the array operations (interval.arrays' mul is the level set's innermost step)
+    if not np.isnan(lo).any():
+        return _dn(lo), _up(np.maximum(np.maximum(p[0], p[1]), np.maximum(p[2], p[3])))
+    return _mul_nan(p)
+
+
+def _mul_nan(p):
+    """:func:`mul`'s ends where some product is NaN (0 * inf)."""
     p = [np.where(np.isnan(v), 0.0, v) for v in p]  # 0 * inf: a bound is finite, the product is 0
     lo = np.minimum(np.minimum(p[0], p[1]), np.minimum(p[2], p[3]))
     hi = np.maximum(np.maximum(p[0], p[1]), np.maximum(p[2], p[3]))
@@ -67,6 +81,11 @@ def div(a, b):
     """a / b; the whole line where 0 is in b (a projection through it then concludes nothing)."""
     blo, bhi = np.broadcast_arrays(*b)
     zero = (blo <= 0.0) & (bhi >= 0.0)
+    if not zero.any():   # the np.where steps below are then the identity: the same values (and kinds), fewer steps
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lo, hi = mul(a, (_dn(1.0 / bhi), _up(1.0 / blo)))
+        lo, hi = np.broadcast_arrays(lo, hi, zero)[:2]
+        return np.array(lo), np.array(hi)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rb = (np.where(zero, -INF, _dn(1.0 / bhi)), np.where(zero, INF, _up(1.0 / blo)))
     # a / b = a * (1/b), each step outward: two roundings, still an enclosure
@@ -76,8 +95,10 @@ def div(a, b):
 
 def _pow_nonneg(v, k, up):
     """v^k for v >= 0 (arrays), every product rounded in one direction."""
-    r = np.ones_like(v)
-    for _ in range(k):
+    if k < 1:
+        return np.maximum(np.ones_like(v), 0.0)
+    r = _up(v) if up else _dn(v)    # the first step, 1 * v, is exact (no product to make), its rounding kept
+    for _ in range(k - 1):
         with np.errstate(over="ignore"):
             r = r * v
         r = _up(r) if up else _dn(r)

@@ -70,15 +70,18 @@ def _stack(pairs):
     return np.stack([p[0] for p in pairs], -1), np.stack([p[1] for p in pairs], -1)
 
 
-def _weights(lsq, lo, hi):
+def _weights(lsq, lo, hi, enclosed=None):
     """The weights' enclosure (B, m).  For the cleared program (:func:`gpubench.forms.lsq.cleared_program`,
     weights w_i / D_i^2) the point interval of its lower end w_i / max_X D_i^2, rounded down (0 where D_i
     is unbounded): f >= sum_i (w_i / max D_i^2) N_i^2 + rest holds at every point of the box where f is
-    defined, as N_i^2 >= 0; the weight's upper end (infinite across a pole) is never used."""
-    wts = _stack(lsq.enclose(lo, hi, lsq.weights))
+    defined, as N_i^2 >= 0; the weight's upper end (infinite across a pole) is never used.  ``enclosed``:
+    the enclosures of ``lsq.weights`` and ``lsq.den`` over the boxes where the caller made them."""
+    if enclosed is None:
+        enclosed = lsq.enclose(lo, hi, [lsq.weights, lsq.den])
+    wts = _stack(enclosed[0])
     if not lsq.den:
         return wts
-    dl, dh = _stack(lsq.enclose(lo, hi, lsq.den))
+    dl, dh = _stack(enclosed[1])
     with np.errstate(all="ignore"):
         m2 = _up(np.maximum(_up(dl * dl), _up(dh * dh)))
         w = _dn(wts[0] / m2)
@@ -91,11 +94,15 @@ def _pieces(lsq, lo, hi, c, remainder=True):
     the weights' enclosure and rest's; raises Undefined where a tree is NaN on some box."""
     n = lsq.n
     dlo, dhi = _dn(lo - c), _up(hi - c)                              # D = X - c
-    nat = _stack(lsq.enclose(lo, hi, lsq.value))                     # (B, m)
-    rest = lsq.enclose(lo, hi, lsq.rest)
-    wts = _weights(lsq, lo, hi)
-    rc = _stack(lsq.enclose(c, c, lsq.value))
-    g = lsq.enclose(c, c, lsq.grad)
+    # one walk over the boxes and one at the centres, each with one memo: a node that several trees share
+    # (a residual's denominator in its value, gradient and Hessian) is enclosed once, not once a tree (the
+    # same values: an enclosure depends on its node and the boxes alone)
+    box = lsq.enclose(lo, hi, [lsq.value, lsq.rest, lsq.weights, lsq.den] + ([lsq.hess] if remainder else []))
+    nat = _stack(box[0])                                             # (B, m)
+    rest = box[1]
+    wts = _weights(lsq, lo, hi, (box[2], box[3]))
+    rc, g = lsq.enclose(c, c, [lsq.value, lsq.grad])
+    rc = _stack(rc)
     glo = np.stack([np.stack([p[0] for p in row], -1) for row in g], -2)   # (B, m, n)
     ghi = np.stack([np.stack([p[1] for p in row], -1) for row in g], -2)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -105,7 +112,7 @@ def _pieces(lsq, lo, hi, c, remainder=True):
     mis = _isum(*mul(sub((glo, ghi), (gm, gm)), D), -1)              # (grad r(c) - gm).D
     K = add(rc, mis)
     if remainder:
-        hs = lsq.enclose(lo, hi, lsq.hess)
+        hs = box[4]
         hlo = np.stack([np.stack([p[0] for p in row], -1) for row in hs], -2)   # (B, m, P)
         hhi = np.stack([np.stack([p[1] for p in row], -1) for row in hs], -2)
         plo, phi = [], []
