@@ -147,3 +147,25 @@ def test_solver_with_the_bound_certifies_ratkowsky02_and_keeps_its_minimiser():
     lo, hi = (r.regions_lo, r.regions_hi) if r.regions_lo is not None else r.region_boxes(0, r.region_count)
     xs = np.array([7.2462237576e1, 2.6180768402, 6.7359200066e-2])
     assert np.min(np.max(np.maximum(np.maximum(lo - xs, xs - hi), 0.0), axis=1)) <= 1e-6
+
+
+class _GateSearch:
+    """What lsq_floor._pays reads of a search: the sweeps' [seconds, count], the bound's cost so far and
+    its drops."""
+    def __init__(self, cost, calls, swept, sweeps, dropped):
+        self.sweep_cost = [swept, sweeps]
+        self.contract_stats = {"lsq_dropped": dropped}
+        self._lsq_cost = [cost, calls]
+
+
+def test_the_least_squares_gate_weighs_the_sweeps_seconds_or_a_sweep_a_drop():
+    P, B = M.PROBE, M.BUDGET
+    # 10 sweeps of 0.1 s: 1 s in all, a mean sweep 0.1 s; 30 drops: 0.1 s x (30 + PROBE) = 3.8 s
+    limit = B * 0.1 * (30 + P)
+    assert M._pays(_GateSearch(100.0, P - 1, 1.0, 10, 0))                 # the probe: always
+    assert M._pays(_GateSearch(B * 1.0, P, 1.0, 10, 0))                   # within the sweeps' seconds
+    assert M._pays(_GateSearch(limit, P, 1.0, 10, 30))                    # over them, within a sweep a drop
+    s = _GateSearch(limit * (1 + 2 ** -40), P, 1.0, 10, 30)               # over both
+    assert not M._pays(s) and s.contract_stats["lsq_skipped"] == 1
+    s = _GateSearch(B * 1.0 * (1 + 2 ** -40), P, 1.0, 10, 0)              # no drops: the sweeps' seconds alone
+    assert not M._pays(s) and s.contract_stats["lsq_skipped"] == 1

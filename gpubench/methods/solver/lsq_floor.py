@@ -52,7 +52,7 @@ ACTIVE_SET = True    # off: the multipliers from the projected Newton steps alon
 MAX_BOXES = 1024     # subregions bounded an iteration (raise_children): ~85 ms for 2,048 of Ratkowsky02, 944 ms of Thurber (CPU);
                      # Kowalik (twin, cert41c): certified in 37 s (498 it.) against 57 s (870) at 512 and 64 s (481) at 2,048
 SPLIT_MIN = 8        # a batch where f is undefined on some box is halved down to this many boxes
-PROBE, BUDGET = 8, 1.0   # the cost gate (_pays): first iterations always, then seconds <= BUDGET x the sweeps'
+PROBE, BUDGET = 8, 1.0   # the cost gate (_pays): first iterations always, then seconds <= BUDGET x the sweeps' or x a sweep a drop
 
 
 def _isum(lo, hi, axis):
@@ -293,15 +293,20 @@ def coupled_floor(lsq, lo, hi, remainder=True):
 
 def _pays(search):
     """Whether to bound this iteration's subregions: always for the first PROBE iterations, then while the
-    bound's seconds so far stay within BUDGET times the sweeps' (a dropped box saves a sweep only if it
-    would have been selected, which its bound does not tell).  On Ratkowsky01 (n = 4, split 3, CPU twin,
-    30 s) the bound on every iteration, ~4x a sweep's seconds, left 1,010 iterations and GLB 3,643
-    against 9,862 and 6,791 without it."""
+    bound's seconds so far stay within BUDGET times the larger of two: the sweeps' seconds, or a mean
+    sweep for each subregion it dropped (PROBE besides), the batched contraction's rule
+    (:func:`.child_contract._pays`: a dropped subregion would have been selected, at a sweep's cost).
+    On Ratkowsky01 (n = 4, split 3, CPU twin, 30 s) the bound on every iteration, ~4x a sweep's seconds,
+    left 1,010 iterations and GLB 3,643 against 9,862 and 6,791 without it: the sweeps' seconds alone
+    closed the gate there.  On Kowalik they closed it too once the selected box's contraction got
+    cheaper (cert41d: 13-21 closings, the list grown to 4,000-7,000 regions, 1 certificate in 4 runs of
+    the twin against 27-28 s with the bound on every iteration): there it drops dozens a call."""
     cost = gate.spent(search, "_lsq_cost")
     if cost[1] < PROBE:
         return True
-    sweep = getattr(search, "sweep_cost", (0.0, 0))
-    if cost[0] <= BUDGET * sweep[0]:
+    swept, sweeps = getattr(search, "sweep_cost", (0.0, 0))
+    dropped = search.contract_stats.get("lsq_dropped", 0)
+    if cost[0] <= BUDGET * max(swept, swept / max(sweeps, 1) * (dropped + PROBE)):
         return True
     gate.skipped(search, "lsq_skipped")
     return False
