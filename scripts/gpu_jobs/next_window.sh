@@ -26,7 +26,8 @@ for s in 10000 1000; do for t in 8 32; do timeout 60 python3 -m gpubench minimiz
   --set starts=$s --set threads=$t --backend cuda --json > $SOL/min_levy10_lbfgsb_lu_${s}_t${t}.json 2> $SOL/min_levy10_lbfgsb_lu_${s}_t${t}.err
   say "lbfgsb lu starts=$s threads=$t rc $?"; done; done
 # 3. issue 41: the least-squares fits left uncertified at 31fe746 (host loop: 239 / 64 / 37 / ? iterations
-# in their 10 s) after branch cert's faster host work, and two certified fits to check for slowdowns:
+# in their 10 s) after branch cert's faster host work and the least-squares gate weighing its drops (b09b7b3:
+# Kowalik certified on the CPU twin in 28 s, 372 iterations), and two certified fits to check for slowdowns:
 # their records moved aside, the other 288 carried and skipped
 C=$GPUBENCH_RESULTS/scipy_go_certify
 if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
