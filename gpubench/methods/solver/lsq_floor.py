@@ -92,7 +92,6 @@ def _weights(lsq, lo, hi, enclosed=None):
 def _pieces(lsq, lo, hi, c, remainder=True):
     """Per box and residual: (A, B) of step 1, the natural (L, H), the gradient midpoints gm (B, m, n),
     the weights' enclosure and rest's; raises Undefined where a tree is NaN on some box."""
-    n = lsq.n
     dlo, dhi = _dn(lo - c), _up(hi - c)                              # D = X - c
     # one walk over the boxes and one at the centres, each with one memo: a node that several trees share
     # (a residual's denominator in its value, gradient and Hessian) is enclosed once, not once a tree (the
