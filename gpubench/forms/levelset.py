@@ -46,7 +46,7 @@ from ..interval.arrays import (INF, ULPS, Undefined as _Undefined, _dn, _fix, _m
 from .chain import passes as chain_passes
 from .exprtree import from_json
 # the tree walks (.levelset_tree); the names of it this module does not use are kept importable here
-from .levelset_tree import (STEP_PREIMAGE, STEPS, _backward, _Empty, _forward, _meet, _others,  # noqa: F401
+from .levelset_tree import (STEP_PREIMAGE, STEPS, _backward, _Empty, _forward, _meet,  # noqa: F401
                             _quotient)
 
 # the definition's symbols, by name (gpubench.forms.definition: x, y, i, n, x1, xn)

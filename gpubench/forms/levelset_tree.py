@@ -141,23 +141,25 @@ def _quotient(t, r, u):
     return np.where(zero, ext_lo, plain[0]), np.where(zero, ext_hi, plain[1])
 
 
-def _others(vals_list, j):
-    """The enclosure of the sum of every argument but the j-th."""
-    acc = (0.0, 0.0)
+def _fold_but(vals_list, j, op, start, skip=()):
+    """``op``-fold from ``start`` of every argument but the j-th and those in ``skip``, in their order: the
+    enclosure of the sum (op = add, start 0) or product (op = mul, start 1) of the others."""
+    acc = (start, start)
     for k, v in enumerate(vals_list):
-        if k != j:
-            acc = add(acc, v)
+        if k != j and k not in skip:
+            acc = op(acc, v)
     return acc
 
 
 def _all_but_each(vals_list, op, start, skip=()):
-    """``[op-fold of every argument but the j-th for j in range(k)]``: for op = add from 0 each entry is
-    :func:`_others` (vals_list, j), for op = mul from 1 the product of the others; arguments whose index
-    is in ``skip`` are left out of every entry.  The same steps in the same order as the loop over j (op
-    elementwise, so each entry's values are the loop's, bit for bit), one op a term on (k, ...) arrays
-    instead of k - 1 ops for each of the k entries: Kowalik's level set sums 11 residuals, whose
-    backward walk took 110 additions for the 11 sums of the others, now 11 on stacked arrays."""
+    """``[_fold_but(vals_list, j, op, start, skip) for j in range(k)]``, made at once for k > 2: the same
+    steps in the same order as the loop over j (op elementwise, so each entry's values are the loop's, bit
+    for bit), one op a term on (k, ...) arrays instead of k - 1 ops for each of the k entries: Kowalik's
+    level set sums 11 residuals, whose backward walk took 110 additions for the 11 sums of the others, now
+    11 on stacked arrays.  Two arguments take the loop (one op an entry: nothing to stack)."""
     k = len(vals_list)
+    if k <= 2:
+        return [_fold_but(vals_list, j, op, start, skip) for j in range(k)]
     shape = np.broadcast_shapes(*(np.shape(e) for v in vals_list for e in v))
     lo = np.full((k,) + shape, start)
     hi = np.full((k,) + shape, start)
@@ -168,15 +170,6 @@ def _all_but_each(vals_list, op, start, skip=()):
         lo = np.concatenate([nlo[:m], lo[m:m + 1], nlo[m + 1:]])
         hi = np.concatenate([nhi[:m], hi[m:m + 1], nhi[m + 1:]])
     return [(lo[j], hi[j]) for j in range(k)]
-
-
-def _product_but(vals_list, j, skip):
-    """The product of every argument but the j-th and those in ``skip``, from 1 (the loop's order)."""
-    acc = (1.0, 1.0)
-    for k, v in enumerate(vals_list):
-        if k != j and k not in skip:
-            acc = mul(acc, v)
-    return acc
 
 
 def _is_inv(node):
@@ -220,7 +213,7 @@ def _backward(e, target, vals, narrowed):
     args = e.args
     if op == "add":
         av = [vals[a] for a in args]
-        others = _all_but_each(av, add, 0.0) if len(av) > 2 else [_others(av, j) for j in range(len(av))]
+        others = _all_but_each(av, add, 0.0)
         for j, a in enumerate(args):
             _backward(a, sub(cur, others[j]), vals, narrowed)
     elif op == "mul":
@@ -237,11 +230,10 @@ def _backward(e, target, vals, narrowed):
                 den = mul(den, powers[j])
         # the product of the others for each argument (and of the other numerator factors): the loops'
         # products, each the same steps in the same order (_all_but_each)
-        rests = _all_but_each(av, mul, 1.0) if len(av) > 2 else [_product_but(av, j, ()) for j in range(len(av))]
+        rests = _all_but_each(av, mul, 1.0)
         if any(inv):
             skip = {k for k in range(len(av)) if inv[k]}
-            nums = (_all_but_each(av, mul, 1.0, skip) if len(av) > 2
-                    else [_product_but(av, j, skip) for j in range(len(av))])
+            nums = _all_but_each(av, mul, 1.0, skip)
             scaled = mul(cur, den)   # T * den, the same for every numerator factor
         tlo, thi = np.broadcast_arrays(*cur)
         for j, a in enumerate(args):
