@@ -70,14 +70,13 @@ def _stack(pairs):
     return np.stack([p[0] for p in pairs], -1), np.stack([p[1] for p in pairs], -1)
 
 
-def _weights(lsq, lo, hi, enclosed=None):
-    """The weights' enclosure (B, m).  For the cleared program (:func:`gpubench.forms.lsq.cleared_program`,
-    weights w_i / D_i^2) the point interval of its lower end w_i / max_X D_i^2, rounded down (0 where D_i
-    is unbounded): f >= sum_i (w_i / max D_i^2) N_i^2 + rest holds at every point of the box where f is
-    defined, as N_i^2 >= 0; the weight's upper end (infinite across a pole) is never used.  ``enclosed``:
-    the enclosures of ``lsq.weights`` and ``lsq.den`` over the boxes where the caller made them."""
-    if enclosed is None:
-        enclosed = lsq.enclose(lo, hi, [lsq.weights, lsq.den])
+def _weights(lsq, enclosed):
+    """The weights' enclosure (B, m), from ``enclosed``: the enclosures of ``lsq.weights`` and ``lsq.den``
+    over the boxes (made by the caller's one walk).  For the cleared program
+    (:func:`gpubench.forms.lsq.cleared_program`, weights w_i / D_i^2) the point interval of its lower end
+    w_i / max_X D_i^2, rounded down (0 where D_i is unbounded): f >= sum_i (w_i / max D_i^2) N_i^2 + rest
+    holds at every point of the box where f is defined, as N_i^2 >= 0; the weight's upper end (infinite
+    across a pole) is never used."""
     wts = _stack(enclosed[0])
     if not lsq.den:
         return wts
@@ -99,7 +98,7 @@ def _pieces(lsq, lo, hi, c, remainder=True):
     box = lsq.enclose(lo, hi, [lsq.value, lsq.rest, lsq.weights, lsq.den] + ([lsq.hess] if remainder else []))
     nat = _stack(box[0])                                             # (B, m)
     rest = box[1]
-    wts = _weights(lsq, lo, hi, (box[2], box[3]))
+    wts = _weights(lsq, (box[2], box[3]))
     rc, g = lsq.enclose(c, c, [lsq.value, lsq.grad])
     rc = _stack(rc)
     glo = np.stack([np.stack([p[0] for p in row], -1) for row in g], -2)   # (B, m, n)
