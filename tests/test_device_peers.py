@@ -265,6 +265,27 @@ def test_de_generation_row_on_the_cpu_twin():
         device_rows.de_generation("device:de", 4, _settings("de-generation", mode="warp"))
     with pytest.raises(InputError, match="registers"):
         device_rows.de_generation("device:de", 4, _settings("de-generation", registers=8))
+    with pytest.raises(InputError, match="lanes 64"):
+        device_rows.de_generation("device:de", 4, _settings("de-generation", lanes=64))
+
+
+def test_de_generation_lanes_reach_de_gpu(monkeypatch):
+    """``lanes`` is de-gpu's threads_per_member (0: unset), and the row says which cap it ran under."""
+    from gpubench import methods
+    seen = []
+    real = methods.minimize
+
+    def spy(*a, **kw):
+        seen.append(kw.get("threads_per_member"))
+        return real(*a, **kw)
+    monkeypatch.setattr(methods, "minimize", spy)
+    _, res = device_rows.de_generation("device:de", 4, _settings("de-generation", np=16, seconds=10.0, lanes=2,
+                                                                  max_generations=3, backend="cpu"))
+    assert seen == [2, 2] and res["lanes_cap"] == 2
+    seen.clear()
+    _, res = device_rows.de_generation("device:de", 4, _settings("de-generation", np=16, seconds=10.0,
+                                                                  max_generations=3, backend="cpu"))
+    assert seen == [None, None] and res["lanes_cap"] is None
 
 
 def test_de_generation_row_stream_mode_on_the_cpu_twin():

@@ -295,7 +295,8 @@ def _de_gpu_row(D, NP, s):
 
 
 def _de_gpu_timed(D, NP, s, methods):
-    kw = dict(np=NP, runs=1, mode=s["mode"], backend=s["backend"], F=s["F"], CR=s["CR"], seed=1, bounds="reinit")
+    kw = dict(np=NP, runs=1, mode=s["mode"], backend=s["backend"], F=s["F"], CR=s["CR"], seed=1, bounds="reinit",
+              threads_per_member=s.get("lanes") or None)
     if s["mode"] == "stream":
         kw["cpu_variant"] = "stream"   # on the CPU, the stream kernel's twin
     t0 = time.perf_counter()
@@ -306,7 +307,7 @@ def _de_gpu_timed(D, NP, s, methods):
     r = methods.minimize(DE_FUNCTION, D, "de-gpu", max_evaluations=NP * (1 + gens), **kw)
     launch = r.options.get("launch")
     return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm, "chunk": s["chunk"] or None,
-            "registers_cap": s["registers"] or None, "mode": s["mode"],
+            "registers_cap": s["registers"] or None, "lanes_cap": s.get("lanes") or None, "mode": s["mode"],
             "schedule": launch["schedule"] if launch else r.options.get("variant"),
             "replacements": r.history.get("replacements"), "stale_copies": r.history.get("stale_copies"),
             "best_error": float(min(r.history["run_error"])), "backend": r.backend,
@@ -378,7 +379,10 @@ def _evox_row(D, NP, s, compiled):
 def de_generation(problem, n, s):
     """Generations of DE/rand/1/bin (F, CR; Storn & Price 1997, as de-gpu: Qin et al. 2012) on the
     shifted Rastrigin function at D = n with population ``np``, by ``peer``: de-gpu (``mode``: auto,
-    fast or stream, with its ``chunk`` and, for stream, a ``registers`` cap; one run; its own clock,
+    fast or stream, with its ``chunk``, ``lanes`` (a cap on a member's group of lanes, de-gpu's
+    ``threads_per_member``: fewer lanes a member put more members in a warp, so a member's own steps,
+    its key, indices, reduction and selection, take fewer warp instructions) and, for stream, a
+    ``registers`` cap; one run; its own clock,
     after compilation and random-state set-up) or EvoX's DE (compiled or eager,
     warm).  Measured: function evaluations per second and ms per generation; on a GPU also the
     bytes a generation must move (:func:`gpubench.problems.floors.de_bytes`) and the bandwidth that makes, against a
@@ -392,6 +396,8 @@ def de_generation(problem, n, s):
         raise InputError(f"de-generation registers {s['registers']}: 0 (the compiler's choice) or 16 to 255")
     if s["chunk"] and not 1 <= s["chunk"] <= 16:
         raise InputError(f"de-generation chunk {s['chunk']}: 0 (the kernel's own) or 1 to 16")
+    if s["lanes"] and not 1 <= s["lanes"] <= 32:
+        raise InputError(f"de-generation lanes {s['lanes']}: 0 (the kernel's own) or 1 to 32")
     if s["peer"] == "de-gpu":
         row = _de_gpu_row(D, NP, s)
     else:
