@@ -674,7 +674,8 @@ def test_auto_mode_is_chosen_by_measurement_and_cached(monkeypatch, tmp_path):
     seen = []
     speed = {"fast": 2e-3, "stream": 1e-3}
 
-    def probe(plan, mod, mode):
+    def probe(plan, mod, mode, lanes=None):
+        assert lanes is None   # D <= 16: a member's group is already narrower than a warp
         seen.append((mode, plan.D, plan.R * plan.NP))
         return speed[mode]
     monkeypatch.setattr(de_auto, "probe_seconds", probe)
@@ -696,6 +697,37 @@ def test_auto_mode_is_chosen_by_measurement_and_cached(monkeypatch, tmp_path):
     assert chosen(5)[0] == "fast" and len(seen) == 4 and len(list(tmp_path.glob("*.json"))) == 2
     de_gpu.warmup(functions.get("shifted_sphere"), 6, de_gpu.DeGpuSettings(np=8, runs=2, backend="cuda", mode="auto"))
     assert seen[-2:] == [("fast", 6, 16), ("stream", 6, 16)]
+
+
+def test_auto_mode_probes_half_warp_groups_and_runs_the_winner(monkeypatch, tmp_path):
+    """Where a member's group is a whole warp (D > 16) and the user set no threads_per_member, auto
+    also probes both kernels with groups of 16 lanes; the winner's lanes are the run's and the
+    record says so.  A user's threads_per_member is kept, not probed, and is part of the key."""
+    from gpubench.methods import de_auto
+    monkeypatch.setattr(de_auto, "_store", lambda: tmp_path)
+    monkeypatch.setattr(de_auto, "_CHOSEN", {})
+    seen = []
+    speed = {("fast", None): 3e-3, ("stream", None): 2e-3, ("fast", 16): 4e-3, ("stream", 16): 1e-3}
+
+    def probe(plan, mod, mode, lanes=None):
+        seen.append((mode, lanes))
+        return speed[(mode, lanes)]
+    monkeypatch.setattr(de_auto, "probe_seconds", probe)
+    r = methods.minimize("shifted_sphere", 20, "de-gpu", np=8, max_evaluations=24, backend="cuda", mode="auto")
+    assert seen == [("fast", None), ("stream", None), ("fast", 16), ("stream", 16)]
+    assert r.options["auto"]["mode"] == "stream" and r.options["auto"]["lanes"] == 16
+    assert r.options["launch"]["schedule"] == "stream" and r.options["launch"]["threads_per_member"] == 16
+    assert r.options["auto"]["seconds_per_generation"]["stream/16"] == 1e-3
+    seen.clear()
+    r = methods.minimize("shifted_sphere", 20, "de-gpu", np=8, max_evaluations=24, backend="cuda", mode="auto",
+                         threads_per_member=8)
+    assert seen == [("fast", None), ("stream", None)] and r.options["launch"]["threads_per_member"] == 8
+    speed.update({("stream", 16): 5e-3})   # a whole warp wins: the kernel's own group (32 lanes)
+    monkeypatch.setattr(de_auto, "_CHOSEN", {})
+    for f in tmp_path.glob("*.json"):
+        f.unlink()
+    r = methods.minimize("shifted_sphere", 20, "de-gpu", np=8, max_evaluations=24, backend="cuda", mode="auto")
+    assert r.options["auto"]["lanes"] is None and r.options["launch"]["threads_per_member"] == 32
 
 
 def test_auto_probe_times_a_generation_of_each_kernel(monkeypatch):

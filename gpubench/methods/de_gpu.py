@@ -257,7 +257,9 @@ def _run(plan, s):
             from dataclasses import replace
             from .de_auto import chosen_mode
             mode, auto = chosen_mode(plan, _module(plan.fn, "cuda"))
-            plan = Plan(plan.fn, plan.D, replace(s, mode=mode))
+            lanes = auto.get("lanes")
+            plan = Plan(plan.fn, plan.D, replace(s, mode=mode,
+                                                 threads_per_member=s.threads_per_member if lanes is None else lanes))
         try:
             r = run_cuda(plan, _module(plan.fn, "cuda"))
             if auto is not None:
