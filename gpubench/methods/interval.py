@@ -45,6 +45,16 @@ def _preload(fn, dim, settings):
     (the descents), the point, gradient and interval kernels from numba's disk cache, and the level
     set's program (contraction).  The process's wall time is the same; the solve's seconds hold the search."""
     import numpy as np
+    from ..device.gpu import resolve_backend
+    from .solver.settings import host_loop_reasons
+    if settings.loop == "device" or (settings.loop == "auto" and resolve_backend(settings.backend) == "cuda"
+                                     and not host_loop_reasons(settings)):
+        # the device loop: its kernel's load from disk, its buffers and its grid's occupancy query
+        # were inside the first launch, so inside the solve's clock: a second process's Levy n = 1,000
+        # read 2.9-3.7 s on the H200 where a process that had warmed up read 1.97-2.53 s (a05499a,
+        # a89fb72, 9941e55, c82b8bf).  One iteration, as the warm-up runs it, does them all here.
+        _warmup(fn, dim, settings)
+        return
     lo, hi = fn.bounds(dim)
     x = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
     if settings.local_starts or settings.local_search or settings.polish:
