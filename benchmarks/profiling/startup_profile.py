@@ -18,7 +18,9 @@ one JSON object: for each run, the wall time from launch to exit split into
 * ``startup``: interpreter start and the imports of the command line, up to ``main`` running
   the command;
 * the phases the command records, each in seconds exclusive of the phases inside it:
-  ``function`` (importing sympy and the function's definition), ``cuda.driver`` (the driver's
+  ``command.imports`` (``minimize``: the command's first imports, the method's module among them)
+  with ``numpy.import`` (numpy's, which they make first), ``function`` (importing sympy and the
+  function's definition), ``cuda.driver`` (the driver's
   initialisation, asked through ctypes since 2026-11-28; before, numba-cuda's import with it, which
   now falls in the phase of the first launch), ``search.setup`` (the solver's set-up not counted
   below), ``codegen.source`` (deriving the forms' source, or finding it in the cache),
@@ -55,9 +57,9 @@ import time
 from pathlib import Path
 
 # the phases of a run, in the order a solve meets them (any other recorded name is reported too)
-ORDER = ("startup", "function", "method.run", "cuda.driver", "search.setup", "codegen.source", "codegen.import",
-         "cuda.context", "numba.compile_or_load", "search.first_iteration", "search.run", "command",
-         "exit")
+ORDER = ("startup", "command.imports", "numpy.import", "function", "method.run", "cuda.driver", "search.setup",
+         "codegen.source", "codegen.import", "cuda.context", "numba.compile_or_load", "search.first_iteration",
+         "search.run", "command", "exit")
 
 
 # ---------------------------------------------------------------- -X importtime
@@ -237,7 +239,7 @@ def profile(args, extra, method=None):
 # ---------------------------------------------------------------- the table of docs/fast-answer.md
 BEGIN, END = "<!-- startup table: begin -->", "<!-- startup table: end -->"
 # the phases of a run, grouped as the table shows them
-GROUPS = {"import": ("startup",),
+GROUPS = {"import": ("startup", "command.imports", "numpy.import"),
           "forms": ("function", "codegen.source"),
           "compile or load": ("cuda.driver", "codegen.import", "cuda.context", "numba.compile_or_load")}
 

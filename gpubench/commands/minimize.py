@@ -1,4 +1,5 @@
 """``gpubench minimize FUNCTION --dim N --method M [--set KEY=VALUE ...]``: any registered method."""
+import importlib
 import math
 import time
 
@@ -62,12 +63,19 @@ def interactive_defaults(method, dim, given):
 
 
 def run(args):
-    from .. import functions, methods
-    from ..device.gpu import check_writable_file
-    from ..workflow.resources import check_method
-    from . import _result
-    from ._progress import Progress
-    method = methods.get(args.method)
+    from ..device.gpu import phase
+    # the command's first imports, timed apart from the rest of "command" (issue 42, item 4: "command"
+    # took 0.12-0.29 s of a second process on the H200 windows, 0.05 s on a 2-core CPU, where these
+    # imports are 0.045 s of it), numpy's own import apart inside them
+    with phase("command.imports"):
+        with phase("numpy.import"):  # the functions would import it first; here it is timed alone
+            importlib.import_module("numpy")
+        from .. import functions, methods
+        from ..device.gpu import check_writable_file
+        from ..workflow.resources import check_method
+        from . import _result
+        from ._progress import Progress
+        method = methods.get(args.method)
     if args.dim is None:
         resolve_dim(args, functions.get(args.function))
     text = parse_sets(args.set)
@@ -95,7 +103,6 @@ def run(args):
     values = {**{k: c.value for k, c in chosen.items()}, **given}
     settings = method.make_settings(values)
     check_method(args.dim, settings)
-    from ..device.gpu import phase
     with phase("function"):  # sympy and the definition (benchmarks/profiling/startup_profile.py)
         fn = functions.get(args.function)
     check_numbers(fn, args.dim)
