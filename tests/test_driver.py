@@ -130,3 +130,61 @@ def test_a_cuda_solve_that_never_launches_imports_no_numba_cuda():
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     assert "NUMBA_CUDA False" in p.stderr, "a cuda solve that made no launch imported numba-cuda"
+
+
+class FakeContextDriver(FakeDriver):
+    """The primary context's retain (taking ``seconds``, with no Python lock held, as a ctypes call
+    into the driver) and release, recorded."""
+
+    def __init__(self, retain=0, seconds=0.3, **kw):
+        super().__init__(**kw)
+        self.retain, self.seconds, self.calls = retain, seconds, []
+
+    def cuDevicePrimaryCtxRetain(self, ref, device):
+        import time
+        time.sleep(self.seconds)
+        self.calls.append(("retain", device.value))
+        return self.retain
+
+    def cuDevicePrimaryCtxRelease_v2(self, device):
+        self.calls.append(("release", device.value))
+        return 0
+
+
+def test_the_early_context_is_made_beside_the_caller_and_given_back(fake):
+    import time
+    lib = FakeContextDriver(count=2)
+    fake(lib)
+    t0 = time.perf_counter()
+    early = driver.start_primary_context(1)
+    assert time.perf_counter() - t0 < 0.2 and lib.calls == []   # the caller goes on at once
+    early.close()                                                # waits for the retain, then releases
+    assert lib.calls == [("retain", 1), ("release", 1)]
+    early.close()
+    assert lib.calls == [("retain", 1), ("release", 1)]          # given back once
+    lib = FakeContextDriver(retain=2, seconds=0.0)              # CUDA_ERROR_OUT_OF_MEMORY: nothing to give back
+    fake(lib)
+    driver.start_primary_context().close()
+    assert lib.calls == [("retain", 0)]
+    fake(FakeDriver())                                           # no such entry points: numba-cuda makes it
+    driver.start_primary_context().close()
+    fake(None)
+    assert driver.start_primary_context() is None
+
+
+def test_a_typed_in_run_asks_for_the_early_context_only_when_told_and_on_cuda(fake, monkeypatch):
+    from argparse import Namespace
+
+    from gpubench.commands import minimize
+    fake(FakeContextDriver(seconds=0.0))
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.delenv("GPUBENCH_EARLY_CONTEXT", raising=False)
+    assert minimize.early_context(Namespace(backend="cuda")) is None     # off by default
+    monkeypatch.setenv("GPUBENCH_EARLY_CONTEXT", "1")
+    for backend in ("cpu", "auto", None):
+        assert minimize.early_context(Namespace(backend=backend)) is None
+    early = minimize.early_context(Namespace(backend="cuda"))
+    assert isinstance(early, driver.EarlyContext)
+    early.close()
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")                      # the simulator has no context
+    assert minimize.early_context(Namespace(backend="cuda")) is None

@@ -10,9 +10,19 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# the command line, then whether sympy was imported, as the last line of stdout
-RUN = ("import sys\nfrom gpubench import cli\nrc = cli.main(sys.argv[1:])\n"
-       "print(json.dumps({'rc': rc, 'sympy': 'sympy' in sys.modules}))")
+# modules a typed-in CPU run of a method that needs none of them must not import: each costs a
+# second process tenths of a second (issue 42, item 4: SciPy's optimize 0.2 s and its linalg 0.15 s
+# here, numba-cuda 0.17 s)
+HEAVY = ("sympy", "scipy.linalg", "scipy.optimize", "scipy.stats", "pandas", "matplotlib", "numba.cuda")
+
+# the command line, then whether sympy was imported, which of HEAVY were, and the commands it started
+# (a git or nvidia-smi call is a process start on the way to the answer), as the last line of stdout
+RUN = ("import subprocess, sys\nspawned = []\n_init = subprocess.Popen.__init__\n"
+       "def _spy(self, args, *a, **k):\n    spawned.append(str(args))\n    return _init(self, args, *a, **k)\n"
+       "subprocess.Popen.__init__ = _spy\n"
+       "from gpubench import cli\nrc = cli.main(sys.argv[1:])\n"
+       "print(json.dumps({'rc': rc, 'sympy': 'sympy' in sys.modules, "
+       f"'heavy': [m for m in {HEAVY!r} if m in sys.modules], 'spawned': spawned}}))")
 
 
 def _gpubench(args, cache, **env):
@@ -38,6 +48,8 @@ def test_a_second_de_gpu_process_imports_no_sympy(tmp_path, monkeypatch):
     assert cache.summary()["kinds"]["function cards"] == 1   # `gpubench cache` counts it
     second, how = _gpubench(args, tmp_path)
     assert not how["sympy"], "the second process imported sympy"
+    assert how["heavy"] == [], f"a second CPU de-gpu process imported {how['heavy']}"
+    assert how["spawned"] == [], f"a second CPU de-gpu process started {how['spawned']}"
     # the same answer from the cached card and module
     assert second["fun"] == first["fun"] and second["x"] == first["x"] and second["nfev"] == first["nfev"]
 

@@ -104,6 +104,8 @@ def test_any_method_is_profiled_through_minimize(sp):
     assert cmd[cmd.index("gpubench") + 1] == "minimize" and cmd[cmd.index("--method") + 1] == "de-gpu"
     r = sp.run_once(cmd, dict(os.environ))
     assert r["phases_s"]["method.run"] > 0 and r["phases_s"]["function"] > 0
+    # the command's first imports are timed apart, numpy's inside them (imported there, not at startup)
+    assert r["phases_s"]["command.imports"] > 0 and r["phases_s"]["numpy.import"] > 0.001
     assert r["wall_minus_solve_s"] == pytest.approx(r["total_s"] - r["solver_seconds"], abs=1e-3)
     assert r["stop"] == "evaluations"
     assert "de-gpu" in sp.every_method("cuda") and "nelder_mead" not in sp.every_method("cuda")
@@ -161,6 +163,7 @@ def _profile_record():
                glb=-1.0, gub=0.5)
     return {"function": "levy", "dim": 50, "backend": "cuda", "environment": {"gpu": {"name": "H200", "driver": "1"},
                                                                               "commit": "abc", "versions": {}},
+            "host": {"python_s": 0.05, "numpy_s": 0.2, "numba_s": 0.4, "numba_cuda_s": None},
             "methods": {"subdomain-bnb": {"cache": "cold", "runs": [cold, warm]},
                         "tron-gpu": {"cache": "cold", "runs": [{"cache": "cold", "failed": "boom\nit broke"}]}}}
 
@@ -177,6 +180,21 @@ def test_the_table_is_rendered_from_the_stored_profile(sp):
     assert [c.strip() for c in rows[1].split("|")[1:4]] == ["levy n = 50", "subdomain-bnb", "second #1"]
     assert "failed: it broke" in rows[2]
     assert "H200, driver 1" in text and "commit abc" in text
+    assert text.rstrip().endswith("a new process on this host (s): python 0.05, numpy 0.20, numba 0.40")
+
+
+def test_the_host_is_measured_beside_the_runs(sp):
+    """A profile carries what the host alone costs a new process (windows differ by 1.5x, code aside)."""
+    host = sp.host_reference("cpu", runs=1)
+    assert set(host) == {"python_s", "numpy_s", "numba_s"}   # numba-cuda only for a GPU backend
+    assert 0 < host["python_s"] < host["numpy_s"] < host["numba_s"]
+
+
+
+def test_an_import_the_host_cannot_make_is_none(sp, monkeypatch):
+    monkeypatch.setattr(sp, "HOST_IMPORTS", {"python": "pass", "missing": "import gpubench_no_such_module"})
+    host = sp.host_reference("cuda", runs=2)
+    assert host["python_s"] > 0 and host["missing_s"] is None
 
 
 def test_the_docs_table_is_replaced_between_its_markers(sp, tmp_path):

@@ -18,7 +18,9 @@ one JSON object: for each run, the wall time from launch to exit split into
 * ``startup``: interpreter start and the imports of the command line, up to ``main`` running
   the command;
 * the phases the command records, each in seconds exclusive of the phases inside it:
-  ``function`` (importing sympy and the function's definition), ``cuda.driver`` (the driver's
+  ``command.imports`` (``minimize``: the command's first imports, the method's module among them)
+  with ``numpy.import`` (numpy's, which they make first), ``function`` (importing sympy and the
+  function's definition), ``cuda.driver`` (the driver's
   initialisation, asked through ctypes since 2026-11-28; before, numba-cuda's import with it, which
   now falls in the phase of the first launch), ``search.setup`` (the solver's set-up not counted
   below), ``codegen.source`` (deriving the forms' source, or finding it in the cache),
@@ -34,6 +36,10 @@ and the imports, from ``-X importtime``: the seconds spent importing each top-le
 (self times, which add up without double counting) and the slowest imports with what imported
 them.  Imports happen inside the phases above (sympy in ``function``, numba in
 ``codegen.import``), so they are a second view of the same seconds, not more of them.
+
+``host`` holds what the host alone costs a new process (:func:`host_reference`: a bare interpreter,
+numpy's, numba's and numba-cuda's imports), so that two windows' figures can be told apart from a
+change of gpubench's.
 
 ``--cold`` runs in a new empty cache (``GPUBENCH_CACHE`` and ``NUMBA_CACHE_DIR``): the first run is
 the cold start, the next ``--runs`` (default 2) are second processes.  ``--cache DIR`` keeps that
@@ -55,9 +61,9 @@ import time
 from pathlib import Path
 
 # the phases of a run, in the order a solve meets them (any other recorded name is reported too)
-ORDER = ("startup", "function", "method.run", "cuda.driver", "search.setup", "codegen.source", "codegen.import",
-         "cuda.context", "numba.compile_or_load", "search.first_iteration", "search.run", "command",
-         "exit")
+ORDER = ("startup", "command.imports", "numpy.import", "function", "method.run", "cuda.driver", "search.setup",
+         "codegen.source", "codegen.import", "cuda.context", "numba.compile_or_load", "search.first_iteration",
+         "search.run", "command", "exit")
 
 
 # ---------------------------------------------------------------- -X importtime
@@ -198,6 +204,36 @@ def run_once(args, env):
     return breakdown(launched, ended, records, p.stderr if "-X" in args else None, solve_json)
 
 
+# What the host alone costs a new process: the wall seconds of a bare interpreter and of one that
+# imports numpy, numba (and numba-cuda), the minimum of HOST_RUNS each.  The same code profiled in two
+# windows of the H200 host differed by about 1.5x in every phase, startup and exit too (interval's second
+# process 0.77 s at 31fe746, 1.16-1.21 s at a05499a): the host's own figures tell such a difference
+# from one of gpubench's.
+HOST_IMPORTS = {"python": "pass", "numpy": "import numpy", "numba": "import numba",
+                "numba_cuda": "from numba import cuda"}
+HOST_RUNS = 3
+
+
+def host_reference(backend, env=None, runs=HOST_RUNS):
+    """{"python_s": ..., "numpy_s": ..., "numba_s": ...} (and "numba_cuda_s" unless ``backend`` is
+    cpu): see HOST_IMPORTS; None for an import that fails."""
+    out = {}
+    for name, code in HOST_IMPORTS.items():
+        if name == "numba_cuda" and backend == "cpu":
+            continue
+        best = None
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True)
+            seconds = time.perf_counter() - t0
+            if p.returncode != 0:
+                best = None
+                break
+            best = seconds if best is None else min(best, seconds)
+        out[f"{name}_s"] = None if best is None else round(best, 4)
+    return out
+
+
 def median(runs):
     """The median of each phase over ``runs`` (the total too)."""
     if not runs:
@@ -237,7 +273,7 @@ def profile(args, extra, method=None):
 # ---------------------------------------------------------------- the table of docs/fast-answer.md
 BEGIN, END = "<!-- startup table: begin -->", "<!-- startup table: end -->"
 # the phases of a run, grouped as the table shows them
-GROUPS = {"import": ("startup",),
+GROUPS = {"import": ("startup", "command.imports", "numpy.import"),
           "forms": ("function", "codegen.source"),
           "compile or load": ("cuda.driver", "codegen.import", "cuda.context", "numba.compile_or_load")}
 
@@ -284,8 +320,17 @@ def render(records):
                     + (f", driver {gpu.get('driver')}" if isinstance(gpu, dict) and gpu.get("driver") else "")
                     + f"; {e.get('cpu', '')}; commit {e.get('commit', '?')}; {e.get('date', '')}; "
                     + ", ".join(f"{k} {v}" for k, v in (e.get("versions") or {}).items()
-                                if k in ("numba", "numba-cuda", "sympy", "python")))
+                                if k in ("numba", "numba-cuda", "sympy", "python"))
+                    + _host_text(rec.get("host")))
     return "\n".join(lines + [""] + envs) + "\n"
+
+
+def _host_text(host):
+    """The host's own figures (:func:`host_reference`) as the table's footnote says them."""
+    if not host:
+        return ""
+    parts = [f"{k[:-2].replace('_', '-')} {v:.2f}" for k, v in host.items() if v is not None]
+    return "; a new process on this host (s): " + ", ".join(parts) if parts else ""
 
 
 def render_into(doc, files):
@@ -339,13 +384,13 @@ def main(argv=None):
     if args.method:
         names = every_method(args.backend) if args.method == ["all"] else args.method
         rec = {"function": args.function, "dim": args.dim, "backend": args.backend,
-               "methods": {}, "environment": environment.capture()}
+               "methods": {}, "environment": environment.capture(), "host": host_reference(args.backend)}
         for m in names:  # stored after each method: a run cut short keeps what it measured
             rec["methods"][m] = profile(args, extra, m)
             if args.out:
                 atomic_write(args.out, json.dumps(rec, indent=1) + "\n")
     else:
-        rec = dict(profile(args, extra), environment=environment.capture())
+        rec = dict(profile(args, extra), environment=environment.capture(), host=host_reference(args.backend))
     text = json.dumps(rec, indent=1)
     if args.out:
         atomic_write(args.out, text + "\n")

@@ -13,11 +13,12 @@ cannot load is one numba-cuda cannot load either, and ``NUMBA_DISABLE_CUDA`` is 
 numba-cuda honours it.  One difference is left: numba-cuda also asks for libNVVM (its compiler);
 a host with a driver but without libNVVM is taken to have a GPU here, and its first compile fails.
 
-Light: ctypes and os only.
+Light: ctypes, os and threading only.
 """
 import ctypes
 import os
 import sys
+import threading
 
 NAMES = ("libcuda.so", "libcuda.so.1")
 FOLDERS = ("/usr/lib", "/usr/lib64")
@@ -79,3 +80,48 @@ def total_memory(ordinal=0):
     except AttributeError:
         return None
     return int(size.value)
+
+
+class EarlyContext:
+    """Device ``ordinal``'s primary context, retained in a thread of its own while the caller goes on
+    (``GPUBENCH_EARLY_CONTEXT=1``, :func:`gpubench.commands.minimize.run`; issue 42, item 4).
+
+    A second process of a method that launches spends, before its first launch, its time importing
+    numpy, numba and numba-cuda (0.7-0.8 s on the H200 host), then makes the CUDA context (part of
+    ``method.run``'s 0.14-0.16 s there).  The driver's calls hold no Python lock (ctypes releases it),
+    so made here the context is made during those imports; numba-cuda's first launch retains the same
+    primary context (``Device.set_current``) and finds it made.  :meth:`close` waits for the thread
+    and gives this hold back: a context numba-cuda made current keeps its own, one it never used goes.
+    """
+
+    def __init__(self, lib, ordinal=0):
+        self.lib, self.ordinal, self.device = lib, ordinal, None
+        self.thread = threading.Thread(target=self._retain, name="gpubench-early-context", daemon=True)
+        self.thread.start()
+
+    def _retain(self):
+        device, context = ctypes.c_int(0), ctypes.c_void_p(None)
+        try:
+            if self.lib.cuInit(0) != 0 or self.lib.cuDeviceGet(ctypes.byref(device), self.ordinal) != 0:
+                return
+            if self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device) == 0:
+                self.device = device
+        except AttributeError:  # a library without these entry points: numba-cuda makes it, as without
+            return
+
+    def close(self):
+        self.thread.join()
+        if self.device is None:
+            return
+        release = getattr(self.lib, "cuDevicePrimaryCtxRelease_v2", None) or self.lib.cuDevicePrimaryCtxRelease
+        release(self.device)
+        self.device = None
+
+
+def start_primary_context(ordinal=0):
+    """An :class:`EarlyContext` of device ``ordinal``, or None where the driver cannot be asked so
+    (not Linux, CUDA disabled, no library)."""
+    if not sys.platform.startswith("linux") or disabled():
+        return None
+    lib = library()
+    return None if lib is None else EarlyContext(lib, ordinal)
