@@ -198,6 +198,42 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
 
 
 @device
+def _lb_gram_rows(S, Y, k, theta, FR, GR, a0, da):
+    # rows a0, a0 + da, ... of the free rows' Gram matrix GR = W_F^T W_F (and, by symmetry, the
+    # columns below them): each entry a sum over the free coordinates in order
+    k2 = 2 * k
+    for a in range(a0, k2, da):
+        for b in range(a, k2):     # symmetric: w_a w_b and w_b w_a round alike
+            s = 0.0
+            for i in range(FR.shape[0]):
+                if FR[i] > 0.0:
+                    s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
+            GR[a, b] = s
+            GR[b, a] = s
+
+
+@device
+def _lb_gram_free(S, Y, k, theta, FR, GR):
+    _lb_gram_rows(S, Y, k, theta, FR, GR, 0, 1)
+
+
+@device
+def _lb_mgr_rows(M, GR, k2, theta, A, a0, da):
+    # rows a0, a0 + da, ... of A = I - M GR / theta (the subspace step's system)
+    for a in range(a0, k2, da):
+        for b in range(k2):
+            s = 0.0
+            for q in range(k2):
+                s += M[a, q] * GR[q, b]
+            A[a, b] = (1.0 if a == b else 0.0) - s / theta
+
+
+@device
+def _lb_mgr(M, GR, k2, theta, A):
+    _lb_mgr_rows(M, GR, k2, theta, A, 0, 1)
+
+
+@device
 def _lb_maxstep(x, d, lo, hi, cap):
     # the longest step t <= cap along d from x that stays in [lo, hi] (0 if x + 0 d is already out)
     t = cap
@@ -412,20 +448,8 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                     R[i] = 0.0
             _lb_wt(S, Y, k, theta, R, T2)
             _lb_matvec(M, k2, T2, VV)
-            for a in range(k2):
-                for b in range(a, k2):     # symmetric: w_a w_b and w_b w_a round alike
-                    s = 0.0
-                    for i in range(n):
-                        if FR[i] > 0.0:
-                            s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
-                    GR[a, b] = s
-                    GR[b, a] = s
-            for a in range(k2):
-                for b in range(k2):
-                    s = 0.0
-                    for q in range(k2):
-                        s += M[a, q] * GR[q, b]
-                    A[a, b] = (1.0 if a == b else 0.0) - s / theta
+            _lb_gram_free(S, Y, k, theta, FR, GR)
+            _lb_mgr(M, GR, k2, theta, A)
             if _lb_solve(A, k2, VV):
                 for i in range(n):
                     if FR[i] > 0.0:

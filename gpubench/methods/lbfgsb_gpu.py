@@ -68,6 +68,9 @@ class LbfgsbGpuSettings(MethodSettings):
                         choices=("project", "truncate"))
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
     threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
+    lanes: int = setting(1, "CUDA lanes per start: 1 a thread; 2-32 a group of one warp sharing the "
+                         "2m x 2m algebra, the same iterates (blocks of one warp; the CPU ignores it)",
+                         choices=batch.LANES)
     rounds: int = batched.rounds_setting()
     time_limit: Optional[float] = time_limit_setting()   # checked between launches (each about LAUNCH_SECONDS)
 
@@ -109,7 +112,7 @@ def _run(fn, dim, s):
                 break
         run = batch.Starts(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
-            cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
+            cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign, lanes=s.lanes)
         if deadline is None:
             # a launch of no iteration evaluates every start's first point; it also compiles the
             # kernel (in the first process on a machine only: the disk cache serves the next), which
