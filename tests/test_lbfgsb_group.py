@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # (function, n, box (None: the function's own), seed, settings): starts that end on bounds
 # (Rosenbrock and Styblinski-Tang cut by the box) and inside (Levy), both Cauchy points and steps
 CASES = {
-    "rosenbrock-cut": ("rosenbrock", 3, (-0.5, 0.6), 3, dict(m=3, maxiter=30)),
+    "rosenbrock-cut": ("rosenbrock", 3, (-0.5, 0.6), 3, dict(m=3, maxiter=18)),
     "levy": ("levy", 4, None, 1, dict(m=4, maxiter=7)),
     "styblinski-approx-truncate": ("styblinski_tang", 3, (-4.0, 1.0), 5,
                                    dict(m=3, maxiter=8, cauchy="approximate", step="truncate")),
@@ -71,11 +71,12 @@ def test_groups_resume_across_capped_launches():
     _same(cut, one)
 
 
-# a sum in another order (the subspace system's back substitution), and lanes that skip their rows
-# of A = I - M GR / theta: the bit-for-bit comparison catches each
+# a sum in another order (the subspace system's back substitution; the Cauchy point's u^T M v), and
+# lanes that skip their rows of A = I - M GR / theta: the bit-for-bit comparison catches each
 BREAKS = {
     "order": ("            for q in range(c + 1, k2):\n                s -= A[c, q] * rhs[q]\n            rhs[c] = s / A[c, c]",
               "            for q in range(k2 - 1, c, -1):\n                s -= A[c, q] * rhs[q]\n            rhs[c] = s / A[c, c]"),
+    "quad-order": ("    for a in range(k2):\n        s += u[a] * t[a]", "    for a in range(k2 - 1, -1, -1):\n        s += u[a] * t[a]"),
     "idle-lanes": ("            _lb_mgr_rows(SM[2], SM[4], k, theta, SM[3], lane, LBG_LANES)",
                    "            pass"),
 }

@@ -5,8 +5,10 @@
 A start is a group of ``LBG_LANES`` consecutive threads of one warp (the driver replaces the
 constant below when it splices the module).  Lane 0 of the group runs the one-thread solver
 :func:`_lb_solve_one` unchanged; the other lanes wait in :func:`_lbg_worker`.  This module
-defines again, under the same names and signatures, the device functions of the solver's largest
-steps (:func:`_lb_middle`, :func:`_lb_solve`, :func:`_lb_gram_free`, :func:`_lb_mgr`): spliced
+defines again, under the same names and signatures, the device functions of the solver's O(k^3),
+O(k^2 n) and O(kn) steps (:func:`_lb_middle`, :func:`_lb_solve`, :func:`_lb_gram_free`, :func:`_lb_mgr`,
+:func:`_lb_wt_at`, :func:`_lb_quad_at`, :func:`_lb_matvec_at`, :func:`_lb_free_residual`,
+:func:`_lb_free_step`, :func:`_lb_pair_dots`): spliced
 after the solver, these definitions are the ones its globals hold when numba compiles the kernel,
 so lane 0's calls post a command to the group (shared memory, then a group barrier) and the whole
 group runs the step, each lane its rows.  Every entry is computed by exactly the operations, in
@@ -24,7 +26,9 @@ from numba import cuda as _lbcuda, float64 as _lbf64
 from numba.core import config as _lbconfig
 
 if __name__ == "gpubench.kernels.lbfgsb_group":  # imported as itself: stand-ins
-    from gpubench.kernels.lbfgsb import _lb_gram_rows, _lb_lu_solve, _lb_mgr_rows, _lb_solve_one
+    from gpubench.kernels.lbfgsb import (_lb_free_residual_rows, _lb_free_step_rows, _lb_gram_rows,
+                                         _lb_lu_solve, _lb_mgr_rows, _lb_pair_dots_rows, _lb_solve_one,
+                                         _lb_wrow)
     from gpubench.kernels.stand_in import device, kernel
 
 LBG_LANES = 8                       # lanes a start (the driver splices in its own)
@@ -32,18 +36,26 @@ LBG_BLOCK = 32                      # threads a block on a GPU: one warp, 32 // 
 LBG_GROUPS = LBG_BLOCK // LBG_LANES if LBG_LANES <= LBG_BLOCK else 1
 LBG_M2MAX = 128                     # 2 m for the largest history (m <= 64)
 _LBG_SIM = bool(_lbconfig.ENABLE_CUDASIM)
-# a group's shared slots: 0 command, 1 k (or k2), 2 theta, 3 a flag lane 0 broadcasts, then pivots
+# a group's shared slots: 0 command, 1 k (or k2), 2 theta, 3 a flag lane 0 broadcasts, 4 the call
+# site (rows of V / SV, as gpubench/kernels/lbfgsb.py numbers them), then pivots or a product's rows
 _LBG_CMD = 0
 _LBG_K = 1
 _LBG_THETA = 2
 _LBG_FLAG = 3
-_LBG_PIV = 4
+_LBG_SITE = 4
+_LBG_PIV = 5
 LBG_SLOTS = _LBG_PIV + LBG_M2MAX
 _LBG_STOP = 1.0
 _LBG_MIDDLE = 2.0
 _LBG_SOLVE = 3.0
 _LBG_GRAM = 4.0
 _LBG_MGR = 5.0
+_LBG_WT = 6.0
+_LBG_QUAD = 7.0
+_LBG_MATVEC = 8.0
+_LBG_RESID = 9.0
+_LBG_STEP = 10.0
+_LBG_PAIR = 11.0
 
 
 @device
@@ -70,11 +82,12 @@ def _lbg_sync():
 
 
 @device
-def _lbg_post(sh, cmd, k, theta):
+def _lbg_post(sh, cmd, k, theta, site):
     # lane 0: the command and its scalars, then the barrier the waiting lanes leave by
     sh[_LBG_CMD] = cmd
     sh[_LBG_K] = k
     sh[_LBG_THETA] = theta
+    sh[_LBG_SITE] = site
     _lbg_sync()
 
 
@@ -192,7 +205,7 @@ def _lbg_solve_part(A, k2, rhs, lane, sh):
 def _lb_middle(SS, SY, k, theta, M, A, col):
     b = _lbg_base()
     sh = _lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS]
-    _lbg_post(sh, _LBG_MIDDLE, k, theta)
+    _lbg_post(sh, _LBG_MIDDLE, k, theta, 0)
     ok = _lbg_middle_part(SS, SY, k, theta, M, A, 0, sh)
     _lbg_sync()
     return ok
@@ -202,7 +215,7 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
 def _lb_solve(A, k2, rhs):
     b = _lbg_base()
     sh = _lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS]
-    _lbg_post(sh, _LBG_SOLVE, k2, 0.0)
+    _lbg_post(sh, _LBG_SOLVE, k2, 0.0, 0)
     ok = _lbg_solve_part(A, k2, rhs, 0, sh)
     _lbg_sync()
     return ok
@@ -211,7 +224,7 @@ def _lb_solve(A, k2, rhs):
 @device
 def _lb_gram_free(S, Y, k, theta, FR, GR):
     b = _lbg_base()
-    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_GRAM, k, theta)
+    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_GRAM, k, theta, 0)
     _lb_gram_rows(S, Y, k, theta, FR, GR, 0, LBG_LANES)
     _lbg_sync()
 
@@ -219,15 +232,92 @@ def _lb_gram_free(S, Y, k, theta, FR, GR):
 @device
 def _lb_mgr(M, GR, k2, theta, A):
     b = _lbg_base()
-    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_MGR, k2, theta)
+    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_MGR, k2, theta, 0)
     _lb_mgr_rows(M, GR, k2, theta, A, 0, LBG_LANES)
     _lbg_sync()
 
 
 @device
+def _lbg_wt_rows(S, Y, k, theta, v, out, a0):
+    # rows a0, a0 + LBG_LANES, ... of W^T v, each summed over i in _lb_wt's order
+    for a in range(a0, 2 * k, LBG_LANES):
+        s = 0.0
+        for i in range(v.shape[0]):
+            s += _lb_wrow(S, Y, k, theta, i, a) * v[i]
+        out[a] = s
+
+
+@device
+def _lbg_mv_rows(M, k2, v, out, a0):
+    # rows a0, a0 + LBG_LANES, ... of M v, each summed over b in _lb_matvec's (and _lb_quad's) order
+    for a in range(a0, k2, LBG_LANES):
+        t = 0.0
+        for b in range(k2):
+            t += M[a, b] * v[b]
+        out[a] = t
+
+
+@device
+def _lb_wt_at(site, S, Y, k, theta, v, out):
+    b = _lbg_base()
+    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_WT, k, theta, site)
+    _lbg_wt_rows(S, Y, k, theta, v, out, 0)
+    _lbg_sync()
+
+
+@device
+def _lb_quad_at(site, M, k2, u, v):
+    # the rows of M v a lane each into the slots, then u^T (M v) summed on lane 0 in _lb_quad's order
+    # (the waiting lanes write the slots again only after lane 0's next command)
+    b = _lbg_base()
+    sh = _lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS]
+    _lbg_post(sh, _LBG_QUAD, k2, 0.0, site)
+    t = sh[_LBG_PIV:_LBG_PIV + k2]
+    _lbg_mv_rows(M, k2, v, t, 0)
+    _lbg_sync()
+    s = 0.0
+    for a in range(k2):
+        s += u[a] * t[a]
+    return s
+
+
+@device
+def _lb_matvec_at(site, M, k2, v, out):
+    b = _lbg_base()
+    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_MATVEC, k2, 0.0, site)
+    _lbg_mv_rows(M, k2, v, out, 0)
+    _lbg_sync()
+
+
+@device
+def _lb_free_residual(S, Y, k, theta, T1, G, XC, X, FR, R):
+    b = _lbg_base()
+    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_RESID, k, theta, 0)
+    _lb_free_residual_rows(S, Y, k, theta, T1, G, XC, X, FR, R, 0, LBG_LANES)
+    _lbg_sync()
+
+
+@device
+def _lb_free_step(S, Y, k, theta, VV, R, FR, DU):
+    b = _lbg_base()
+    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_STEP, k, theta, 0)
+    _lb_free_step_rows(S, Y, k, theta, VV, R, FR, DU, 0, LBG_LANES)
+    _lbg_sync()
+
+
+@device
+def _lb_pair_dots(S, Y, SS, SY, k):
+    b = _lbg_base()
+    _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_PAIR, k, 0.0, 0)
+    _lb_pair_dots_rows(S, Y, SS, SY, k, 0, LBG_LANES)
+    _lbg_sync()
+
+
+@device
 def _lbg_worker(V, SYb, SM, SV, lane):
-    # lanes 1 .. LBG_LANES - 1: each command of lane 0 on the start's own work arrays (the ones
-    # _lb_solve_one passes: SS, SY, M, A, GR = SM[0..4], S, Y = SYb, FR = V[5], VV = SV[2])
+    # lanes 1 .. LBG_LANES - 1: each command of lane 0 on the start's own work arrays, the ones
+    # _lb_solve_one passes (SS, SY, M, A, GR = SM[0..4]; S, Y = SYb; X, G, XC, FR, R, DU = V[0, 1, 3,
+    # 5, 8, 9]; VV, T1 = SV[2, 4]; the products' other rows named by the call site)
     b = _lbg_base()
     sh = _lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS]
     while True:
@@ -245,6 +335,21 @@ def _lbg_worker(V, SYb, SM, SV, lane):
             _lb_gram_rows(SYb[0], SYb[1], k, theta, V[5], SM[4], lane, LBG_LANES)
         elif cmd == _LBG_MGR:
             _lb_mgr_rows(SM[2], SM[4], k, theta, SM[3], lane, LBG_LANES)
+        else:
+            site = int(sh[_LBG_SITE])
+            if cmd == _LBG_WT:          # W^T v: v a row of V, the product a row of SV
+                _lbg_wt_rows(SYb[0], SYb[1], k, theta, V[site // 16], SV[site % 16], lane)
+            elif cmd == _LBG_QUAD:      # u^T M v: v a row of SV, M v into the slots
+                _lbg_mv_rows(SM[2], k, SV[site % 16], sh[_LBG_PIV:_LBG_PIV + k], lane)
+            elif cmd == _LBG_MATVEC:    # M v: v and the product rows of SV
+                _lbg_mv_rows(SM[2], k, SV[site // 16], SV[site % 16], lane)
+            elif cmd == _LBG_RESID:
+                _lb_free_residual_rows(SYb[0], SYb[1], k, theta, SV[4], V[1], V[3], V[0], V[5], V[8],
+                                       lane, LBG_LANES)
+            elif cmd == _LBG_STEP:
+                _lb_free_step_rows(SYb[0], SYb[1], k, theta, SV[2], V[8], V[5], V[9], lane, LBG_LANES)
+            elif cmd == _LBG_PAIR:
+                _lb_pair_dots_rows(SYb[0], SYb[1], SM[0], SM[1], k, lane, LBG_LANES)
         _lbg_sync()
 
 
@@ -262,6 +367,6 @@ def lbfgsb_group_starts(X0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, a
             _lb_solve_one(X0[r], lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap,
                           V[:, :, r], SYb[:, :, :, r], SM[:, :, :, r], SV[:, :, r], XOUT[r], RES[r])
             b = _lbg_base()
-            _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_STOP, 0, 0.0)
+            _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_STOP, 0, 0.0, 0)
         else:
             _lbg_worker(V[:, :, r], SYb[:, :, :, r], SM[:, :, :, r], SV[:, :, r], lane)
