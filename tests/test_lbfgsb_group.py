@@ -86,7 +86,7 @@ BREAKS = {
 def test_a_broken_group_is_caught(monkeypatch, broken):
     fn, lo, hi, X0, kw = _problem("rosenbrock-cut")
     real = batch.group_driver
-    monkeypatch.setattr(batch, "group_driver", lambda lanes: kernels.splice(
+    monkeypatch.setattr(batch, "group_driver", lambda lanes, registers=0: kernels.splice(
         "lbfgsb_group", replace=[BREAKS[broken]]).replace("LBG_LANES = 8 ", f"LBG_LANES = {lanes} "))
     assert batch.group_driver(2) != real(2)
     cpu = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cpu", **kw)
@@ -104,6 +104,9 @@ def test_lanes_setting():
         assert "lanes" in str(e.value) and "\n" not in str(e.value)
     with pytest.raises(InputError):
         batch.Starts(fn, np.zeros((1, 3)), -np.ones(3), np.ones(3), lanes=5)
+    with pytest.raises(InputError) as e:
+        M(fn, 3, starts=2, lanes=8, registers=-1)
+    assert "registers" in str(e.value) and "\n" not in str(e.value)
     # the CPU runs a start a loop turn whatever lanes: the same result
     a = M(fn, 3, starts=3, seed=2, backend="cpu", maxiter=5)
     b = M(fn, 3, starts=3, seed=2, backend="cpu", maxiter=5, lanes=8)
@@ -124,6 +127,8 @@ for lanes in (8, 16):
     ptx = compile_ptx(batch.module(functions.get("levy"), "cuda", lanes).lbfgsb_group_starts, sig, device=False)
     out[lanes] = {"entry": ".entry" in ptx, "target": re.search(r"\.target\s+(\S+)", ptx).group(1),
                   "warp_barriers": ptx.count("bar.warp.sync"), "block_barriers": ptx.count("bar.sync")}
+capped = batch.module(functions.get("levy"), "cuda", 8, 96).lbfgsb_group_starts
+out["cap"] = capped.targetoptions.get("max_registers")     # ptxas's, not in the PTX text
 print(json.dumps(out))
 '''
 
@@ -135,6 +140,7 @@ def test_group_kernel_compiles_to_ptx():
                        timeout=600)
     assert r.returncode == 0, r.stderr[-4000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out.pop("cap") == 96
     for lanes, v in out.items():
         assert v["entry"] and v["target"] == "sm_90", (lanes, v)
         assert v["warp_barriers"] > 0 and v["block_barriers"] == 0, (lanes, v)

@@ -32,6 +32,7 @@ if __name__ == "gpubench.kernels.lbfgsb_group":  # imported as itself: stand-ins
     from gpubench.kernels.stand_in import device, kernel
 
 LBG_LANES = 8                       # lanes a start (the driver splices in its own)
+LBG_REGISTERS = 0                   # a cap on the kernel's registers a thread, 0: ptxas's choice (spliced too)
 LBG_BLOCK = 32                      # threads a block on a GPU: one warp, 32 // LBG_LANES starts
 LBG_GROUPS = LBG_BLOCK // LBG_LANES if LBG_LANES <= LBG_BLOCK else 1
 LBG_M2MAX = 128                     # 2 m for the largest history (m <= 64)
@@ -353,7 +354,14 @@ def _lbg_worker(V, SYb, SM, SV, lane):
         _lbg_sync()
 
 
-@kernel
+# every lane holds the registers of the solver's lane 0: at 228 (the one-thread kernel's, ncu at
+# a05499a) an SM keeps 8 warps, 8 x 32 / LBG_LANES starts; a cap keeps more at the price of spills
+# (the simulator's jit takes no cap)
+_lbg_kernel = (_lbcuda.jit(cache=True, max_registers=LBG_REGISTERS) if LBG_REGISTERS and not _LBG_SIM
+               else kernel)
+
+
+@_lbg_kernel
 def lbfgsb_group_starts(X0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap, live,
                         V, SYb, SM, SV, XOUT, RES):
     # group g (threads g LBG_LANES ..) advances start live[g] by at most cap iterations; a group

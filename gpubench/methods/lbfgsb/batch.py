@@ -35,9 +35,11 @@ _DRIVER = {"cpu": kernels.splice("lbfgsb_cpu"), "cuda": kernels.splice("lbfgsb_g
 LANES = (1, 2, 4, 8, 16, 32)    # CUDA lanes a start: 1 a thread (lbfgsb_gpu), more a group (lbfgsb_group)
 
 
-def group_driver(lanes):
-    """The source of the driver with a start per group of ``lanes`` lanes (gpubench/kernels/lbfgsb_group.py)."""
-    return kernels.splice("lbfgsb_group", replace=[("LBG_LANES = 8 ", f"LBG_LANES = {int(lanes)} ")])
+def group_driver(lanes, registers=0):
+    """The source of the driver with a start per group of ``lanes`` lanes (gpubench/kernels/lbfgsb_group.py),
+    its kernel capped at ``registers`` a thread (0: no cap)."""
+    return kernels.splice("lbfgsb_group", replace=[("LBG_LANES = 8 ", f"LBG_LANES = {int(lanes)} "),
+                                                   ("LBG_REGISTERS = 0 ", f"LBG_REGISTERS = {int(registers)} ")])
 
 
 def check_lanes(lanes, who="lbfgsb batch"):
@@ -45,10 +47,10 @@ def check_lanes(lanes, who="lbfgsb batch"):
         raise InputError(f"{who}: lanes must be one of {', '.join(map(str, LANES))}, got {lanes!r}")
 
 
-def module(fn, backend, lanes=1):
+def module(fn, backend, lanes=1, registers=0):
     """The generated module of ``fn`` with the batch kernel appended (``backend`` 'cpu' or 'cuda';
-    ``lanes`` > 1 on 'cuda': the driver with a start per group of that many lanes)."""
-    driver = group_driver(lanes) if backend == "cuda" and lanes > 1 else _DRIVER[backend]
+    ``lanes`` > 1 on 'cuda': the driver with a start per group of that many lanes, ``registers`` its cap)."""
+    driver = group_driver(lanes, registers) if backend == "cuda" and lanes > 1 else _DRIVER[backend]
     ext = (KERNEL_SOURCE + driver,)
     if hasattr(fn, "load"):  # through the function's card: no sympy once a process has loaded it
         return fn.load(backend, ext)
@@ -82,7 +84,7 @@ class Starts:
     """
 
     def __init__(self, fn, X0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-                 cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, lanes=1):
+                 cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, lanes=1, registers=0):
         check_lanes(lanes)
         X0 = np.ascontiguousarray(X0, dtype=np.float64)
         if X0.ndim != 2:
@@ -105,7 +107,7 @@ class Starts:
             self.X, self.R = np.zeros((N, n)), self.res
         else:
             from numba import cuda
-            self.mod = module(fn, "cuda", self.lanes)
+            self.mod = module(fn, "cuda", self.lanes, registers)
             self.data = tuple(cuda.to_device(a) for a in (X0, lo, hi, p))
             self.X, self.R = cuda.device_array((N, n)), cuda.to_device(self.res)
 
@@ -152,14 +154,14 @@ class Starts:
 
 
 def solve(fn, X0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-          cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, cap=None, lanes=1):
+          cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, cap=None, lanes=1, registers=0):
     """Run L-BFGS-B from every row of ``X0`` in the box; (X, f, nit, nfev, status, pg) per start.
 
     ``sign=-1`` maximises.  Launches of at most ``cap`` iterations per start (None: one launch
     runs every start to its end) until every start has ended; the result does not depend on ``cap``.
     """
     run = Starts(fn, X0, lo, hi, m=m, pgtol=pgtol, factr=factr, maxiter=maxiter, maxfun=maxfun,
-                 cauchy=cauchy, step=step, backend=backend, threads=threads, sign=sign, lanes=lanes)
+                 cauchy=cauchy, step=step, backend=backend, threads=threads, sign=sign, lanes=lanes, registers=registers)
     while run.advance(maxiter if cap is None else cap):
         pass
     return run.result()
