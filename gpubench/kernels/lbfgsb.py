@@ -198,16 +198,22 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
 
 
 @device
+def _lb_gram_entry(S, Y, k, theta, FR, a, b):
+    s = 0.0
+    for i in range(FR.shape[0]):
+        if FR[i] > 0.0:
+            s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
+    return s
+
+
+@device
 def _lb_gram_rows(S, Y, k, theta, FR, GR, a0, da):
     # rows a0, a0 + da, ... of the free rows' Gram matrix GR = W_F^T W_F (and, by symmetry, the
     # columns below them): each entry a sum over the free coordinates in order
     k2 = 2 * k
     for a in range(a0, k2, da):
         for b in range(a, k2):     # symmetric: w_a w_b and w_b w_a round alike
-            s = 0.0
-            for i in range(FR.shape[0]):
-                if FR[i] > 0.0:
-                    s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
+            s = _lb_gram_entry(S, Y, k, theta, FR, a, b)
             GR[a, b] = s
             GR[b, a] = s
 
@@ -218,14 +224,19 @@ def _lb_gram_free(S, Y, k, theta, FR, GR):
 
 
 @device
+def _lb_mgr_entry(M, GR, k2, a, b):
+    s = 0.0
+    for q in range(k2):
+        s += M[a, q] * GR[q, b]
+    return s
+
+
+@device
 def _lb_mgr_rows(M, GR, k2, theta, A, a0, da):
     # rows a0, a0 + da, ... of A = I - M GR / theta (the subspace step's system)
     for a in range(a0, k2, da):
         for b in range(k2):
-            s = 0.0
-            for q in range(k2):
-                s += M[a, q] * GR[q, b]
-            A[a, b] = (1.0 if a == b else 0.0) - s / theta
+            A[a, b] = (1.0 if a == b else 0.0) - _lb_mgr_entry(M, GR, k2, a, b) / theta
 
 
 @device

@@ -26,8 +26,8 @@ from numba import cuda as _lbcuda, float64 as _lbf64
 from numba.core import config as _lbconfig
 
 if __name__ == "gpubench.kernels.lbfgsb_group":  # imported as itself: stand-ins
-    from gpubench.kernels.lbfgsb import (_lb_free_residual_rows, _lb_free_step_rows, _lb_gram_rows,
-                                         _lb_lu_solve, _lb_mgr_rows, _lb_pair_dots_rows, _lb_solve_one,
+    from gpubench.kernels.lbfgsb import (_lb_free_residual_rows, _lb_free_step_rows, _lb_gram_entry,
+                                         _lb_lu_solve, _lb_mgr_entry, _lb_pair_dots_rows, _lb_solve_one,
                                          _lb_wrow)
     from gpubench.kernels.stand_in import device, kernel
 
@@ -154,7 +154,12 @@ def _lbg_middle_part(SS, SY, k, theta, M, A, lane, sh):
     if not _lbg_lu(A, k2, lane, sh):
         return False
     piv = sh[_LBG_PIV:_LBG_PIV + k2]
-    for j in range(lane, k2, LBG_LANES):
+    for j in range(k2):
+        # columns dealt back and forth (0 .. G-1, then 2G-1 .. G): a solve of e_j skips its first j
+        # steps, so the lane of the costly column 0 takes the cheap column 2G - 1
+        w = j % (2 * LBG_LANES)
+        if (w if w < LBG_LANES else 2 * LBG_LANES - 1 - w) != lane:
+            continue
         col = M[:, j]
         for a in range(k2):
             col[a] = 1.0 if a == j else 0.0
@@ -226,7 +231,7 @@ def _lb_solve(A, k2, rhs):
 def _lb_gram_free(S, Y, k, theta, FR, GR):
     b = _lbg_base()
     _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_GRAM, k, theta, 0)
-    _lb_gram_rows(S, Y, k, theta, FR, GR, 0, LBG_LANES)
+    _lbg_gram_entries(S, Y, k, theta, FR, GR, 0)
     _lbg_sync()
 
 
@@ -234,8 +239,32 @@ def _lb_gram_free(S, Y, k, theta, FR, GR):
 def _lb_mgr(M, GR, k2, theta, A):
     b = _lbg_base()
     _lbg_post(_lbcuda.shared.array(0, _lbf64)[b:b + LBG_SLOTS], _LBG_MGR, k2, theta, 0)
-    _lb_mgr_rows(M, GR, k2, theta, A, 0, LBG_LANES)
+    _lbg_mgr_entries(M, GR, k2, theta, A, 0)
     _lbg_sync()
+
+
+@device
+def _lbg_gram_entries(S, Y, k, theta, FR, GR, lane):
+    # _lb_gram_rows's entries (a, b >= a), every LBG_LANES-th to this lane (an entry, not a row:
+    # the rows of a triangle differ in length), each _lb_gram_entry's sum over i in order
+    k2 = 2 * k
+    e = 0
+    for a in range(k2):
+        for b in range(a, k2):
+            if e % LBG_LANES == lane:
+                s = _lb_gram_entry(S, Y, k, theta, FR, a, b)
+                GR[a, b] = s
+                GR[b, a] = s
+            e += 1
+
+
+@device
+def _lbg_mgr_entries(M, GR, k2, theta, A, lane):
+    # _lb_mgr_rows's entries of A = I - M GR / theta, every LBG_LANES-th to this lane
+    for e in range(lane, k2 * k2, LBG_LANES):
+        a = e // k2
+        b = e - a * k2
+        A[a, b] = (1.0 if a == b else 0.0) - _lb_mgr_entry(M, GR, k2, a, b) / theta
 
 
 @device
@@ -333,9 +362,9 @@ def _lbg_worker(V, SYb, SM, SV, lane):
         elif cmd == _LBG_SOLVE:
             _lbg_solve_part(SM[3], k, SV[2], lane, sh)
         elif cmd == _LBG_GRAM:
-            _lb_gram_rows(SYb[0], SYb[1], k, theta, V[5], SM[4], lane, LBG_LANES)
+            _lbg_gram_entries(SYb[0], SYb[1], k, theta, V[5], SM[4], lane)
         elif cmd == _LBG_MGR:
-            _lb_mgr_rows(SM[2], SM[4], k, theta, SM[3], lane, LBG_LANES)
+            _lbg_mgr_entries(SM[2], SM[4], k, theta, SM[3], lane)
         else:
             site = int(sh[_LBG_SITE])
             if cmd == _LBG_WT:          # W^T v: v a row of V, the product a row of SV
