@@ -11,9 +11,10 @@ O(k^2 n) and O(kn) steps (:func:`_lb_middle`, :func:`_lb_solve`, :func:`_lb_gram
 :func:`_lb_free_step`, :func:`_lb_pair_dots`): spliced
 after the solver, these definitions are the ones its globals hold when numba compiles the kernel,
 so lane 0's calls post a command to the group (shared memory, then a group barrier) and the whole
-group runs the step, each lane its rows.  Every entry is computed by exactly the operations, in
-exactly the order, of the one-thread code (a lane that owns a row sums that row as the one thread
-did; a pivot search and a back substitution stay on lane 0): the iterates are the same bits as
+group runs the step, each lane its rows, entries, columns or coordinates.  Every entry is computed
+by exactly the operations, in exactly the order, of the one-thread code (a lane that owns an entry
+sums it as the one thread did; a pivot search, a sum across rows and a back substitution stay on
+lane 0): the iterates are the same bits as
 those of :mod:`gpubench.kernels.lbfgsb_gpu` and of the CPU twin.  docs/lbfgsb.md ("A start per
 group of lanes") lists the steps and what is still sequential.
 
