@@ -198,6 +198,124 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
 
 
 @device
+def _lb_gram_entry(S, Y, k, theta, FR, a, b):
+    s = 0.0
+    for i in range(FR.shape[0]):
+        if FR[i] > 0.0:
+            s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
+    return s
+
+
+@device
+def _lb_gram_rows(S, Y, k, theta, FR, GR, a0, da):
+    # rows a0, a0 + da, ... of the free rows' Gram matrix GR = W_F^T W_F (and, by symmetry, the
+    # columns below them): each entry a sum over the free coordinates in order
+    k2 = 2 * k
+    for a in range(a0, k2, da):
+        for b in range(a, k2):     # symmetric: w_a w_b and w_b w_a round alike
+            s = _lb_gram_entry(S, Y, k, theta, FR, a, b)
+            GR[a, b] = s
+            GR[b, a] = s
+
+
+@device
+def _lb_gram_free(S, Y, k, theta, FR, GR):
+    _lb_gram_rows(S, Y, k, theta, FR, GR, 0, 1)
+
+
+@device
+def _lb_mgr_entry(M, GR, k2, a, b):
+    s = 0.0
+    for q in range(k2):
+        s += M[a, q] * GR[q, b]
+    return s
+
+
+@device
+def _lb_mgr_rows(M, GR, k2, theta, A, a0, da):
+    # rows a0, a0 + da, ... of A = I - M GR / theta (the subspace step's system)
+    for a in range(a0, k2, da):
+        for b in range(k2):
+            A[a, b] = (1.0 if a == b else 0.0) - _lb_mgr_entry(M, GR, k2, a, b) / theta
+
+
+@device
+def _lb_mgr(M, GR, k2, theta, A):
+    _lb_mgr_rows(M, GR, k2, theta, A, 0, 1)
+
+
+# The products and loops below are steps a group of lanes shares (gpubench/kernels/lbfgsb_group.py
+# defines the ones without _rows again); here, for one thread, each is the plain loop.  ``site``
+# names a call's arrays by their rows of the work arrays V and SV: 16 (input row) + (output row)
+@device
+def _lb_wt_at(site, S, Y, k, theta, v, out):
+    _lb_wt(S, Y, k, theta, v, out)
+
+
+@device
+def _lb_quad_at(site, M, k2, u, v):
+    return _lb_quad(M, k2, u, v)
+
+
+@device
+def _lb_matvec_at(site, M, k2, v, out):
+    _lb_matvec(M, k2, v, out)
+
+
+@device
+def _lb_free_residual_rows(S, Y, k, theta, T1, G, XC, X, FR, R, i0, di):
+    # coordinates i0, i0 + di, ... of the subspace step's reduced gradient r = Z^T (g + theta (xc - x) - W M c)
+    for i in range(i0, FR.shape[0], di):
+        if FR[i] > 0.0:
+            R[i] = G[i] + theta * (XC[i] - X[i]) - _lb_wmul(S, Y, k, theta, T1, i)
+        else:
+            R[i] = 0.0
+
+
+@device
+def _lb_free_residual(S, Y, k, theta, T1, G, XC, X, FR, R):
+    _lb_free_residual_rows(S, Y, k, theta, T1, G, XC, X, FR, R, 0, 1)
+
+
+@device
+def _lb_free_step_rows(S, Y, k, theta, VV, R, FR, DU, i0, di):
+    # coordinates i0, i0 + di, ... of the subspace step du = -r / theta - W v / theta^2
+    for i in range(i0, FR.shape[0], di):
+        if FR[i] > 0.0:
+            DU[i] = -R[i] / theta - _lb_wmul(S, Y, k, theta, VV, i) / (theta * theta)
+        else:
+            DU[i] = 0.0
+
+
+@device
+def _lb_free_step(S, Y, k, theta, VV, R, FR, DU):
+    _lb_free_step_rows(S, Y, k, theta, VV, R, FR, DU, 0, 1)
+
+
+@device
+def _lb_pair_dots_rows(S, Y, SS, SY, k, q0, dq):
+    # rows q0, q0 + dq, ... of the newest pair's (j = k - 1) row and column of S^T S and S^T Y
+    j = k - 1
+    for q in range(q0, k, dq):
+        ss = 0.0
+        s_y = 0.0
+        y_s = 0.0
+        for i in range(S.shape[1]):
+            ss += S[q, i] * S[j, i]
+            s_y += S[j, i] * Y[q, i]
+            y_s += S[q, i] * Y[j, i]
+        SS[q, j] = ss
+        SS[j, q] = ss
+        SY[j, q] = s_y
+        SY[q, j] = y_s
+
+
+@device
+def _lb_pair_dots(S, Y, SS, SY, k):
+    _lb_pair_dots_rows(S, Y, SS, SY, k, 0, 1)
+
+
+@device
 def _lb_maxstep(x, d, lo, hi, cap):
     # the longest step t <= cap along d from x that stays in [lo, hi] (0 if x + 0 d is already out)
     t = cap
@@ -334,9 +452,9 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
         for a in range(k2):
             C[a] = 0.0
         if dd > 0.0:
-            _lb_wt(S, Y, k, theta, D, P)
+            _lb_wt_at(2 * 16 + 0, S, Y, k, theta, D, P)
             f1 = -dd
-            f2 = theta * dd - _lb_quad(M, k2, P, P)
+            f2 = theta * dd - _lb_quad_at(0 * 16 + 0, M, k2, P, P)
             f2org = theta * dd
             if f2 < _LB_EPS * f2org:
                 f2 = _LB_EPS * f2org
@@ -382,9 +500,9 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                 for a in range(k2):
                     C[a] += dt * P[a]
                     WB[a] = _lb_wrow(S, Y, k, theta, b, a)
-                f1 = f1 + dt * f2 + gb * gb + theta * gb * zb - gb * _lb_quad(M, k2, WB, C)
-                f2 = f2 - theta * gb * gb - 2.0 * gb * _lb_quad(M, k2, WB, P) \
-                    - gb * gb * _lb_quad(M, k2, WB, WB)
+                f1 = f1 + dt * f2 + gb * gb + theta * gb * zb - gb * _lb_quad_at(3 * 16 + 1, M, k2, WB, C)
+                f2 = f2 - theta * gb * gb - 2.0 * gb * _lb_quad_at(3 * 16 + 0, M, k2, WB, P) \
+                    - gb * gb * _lb_quad_at(3 * 16 + 3, M, k2, WB, WB)
                 if f2 < _LB_EPS * f2org:
                     f2 = _LB_EPS * f2org
                 for a in range(k2):
@@ -404,34 +522,14 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
             if FR[i] > 0.0:
                 nfree += 1
         if k > 0 and nfree > 0:
-            _lb_matvec(M, k2, C, T1)
-            for i in range(n):
-                if FR[i] > 0.0:
-                    R[i] = G[i] + theta * (XC[i] - X[i]) - _lb_wmul(S, Y, k, theta, T1, i)
-                else:
-                    R[i] = 0.0
-            _lb_wt(S, Y, k, theta, R, T2)
-            _lb_matvec(M, k2, T2, VV)
-            for a in range(k2):
-                for b in range(a, k2):     # symmetric: w_a w_b and w_b w_a round alike
-                    s = 0.0
-                    for i in range(n):
-                        if FR[i] > 0.0:
-                            s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
-                    GR[a, b] = s
-                    GR[b, a] = s
-            for a in range(k2):
-                for b in range(k2):
-                    s = 0.0
-                    for q in range(k2):
-                        s += M[a, q] * GR[q, b]
-                    A[a, b] = (1.0 if a == b else 0.0) - s / theta
+            _lb_matvec_at(1 * 16 + 4, M, k2, C, T1)
+            _lb_free_residual(S, Y, k, theta, T1, G, XC, X, FR, R)
+            _lb_wt_at(8 * 16 + 5, S, Y, k, theta, R, T2)
+            _lb_matvec_at(5 * 16 + 2, M, k2, T2, VV)
+            _lb_gram_free(S, Y, k, theta, FR, GR)
+            _lb_mgr(M, GR, k2, theta, A)
             if _lb_solve(A, k2, VV):
-                for i in range(n):
-                    if FR[i] > 0.0:
-                        DU[i] = -R[i] / theta - _lb_wmul(S, Y, k, theta, VV, i) / (theta * theta)
-                    else:
-                        DU[i] = 0.0
+                _lb_free_step(S, Y, k, theta, VV, R, FR, DU)
                 use_trunc = True
                 if project:
                     ddp = 0.0
@@ -612,19 +710,7 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                 S[k, i] = XT[i] - X[i]
                 Y[k, i] = GT[i] - G[i]
             k += 1
-            j = k - 1
-            for q in range(k):
-                ss = 0.0
-                s_y = 0.0
-                y_s = 0.0
-                for i in range(n):
-                    ss += S[q, i] * S[j, i]
-                    s_y += S[j, i] * Y[q, i]
-                    y_s += S[q, i] * Y[j, i]
-                SS[q, j] = ss
-                SS[j, q] = ss
-                SY[j, q] = s_y
-                SY[q, j] = y_s
+            _lb_pair_dots(S, Y, SS, SY, k)
             theta = yy / sy
             if not _lb_middle(SS, SY, k, theta, M, A, T2):
                 k = 0

@@ -68,6 +68,11 @@ class LbfgsbGpuSettings(MethodSettings):
                         choices=("project", "truncate"))
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
     threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
+    lanes: int = setting(1, "CUDA lanes per start: 1 a thread; 2-32 a group of one warp sharing the "
+                         "2m x 2m algebra, the same iterates (blocks of one warp; the CPU ignores it)",
+                         choices=batch.LANES)
+    registers: int = setting(0, "with lanes > 1: a cap on the CUDA kernel's registers a thread (0: the "
+                             "compiler's choice; fewer keep more starts on an SM, with spills)", minimum=0, maximum=255)
     rounds: int = batched.rounds_setting()
     time_limit: Optional[float] = time_limit_setting()   # checked between launches (each about LAUNCH_SECONDS)
 
@@ -109,7 +114,8 @@ def _run(fn, dim, s):
                 break
         run = batch.Starts(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
-            cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign)
+            cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign, lanes=s.lanes,
+            registers=s.registers)
         if deadline is None:
             # a launch of no iteration evaluates every start's first point; it also compiles the
             # kernel (in the first process on a machine only: the disk cache serves the next), which

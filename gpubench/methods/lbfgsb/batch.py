@@ -32,10 +32,26 @@ KERNEL_SOURCE = kernels.splice("lbfgsb")
 
 _DRIVER = {"cpu": kernels.splice("lbfgsb_cpu"), "cuda": kernels.splice("lbfgsb_gpu")}
 
+LANES = (1, 2, 4, 8, 16, 32)    # CUDA lanes a start: 1 a thread (lbfgsb_gpu), more a group (lbfgsb_group)
 
-def module(fn, backend):
-    """The generated module of ``fn`` with the batch kernel appended (``backend`` 'cpu' or 'cuda')."""
-    ext = (KERNEL_SOURCE + _DRIVER[backend],)
+
+def group_driver(lanes, registers=0):
+    """The source of the driver with a start per group of ``lanes`` lanes (gpubench/kernels/lbfgsb_group.py),
+    its kernel capped at ``registers`` a thread (0: no cap)."""
+    return kernels.splice("lbfgsb_group", replace=[("LBG_LANES = 8 ", f"LBG_LANES = {int(lanes)} "),
+                                                   ("LBG_REGISTERS = 0 ", f"LBG_REGISTERS = {int(registers)} ")])
+
+
+def check_lanes(lanes, who="lbfgsb batch"):
+    if lanes not in LANES:
+        raise InputError(f"{who}: lanes must be one of {', '.join(map(str, LANES))}, got {lanes!r}")
+
+
+def module(fn, backend, lanes=1, registers=0):
+    """The generated module of ``fn`` with the batch kernel appended (``backend`` 'cpu' or 'cuda';
+    ``lanes`` > 1 on 'cuda': the driver with a start per group of that many lanes, ``registers`` its cap)."""
+    driver = group_driver(lanes, registers) if backend == "cuda" and lanes > 1 else _DRIVER[backend]
+    ext = (KERNEL_SOURCE + driver,)
     if hasattr(fn, "load"):  # through the function's card: no sympy once a process has loaded it
         return fn.load(backend, ext)
     from ...forms import codegen
@@ -68,12 +84,15 @@ class Starts:
     """
 
     def __init__(self, fn, X0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-                 cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0):
+                 cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, lanes=1, registers=0):
+        check_lanes(lanes)
         X0 = np.ascontiguousarray(X0, dtype=np.float64)
         if X0.ndim != 2:
             raise InputError(f"lbfgsb batch: starts must have shape (N, n), got {X0.shape}")
         N, n = X0.shape
         self.N, self.backend, self.threads = N, backend, threads
+        # lanes a start on CUDA (the CPU twin runs a start a loop turn whatever lanes: the same iterates)
+        self.lanes = lanes if backend != "cpu" else 1
         lo = np.ascontiguousarray(lo, dtype=np.float64)
         hi = np.ascontiguousarray(hi, dtype=np.float64)
         p = np.ascontiguousarray(fn.params(n))
@@ -88,7 +107,7 @@ class Starts:
             self.X, self.R = np.zeros((N, n)), self.res
         else:
             from numba import cuda
-            self.mod = module(fn, "cuda")
+            self.mod = module(fn, "cuda", self.lanes, registers)
             self.data = tuple(cuda.to_device(a) for a in (X0, lo, hi, p))
             self.X, self.R = cuda.device_array((N, n)), cuda.to_device(self.res)
 
@@ -107,9 +126,19 @@ class Starts:
             self.mod.lbfgsb_starts(*self.data, *self.args, cap, live, *self.work, self.X, self.R)
         else:
             from numba import cuda
-            blocks = (live.size + self.threads - 1) // self.threads
-            self.mod.lbfgsb_starts[blocks, self.threads](*self.data, *self.args, cap, cuda.to_device(live),
-                                                         *self.work, self.X, self.R)
+            if self.lanes > 1:
+                # a group of lanes a start: blocks of one warp (under the simulator, which has no
+                # warp barrier, of one group: gpubench/kernels/lbfgsb_group.py)
+                from numba.core import config
+                tpb = self.lanes if config.ENABLE_CUDASIM else max(32, self.lanes)
+                blocks = (live.size * self.lanes + tpb - 1) // tpb
+                shared = self.mod.LBG_GROUPS * self.mod.LBG_SLOTS * 8     # dynamic shared memory, bytes
+                self.mod.lbfgsb_group_starts[blocks, tpb, 0, shared](*self.data, *self.args, cap, cuda.to_device(live),
+                                                                     *self.work, self.X, self.R)
+            else:
+                blocks = (live.size + self.threads - 1) // self.threads
+                self.mod.lbfgsb_starts[blocks, self.threads](*self.data, *self.args, cap, cuda.to_device(live),
+                                                             *self.work, self.X, self.R)
             self.R.copy_to_host(self.res)     # synchronises: the launch has ended
         self.launches += 1
         return self.running().size
@@ -125,14 +154,14 @@ class Starts:
 
 
 def solve(fn, X0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-          cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, cap=None):
+          cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, cap=None, lanes=1, registers=0):
     """Run L-BFGS-B from every row of ``X0`` in the box; (X, f, nit, nfev, status, pg) per start.
 
     ``sign=-1`` maximises.  Launches of at most ``cap`` iterations per start (None: one launch
     runs every start to its end) until every start has ended; the result does not depend on ``cap``.
     """
     run = Starts(fn, X0, lo, hi, m=m, pgtol=pgtol, factr=factr, maxiter=maxiter, maxfun=maxfun,
-                 cauchy=cauchy, step=step, backend=backend, threads=threads, sign=sign)
+                 cauchy=cauchy, step=step, backend=backend, threads=threads, sign=sign, lanes=lanes, registers=registers)
     while run.advance(maxiter if cap is None else cap):
         pass
     return run.result()
