@@ -54,11 +54,13 @@ def _same(a, b):
 def test_groups_give_the_bits_of_one_thread_and_the_cpu(case):
     fn, lo, hi, X0, kw = _problem(case)
     lanes = 4 if case != "rosenbrock-inside" else 8    # more rows (2m) than lanes, and a row a lane
-    cpu = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cpu", **kw)
     one = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", threads=2, **kw)
     grp = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", lanes=lanes, **kw)
-    _same(one, cpu)
     _same(grp, one)
+    if case == "rosenbrock-cut":   # the CPU twin too, with lanes or without (one case: it compiles, ~15 s)
+        cpu = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cpu", **kw)
+        _same(one, cpu)
+        _same(batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cpu", lanes=lanes, **kw), cpu)
     assert (grp[2] >= 3).all()                         # iterations with a history: the group's steps ran
     if case == "rosenbrock-cut":
         assert ((grp[0] == lo) | (grp[0] == hi)).any()   # bounds active
@@ -66,7 +68,7 @@ def test_groups_give_the_bits_of_one_thread_and_the_cpu(case):
 
 def test_groups_resume_across_capped_launches():
     fn, lo, hi, X0, kw = _problem("rosenbrock-cut")
-    one = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cpu", **kw)
+    one = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", threads=2, **kw)
     cut = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", lanes=2, cap=4, **kw)
     _same(cut, one)
 
@@ -90,9 +92,10 @@ def test_a_broken_group_is_caught(monkeypatch, broken):
     monkeypatch.setattr(batch, "group_driver", lambda lanes, registers=0: kernels.splice(
         "lbfgsb_group", replace=[BREAKS[broken]]).replace("LBG_LANES = 8 ", f"LBG_LANES = {lanes} "))
     assert batch.group_driver(2) != real(2)
-    cpu = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cpu", **kw)
+    # against one thread a start (simulated too: no CPU twin to compile here)
+    one = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", threads=2, **kw)
     bad = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", lanes=2, **kw)
-    assert not all(np.array_equal(u, v) for u, v in zip(bad, cpu))
+    assert not all(np.array_equal(u, v) for u, v in zip(bad, one))
 
 
 def test_lanes_setting():
@@ -108,10 +111,6 @@ def test_lanes_setting():
     with pytest.raises(InputError) as e:
         M(fn, 3, starts=2, lanes=8, registers=-1)
     assert "registers" in str(e.value) and "\n" not in str(e.value)
-    # the CPU runs a start a loop turn whatever lanes: the same result
-    a = M(fn, 3, starts=3, seed=2, backend="cpu", maxiter=5)
-    b = M(fn, 3, starts=3, seed=2, backend="cpu", maxiter=5, lanes=8)
-    assert a.fun == b.fun and a.history["iterations"] == b.history["iterations"]
 
 
 PTX = r'''
