@@ -342,8 +342,8 @@ def test_simulated_cuda_equals_cpu():
     lo, hi, X0 = _starts(fn, 2, 3)
     a = batch.solve(fn, X0, lo, hi, m=3, pgtol=1e-8, backend="cpu")
     b = batch.solve(fn, X0, lo, hi, m=3, pgtol=1e-8, backend="cuda", threads=2)
-    np.testing.assert_allclose(a[0], b[0], rtol=0, atol=1e-12)
-    np.testing.assert_array_equal(a[2], b[2])
+    for u, v in zip(a, b):   # the same bits (x, f, counts, status, pg); tests/test_lbfgsb_group.py relies on it
+        np.testing.assert_array_equal(u, v)
 
 
 def test_launch_caps_grow_towards_the_launch_time():
