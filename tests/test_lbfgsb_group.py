@@ -75,8 +75,10 @@ def test_groups_resume_across_capped_launches():
 # a sum in another order (the subspace system's back substitution; the Cauchy point's u^T M v), and
 # lanes that skip their entries of A = I - M GR / theta: the bit-for-bit comparison catches each
 BREAKS = {
-    "order": ("            for q in range(c + 1, k2):\n                s -= A[c, q] * rhs[q]\n            rhs[c] = s / A[c, c]",
-              "            for q in range(k2 - 1, c, -1):\n                s -= A[c, q] * rhs[q]\n            rhs[c] = s / A[c, c]"),
+    "order": ("    if lane == 0:\n        _lb_back(A, k2, rhs)\n    return True",
+              "    if lane == 0:\n        for c in range(k2 - 1, -1, -1):\n            s = rhs[c]\n"
+              "            for q in range(k2 - 1, c, -1):\n                s -= A[c, q] * rhs[q]\n"
+              "            rhs[c] = s / A[c, c]\n    return True"),
     "quad-order": ("    for a in range(k2):\n        s += u[a] * t[a]", "    for a in range(k2 - 1, -1, -1):\n        s += u[a] * t[a]"),
     "idle-lanes": ("            _lbg_mgr_entries(SM[2], SM[4], k, theta, SM[3], lane)",
                    "            pass"),

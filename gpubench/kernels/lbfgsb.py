@@ -71,16 +71,37 @@ def _lb_matvec(M, k2, v, out):
 
 
 @device
+def _lb_pivot(A, k2, c):
+    # the row of column c's first largest |A[r, c]| (r >= c), the partial pivot of _lb_solve and
+    # _lb_lu (and of the group's); -1 when that is 0 or NaN (singular)
+    piv = c
+    big = abs(A[c, c])
+    for r in range(c + 1, k2):
+        if abs(A[r, c]) > big:
+            big = abs(A[r, c])
+            piv = r
+    if big == 0.0 or big != big:
+        return -1
+    return piv
+
+
+@device
+def _lb_back(A, k2, rhs):
+    # back substitution with the upper triangle of A, in place: the last step of _lb_solve and
+    # _lb_lu_solve (one order of the sums for both, so the same bits)
+    for c in range(k2 - 1, -1, -1):
+        s = rhs[c]
+        for q in range(c + 1, k2):
+            s -= A[c, q] * rhs[q]
+        rhs[c] = s / A[c, c]
+
+
+@device
 def _lb_solve(A, k2, rhs):
     # Gaussian elimination with partial pivoting, in place; False when singular
     for c in range(k2):
-        piv = c
-        big = abs(A[c, c])
-        for r in range(c + 1, k2):
-            if abs(A[r, c]) > big:
-                big = abs(A[r, c])
-                piv = r
-        if big == 0.0 or big != big:
+        piv = _lb_pivot(A, k2, c)
+        if piv < 0:
             return False
         if piv != c:
             for q in range(k2):
@@ -96,11 +117,7 @@ def _lb_solve(A, k2, rhs):
                 for q in range(c, k2):
                     A[r, q] -= fct * A[c, q]
                 rhs[r] -= fct * rhs[c]
-    for c in range(k2 - 1, -1, -1):
-        s = rhs[c]
-        for q in range(c + 1, k2):
-            s -= A[c, q] * rhs[q]
-        rhs[c] = s / A[c, c]
+    _lb_back(A, k2, rhs)
     return True
 
 
@@ -113,13 +130,8 @@ def _lb_lu(A, k2, piv):
     # every multiplier in [-1, 1] or NaN, and a NaN one leaves its row NaN, failing at that row's
     # own pivot: when this returns True every multiplier is finite
     for c in range(k2):
-        piv_c = c
-        big = abs(A[c, c])
-        for r in range(c + 1, k2):
-            if abs(A[r, c]) > big:
-                big = abs(A[r, c])
-                piv_c = r
-        if big == 0.0 or big != big:
+        piv_c = _lb_pivot(A, k2, c)
+        if piv_c < 0:
             return False
         if piv_c != c:
             for q in range(c, k2):
@@ -159,11 +171,22 @@ def _lb_lu_solve(A, k2, piv, rhs, unit):
             fct = A[r, c]
             if fct != 0.0:
                 rhs[r] -= fct * y
-    for c in range(k2 - 1, -1, -1):
-        s = rhs[c]
-        for q in range(c + 1, k2):
-            s -= A[c, q] * rhs[q]
-        rhs[c] = s / A[c, c]
+    _lb_back(A, k2, rhs)
+
+
+@device
+def _lb_middle_row(SS, SY, k, theta, A, a):
+    # row a of [[-D, L^T], [L, theta S^T S]] (BLNZ eq. 3.4), the system whose inverse is M
+    k2 = 2 * k
+    for b in range(k2):
+        if a < k and b < k:
+            A[a, b] = -SY[a, a] if a == b else 0.0
+        elif a < k:
+            A[a, b] = SY[b - k, a] if b - k > a else 0.0
+        elif b < k:
+            A[a, b] = SY[a - k, b] if a - k > b else 0.0
+        else:
+            A[a, b] = theta * SS[a - k, b - k]
 
 
 @device
@@ -173,15 +196,7 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
     # at about a third of their cost: the slowest start's iterations set a multi-start run's time)
     k2 = 2 * k
     for a in range(k2):
-        for b in range(k2):
-            if a < k and b < k:
-                A[a, b] = -SY[a, a] if a == b else 0.0
-            elif a < k:
-                A[a, b] = SY[b - k, a] if b - k > a else 0.0
-            elif b < k:
-                A[a, b] = SY[a - k, b] if a - k > b else 0.0
-            else:
-                A[a, b] = theta * SS[a - k, b - k]
+        _lb_middle_row(SS, SY, k, theta, A, a)
     if not _lb_lu(A, k2, col):
         return False
     # the pivots where column k2 - 1 of M goes, written last (after its own solve has read them)

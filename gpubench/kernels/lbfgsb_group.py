@@ -27,9 +27,9 @@ from numba import cuda as _lbcuda, float64 as _lbf64
 from numba.core import config as _lbconfig
 
 if __name__ == "gpubench.kernels.lbfgsb_group":  # imported as itself: stand-ins
-    from gpubench.kernels.lbfgsb import (_lb_free_residual_rows, _lb_free_step_rows, _lb_gram_entry,
-                                         _lb_lu_solve, _lb_mgr_entry, _lb_pair_dots_rows, _lb_solve_one,
-                                         _lb_wrow)
+    from gpubench.kernels.lbfgsb import (_lb_back, _lb_free_residual_rows, _lb_free_step_rows, _lb_gram_entry,
+                                         _lb_lu_solve, _lb_middle_row, _lb_mgr_entry, _lb_pair_dots_rows,
+                                         _lb_pivot, _lb_solve_one, _lb_wrow)
     from gpubench.kernels.stand_in import device, kernel
 
 LBG_LANES = 8                       # lanes a start (the driver splices in its own)
@@ -98,14 +98,9 @@ def _lbg_post(sh, cmd, k, theta, site):
 def _lbg_pivot(A, k2, c, sh):
     # lane 0: _lb_lu's pivot search of column c (the first largest |A[r, c]|, r >= c), broadcast
     # with the flag 0 when singular
-    piv_c = c
-    big = abs(A[c, c])
-    for r in range(c + 1, k2):
-        if abs(A[r, c]) > big:
-            big = abs(A[r, c])
-            piv_c = r
-    sh[_LBG_FLAG] = 0.0 if (big == 0.0 or big != big) else 1.0
-    sh[_LBG_PIV + c] = piv_c
+    piv_c = _lb_pivot(A, k2, c)
+    sh[_LBG_FLAG] = 0.0 if piv_c < 0 else 1.0
+    sh[_LBG_PIV + c] = piv_c if piv_c >= 0 else c
 
 
 @device
@@ -142,15 +137,7 @@ def _lbg_middle_part(SS, SY, k, theta, M, A, lane, sh):
     # column solved in place by _lb_lu_solve (the same operations as the one thread's solve of e_j)
     k2 = 2 * k
     for a in range(lane, k2, LBG_LANES):
-        for b in range(k2):
-            if a < k and b < k:
-                A[a, b] = -SY[a, a] if a == b else 0.0
-            elif a < k:
-                A[a, b] = SY[b - k, a] if b - k > a else 0.0
-            elif b < k:
-                A[a, b] = SY[a - k, b] if a - k > b else 0.0
-            else:
-                A[a, b] = theta * SS[a - k, b - k]
+        _lb_middle_row(SS, SY, k, theta, A, a)
     _lbg_sync()
     if not _lbg_lu(A, k2, lane, sh):
         return False
@@ -197,11 +184,7 @@ def _lbg_solve_part(A, k2, rhs, lane, sh):
                 rhs[r] -= fct * rhs[c]
         _lbg_sync()
     if lane == 0:
-        for c in range(k2 - 1, -1, -1):
-            s = rhs[c]
-            for q in range(c + 1, k2):
-                s -= A[c, q] * rhs[q]
-            rhs[c] = s / A[c, c]
+        _lb_back(A, k2, rhs)
     return True
 
 
