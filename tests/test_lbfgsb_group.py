@@ -101,7 +101,7 @@ def test_a_broken_group_is_caught(monkeypatch, broken):
 
 def test_lanes_setting():
     M = get_method("lbfgsb-gpu")
-    assert M.settings().lanes == 1                     # the default: a thread a start
+    assert M.settings().lanes == 4                     # the default: a group of 4 lanes a start (measured fastest)
     fn = functions.get("rosenbrock")
     for bad in (3, 0, 64):
         with pytest.raises(InputError) as e:

@@ -67,10 +67,12 @@ class LbfgsbGpuSettings(MethodSettings):
     step: str = setting("project", "subspace step: projected (SciPy 3.0) or truncated (BLNZ, Fei et al.)",
                         choices=("project", "truncate"))
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
-    threads: int = setting(32, "CUDA threads per block (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
-    lanes: int = setting(1, "CUDA lanes per start: 1 a thread; 2-32 a group of one warp sharing the "
-                         "2m x 2m algebra, the same iterates (blocks of one warp; the CPU ignores it)",
-                         choices=batch.LANES)
+    threads: int = setting(32, "CUDA threads per block with lanes = 1 (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
+    # 4 lanes: 10^4 starts of Levy n = 10 in 0.362 s on an H200 against 0.880 s a thread a start (the
+    # same bits; 8 lanes 0.505, 16 0.691 s: results/gpu/solve-fff6266, docs/lbfgsb.md)
+    lanes: int = setting(4, "CUDA lanes per start: 1 a thread; 2-32 a group of one warp sharing the "
+                         "2m x 2m algebra, the same iterates (blocks of one warp, `threads` unused; "
+                         "the CPU ignores it)", choices=batch.LANES)
     registers: int = setting(0, "with lanes > 1: a cap on the CUDA kernel's registers a thread (0: the "
                              "compiler's choice; fewer keep more starts on an SM, with spills)", minimum=0, maximum=255)
     rounds: int = batched.rounds_setting()

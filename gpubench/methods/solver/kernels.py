@@ -24,8 +24,11 @@ GPU_SPLIT_DRIVER = _text("gpu_split")
 GPU_LOOP_DRIVER = _text("loop_tables") + _text("loop")
 
 # The device loop's register cap (``GPUBENCH_LOOP_REGISTERS`` overrides it): uncapped, the fused
-# kernel takes 170 and a cooperative grid holds 2 blocks of 128 an SM; measured in docs/solver-scaling.md
-LOOP_REGISTERS = 64
+# kernel takes 170 and a cooperative grid holds 2 blocks of 128 an SM.  128 (4 blocks an SM, the sweep
+# spill-free by ptxas) beat 64 (8 blocks, spilling) in all three H200 runs at Levy n = 1,000 with the
+# same iterations and regions: 1.99 against 2.25 s with the preload (results/gpu/solve-fff6266/loopcaps),
+# 3-10 % in two earlier warm-cache runs; docs/solver-scaling.md
+LOOP_REGISTERS = 128
 
 
 def _sized(source, name, value, default):

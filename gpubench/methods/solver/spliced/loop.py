@@ -22,7 +22,7 @@ if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: st
         _UNDEFINED, _VTOTAL, _box_gradient, _chunk_tables, _fold_chunk, _fold_row, _tables, _uncut_slope)
 
 SMAX = 16
-MAX_REGISTERS = 64
+MAX_REGISTERS = 128
 CARVEOUT = -1
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
