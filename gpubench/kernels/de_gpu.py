@@ -245,6 +245,13 @@ CHUNK = 4  # elements of a lane whose loads are issued together
 
 
 @_dcuda.jit(device=True)
+def _u(i):
+    """A non-negative index as unsigned: numba then emits no negative-index wraparound (a sign
+    shift, two masks and a 64-bit add, six SASS instructions an access on sm_90)."""
+    return _duint64(i)
+
+
+@_dcuda.jit(device=True)
 def _rng(s0, s1):
     """xoroshiro128+ as numba.cuda.random's, with the state in registers: (u in [0, 1), s0, s1)."""
     r = s0 + s1
@@ -278,14 +285,18 @@ def _xor_swap(v, off, xs, tid):
 @_dcuda.jit(device=True)
 def _from_lead(v, T, xs, tid):
     """Lane 0's value of this lane's group (shfl from the group's first lane)."""
+    # T is a power of two dividing 32 (a group never straddles a warp), so the group's first thread
+    # is tid with its low bits cleared: a mask, where a signed 64-bit remainder was a
+    # __cuda_sm20_rem_s64 call; the simulator reads the same thread, so its runs test the mask
+    lead = tid & -T
     if _SIM:
         _dcuda.syncthreads()
         xs[tid] = v
         _dcuda.syncthreads()
-        w = xs[tid - tid % T]
+        w = xs[lead]
         _dcuda.syncthreads()
         return w
-    return _dcuda.shfl_sync(_FULL, v, (tid & 31) - (tid & 31) % T)
+    return _dcuda.shfl_sync(_FULL, v, lead & 31)
 
 
 @_dcuda.jit(device=True)
