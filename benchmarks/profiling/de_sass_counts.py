@@ -1,6 +1,6 @@
 """Static instruction counts of de-gpu's generation kernels (stream, fast) as ptxas builds them for sm_90.
 
-    NVDISASM=path/to/nvdisasm .venv/bin/python benchmarks/profiling/de_sass_counts.py [stream|fast ...] [--function F]
+    NVDISASM=path/to/nvdisasm [CAP=registers] .venv/bin/python benchmarks/profiling/de_sass_counts.py [stream|fast ...] [--function F]
 
 No GPU needed: numba-cuda emits the kernel's PTX for the function's generated forms (shifted
 Rastrigin by default: the device_peers_de_evox problem, gpubench.problems.device_rows.DE_FUNCTION),
@@ -98,6 +98,7 @@ def count(which, function):
     regs = " ".join(f"{t}:{n}" for t, n in re.findall(r"\.reg\s+\.(\w+)\s+%\w+<(\d+)>", body))
     print(f"== {_NAMES[which]} ({function}): PTX {sum(ops.values())} instructions; virtual registers {regs}")
     cap = int(getattr(mod, "STREAM_REGISTERS", 0)) if which == "stream" else 0
+    cap = int(os.environ.get("CAP", cap))   # CAP=128: another register cap (0: none)
     with tempfile.TemporaryDirectory() as d:
         open(d + "/k.ptx", "w").write(ptx)
         args = ["ptxas", "-arch=sm_90", "-c", "-v", "-lineinfo"] + ([f"-maxrregcount={cap}"] if cap else [])
