@@ -34,7 +34,8 @@ if __name__ == "gpubench.kernels.de_stream":  # imported as itself: the shared p
 # A cap on de_stream's registers a thread (0: the compiler's choice).  168 is the most that keeps
 # 12 warps an SM (three 256-register warp units in each SM sub-partition's 16,384): a function
 # whose terms need more registers spills a little rather than dropping to 8 warps.  ptxas 13 for
-# sm_90 gives the pipelined kernel on shifted Rastrigin 167 registers uncapped, 156 under the cap.
+# sm_90 gives the pipelined kernel on shifted Rastrigin 162 registers, capped or not (before its
+# unsigned indices: 167 uncapped, 156 under the cap; benchmarks/profiling/de_sass_counts.py).
 STREAM_REGISTERS = 168  # (the de-generation procedure compiles others to compare)
 # (the simulator's jit takes no register cap)
 _stream_jit = (_dcuda.jit(cache=True, max_registers=STREAM_REGISTERS) if STREAM_REGISTERS and not _SIM
