@@ -542,6 +542,21 @@ def test_stream_kernel_populations_as_before_its_pipelining(keep, monkeypatch):
     assert (_digest(b.history["population"]), b.history["replacements"]) == ("d00ac91951b27605", 49)
 
 
+@pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") != "1", reason="digests of the simulator's arithmetic")
+def test_fast_kernel_populations_as_before_its_unsigned_indices(keep, monkeypatch):
+    """Same seeds, same populations bit for bit: the simulated cooperative kernel's final populations
+    hash as at 37422ed (before its array indices were unsigned and its lead lane a mask): groups of
+    8 lanes, two members a block taking groups of members in turn (a thread limit of 16), and groups
+    of 2 lanes with 5 elements each (two chunks); reinit draws (F = 0.9) happen."""
+    real = de_launch._device_limits
+    kw = dict(np=8, runs=2, seed=3, max_evaluations=8 * 5, F=0.9, CR=0.5, bounds="reinit")
+    for D, extra, limit, digest in ((5, {}, 16, "056af9aea9b3b198"), (9, STRIDED, 4, "72442a8ae829283e")):
+        monkeypatch.setattr(de_cuda, "_device_limits", lambda limit=limit: dict(real(), max_threads_per_block=limit))
+        a = _run("shifted_rastrigin", D, "cuda-fast", **kw, **extra)
+        assert a.options["launch"]["schedule"] == "cooperative" and a.options["launch"]["members_per_block"] == 2
+        assert _digest(a.history["population"]) == digest, D
+
+
 def _stream_rows_straight(NP=8, D=3, F=0.5):
     """Each generation's population (read back after 1, 2, 3 generations) is that generation's
     trials built from the one before, with indices distinct from each other and from i."""

@@ -245,6 +245,13 @@ CHUNK = 4  # elements of a lane whose loads are issued together
 
 
 @_dcuda.jit(device=True)
+def _u(i):
+    """A non-negative index as unsigned: numba then emits no negative-index wraparound (a sign
+    shift, two masks and a 64-bit add, six SASS instructions an access on sm_90)."""
+    return _duint64(i)
+
+
+@_dcuda.jit(device=True)
 def _rng(s0, s1):
     """xoroshiro128+ as numba.cuda.random's, with the state in registers: (u in [0, 1), s0, s1)."""
     r = s0 + s1
@@ -278,14 +285,18 @@ def _xor_swap(v, off, xs, tid):
 @_dcuda.jit(device=True)
 def _from_lead(v, T, xs, tid):
     """Lane 0's value of this lane's group (shfl from the group's first lane)."""
+    # T is a power of two dividing 32 (a group never straddles a warp), so the group's first thread
+    # is tid with its low bits cleared: a mask, where a signed 64-bit remainder was a
+    # __cuda_sm20_rem_s64 call; the simulator reads the same thread, so its runs test the mask
+    lead = tid & -T
     if _SIM:
         _dcuda.syncthreads()
         xs[tid] = v
         _dcuda.syncthreads()
-        w = xs[tid - tid % T]
+        w = xs[lead]
         _dcuda.syncthreads()
         return w
-    return _dcuda.shfl_sync(_FULL, v, (tid & 31) - (tid & 31) % T)
+    return _dcuda.shfl_sync(_FULL, v, lead & 31)
 
 
 @_dcuda.jit(device=True)
@@ -366,7 +377,7 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
             if valid:
                 run = gi // NP
                 i = gi - run * NP
-                sg = stop[run]
+                sg = stop[_u(run)]
                 if sg >= 0 and sg < gen:  # the run stopped in an earlier generation
                     valid = False
             a1 = 0.0
@@ -403,8 +414,8 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
             was_same = False
             old = 0.0
             if valid:
-                was_same = same[gi] != 0
-                old = fits[src, gi]  # loaded now, used after the evaluation
+                was_same = same[_u(gi)] != 0
+                old = fits[_u(src), _u(gi)]  # loaded now, used after the evaluation
                 # CHUNK elements a lane at a time: their crossover draws and all their loads
                 # (target and donors) are issued before any is used, so they are in flight together
                 e0 = 0
@@ -414,41 +425,43 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                         hit[c] = False
                         if j < D:
                             u, s0, s1 = _rng(s0, s1)
-                            tv[c] = pops[src, gi, j]
+                            tv[c] = pops[_u(src), _u(gi), _u(j)]
                             if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
                                 hit[c] = True
-                                d1[c] = pops[src, r1, j]
-                                d2[c] = pops[src, r2, j]
-                                d3[c] = pops[src, r3, j]
+                                d1[c] = pops[_u(src), _u(r1), _u(j)]
+                                d2[c] = pops[_u(src), _u(r2), _u(j)]
+                                d3[c] = pops[_u(src), _u(r3), _u(j)]
                     for c in range(CHUNK):
                         j = lane + (e0 + c) * T
                         if j < D:
                             v = tv[c]
                             if hit[c]:
                                 v = d1[c] + F * (d2[c] - d3[c])
-                                if v < lo[j] or v > hi[j]:
+                                lj = lo[_u(j)]
+                                hj = hi[_u(j)]
+                                if v < lj or v > hj:
                                     if mode == 2:
                                         u, s0, s1 = _rng(s0, s1)
-                                        v = lo[j] + u * (hi[j] - lo[j])
+                                        v = lj + u * (hj - lj)
                                     else:
-                                        v = _folded(v, lo[j], hi[j], mode)
+                                        v = _folded(v, lj, hj, mode)
                                 if e0 + c < 63:
                                     crossed |= _dint64(1) << (e0 + c)
-                            sh[toff + j] = v
+                            sh[_u(toff + j)] = v
                     e0 += CHUNK
             _group_sync(xs)
             f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
             if valid:
                 take = f <= old
                 if lane == 0:
-                    evals[gi] += 1
+                    evals[_u(gi)] += 1
                     new = old
                     if take:
                         new = f
-                    fits[dst, gi] = new
-                    same[gi] = 0 if take else 1
+                    fits[_u(dst), _u(gi)] = new
+                    same[_u(gi)] = 0 if take else 1
                     if use_target and new - fstar <= target:
-                        stop[run] = gen
+                        stop[_u(run)] = gen
                 if take or not was_same:
                     j = lane
                     e = 0
@@ -456,11 +469,11 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                         c = e >= 63 or ((crossed >> e) & 1) != 0
                         if take:
                             if c or not was_same:
-                                pops[dst, gi, j] = sh[toff + j]
+                                pops[_u(dst), _u(gi), _u(j)] = sh[_u(toff + j)]
                         elif c:
-                            pops[dst, gi, j] = pops[src, gi, j]
+                            pops[_u(dst), _u(gi), _u(j)] = pops[_u(src), _u(gi), _u(j)]
                         else:
-                            pops[dst, gi, j] = sh[toff + j]
+                            pops[_u(dst), _u(gi), _u(j)] = sh[_u(toff + j)]
                         j += T
                         e += 1
             _group_sync(xs)  # the group's trial read before its next member overwrites it

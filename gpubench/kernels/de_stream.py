@@ -28,13 +28,14 @@ from numba import int64 as _dint64
 if __name__ == "gpubench.kernels.de_stream":  # imported as itself: the shared pieces
     from gpubench.kernels.de_random import _cu, _distinct, _folded, _member_key
     from gpubench.kernels.de_gpu import (CHUNK, _SIM, _XCHG, _all_stopped, _group_outer, _group_sync,
-                                          _group_value)
+                                          _group_value, _u)
     from gpubench.kernels.stand_in import COOP_SLOTS, agg_identity, term_fold
 
 # A cap on de_stream's registers a thread (0: the compiler's choice).  168 is the most that keeps
 # 12 warps an SM (three 256-register warp units in each SM sub-partition's 16,384): a function
 # whose terms need more registers spills a little rather than dropping to 8 warps.  ptxas 13 for
-# sm_90 gives the pipelined kernel on shifted Rastrigin 167 registers uncapped, 156 under the cap.
+# sm_90 gives the pipelined kernel on shifted Rastrigin 162 registers, capped or not (before its
+# unsigned indices: 167 uncapped, 156 under the cap; benchmarks/profiling/de_sass_counts.py).
 STREAM_REGISTERS = 168  # (the de-generation procedure compiles others to compare)
 # (the simulator's jit takes no register cap)
 _stream_jit = (_dcuda.jit(cache=True, max_registers=STREAM_REGISTERS) if STREAM_REGISTERS and not _SIM
@@ -88,12 +89,12 @@ def _issue(pf, ot, o1, o2, o3, key, jr, lane, e0, T, D, CR, tv, d1, d2, d3, hit)
         hit[c] = False
         if j < D:
             u = _cu(key, 4 + j)
-            tv[c] = pf[ot + j]
+            tv[c] = pf[_u(ot + j)]
             if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
                 hit[c] = True
-                d1[c] = pf[o1 + j]
-                d2[c] = pf[o2 + j]
-                d3[c] = pf[o3 + j]
+                d1[c] = pf[_u(o1 + j)]
+                d2[c] = pf[_u(o2 + j)]
+                d3[c] = pf[_u(o3 + j)]
 
 
 @_stream_jit
@@ -123,6 +124,11 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
     ngroups = (total + m - 1) // m
     nchunks = (-(-D // T) + CHUNK - 1) // CHUNK   # chunks of CHUNK elements a lane, per member
     stride = _dcuda.gridDim.x
+    # a slot's next member is step members on: its run and index in the run follow by adding the
+    # quotient and remainder of step once, not by a 64-bit division a member (the same integers)
+    step = stride * m
+    qstep = step // NP
+    rstep = step - qstep * NP
     tv = _dcuda.local.array(CHUNK, _df64)
     d1 = _dcuda.local.array(CHUNK, _df64)
     d2 = _dcuda.local.array(CHUNK, _df64)
@@ -141,20 +147,25 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
         inside = slot < m and gi < total
         key = _member_key(skey, gen, gi)
         run = gi // NP
-        k1, k2, k3, jr = _distinct(key, gi - run * NP, NP, D)
+        i = gi - run * NP
+        k1, k2, k3, jr = _distinct(key, i, NP, D)
         ot = (sbase + gi) * D
         o1 = (sbase + run * NP + k1) * D
         o2 = (sbase + run * NP + k2) * D
         o3 = (sbase + run * NP + k3) * D
         if inside:
             _issue(pf, ot, o1, o2, o3, key, jr, lane, 0, T, D, CR, tv, d1, d2, d3, hit)
-        ngi, nkey, nrun, n1, n2, n3, njr = gi, key, run, k1, k2, k3, jr
+        ngi, nkey, nrun, ni, n1, n2, n3, njr = gi, key, run, i, k1, k2, k3, jr
         while group < ngroups:
             if e == 0:   # the next member's key and indices, drawn while this member's loads are in flight
-                ngi = (group + stride) * m + slot
+                ngi = gi + step   # (group + stride) m + slot
                 nkey = _member_key(skey, gen, ngi)
-                nrun = ngi // NP
-                n1, n2, n3, njr = _distinct(nkey, ngi - nrun * NP, NP, D)
+                nrun += qstep     # ngi // NP and ngi - nrun NP, from the last member's
+                ni += rstep
+                if ni >= NP:
+                    ni -= NP
+                    nrun += 1
+                n1, n2, n3, njr = _distinct(nkey, ni, NP, D)
             if inside:
                 # consume chunk e: the trial's elements, into shared memory
                 for c in range(CHUNK):
@@ -163,12 +174,14 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
                         v = tv[c]
                         if hit[c]:
                             v = d1[c] + F * (d2[c] - d3[c])
-                            if v < lo[j] or v > hi[j]:
+                            lj = lo[_u(j)]
+                            hj = hi[_u(j)]
+                            if v < lj or v > hj:
                                 if mode == 2:
-                                    v = lo[j] + _cu(key, 4 + D + j) * (hi[j] - lo[j])
+                                    v = lj + _cu(key, 4 + D + j) * (hj - lj)
                                 else:
-                                    v = _folded(v, lo[j], hi[j], mode)
-                        sh[toff + j] = v
+                                    v = _folded(v, lj, hj, mode)
+                        sh[_u(toff + j)] = v
             e += 1
             if e < nchunks:   # the member's next chunk
                 if inside:
@@ -183,10 +196,10 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
             old = 0.0
             lw = _dint64(-2)
             if inside:
-                sg = stop[crun]
+                sg = stop[_u(crun)]
                 valid = sg < 0 or sg >= gen
-                old = fits[cgi]
-                lw = last[cgi]
+                old = fits[_u(cgi)]
+                lw = last[_u(cgi)]
             _group_sync(xs)
             group += stride
             e = 0
@@ -220,19 +233,20 @@ def de_stream(pf, fits, last, wins, lo, hi, p, skey, stop, evals, g0, g1, F, CR,
                     ow = (dbase + cgi) * D
                     j = lane
                     while j < D:
-                        pf[ow + j] = sh[toff + j] if take else pf[cot + j]
+                        pf[_u(ow + j)] = sh[_u(toff + j)] if take else pf[_u(cot + j)]
                         j += T
                 if lane == 0:
-                    evals[cgi] += 1
+                    ci = _u(cgi)
+                    evals[ci] += 1
                     new = old
                     if take:
                         new = f
-                        fits[cgi] = f
-                        last[cgi] = gen
-                        wins[cgi] += 1
+                        fits[ci] = f
+                        last[ci] = gen
+                        wins[ci] += 1
                     elif stale:
-                        wins[cgi] += _dint64(1) << 32   # a copy, counted in the high word
+                        wins[ci] += _dint64(1) << 32   # a copy, counted in the high word
                     if use_target and new - fstar <= target:
-                        stop[crun] = gen
+                        stop[_u(crun)] = gen
             _group_sync(xs)  # the group's trial read before its next member overwrites it
         grid.sync()
