@@ -24,3 +24,20 @@ M levy10_lanes2 --dim 10 --set starts=10000 --set lanes=2
 M levy10_lanes4_r128 --dim 10 --set starts=10000 --set registers=128
 M levy100_lanes1 --dim 100 --set starts=1000 --set lanes=1 --set threads=8
 M levy100_lanes4 --dim 100 --set starts=1000
+# ... and where a lanes = 4 launch's time goes (ncu of a later launch, its cap grown: a05499a's lanes = 1
+# launch had 10 % occupancy at 228 registers)
+timeout 120 ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy \
+  --section LaunchStats --section InstructionStats --section MemoryWorkloadAnalysis --kernel-name regex:'lbfgsb' \
+  --launch-skip 3 --launch-count 1 python3 -m gpubench minimize levy --dim 10 --method lbfgsb-gpu --set starts=10000 \
+  --backend cuda > $SOL/ncu_lbfgsb_levy10_1e4_lanes4.log 2>&1; say "ncu lbfgsb lanes 4 rc $?"
+# 4. issue 43: de-gpu after its unsigned indices and no 64-bit division / remainder a member (467f52d;
+# static SASS of the member loop 2,832 -> 2,404 stream, 2,194 -> 1,868 fast; the same draws and float
+# operations).  ncu as a05499a (1,903,371,118 instructions / 1e6 member-generations then; the run must
+# print best f = 1199.412283, as before), then the device_peers entries beside EvoX in a fresh folder
+NCU="ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section InstructionStats --section MemoryWorkloadAnalysis --launch-skip 1 --launch-count 1"
+timeout 120 $NCU --kernel-name regex:'de_stream[^_]' python3 -m gpubench minimize rastrigin --dim 100 --method de-gpu \
+  --set np=100000 --set mode=stream --set max_evaluations=3100000 --set generations_per_launch=10 --backend cuda \
+  > $SOL/ncu_de_stream_100_1e5.log 2>&1; say "ncu de_stream rc $? $(grep -h 'best f' $SOL/ncu_de_stream_100_1e5.log)"
+timeout 300 python3 -m gpubench reproduce device_peers_de_evox --backend cuda --results $SOL/de \
+  --entries degpu,degpu_stream,degpu_stream_t16,degpu_fast,evox > $SOL/de.log 2>&1; say "de entries rc $?"
+touch $W/all.done
