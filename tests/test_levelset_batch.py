@@ -144,3 +144,9 @@ def test_a_batch_mask_is_its_own_threads():
     finally:
         tree.LOCAL.batch = None
     assert seen == ["empty"] and not batch.empty.any()
+
+
+def test_chunked_contraction_drops_and_raises_what_one_batch_does(monkeypatch):
+    """child_contract in chunks of MAX_BOXES (gate.lowest_first, gate.chunk_paid): tests/test_chunked_bounds.py."""
+    from test_chunked_bounds import chunks_drop_and_raise_what_one_batch_does
+    chunks_drop_and_raise_what_one_batch_does(CC.contract_children, CC, "children_dropped", 4, (0.02, 0.03), monkeypatch)
