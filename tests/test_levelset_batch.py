@@ -144,3 +144,15 @@ def test_a_batch_mask_is_its_own_threads():
     finally:
         tree.LOCAL.batch = None
     assert seen == ["empty"] and not batch.empty.any()
+
+
+def test_chunked_contraction_drops_and_raises_what_one_batch_does(monkeypatch):
+    """child_contract in chunks of MAX_BOXES (gate.lowest_first, gate.chunk_paid): tests/test_chunked_bounds.py."""
+    from test_chunked_bounds import chunks_drop_and_raise_what_one_batch_does
+    chunks_drop_and_raise_what_one_batch_does(CC.contract_children, CC, "children_dropped", 4, (0.02, 0.03), monkeypatch)
+
+
+def test_the_finer_screen_keeps_every_child_with_a_point_below_gub():
+    """child_screen on Kowalik's children (cut, contracted, LEVELS times): tests/test_child_screen.py."""
+    from test_child_screen import screen_keeps_every_child_with_a_point_below_gub
+    screen_keeps_every_child_with_a_point_below_gub()

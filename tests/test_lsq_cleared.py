@@ -125,3 +125,12 @@ def test_active_set_reaches_the_bounded_least_squares_minimum():
     finally:
         M.ACTIVE_SET = True
     assert M.coupled_floor(lsq, lo, hi)[0] > max(newton, 5642.7082397)
+
+
+def test_chunked_bound_drops_and_raises_what_one_batch_does(monkeypatch):
+    """lsq_floor.raise_children in chunks of MAX_BOXES (gate.lowest_first, gate.chunk_paid):
+    tests/test_chunked_bounds.py."""
+    from test_chunked_bounds import chunks_drop_and_raise_what_one_batch_does
+    chunks_drop_and_raise_what_one_batch_does(M.raise_children, M, "lsq_dropped", 3,
+                                              (np.array([0.01, 0.02, 0.05, 0.04]), np.array([0.012, 0.03, 0.04, 0.05])),
+                                              monkeypatch)

@@ -57,6 +57,7 @@ from .partition import PartitionRule, child_box, child_max_width, diagonal_point
 from .region_list import ROOT, RegionList
 from .settings import FLOAT_SPACINGS, SPACINGS, Settings, gap_width, at_scale, contracts_root, host_loop_reasons, sample_fractions  # noqa: F401  (Settings, ROOT, sample_fractions: this module's API)
 from .child_contract import contract_children
+from .child_screen import screen_children
 from .lsq_floor import raise_children
 from .strong import CONTRACT_PROBE, StrongSteps  # noqa: F401  (CONTRACT_PROBE: this module's API)
 from .uncut import UncutTerms, prepare_split
@@ -338,6 +339,7 @@ class Search(StrongSteps):
             sidx, lb = self._chained(sel_lo, sel_hi, plan, sidx, lb)
             sidx, lb = contract_children(self, sel_lo, sel_hi, plan, sidx, lb)   # no aggregate (child_contract)
             sidx, lb = raise_children(self, sel_lo, sel_hi, plan, sidx, lb)   # sums of squares (lsq_floor)
+            sidx, lb = screen_children(self, sel_lo, sel_hi, plan, sidx, lb)   # cut finer, contracted (child_screen)
         # 5. survivors (lb <= GUB, not ruled out by the gradient test), in subregion order so that
         # runs are deterministic
         child_open = child_max_width(sel_lo, sel_hi, plan) >= cfg.tol

@@ -49,7 +49,7 @@ NEWTON = 8           # projected Newton steps for the multipliers (the bound is 
 ENABLED = True       # off: the search runs as before this bound (measurements, tests)
 CLEARED = True       # off: no bound of the fit with its denominators cleared (forms.lsq.cleared_program)
 ACTIVE_SET = True    # off: the multipliers from the projected Newton steps alone (_multipliers)
-MAX_BOXES = 1024     # subregions bounded an iteration (raise_children): ~85 ms for 2,048 of Ratkowsky02, 944 ms of Thurber (CPU);
+MAX_BOXES = 1024     # subregions bounded a chunk (raise_children; more chunks while each pays): ~85 ms for 2,048 of Ratkowsky02, 944 ms of Thurber (CPU);
                      # Kowalik (twin, cert41c): certified in 37 s (498 it.) against 57 s (870) at 512 and 64 s (481) at 2,048
 SPLIT_MIN = 8        # a batch where f is undefined on some box is halved down to this many boxes
 PROBE, BUDGET = 8, 1.0   # the cost gate (_pays): first iterations always, then seconds <= BUDGET x the sweeps' or x a sweep a drop
@@ -325,15 +325,19 @@ def raise_children(search, sel_lo, sel_hi, plan, sidx, lb):
     if lsq is None or lsq.n != search.dim:
         search.host_seconds += time.perf_counter() - t0
         return sidx, lb
-    # at most MAX_BOXES of them, the lowest bounds first (those that hold GLB): a sweep of 4^10 subregions
-    # (split_dims 10 at n = 3) can keep more than the host bounds in an iteration's time; the others keep theirs
-    pick = np.arange(sidx.size) if sidx.size <= MAX_BOXES else np.argsort(lb, kind="stable")[:MAX_BOXES]
-    clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx[pick])
+    # MAX_BOXES at a time, the lowest bounds first (those that hold GLB): a sweep of 4^10 subregions
+    # (split_dims 10 at n = 3) can keep more than the host bounds in an iteration's time; the next chunk
+    # while the last paid for itself (gate.chunk_paid), the others keep their bounds
     bound = np.full(sidx.size, -INF)
-    bound[pick] = coupled_floor(lsq, clo, chi)
     cleared = cleared_least_squares(search.fn) if CLEARED else None
-    if cleared is not None:
-        bound[pick] = np.maximum(bound[pick], coupled_floor(cleared, clo, chi))
+    for pick in gate.lowest_first(lb, MAX_BOXES):
+        t1 = time.perf_counter()
+        clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx[pick])
+        bound[pick] = coupled_floor(lsq, clo, chi)
+        if cleared is not None:
+            bound[pick] = np.maximum(bound[pick], coupled_floor(cleared, clo, chi))
+        if not gate.chunk_paid(search, time.perf_counter() - t1, int(np.count_nonzero(bound[pick] > st.gub))):
+            break
     raised = np.maximum(lb, bound)
     keep = raised <= st.gub
     stats = search.contract_stats
