@@ -101,9 +101,9 @@ def test_a_broken_group_is_caught(monkeypatch, broken):
 
 def test_lanes_setting():
     M = get_method("lbfgsb-gpu")
-    assert M.settings().lanes == 4                     # the default: a group of 4 lanes a start (measured fastest)
+    assert M.settings().lanes == 0                     # the default: the width chosen by the starts (auto_lanes)
     fn = functions.get("rosenbrock")
-    for bad in (3, 0, 64):
+    for bad in (3, -1, 64):
         with pytest.raises(InputError) as e:
             M(fn, 3, starts=2, lanes=bad)
         assert "lanes" in str(e.value) and "\n" not in str(e.value)
@@ -115,6 +115,20 @@ def test_lanes_setting():
     # the CPU runs a start a loop turn whatever lanes: its own driver, not the group's
     run = batch.Starts(fn, np.zeros((2, 3)), -np.ones(3), np.ones(3), backend="cpu", lanes=8)
     assert run.lanes == 1 and not hasattr(run.mod, "lbfgsb_group_starts")
+
+
+def test_auto_lanes_keeps_a_rounds_starts_resident(monkeypatch):
+    """lanes = 0: 8 lanes a start while a round's starts fit the resident warps (an H200's 132 SMs x 8
+    one-warp blocks: 33,792 lanes), then 4, then 2 however many; the CPU and a width set keep theirs."""
+    import dataclasses
+    from gpubench.methods import lbfgsb_gpu as L
+    assert [L.auto_lanes(k, 132) for k in (1, 1000, 4224, 4225, 8448, 8449, 10**4, 10**6)] == [8, 8, 8, 4, 4, 2, 2, 2]
+    monkeypatch.setattr(L, "_multiprocessors", lambda: 132)
+    s = get_method("lbfgsb-gpu").settings()
+    assert L._lanes(dataclasses.replace(s, starts=10**4), "cuda") == 2
+    assert L._lanes(dataclasses.replace(s, starts=10**4, rounds=10), "cuda") == 8    # a round's 1,000
+    assert L._lanes(dataclasses.replace(s, starts=10**4), "cpu") == 1
+    assert L._lanes(dataclasses.replace(s, starts=10**4, lanes=16), "cuda") == 16
 
 
 PTX = r'''

@@ -68,11 +68,11 @@ class LbfgsbGpuSettings(MethodSettings):
                         choices=("project", "truncate"))
     backend: str = setting("auto", "auto, cpu or cuda", choices=("auto", "cpu", "cuda"))
     threads: int = setting(32, "CUDA threads per block with lanes = 1 (small blocks spread few starts over every SM)", minimum=1, maximum=1024)
-    # 4 lanes: 10^4 starts of Levy n = 10 in 0.362 s on an H200 against 0.880 s a thread a start (the
-    # same bits; 8 lanes 0.505, 16 0.691 s: results/gpu/solve-fff6266, docs/lbfgsb.md)
-    lanes: int = setting(4, "CUDA lanes per start: 1 a thread; 2-32 a group of one warp sharing the "
-                         "2m x 2m algebra, the same iterates (blocks of one warp, `threads` unused; "
-                         "the CPU ignores it)", choices=batch.LANES)
+    # 0 (auto): the widest group of 2-8 lanes that keeps a round's starts resident at once (auto_lanes);
+    # every width gives the same iterates, only the time differs (docs/lbfgsb.md)
+    lanes: int = setting(0, "CUDA lanes per start: 0 chosen by the number of starts (2-8); 1 a thread; 2-32 a "
+                         "group of one warp sharing the 2m x 2m algebra, the same iterates (blocks of one warp, "
+                         "`threads` unused; the CPU ignores it)", choices=(0,) + batch.LANES)
     registers: int = setting(0, "with lanes > 1: a cap on the CUDA kernel's registers a thread (0: the "
                              "compiler's choice; fewer keep more starts on an SM, with spills)", minimum=0, maximum=255)
     rounds: int = batched.rounds_setting()
@@ -99,8 +99,45 @@ def _next_cap(cap, seconds, maxiter):
     return max(1, min(maxiter, int(cap * scale)))
 
 
+# lanes = 0: a group of AUTO_LANES[-1] lanes a start, halved (down to AUTO_LANES[0]) while a round's starts
+# would not all be resident at once.  Measured on an H200 (same iterates at every width): Levy n = 10, 10^4
+# starts 2 lanes 0.238 s, 4 0.367, 8 0.505 (one thread a start 0.880); n = 100, 10^3 starts 2 lanes 2.94 s,
+# 4 2.11, 8 1.74 (one thread 6.17) (results/gpu/solve-fb370fc, solve-63e7a8d).  The group kernel takes
+# 228-244 registers a lane: RESIDENT_WARPS one-warp blocks an SM (ncu: 8, 12.5 % occupancy, latency-bound),
+# so an H200's 132 SMs hold 33,792 lanes.  Wider than 8 was slower wherever measured (16: 0.691 s at 10^4).
+AUTO_LANES = (2, 4, 8)
+RESIDENT_WARPS = 8
+
+
+def _multiprocessors():
+    from numba import cuda
+    try:
+        return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+    except Exception:   # the simulator's device has no such attribute: one SM
+        return 1
+
+
+def auto_lanes(starts, multiprocessors):
+    """The lanes a start for ``lanes = 0``: the widest of AUTO_LANES whose groups for ``starts`` starts fit
+    the lanes resident at once (``multiprocessors`` x RESIDENT_WARPS warps), else the narrowest."""
+    resident = multiprocessors * RESIDENT_WARPS * 32
+    for g in reversed(AUTO_LANES):
+        if starts * g <= resident:
+            return g
+    return AUTO_LANES[0]
+
+
+def _lanes(s, backend):
+    """The lanes a start this run takes: the setting, or for 0 on CUDA :func:`auto_lanes` of a round's
+    starts (1 on the CPU, which runs a start a loop turn whatever the setting)."""
+    if s.lanes or backend != "cuda":
+        return s.lanes or 1
+    return auto_lanes(-(-s.starts // s.rounds), _multiprocessors())
+
+
 def _run(fn, dim, s):
     backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
+    lanes = _lanes(s, backend)
     lo, hi, X0 = _starts(fn, dim, s)
     sign = -1.0 if fn.sense == "max" else 1.0
     trace = Trace(fn.sense)
@@ -116,7 +153,7 @@ def _run(fn, dim, s):
                 break
         run = batch.Starts(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
-            cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign, lanes=s.lanes,
+            cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign, lanes=lanes,
             registers=s.registers)
         if deadline is None:
             # a launch of no iteration evaluates every start's first point; it also compiles the
@@ -160,6 +197,9 @@ def _run(fn, dim, s):
         f"; {stopped_by(halted)} after {seconds:.3g} s ({len(parts)} of {s.rounds} round(s), {ran} of {s.starts} starts)")
     options = s.as_dict()
     options["backend"] = backend
+    if backend == "cuda":
+        options["lanes"] = lanes          # the width this run took (lanes = 0: chosen, auto_lanes)
+        options["lanes_auto"] = not s.lanes
     if backend == "cuda" and not gpu_available():
         options["note"] = "no GPU: ran under numba's CUDA simulator"
     stop = stop_word(halted) if halted else batched.stop(s, ran, status)
@@ -180,7 +220,9 @@ def _run(fn, dim, s):
 def _warmup(fn, dim, s):
     """One start compiles the kernel (CPU or CUDA) for this function."""
     import dataclasses
-    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, maxiter=2, time_limit=None))  # one start: one round
+    # one start, one round, the run's own lanes (a width is a kernel of its own)
+    backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
+    _run(fn, dim, dataclasses.replace(s, starts=1, rounds=1, maxiter=2, time_limit=None, lanes=_lanes(s, backend)))
 
 
 def _interactive(dim, given):
