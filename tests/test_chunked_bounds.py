@@ -8,9 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from gpubench import functions
-from gpubench.methods.solver import child_contract as CC
 from gpubench.methods.solver import gate
-from gpubench.methods.solver import lsq_floor as LF
 from gpubench.methods.solver.partition import PartitionRule, child_boxes
 from oracles import check_children_kept, mp_value
 
