@@ -134,3 +134,25 @@ def test_chunked_bound_drops_and_raises_what_one_batch_does(monkeypatch):
     chunks_drop_and_raise_what_one_batch_does(M.raise_children, M, "lsq_dropped", 3,
                                               (np.array([0.01, 0.02, 0.05, 0.04]), np.array([0.012, 0.03, 0.04, 0.05])),
                                               monkeypatch)
+
+
+def test_cleared_first_keeps_and_raises_what_both_bounds_do():
+    """lsq_floor._chunk_bound (the cleared bound first, the fit's own only on the boxes it leaves at or under
+    GUB; docs/scipy_go.md cert41f): the same boxes kept, with the same bounds bit for bit, as the max of both
+    bounds over every box, on Kowalik's children around its minimiser and across a pole at GUB levels that
+    drop all, some or half; a dropped box's bound stays above GUB."""
+    fn = F.get("scipy_go.Kowalik")
+    lsq, cleared = least_squares(fn), cleared_least_squares(fn)
+    xs = np.asarray(fn.definition.xstar(4))
+    plan = PartitionRule(4, 4, 3).plan(0)
+    from gpubench.methods.solver.partition import child_boxes
+    for sel_lo, sel_hi in [(xs - 0.3, xs + 0.25), tuple(np.asarray(b, dtype=float) for b in POLES["scipy_go.Kowalik"][0])]:
+        lo, hi = child_boxes(sel_lo, sel_hi, plan, np.arange(plan.count))
+        both = np.maximum(M.coupled_floor(lsq, lo, hi), M.coupled_floor(cleared, lo, hi))
+        for gub in [-1.0, 3.0749e-4, float(np.median(both))]:
+            got = M._chunk_bound(lsq, cleared, lo, hi, gub)
+            kept = both <= gub
+            assert np.array_equal(got <= gub, kept)
+            assert np.array_equal(got[kept], both[kept])
+            assert np.all(got[~kept] > gub)
+    assert np.array_equal(M._chunk_bound(lsq, None, lo, hi, 0.0), M.coupled_floor(lsq, lo, hi))
