@@ -45,16 +45,24 @@ def _pays(search):
     return False
 
 
+def batched_levelset(search, sel_lo, sel_hi, sidx):
+    """The level set the batched walk contracts a sweep's survivors with (shared with :mod:`.child_screen`),
+    or None where there is nothing to contract: no survivors, no finite GUB, an unbounded selected box, or
+    a definition the batched walk does not take."""
+    if (sidx.size == 0 or not math.isfinite(search.state.gub)
+            or not (np.all(np.isfinite(sel_lo)) and np.all(np.isfinite(sel_hi)))):
+        return None
+    ls = levelset(search.fn, search.dim, search.maximise)
+    return ls if ls is not None and levelset_batch.applies(ls) else None
+
+
 def contract_children(search, sel_lo, sel_hi, plan, sidx, lb):
     """``(sidx, lb)`` of the subregions left: those the batched contraction at GUB empties dropped, the
     others' bounds raised to its enclosure of f.  No subregion holding a point with f <= GUB is dropped,
     and each raised bound is a lower bound of f over its subregion, so no minimiser is lost."""
     st = search.state
-    if (not ENABLED or sidx.size == 0 or not math.isfinite(st.gub)
-            or not (np.all(np.isfinite(sel_lo)) and np.all(np.isfinite(sel_hi)))):
-        return sidx, lb
-    ls = levelset(search.fn, search.dim, search.maximise)
-    if ls is None or not levelset_batch.applies(ls) or not _pays(search):
+    ls = batched_levelset(search, sel_lo, sel_hi, sidx) if ENABLED else None
+    if ls is None or not _pays(search):
         return sidx, lb
     t0 = time.perf_counter()
     raised = lb.copy()

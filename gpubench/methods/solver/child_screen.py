@@ -20,14 +20,13 @@ A cost gate as the batched contraction's (:func:`_pays`, one call on trust), and
 growing from FIRST, while each pays (:func:`.gate.chunk_paid`): where a sweep costs tens of ms (the
 CPU twin's 4,096 subregions) it runs only while its drops pay for it.
 """
-import math
 import time
 
 import numpy as np
 
 from ...forms import levelset_batch
 from . import gate
-from .contract import levelset
+from .child_contract import batched_levelset
 from .partition import child_boxes
 
 ENABLED = True
@@ -114,11 +113,8 @@ def screen_children(search, sel_lo, sel_hi, plan, sidx, lb):
     """``(sidx, lb)`` of the subregions left: those :func:`emptied` proves hold no point with f <= GUB
     dropped, the others as they were.  No subregion holding a point with f <= GUB is dropped."""
     st = search.state
-    if (not ENABLED or sidx.size == 0 or not math.isfinite(st.gub)
-            or not (np.all(np.isfinite(sel_lo)) and np.all(np.isfinite(sel_hi)))):
-        return sidx, lb
-    ls = levelset(search.fn, search.dim, search.maximise)
-    if ls is None or not levelset_batch.applies(ls) or not _pays(search):
+    ls = batched_levelset(search, sel_lo, sel_hi, sidx) if ENABLED else None
+    if ls is None or not _pays(search):
         return sidx, lb
     t0 = time.perf_counter()
     keep = np.ones(sidx.size, dtype=bool)
