@@ -36,10 +36,7 @@ demo: $(STAMP)
 # 19.8 s -> 6.8 s).  The generated modules are named by the hash of their text, so a stale .pyc cannot stand.
 # NUMBA_OPT=1 was tried (2026-11-28): compiles about 12 % sooner, but the CPU code it makes runs slower
 # (tests/test_devloop.py's simulator tests 9 s -> 55 s): the suite took 914 s against 891 s at O3.
-# --dist loadgroup: the files with a module-scoped fixture (a quick compare, cocopp's archive, a PTX build)
-# mark their tests xdist_group, so one worker builds it once; with --dist load both workers built it
-# (durations showed test_interop's fixture at 18 and 14 s, test_certify's three times).
-PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=30
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 2 -q --durations=30
 test: $(STAMP)
 	$(PYTEST) -m "not slow"
 

@@ -7,10 +7,6 @@ from pathlib import Path
 
 import pytest
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_asv_history")
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 history = pytest.importorskip("benchmarks.history")

@@ -7,10 +7,6 @@ from gpubench.workflow import certify as C
 from gpubench import functions as F
 from gpubench.functions import scipy_go as G
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_certify")
-
 FIVE = ["scipy_go.Matyas", "scipy_go.SixHumpCamel", "scipy_go.Branin01", "scipy_go.Michalewicz",
         "scipy_go.Bukin04"]
 

@@ -10,10 +10,6 @@ from gpubench.workflow import runner
 from gpubench.workflow import experiments_loader as loader
 from gpubench.cli import main
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_compare")
-
 
 # The quick comparison on one of its five functions: every method's code path is the same for each
 # function, and each function costs every compiled method a compile of its own (the fixture took

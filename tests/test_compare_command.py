@@ -12,10 +12,6 @@ from gpubench.reports import coco_data
 from gpubench.workflow import runner
 from gpubench.cli import main
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_compare_command")
-
 
 @pytest.fixture(scope="module")
 def levy(tmp_path_factory):

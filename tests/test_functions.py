@@ -24,10 +24,6 @@ from gpubench.forms.function import InputError, TestFunction
 
 import oracles as O
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_functions")
-
 NAMES = F.names()
 EXPECTED_NAMES = sorted(
     "ackley alpine02 belegundu breiman fu griewank levy levy_delta rastrigin rosenbrock salomon "

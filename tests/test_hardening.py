@@ -17,10 +17,6 @@ from gpubench.methods.solver import solve
 from gpubench.methods.solver.core import Search, Settings
 from gpubench.methods.solver.partition import PartitionRule, child_box, child_boxes, cut, cuts
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_hardening")
-
 
 # ------------------------------------------------------------------ regions as arrays
 @pytest.mark.parametrize("n,s,p,lo,hi", [

@@ -8,10 +8,6 @@ from gpubench.reports import coco_data, compare
 from gpubench.workflow import runner
 from gpubench.cli import main
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_interop")
-
 pytest.importorskip("cocopp")
 
 TINY = """

@@ -32,10 +32,6 @@ from gpubench.device import check_inputs, check_oracles, gpucheck
 from gpubench.interval import ops, rounding_cpu
 from gpubench.interval.backends import build_namespace, namespace
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_interval_ops")
-
 assert config.ENABLE_CUDASIM, "tests/conftest.py should have enabled the CUDA simulator"
 
 INF = math.inf

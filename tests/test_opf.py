@@ -11,10 +11,6 @@ from gpubench.errors import InputError
 from gpubench.problems.opf import admm, branch, matpower, model
 from gpubench.problems.opf import devices as devices_mod
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_opf")
-
 PUBLISHED = Path(__file__).resolve().parents[1] / "experiments" / "published"
 
 

@@ -10,10 +10,6 @@ import pytest
 
 from gpubench.problems.opf import admm, devices, matpower, model
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_opf_host")
-
 
 @pytest.fixture(scope="module")
 def case14():

@@ -14,10 +14,6 @@ from gpubench.problems.opf_rows import admm_opf
 from gpubench.workflow import experiments_loader as loader
 from gpubench.workflow import resume, runner
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_opf_resume")
-
 ITS = 30
 # what a run must end with, whichever command ran which part of it
 SAME = ("iterations", "stop", "objective", "primal_residual", "dual_residual", "eps_primal", "eps_dual",

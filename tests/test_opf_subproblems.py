@@ -9,10 +9,6 @@ import scipy.optimize as so
 
 from gpubench.problems.opf import admm, branch, matpower, model
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_opf_subproblems")
-
 
 @pytest.fixture(scope="module")
 def case14():

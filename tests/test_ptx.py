@@ -23,10 +23,6 @@ from pathlib import Path
 
 import pytest
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_ptx")
-
 ROOT = Path(__file__).resolve().parent.parent
 
 SCRIPT = r'''

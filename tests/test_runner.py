@@ -18,10 +18,6 @@ from gpubench.workflow import runner
 from gpubench.cli import main
 from gpubench.result import OptimizeResult
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_runner")
-
 REPO = Path(__file__).resolve().parents[1]
 
 FAKE_SOURCE = '''

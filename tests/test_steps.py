@@ -34,10 +34,6 @@ from gpubench.forms.definition import Definition, Floor, Rational, Rint, Sum, Tr
 from gpubench.forms.function import TestFunction
 from gpubench.interval import backends
 
-# its module-scoped fixture is built once: every test of this file on one xdist worker
-# (make test's --dist loadgroup), not once a worker
-pytestmark = pytest.mark.xdist_group("test_steps")
-
 ROOT = Path(__file__).resolve().parent.parent
 HALF = Fraction(1, 2)
 S1 = symbols("S1")
