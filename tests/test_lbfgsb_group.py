@@ -123,7 +123,7 @@ def test_auto_lanes_keeps_a_rounds_starts_resident(monkeypatch):
     import dataclasses
     from gpubench.methods import lbfgsb_gpu as L
     assert [L.auto_lanes(k, 132) for k in (1, 1000, 4224, 4225, 8448, 8449, 10**4, 10**6)] == [8, 8, 8, 4, 4, 2, 2, 2]
-    monkeypatch.setattr(L, "_multiprocessors", lambda: 132)
+    monkeypatch.setattr(L, "device_limits", lambda: {"multiprocessors": 132})
     s = get_method("lbfgsb-gpu").settings()
     assert L._lanes(dataclasses.replace(s, starts=10**4), "cuda") == 2
     assert L._lanes(dataclasses.replace(s, starts=10**4, rounds=10), "cuda") == 8    # a round's 1,000

@@ -32,6 +32,27 @@ def simulator():
     return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 
+def device_limits():
+    """The current CUDA device's launch limits, with defaults where a value is missing (numba's
+    simulator has no MULTIPROCESSOR_COUNT: one SM): de-gpu's launch geometry, lbfgsb-gpu's lanes."""
+    from numba import cuda
+    dev = cuda.get_current_device()
+
+    def attr(name, default):
+        try:
+            v = getattr(dev, name)
+            return int(v) if v else default
+        except Exception:
+            return default
+    name = getattr(dev, "name", "simulator")
+    return {"name": name.decode() if isinstance(name, bytes) else str(name),
+            "max_threads_per_block": attr("MAX_THREADS_PER_BLOCK", 1024),
+            "max_shared_memory_per_block": attr("MAX_SHARED_MEMORY_PER_BLOCK", 49152),
+            "max_registers_per_block": attr("MAX_REGISTERS_PER_BLOCK", 65536),
+            "multiprocessors": attr("MULTIPROCESSOR_COUNT", 1),
+            "max_threads_per_multiprocessor": attr("MAX_THREADS_PER_MULTI_PROCESSOR", 2048)}
+
+
 def gpu_available():
     """True when a real CUDA GPU is here (never the simulator).  Computed once per process.
 

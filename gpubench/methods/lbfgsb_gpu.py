@@ -40,7 +40,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..device.gpu import gpu_available, resolve_backend
+from ..device.gpu import device_limits, gpu_available, resolve_backend
 from ..errors import InputError
 from .lbfgsb import batch
 from .monitor import Deadline, report, stop_word
@@ -109,14 +109,6 @@ AUTO_LANES = (2, 4, 8)
 RESIDENT_WARPS = 8
 
 
-def _multiprocessors():
-    from numba import cuda
-    try:
-        return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
-    except Exception:   # the simulator's device has no such attribute: one SM
-        return 1
-
-
 def auto_lanes(starts, multiprocessors):
     """The lanes a start for ``lanes = 0``: the widest of AUTO_LANES whose groups for ``starts`` starts fit
     the lanes resident at once (``multiprocessors`` x RESIDENT_WARPS warps), else the narrowest."""
@@ -132,7 +124,7 @@ def _lanes(s, backend):
     starts (1 on the CPU, which runs a start a loop turn whatever the setting)."""
     if s.lanes or backend != "cuda":
         return s.lanes or 1
-    return auto_lanes(-(-s.starts // s.rounds), _multiprocessors())
+    return auto_lanes(-(-s.starts // s.rounds), device_limits()["multiprocessors"])
 
 
 def _run(fn, dim, s):
