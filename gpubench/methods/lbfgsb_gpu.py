@@ -104,7 +104,9 @@ def _next_cap(cap, seconds, maxiter):
 # starts 2 lanes 0.238 s, 4 0.367, 8 0.505 (one thread a start 0.880); n = 100, 10^3 starts 2 lanes 2.94 s,
 # 4 2.11, 8 1.74 (one thread 6.17) (results/gpu/solve-fb370fc, solve-63e7a8d).  The group kernel takes
 # 228-244 registers a lane: RESIDENT_WARPS one-warp blocks an SM (ncu: 8, 12.5 % occupancy, latency-bound),
-# so an H200's 132 SMs hold 33,792 lanes.  Wider than 8 was slower wherever measured (16: 0.691 s at 10^4).
+# so an H200's 132 SMs hold 33,792 lanes.  Wider than 8 was slower wherever measured (16: 0.691 s at 10^4);
+# so was a 168-register cap (12 warps an SM, with spills: 2 lanes 0.308 s at 10^4).  Auto measured at b86b7ee:
+# 0.2378 s (2 lanes) and 1.747 s (8 lanes), results/gpu/solve-b86b7ee.
 AUTO_LANES = (2, 4, 8)
 RESIDENT_WARPS = 8
 
