@@ -131,50 +131,6 @@ def test_auto_lanes_keeps_a_rounds_starts_resident(monkeypatch):
     assert L._lanes(dataclasses.replace(s, starts=10**4, lanes=16), "cuda") == 16
 
 
-def test_placed_spreads_starts_over_the_resident_warps():
-    """Every running start once; at most ``groups`` a warp, the same number in every warp but the last;
-    packed where the packed warps already fill the resident ones; -1 in the groups left empty."""
-    rng = np.random.default_rng(3)
-    for size, groups, warps in [(10, 16, 4), (100, 16, 4), (10**4, 16, 1056), (1000, 4, 1056), (7, 1, 3),
-                                (33, 8, 0), (64, 16, 4), (65, 16, 4), (1, 16, 1056)]:
-        live = np.sort(rng.choice(10**5, size, replace=False))
-        where = batch.placed(live, groups, warps)
-        assert sorted(where[where >= 0].tolist()) == live.tolist() and (where[where < 0] == -1).all()
-        per = [int((row >= 0).sum()) for row in where.reshape(-1, groups)] if where.size % groups == 0 else None
-        if warps and groups > 1 and size < warps * groups:
-            assert where.size % groups == 0 and len(per) <= warps
-            assert max(per) == -(-size // warps) and len(set(per[:-1])) <= 1 and per[-1] <= per[0]
-        else:
-            assert np.array_equal(where, live)               # packed: groups a warp
-
-
-def test_spread_groups_give_the_same_bits():
-    """A launch whose grid holds empty groups (-1, as placed() spreads starts) runs each start as a packed
-    one does: the same bits (under the simulator a block is one group, so the empty ones are blocks)."""
-    fn, lo, hi, X0, kw = _problem("rosenbrock-cut")
-    packed = batch.solve(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", lanes=2, **kw)
-    run = batch.Starts(fn, X0, lo, hi, pgtol=1e-12, backend="cuda", lanes=2, **kw)
-    run._launch_groups(np.array([-1, 1, -1, -1, 0, -1]), 2, 2)     # two iterations, each start once
-    run.R.copy_to_host(run.res)
-    assert run.res[:, 1].tolist() == [2.0, 2.0]      # an empty group ran nothing (-1 is not the last start)
-    while run.advance(kw["maxiter"]):
-        pass
-    _same(run.result(), packed)
-
-
-def test_spread_setting_and_resident_warps(monkeypatch):
-    import dataclasses
-    from gpubench.methods import lbfgsb_gpu as L
-    monkeypatch.setattr(L, "device_limits", lambda: {"multiprocessors": 132})
-    s = get_method("lbfgsb-gpu").settings()
-    assert s.spread is True
-    assert L.resident_warps(dataclasses.replace(s, starts=10**4), "cuda") == 132 * 8
-    assert L.resident_warps(dataclasses.replace(s, starts=10**4, registers=128), "cuda") == 132 * 16
-    assert L.resident_warps(dataclasses.replace(s, starts=10**4, spread=False), "cuda") == 0
-    assert L.resident_warps(dataclasses.replace(s, starts=10**4, lanes=1), "cuda") == 0
-    assert L.resident_warps(dataclasses.replace(s, starts=10**4), "cpu") == 0
-
-
 PTX = r'''
 import json, re
 from numba import types as T

@@ -377,13 +377,12 @@ _lbg_kernel = (_lbcuda.jit(cache=True, max_registers=LBG_REGISTERS) if LBG_REGIS
 @_lbg_kernel
 def lbfgsb_group_starts(X0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap, live,
                         V, SYb, SM, SV, XOUT, RES):
-    # group g (threads g LBG_LANES ..) advances start live[g] by at most cap iterations (none where
-    # live[g] is -1: a launch's starts spread over more warps, batch.placed); a group is all in or all
-    # out of range, so every lane that waits at a barrier has its partners
+    # group g (threads g LBG_LANES ..) advances start live[g] by at most cap iterations; a group
+    # is all in or all out of range, so every lane that waits at a barrier has its partners
     t = _lbcuda.grid(1)
     g = t // LBG_LANES
     lane = t % LBG_LANES
-    if g < live.shape[0] and live[g] >= 0:
+    if g < live.shape[0]:
         r = live[g]
         if lane == 0:
             _lb_solve_one(X0[r], lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap,

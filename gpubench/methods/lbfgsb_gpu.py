@@ -73,9 +73,6 @@ class LbfgsbGpuSettings(MethodSettings):
     lanes: int = setting(0, "CUDA lanes per start: 0 chosen by the number of starts (2-8); 1 a thread; 2-32 a "
                          "group of one warp sharing the 2m x 2m algebra, the same iterates (blocks of one warp, "
                          "`threads` unused; the CPU ignores it)", choices=(0,) + batch.LANES)
-    spread: bool = setting(True, "with lanes > 1 on CUDA: a launch's starts spread over the warps resident at "
-                           "once, fewer a warp (a warp waits on each of its starts in turn), rather than packed "
-                           "32 / lanes a warp; the same iterates")
     registers: int = setting(0, "with lanes > 1: a cap on the CUDA kernel's registers a thread (0: the "
                              "compiler's choice; fewer keep more starts on an SM, with spills)", minimum=0, maximum=255)
     rounds: int = batched.rounds_setting()
@@ -132,20 +129,9 @@ def _lanes(s, backend):
     return auto_lanes(-(-s.starts // s.rounds), device_limits()["multiprocessors"])
 
 
-def resident_warps(s, backend):
-    """The one-warp blocks a run's launches may spread their starts over (``spread``, lanes > 1 on
-    CUDA): RESIDENT_WARPS an SM at the kernel's own registers, or as many as a register cap leaves
-    (65,536 registers an SM); 0: packed."""
-    if not s.spread or backend != "cuda" or _lanes(s, backend) == 1:
-        return 0
-    per_sm = RESIDENT_WARPS if not s.registers else max(1, min(64, 65536 // (32 * s.registers)))
-    return device_limits()["multiprocessors"] * per_sm
-
-
 def _run(fn, dim, s):
     backend = resolve_backend(s.backend, supported=("cpu", "cuda"))
     lanes = _lanes(s, backend)
-    warps = resident_warps(s, backend)
     lo, hi, X0 = _starts(fn, dim, s)
     sign = -1.0 if fn.sense == "max" else 1.0
     trace = Trace(fn.sense)
@@ -162,7 +148,7 @@ def _run(fn, dim, s):
         run = batch.Starts(
             fn, X0[rows], lo, hi, m=s.m, pgtol=s.pgtol, factr=s.factr, maxiter=s.maxiter, maxfun=s.maxfun,
             cauchy=s.cauchy, step=s.step, backend=backend, threads=s.threads, sign=sign, lanes=lanes,
-            registers=s.registers, warps=warps)
+            registers=s.registers)
         if deadline is None:
             # a launch of no iteration evaluates every start's first point; it also compiles the
             # kernel (in the first process on a machine only: the disk cache serves the next), which
@@ -208,7 +194,6 @@ def _run(fn, dim, s):
     if backend == "cuda":
         options["lanes"] = lanes          # the width this run took (lanes = 0: chosen, auto_lanes)
         options["lanes_auto"] = not s.lanes
-        options["resident_warps"] = warps   # the warps a launch's starts were spread over (0: packed)
     if backend == "cuda" and not gpu_available():
         options["note"] = "no GPU: ran under numba's CUDA simulator"
     stop = stop_word(halted) if halted else batched.stop(s, ran, status)

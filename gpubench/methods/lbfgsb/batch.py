@@ -42,28 +42,6 @@ def group_driver(lanes, registers=0):
                                                    ("LBG_REGISTERS = 0 ", f"LBG_REGISTERS = {int(registers)} ")])
 
 
-def placed(live, groups, warps):
-    """Where a launch's running starts go with ``groups`` starts' room a warp: ``live`` itself (packed,
-    ``groups`` a warp) when the packed warps already fill ``warps`` (the warps resident at once; 0: no
-    spreading), else ``live`` spread over up to ``warps`` warps, the same number of starts in each
-    but the last, the other groups' entries -1 (a group of -1 leaves at once).
-
-    A warp's starts run the same code at different points of their iterations, so the warp waits on
-    each in turn: fewer starts a warp shorten every launch while the warps are resident anyway
-    (H200, one thread a start, 1,000 starts of Levy n = 10: 8 a warp 0.320 s, 32 a warp 0.828 s,
-    results/gpu/solve-a05499a).  Each start's iterates do not depend on where it runs."""
-    live = np.asarray(live, dtype=np.int64)
-    if warps <= 0 or groups <= 1 or live.size == 0:
-        return live
-    per = max(1, -(-live.size // warps))            # starts a warp when spread over the resident warps
-    if per >= groups:
-        return live
-    out = np.full(-(-live.size // per) * groups, -1, dtype=np.int64)
-    k = np.arange(live.size)
-    out[(k // per) * groups + k % per] = live
-    return out
-
-
 def check_lanes(lanes, who="lbfgsb batch"):
     if lanes not in LANES:
         raise InputError(f"{who}: lanes must be one of {', '.join(map(str, LANES))}, got {lanes!r}")
@@ -106,11 +84,8 @@ class Starts:
     """
 
     def __init__(self, fn, X0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-                 cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, lanes=1, registers=0,
-                 warps=0):
+                 cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, lanes=1, registers=0):
         check_lanes(lanes)
-        # lanes > 1 on a GPU: spread a launch's starts over this many resident warps (placed; 0: packed)
-        self.warps = int(warps)
         X0 = np.ascontiguousarray(X0, dtype=np.float64)
         if X0.ndim != 2:
             raise InputError(f"lbfgsb batch: starts must have shape (N, n), got {X0.shape}")
@@ -156,7 +131,10 @@ class Starts:
                 # warp barrier, of one group: gpubench/kernels/lbfgsb_group.py)
                 from numba.core import config
                 tpb = self.lanes if config.ENABLE_CUDASIM else max(32, self.lanes)
-                self._launch_groups(placed(live, tpb // self.lanes, self.warps), tpb, cap)
+                blocks = (live.size * self.lanes + tpb - 1) // tpb
+                shared = self.mod.LBG_GROUPS * self.mod.LBG_SLOTS * 8     # dynamic shared memory, bytes
+                self.mod.lbfgsb_group_starts[blocks, tpb, 0, shared](*self.data, *self.args, cap, cuda.to_device(live),
+                                                                     *self.work, self.X, self.R)
             else:
                 blocks = (live.size + self.threads - 1) // self.threads
                 self.mod.lbfgsb_starts[blocks, self.threads](*self.data, *self.args, cap, cuda.to_device(live),
@@ -164,14 +142,6 @@ class Starts:
             self.R.copy_to_host(self.res)     # synchronises: the launch has ended
         self.launches += 1
         return self.running().size
-
-    def _launch_groups(self, where, tpb, cap):
-        # group g of the grid runs start where[g] (none where it is -1); ``where`` from :func:`placed`
-        from numba import cuda
-        blocks = (where.size * self.lanes + tpb - 1) // tpb
-        shared = self.mod.LBG_GROUPS * self.mod.LBG_SLOTS * 8     # dynamic shared memory, bytes
-        self.mod.lbfgsb_group_starts[blocks, tpb, 0, shared](*self.data, *self.args, cap, cuda.to_device(where),
-                                                             *self.work, self.X, self.R)
 
     def result(self):
         """(X, f, nit, nfev, status, pg) per start; a start still running counts as at a limit (1)."""
@@ -184,17 +154,14 @@ class Starts:
 
 
 def solve(fn, X0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
-          cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, cap=None, lanes=1, registers=0,
-          warps=0):
+          cauchy="exact", step="project", backend="cpu", threads=32, sign=1.0, cap=None, lanes=1, registers=0):
     """Run L-BFGS-B from every row of ``X0`` in the box; (X, f, nit, nfev, status, pg) per start.
 
     ``sign=-1`` maximises.  Launches of at most ``cap`` iterations per start (None: one launch
-    runs every start to its end) until every start has ended; the result does not depend on ``cap``
-    nor on ``warps`` (:func:`placed`).
+    runs every start to its end) until every start has ended; the result does not depend on ``cap``.
     """
     run = Starts(fn, X0, lo, hi, m=m, pgtol=pgtol, factr=factr, maxiter=maxiter, maxfun=maxfun,
-                 cauchy=cauchy, step=step, backend=backend, threads=threads, sign=sign, lanes=lanes, registers=registers,
-                 warps=warps)
+                 cauchy=cauchy, step=step, backend=backend, threads=threads, sign=sign, lanes=lanes, registers=registers)
     while run.advance(maxiter if cap is None else cap):
         pass
     return run.result()
