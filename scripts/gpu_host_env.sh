@@ -4,7 +4,10 @@
 # evosax, jaxopt, dotmap; docs/peers.md); see ../shared/notes/gpu.md and docs/reproduction.md.
 # Set GPUBENCH_COMMIT before sourcing.
 if [ "$(cat /tmp/site/.wheels 2>/dev/null)" != "$(ls .whl/*.whl)" ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
+    # compiled to bytecode at the install, as a user's pip install does: without it every process
+    # compiled numpy's modules from source again (0.21 s of a second process's 1.6 s, cProfile at
+    # ac54d57: 133 modules; where PYTHONDONTWRITEBYTECODE is set an import never writes them)
+    python3 -m pip install -q --no-index --no-deps --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || return 1
     ls .whl/*.whl > /tmp/site/.wheels
 fi
 export PYTHONPATH=/tmp/site
@@ -18,6 +21,7 @@ fi
 export PYTHONPATH=$GPB:/tmp/site PYTHONUNBUFFERED=1
 export GPUBENCH_CACHE=${GPUBENCH_CACHE:-/tmp/gpubench-cache}
 python3 -c "import numpy, numba, numba_cuda; from numba import cuda; print('numpy', numpy.__version__, 'numba', numba.__version__, 'gpu', cuda.get_current_device().name)"
+echo "PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE-unset}"
 # the repository's own gpubench/ folder would shadow the installed package (functions/ and
 # experiments/ are mapped into it only by the install): run from elsewhere
 export REPO=$PWD
