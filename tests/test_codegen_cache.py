@@ -134,3 +134,30 @@ def test_a_callable_extension_is_derived_only_when_the_module_is_not_in_the_inde
     assert b.__name__ == a.__name__ and built == [] and calls == ["levy"]
     with pytest.raises(ValueError):
         codegen.load(defn, "cpu", (lambda d: "X = 1",))
+
+
+def test_a_generated_module_keeps_its_bytecode_where_imports_write_none(tmp_path, monkeypatch):
+    """With PYTHONDONTWRITEBYTECODE (sys.dont_write_bytecode) an import writes no bytecode, so every process
+    compiled each generated module from its source again: import_text writes it, the next process's import
+    reads it (its loader never compiles the source), and a new text gets new bytecode."""
+    import importlib.machinery
+    import importlib.util
+    import sys
+    from gpubench.forms import cache
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    name = "gpubench_bytecode_test_a1"
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    assert cache.import_text(name, "VALUE = 1\n").VALUE == 1
+    pyc = importlib.util.cache_from_source(str(cache.cache_dir() / f"{name}.py"))
+    first = open(pyc, "rb").read()
+    compiled = []
+    real = importlib.machinery.SourceFileLoader.source_to_code
+    monkeypatch.setattr(importlib.machinery.SourceFileLoader, "source_to_code",
+                        lambda self, *a, **k: compiled.append(1) or real(self, *a, **k))
+    del sys.modules[name]                                        # a new process
+    assert cache.import_text(name, "VALUE = 1\n").VALUE == 1 and compiled == []
+    del sys.modules[name]
+    assert cache.import_text(name, "VALUE = 22\n").VALUE == 22   # a new text, its own bytecode
+    assert open(pyc, "rb").read() != first
+    sys.modules.pop(name, None)

@@ -67,6 +67,7 @@ def import_text(name, text):
         same = False
     if not same:
         atomic_write(path, text, fsync=False)
+    _write_bytecode(path, fresh=not same)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # numba's cache locator looks the module up while it runs
@@ -76,6 +77,23 @@ def import_text(name, text):
         sys.modules.pop(name, None)
         raise
     return module
+
+
+def _write_bytecode(path, fresh):
+    """The module's bytecode beside it (``__pycache__``), written here where it is missing or its source
+    is new: an import writes it only where ``PYTHONDONTWRITEBYTECODE`` is unset, and where it is set
+    (the H200 host's environment) every process compiled each generated module from its source again.
+    The import reads it and checks it against the source's size and time; a cache it cannot be
+    written to costs only that compile."""
+    import importlib.util
+    import py_compile
+    pyc = importlib.util.cache_from_source(str(path))
+    if not fresh and os.path.exists(pyc):
+        return
+    try:
+        py_compile.compile(str(path), cfile=pyc, doraise=True)
+    except (OSError, py_compile.PyCompileError):
+        pass   # read-only or full cache, or a text the import will report itself
 
 
 def summary():
