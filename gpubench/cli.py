@@ -106,7 +106,10 @@ def entry():
     on a CPU; the operating system and the driver free the same resources with the process.
     """
     rc = main()
-    if _FAST_EXIT and threading.active_count() == 1 and not _children_alive():
+    # not under a profiler or tracer (``python -m cProfile -o F -m gpubench ...``, coverage): they
+    # write what they gathered at the interpreter's exit, which os._exit would skip
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if _FAST_EXIT and not watched and threading.active_count() == 1 and not _children_alive():
         from .device.gpu import write_phases_now
         write_phases_now()
         for stream in (sys.stdout, sys.stderr):

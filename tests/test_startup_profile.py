@@ -135,17 +135,20 @@ def test_solve_leaves_by_os_exit_only_when_nothing_else_runs(monkeypatch, tmp_pa
     monkeypatch.setattr(device, "_WATCHED", set())  # and no atexit writer left in this process:
     monkeypatch.setattr(device, "_write_at_exit", lambda: device._WATCHED.add("atexit"))
     argv = ["solve", "levy", "--dim", "2", "--backend", "cpu", "--json"]
-    for argv_i, children, expect in ((argv, False, [0]), (["eval", "levy", "--dim", "2", "--x", "1", "1"], False, []),
-                                     (argv, True, [])):
+    # ... nor under a profiler (python -m cProfile -o F -m gpubench solve ...: it writes F at the exit)
+    for argv_i, children, expect, profiled in ((argv, False, [0], False),
+                                               (["eval", "levy", "--dim", "2", "--x", "1", "1"], False, [], False),
+                                               (argv, True, [], False), (argv, False, [], True)):
         calls.clear()
         cli._FAST_EXIT.clear()
         monkeypatch.setattr(sys, "argv", ["gpubench"] + argv_i)
         monkeypatch.setattr(multiprocessing, "active_children", lambda c=children: [object()] if c else [])
+        monkeypatch.setattr(cli.sys, "getprofile", lambda p=profiled: object() if p else None)
         try:
             rc = cli.entry()
         except Left:
             rc = None
-        assert calls == expect, (argv_i, children)
+        assert calls == expect, (argv_i, children, profiled)
         if expect:
             assert json.loads((tmp_path / "phases.json").read_text())["phases"]
         else:
