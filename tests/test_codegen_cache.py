@@ -161,3 +161,29 @@ def test_a_generated_module_keeps_its_bytecode_where_imports_write_none(tmp_path
     assert cache.import_text(name, "VALUE = 22\n").VALUE == 22   # a new text, its own bytecode
     assert open(pyc, "rb").read() != first
     sys.modules.pop(name, None)
+
+
+def test_a_generated_forms_module_keeps_its_bytecode_too(tmp_path, monkeypatch):
+    """The forms' modules (codegen.load writes them, cards.import_generated imports them: the path of every
+    second process) get their bytecode as import_text's do, and a source rewritten under the same name gets
+    new bytecode (the header no longer matches)."""
+    import importlib.util
+    import os
+    import sys
+    from gpubench.forms import cache, cards
+    monkeypatch.setenv("GPUBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setattr(cards, "LOADED", {})
+    name = "gpubench_generated_bytecode_test_b1"
+    path = cards.generated_path(name)
+    cache.cache_dir()
+    path.write_text("VALUE = 3\n")
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    assert cards.import_generated(name, "cpu").VALUE == 3
+    pyc = importlib.util.cache_from_source(str(path))
+    first = open(pyc, "rb").read()
+    path.write_text("VALUE = 44\n")
+    os.utime(path, (1, 1))                            # another time and size: the header must not match
+    cache.ensure_bytecode(path)
+    assert open(pyc, "rb").read() != first
+    sys.modules.pop(name, None)

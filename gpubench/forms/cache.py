@@ -67,7 +67,7 @@ def import_text(name, text):
         same = False
     if not same:
         atomic_write(path, text, fsync=False)
-    _write_bytecode(path, fresh=not same)
+    ensure_bytecode(path)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # numba's cache locator looks the module up while it runs
@@ -79,19 +79,29 @@ def import_text(name, text):
     return module
 
 
-def _write_bytecode(path, fresh):
-    """The module's bytecode beside it (``__pycache__``), written here where it is missing or its source
-    is new: an import writes it only where ``PYTHONDONTWRITEBYTECODE`` is unset, and where it is set
-    (the H200 host's environment) every process compiled each generated module from its source again.
-    The import reads it and checks it against the source's size and time; a cache it cannot be
-    written to costs only that compile."""
+def ensure_bytecode(path):
+    """The module's bytecode beside it (``__pycache__``), written where it is missing or does not match
+    the source (its header's size and time): an import writes it only where ``PYTHONDONTWRITEBYTECODE``
+    is unset, and where it is set (the H200 host's environment) every process compiled each generated
+    module from its source again.  The import then reads it, checking the same header; a cache it
+    cannot be written to costs only that compile."""
     import importlib.util
     import py_compile
     pyc = importlib.util.cache_from_source(str(path))
-    if not fresh and os.path.exists(pyc):
-        return
     try:
-        py_compile.compile(str(path), cfile=pyc, doraise=True)
+        st = os.stat(path)
+        with open(pyc, "rb") as f:
+            head = f.read(16)
+        if (head[:4] == importlib.util.MAGIC_NUMBER and head[4:8] == bytes(4)
+                and int.from_bytes(head[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
+                and int.from_bytes(head[12:16], "little") == st.st_size & 0xFFFFFFFF):
+            return
+    except OSError:
+        pass   # no bytecode yet (or no source: the import will say so)
+    try:
+        # timestamp bytecode, the header checked above (SOURCE_DATE_EPOCH would make py_compile hash it)
+        py_compile.compile(str(path), cfile=pyc, doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
     except (OSError, py_compile.PyCompileError):
         pass   # read-only or full cache, or a text the import will report itself
 

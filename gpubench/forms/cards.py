@@ -223,7 +223,10 @@ def import_generated(modname, backend):
         module = LOADED.get(modname)
         if module is not None:
             return module
-        spec = importlib.util.spec_from_file_location(modname, generated_path(modname))
+        from .cache import ensure_bytecode
+        path = generated_path(modname)
+        ensure_bytecode(path)     # the next process's import reads it, whatever PYTHONDONTWRITEBYTECODE says
+        spec = importlib.util.spec_from_file_location(modname, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[modname] = module  # numba's cache locator looks the module up while it runs
         try:
