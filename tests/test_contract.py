@@ -258,3 +258,60 @@ def test_a_contraction_costlier_than_a_sweep_is_skipped_after_the_probe():
     s.contract_cost, s.sweep_cost = [0.0, 0], [0.0, 0]
     s.run()
     assert s.contract_cost[1] == 1 and s.sweep_cost[1] == 1   # each timed where it runs
+
+
+def _kinked_function():
+    """f = sum(x^2 / 10 - 3 |x|): a concave kink at every x_i = 0, Hessian 0.2 I everywhere else."""
+    from gpubench.forms.definition import Abs, Definition, Rational, Sum, symbols, x
+    from gpubench.forms.function import TestFunction
+    S = symbols("S")
+    return TestFunction(Definition(name="convexity_kink", title="convexity_kink", source="tests/test_contract.py",
+                                   terms={S: Sum(Rational(1, 10) * x**2 - 3 * Abs(x))}, expr=S, domain=(-2, 2),
+                                   xstar=lambda n: np.full(n, 2.0), fstar=lambda n: -5.6 * n))
+
+
+def test_convexity_through_abs_holds_off_the_kink_only(monkeypatch):
+    """|u| and sign(u) in the trees (their kink is DiracDelta(u) in the second derivative, enclosed as 0
+    only where u's enclosure excludes 0): EggHolder n = 5 is proved convex on a box of width 2e-3 at its
+    minimiser, the floor within 1e-6 of f there, and not on a box of width 0.2; a concave kink is never
+    proved convex on a box that holds it, and is off it; no sampled value lies below a floor.  A delta
+    taken for 0 everywhere is caught: the floor then lies above f's values across the kink."""
+    from gpubench.forms import levelset_tree
+    egg = F.get("scipy_go.EggHolder")
+    xs = np.array([485.58983, 436.1237, 451.08319, 466.4312, 421.9585])
+    floor = C.convex_floor(egg, xs - 1e-3, xs + 1e-3, xs)
+    assert egg.interval(xs, xs)[0] - 1e-6 <= floor <= egg.interval(xs, xs)[0]
+    assert C.convex_floor(egg, xs - 0.1, xs + 0.1, xs) == -np.inf
+    kink = _kinked_function()
+    lo, hi, x = np.array([-2.0, -2.0]), np.array([0.6, 0.6]), np.array([0.5, 0.5])
+    assert C.convex_floor(kink, lo, hi, x) == -np.inf                      # the box holds the kink
+    assert C.convex_floor(kink, lo + 2.1, hi + 1.0, x + 0.5) > -np.inf       # [0.1, 1.6]^2: off it
+    rng = np.random.default_rng(5)
+    for fn, (blo, bhi) in ((kink, (lo + 2.1, hi + 1.0)), (egg, (xs - 1e-3, xs + 1e-3))):
+        for _ in range(3):
+            px = blo + (bhi - blo) * rng.random(blo.size)
+            fl = C.convex_floor(fn, blo, bhi, px)
+            for y in blo + (bhi - blo) * rng.random((50, blo.size)):
+                assert fn.interval(y, y)[1] >= fl
+    monkeypatch.setattr(levelset_tree, "_delta", lambda u, env, vals: (0.0, 0.0))
+    kink.__dict__.pop("_levelsets", None)
+    bad = C.convex_floor(kink, lo, hi, x)
+    assert bad > kink.interval(lo, lo)[1]                                  # f(-2, -2) = -11.2 below it
+
+
+def test_sign_and_delta_enclose_every_value():
+    """The forward rules of sign(u) ([sign(lo), sign(hi)]) and DiracDelta(u) (0 where u's enclosure
+    excludes 0, else the whole line) on random boxes, against sign at sampled points."""
+    from gpubench.forms.exprtree import Node
+    from gpubench.forms.levelset_tree import _forward
+    rng = np.random.default_rng(8)
+    u = Node("add", [Node("sym", name="x"), Node("const", value=[-0.5, -0.5])])
+    sgn, delta = Node("sign", [u]), Node("any", [u], value=["delta"])
+    for _ in range(200):
+        a, b = np.sort(rng.uniform(-2, 2, 2))
+        env = {"x": (np.array([a]), np.array([b]))}
+        slo, shi = _forward(sgn, env, {})
+        dlo, dhi = _forward(delta, env, {})
+        for t in np.r_[a, b, rng.uniform(a, b, 20)]:
+            assert slo[0] <= np.sign(t - 0.5) <= shi[0]
+        assert (dlo[0], dhi[0]) == ((0.0, 0.0) if (a > 0.5 or b < 0.5) else (-np.inf, np.inf))

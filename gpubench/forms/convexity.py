@@ -7,7 +7,9 @@ is enclosed through the definition's aggregates, a = sum_i t(x_i[, x_{i+1}]), by
 sum_a f_a H_a + sum_ab f_ab grad_a grad_b^T, each term's first and second derivatives (sympy's,
 kept in the level set's program: :func:`gpubench.forms.exprtree.program`) enclosed on the box by
 the level set's own forward rules, outward rounded.  Semidefiniteness is shown by diagonal
-dominance after a positive scaling (:func:`_dominant`).  Only smooth trees qualify: a kink, step
+dominance after a positive scaling (:func:`_dominant`).  |u| and sign(u) qualify on a box where u's
+enclosure excludes 0 (their second derivatives' DiracDelta(u) is 0 there).  Otherwise only smooth
+trees qualify: a kink, step
 or an operation without a rule anywhere makes the test answer False, which is always safe.
 ``tests/test_contract.py`` checks the floor against every sampled value of convex and non-convex
 functions, and catches a test that takes every Hessian for semidefinite.
@@ -17,13 +19,17 @@ import numpy as np
 from ..interval.arrays import Undefined as _Undefined, _dn, _up, add, mul
 from .levelset import _forward, _sum_interval
 
-# operations whose first and second derivatives the trees hold as expressions (no kink, step or jump)
-SMOOTH = {"sym", "const", "add", "mul", "pow", "exp", "log", "sin", "cos", "tanh"}
+# operations whose first and second derivatives the trees hold as expressions (no kink, step or jump);
+# |u| and sign(u) too: their kink shows in the second derivative as DiracDelta(u) ("any" with value
+# ["delta"]), whose enclosure is the whole line wherever u's may hold 0 (levelset_tree._delta), so a box
+# that may hold the kink has an unbounded Hessian and is never proved convex
+SMOOTH = {"sym", "const", "add", "mul", "pow", "exp", "log", "sin", "cos", "tanh", "abs", "sign"}
 CONVEX_MAX_DIM = 200   # the convexity test builds the n x n interval Hessian
 
 
 def _smooth(node):
-    return node.op in SMOOTH and all(_smooth(a) for a in node.args)
+    return ((node.op in SMOOTH or (node.op == "any" and node.value == ["delta"]))
+            and all(_smooth(a) for a in node.args))
 
 
 def convex(ls, lo, hi):

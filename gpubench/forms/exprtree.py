@@ -21,7 +21,8 @@ Light: no sympy and no numpy at import.
 # k >= 1, ["inv", k] for -k, ["sqrt"], ["rat", r] for another rational, ["any"] otherwise), "max",
 # "min", "floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs", "sign" (the derivative of
 # |u|: the level set's walk has no rule for it and takes the whole line, as for "any"; the chain's
-# compiled cells enclose it, forms/chain_cells.py), and "any" (no rule)
+# compiled cells enclose it, forms/chain_cells.py), and "any" (no rule; with value ["delta"] and one
+# argument u: DiracDelta(u), 0 wherever u is not)
 UNARY = ("floor", "trunc", "rint", "tanh", "exp", "log", "sin", "cos", "abs")
 
 
@@ -149,6 +150,11 @@ def convert(expr, memo=None):
             node = go(sp.log(1 + sp.exp(e.args[0])))
         elif e.func in funcs:
             node = Node(funcs[e.func], [go(a) for a in e.args])
+        elif e.func is sp.DiracDelta and len(e.args) == 1:
+            # the derivative of sign(u), in the second derivative of |u|: "any" for every walk, but with u
+            # kept (value ["delta"]), 0 where u's enclosure excludes 0 (levelset_tree._forward), so that
+            # the convexity test sees EggHolder's Hessian near its minimiser and a kink where u may be 0
+            node = Node("any", [go(e.args[0])], value=["delta"])
         else:   # no rule: any real value, its arguments not visited (as the level set always did)
             node = Node("any")
         memo[e] = node

@@ -97,6 +97,11 @@ def _forward(e, env, vals):
         v = sin_(_forward(e.args[0], env, vals), shift=1.0)
     elif op == "abs":
         v = abs_(_forward(e.args[0], env, vals))
+    elif op == "sign":   # nondecreasing and exact: [sign(lo), sign(hi)]
+        a = _forward(e.args[0], env, vals)
+        v = (np.sign(a[0]), np.sign(a[1]))
+    elif op == "any" and e.value == ["delta"] and len(e.args) == 1:
+        v = _delta(e.args[0], env, vals)
     else:  # no rule here ("any"): any real value
         v = (-INF, INF)
     lo, hi = np.broadcast_arrays(*(np.asarray(t, dtype=np.float64) for t in v))
@@ -104,6 +109,17 @@ def _forward(e, env, vals):
         raise _Undefined
     vals[e] = (lo, hi)
     return vals[e]
+
+
+def _delta(u, env, vals):
+    """DiracDelta(u) (the derivative of sign(u)): 0 where u's enclosure excludes 0, the whole line
+    where it may hold 0 or where u has no enclosure (a kink may be there)."""
+    try:
+        lo, hi = _forward(u, env, vals)
+    except _Undefined:
+        return (-INF, INF)
+    away = (lo > 0) | (hi < 0)
+    return (np.where(away, 0.0, -INF), np.where(away, 0.0, INF))
 
 
 def _quotient(t, r, u):
