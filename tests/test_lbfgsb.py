@@ -616,10 +616,10 @@ def test_kernel_with_an_upper_bound_ignored_is_caught():
     X0 = lo + (hi - lo) * np.random.default_rng(3).random((3, 2))
     ref = [_scipy(lambda x: (fn.point(x), fn.gradient(x)), x0, lo, hi).fun for x0 in X0]
     src = batch.KERNEL_SOURCE
-    assert "t = (X[i] - hi[i]) / g" in src
+    assert "t = (X[_lb_u(i)] - hi[_lb_u(i)]) / g" in src
     _, f = _kernel_run(src, fn, X0, lo, hi)
     np.testing.assert_allclose(f, ref, rtol=1e-9)
-    _, f_bad = _kernel_run(src.replace("t = (X[i] - hi[i]) / g", "t = math.inf"), fn, X0, lo, hi)
+    _, f_bad = _kernel_run(src.replace("t = (X[_lb_u(i)] - hi[_lb_u(i)]) / g", "t = math.inf"), fn, X0, lo, hi)
     assert not np.allclose(f_bad, ref, rtol=1e-9)
 
 

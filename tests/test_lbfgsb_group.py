@@ -79,7 +79,8 @@ BREAKS = {
               "    if lane == 0:\n        for c in range(k2 - 1, -1, -1):\n            s = rhs[c]\n"
               "            for q in range(k2 - 1, c, -1):\n                s -= A[c, q] * rhs[q]\n"
               "            rhs[c] = s / A[c, c]\n    return True"),
-    "quad-order": ("    for a in range(k2):\n        s += u[a] * t[a]", "    for a in range(k2 - 1, -1, -1):\n        s += u[a] * t[a]"),
+    "quad-order": ("    for a in range(k2):\n        s += u[_lb_u(a)] * t[_lb_u(a)]",
+                   "    for a in range(k2 - 1, -1, -1):\n        s += u[_lb_u(a)] * t[_lb_u(a)]"),
     "idle-lanes": ("            _lbg_mgr_entries(SM[2], SM[4], k, theta, SM[3], lane)",
                    "            pass"),
 }

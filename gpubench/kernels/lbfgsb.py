@@ -7,6 +7,8 @@ uses the stand-ins of :mod:`gpubench.kernels.stand_in`.  A driver (``lbfgsb_cpu`
 """
 import math
 
+from numba import uint64 as _lb_uint64
+
 if __name__ == "gpubench.kernels.lbfgsb":  # imported as itself: stand-in forms
     from gpubench.kernels.stand_in import device, gradient, point
 
@@ -14,11 +16,19 @@ _LB_EPS = 2.220446049250313e-16
 
 
 @device
+def _lb_u(i):
+    # a non-negative index as unsigned: numba then emits no negative-index wraparound (a sign
+    # shift, two masks and a 64-bit add an access on sm_90); every variable subscript here and in
+    # lbfgsb_group.py goes through it, its argument signed (uint64 with int64 arithmetic is float64)
+    return _lb_uint64(i)
+
+
+@device
 def _lb_fg(x, p, g, w, sign):
     f = point(x, p)
     gradient(x, p, g, w)
     for i in range(x.shape[0]):
-        g[i] = sign * g[i]
+        g[_lb_u(i)] = sign * g[_lb_u(i)]
     return sign * f
 
 
@@ -26,8 +36,8 @@ def _lb_fg(x, p, g, w, sign):
 def _lb_wrow(S, Y, k, theta, i, a):
     # component a of w_i, the row i of W = [Y^T, theta S^T]
     if a < k:
-        return Y[a, i]
-    return theta * S[a - k, i]
+        return Y[_lb_u(a), _lb_u(i)]
+    return theta * S[_lb_u(a - k), _lb_u(i)]
 
 
 @device
@@ -36,8 +46,8 @@ def _lb_wt(S, Y, k, theta, v, out):
     for a in range(2 * k):
         s = 0.0
         for i in range(n):
-            s += _lb_wrow(S, Y, k, theta, i, a) * v[i]
-        out[a] = s
+            s += _lb_wrow(S, Y, k, theta, i, a) * v[_lb_u(i)]
+        out[_lb_u(a)] = s
 
 
 @device
@@ -45,7 +55,7 @@ def _lb_wmul(S, Y, k, theta, a, i):
     # (W a)_i
     s = 0.0
     for b in range(2 * k):
-        s += _lb_wrow(S, Y, k, theta, i, b) * a[b]
+        s += _lb_wrow(S, Y, k, theta, i, b) * a[_lb_u(b)]
     return s
 
 
@@ -56,8 +66,8 @@ def _lb_quad(M, k2, u, v):
     for a in range(k2):
         t = 0.0
         for b in range(k2):
-            t += M[a, b] * v[b]
-        s += u[a] * t
+            t += M[_lb_u(a), _lb_u(b)] * v[_lb_u(b)]
+        s += u[_lb_u(a)] * t
     return s
 
 
@@ -66,8 +76,8 @@ def _lb_matvec(M, k2, v, out):
     for a in range(k2):
         t = 0.0
         for b in range(k2):
-            t += M[a, b] * v[b]
-        out[a] = t
+            t += M[_lb_u(a), _lb_u(b)] * v[_lb_u(b)]
+        out[_lb_u(a)] = t
 
 
 @device
@@ -75,10 +85,10 @@ def _lb_pivot(A, k2, c):
     # the row of column c's first largest |A[r, c]| (r >= c), the partial pivot of _lb_solve and
     # _lb_lu (and of the group's); -1 when that is 0 or NaN (singular)
     piv = c
-    big = abs(A[c, c])
+    big = abs(A[_lb_u(c), _lb_u(c)])
     for r in range(c + 1, k2):
-        if abs(A[r, c]) > big:
-            big = abs(A[r, c])
+        if abs(A[_lb_u(r), _lb_u(c)]) > big:
+            big = abs(A[_lb_u(r), _lb_u(c)])
             piv = r
     if big == 0.0 or big != big:
         return -1
@@ -90,10 +100,10 @@ def _lb_back(A, k2, rhs):
     # back substitution with the upper triangle of A, in place: the last step of _lb_solve and
     # _lb_lu_solve (one order of the sums for both, so the same bits)
     for c in range(k2 - 1, -1, -1):
-        s = rhs[c]
+        s = rhs[_lb_u(c)]
         for q in range(c + 1, k2):
-            s -= A[c, q] * rhs[q]
-        rhs[c] = s / A[c, c]
+            s -= A[_lb_u(c), _lb_u(q)] * rhs[_lb_u(q)]
+        rhs[_lb_u(c)] = s / A[_lb_u(c), _lb_u(c)]
 
 
 @device
@@ -105,18 +115,18 @@ def _lb_solve(A, k2, rhs):
             return False
         if piv != c:
             for q in range(k2):
-                t = A[c, q]
-                A[c, q] = A[piv, q]
-                A[piv, q] = t
-            t = rhs[c]
-            rhs[c] = rhs[piv]
-            rhs[piv] = t
+                t = A[_lb_u(c), _lb_u(q)]
+                A[_lb_u(c), _lb_u(q)] = A[_lb_u(piv), _lb_u(q)]
+                A[_lb_u(piv), _lb_u(q)] = t
+            t = rhs[_lb_u(c)]
+            rhs[_lb_u(c)] = rhs[_lb_u(piv)]
+            rhs[_lb_u(piv)] = t
         for r in range(c + 1, k2):
-            fct = A[r, c] / A[c, c]
+            fct = A[_lb_u(r), _lb_u(c)] / A[_lb_u(c), _lb_u(c)]
             if fct != 0.0:
                 for q in range(c, k2):
-                    A[r, q] -= fct * A[c, q]
-                rhs[r] -= fct * rhs[c]
+                    A[_lb_u(r), _lb_u(q)] -= fct * A[_lb_u(c), _lb_u(q)]
+                rhs[_lb_u(r)] -= fct * rhs[_lb_u(c)]
     _lb_back(A, k2, rhs)
     return True
 
@@ -135,17 +145,17 @@ def _lb_lu(A, k2, piv):
             return False
         if piv_c != c:
             for q in range(c, k2):
-                t = A[c, q]
-                A[c, q] = A[piv_c, q]
-                A[piv_c, q] = t
-        piv[c] = piv_c
-        d = A[c, c]
+                t = A[_lb_u(c), _lb_u(q)]
+                A[_lb_u(c), _lb_u(q)] = A[_lb_u(piv_c), _lb_u(q)]
+                A[_lb_u(piv_c), _lb_u(q)] = t
+        piv[_lb_u(c)] = piv_c
+        d = A[_lb_u(c), _lb_u(c)]
         for r in range(c + 1, k2):
-            fct = A[r, c] / d
-            A[r, c] = fct
+            fct = A[_lb_u(r), _lb_u(c)] / d
+            A[_lb_u(r), _lb_u(c)] = fct
             if fct != 0.0:
                 for q in range(c + 1, k2):
-                    A[r, q] -= fct * A[c, q]
+                    A[_lb_u(r), _lb_u(q)] -= fct * A[_lb_u(c), _lb_u(q)]
     return True
 
 
@@ -157,20 +167,20 @@ def _lb_lu_solve(A, k2, piv, rhs, unit):
     # x - f * (+0.0) is x for such x and a finite f (every multiplier: see _lb_lu)
     lead = unit
     for c in range(k2):
-        pc = int(piv[c])
+        pc = int(piv[_lb_u(c)])
         if pc != c:
-            t = rhs[c]
-            rhs[c] = rhs[pc]
-            rhs[pc] = t
-        y = rhs[c]
+            t = rhs[_lb_u(c)]
+            rhs[_lb_u(c)] = rhs[_lb_u(pc)]
+            rhs[_lb_u(pc)] = t
+        y = rhs[_lb_u(c)]
         if lead:
             if y == 0.0:
                 continue
             lead = False
         for r in range(c + 1, k2):
-            fct = A[r, c]
+            fct = A[_lb_u(r), _lb_u(c)]
             if fct != 0.0:
-                rhs[r] -= fct * y
+                rhs[_lb_u(r)] -= fct * y
     _lb_back(A, k2, rhs)
 
 
@@ -180,13 +190,13 @@ def _lb_middle_row(SS, SY, k, theta, A, a):
     k2 = 2 * k
     for b in range(k2):
         if a < k and b < k:
-            A[a, b] = -SY[a, a] if a == b else 0.0
+            A[_lb_u(a), _lb_u(b)] = -SY[_lb_u(a), _lb_u(a)] if a == b else 0.0
         elif a < k:
-            A[a, b] = SY[b - k, a] if b - k > a else 0.0
+            A[_lb_u(a), _lb_u(b)] = SY[_lb_u(b - k), _lb_u(a)] if b - k > a else 0.0
         elif b < k:
-            A[a, b] = SY[a - k, b] if a - k > b else 0.0
+            A[_lb_u(a), _lb_u(b)] = SY[_lb_u(a - k), _lb_u(b)] if a - k > b else 0.0
         else:
-            A[a, b] = theta * SS[a - k, b - k]
+            A[_lb_u(a), _lb_u(b)] = theta * SS[_lb_u(a - k), _lb_u(b - k)]
 
 
 @device
@@ -202,13 +212,13 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
     # the pivots where column k2 - 1 of M goes, written last (after its own solve has read them)
     piv = M[:, k2 - 1]
     for a in range(k2):
-        piv[a] = col[a]
+        piv[_lb_u(a)] = col[_lb_u(a)]
     for j in range(k2):
         for a in range(k2):
-            col[a] = 1.0 if a == j else 0.0
+            col[_lb_u(a)] = 1.0 if a == j else 0.0
         _lb_lu_solve(A, k2, piv, col, True)
         for a in range(k2):
-            M[a, j] = col[a]
+            M[_lb_u(a), _lb_u(j)] = col[_lb_u(a)]
     return True
 
 
@@ -216,7 +226,7 @@ def _lb_middle(SS, SY, k, theta, M, A, col):
 def _lb_gram_entry(S, Y, k, theta, FR, a, b):
     s = 0.0
     for i in range(FR.shape[0]):
-        if FR[i] > 0.0:
+        if FR[_lb_u(i)] > 0.0:
             s += _lb_wrow(S, Y, k, theta, i, a) * _lb_wrow(S, Y, k, theta, i, b)
     return s
 
@@ -229,8 +239,8 @@ def _lb_gram_rows(S, Y, k, theta, FR, GR, a0, da):
     for a in range(a0, k2, da):
         for b in range(a, k2):     # symmetric: w_a w_b and w_b w_a round alike
             s = _lb_gram_entry(S, Y, k, theta, FR, a, b)
-            GR[a, b] = s
-            GR[b, a] = s
+            GR[_lb_u(a), _lb_u(b)] = s
+            GR[_lb_u(b), _lb_u(a)] = s
 
 
 @device
@@ -242,7 +252,7 @@ def _lb_gram_free(S, Y, k, theta, FR, GR):
 def _lb_mgr_entry(M, GR, k2, a, b):
     s = 0.0
     for q in range(k2):
-        s += M[a, q] * GR[q, b]
+        s += M[_lb_u(a), _lb_u(q)] * GR[_lb_u(q), _lb_u(b)]
     return s
 
 
@@ -251,7 +261,7 @@ def _lb_mgr_rows(M, GR, k2, theta, A, a0, da):
     # rows a0, a0 + da, ... of A = I - M GR / theta (the subspace step's system)
     for a in range(a0, k2, da):
         for b in range(k2):
-            A[a, b] = (1.0 if a == b else 0.0) - _lb_mgr_entry(M, GR, k2, a, b) / theta
+            A[_lb_u(a), _lb_u(b)] = (1.0 if a == b else 0.0) - _lb_mgr_entry(M, GR, k2, a, b) / theta
 
 
 @device
@@ -281,10 +291,10 @@ def _lb_matvec_at(site, M, k2, v, out):
 def _lb_free_residual_rows(S, Y, k, theta, T1, G, XC, X, FR, R, i0, di):
     # coordinates i0, i0 + di, ... of the subspace step's reduced gradient r = Z^T (g + theta (xc - x) - W M c)
     for i in range(i0, FR.shape[0], di):
-        if FR[i] > 0.0:
-            R[i] = G[i] + theta * (XC[i] - X[i]) - _lb_wmul(S, Y, k, theta, T1, i)
+        if FR[_lb_u(i)] > 0.0:
+            R[_lb_u(i)] = G[_lb_u(i)] + theta * (XC[_lb_u(i)] - X[_lb_u(i)]) - _lb_wmul(S, Y, k, theta, T1, i)
         else:
-            R[i] = 0.0
+            R[_lb_u(i)] = 0.0
 
 
 @device
@@ -296,10 +306,10 @@ def _lb_free_residual(S, Y, k, theta, T1, G, XC, X, FR, R):
 def _lb_free_step_rows(S, Y, k, theta, VV, R, FR, DU, i0, di):
     # coordinates i0, i0 + di, ... of the subspace step du = -r / theta - W v / theta^2
     for i in range(i0, FR.shape[0], di):
-        if FR[i] > 0.0:
-            DU[i] = -R[i] / theta - _lb_wmul(S, Y, k, theta, VV, i) / (theta * theta)
+        if FR[_lb_u(i)] > 0.0:
+            DU[_lb_u(i)] = -R[_lb_u(i)] / theta - _lb_wmul(S, Y, k, theta, VV, i) / (theta * theta)
         else:
-            DU[i] = 0.0
+            DU[_lb_u(i)] = 0.0
 
 
 @device
@@ -316,13 +326,13 @@ def _lb_pair_dots_rows(S, Y, SS, SY, k, q0, dq):
         s_y = 0.0
         y_s = 0.0
         for i in range(S.shape[1]):
-            ss += S[q, i] * S[j, i]
-            s_y += S[j, i] * Y[q, i]
-            y_s += S[q, i] * Y[j, i]
-        SS[q, j] = ss
-        SS[j, q] = ss
-        SY[j, q] = s_y
-        SY[q, j] = y_s
+            ss += S[_lb_u(q), _lb_u(i)] * S[_lb_u(j), _lb_u(i)]
+            s_y += S[_lb_u(j), _lb_u(i)] * Y[_lb_u(q), _lb_u(i)]
+            y_s += S[_lb_u(q), _lb_u(i)] * Y[_lb_u(j), _lb_u(i)]
+        SS[_lb_u(q), _lb_u(j)] = ss
+        SS[_lb_u(j), _lb_u(q)] = ss
+        SY[_lb_u(j), _lb_u(q)] = s_y
+        SY[_lb_u(q), _lb_u(j)] = y_s
 
 
 @device
@@ -335,11 +345,11 @@ def _lb_maxstep(x, d, lo, hi, cap):
     # the longest step t <= cap along d from x that stays in [lo, hi] (0 if x + 0 d is already out)
     t = cap
     for i in range(x.shape[0]):
-        di = d[i]
+        di = d[_lb_u(i)]
         if di < 0.0:
-            am = (lo[i] - x[i]) / di
+            am = (lo[_lb_u(i)] - x[_lb_u(i)]) / di
         elif di > 0.0:
-            am = (hi[i] - x[i]) / di
+            am = (hi[_lb_u(i)] - x[_lb_u(i)]) / di
         else:
             am = math.inf
         if am < t:
@@ -353,12 +363,12 @@ def _lb_maxstep(x, d, lo, hi, cap):
 def _lb_pgnorm(x, g, lo, hi):
     best = 0.0
     for i in range(x.shape[0]):
-        z = x[i] - g[i]
-        if z < lo[i]:
-            z = lo[i]
-        if z > hi[i]:
-            z = hi[i]
-        z = abs(z - x[i])
+        z = x[_lb_u(i)] - g[_lb_u(i)]
+        if z < lo[_lb_u(i)]:
+            z = lo[_lb_u(i)]
+        if z > hi[_lb_u(i)]:
+            z = hi[_lb_u(i)]
+        z = abs(z - x[_lb_u(i)])
         if z > best:
             best = z
     return best
@@ -407,19 +417,19 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
     constrained = False
     boxed = True
     for i in range(n):
-        if lo[i] > -math.inf or hi[i] < math.inf:
+        if lo[_lb_u(i)] > -math.inf or hi[_lb_u(i)] < math.inf:
             constrained = True
-        if not (lo[i] > -math.inf and hi[i] < math.inf):
+        if not (lo[_lb_u(i)] > -math.inf and hi[_lb_u(i)] < math.inf):
             boxed = False
     status = 1
     if res[8] == 0.0:
         for i in range(n):
-            v = x0[i]
-            if v < lo[i]:
-                v = lo[i]
-            if v > hi[i]:
-                v = hi[i]
-            X[i] = v
+            v = x0[_lb_u(i)]
+            if v < lo[_lb_u(i)]:
+                v = lo[_lb_u(i)]
+            if v > hi[_lb_u(i)]:
+                v = hi[_lb_u(i)]
+            X[_lb_u(i)] = v
         f = _lb_fg(X, p, G, GW, sign)
         nfev = 1
         nit = 0
@@ -446,26 +456,26 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
         # ---- generalized Cauchy point (BLNZ algorithm CP; approx: Fei et al. 4.1)
         dd = 0.0
         for i in range(n):
-            g = G[i]
+            g = G[_lb_u(i)]
             if g < 0.0:
-                t = (X[i] - hi[i]) / g
+                t = (X[_lb_u(i)] - hi[_lb_u(i)]) / g
             elif g > 0.0:
-                t = (X[i] - lo[i]) / g
+                t = (X[_lb_u(i)] - lo[_lb_u(i)]) / g
             else:
                 t = math.inf
             if not (t > 0.0):
                 t = 0.0
-            T[i] = t
-            XC[i] = X[i]
+            T[_lb_u(i)] = t
+            XC[_lb_u(i)] = X[_lb_u(i)]
             if t > 0.0:
-                D[i] = -g
-                FR[i] = 1.0
+                D[_lb_u(i)] = -g
+                FR[_lb_u(i)] = 1.0
                 dd += g * g
             else:
-                D[i] = 0.0
-                FR[i] = 0.0
+                D[_lb_u(i)] = 0.0
+                FR[_lb_u(i)] = 0.0
         for a in range(k2):
-            C[a] = 0.0
+            C[_lb_u(a)] = 0.0
         if dd > 0.0:
             _lb_wt_at(2 * 16 + 0, S, Y, k, theta, D, P)
             f1 = -dd
@@ -478,8 +488,8 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                 b = -1
                 tb = math.inf
                 for i in range(n):
-                    if FR[i] > 0.0 and T[i] < tb:
-                        tb = T[i]
+                    if FR[_lb_u(i)] > 0.0 and T[_lb_u(i)] < tb:
+                        tb = T[_lb_u(i)]
                         b = i
                 dtmin = -f1 / f2
                 dt = tb - tsum
@@ -488,53 +498,53 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                         # t_c = t_1: every coordinate with t_i <= t_1 lands on its bound
                         tsum = tb
                         for i in range(n):
-                            if FR[i] > 0.0 and T[i] <= tb:
-                                XC[i] = hi[i] if G[i] < 0.0 else lo[i]
-                                FR[i] = 0.0
-                                D[i] = 0.0
+                            if FR[_lb_u(i)] > 0.0 and T[_lb_u(i)] <= tb:
+                                XC[_lb_u(i)] = hi[_lb_u(i)] if G[_lb_u(i)] < 0.0 else lo[_lb_u(i)]
+                                FR[_lb_u(i)] = 0.0
+                                D[_lb_u(i)] = 0.0
                         for a in range(k2):
-                            C[a] = tb * P[a]
+                            C[_lb_u(a)] = tb * P[_lb_u(a)]
                         dtmin = 0.0
                     else:
                         if dtmin < 0.0:
                             dtmin = 0.0
                         tsum = dtmin
                         for a in range(k2):
-                            C[a] = dtmin * P[a]
+                            C[_lb_u(a)] = dtmin * P[_lb_u(a)]
                         dtmin = 0.0
                     break
                 if b < 0 or dtmin < dt:
                     break
                 tsum = tb
-                gb = G[b]
-                bound = hi[b] if gb < 0.0 else lo[b]
-                zb = bound - X[b]
-                XC[b] = bound
-                FR[b] = 0.0
-                D[b] = 0.0
+                gb = G[_lb_u(b)]
+                bound = hi[_lb_u(b)] if gb < 0.0 else lo[_lb_u(b)]
+                zb = bound - X[_lb_u(b)]
+                XC[_lb_u(b)] = bound
+                FR[_lb_u(b)] = 0.0
+                D[_lb_u(b)] = 0.0
                 for a in range(k2):
-                    C[a] += dt * P[a]
-                    WB[a] = _lb_wrow(S, Y, k, theta, b, a)
+                    C[_lb_u(a)] += dt * P[_lb_u(a)]
+                    WB[_lb_u(a)] = _lb_wrow(S, Y, k, theta, b, a)
                 f1 = f1 + dt * f2 + gb * gb + theta * gb * zb - gb * _lb_quad_at(3 * 16 + 1, M, k2, WB, C)
                 f2 = f2 - theta * gb * gb - 2.0 * gb * _lb_quad_at(3 * 16 + 0, M, k2, WB, P) \
                     - gb * gb * _lb_quad_at(3 * 16 + 3, M, k2, WB, WB)
                 if f2 < _LB_EPS * f2org:
                     f2 = _LB_EPS * f2org
                 for a in range(k2):
-                    P[a] += gb * WB[a]
+                    P[_lb_u(a)] += gb * WB[_lb_u(a)]
             if dtmin < 0.0:
                 dtmin = 0.0
             tsum += dtmin
             for a in range(k2):
-                C[a] += dtmin * P[a]
+                C[_lb_u(a)] += dtmin * P[_lb_u(a)]
             for i in range(n):
-                if FR[i] > 0.0:
-                    XC[i] = X[i] + tsum * D[i]
+                if FR[_lb_u(i)] > 0.0:
+                    XC[_lb_u(i)] = X[_lb_u(i)] + tsum * D[_lb_u(i)]
         # ---- subspace minimisation (BLNZ 5.1, direct primal)
         nfree = 0
         for i in range(n):
-            XB[i] = XC[i]
-            if FR[i] > 0.0:
+            XB[_lb_u(i)] = XC[_lb_u(i)]
+            if FR[_lb_u(i)] > 0.0:
                 nfree += 1
         if k > 0 and nfree > 0:
             _lb_matvec_at(1 * 16 + 4, M, k2, C, T1)
@@ -549,25 +559,25 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                 if project:
                     ddp = 0.0
                     for i in range(n):
-                        v = XC[i] + DU[i]
-                        if v < lo[i]:
-                            v = lo[i]
-                        if v > hi[i]:
-                            v = hi[i]
-                        XB[i] = v
-                        ddp += (v - X[i]) * G[i]
+                        v = XC[_lb_u(i)] + DU[_lb_u(i)]
+                        if v < lo[_lb_u(i)]:
+                            v = lo[_lb_u(i)]
+                        if v > hi[_lb_u(i)]:
+                            v = hi[_lb_u(i)]
+                        XB[_lb_u(i)] = v
+                        ddp += (v - X[_lb_u(i)]) * G[_lb_u(i)]
                     use_trunc = ddp > 0.0
                 if use_trunc:
                     alpha = _lb_maxstep(XC, DU, lo, hi, 1.0)
                     for i in range(n):
-                        XB[i] = XC[i] + alpha * DU[i]
+                        XB[_lb_u(i)] = XC[_lb_u(i)] + alpha * DU[_lb_u(i)]
         # ---- line search along d = xbar - x (strong Wolfe)
         gd = 0.0
         dnorm = 0.0
         for i in range(n):
-            D[i] = XB[i] - X[i]
-            gd += G[i] * D[i]
-            dnorm += D[i] * D[i]
+            D[_lb_u(i)] = XB[_lb_u(i)] - X[_lb_u(i)]
+            gd += G[_lb_u(i)] * D[_lb_u(i)]
+            dnorm += D[_lb_u(i)] * D[_lb_u(i)]
         dnorm = math.sqrt(dnorm)
         if not (gd < 0.0) or dnorm == 0.0:
             if k > 0 and not retried:
@@ -622,17 +632,17 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                             cand = cc
                 a = cand
             for i in range(n):
-                XT[i] = X[i] + a * D[i]
-                if XT[i] < lo[i]:
-                    XT[i] = lo[i]
-                if XT[i] > hi[i]:
-                    XT[i] = hi[i]
+                XT[_lb_u(i)] = X[_lb_u(i)] + a * D[_lb_u(i)]
+                if XT[_lb_u(i)] < lo[_lb_u(i)]:
+                    XT[_lb_u(i)] = lo[_lb_u(i)]
+                if XT[_lb_u(i)] > hi[_lb_u(i)]:
+                    XT[_lb_u(i)] = hi[_lb_u(i)]
             fa = _lb_fg(XT, p, GT, GW, sign)
             nfev += 1
             evals += 1
             ga = 0.0
             for i in range(n):
-                ga += GT[i] * D[i]
+                ga += GT[_lb_u(i)] * D[_lb_u(i)]
             if not zoom:
                 if not (fa == fa) or fa == math.inf:
                     a = aprev + 0.1 * (a - aprev)
@@ -686,11 +696,11 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
             if best > 0.0:
                 a = best
                 for i in range(n):
-                    XT[i] = X[i] + a * D[i]
-                    if XT[i] < lo[i]:
-                        XT[i] = lo[i]
-                    if XT[i] > hi[i]:
-                        XT[i] = hi[i]
+                    XT[_lb_u(i)] = X[_lb_u(i)] + a * D[_lb_u(i)]
+                    if XT[_lb_u(i)] < lo[_lb_u(i)]:
+                        XT[_lb_u(i)] = lo[_lb_u(i)]
+                    if XT[_lb_u(i)] > hi[_lb_u(i)]:
+                        XT[_lb_u(i)] = hi[_lb_u(i)]
                 fa = _lb_fg(XT, p, GT, GW, sign)
                 nfev += 1
                 ok = fa < f0 + 1e-3 * a * gd
@@ -707,23 +717,23 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
         sy = 0.0
         yy = 0.0
         for i in range(n):
-            s = XT[i] - X[i]
-            y = GT[i] - G[i]
+            s = XT[_lb_u(i)] - X[_lb_u(i)]
+            y = GT[_lb_u(i)] - G[_lb_u(i)]
             sy += s * y
             yy += y * y
         if m > 0 and sy > _LB_EPS * (-gd * a):
             if k == m:
                 for q in range(m - 1):
                     for i in range(n):
-                        S[q, i] = S[q + 1, i]
-                        Y[q, i] = Y[q + 1, i]
+                        S[_lb_u(q), _lb_u(i)] = S[_lb_u(q + 1), _lb_u(i)]
+                        Y[_lb_u(q), _lb_u(i)] = Y[_lb_u(q + 1), _lb_u(i)]
                     for r in range(m - 1):
-                        SS[q, r] = SS[q + 1, r + 1]
-                        SY[q, r] = SY[q + 1, r + 1]
+                        SS[_lb_u(q), _lb_u(r)] = SS[_lb_u(q + 1), _lb_u(r + 1)]
+                        SY[_lb_u(q), _lb_u(r)] = SY[_lb_u(q + 1), _lb_u(r + 1)]
                 k -= 1
             for i in range(n):
-                S[k, i] = XT[i] - X[i]
-                Y[k, i] = GT[i] - G[i]
+                S[_lb_u(k), _lb_u(i)] = XT[_lb_u(i)] - X[_lb_u(i)]
+                Y[_lb_u(k), _lb_u(i)] = GT[_lb_u(i)] - G[_lb_u(i)]
             k += 1
             _lb_pair_dots(S, Y, SS, SY, k)
             theta = yy / sy
@@ -731,8 +741,8 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
                 k = 0
                 theta = 1.0
         for i in range(n):
-            X[i] = XT[i]
-            G[i] = GT[i]
+            X[_lb_u(i)] = XT[_lb_u(i)]
+            G[_lb_u(i)] = GT[_lb_u(i)]
         fold = f
         f = fa
         nit += 1
@@ -744,7 +754,7 @@ def _lb_solve_one(x0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx,
             status = 0
             break
     for i in range(n):
-        xout[i] = X[i]
+        xout[_lb_u(i)] = X[_lb_u(i)]
     res[0] = sign * f
     res[1] = nit
     res[2] = nfev

@@ -29,7 +29,7 @@ from numba.core import config as _lbconfig
 if __name__ == "gpubench.kernels.lbfgsb_group":  # imported as itself: stand-ins
     from gpubench.kernels.lbfgsb import (_lb_back, _lb_free_residual_rows, _lb_free_step_rows, _lb_gram_entry,
                                          _lb_lu_solve, _lb_middle_row, _lb_mgr_entry, _lb_pair_dots_rows,
-                                         _lb_pivot, _lb_solve_one, _lb_wrow)
+                                         _lb_pivot, _lb_solve_one, _lb_u, _lb_wrow)
     from gpubench.kernels.stand_in import device, kernel
 
 LBG_LANES = 8                       # lanes a start (the driver splices in its own)
@@ -100,7 +100,7 @@ def _lbg_pivot(A, k2, c, sh):
     # with the flag 0 when singular
     piv_c = _lb_pivot(A, k2, c)
     sh[_LBG_FLAG] = 0.0 if piv_c < 0 else 1.0
-    sh[_LBG_PIV + c] = piv_c if piv_c >= 0 else c
+    sh[_lb_u(_LBG_PIV + c)] = piv_c if piv_c >= 0 else c
 
 
 @device
@@ -113,20 +113,20 @@ def _lbg_lu(A, k2, lane, sh):
         _lbg_sync()
         if sh[_LBG_FLAG] == 0.0:
             return False      # the caller's barrier follows before lane 0 writes the slots again
-        piv_c = int(sh[_LBG_PIV + c])
+        piv_c = int(sh[_lb_u(_LBG_PIV + c)])
         if piv_c != c:
             for q in range(c + lane, k2, LBG_LANES):
-                t = A[c, q]
-                A[c, q] = A[piv_c, q]
-                A[piv_c, q] = t
+                t = A[_lb_u(c), _lb_u(q)]
+                A[_lb_u(c), _lb_u(q)] = A[_lb_u(piv_c), _lb_u(q)]
+                A[_lb_u(piv_c), _lb_u(q)] = t
         _lbg_sync()
-        d = A[c, c]
+        d = A[_lb_u(c), _lb_u(c)]
         for r in range(c + 1 + lane, k2, LBG_LANES):
-            fct = A[r, c] / d
-            A[r, c] = fct
+            fct = A[_lb_u(r), _lb_u(c)] / d
+            A[_lb_u(r), _lb_u(c)] = fct
             if fct != 0.0:
                 for q in range(c + 1, k2):
-                    A[r, q] -= fct * A[c, q]
+                    A[_lb_u(r), _lb_u(q)] -= fct * A[_lb_u(c), _lb_u(q)]
         _lbg_sync()
     return True
 
@@ -150,7 +150,7 @@ def _lbg_middle_part(SS, SY, k, theta, M, A, lane, sh):
             continue
         col = M[:, j]
         for a in range(k2):
-            col[a] = 1.0 if a == j else 0.0
+            col[_lb_u(a)] = 1.0 if a == j else 0.0
         _lb_lu_solve(A, k2, piv, col, True)
     return True
 
@@ -165,23 +165,23 @@ def _lbg_solve_part(A, k2, rhs, lane, sh):
         _lbg_sync()
         if sh[_LBG_FLAG] == 0.0:
             return False
-        piv = int(sh[_LBG_PIV + c])
+        piv = int(sh[_lb_u(_LBG_PIV + c)])
         if piv != c:
             for q in range(lane, k2, LBG_LANES):
-                t = A[c, q]
-                A[c, q] = A[piv, q]
-                A[piv, q] = t
+                t = A[_lb_u(c), _lb_u(q)]
+                A[_lb_u(c), _lb_u(q)] = A[_lb_u(piv), _lb_u(q)]
+                A[_lb_u(piv), _lb_u(q)] = t
             if lane == 0:
-                t = rhs[c]
-                rhs[c] = rhs[piv]
-                rhs[piv] = t
+                t = rhs[_lb_u(c)]
+                rhs[_lb_u(c)] = rhs[_lb_u(piv)]
+                rhs[_lb_u(piv)] = t
         _lbg_sync()
         for r in range(c + 1 + lane, k2, LBG_LANES):
-            fct = A[r, c] / A[c, c]
+            fct = A[_lb_u(r), _lb_u(c)] / A[_lb_u(c), _lb_u(c)]
             if fct != 0.0:
                 for q in range(c, k2):
-                    A[r, q] -= fct * A[c, q]
-                rhs[r] -= fct * rhs[c]
+                    A[_lb_u(r), _lb_u(q)] -= fct * A[_lb_u(c), _lb_u(q)]
+                rhs[_lb_u(r)] -= fct * rhs[_lb_u(c)]
         _lbg_sync()
     if lane == 0:
         _lb_back(A, k2, rhs)
@@ -237,8 +237,8 @@ def _lbg_gram_entries(S, Y, k, theta, FR, GR, lane):
         for b in range(a, k2):
             if e % LBG_LANES == lane:
                 s = _lb_gram_entry(S, Y, k, theta, FR, a, b)
-                GR[a, b] = s
-                GR[b, a] = s
+                GR[_lb_u(a), _lb_u(b)] = s
+                GR[_lb_u(b), _lb_u(a)] = s
             e += 1
 
 
@@ -248,7 +248,7 @@ def _lbg_mgr_entries(M, GR, k2, theta, A, lane):
     for e in range(lane, k2 * k2, LBG_LANES):
         a = e // k2
         b = e - a * k2
-        A[a, b] = (1.0 if a == b else 0.0) - _lb_mgr_entry(M, GR, k2, a, b) / theta
+        A[_lb_u(a), _lb_u(b)] = (1.0 if a == b else 0.0) - _lb_mgr_entry(M, GR, k2, a, b) / theta
 
 
 @device
@@ -257,8 +257,8 @@ def _lbg_wt_rows(S, Y, k, theta, v, out, a0):
     for a in range(a0, 2 * k, LBG_LANES):
         s = 0.0
         for i in range(v.shape[0]):
-            s += _lb_wrow(S, Y, k, theta, i, a) * v[i]
-        out[a] = s
+            s += _lb_wrow(S, Y, k, theta, i, a) * v[_lb_u(i)]
+        out[_lb_u(a)] = s
 
 
 @device
@@ -267,8 +267,8 @@ def _lbg_mv_rows(M, k2, v, out, a0):
     for a in range(a0, k2, LBG_LANES):
         t = 0.0
         for b in range(k2):
-            t += M[a, b] * v[b]
-        out[a] = t
+            t += M[_lb_u(a), _lb_u(b)] * v[_lb_u(b)]
+        out[_lb_u(a)] = t
 
 
 @device
@@ -291,7 +291,7 @@ def _lb_quad_at(site, M, k2, u, v):
     _lbg_sync()
     s = 0.0
     for a in range(k2):
-        s += u[a] * t[a]
+        s += u[_lb_u(a)] * t[_lb_u(a)]
     return s
 
 
@@ -352,11 +352,11 @@ def _lbg_worker(V, SYb, SM, SV, lane):
         else:
             site = int(sh[_LBG_SITE])
             if cmd == _LBG_WT:          # W^T v: v a row of V, the product a row of SV
-                _lbg_wt_rows(SYb[0], SYb[1], k, theta, V[site // 16], SV[site % 16], lane)
+                _lbg_wt_rows(SYb[0], SYb[1], k, theta, V[_lb_u(site // 16)], SV[_lb_u(site % 16)], lane)
             elif cmd == _LBG_QUAD:      # u^T M v: v a row of SV, M v into the slots
-                _lbg_mv_rows(SM[2], k, SV[site % 16], sh[_LBG_PIV:_LBG_PIV + k], lane)
+                _lbg_mv_rows(SM[2], k, SV[_lb_u(site % 16)], sh[_LBG_PIV:_LBG_PIV + k], lane)
             elif cmd == _LBG_MATVEC:    # M v: v and the product rows of SV
-                _lbg_mv_rows(SM[2], k, SV[site // 16], SV[site % 16], lane)
+                _lbg_mv_rows(SM[2], k, SV[_lb_u(site // 16)], SV[_lb_u(site % 16)], lane)
             elif cmd == _LBG_RESID:
                 _lb_free_residual_rows(SYb[0], SYb[1], k, theta, SV[4], V[1], V[3], V[0], V[5], V[8],
                                        lane, LBG_LANES)
@@ -383,7 +383,7 @@ def lbfgsb_group_starts(X0, lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, a
     g = t // LBG_LANES
     lane = t % LBG_LANES
     if g < live.shape[0]:
-        r = live[g]
+        r = _lb_u(live[_lb_u(g)])     # a start's index (the host's np.flatnonzero: never negative)
         if lane == 0:
             _lb_solve_one(X0[r], lo, hi, p, sign, m, pgtol, factr, maxiter, maxfun, approx, project, cap,
                           V[:, :, r], SYb[:, :, :, r], SM[:, :, :, r], SV[:, :, r], XOUT[r], RES[r])
