@@ -20,7 +20,7 @@ M levy10_1e4 --dim 10 --set starts=10000
 M levy10_1e4_b --dim 10 --set starts=10000
 M levy100_1e3 --dim 100 --set starts=1000
 # 3. issue 41: the certify entry's EggHolder n = 5 and 10 with the convexity floor through |u| (56ac5dc;
-# 70b446a: gaps ~0.01 and 0.65), then Watson and Thurber (not rerun since 2348217 / 31fe746)
+# 70b446a: gaps 0.0027 and 0.65), then Watson and Thurber (not rerun since 2348217 / 31fe746)
 C=$GPUBENCH_RESULTS/scipy_go_certify
 if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
   mkdir -p $W/aside
