@@ -98,8 +98,7 @@ def _forward(e, env, vals):
     elif op == "abs":
         v = abs_(_forward(e.args[0], env, vals))
     elif op == "sign":   # nondecreasing and exact: [sign(lo), sign(hi)]
-        a = _forward(e.args[0], env, vals)
-        v = (np.sign(a[0]), np.sign(a[1]))
+        v = _sign(e.args[0], env, vals)
     elif op == "any" and e.value == ["delta"] and len(e.args) == 1:
         v = _delta(e.args[0], env, vals)
     else:  # no rule here ("any"): any real value
@@ -109,6 +108,16 @@ def _forward(e, env, vals):
         raise _Undefined
     vals[e] = (lo, hi)
     return vals[e]
+
+
+def _sign(u, env, vals):
+    """sign(u): [sign(lo), sign(hi)] of u's enclosure; the whole line where u has none (as before u was
+    read here: a sign in a derivative never makes a walk undefined that its function leaves defined)."""
+    try:
+        lo, hi = _forward(u, env, vals)
+    except _Undefined:
+        return (-INF, INF)
+    return (np.sign(lo), np.sign(hi))
 
 
 def _delta(u, env, vals):
