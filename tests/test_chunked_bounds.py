@@ -23,6 +23,10 @@ def test_lowest_first_covers_every_survivor_once_lowest_first():
     assert np.array_equal(np.sort(np.concatenate(chunks)), np.arange(50))
     assert all(lb[a].max() <= lb[b].min() for a, b in zip(chunks, chunks[1:]))
     assert [c.tolist() for c in gate.lowest_first(lb[:7], 7)] == [list(range(7))]
+    # growing chunks (child_screen's): first, then twice the last up to cap, the same lowest-first order
+    grown = list(gate.lowest_first(lb, 16, first=4))
+    assert [c.size for c in grown] == [4, 8, 16, 16, 6]
+    assert np.array_equal(np.concatenate(grown), np.argsort(lb, kind="stable"))
 
 
 def test_a_chunk_pays_at_a_mean_sweep_a_drop():

@@ -99,16 +99,6 @@ def emptied(ls, lo, hi, level):
     return ~alive
 
 
-def _chunks(lb):
-    """Index arrays of ``lb``, the lowest bounds first (a stable sort), FIRST of them, then each chunk
-    twice the last, at most MAX_BOXES."""
-    order = np.argsort(lb, kind="stable")
-    a, size = 0, FIRST
-    while a < order.size:
-        yield order[a:a + size]
-        a, size = a + size, min(2 * size, MAX_BOXES)
-
-
 def screen_children(search, sel_lo, sel_hi, plan, sidx, lb):
     """``(sidx, lb)`` of the subregions left: those :func:`emptied` proves hold no point with f <= GUB
     dropped, the others as they were.  No subregion holding a point with f <= GUB is dropped."""
@@ -118,7 +108,7 @@ def screen_children(search, sel_lo, sel_hi, plan, sidx, lb):
         return sidx, lb
     t0 = time.perf_counter()
     keep = np.ones(sidx.size, dtype=bool)
-    for pick in _chunks(lb):
+    for pick in gate.lowest_first(lb, MAX_BOXES, first=FIRST):
         t1 = time.perf_counter()
         clo, chi = child_boxes(sel_lo, sel_hi, plan, sidx[pick])
         keep[pick] = ~emptied(ls, clo, chi, st.gub)

@@ -22,16 +22,19 @@ def skipped(search, stat):
     search.contract_stats[stat] = search.contract_stats.get(stat, 0) + 1
 
 
-def lowest_first(lb, cap):
-    """Index arrays of ``lb`` in chunks of at most ``cap``, the lowest bounds first (a stable sort): the
-    first chunk is the one a single call of ``cap`` boxes bounded; :func:`chunk_paid` says whether to
-    go on to the next."""
-    if lb.size <= cap:
+def lowest_first(lb, cap, first=None):
+    """Index arrays of ``lb`` in chunks, the lowest bounds first (a stable sort): ``first`` of them (default
+    ``cap``: the chunk a single call of ``cap`` boxes bounded), then each chunk twice the last, at most
+    ``cap``; :func:`chunk_paid` says whether to go on to the next."""
+    size = cap if first is None else first
+    if lb.size <= size:
         yield np.arange(lb.size)
         return
     order = np.argsort(lb, kind="stable")
-    for a in range(0, lb.size, cap):
-        yield order[a:a + cap]
+    a = 0
+    while a < order.size:
+        yield order[a:a + size]
+        a, size = a + size, min(2 * size, cap)
 
 
 def chunk_paid(search, seconds, dropped):
