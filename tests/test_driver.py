@@ -172,19 +172,49 @@ def test_the_early_context_is_made_beside_the_caller_and_given_back(fake):
     assert driver.start_primary_context() is None
 
 
-def test_a_typed_in_run_asks_for_the_early_context_only_when_told_and_on_cuda(fake, monkeypatch):
+def test_a_typed_in_run_makes_the_early_context_for_a_launching_method_on_cuda(fake, monkeypatch):
     from argparse import Namespace
 
+    from gpubench import methods
     from gpubench.commands import minimize
     fake(FakeContextDriver(seconds=0.0))
     monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
     monkeypatch.delenv("GPUBENCH_EARLY_CONTEXT", raising=False)
-    assert minimize.early_context(Namespace(backend="cuda")) is None     # off by default
-    monkeypatch.setenv("GPUBENCH_EARLY_CONTEXT", "1")
-    for backend in ("cpu", "auto", None):
-        assert minimize.early_context(Namespace(backend=backend)) is None
-    early = minimize.early_context(Namespace(backend="cuda"))
+    launching, maybe = methods.get("tron-gpu"), methods.get("interval")
+    assert launching.launches and not maybe.launches
+    cuda = Namespace(backend="cuda")
+    early = minimize.early_context(cuda, launching)                       # on by default where it launches
     assert isinstance(early, driver.EarlyContext)
     early.close()
+    assert minimize.early_context(cuda, maybe) is None                    # may answer without a launch
+    for backend in ("cpu", "auto", None):
+        assert minimize.early_context(Namespace(backend=backend), launching) is None
+    monkeypatch.setenv("GPUBENCH_EARLY_CONTEXT", "1")                     # asked for: every method
+    early = minimize.early_context(cuda, maybe)
+    assert isinstance(early, driver.EarlyContext)
+    early.close()
+    monkeypatch.setenv("GPUBENCH_EARLY_CONTEXT", "0")                     # refused: none
+    assert minimize.early_context(cuda, launching) is None
+    monkeypatch.delenv("GPUBENCH_EARLY_CONTEXT")
     monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")                      # the simulator has no context
-    assert minimize.early_context(Namespace(backend="cuda")) is None
+    assert minimize.early_context(cuda, launching) is None
+
+
+def test_a_minimize_run_gives_its_early_context_back(fake, monkeypatch):
+    """The command starts the context once the method is known and gives it back however the run
+    ends (here: refused by a bad setting after the start), so no thread is left for the exit."""
+    import threading
+    from argparse import Namespace
+
+    from gpubench.commands import minimize
+    from gpubench.errors import InputError
+    lib = FakeContextDriver(seconds=0.05)
+    fake(lib)
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.delenv("GPUBENCH_EARLY_CONTEXT", raising=False)
+    args = Namespace(function="levy", dim=2, method="tron-gpu", backend="cuda", seed=None,
+                     set=["no_such_setting=1"], regions=None, json=True)
+    with pytest.raises(InputError):
+        minimize.run(args)
+    assert lib.calls == [("retain", 0), ("release", 0)]
+    assert not any(t.name == "gpubench-early-context" for t in threading.enumerate())

@@ -63,12 +63,15 @@ def interactive_defaults(method, dim, given):
     return interactive_choices(method, dim, given)
 
 
-def early_context(args):
-    """With ``GPUBENCH_EARLY_CONTEXT`` set, a run asked for on ``--backend cuda`` starts making the CUDA
-    context now, beside the imports (:class:`gpubench.device.driver.EarlyContext`); None otherwise.
-    Off by default: a method that never launches (the interval solver whose root stays whole) would
-    make a context for nothing."""
-    if args.backend != "cuda" or not os.environ.get("GPUBENCH_EARLY_CONTEXT"):
+def early_context(args, method):
+    """A run asked for on ``--backend cuda`` of a method that always launches (``Method.launches``)
+    starts making the CUDA context now, in a thread beside the imports that precede its first launch
+    (:class:`gpubench.device.driver.EarlyContext`; on the H200 at 057b3a5 ``method.run`` fell from
+    0.144-0.153 s to 0.036-0.039 s with it).  ``GPUBENCH_EARLY_CONTEXT=1`` asks for it for every
+    method, ``=0`` for none; None where no context is started."""
+    flag = os.environ.get("GPUBENCH_EARLY_CONTEXT", "").strip()
+    wanted = method.launches if flag == "" else flag not in ("0", "false", "no", "off")
+    if args.backend != "cuda" or not wanted:
         return None
     from ..device import driver
     from ..device.gpu import simulator
@@ -76,15 +79,15 @@ def early_context(args):
 
 
 def run(args):
-    early = early_context(args)
+    started = []   # the early context, once the method is known (_run)
     try:
-        return _run(args)
+        return _run(args, started)
     finally:
-        if early is not None:
+        for early in started:
             early.close()
 
 
-def _run(args):
+def _run(args, started):
     from ..device.gpu import phase
     # the command's first imports, timed apart from the rest of "command" (issue 42, item 4: "command"
     # took 0.12-0.29 s of a second process on the H200 windows, 0.05 s on a 2-core CPU, where these
@@ -98,6 +101,9 @@ def _run(args):
         from . import _result
         from ._progress import Progress
         method = methods.get(args.method)
+    early = early_context(args, method)
+    if early is not None:
+        started.append(early)
     if args.dim is None:
         resolve_dim(args, functions.get(args.function))
     text = parse_sets(args.set)

@@ -286,6 +286,10 @@ class Method:
     # takes ``checkpoint=`` a gpubench.methods.checkpoints.Checkpoint (the runner's, beside the case's
     # record), saves its state there as it goes and at Ctrl-C or SIGTERM, and goes on from a saved one
     resumable: bool = False
+    # every run on cuda launches kernels: a typed-in run then makes the CUDA context in a thread beside
+    # its imports (gpubench.commands.minimize.early_context); a method that may answer without a
+    # launch (the interval solver whose root stays whole) leaves it False and makes no context for nothing
+    launches: bool = False
 
     def __post_init__(self):
         inner, name, constraints = self.run, self.name, self.constraints

@@ -290,7 +290,7 @@ METHOD = Method(
     name="de-gpu",
     summary="Differential evolution DE/rand/1/bin on the GPU: fused MCER kernel, automatic launch "
             "configuration (Qin et al. 2012); numba CPU twins",
-    settings=DeGpuSettings, run=run, rigorous=False, backends=("cpu", "cuda"),
+    settings=DeGpuSettings, run=run, rigorous=False, backends=("cpu", "cuda"), launches=True,
     source="Qin, Raimondo, Forbes & Ong, An improved CUDA-based implementation of differential evolution "
            "on GPU, GECCO 2012 (paper 002), Sections 3-4",
     warmup=warmup)

@@ -236,6 +236,7 @@ METHOD = Method(
     run=_run,
     rigorous=False,
     backends=("cpu", "cuda"),
+    launches=True,
     source="Fei, Rong, Wang & Wang (2014), Computers & Graphics 40:1-9; Byrd, Lu, Nocedal & Zhu (1995)",
     warmup=_warmup,
     interactive=_interactive,

@@ -511,6 +511,7 @@ METHOD = Method(
     run=run,
     rigorous=True,
     backends=("cpu", "cuda"),
+    launches=True,
     source="Zhang, Kerkenhoff, Kichler, Dahmen, Mitsos, Naumann & Bongartz, "
            "GPU-parallel interval arithmetic for deterministic global optimization, Sections 3.1-3.2",
     warmup=_warmup,

@@ -149,6 +149,7 @@ METHOD = Method(
     run=_run,
     rigorous=False,
     backends=("cpu", "cuda"),
+    launches=True,
     source="Kim, Pacaud, Kim & Anitescu, ExaTron (paper 003), Algorithm 3.1; Lin & More (1999)",
     warmup=_warmup,
 )
