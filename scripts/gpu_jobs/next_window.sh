@@ -1,30 +1,29 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
-# $W the window's folder, $SOL its loose outputs).  Pack:
-#     bash scripts/gpu_pack.sh results/scipy_go_certify/interval_strong-*.json
-# About 12 minutes (two calls of gpu_window.sh).  What ran before: results/gpu/solve-868809c/ and the windows before it (READMEs there).
+# $W the window's folder, $SOL its loose outputs).  Pack with no records:
+#     bash scripts/gpu_pack.sh
+# About 12 minutes (two calls of gpu_window.sh).  What ran before: results/gpu/solve-b3a8034/ and the windows before it (READMEs there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# 1. issue 42: second processes with the generated modules' bytecode written by gpubench (6d5fdbf; the host
-# sets PYTHONDONTWRITEBYTECODE) and numpy's compiled at its install (868809c: de-gpu 1.43 / 1.25 s, interval
-# 1.30 / 1.34, tron-gpu 1.41 / 1.07); three second processes each, the host's spread being ~0.3 s
+# 1. issue 42: second processes with the early CUDA context the default for the methods that always launch
+# (b3a8034 without it: de-gpu 1.14-1.28 s, lbfgsb-gpu 1.05-1.59, tron-gpu 0.96-0.98, interval 0.89-1.20,
+# subdomain-bnb 0.73-0.86)
 timeout 300 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method de-gpu \
   --method interval --method lbfgsb-gpu --method subdomain-bnb --method tron-gpu --cold --runs 3 --no-importtime \
   --out $SOL/startup_methods.json > $SOL/startup_methods.log 2>&1; say "startup_profile rc $?"
-# 2. issue 43: L-BFGS-B starts with unsigned indices (1978510: group kernel SASS 36,212 -> 30,302, registers
-# 246 -> 234); b86b7ee: 0.2378 s (10^4 starts, n = 10, 2 lanes), 1.747 s (1,000 starts, n = 100, 8 lanes)
-M() { name=$1; shift; timeout 90 python3 -m gpubench minimize levy --method lbfgsb-gpu --backend cuda "$@" --json \
-  > $SOL/min_$name.json 2> $SOL/min_$name.err; say "minimize $name rc $?"; }
-M levy10_1e4 --dim 10 --set starts=10000
-M levy10_1e4_b --dim 10 --set starts=10000
-M levy100_1e3 --dim 100 --set starts=1000
-# 3. issue 41: the certify entry's EggHolder n = 5 and 10 with the convexity floor through |u| (56ac5dc;
-# 70b446a: gaps 0.0027 and 0.65), then Watson and Thurber (not rerun since 2348217 / 31fe746)
-C=$GPUBENCH_RESULTS/scipy_go_certify
-if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
-  mkdir -p $W/aside
-  for c in EggHolder-n5 EggHolder-n10 Watson-n6 Thurber-n7; do mv $C/interval_strong-scipy_go.$c-full-r0-9ef896d8.json $W/aside/ 2>/dev/null; done
-  timeout 600 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $SOL/cert.log 2>&1; say "certify rc $?"
-else say "certify skipped: carry results/scipy_go_certify/interval_strong-*.json"; fi
+# 2. issue 42: the device loop with unsigned indices (fb370fc: Levy n = 1,000 1.966 / 1.986 s, n = 10,000
+# 74.4 s, Rosenbrock n = 1,000 106.7 s; 900 / 9,000 / 80,548 iterations)
+S() { name=$(echo "$*" | tr ' ' '_' | tr -d '.'); timeout 300 python3 -m gpubench solve "$@" --json > $SOL/$name.json 2> $SOL/$name.err; say "solve $*: rc $?"; }
+S levy --dim 1000; mv $SOL/levy_--dim_1000.json $SOL/levy_--dim_1000_first.json; S levy --dim 1000
+# 3. issue 43: de-gpu at (1000, 1e4) 0.269 ms against EvoX 0.502 (1.86x; target 2x): the fast kernel with 8
+# elements a lane in flight and the stream kernel's 8-element variants, EvoX in the same run
+timeout 400 python3 -m gpubench reproduce device_peers_de_evox --entries degpu,degpu_fast,degpu_fast_c8,degpu_stream_c8,degpu_stream_c8free,evox \
+  --backend cuda > $SOL/de.log 2>&1; say "de entries rc $?"
+# 4. issue 43: the hs45 batch with unsigned indices in TRON's device functions (1f9d28e: n = 32 3.75 ms specialize+shared)
+timeout 400 python3 -m gpubench reproduce $R/benchmarks/profiling/hs45_occupancy.toml --entries shared,shared_flags \
+  --backend cuda > $SOL/hs45.log 2>&1; say "hs45 rc $?"
+# 5. issue 42: the longer device-loop rows
+S levy --dim 10000
+S rosenbrock --dim 1000
 touch $W/all.done
