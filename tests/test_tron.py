@@ -280,6 +280,47 @@ def test_kernels_compile_to_ptx():
     assert "PTX OK" in done.stdout, done.stderr[-3000:]
 
 
+UNSIGNED_SCRIPT = r"""
+import re
+from numba import types as T
+from gpubench.device.ptx import compile_ptx
+from gpubench.methods.tron.loader import load_core
+core = load_core("cuda", "hs45")
+a1, i, f = T.float64[::1], T.int64, T.float64
+# numba's negative-index wraparound of a signed subscript i on a dimension d: i + ((i >> 63) & d)
+wrap = re.compile(r"shr\.s64\s+(%rd\d+), (%rd\d+), 63;\s*and\.b64\s+(%rd\d+), (?:\1, %rd\d+|%rd\d+, \1);"
+                  r"\s*add\.s64\s+%rd\d+, (?:\3, \2|\2, \3);")
+
+
+def signed(a, k):
+    return a[k]
+
+
+print("control", len(wrap.findall(compile_ptx(signed, (a1, i), device=True))))
+sigs = {"gemv": (a1, a1, a1, i, i, i), "chol_left": (a1, i, i, i, i), "reduce_sum": (f, a1, i, i),
+        "trpcg": (a1, a1, a1, i, i, a1, a1, a1, a1, a1, a1, f, f, i, a1, i, i)}
+for name, sig in sigs.items():
+    print(name, len(wrap.findall(compile_ptx(getattr(core, name), sig, device=True))))
+"""
+
+
+def test_core_subscripts_are_unsigned():
+    """Every subscript of the core's device functions goes through ``_u`` (core.py): the sm_90 PTX
+    of gemv, chol_left, reduce_sum and trpcg (with forward, backward, dot, axpy, trqsol and the
+    free-set indices ``int(ind[a])`` inlined) holds no negative-index wraparound, which a signed
+    subscript (the control) shows; with ``_u`` returning its argument signed, trpcg held 239."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    done = subprocess.run([sys.executable, "-c", UNSIGNED_SCRIPT], env=env, capture_output=True,
+                          text=True, timeout=600)
+    counts = dict((ln.split()[0], int(ln.split()[1])) for ln in done.stdout.splitlines())
+    assert counts.get("control", 0) >= 1, (done.stdout, done.stderr[-3000:])
+    assert counts == {"control": counts["control"], "gemv": 0, "chol_left": 0, "reduce_sum": 0,
+                      "trpcg": 0}, done.stdout
+
+
 def test_batch_arrays_reach_the_twin_writable_and_c_ordered():
     """One start a launch (tron-gpu's rounds) broadcast its bounds and parameters to read-only views,
     another numba signature of the CPU twin: a second compile of 10-20 s in the same process."""

@@ -39,10 +39,23 @@ the 2-D layout ``(ty, by, tx, bx)`` (Figure 3).
 # ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient are injected)
 import math
 
+from numba import uint64 as _uint64
+
 CONVERGED, ITERATION_LIMIT, FAILED = 0, 1, 2
 MU0 = 0.01          # sufficient decrease of the model (TRON's mu0)
 ETA0, ETA1, ETA2 = 1e-4, 0.25, 0.75
 SIGMA1, SIGMA2, SIGMA3 = 0.25, 0.5, 4.0
+
+
+@device
+def _u(i):
+    """A non-negative index as unsigned, so numba emits no negative-index wraparound (on sm_90 a
+    sign shift, masks and a 64-bit add at every access).  Every subscript of the core whose index
+    is non-negative goes through it (core, linalg, objectives, subproblem: one module once
+    spliced, so this one definition serves the CPU twin and the CUDA kernels alike); the index
+    arithmetic stays signed, only the subscript is cast (uint64 with int64 arithmetic is float64).
+    Slices and constant subscripts are left as they are."""
+    return _uint64(i)
 
 
 # --------------------------------------------------------------------- TRON
@@ -95,9 +108,9 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
     exatron = cfg[6] > 0.0
     max_feval = int(cfg[7])
     for i in range(tid, n, nt):
-        l[i] = lo[i]
-        u[i] = hi[i]
-        x[i] = project(x0[i], lo[i], hi[i])
+        l[_u(i)] = lo[_u(i)]
+        u[_u(i)] = hi[_u(i)]
+        x[_u(i)] = project(x0[_u(i)], lo[_u(i)], hi[_u(i)])
     sync()
     # f, g and H are evaluated at one call site (the loop's head: at x0, then after each accepted
     # step): the compiler inlines the objective at each call, and a symbolic Hessian is most of the
@@ -161,7 +174,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         alphac = cauchy(x, l, u, g, A, s, r, n, delta, alphac, red, tid, nt)
         # model gradient at s: r = g + A s
         for i in range(tid, n, nt):
-            r[i] += g[i]
+            r[_u(i)] += g[_u(i)]
         sync()
         gf0 = 0.0
         fail = False
@@ -170,7 +183,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             if m == 0:
                 break
             for a in range(tid, m, nt):
-                rF[a] = r[int(ind[a])]
+                rF[_u(a)] = r[_u(int(ind[_u(a)]))]
             sync()
             gfn = nrm2(rF, m, red, tid, nt)
             if sub == 0:
@@ -184,11 +197,11 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             info = trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit,
                          red, tid, nt)
             for i in range(tid, n, nt):
-                w[i] = 0.0
+                w[_u(i)] = 0.0
             sync()
             if tid == 0:
                 for a in range(m):
-                    w[int(ind[a])] = sh[a]
+                    w[_u(int(ind[_u(a)]))] = sh[_u(a)]
             sync()
             prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt)
             if info >= 2:
@@ -202,12 +215,12 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         gs = dot(g, s, n, red, tid, nt)
         sAs = 0.0
         for i in range(tid, n, nt):
-            sAs += s[i] * (r[i] - g[i])
+            sAs += s[_u(i)] * (r[_u(i)] - g[_u(i)])
         sAs = reduce_sum(sAs, red, tid, nt)
         prered = -(gs + 0.5 * sAs)
         snorm = nrm2(s, n, red, tid, nt)
         for i in range(tid, n, nt):
-            d[i] = project(x[i] + s[i], l[i], u[i])
+            d[_u(i)] = project(x[_u(i)] + s[_u(i)], l[_u(i)], u[_u(i)])
         sync()
         fnew = eval_f(d, par, red, n, tid, nt)
         nfev += 1
@@ -231,7 +244,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             delta = max(delta, min(alpha * snorm, SIGMA3 * delta))
         if math.isfinite(actred) and actred > ETA0 * prered:
             for i in range(tid, n, nt):
-                x[i] = d[i]
+                x[_u(i)] = d[_u(i)]
             sync()
             f = fnew         # (recomputed with g at the loop's head; kept if a limit ends it first)
             evaluate = True  # f, g, H at the new x, then the checks, at the loop's head
@@ -243,7 +256,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         if exatron and nfev >= max_feval:
             break
     for i in range(tid, n, nt):
-        x0[i] = x[i]
+        x0[_u(i)] = x[_u(i)]
     if tid == 0:
         out[0] = f
         out[1] = it

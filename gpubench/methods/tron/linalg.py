@@ -1,7 +1,7 @@
 """TRON's linear algebra (paper 003, Figure 2): block reductions, left- and right-looking
 Cholesky, forward and backward substitution, cooperative over the ``nt`` threads of a block.
 Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods.tron.core`)."""
-# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts are injected)
+# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts, _u of core.py among them, are injected)
 import math
 
 
@@ -9,13 +9,13 @@ import math
 @device
 def reduce_sum(v, red, tid, nt):
     """Sum of ``v`` over the block: a tree in shared memory, across warps."""
-    red[tid] = v
+    red[_u(tid)] = v
     sync()
     s = nt
     while s > 1:
         h = (s + 1) // 2
         if tid < s - h:
-            red[tid] += red[tid + h]
+            red[_u(tid)] += red[_u(tid + h)]
         sync()
         s = h
     r = red[0]
@@ -25,14 +25,14 @@ def reduce_sum(v, red, tid, nt):
 
 @device
 def reduce_max(v, red, tid, nt):
-    red[tid] = v
+    red[_u(tid)] = v
     sync()
     s = nt
     while s > 1:
         h = (s + 1) // 2
         if tid < s - h:
-            if red[tid + h] > red[tid]:
-                red[tid] = red[tid + h]
+            if red[_u(tid + h)] > red[_u(tid)]:
+                red[_u(tid)] = red[_u(tid + h)]
         sync()
         s = h
     r = red[0]
@@ -44,7 +44,7 @@ def reduce_max(v, red, tid, nt):
 def dot(a, b, m, red, tid, nt):
     acc = 0.0
     for i in range(tid, m, nt):
-        acc += a[i] * b[i]
+        acc += a[_u(i)] * b[_u(i)]
     return reduce_sum(acc, red, tid, nt)
 
 
@@ -58,16 +58,16 @@ def nrm2(a, m, red, tid, nt):
 def _scale_column(M, m, ld, j, tid, nt):
     """Column j of a Cholesky factor from its updated entries: the pivot's square root, the rest
     divided by it.  False, in every thread, if the pivot is not positive."""
-    d = M[j + j * ld]
+    d = M[_u(j + j * ld)]
     sync()
     if not (d > 0.0) or not math.isfinite(d):
         return False
     d = math.sqrt(d)
     for i in range(j + tid, m, nt):
         if i == j:
-            M[i + j * ld] = d
+            M[_u(i + j * ld)] = d
         else:
-            M[i + j * ld] = M[i + j * ld] / d
+            M[_u(i + j * ld)] = M[_u(i + j * ld)] / d
     sync()
     return True
 
@@ -81,10 +81,10 @@ def chol_left(M, m, ld, tid, nt):
     """
     for j in range(m):
         for i in range(j + tid, m, nt):
-            acc = M[i + j * ld]
+            acc = M[_u(i + j * ld)]
             for k in range(j):
-                acc -= M[i + k * ld] * M[j + k * ld]
-            M[i + j * ld] = acc
+                acc -= M[_u(i + k * ld)] * M[_u(j + k * ld)]
+            M[_u(i + j * ld)] = acc
         sync()
         if not _scale_column(M, m, ld, j, tid, nt):
             return False
@@ -110,9 +110,9 @@ def chol_right(M, m, ld, tid, nt, c0, cs, r0, rs):
         if not _scale_column(M, m, ld, j, tid, nt):
             return False
         for i in range(j + 1 + r0, m, rs):
-            lij = M[i + j * ld]
+            lij = M[_u(i + j * ld)]
             for k in range(j + 1 + c0, i + 1, cs):
-                M[i + k * ld] -= lij * M[k + j * ld]
+                M[_u(i + k * ld)] -= lij * M[_u(k + j * ld)]
         sync()
     return True
 
@@ -122,7 +122,7 @@ def store_transpose(M, m, ld, c0, cs, r0, rs):
     """Copy L into the strict upper triangle (U = L^T): the explicit back substitution."""
     for j in range(c0, m, cs):
         for i in range(j + 1 + r0, m, rs):
-            M[j + i * ld] = M[i + j * ld]
+            M[_u(j + i * ld)] = M[_u(i + j * ld)]
     sync()
 
 
@@ -131,13 +131,13 @@ def store_transpose(M, m, ld, c0, cs, r0, rs):
 def forward(M, b, m, ld, tid, nt):
     """b <- L^{-1} b, column by column (threads over the rows of a column)."""
     for j in range(m):
-        yj = b[j] / M[j + j * ld]
+        yj = b[_u(j)] / M[_u(j + j * ld)]
         sync()
         for i in range(j + tid, m, nt):
             if i == j:
-                b[i] = yj
+                b[_u(i)] = yj
             else:
-                b[i] -= M[i + j * ld] * yj
+                b[_u(i)] -= M[_u(i + j * ld)] * yj
         sync()
 
 
@@ -146,18 +146,18 @@ def backward(M, b, m, ld, explicit, tid, nt):
     """b <- L^{-T} b.  Explicit: read L^T from the upper triangle (consecutive addresses);
     implicit: read row j of L (stride ``ld``, bank conflicts; Section 4.4, Table 2)."""
     for j in range(m - 1, -1, -1):
-        zj = b[j] / M[j + j * ld]
+        zj = b[_u(j)] / M[_u(j + j * ld)]
         sync()
         if explicit:
             for i in range(tid, j + 1, nt):
                 if i == j:
-                    b[i] = zj
+                    b[_u(i)] = zj
                 else:
-                    b[i] -= M[i + j * ld] * zj
+                    b[_u(i)] -= M[_u(i + j * ld)] * zj
         else:
             for i in range(tid, j + 1, nt):
                 if i == j:
-                    b[i] = zj
+                    b[_u(i)] = zj
                 else:
-                    b[i] -= M[j + i * ld] * zj
+                    b[_u(i)] -= M[_u(j + i * ld)] * zj
         sync()

@@ -1,7 +1,7 @@
 """TRON's objectives: the hs45-type product (analytic Hessian), and a library function's value,
 gradient and Hessian (central differences of the gradient, or the symbolic Hessian).
 Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods.tron.core`)."""
-# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts are injected)
+# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts, _u of core.py among them, are injected)
 
 
 # --------------------------------------------------------------------- objectives
@@ -10,7 +10,7 @@ def hs45_value(x, par, n):
     """f = -prod x_i / c_i (c_i = par[0, i]); footnote 4's 120 - prod x_i, scaled and shifted."""
     p = 1.0
     for k in range(n):
-        p *= x[k] / par[0, k]
+        p *= x[_u(k)] / par[0, _u(k)]
     return -p
 
 
@@ -24,20 +24,20 @@ def lib_fd_hessian(x, par, H, g, scr, n, tid, nt, c0, cs, r0, rs):
     wk = scr[base + 3 * n:base + 4 * n]
     for j in range(tid, n, nt):
         for k in range(n):
-            xp[k] = x[k]
-        h = 6.0554544523933395e-06 * max(1.0, abs(x[j]))  # eps^(1/3)
-        xp[j] = x[j] + h
+            xp[_u(k)] = x[_u(k)]
+        h = 6.0554544523933395e-06 * max(1.0, abs(x[_u(j)]))  # eps^(1/3)
+        xp[_u(j)] = x[_u(j)] + h
         gradient(xp, par, gp, wk)
-        xp[j] = x[j] - h
+        xp[_u(j)] = x[_u(j)] - h
         gradient(xp, par, gm, wk)
         for i in range(n):
-            H[i + j * n] = (gp[i] - gm[i]) / (2.0 * h)
+            H[_u(i + j * n)] = (gp[_u(i)] - gm[_u(i)]) / (2.0 * h)
     sync()
     for j in range(c0, n, cs):
         for i in range(j + 1 + r0, n, rs):
-            v = 0.5 * (H[i + j * n] + H[j + i * n])
-            H[i + j * n] = v
-            H[j + i * n] = v
+            v = 0.5 * (H[_u(i + j * n)] + H[_u(j + i * n)])
+            H[_u(i + j * n)] = v
+            H[_u(j + i * n)] = v
     sync()
 
 
@@ -62,34 +62,34 @@ def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
         P = 1.0
         nonzero = True
         for k in range(n):
-            P *= x[k] / par[0, k]
-            if x[k] == 0.0:
+            P *= x[_u(k)] / par[0, _u(k)]
+            if x[_u(k)] == 0.0:
                 nonzero = False
         if nonzero:
             # g_i = -P / x_i, H_ij = -P / (x_i x_j): O(n^2) in all
             for i in range(tid, n, nt):
-                g[i] = -P / x[i]
+                g[_u(i)] = -P / x[_u(i)]
             for j in range(c0, n, cs):
                 for i in range(r0, n, rs):
-                    H[i + j * n] = 0.0 if i == j else -P / (x[i] * x[j])
+                    H[_u(i + j * n)] = 0.0 if i == j else -P / (x[_u(i)] * x[_u(j)])
         else:
             # at x_k = 0 the same products without dividing: O(n^3)
             for i in range(tid, n, nt):
                 q = 1.0
                 for k in range(n):
                     if k != i:
-                        q *= x[k] / par[0, k]
-                g[i] = -q / par[0, i]
+                        q *= x[_u(k)] / par[0, _u(k)]
+                g[_u(i)] = -q / par[0, _u(i)]
             for j in range(c0, n, cs):
                 for i in range(r0, n, rs):
                     if i == j:
-                        H[i + j * n] = 0.0
+                        H[_u(i + j * n)] = 0.0
                     else:
                         q = 1.0
                         for k in range(n):
                             if k != i and k != j:
-                                q *= x[k] / par[0, k]
-                        H[i + j * n] = -q / (par[0, i] * par[0, j])
+                                q *= x[_u(k)] / par[0, _u(k)]
+                        H[_u(i + j * n)] = -q / (par[0, _u(i)] * par[0, _u(j)])
         f = eval_f(x, par, red, n, tid, nt)
     elif OBJECTIVE == 1:
         if tid == 0:

@@ -2,7 +2,7 @@
 set and its preconditioner, the truncated preconditioned CG (``trpcg``, ``trqsol``) and the
 projected search.  Not imported as a module: a part of TRON's core text (see
 :mod:`gpubench.methods.tron.core`)."""
-# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts are injected)
+# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts, _u of core.py among them, are injected)
 import math
 
 
@@ -13,8 +13,8 @@ def gemv(A, v, out, n, tid, nt):
     for i in range(tid, n, nt):
         acc = 0.0
         for j in range(n):
-            acc += A[i + j * n] * v[j]
-        out[i] = acc
+            acc += A[_u(i + j * n)] * v[_u(j)]
+        out[_u(i)] = acc
     sync()
 
 
@@ -32,17 +32,17 @@ def project(t, lo, hi):
 def gpstep(x, l, u, alpha, w, s, n, tid, nt):
     """s <- P[l,u](x + alpha w) - x (Figure 2's gpstep)."""
     for i in range(tid, n, nt):
-        s[i] = project(x[i] + alpha * w[i], l[i], u[i]) - x[i]
+        s[_u(i)] = project(x[_u(i)] + alpha * w[_u(i)], l[_u(i)], u[_u(i)]) - x[_u(i)]
     sync()
 
 
 @device
 def _pg_entry(x, l, u, g, i):
     """Entry i of the projected gradient: g_i, but 0 where it points out of the box at a bound."""
-    t = g[i]
-    if x[i] <= l[i] and t > 0.0:
+    t = g[_u(i)]
+    if x[_u(i)] <= l[_u(i)] and t > 0.0:
         return 0.0
-    if x[i] >= u[i] and t < 0.0:
+    if x[_u(i)] >= u[_u(i)] and t < 0.0:
         return 0.0
     return t
 
@@ -77,10 +77,10 @@ def cauchy(x, l, u, g, A, s, As, n, delta, alpha, red, tid, nt):
     # largest breakpoint: beyond it the projected path no longer moves
     bmax = 0.0
     for i in range(tid, n, nt):
-        if g[i] > 0.0:
-            b = (x[i] - l[i]) / g[i]
-        elif g[i] < 0.0:
-            b = (x[i] - u[i]) / g[i]
+        if g[_u(i)] > 0.0:
+            b = (x[_u(i)] - l[_u(i)]) / g[_u(i)]
+        elif g[_u(i)] < 0.0:
+            b = (x[_u(i)] - u[_u(i)]) / g[_u(i)]
         else:
             b = 0.0
         if b > bmax:
@@ -126,9 +126,9 @@ def free_set(x, s, l, u, ind, n, red, tid):
     if tid == 0:
         m = 0
         for i in range(n):
-            t = x[i] + s[i]
-            if t > l[i] and t < u[i]:
-                ind[m] = i
+            t = x[_u(i)] + s[_u(i)]
+            if t > l[_u(i)] and t < u[_u(i)]:
+                ind[_u(m)] = i
                 m += 1
         red[0] = m
     sync()
@@ -144,12 +144,12 @@ def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0
     dmin = math.inf
     amax = 0.0
     for a in range(tid, m, nt):
-        ia = int(ind[a])
-        d = A[ia + ia * n]
+        ia = int(ind[_u(a)])
+        d = A[_u(ia + ia * n)]
         if d < dmin:
             dmin = d
         for b in range(m):
-            v = abs(A[ia + int(ind[b]) * n])
+            v = abs(A[_u(ia + int(ind[_u(b)]) * n)])
             if v > amax:
                 amax = v
     dmin = -reduce_max(-dmin, red, tid, nt)
@@ -159,12 +159,12 @@ def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0
     ok = False
     for _ in range(64):
         for b in range(c0, m, cs):
-            jb = int(ind[b])
+            jb = int(ind[_u(b)])
             for a in range(b + r0, m, rs):
-                v = A[int(ind[a]) + jb * n]
+                v = A[_u(int(ind[_u(a)]) + jb * n)]
                 if a == b:
                     v += alpha
-                L[a + b * n] = v
+                L[_u(a + b * n)] = v
         sync()
         if cholesky == 0:
             ok = chol_left(L, m, n, tid, nt)
@@ -195,7 +195,7 @@ def trqsol(sh, p, m, delta, red, tid, nt):
 @device
 def axpy(a, x, y, m, tid, nt):
     for i in range(tid, m, nt):
-        y[i] += a * x[i]
+        y[_u(i)] += a * x[_u(i)]
     sync()
 
 
@@ -205,12 +205,12 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
     (line 8), then w = L^{-T} s (line 9), left in ``sh``.  Stops after m iterations,
     at the trust-region boundary (2) or on negative curvature (3); 1: converged."""
     for a in range(tid, m, nt):
-        sh[a] = 0.0
-        rh[a] = -rF[a]
+        sh[_u(a)] = 0.0
+        rh[_u(a)] = -rF[_u(a)]
     sync()
     forward(L, rh, m, n, tid, nt)
     for a in range(tid, m, nt):
-        p[a] = rh[a]
+        p[_u(a)] = rh[_u(a)]
     sync()
     rr = dot(rh, rh, m, red, tid, nt)
     r0 = math.sqrt(rr)
@@ -219,15 +219,15 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
         info = 4
         for _ in range(m):
             for a in range(tid, m, nt):
-                z[a] = p[a]
+                z[_u(a)] = p[_u(a)]
             sync()
             backward(L, z, m, n, explicit, tid, nt)
             for a in range(tid, m, nt):
-                ia = int(ind[a])
+                ia = int(ind[_u(a)])
                 acc = 0.0
                 for b in range(m):
-                    acc += A[ia + int(ind[b]) * n] * z[b]
-                q[a] = acc
+                    acc += A[_u(ia + int(ind[_u(b)]) * n)] * z[_u(b)]
+                q[_u(a)] = acc
             sync()
             forward(L, q, m, n, tid, nt)
             curv = dot(p, q, m, red, tid, nt)
@@ -252,7 +252,7 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
             beta = rrn / rr
             rr = rrn
             for a in range(tid, m, nt):
-                p[a] = rh[a] + beta * p[a]
+                p[_u(a)] = rh[_u(a)] + beta * p[_u(a)]
             sync()
     backward(L, sh, m, n, explicit, tid, nt)
     return info
@@ -266,8 +266,8 @@ def prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt):
     ok = False
     for _ in range(40):
         for i in range(tid, n, nt):
-            c = x[i] + s[i]
-            d[i] = project(c + beta * w[i], l[i], u[i]) - c
+            c = x[_u(i)] + s[_u(i)]
+            d[_u(i)] = project(c + beta * w[_u(i)], l[_u(i)], u[_u(i)]) - c
         sync()
         gemv(A, d, Ad, n, tid, nt)
         rd = dot(r, d, n, red, tid, nt)
@@ -278,7 +278,7 @@ def prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt):
         beta *= 0.5
     if ok:
         for i in range(tid, n, nt):
-            s[i] += d[i]
-            r[i] += Ad[i]
+            s[_u(i)] += d[_u(i)]
+            r[_u(i)] += Ad[_u(i)]
         sync()
     return ok
