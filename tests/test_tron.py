@@ -390,8 +390,11 @@ def test_register_cap_and_specialized_kernel(monkeypatch):
     orig = kernels.tron_kernel
     monkeypatch.setattr(kernels, "tron_kernel",
                         lambda kind, forms, hess, registers, flags: orig(kind, forms, hess, registers, (0, 1, 0, 1)))
+    # one thread a block: the simulator leaves a failing block's other threads running, and one still
+    # inside a device function when the launch has raised puts its fake cuda module back into the
+    # generated module's globals, where a later test's kernel would find it
     with pytest.raises(IndexError):
-        tron.solve_hs45(2, 3, backend="cuda", memory="global", specialize=True, threads=4)
+        tron.solve_hs45(2, 3, backend="cuda", memory="global", specialize=True, threads=1)
 
 
 def test_report_renders_published_and_not_reproduced_rows():
