@@ -183,8 +183,8 @@ def test_a_broken_device_selection_is_a_different_search(monkeypatch):
     opts = dict(SMALL, max_iterations=4)
     cpu = solve("griewank", 3, backend="cpu", **opts)
     try:
-        _broken(monkeypatch, "if v < bv and itopen[src_slot[e]] != 0:",
-                "if bi == _NO_INDEX and itopen[src_slot[e]] != 0:")
+        _broken(monkeypatch, "if v < bv and itopen[_u(src_slot[_u(e)])] != 0:",
+                "if bi == _NO_INDEX and itopen[_u(src_slot[_u(e)])] != 0:")
         dev = solve("griewank", 3, backend="cuda", loop="device", **opts)
     finally:
         monkeypatch.undo()
@@ -318,13 +318,18 @@ sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        int64, int64, int64, int64, int64, float64, float64, int64, int64, int64, int64, int64)
 mod = codegen.load(functions.get(sys.argv[1]).definition, "cuda", kernels.extensions("cuda", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)
-print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]), "bar.sync" in ptx)
+# numba's negative-index wraparound of a signed subscript: i + ((i >> 63) & dim)
+wraps = len(re.findall(r"shr\.s64\s+(%rd\d+), %rd\d+, 63;\s*\n\s*and\.b64\s+%rd\d+, \1,", ptx))
+print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]), "bar.sync" in ptx, wraps)
 '''
 
 
 def test_device_loop_kernel_compiles_for_sm90(tmp_path):
     """The real compiler (no simulator, no GPU) builds the cooperative kernel for a function with one
-    aggregate and a two-coordinate window (Levy); its per-thread frame stays small (no n-sized array)."""
+    aggregate and a two-coordinate window (Levy); its per-thread frame stays small (no n-sized array),
+    and its subscripts are unsigned (gpubench/methods/solver/unsigned.py): numba wraps a signed index
+    around (``i < 0: i += dim``, some six SASS instructions an access); 264 such wraparounds in its PTX
+    with signed subscripts, 33 with the unsigned ones (those left: the generated forms' and slices')."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     # run outside the checkout: on the GPU host its gpubench/ folder would shadow the installed package
     p = subprocess.run([sys.executable, "-c", PTX_SCRIPT, "levy"], env=env, capture_output=True, text=True, cwd=tmp_path,
@@ -332,8 +337,9 @@ def test_device_loop_kernel_compiles_for_sm90(tmp_path):
     if p.returncode != 0 and "CUDA" in p.stderr and "toolkit" in p.stderr.lower():
         pytest.skip("no CUDA toolkit (NVVM) here")
     assert p.returncode == 0, p.stderr[-2000:]
-    depot, barrier = p.stdout.split()[-2:]
+    depot, barrier, wraps = p.stdout.split()[-3:]
     assert int(depot) <= 1024 and barrier == "True"
+    assert int(wraps) <= 60, f"{wraps} signed subscripts wrapped around (a subscript not through unsigned.u?)"
 
 
 @simulated

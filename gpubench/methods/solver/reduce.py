@@ -21,6 +21,7 @@ import numpy as np
 from numba import cuda, float64, int64
 
 from .outcome import Outcome, reduce_host  # noqa: F401  (this module's API: the host's twin)
+from .unsigned import u as _u
 
 # threads per block of the reduction kernels: a compile-time size of their shared arrays
 TPB = 256
@@ -45,10 +46,10 @@ def _block_reduce(sv, si, sn, tid):
     step = cuda.blockDim.x // 2
     while step > 0:
         if tid < step:
-            if _better(sv[tid + step], si[tid + step], sv[tid], si[tid]):
-                sv[tid] = sv[tid + step]
-                si[tid] = si[tid + step]
-            sn[tid] += sn[tid + step]
+            if _better(sv[_u(tid + step)], si[_u(tid + step)], sv[_u(tid)], si[_u(tid)]):
+                sv[_u(tid)] = sv[_u(tid + step)]
+                si[_u(tid)] = si[_u(tid + step)]
+            sn[_u(tid)] += sn[_u(tid + step)]
         cuda.syncthreads()
         step //= 2
 
@@ -127,9 +128,9 @@ def _inclusive_scan(s, tid):
     # Hillis-Steele over the block's shared array (blockDim.x entries)
     off = 1
     while off < cuda.blockDim.x:
-        v = s[tid - off] if tid >= off else 0
+        v = s[_u(tid - off)] if tid >= off else 0
         cuda.syncthreads()
-        s[tid] += v
+        s[_u(tid)] += v
         cuda.syncthreads()
         off *= 2
 

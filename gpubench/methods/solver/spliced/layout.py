@@ -12,21 +12,24 @@ gets offset -1 and is evaluated in place.  Also spliced into the host's CPU form
 """
 import numpy as np
 
+from gpubench.methods.solver.unsigned import u as _u
+
 if __name__ == "gpubench.methods.solver.spliced.layout":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import device
 
 
 @device
 def _cut_combo(lp, slot, ca, cb, parts):
-    # the index of a subregion's parts of (x_ca, x_cb) among an entry's combinations (cb < 0: one)
-    sa = slot[ca]
+    # the index of a subregion's parts of (x_ca, x_cb) among an entry's combinations (cb < 0: one);
+    # ca >= 0 (a value entry's coordinate, or a derivative entry's that has a table)
+    sa = slot[_u(ca)]
     c = 0
     if sa >= 0:
-        c = lp[sa]
+        c = lp[_u(sa)]
     if cb >= 0:
-        sb = slot[cb]
+        sb = slot[_u(cb)]
         if sb >= 0:
-            c = c * parts + lp[sb]
+            c = c * parts + lp[_u(sb)]
     return c
 
 
@@ -38,20 +41,21 @@ def entry_offsets(lp, slot, n, win1, win2, tab, parts, cc):
     number of entries evaluated in place."""
     inline = 0
     for e in range(win1.shape[0] + win2.shape[0] + 2):
-        o = tab[e, 0]
+        o = tab[_u(e), 0]
         if o >= 0:
             cls, ca, cb = _value_entry(e, n, win1, win2)
             o += _cut_combo(lp, slot, ca, cb, parts)
         else:
             inline += 1
-        cc[e] = o
+        cc[_u(e)] = o
     return inline
 
 
 @device
 def _entry_size(slot, ca, cb, parts):
-    size = parts if slot[ca] >= 0 else 1
-    if cb >= 0 and slot[cb] >= 0:
+    # ca >= 0: cut_layout sizes only the entries in use, whose coordinates are
+    size = parts if slot[_u(ca)] >= 0 else 1
+    if cb >= 0 and slot[_u(cb)] >= 0:
         size *= parts
     return size
 
@@ -62,9 +66,9 @@ def _value_entry(e, n, win1, win2):
     ncut = win1.shape[0]
     nw2 = win2.shape[0]
     if e < ncut:
-        return 0, win1[e], -1
+        return 0, win1[_u(e)], -1
     if e < ncut + nw2:
-        k = win2[e - ncut]
+        k = win2[_u(e - ncut)]
         return 1, k, k + 1
     if e == ncut + nw2:
         return 2, 0, -1
@@ -76,7 +80,7 @@ def _deriv_entry(e, special):
     # (kind, first coordinate, second coordinate or -1) of derivative entry e
     qq = e // 3
     kind = e - 3 * qq
-    d = special[qq]
+    d = special[_u(qq)]
     if kind == 0:
         return 0, d, -1
     if kind == 1:
@@ -88,11 +92,11 @@ def _deriv_entry(e, special):
 def _place(tab, e, used, size, count, off):
     # entry e at offset off if used and smaller than the sweep, else evaluated in place; the next offset
     if used and size < count:
-        tab[e, 0] = off
-        tab[e, 1] = size
+        tab[_u(e), 0] = off
+        tab[_u(e), 1] = size
         return off + size
-    tab[e, 0] = -1
-    tab[e, 1] = 0
+    tab[_u(e), 0] = -1
+    tab[_u(e), 1] = 0
     return off
 
 

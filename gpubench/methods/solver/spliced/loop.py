@@ -11,6 +11,7 @@ import math
 from numba import config as _config, cuda as _cuda, float64 as _float64, int32 as _int32, int64 as _int64
 
 from gpubench.methods.solver.reduce import NO_INDEX as _NO_INDEX, TPB as _TPB, _better, _block_reduce, _inclusive_scan
+from gpubench.methods.solver.unsigned import u as _u
 
 if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (
@@ -37,10 +38,10 @@ _JIT = dict(cache=True, **({"max_registers": MAX_REGISTERS} if MAX_REGISTERS and
 def _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it):
     # element e of (the list, then this iteration's subregions): kept?, its (sidx, slot, lb)
     if e < size:
-        v = src_lb[e]
-        return e != selpos and v <= gub, src_sidx[e], src_slot[e], v
+        v = src_lb[_u(e)]
+        return e != selpos and v <= gub, src_sidx[_u(e)], src_slot[_u(e)], v
     r = e - size
-    v = out_lb[r]
+    v = out_lb[_u(r)]
     return v <= gub and v != math.inf, r, it + 1, v
 
 
@@ -101,63 +102,63 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         bi = _NO_INDEX
         e = g
         while e < size:
-            v = src_lb[e]
-            if v < bv and itopen[src_slot[e]] != 0:
+            v = src_lb[_u(e)]
+            if v < bv and itopen[_u(src_slot[_u(e)])] != 0:
                 bv = v
                 bi = e
             e += nthreads
-        sv[tid] = bv
-        si[tid] = bi
-        sn[tid] = 0
+        sv[_u(tid)] = bv
+        si[_u(tid)] = bi
+        sn[_u(tid)] = 0
         _cuda.syncthreads()
         _block_reduce(sv, si, sn, tid)
         if tid == 0:
-            part_v[bid] = sv[0]
-            part_i[bid] = si[0]
+            part_v[_u(bid)] = sv[0]
+            part_i[_u(bid)] = si[0]
         grid.sync()
         if bid == 0:
             bv = math.inf
             bi = _NO_INDEX
             b = tid
             while b < nblocks:
-                if _better(part_v[b], part_i[b], bv, bi):
-                    bv = part_v[b]
-                    bi = part_i[b]
+                if _better(part_v[_u(b)], part_i[_u(b)], bv, bi):
+                    bv = part_v[_u(b)]
+                    bi = part_i[_u(b)]
                 b += tpb
-            sv[tid] = bv
-            si[tid] = bi
-            sn[tid] = 0
+            sv[_u(tid)] = bv
+            si[_u(tid)] = bi
+            sn[_u(tid)] = 0
             _cuda.syncthreads()
             _block_reduce(sv, si, sn, tid)
             if tid == 0:
                 pos = si[0]
                 ist[_SELPOS] = pos
-                pslot = src_slot[pos]
+                pslot = src_slot[_u(pos)]
                 ist[_SELSLOT] = pslot
-                ist[_SELSIDX] = src_sidx[pos]
-                cyc = 0 if pslot == 0 else (itcyc[pslot] + s) % n
+                ist[_SELSIDX] = src_sidx[_u(pos)]
+                cyc = 0 if pslot == 0 else (itcyc[_u(pslot)] + s) % n
                 ist[_SELCYC] = cyc
-                itcyc[it + 1] = cyc
+                itcyc[_u(it + 1)] = cyc
                 fst[_MAXW] = -math.inf
                 for m in range(samples + 1):
-                    uflags[m, 0] = 1
-                    uflags[m, 1] = 1
+                    uflags[_u(m), 0] = 1
+                    uflags[_u(m), 1] = 1
         grid.sync()
         # 2. the selected box (rebuilt from its parent's), its samples, masks and children's widths
         pslot = ist[_SELSLOT]
         psidx = ist[_SELSIDX]
         cyc = ist[_SELCYC]
-        pcyc = itcyc[pslot]
+        pcyc = itcyc[_u(pslot)]
         dst = it + 1
         wrap = cyc + s - n  # cut coordinates 0 .. wrap-1 come first when the cycle wraps
         j = g
         while j < s:
-            dims[j] = (cyc + j) % n
+            dims[_u(j)] = (cyc + j) % n
             j += nthreads
         d = g
         while d < n:
-            lo = box_lo[pslot, d]
-            hi = box_hi[pslot, d]
+            lo = box_lo[_u(pslot), _u(d)]
+            hi = box_hi[_u(pslot), _u(d)]
             if pslot != 0:
                 jp = (d - pcyc) % n
                 if jp < s:
@@ -166,39 +167,40 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                         q = q // parts
                     l = q % parts
                     lo, hi = _part(lo, hi, l, parts)
-            box_lo[dst, d] = lo
-            box_hi[dst, d] = hi
+            box_lo[_u(dst), _u(d)] = lo
+            box_hi[_u(dst), _u(d)] = hi
             jc = (d - cyc) % n
             if jc < s:
-                cut1[d] = 1
+                cut1[_u(d)] = 1
+                # >= 0: a cut d >= wrap follows cyc (the cut ones are cyc .. cyc + s - 1 mod n)
                 pos = d if d < wrap else (max(wrap, 0) + d - cyc)
-                slot[d] = pos
-                win1[pos] = d
+                slot[_u(d)] = pos
+                win1[_u(pos)] = d
                 w = 0.0
                 for l in range(parts):
                     wa, wb = _part(lo, hi, l, parts)
                     w = max(w, add_rn(wb, -wa))
             else:
-                cut1[d] = 0
-                slot[d] = -1
+                cut1[_u(d)] = 0
+                slot[_u(d)] = -1
                 w = add_rn(hi, -lo)
             _cuda.atomic.max(fst, _MAXW, w)
-            cut2[d] = 1 if jc < s or (d + 1 < n and (d + 1 - cyc) % n < s) else 0
-            smask[d] = 0
-            free_lo[d] = 1 if lo != dom_lo[d] else 0
-            free_hi[d] = 1 if hi != dom_hi[d] else 0
-            samp[0, d] = lo
+            cut2[_u(d)] = 1 if jc < s or (d + 1 < n and (d + 1 - cyc) % n < s) else 0
+            smask[_u(d)] = 0
+            free_lo[_u(d)] = 1 if lo != dom_lo[_u(d)] else 0
+            free_hi[_u(d)] = 1 if hi != dom_hi[_u(d)] else 0
+            samp[0, _u(d)] = lo
             for m in range(1, samples + 1):
-                samp[m, d] = _diagonal(lo, hi, div_rn(float(m + t_shift), float(t_den)))
+                samp[_u(m), _u(d)] = _diagonal(lo, hi, div_rn(float(m + t_shift), float(t_den)))
             if HAS_SPIKE and jc >= s:
                 # uncut coordinates that leave the spike (prepare_split's uflags)
                 for m in range(samples + 1):
-                    xa = lo if m == 0 else samp[m, d]
-                    xb = hi if m == 0 else samp[m, d]
+                    xa = lo if m == 0 else samp[_u(m), _u(d)]
+                    xb = hi if m == 0 else samp[_u(m), _u(d)]
                     if xb < SPIKE_LO or xa > SPIKE_HI:
-                        uflags[m, 0] = 0
+                        uflags[_u(m), 0] = 0
                     if xa < SPIKE_LO or xb > SPIKE_HI:
-                        uflags[m, 1] = 0
+                        uflags[_u(m), 1] = 0
             d += nthreads
         grid.sync()
         # 3. every window's terms, on the box (with their derivatives) and at each sample: one thread
@@ -211,19 +213,20 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         idx = g
         while idx < rows * n + ngrad:
             if idx >= rows * n:   # inclusion best: the gradients of the mean value form
-                _box_gradient(idx - rows * n, box_lo[dst], box_hi[dst], p, win1, parts, GXlo, GXhi, GGlo, GGhi,
-                              GWlo, GWhi, Gclo, Gchi)
+                _box_gradient(idx - rows * n, box_lo[_u(dst)], box_hi[_u(dst)], p, win1, parts, GXlo, GXhi, GGlo,
+                              GGhi, GWlo, GWhi, Gclo, Gchi)
                 idx += nthreads
                 continue
             m = idx // n
             k = idx - m * n
             # deriv as ``m == 0``, not the literals True and False: numba would compile window_terms twice
+            uk = _u(k)
             if m == 0:
-                window_terms(box_lo[dst], box_hi[dst], p, k, m == 0, Tlo[0, :, k], Thi[0, :, k], DXlo[:, k],
-                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+                window_terms(box_lo[_u(dst)], box_hi[_u(dst)], p, k, m == 0, Tlo[0, :, uk], Thi[0, :, uk],
+                             DXlo[:, uk], DXhi[:, uk], DYlo[:, uk], DYhi[:, uk])
             else:
-                window_terms(samp[m], samp[m], p, k, m == 0, Tlo[m, :, k], Thi[m, :, k], DXlo[:, k],
-                             DXhi[:, k], DYlo[:, k], DYhi[:, k])
+                window_terms(samp[_u(m)], samp[_u(m)], p, k, m == 0, Tlo[_u(m), :, uk], Thi[_u(m), :, uk],
+                             DXlo[:, uk], DXhi[:, uk], DYlo[:, uk], DYhi[:, uk])
             idx += nthreads
         grid.sync()
         nchunks = Plo.shape[2]
@@ -232,7 +235,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             m = idx // nchunks
             c = idx - m * nchunks
             if idx == (rows + 1) * nchunks:
-                _uncut_slope(mstar, box_lo[dst], box_hi[dst], samp, cut1, GGlo, GGhi, fst)
+                _uncut_slope(mstar, box_lo[_u(dst)], box_hi[_u(dst)], samp, cut1, GGlo, GGhi, fst)
             elif m < rows:
                 _fold_chunk(m, c, nchunks, n, cut1, cut2, Tlo, Thi, Plo, Phi)
             else:
@@ -262,8 +265,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         vt = ist[_VTOTAL]
         j = g
         while j < rows * vt + ist[_DTOTAL]:
-            fill_cut_tables(j, box_lo[dst], box_hi[dst], samp, slot, win1, win2[:nw2], special[:nsp], parts,
-                            t_shift, t_den, p, tab, vt, dtab, VTlo, VThi, DTlo, DThi)
+            fill_cut_tables(j, box_lo[_u(dst)], box_hi[_u(dst)], samp, slot, win1, win2[:nw2], special[:nsp],
+                            parts, t_shift, t_den, p, tab, vt, dtab, VTlo, VThi, DTlo, DThi)
             j += nthreads
         grid.sync()
         # 4. the sweep, with the best sample and the gradient count folded as it goes
@@ -275,27 +278,27 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         nj = 0
         r = g
         while r < count:
-            lb, ub, gr = evaluate_split_mv(r, box_lo[dst], box_hi[dst], samp, dom_lo, dom_hi, dims, slot, parts,
+            lb, ub, gr = evaluate_split_mv(r, box_lo[_u(dst)], box_hi[_u(dst)], samp, dom_lo, dom_hi, dims, slot, parts,
                                            samples, t_shift, t_den, gub_prev, p, win1, win2[:nw2], base_lo,
                                            base_hi, uflags, special[:nsp], Rlo, Rhi, Kclo[:, :nc], Kchi[:, :nc],
                                            cfree[:, :nc], tab, VTlo, VThi, dtab, DTlo, DThi, clo[:s], chi[:s],
                                            xs[:s], lp[:s], cc, tlo, thi, Clo, Chi, wsl, wsh, mstar, u_lo, u_hi, Gclo,
                                            Gchi)
-            out_lb[r] = lb
+            out_lb[_u(r)] = lb
             if ub < bv:  # False for NaN; r rises, so a thread keeps its first minimum
                 bv = ub
                 bi = r
             nj += gr
             r += nthreads
-        sv[tid] = bv
-        si[tid] = bi
-        sn[tid] = nj
+        sv[_u(tid)] = bv
+        si[_u(tid)] = bi
+        sn[_u(tid)] = nj
         _cuda.syncthreads()
         _block_reduce(sv, si, sn, tid)
         if tid == 0:
-            part_v[bid] = sv[0]
-            part_i[bid] = si[0]
-            part_n[bid] = sn[0]
+            part_v[_u(bid)] = sv[0]
+            part_i[_u(bid)] = si[0]
+            part_n[_u(bid)] = sn[0]
         grid.sync()
         # 5. the iteration's GUB (reduce.best_sample's fold)
         if bid == 0:
@@ -304,14 +307,14 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             nj = 0
             b = tid
             while b < nblocks:
-                if _better(part_v[b], part_i[b], bv, bi):
-                    bv = part_v[b]
-                    bi = part_i[b]
-                nj += part_n[b]
+                if _better(part_v[_u(b)], part_i[_u(b)], bv, bi):
+                    bv = part_v[_u(b)]
+                    bi = part_i[_u(b)]
+                nj += part_n[_u(b)]
                 b += tpb
-            sv[tid] = bv
-            si[tid] = bi
-            sn[tid] = nj
+            sv[_u(tid)] = bv
+            si[_u(tid)] = bi
+            sn[_u(tid)] = nj
             _cuda.syncthreads()
             _block_reduce(sv, si, sn, tid)
             if tid == 0:
@@ -338,13 +341,13 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             if e < total:
                 keep, _a, _b, _c = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
                 k = 1 if keep else 0
-            sv[tid] = math.inf
-            si[tid] = 0
-            sn[tid] = k
+            sv[_u(tid)] = math.inf
+            si[_u(tid)] = 0
+            sn[_u(tid)] = k
             _cuda.syncthreads()
             _block_reduce(sv, si, sn, tid)
             if tid == 0:
-                vcount[vb] = sn[0]
+                vcount[_u(vb)] = sn[0]
             _cuda.syncthreads()
             vb += nblocks
         grid.sync()
@@ -354,16 +357,16 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             hi_t = min(lo_t + chunk, ntiles)
             tot = 0
             for i in range(lo_t, hi_t):
-                tot += vcount[i]
-            si[tid] = tot
+                tot += vcount[_u(i)]
+            si[_u(tid)] = tot
             _cuda.syncthreads()
             _inclusive_scan(si, tid)
-            run = si[tid] - tot
+            run = si[_u(tid)] - tot
             for i in range(lo_t, hi_t):
-                vstart[i] = run
-                run += vcount[i]
+                vstart[_u(i)] = run
+                run += vcount[_u(i)]
             if tid == tpb - 1:
-                ist[_NEWSIZE] = si[tid]
+                ist[_NEWSIZE] = si[_u(tid)]
         grid.sync()
         minv = math.inf
         nop = 0
@@ -373,24 +376,24 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             keep = False
             if e < total:
                 keep, es, esl, ev = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
-            si[tid] = 1 if keep else 0
+            si[_u(tid)] = 1 if keep else 0
             _cuda.syncthreads()
             _inclusive_scan(si, tid)
             if keep:
-                pos = vstart[vb] + si[tid] - 1
-                dst_sidx[pos] = es
-                dst_slot[pos] = esl
-                dst_lb[pos] = ev
+                pos = vstart[_u(vb)] + si[_u(tid)] - 1  # >= 0: the scan counts this one
+                dst_sidx[_u(pos)] = es
+                dst_slot[_u(pos)] = esl
+                dst_lb[_u(pos)] = ev
                 minv = min(minv, ev)
-                if itopen[esl] != 0:
+                if itopen[_u(esl)] != 0:
                     nop += 1
                 if esl == it + 1 and ev == -math.inf:
                     _cuda.atomic.add(ist, _NINF, 1)
             _cuda.syncthreads()
             vb += nblocks
-        sv[tid] = minv
-        si[tid] = 0
-        sn[tid] = nop
+        sv[_u(tid)] = minv
+        si[_u(tid)] = 0
+        sn[_u(tid)] = nop
         _cuda.syncthreads()
         _block_reduce(sv, si, sn, tid)
         if tid == 0:
@@ -402,9 +405,9 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             newsize = ist[_NEWSIZE]
             ist[_SIZE] = newsize
             ist[_NOPEN] = ist[_NEWOPEN]
-            hist_glb[it] = fst[_GLB]
-            hist_gub[it] = fst[_GUB]
-            hist_size[it] = newsize
+            hist_glb[_u(it)] = fst[_GLB]
+            hist_gub[_u(it)] = fst[_GUB]
+            hist_size[_u(it)] = newsize
             ist[_IT] = it + 1
             if newsize == 0:
                 ist[_STOP] = _EMPTY

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from gpubench.methods.solver.unsigned import u as _u
+
 if __name__ == "gpubench.methods.solver.spliced.subregion":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (
         HAS_SPIKE, N_AGGREGATES, SPLIT_READS_ENDS, SPIKE_HI, SPIKE_LO, SPIKE_VALUE, _deriv_entry, _inner_point, _part,
@@ -38,21 +40,21 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
     """
     n = sel_lo.shape[0]
     for d in range(n):
-        lo[d] = sel_lo[d]
-        hi[d] = sel_hi[d]
+        lo[_u(d)] = sel_lo[_u(d)]
+        hi[_u(d)] = sel_hi[_u(d)]
     q = r
     for j in range(dims.shape[0]):
-        d = dims[j]
+        d = dims[_u(j)]
         l = q % parts
         q = q // parts
-        lo[d], hi[d] = _part(sel_lo[d], sel_hi[d], l, parts)
+        lo[_u(d)], hi[_u(d)] = _part(sel_lo[_u(d)], sel_hi[_u(d)], l, parts)
     # samples evenly spaced along the diagonal, t = (m + t_shift)/t_den, as degenerate intervals
     best = math.inf
     for m in range(1, samples + 1):
         t = div_rn(float(m + t_shift), float(t_den))
         for d in range(n):
-            x[d] = _diagonal(lo[d], hi[d], t)
-        slo, shi = interval_partial(x, x, p, win1, win2, base_lo[m], base_hi[m])
+            x[_u(d)] = _diagonal(lo[_u(d)], hi[_u(d)], t)
+        slo, shi = interval_partial(x, x, p, win1, win2, base_lo[_u(m)], base_hi[_u(m)])
         if shi < best:
             best = shi
     flo, fhi = interval_partial(lo, hi, p, win1, win2, base_lo[0], base_hi[0])
@@ -70,11 +72,11 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
         # inclusion "best": intersect with the mean value form f(c) + G(X).(X - c) (paper
         # 001, section 2.2), whose overestimation shrinks quadratically with the box
         for d in range(n):
-            x[d] = _inner_point(lo[d], hi[d])
+            x[_u(d)] = _inner_point(lo[_u(d)], hi[_u(d)])
         mlo, mhi = interval(x, x, p)
         for d in range(n):
-            dlo, dhi = isub(lo[d], hi[d], x[d], x[d])
-            tlo, thi = imul(glo[d], ghi[d], dlo, dhi)
+            dlo, dhi = isub(lo[_u(d)], hi[_u(d)], x[_u(d)], x[_u(d)])
+            tlo, thi = imul(glo[_u(d)], ghi[_u(d)], dlo, dhi)
             mlo, mhi = iadd(mlo, mhi, tlo, thi)
         if mlo > flo:  # False for NaN
             flo = mlo
@@ -83,9 +85,9 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
     for d in range(n):
         # the first-order condition cannot hold inside: f is monotone in x_d and
         # the subregion does not touch the domain's edge where the minimum could sit
-        if glo[d] > 0.0 and lo[d] != dom_lo[d]:
+        if glo[_u(d)] > 0.0 and lo[_u(d)] != dom_lo[_u(d)]:
             return math.inf, best, 1
-        if ghi[d] < 0.0 and hi[d] != dom_hi[d]:
+        if ghi[_u(d)] < 0.0 and hi[_u(d)] != dom_hi[_u(d)]:
             return math.inf, best, 1
     return flo, best, 1
 
@@ -96,9 +98,9 @@ def _part_coord(sel_lo, sel_hi, samp, m, d, cut, l, parts, t_shift, t_den):
     the operations of ``evaluate_split``, so the same bits."""
     if not cut:
         if m == 0:
-            return sel_lo[d], sel_hi[d]
-        return samp[m, d], samp[m, d]
-    lo, hi = _part(sel_lo[d], sel_hi[d], l, parts)
+            return sel_lo[_u(d)], sel_hi[_u(d)]
+        return samp[_u(m), _u(d)], samp[_u(m), _u(d)]
+    lo, hi = _part(sel_lo[_u(d)], sel_hi[_u(d)], l, parts)
     if m == 0:
         return lo, hi
     v = _diagonal(lo, hi, div_rn(float(m + t_shift), float(t_den)))
@@ -109,7 +111,7 @@ def _part_coord(sel_lo, sel_hi, samp, m, d, cut, l, parts, t_shift, t_den):
 def _find_entry(tab, idx):
     # the entry holding table index idx (entries lie in order; inline ones hold none)
     e = 0
-    while tab[e, 0] < 0 or idx >= tab[e, 0] + tab[e, 1]:
+    while tab[_u(e), 0] < 0 or idx >= tab[_u(e), 0] + tab[_u(e), 1]:
         e += 1
     return e
 
@@ -125,26 +127,27 @@ def fill_cut_tables(j, sel_lo, sel_hi, samp, slot, win1, win2, special, parts, t
         idx = j - m * vtotal
         e = _find_entry(tab, idx)
         cls, ca, cb = _value_entry(e, n, win1, win2)
-        rel = idx - tab[e, 0]
+        rel = idx - tab[_u(e), 0]
     else:
         m = 0
         idx = j - rows * vtotal
         e = _find_entry(dtab, idx)
         cls, ca, cb = _deriv_entry(e, special)
-        rel = idx - dtab[e, 0]
+        rel = idx - dtab[_u(e), 0]
     lb = 0
-    if cb >= 0 and slot[cb] >= 0:
+    # ca >= 0: an entry with a table (found above) has its coordinates (layout.cut_layout)
+    if cb >= 0 and slot[_u(cb)] >= 0:
         lb = rel % parts
         rel = rel // parts
-    a_lo, a_hi = _part_coord(sel_lo, sel_hi, samp, m, ca, slot[ca] >= 0, rel, parts, t_shift, t_den)
+    a_lo, a_hi = _part_coord(sel_lo, sel_hi, samp, m, ca, slot[_u(ca)] >= 0, rel, parts, t_shift, t_den)
     b_lo = 0.0
     b_hi = 0.0
     if cb >= 0:
-        b_lo, b_hi = _part_coord(sel_lo, sel_hi, samp, m, cb, slot[cb] >= 0, lb, parts, t_shift, t_den)
+        b_lo, b_hi = _part_coord(sel_lo, sel_hi, samp, m, cb, slot[_u(cb)] >= 0, lb, parts, t_shift, t_den)
     if j < rows * vtotal:
-        entry_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, VTlo[m, idx], VThi[m, idx])
+        entry_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, VTlo[_u(m), _u(idx)], VThi[_u(m), _u(idx)])
     else:
-        deriv_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, DTlo[idx], DThi[idx])
+        deriv_terms(cls, ca, a_lo, a_hi, b_lo, b_hi, p, n, DTlo[_u(idx)], DThi[_u(idx)])
 
 
 @device
@@ -155,9 +158,9 @@ def _value_split(m, cc, clo, chi, ulo, uhi, slot, p, win1, win2, base_lo, base_h
         meets = umeets != 0
         inside = uin != 0
         for j in range(win1.shape[0]):
-            if chi[j] < SPIKE_LO or clo[j] > SPIKE_HI:
+            if chi[_u(j)] < SPIKE_LO or clo[_u(j)] > SPIKE_HI:
                 meets = False
-            if clo[j] < SPIKE_LO or chi[j] > SPIKE_HI:
+            if clo[_u(j)] < SPIKE_LO or chi[_u(j)] > SPIKE_HI:
                 inside = False
         if meets:
             if inside:
@@ -196,9 +199,9 @@ def _mean_value_bound(flo, c_lo, c_hi, u_lo, u_hi, clo, chi, lp, Gclo, Gchi, mst
     t = div_rn(float(mstar + t_shift), float(t_den))
     mlo, mhi = iadd(c_lo, c_hi, u_lo, u_hi)
     for j in range(clo.shape[0]):
-        x = _diagonal(clo[j], chi[j], t)   # the sample's coordinate, as evaluate_split_mv made it
-        dlo, dhi = isub(clo[j], chi[j], x, x)
-        glo, ghi = imul(Gclo[j, lp[j]], Gchi[j, lp[j]], dlo, dhi)
+        x = _diagonal(clo[_u(j)], chi[_u(j)], t)   # the sample's coordinate, as evaluate_split_mv made it
+        dlo, dhi = isub(clo[_u(j)], chi[_u(j)], x, x)
+        glo, ghi = imul(Gclo[_u(j), _u(lp[_u(j)])], Gchi[_u(j), _u(lp[_u(j)])], dlo, dhi)
         mlo, mhi = iadd(mlo, mhi, glo, ghi)
     # False for NaN (a gradient or a value without bound); an infinite one proves nothing
     if mlo > flo and mlo < math.inf:
@@ -229,12 +232,12 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
     ncut = dims.shape[0]
     q = r
     for j in range(ncut):
-        d = dims[j]
+        d = dims[_u(j)]
         l = q % parts
         q = q // parts
-        sj = slot[d]
-        lp[sj] = l
-        clo[sj], chi[sj] = _part(sel_lo[d], sel_hi[d], l, parts)
+        sj = slot[_u(d)]  # >= 0: d is cut
+        lp[_u(sj)] = l
+        clo[_u(sj)], chi[_u(sj)] = _part(sel_lo[_u(d)], sel_hi[_u(d)], l, parts)
     inline = entry_offsets(lp, slot, sel_lo.shape[0], win1, win2, tab, parts, cc)
     best = math.inf
     c_lo = math.nan
@@ -245,9 +248,9 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
             # the sample's cut coordinates, read only by an entry evaluated in place, the spike test
             # or x_first/x_last in the outer expression: with every entry tabulated, none of them
             for j in range(ncut):
-                xs[j] = _diagonal(clo[j], chi[j], t)
-        slo, shi = _value_split(m, cc, xs, xs, samp[m], samp[m], slot, p, win1, win2, base_lo[m],
-                                base_hi[m], tab, VTlo, VThi, tlo, thi, uflags[m, 0], uflags[m, 1])
+                xs[_u(j)] = _diagonal(clo[_u(j)], chi[_u(j)], t)
+        slo, shi = _value_split(m, cc, xs, xs, samp[_u(m)], samp[_u(m)], slot, p, win1, win2, base_lo[_u(m)],
+                                base_hi[_u(m)], tab, VTlo, VThi, tlo, thi, uflags[_u(m), 0], uflags[_u(m), 1])
         if m == mstar:   # the mean value form's centre
             c_lo = slo
             c_hi = shi
@@ -265,7 +268,7 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
     if HAS_SPIKE:
         meets = uflags[0, 0] != 0
         for j in range(ncut):
-            if chi[j] < SPIKE_LO or clo[j] > SPIKE_HI:
+            if chi[_u(j)] < SPIKE_LO or clo[_u(j)] > SPIKE_HI:
                 meets = False
         if meets:  # no derivative to bound (interval_gradient returns (-inf, inf) there)
             return flo, best, 1
@@ -281,10 +284,10 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
         g_lo = 0.0
         g_hi = 0.0
         for a in range(N_AGGREGATES):
-            c_lo, c_hi = imul(Clo[a], Chi[a], Kclo[a, c], Kchi[a, c])
+            c_lo, c_hi = imul(Clo[_u(a)], Chi[_u(a)], Kclo[_u(a), _u(c)], Kchi[_u(a), _u(c)])
             g_lo, g_hi = iadd(g_lo, g_hi, c_lo, c_hi)
-        if g_lo > 0.0 and cfree[0, c] != 0:
+        if g_lo > 0.0 and cfree[0, _u(c)] != 0:
             return math.inf, best, 1
-        if g_hi < 0.0 and cfree[1, c] != 0:
+        if g_hi < 0.0 and cfree[1, _u(c)] != 0:
             return math.inf, best, 1
     return flo, best, 1
