@@ -288,14 +288,21 @@ class Search(StrongSteps):
         # 1. select the open region with the smallest lower bound (first on ties)
         if st.iteration == 0 and cfg.local_starts:
             self._multistart()
-        itr_j, cyc, sidx_j, _ = st.regions.pop_best_open()
+        itr_j, cyc, sidx_j, sel_lb = st.regions.pop_best_open()
         sel_lo, sel_hi = self.region(itr_j, sidx_j)
         plan = self.rule.plan(cyc)
         count = plan.count
-        floor = -math.inf   # a lower bound of f over the selected box, so over each of its subregions
+        # a lower bound of f over the selected box, so over each of its subregions: with contract (variant
+        # strong) the selected region's own bound from the list (its sweep's, raised by the host bounds:
+        # a lower bound over the box, hence over every subregion), so that a sweep's children never fall
+        # below their parent and GLB never goes down (Thurber n = 7 on the H200 at b3a8034: GLB 2,204.8
+        # after the first iteration, 196.1 after the second, whose children's host bounds the time limit
+        # cut short); the paper's variant keeps its children's own bounds
+        floor = sel_lb if cfg.contract and INHERIT_BOUND and sel_lb > -math.inf else -math.inf
         if cfg.contract and self._contraction_pays():
             t0 = time.perf_counter()
-            box, floor = self._contract_selected(sel_lo, sel_hi, cyc)
+            box, contracted = self._contract_selected(sel_lo, sel_hi, cyc, floor)
+            floor = max(floor, contracted)
             self.contract_cost[0] += time.perf_counter() - t0
             self.contract_cost[1] += 1
             if box is None:   # the iteration is closed: dropped, or kept whole
@@ -489,6 +496,9 @@ def _on_cuda(settings):
 EAGER_REGION_BYTES = 256 * 2**20
 # subregions with lower bound -inf checked per iteration for an empty enclosure (host evaluations)
 UNDEFINED_CHECKS = 16
+# with contract (variant strong) a sweep's children start from the selected region's bound in L (_iterate);
+# off: their own bounds alone, as before (measurements, tests)
+INHERIT_BOUND = True
 # a width tolerance must exceed this many units in the last place of the domain's largest bound
 TOL_ULPS = 8
 

@@ -72,17 +72,19 @@ class StrongSteps:
         keep = raised <= self.state.gub
         return sidx[keep], raised[keep]
 
-    def _contract_selected(self, sel_lo, sel_hi, cyc):
+    def _contract_selected(self, sel_lo, sel_hi, cyc, inherited=-math.inf):
         """``(box, floor)``: the selected box narrowed to where f <= GUB can hold (:func:`.contract.contract`)
         and a lower bound of f over it (the level set's enclosure, and the tangent plane at the GUB
         point where f is proved convex there: :func:`.contract.contract_floor`, :func:`.contract.convex_floor`;
         -inf where none), or box None where that closed the iteration: no point of it has f <= GUB
         (no minimiser, no children), or the box left is narrower than tol and goes back into L whole
-        (:meth:`_keep_whole`)."""
+        (:meth:`_keep_whole`).  ``inherited``: a lower bound of f over the selected box known before (its
+        bound in L), which the floor is raised to."""
         st = self.state
         if not (math.isfinite(st.gub) and self._bounded(sel_lo, sel_hi)):
-            return (sel_lo, sel_hi), -math.inf
+            return (sel_lo, sel_hi), inherited
         box, floor = self._contraction(sel_lo, sel_hi)
+        floor = max(floor, inherited)
         if box is None or floor > st.gub:
             self.contract_stats["dropped"] += 1
             self._close_iteration(it=st.iteration, sel_lo=sel_lo, sel_hi=sel_hi, cyc=cyc)
