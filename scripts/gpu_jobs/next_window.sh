@@ -1,7 +1,7 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
 # $W the window's folder, $SOL its loose outputs).  Pack:
 #     bash scripts/gpu_pack.sh results/scipy_go_certify/interval_strong-*.json
-# About 13 minutes (two calls of gpu_window.sh).  What ran before: results/gpu/solve-ab04623/, solve-7e9d185/
+# About 10 minutes (two calls of gpu_window.sh).  What ran before: results/gpu/solve-ab04623/, solve-7e9d185/
 # and the windows before them (READMEs there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
@@ -12,12 +12,7 @@ python3 -c "import json; from gpubench.device.environment import capture; print(
 timeout 300 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method de-gpu \
   --method interval --method lbfgsb-gpu --method subdomain-bnb --method tron-gpu --cold --runs 3 --no-importtime \
   --out $SOL/startup_methods.json > $SOL/startup_methods.log 2>&1; say "startup_profile rc $?"
-# 2. issue 42: the device loop's long rows with unsigned subscripts (fb370fc: Levy n = 10,000 74.4 s, Rosenbrock
-# n = 1,000 106.7 s; 7e9d185 ran them into the typed-in 20 s limit: --time-limit 150 here, as fb370fc did)
-S() { name=$(echo "$*" | tr ' ' '_' | tr -d '.'); timeout 300 python3 -m gpubench solve "$@" --json > $SOL/$name.json 2> $SOL/$name.err; say "solve $*: rc $?"; }
-S levy --dim 10000 --time-limit 150
-S rosenbrock --dim 1000 --time-limit 150
-# 3. issue 41: certify reruns with the inherited bound (e873d5e: a child never below its parent, so GLB never
+# 2. issue 41: certify reruns with the inherited bound (e873d5e: a child never below its parent, so GLB never
 # falls): Thurber (b3a8034: GLB 196.13 after 2,204.79), EggHolder n = 5 (gap 0.0027), Kowalik, Watson
 C=$GPUBENCH_RESULTS/scipy_go_certify
 if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
