@@ -327,7 +327,7 @@ print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]
 def test_device_loop_kernel_compiles_for_sm90(tmp_path):
     """The real compiler (no simulator, no GPU) builds the cooperative kernel for a function with one
     aggregate and a two-coordinate window (Levy); its per-thread frame stays small (no n-sized array),
-    and its subscripts are unsigned (gpubench/methods/solver/unsigned.py): numba wraps a signed index
+    and its subscripts are unsigned (gpubench/kernels/unsigned.py): numba wraps a signed index
     around (``i < 0: i += dim``, some six SASS instructions an access); 264 such wraparounds in its PTX
     with signed subscripts, 33 with the unsigned ones (those left: the generated forms' and slices')."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}

@@ -16,6 +16,8 @@ from numba import uint32 as _duint32
 from numba import uint64 as _duint64
 from numba.cuda.random import xoroshiro128p_uniform_float64 as _uniform
 
+from gpubench.kernels.unsigned import u as _u   # every variable subscript of the kernels (no negative-index wraparound)
+
 if __name__ == "gpubench.kernels.de_gpu":  # imported as itself: stand-in forms, the shared draws
     from gpubench.kernels.stand_in import (COOP_SLOTS, HAS_SPIKE, SPIKE_VALUE, agg_combine, agg_identity,
                                            in_spike_at, outer_value, term_fold)
@@ -242,13 +244,6 @@ _SIM = bool(_dconfig.ENABLE_CUDASIM)
 _XCHG = 1024 if _SIM else 1
 _FULL = 0xFFFFFFFF
 CHUNK = 4  # elements of a lane whose loads are issued together
-
-
-@_dcuda.jit(device=True)
-def _u(i):
-    """A non-negative index as unsigned: numba then emits no negative-index wraparound (a sign
-    shift, two masks and a 64-bit add, six SASS instructions an access on sm_90)."""
-    return _duint64(i)
 
 
 @_dcuda.jit(device=True)

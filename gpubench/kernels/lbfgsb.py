@@ -7,20 +7,12 @@ uses the stand-ins of :mod:`gpubench.kernels.stand_in`.  A driver (``lbfgsb_cpu`
 """
 import math
 
-from numba import uint64 as _lb_uint64
+from gpubench.kernels.unsigned import u as _lb_u   # every variable subscript here and in lbfgsb_group.py
 
 if __name__ == "gpubench.kernels.lbfgsb":  # imported as itself: stand-in forms
     from gpubench.kernels.stand_in import device, gradient, point
 
 _LB_EPS = 2.220446049250313e-16
-
-
-@device
-def _lb_u(i):
-    # a non-negative index as unsigned: numba then emits no negative-index wraparound (a sign
-    # shift, two masks and a 64-bit add an access on sm_90); every variable subscript here and in
-    # lbfgsb_group.py goes through it, its argument signed (uint64 with int64 arithmetic is float64)
-    return _lb_uint64(i)
 
 
 @device

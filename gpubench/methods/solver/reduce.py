@@ -21,7 +21,7 @@ import numpy as np
 from numba import cuda, float64, int64
 
 from .outcome import Outcome, reduce_host  # noqa: F401  (this module's API: the host's twin)
-from .unsigned import u as _u
+from ...kernels.unsigned import u as _u
 
 # threads per block of the reduction kernels: a compile-time size of their shared arrays
 TPB = 256

@@ -39,23 +39,12 @@ the 2-D layout ``(ty, by, tx, bx)`` (Figure 3).
 # ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient are injected)
 import math
 
-from numba import uint64 as _uint64
+from gpubench.kernels.unsigned import u as _u   # every non-negative subscript of the core (and the files spliced with it)
 
 CONVERGED, ITERATION_LIMIT, FAILED = 0, 1, 2
 MU0 = 0.01          # sufficient decrease of the model (TRON's mu0)
 ETA0, ETA1, ETA2 = 1e-4, 0.25, 0.75
 SIGMA1, SIGMA2, SIGMA3 = 0.25, 0.5, 4.0
-
-
-@device
-def _u(i):
-    """A non-negative index as unsigned, so numba emits no negative-index wraparound (on sm_90 a
-    sign shift, masks and a 64-bit add at every access).  Every subscript of the core whose index
-    is non-negative goes through it (core, linalg, objectives, subproblem: one module once
-    spliced, so this one definition serves the CPU twin and the CUDA kernels alike); the index
-    arithmetic stays signed, only the subscript is cast (uint64 with int64 arithmetic is float64).
-    Slices and constant subscripts are left as they are."""
-    return _uint64(i)
 
 
 # --------------------------------------------------------------------- TRON

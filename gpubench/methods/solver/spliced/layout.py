@@ -12,7 +12,7 @@ gets offset -1 and is evaluated in place.  Also spliced into the host's CPU form
 """
 import numpy as np
 
-from gpubench.methods.solver.unsigned import u as _u
+from gpubench.kernels.unsigned import u as _u
 
 if __name__ == "gpubench.methods.solver.spliced.layout":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import device

@@ -11,7 +11,7 @@ import math
 from numba import config as _config, cuda as _cuda, float64 as _float64, int32 as _int32, int64 as _int64
 
 from gpubench.methods.solver.reduce import NO_INDEX as _NO_INDEX, TPB as _TPB, _better, _block_reduce, _inclusive_scan
-from gpubench.methods.solver.unsigned import u as _u
+from gpubench.kernels.unsigned import u as _u
 
 if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (

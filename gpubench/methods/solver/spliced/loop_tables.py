@@ -7,7 +7,7 @@ bits; spliced before :mod:`.loop`, whose ``device_loop`` calls them.
 import numpy as np
 from numba import cuda as _cuda, int64 as _int64
 
-from gpubench.methods.solver.unsigned import u as _u
+from gpubench.kernels.unsigned import u as _u
 
 if __name__ == "gpubench.methods.solver.spliced.loop_tables":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (

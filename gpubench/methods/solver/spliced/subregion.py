@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from gpubench.methods.solver.unsigned import u as _u
+from gpubench.kernels.unsigned import u as _u
 
 if __name__ == "gpubench.methods.solver.spliced.subregion":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (
