@@ -288,6 +288,28 @@ def test_de_generation_lanes_reach_de_gpu(monkeypatch):
     assert seen == [None, None] and res["lanes_cap"] is None
 
 
+def test_de_generation_registers_cap_the_kernel_its_mode_names(monkeypatch):
+    """``registers`` caps the fast kernel in mode fast and the stream kernel in mode stream (each
+    module's text carries the cap into its jit), never the other; mode auto refuses it."""
+    import re
+    from gpubench import kernels
+    from gpubench.methods import de_gpu
+    seen = []
+    monkeypatch.setattr(device_rows, "_de_gpu_timed", lambda D, NP, s, methods: seen.append(
+        (de_gpu.FAST_REGISTERS, de_gpu.STREAM_REGISTERS, de_gpu._cuda_edits())) or {})
+    for mode in ("fast", "stream"):
+        assert device_rows._de_gpu_row(4, 16, _settings("de-generation", mode=mode, registers=96)) == {}
+    assert [s[:2] for s in seen] == [(96, None), (None, 96)]
+    assert (de_gpu.FAST_REGISTERS, de_gpu.STREAM_REGISTERS) == (None, None)  # restored
+    (fast, _), (_, stream) = seen[0][2], seen[1][2]
+    fast_text, stream_text = kernels.splice("de_gpu", fast), kernels.splice("de_stream", stream)
+    assert re.search(r"^FAST_REGISTERS = 96 ", fast_text, re.M) and "@_fast_jit\ndef de_fast(" in fast_text
+    assert re.search(r"^STREAM_REGISTERS = 96 ", stream_text, re.M)
+    assert "max_registers=FAST_REGISTERS" in fast_text
+    with pytest.raises(InputError, match="registers 96: a cap on the fast or the stream kernel"):
+        device_rows.de_generation("device:de", 4, _settings("de-generation", mode="auto", registers=96))
+
+
 def test_de_generation_row_stream_mode_on_the_cpu_twin():
     """mode = stream on the CPU runs the stream kernel's twin and records its replacements."""
     m, res = device_rows.de_generation("device:de", 4, _settings("de-generation", np=16, seconds=10.0, mode="stream",

@@ -4,7 +4,7 @@
 
 No GPU needed: numba-cuda emits the kernel's PTX for the function's generated forms (shifted
 Rastrigin by default: the device_peers_de_evox problem, gpubench.problems.device_rows.DE_FUNCTION),
-``ptxas -arch=sm_90 -v`` builds it under the kernel's own register cap (de_stream: STREAM_REGISTERS)
+``ptxas -arch=sm_90 -v`` builds it under the kernel's own register cap (de_stream: STREAM_REGISTERS, de_fast: FAST_REGISTERS)
 and reports registers and spills.  ptxas's count is the real allocation (the PTX's ``.reg``
 declarations are virtual registers); a GPU run reports the same number (ncu "Registers Per Thread").
 
@@ -97,7 +97,7 @@ def count(which, function):
     ops = collections.Counter(m.group(1) for m in re.finditer(r"^\s+(?:@!?%p\d+\s+)?([a-z][\w.]*)", body, re.M))
     regs = " ".join(f"{t}:{n}" for t, n in re.findall(r"\.reg\s+\.(\w+)\s+%\w+<(\d+)>", body))
     print(f"== {_NAMES[which]} ({function}): PTX {sum(ops.values())} instructions; virtual registers {regs}")
-    cap = int(getattr(mod, "STREAM_REGISTERS", 0)) if which == "stream" else 0
+    cap = int(getattr(mod, "STREAM_REGISTERS" if which == "stream" else "FAST_REGISTERS", 0))
     cap = int(os.environ.get("CAP", cap))   # CAP=128: another register cap (0: none)
     with tempfile.TemporaryDirectory() as d:
         open(d + "/k.ptx", "w").write(ptx)

@@ -244,6 +244,14 @@ _SIM = bool(_dconfig.ENABLE_CUDASIM)
 _XCHG = 1024 if _SIM else 1
 _FULL = 0xFFFFFFFF
 CHUNK = 4  # elements of a lane whose loads are issued together
+# A cap on de_fast's registers a thread (0: the compiler's choice, 136 for shifted Rastrigin by ptxas 13
+# for sm_90: 15 warps an SM).  The kernel waits on its loads (about 30 % of the copy bandwidth at
+# (1000, 1e4)), so fewer registers and more resident warps may beat the spills a cap costs; the
+# de-generation procedure compiles capped kernels to compare (experiments/device_peers/de_evox.toml).
+FAST_REGISTERS = 0  # (the de-generation procedure compiles others to compare)
+# (the simulator's jit takes no register cap)
+_fast_jit = (_dcuda.jit(cache=True, max_registers=FAST_REGISTERS) if FAST_REGISTERS and not _SIM
+             else _dcuda.jit(cache=True))
 
 
 @_dcuda.jit(device=True)
@@ -327,7 +335,7 @@ def _group_outer(acc, sh, toff, D, T, lane, valid, xs, tid):
     return _from_lead(f, T, xs, tid)
 
 
-@_dcuda.jit(cache=True)
+@_fast_jit
 def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mode, NP, R, D, m, T,
             fstar, target, use_target):
     """Generations g0 .. g1-1 of every run in one cooperative launch (grid sync between them).

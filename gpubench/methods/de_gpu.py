@@ -121,6 +121,8 @@ CHUNK = None
 # compiler's choice, 167 for shifted Rastrigin by ptxas 13 for sm_90); the de-generation procedure
 # sets it to compare choices.
 STREAM_REGISTERS = None
+# The same for the fast (cooperative) kernel (None: the kernel module's own, 0: the compiler's choice).
+FAST_REGISTERS = None
 
 
 @dataclass
@@ -160,20 +162,32 @@ class DeGpuSettings(MethodSettings):
 _DEFAULT_CROSSOVER = "j == jr or u <= CR"
 
 
+def _crossover_edit():
+    return (f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")
+
+
+def _cuda_edits():
+    """The text edits of the fast (de_gpu) and stream (de_stream) kernel modules: the crossover test,
+    and CHUNK, FAST_REGISTERS, STREAM_REGISTERS where this module's settings name them."""
+    fast, stream = [_crossover_edit()], [_crossover_edit()]
+    if CHUNK is not None:
+        fast.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
+    if FAST_REGISTERS is not None:
+        fast.append(("\nFAST_REGISTERS = 0  #", f"\nFAST_REGISTERS = {int(FAST_REGISTERS)}  #"))
+    if STREAM_REGISTERS is not None:
+        stream.append(("\nSTREAM_REGISTERS = 168  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
+    return fast, stream
+
+
 def _module(fn, backend):
     """The function's generated module on ``backend`` with the DE code appended (cached by its text)."""
     from .. import kernels
     from ..forms.cards import Derived
-    crossover = (f"if {_DEFAULT_CROSSOVER}:", f"if ({CROSSOVER}):")
     if backend == "cuda":
-        fast, stream = [crossover], [crossover]
-        if CHUNK is not None:
-            fast.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
-        if STREAM_REGISTERS is not None:
-            stream.append(("\nSTREAM_REGISTERS = 168  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
+        fast, stream = _cuda_edits()
         parts = [kernels.splice("de_random"), kernels.splice("de_gpu", fast), kernels.splice("de_stream", stream)]
     else:
-        parts = [kernels.splice("de_random"), kernels.splice("de_cpu", [crossover])]
+        parts = [kernels.splice("de_random"), kernels.splice("de_cpu", [_crossover_edit()])]
     # the draws and folds (de_random) first, compiled by the generated module's device decorator
     ext = "\n\n".join(parts)
     # term_forms is derived (sympy) only when the module is not in the cache (a second process

@@ -285,13 +285,15 @@ def _l2_bytes():
 def _de_gpu_row(D, NP, s):
     from .. import methods
     from ..methods import de_gpu
-    saved = de_gpu.CHUNK, de_gpu.STREAM_REGISTERS
+    saved = de_gpu.CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS
     de_gpu.CHUNK = s["chunk"] or None
-    de_gpu.STREAM_REGISTERS = s["registers"] or None
+    # ``registers`` caps the kernel that the mode names (auto: neither, each its module's own)
+    de_gpu.STREAM_REGISTERS = (s["registers"] or None) if s["mode"] == "stream" else None
+    de_gpu.FAST_REGISTERS = (s["registers"] or None) if s["mode"] == "fast" else None
     try:
         return _de_gpu_timed(D, NP, s, methods)
     finally:
-        de_gpu.CHUNK, de_gpu.STREAM_REGISTERS = saved
+        de_gpu.CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS = saved
 
 
 def _de_gpu_timed(D, NP, s, methods):
@@ -381,8 +383,8 @@ def de_generation(problem, n, s):
     shifted Rastrigin function at D = n with population ``np``, by ``peer``: de-gpu (``mode``: auto,
     fast or stream, with its ``chunk``, ``lanes`` (a cap on a member's group of lanes, de-gpu's
     ``threads_per_member``: fewer lanes a member put more members in a warp, so a member's own steps,
-    its key, indices, reduction and selection, take fewer warp instructions) and, for stream, a
-    ``registers`` cap; one run; its own clock,
+    its key, indices, reduction and selection, take fewer warp instructions) and, for stream or fast, a
+    ``registers`` cap on that kernel (auto: refused); one run; its own clock,
     after compilation and random-state set-up) or EvoX's DE (compiled or eager,
     warm).  Measured: function evaluations per second and ms per generation; on a GPU also the
     bytes a generation must move (:func:`gpubench.problems.floors.de_bytes`) and the bandwidth that makes, against a
@@ -394,6 +396,9 @@ def de_generation(problem, n, s):
         raise InputError(f"de-generation mode {s['mode']!r}: known: {', '.join(DE_MODES)}")
     if s["registers"] and not 16 <= s["registers"] <= 255:
         raise InputError(f"de-generation registers {s['registers']}: 0 (the compiler's choice) or 16 to 255")
+    if s["registers"] and s["mode"] not in ("fast", "stream"):
+        raise InputError(f"de-generation registers {s['registers']}: a cap on the fast or the stream kernel "
+                         f"(mode fast or stream), not mode {s['mode']}")
     if s["chunk"] and not 1 <= s["chunk"] <= 16:
         raise InputError(f"de-generation chunk {s['chunk']}: 0 (the kernel's own) or 1 to 16")
     if s["lanes"] and not 1 <= s["lanes"] <= 32:
