@@ -1,23 +1,24 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
-# $W the window's folder, $SOL its loose outputs).  Pack:
-#     bash scripts/gpu_pack.sh results/scipy_go_certify/interval_strong-*.json
-# About 10 minutes (two calls of gpu_window.sh).  What ran before: results/gpu/solve-ab04623/, solve-7e9d185/
+# $W the window's folder, $SOL its loose outputs).  Pack with no records:
+#     bash scripts/gpu_pack.sh
+# About 5 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-dfc4222/, solve-7e9d185/
 # and the windows before them (READMEs there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# 1. issue 42: the five methods' second processes with the early context the default (ab04623: de-gpu and
-# tron-gpu medians 0.89 / 0.87 s with it, 0.97 / 1.00 without; lbfgsb-gpu 0.94 either way)
-timeout 300 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method de-gpu \
-  --method interval --method lbfgsb-gpu --method subdomain-bnb --method tron-gpu --cold --runs 3 --no-importtime \
-  --out $SOL/startup_methods.json > $SOL/startup_methods.log 2>&1; say "startup_profile rc $?"
-# 2. issue 41: certify reruns with the inherited bound (e873d5e: a child never below its parent, so GLB never
-# falls): Thurber (b3a8034: GLB 196.13 after 2,204.79), EggHolder n = 5 (gap 0.0027), Kowalik, Watson
-C=$GPUBENCH_RESULTS/scipy_go_certify
-if [ "$(ls $C/interval_strong-*.json 2>/dev/null | wc -l)" -ge 290 ]; then
-  mkdir -p $W/aside
-  for c in Thurber-n7 EggHolder-n5 Kowalik-n4 Watson-n6; do mv $C/interval_strong-scipy_go.$c-full-r0-9ef896d8.json $W/aside/ 2>/dev/null; done
-  timeout 900 python3 -m gpubench reproduce scipy_go_certify --entries interval_strong --backend cuda > $SOL/cert.log 2>&1; say "certify rc $?"
-else say "certify skipped: carry results/scipy_go_certify/interval_strong-*.json"; fi
+# 1. issue 43: de-gpu at (1000, 1e4) 0.2762 ms against EvoX 0.5158 (1.87x; target 2x) and (100, 1e5) 0.78x
+# (target 1.5x), both waiting on loads: the fast kernel under register caps of 128, 96 and 80 (136 uncapped:
+# 15 warps an SM) and with 2 elements a lane under 96, the stream kernel under 128 with 4 and 2 elements;
+# de-gpu auto, fast, stream and EvoX in the same run, into a fresh folder (no records carried)
+timeout 420 python3 -m gpubench reproduce device_peers_de_evox --entries \
+  degpu,degpu_fast,degpu_fast_r128,degpu_fast_r96,degpu_fast_r80,degpu_fast_c2_r96,degpu_stream,degpu_stream_c2,degpu_stream_r128,evox \
+  --backend cuda > $SOL/de.log 2>&1; say "de entries rc $?"
+# 2. issue 43: the hs45 batch with TRON's block reductions as warp shuffles when the block is one warp
+# (7e9d185: n = 8 / 16 / 32 specialize+shared 1.03 / 1.35 / 3.42 ms; target 2 ms at n = 32)
+timeout 300 python3 -m gpubench reproduce $R/benchmarks/profiling/hs45_occupancy.toml --entries shared,shared_flags \
+  --backend cuda > $SOL/hs45.log 2>&1; say "hs45 rc $?"
+# 3. issue 42: a cold tron-gpu process again (dfc4222: 23.9 s on a slow host; b3a8034: 18.4 and 19.4 s)
+timeout 200 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu \
+  --cold --runs 2 --no-importtime --out $SOL/startup_tron.json > $SOL/startup_tron.log 2>&1; say "startup tron rc $?"
 touch $W/all.done
