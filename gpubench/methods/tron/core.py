@@ -14,6 +14,9 @@ after a header that binds these names (and before the kernels of
 
 ``device``      the decorator: ``numba.cuda.jit(device=True)`` or ``numba.njit``;
 ``sync``        a device function: ``cuda.syncthreads()`` on the GPU, nothing on the CPU;
+``syncwarp``, ``shfl_down``, ``shfl_first``  the warp path of :mod:`.linalg`'s reductions
+                (a block of one warp): ``cuda.syncwarp`` and shuffles on the GPU, a shared-memory
+                stand-in under numba's simulator, the value itself on the CPU (one lane);
 ``OBJECTIVE``   0: the hs45-type product (analytic Hessian), 1: a library function
                 (generated value and gradient, Hessian by central differences of the
                 gradient), 2: a library function with the symbolic Hessian of
