@@ -714,43 +714,61 @@ def _reductions_kernel(core):
 def test_one_warp_reductions_are_the_shared_tree_bit_for_bit(monkeypatch):
     """A block of at most one warp reduces by shuffles (the simulator's stand-in: the same lanes,
     the same order): every thread gets the shared-memory tree's sum and maximum bit for bit, at
-    even and odd block sizes up to 32, and the block of 64 (shared memory) still does.  Summands
-    of magnitudes 1e-8 .. 1e8 make another order of additions show (checked against a left fold)."""
+    even and odd block sizes up to 32, and the block of 64 (shared memory) still does; and the
+    kernel with every block forced through shared memory (WARP = 0) gives the same bits.  Summands
+    of magnitudes 1e-8 .. 1e8 make another order of additions show (checked against a left fold);
+    each size runs twice, the second time with the maximum on the last lane (the one a wrong
+    offset at an odd level leaves out, which a maximum elsewhere would not show)."""
     core = loader.load_core("cuda", "hs45")
     k = _reductions_kernel(core)
     rng = np.random.default_rng(43)
     sizes = (1, 2, 3, 5, 7, 8, 13, 16, 31, 32, 64)
+    data = {}
+    for nt in sizes:
+        a = rng.standard_normal(nt) * 10.0 ** rng.uniform(-8, 8, nt)
+        last = a.copy()
+        j = int(np.argmax(last))
+        last[j], last[-1] = last[-1], last[j]
+        data[nt] = (a, last)
     order_shows = 0
     runs = {}
     for warp in (core.WARP, 0):          # 0: every block takes the shared-memory path
         monkeypatch.setattr(core, "WARP", warp)
         for nt in sizes:
-            a = rng.standard_normal(nt) * 10.0 ** rng.uniform(-8, 8, nt) if warp else runs[nt][0]
-            out = np.zeros((nt, 2))
-            k[1, nt](a, out)
-            runs.setdefault(nt, (a, []))[1].append(out)
-            ref_sum, ref_max = _tree(a, lambda x, y: x + y), _tree(a, lambda x, y: y if y > x else x)
-            assert np.all(out[:, 0] == ref_sum) and np.all(out[:, 1] == ref_max), (warp, nt, out[:3], ref_sum)
-            order_shows += warp and ref_sum != sum(a.tolist())
+            for a in data[nt]:
+                out = np.zeros((nt, 2))
+                k[1, nt](a, out)
+                runs.setdefault(nt, []).append(out)
+                ref_sum, ref_max = _tree(a, lambda x, y: x + y), _tree(a, lambda x, y: y if y > x else x)
+                assert ref_max == a.max()
+                assert np.all(out[:, 0] == ref_sum) and np.all(out[:, 1] == ref_max), (warp, nt, out[:3], ref_sum)
+                order_shows += warp and ref_sum != sum(a.tolist())
     assert order_shows >= 3, order_shows
-    for nt, (a, (fast, shared)) in runs.items():
-        assert np.array_equal(fast, shared), nt
+    for nt, outs in runs.items():
+        assert all(np.array_equal(x, y) for x, y in zip(outs[:2], outs[2:])), nt
 
 
-@pytest.mark.parametrize("opts", [dict(threads=7, n=5), dict(threads=8, n=6, stop="exatron", gatol=1e-10)])
+@pytest.mark.parametrize("opts", [dict(threads=3, n=8), dict(threads=7, n=15, stop="exatron", gatol=1e-10)])
 def test_one_warp_tron_kernel_matches_the_shared_memory_path_bit_for_bit(monkeypatch, opts):
     """The whole solve under the simulator with the block's reductions by (stand-in) shuffles and with
     them forced through shared memory (WARP = 0): the same x, f, steps, evaluations and projected
-    gradient, bit for bit, at an odd block (7 threads) and with ExaTron's stop (its inf-norm through
-    reduce_max)."""
+    gradient, bit for bit, at odd blocks (3 and 7 threads, n over twice that: no lane sums only zeros) and
+    with ExaTron's stop (its inf-norm through reduce_max).  The shifted sphere with some shifts inside
+    the box: x there comes from CG's dot products (hs45's solution sits on its bounds, the same bits
+    from a wrong sum)."""
     core = loader.load_core("cuda", "hs45")
     opts = dict(opts)
     n = opts.pop("n")
+    fn, x0, par, xstar = _quadratic_batch(2, n, np.random.default_rng(n))
+    assert np.any(np.abs(xstar) < 1.0)
     res = []
     for warp in (core.WARP, 0):
         monkeypatch.setattr(core, "WARP", warp)
-        res.append(tron.solve_hs45(2, n, start="random", seed=11, backend="cuda", **opts))
-    check_hs45(res[0], n)
+        library = loader.load_core("cuda", "library", tron.forms_for(fn, "cuda"))
+        monkeypatch.setattr(library, "WARP", warp)
+        res.append(tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cuda",
+                                    **opts))
+    np.testing.assert_allclose(res[0].x, xstar, atol=1e-6)
     for key in ("x", "f", "iterations", "status", "nfev", "pgnorm"):
         assert np.array_equal(getattr(res[0], key), getattr(res[1], key)), key
 
