@@ -680,3 +680,149 @@ for shared in (False, True):
     assert local == 0 and shfl == 2 * (n + n * (n - 1) // 2) and st == n and bra <= 2 * n + 2, unrolled
     local, shfl, bra, st, v2 = unrolled[1]
     assert local == 0 and shfl == 2 * n and st == n and bra <= 2 * n + 2 and v2 == 12, unrolled
+
+
+# ------------------------------------------------------------------ one warp: reductions by shuffles
+def _tree(vals, op):
+    """The shared-memory tree of linalg.reduce_sum / reduce_max in Python floats (the same IEEE
+    operations in the same order): h = (s + 1) // 2, slot t < s - h takes op(slot t, slot t + h)."""
+    red = [float(v) for v in vals]
+    s = len(red)
+    while s > 1:
+        h = (s + 1) // 2
+        for t in range(s - h):
+            red[t] = op(red[t], red[t + h])
+        s = h
+    return red[0]
+
+
+def _reductions_kernel(core):
+    rsum, rmax = core.reduce_sum, core.reduce_max
+
+    @cuda.jit
+    def k(a, out):
+        tid = cuda.threadIdx.x
+        nt = cuda.blockDim.x
+        red = cuda.shared.array(72, float64)
+        s = rsum(a[tid], red, tid, nt)
+        m = rmax(a[tid], red, tid, nt)
+        out[tid, 0] = s     # every thread's result: the warp path broadcasts lane 0's
+        out[tid, 1] = m
+    return k
+
+
+def test_one_warp_reductions_are_the_shared_tree_bit_for_bit(monkeypatch):
+    """A block of at most one warp reduces by shuffles (the simulator's stand-in: the same lanes,
+    the same order): every thread gets the shared-memory tree's sum and maximum bit for bit, at
+    even and odd block sizes up to 32, and the block of 64 (shared memory) still does; and the
+    kernel with every block forced through shared memory (WARP = 0) gives the same bits.  Summands
+    of magnitudes 1e-8 .. 1e8 make another order of additions show (checked against a left fold);
+    each size runs twice, the second time with the maximum on the last lane (the one a wrong
+    offset at an odd level leaves out, which a maximum elsewhere would not show)."""
+    core = loader.load_core("cuda", "hs45")
+    k = _reductions_kernel(core)
+    rng = np.random.default_rng(43)
+    sizes = (1, 2, 3, 5, 7, 8, 13, 16, 31, 32, 64)
+    data = {}
+    for nt in sizes:
+        a = rng.standard_normal(nt) * 10.0 ** rng.uniform(-8, 8, nt)
+        last = a.copy()
+        j = int(np.argmax(last))
+        last[j], last[-1] = last[-1], last[j]
+        data[nt] = (a, last)
+    order_shows = 0
+    runs = {}
+    for warp in (core.WARP, 0):          # 0: every block takes the shared-memory path
+        monkeypatch.setattr(core, "WARP", warp)
+        for nt in sizes:
+            for a in data[nt]:
+                out = np.zeros((nt, 2))
+                k[1, nt](a, out)
+                runs.setdefault(nt, []).append(out)
+                ref_sum, ref_max = _tree(a, lambda x, y: x + y), _tree(a, lambda x, y: y if y > x else x)
+                assert ref_max == a.max()
+                assert np.all(out[:, 0] == ref_sum) and np.all(out[:, 1] == ref_max), (warp, nt, out[:3], ref_sum)
+                order_shows += warp and ref_sum != sum(a.tolist())
+    assert order_shows >= 3, order_shows
+    for nt, outs in runs.items():
+        assert all(np.array_equal(x, y) for x, y in zip(outs[:2], outs[2:])), nt
+
+
+@pytest.mark.parametrize("opts", [dict(threads=3, n=8), dict(threads=7, n=15, stop="exatron", gatol=1e-10)])
+def test_one_warp_tron_kernel_matches_the_shared_memory_path_bit_for_bit(monkeypatch, opts):
+    """The whole solve under the simulator with the block's reductions by (stand-in) shuffles and with
+    them forced through shared memory (WARP = 0): the same x, f, steps, evaluations and projected
+    gradient, bit for bit, at odd blocks (3 and 7 threads, n over twice that: no lane sums only zeros) and
+    with ExaTron's stop (its inf-norm through reduce_max).  The shifted sphere with some shifts inside
+    the box: x there comes from CG's dot products (hs45's solution sits on its bounds, the same bits
+    from a wrong sum)."""
+    core = loader.load_core("cuda", "hs45")
+    opts = dict(opts)
+    n = opts.pop("n")
+    fn, x0, par, xstar = _quadratic_batch(2, n, np.random.default_rng(n))
+    assert np.any(np.abs(xstar) < 1.0)
+    res = []
+    for warp in (core.WARP, 0):
+        monkeypatch.setattr(core, "WARP", warp)
+        library = loader.load_core("cuda", "library", tron.forms_for(fn, "cuda"))
+        monkeypatch.setattr(library, "WARP", warp)
+        res.append(tron.solve_batch(x0, -1.0, 1.0, par, objective="library", fn=fn, backend="cuda",
+                                    **opts))
+    np.testing.assert_allclose(res[0].x, xstar, atol=1e-6)
+    for key in ("x", "f", "iterations", "status", "nfev", "pgnorm"):
+        assert np.array_equal(getattr(res[0], key), getattr(res[1], key)), key
+
+
+WARP_PTX_SCRIPT = r"""
+from numba import cuda, float64, types as T
+from gpubench.device.ptx import compile_ptx
+from gpubench.methods.tron import kernels
+from gpubench.methods.tron.loader import load_core
+core = load_core("cuda", "hs45")
+rsum, rmax = core.reduce_sum, core.reduce_max
+
+
+def make(NT):
+    def k(a, out):   # NT a constant: NVVM drops the other path of the reductions
+        tid = cuda.threadIdx.x
+        red = cuda.shared.array(72, float64)
+        s = rsum(a[tid], red, tid, NT)
+        m = rmax(a[tid], red, tid, NT)
+        if tid == 0:
+            out[0] = s
+            out[1] = m
+    return k
+
+
+sig = (T.float64[::1], T.float64[::1])
+for nt in (32, 7, 64):
+    ptx = compile_ptx(make(nt), sig, device=False)
+    print("block", nt, ptx.count("bar.sync"), ptx.count("shfl.sync"), ptx.count("bar.warp.sync"))
+a1, a2, a3, i = T.float64[::1], T.float64[:, ::1], T.float64[:, :, ::1], T.int64
+ptx = compile_ptx(kernels.tron_kernel("hs45"), (a2, a2, a2, a3, a2, a2, a2, a1, i, i, i, i, i, i), device=False)
+print("tron", ptx.count("bar.sync"), ptx.count("shfl.sync"), ptx.count("bar.warp.sync"))
+"""
+
+
+def test_one_warp_reductions_compile_to_shuffles_without_block_barriers():
+    """sm_90 PTX (no GPU; a subprocess without the simulator): a sum and a maximum over a block of
+    32 (and of 7) threads, the block size a constant, take shuffles (two 32-bit shfl.sync a double:
+    5 levels and lane 0's broadcast, each reduction) and a warp barrier each, no bar.sync; over 64
+    threads the shared-memory tree, its bar.sync and no shuffle, as every block did before (7 + 7
+    bar.sync at 32).  The hs45 kernel (nt a run-time value) holds both paths."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    done = subprocess.run([sys.executable, "-c", WARP_PTX_SCRIPT], env=env, capture_output=True,
+                          text=True, timeout=600)
+    rows = {(w[0], w[1] if w[0] == "block" else ""): tuple(map(int, w[2 if w[0] == "block" else 1:]))
+            for w in (ln.split() for ln in done.stdout.splitlines() if ln.startswith(("block", "tron")))}
+    assert len(rows) == 4, (done.stdout, done.stderr[-3000:])
+    assert rows[("block", "32")] == (0, 2 * 2 * 6, 2), rows
+    bar7, shfl7, warp7 = rows[("block", "7")]
+    assert bar7 == 0 and shfl7 == 2 * 2 * 4 and warp7 == 2, rows   # 7 -> 4 -> 2 -> 1, then lane 0's
+    bar64, shfl64, warp64 = rows[("block", "64")]
+    assert bar64 >= 2 * 3 and shfl64 == 0 and warp64 == 0, rows
+    bar, shfl, warp = rows[("tron", "")]
+    assert bar > 0 and shfl > 0 and warp > 0, rows
