@@ -15,8 +15,10 @@ timeout 420 python3 -m gpubench reproduce device_peers_de_evox --entries \
   degpu,degpu_fast,degpu_fast_r128,degpu_fast_r96,degpu_fast_r80,degpu_fast_c2_r96,degpu_stream,degpu_stream_c2,degpu_stream_r128,evox \
   --backend cuda > $SOL/de.log 2>&1; say "de entries rc $?"
 # 2. issue 43: the hs45 batch with TRON's block reductions as warp shuffles when the block is one warp
-# (7e9d185: n = 8 / 16 / 32 specialize+shared 1.03 / 1.35 / 3.42 ms; target 2 ms at n = 32)
-timeout 300 python3 -m gpubench reproduce $R/benchmarks/profiling/hs45_occupancy.toml --entries shared,shared_flags \
+# (7e9d185: n = 8 / 16 / 32 specialize+shared 1.03 / 1.35 / 3.42 ms; target 2 ms at n = 32); with fewer
+# barriers the register caps may pay again (shared_flags_r128, global_flags_r96)
+timeout 300 python3 -m gpubench reproduce $R/benchmarks/profiling/hs45_occupancy.toml \
+  --entries shared,shared_flags,shared_flags_r128,global_flags_r96 \
   --backend cuda > $SOL/hs45.log 2>&1; say "hs45 rc $?"
 # 3. issue 42: a cold tron-gpu process again (dfc4222: 23.9 s on a slow host; b3a8034: 18.4 and 19.4 s)
 timeout 200 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu \
