@@ -549,6 +549,9 @@ def test_fast_kernel_populations_as_before_its_unsigned_indices(keep, monkeypatc
     8 lanes, two members a block taking groups of members in turn (a thread limit of 16), and groups
     of 2 lanes with 5 elements each (two chunks); reinit draws (F = 0.9) happen."""
     real = de_launch._device_limits
+    # the kernel of 37422ed took 4 elements a lane at a time (FAST_CHUNK, 2 since 8418721: the order of
+    # its draws within a chunk differs where a reinit draw falls between two elements' crossover draws)
+    monkeypatch.setattr(de_gpu, "FAST_CHUNK", 4)
     kw = dict(np=8, runs=2, seed=3, max_evaluations=8 * 5, F=0.9, CR=0.5, bounds="reinit")
     for D, extra, limit, digest in ((5, {}, 16, "056af9aea9b3b198"), (9, STRIDED, 4, "72442a8ae829283e")):
         monkeypatch.setattr(de_cuda, "_device_limits", lambda limit=limit: dict(real(), max_threads_per_block=limit))

@@ -289,25 +289,33 @@ def test_de_generation_lanes_reach_de_gpu(monkeypatch):
 
 
 def test_de_generation_registers_cap_the_kernel_its_mode_names(monkeypatch):
-    """``registers`` caps the fast kernel in mode fast and the stream kernel in mode stream (each
-    module's text carries the cap into its jit), never the other; mode auto refuses it."""
+    """``registers`` and ``chunk`` are the fast kernel's in mode fast and the stream kernel's in mode
+    stream (each module's text carries them into its jit and its loops), never the other's; -1 lifts
+    the cap; mode auto refuses both."""
     import re
     from gpubench import kernels
     from gpubench.methods import de_gpu
     seen = []
     monkeypatch.setattr(device_rows, "_de_gpu_timed", lambda D, NP, s, methods: seen.append(
-        (de_gpu.FAST_REGISTERS, de_gpu.STREAM_REGISTERS, de_gpu._cuda_edits())) or {})
+        (de_gpu.FAST_REGISTERS, de_gpu.STREAM_REGISTERS, de_gpu.FAST_CHUNK, de_gpu.CHUNK, de_gpu._cuda_edits())) or {})
     for mode in ("fast", "stream"):
-        assert device_rows._de_gpu_row(4, 16, _settings("de-generation", mode=mode, registers=96)) == {}
-    assert [s[:2] for s in seen] == [(96, None), (None, 96)]
-    assert (de_gpu.FAST_REGISTERS, de_gpu.STREAM_REGISTERS) == (None, None)  # restored
-    (fast, _), (_, stream) = seen[0][2], seen[1][2]
+        assert device_rows._de_gpu_row(4, 16, _settings("de-generation", mode=mode, registers=80, chunk=3)) == {}
+    assert device_rows._de_gpu_row(4, 16, _settings("de-generation", mode="fast", registers=-1)) == {}
+    assert [s[:4] for s in seen] == [(80, None, 3, None), (None, 80, None, 3), (0, None, None, None)]
+    assert (de_gpu.FAST_REGISTERS, de_gpu.STREAM_REGISTERS, de_gpu.FAST_CHUNK, de_gpu.CHUNK) == (None,) * 4  # restored
+    (fast, _), (gpu_text, stream), (uncapped, _) = seen[0][4], seen[1][4], seen[2][4]
     fast_text, stream_text = kernels.splice("de_gpu", fast), kernels.splice("de_stream", stream)
-    assert re.search(r"^FAST_REGISTERS = 96 ", fast_text, re.M) and "@_fast_jit\ndef de_fast(" in fast_text
-    assert re.search(r"^STREAM_REGISTERS = 96 ", stream_text, re.M)
-    assert "max_registers=FAST_REGISTERS" in fast_text
-    with pytest.raises(InputError, match="registers 96: a cap on the fast or the stream kernel"):
-        device_rows.de_generation("device:de", 4, _settings("de-generation", mode="auto", registers=96))
+    assert re.search(r"^FAST_REGISTERS = 80 ", fast_text, re.M) and re.search(r"^FAST_CHUNK = 3 ", fast_text, re.M)
+    assert re.search(r"^CHUNK = 4 ", fast_text, re.M)   # the stream kernel's, untouched in mode fast
+    assert "@_fast_jit\ndef de_fast(" in fast_text and "max_registers=FAST_REGISTERS" in fast_text
+    fast_body = fast_text[fast_text.index("def de_fast("):]
+    assert "range(FAST_CHUNK)" in fast_body and "range(CHUNK)" not in fast_body
+    assert re.search(r"^STREAM_REGISTERS = 80 ", stream_text, re.M)
+    assert re.search(r"^CHUNK = 3 ", kernels.splice("de_gpu", gpu_text), re.M)   # read by de_stream
+    assert re.search(r"^FAST_REGISTERS = 0 ", kernels.splice("de_gpu", uncapped), re.M)
+    for name, value in (("registers", 96), ("chunk", 2)):
+        with pytest.raises(InputError, match=f"{name} {value}: a setting of the fast or the stream kernel"):
+            device_rows.de_generation("device:de", 4, _settings("de-generation", mode="auto", **{name: value}))
 
 
 def test_de_generation_row_stream_mode_on_the_cpu_twin():

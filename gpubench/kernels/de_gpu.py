@@ -243,12 +243,16 @@ def de_block(pops, fits, lo, hi, p, states, idx, stop, evals, g0, g1, F, CR, mod
 _SIM = bool(_dconfig.ENABLE_CUDASIM)
 _XCHG = 1024 if _SIM else 1
 _FULL = 0xFFFFFFFF
-CHUNK = 4  # elements of a lane whose loads are issued together
-# A cap on de_fast's registers a thread (0: the compiler's choice, 136 for shifted Rastrigin by ptxas 13
-# for sm_90: 15 warps an SM).  The kernel waits on its loads (about 30 % of the copy bandwidth at
-# (1000, 1e4)), so fewer registers and more resident warps may beat the spills a cap costs; the
-# de-generation procedure compiles capped kernels to compare (experiments/device_peers/de_evox.toml).
-FAST_REGISTERS = 0  # (the de-generation procedure compiles others to compare)
+CHUNK = 4  # elements of a lane whose loads de_stream issues together
+# de_fast's elements a lane in flight and its cap on registers a thread (0: the compiler's choice).
+# The kernel waits on its loads, so resident warps beat loads in flight: on an H200 at 8418721
+# (results/device_peers_de_evox, one run beside EvoX) 2 elements under 96 registers (21 warps an SM,
+# 20 bytes spilled by ptxas 13 for sm_90 on shifted Rastrigin) took 0.0045 / 0.0265 / 0.2425 / 0.2047
+# ms a generation at (D, NP) = (10, 100), (100, 1e4), (100, 1e5), (1000, 1e4), where 4 elements
+# uncapped (136 registers, 15 warps) took 0.0049 / 0.0327 / 0.3310 / 0.2747 and 4 under 96 took
+# 0.0050 / 0.0276 / 0.2578 / 0.2252.  The de-generation procedure compiles others to compare.
+FAST_CHUNK = 2  # (the de-generation procedure compiles others to compare)
+FAST_REGISTERS = 96  # (the de-generation procedure compiles others to compare)
 # (the simulator's jit takes no register cap)
 _fast_jit = (_dcuda.jit(cache=True, max_registers=FAST_REGISTERS) if FAST_REGISTERS and not _SIM
              else _dcuda.jit(cache=True))
@@ -359,11 +363,11 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
     ngroups = (total + m - 1) // m
     s0 = states[t]["s0"]
     s1 = states[t]["s1"]
-    tv = _dcuda.local.array(CHUNK, _df64)
-    d1 = _dcuda.local.array(CHUNK, _df64)
-    d2 = _dcuda.local.array(CHUNK, _df64)
-    d3 = _dcuda.local.array(CHUNK, _df64)
-    hit = _dcuda.local.array(CHUNK, _dbool)
+    tv = _dcuda.local.array(FAST_CHUNK, _df64)
+    d1 = _dcuda.local.array(FAST_CHUNK, _df64)
+    d2 = _dcuda.local.array(FAST_CHUNK, _df64)
+    d3 = _dcuda.local.array(FAST_CHUNK, _df64)
+    hit = _dcuda.local.array(FAST_CHUNK, _dbool)
     for gen in range(g0, g1):
         # Leave once every run stopped in an earlier generation (stops written before the last
         # grid sync, so every block reaches the same verdict).
@@ -419,11 +423,11 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
             if valid:
                 was_same = same[_u(gi)] != 0
                 old = fits[_u(src), _u(gi)]  # loaded now, used after the evaluation
-                # CHUNK elements a lane at a time: their crossover draws and all their loads
+                # FAST_CHUNK elements a lane at a time: their crossover draws and all their loads
                 # (target and donors) are issued before any is used, so they are in flight together
                 e0 = 0
                 while lane + e0 * T < D:
-                    for c in range(CHUNK):
+                    for c in range(FAST_CHUNK):
                         j = lane + (e0 + c) * T
                         hit[c] = False
                         if j < D:
@@ -434,7 +438,7 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                                 d1[c] = pops[_u(src), _u(r1), _u(j)]
                                 d2[c] = pops[_u(src), _u(r2), _u(j)]
                                 d3[c] = pops[_u(src), _u(r3), _u(j)]
-                    for c in range(CHUNK):
+                    for c in range(FAST_CHUNK):
                         j = lane + (e0 + c) * T
                         if j < D:
                             v = tv[c]
@@ -451,7 +455,7 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                                 if e0 + c < 63:
                                     crossed |= _dint64(1) << (e0 + c)
                             sh[_u(toff + j)] = v
-                    e0 += CHUNK
+                    e0 += FAST_CHUNK
             _group_sync(xs)
             f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
             if valid:

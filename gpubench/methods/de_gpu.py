@@ -113,15 +113,17 @@ from .trace import Trace
 # Tests replace it (e.g. by "True": CR ignored) to prove that they catch a broken crossover.
 CROSSOVER = "j == jr or u <= CR"
 
-# Elements of a lane whose loads de_fast issues together (its registers grow with it); None:
-# the kernel module's own CHUNK.  The de-generation procedure sets it to compare choices.
+# Elements of a lane whose loads the stream kernel (CHUNK) and the fast kernel (FAST_CHUNK) issue
+# together (their registers grow with them); None: the kernel module's own.  The de-generation
+# procedure sets them to compare choices.
 CHUNK = None
+FAST_CHUNK = None
 
 # A cap on the stream kernel's registers a thread (None: the kernel module's own, 168; 0: the
 # compiler's choice, 167 for shifted Rastrigin by ptxas 13 for sm_90); the de-generation procedure
 # sets it to compare choices.
 STREAM_REGISTERS = None
-# The same for the fast (cooperative) kernel (None: the kernel module's own, 0: the compiler's choice).
+# The same for the fast (cooperative) kernel (None: the kernel module's own, 96; 0: the compiler's choice).
 FAST_REGISTERS = None
 
 
@@ -168,12 +170,15 @@ def _crossover_edit():
 
 def _cuda_edits():
     """The text edits of the fast (de_gpu) and stream (de_stream) kernel modules: the crossover test,
-    and CHUNK, FAST_REGISTERS, STREAM_REGISTERS where this module's settings name them."""
+    and CHUNK, FAST_CHUNK, FAST_REGISTERS, STREAM_REGISTERS where this module's settings name them
+    (CHUNK is read by the stream kernel, but defined in de_gpu's text, the module it imports it from)."""
     fast, stream = [_crossover_edit()], [_crossover_edit()]
     if CHUNK is not None:
         fast.append(("\nCHUNK = 4  #", f"\nCHUNK = {int(CHUNK)}  #"))
+    if FAST_CHUNK is not None:
+        fast.append(("\nFAST_CHUNK = 2  #", f"\nFAST_CHUNK = {int(FAST_CHUNK)}  #"))
     if FAST_REGISTERS is not None:
-        fast.append(("\nFAST_REGISTERS = 0  #", f"\nFAST_REGISTERS = {int(FAST_REGISTERS)}  #"))
+        fast.append(("\nFAST_REGISTERS = 96  #", f"\nFAST_REGISTERS = {int(FAST_REGISTERS)}  #"))
     if STREAM_REGISTERS is not None:
         stream.append(("\nSTREAM_REGISTERS = 168  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
     return fast, stream

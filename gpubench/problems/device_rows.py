@@ -285,15 +285,18 @@ def _l2_bytes():
 def _de_gpu_row(D, NP, s):
     from .. import methods
     from ..methods import de_gpu
-    saved = de_gpu.CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS
-    de_gpu.CHUNK = s["chunk"] or None
-    # ``registers`` caps the kernel that the mode names (auto: neither, each its module's own)
-    de_gpu.STREAM_REGISTERS = (s["registers"] or None) if s["mode"] == "stream" else None
-    de_gpu.FAST_REGISTERS = (s["registers"] or None) if s["mode"] == "fast" else None
+    saved = de_gpu.CHUNK, de_gpu.FAST_CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS
+    # ``chunk`` and ``registers`` are the kernel's that the mode names (auto: each its module's own)
+    stream, fast = s["mode"] == "stream", s["mode"] == "fast"
+    de_gpu.CHUNK = (s["chunk"] or None) if stream else None
+    de_gpu.FAST_CHUNK = (s["chunk"] or None) if fast else None
+    cap = 0 if s["registers"] == -1 else (s["registers"] or None)   # -1: no cap, the compiler's choice
+    de_gpu.STREAM_REGISTERS = cap if stream else None
+    de_gpu.FAST_REGISTERS = cap if fast else None
     try:
         return _de_gpu_timed(D, NP, s, methods)
     finally:
-        de_gpu.CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS = saved
+        de_gpu.CHUNK, de_gpu.FAST_CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS = saved
 
 
 def _de_gpu_timed(D, NP, s, methods):
@@ -383,8 +386,8 @@ def de_generation(problem, n, s):
     shifted Rastrigin function at D = n with population ``np``, by ``peer``: de-gpu (``mode``: auto,
     fast or stream, with its ``chunk``, ``lanes`` (a cap on a member's group of lanes, de-gpu's
     ``threads_per_member``: fewer lanes a member put more members in a warp, so a member's own steps,
-    its key, indices, reduction and selection, take fewer warp instructions) and, for stream or fast, a
-    ``registers`` cap on that kernel (auto: refused); one run; its own clock,
+    its key, indices, reduction and selection, take fewer warp instructions) and, for stream or fast, that
+    kernel's ``chunk`` and ``registers`` cap (-1: none; auto: refused); one run; its own clock,
     after compilation and random-state set-up) or EvoX's DE (compiled or eager,
     warm).  Measured: function evaluations per second and ms per generation; on a GPU also the
     bytes a generation must move (:func:`gpubench.problems.floors.de_bytes`) and the bandwidth that makes, against a
@@ -394,11 +397,13 @@ def de_generation(problem, n, s):
         raise InputError(f"de-generation peer {s['peer']!r}: known: de-gpu, evox, evox-compiled")
     if s["mode"] not in DE_MODES:
         raise InputError(f"de-generation mode {s['mode']!r}: known: {', '.join(DE_MODES)}")
-    if s["registers"] and not 16 <= s["registers"] <= 255:
-        raise InputError(f"de-generation registers {s['registers']}: 0 (the compiler's choice) or 16 to 255")
-    if s["registers"] and s["mode"] not in ("fast", "stream"):
-        raise InputError(f"de-generation registers {s['registers']}: a cap on the fast or the stream kernel "
-                         f"(mode fast or stream), not mode {s['mode']}")
+    if s["registers"] and not (s["registers"] == -1 or 16 <= s["registers"] <= 255):
+        raise InputError(f"de-generation registers {s['registers']}: 0 (the kernel module's own cap), -1 (no cap: "
+                         f"the compiler's choice) or 16 to 255")
+    for name in ("registers", "chunk"):
+        if s[name] and s["mode"] not in ("fast", "stream"):
+            raise InputError(f"de-generation {name} {s[name]}: a setting of the fast or the stream kernel "
+                             f"(mode fast or stream), not of mode {s['mode']}")
     if s["chunk"] and not 1 <= s["chunk"] <= 16:
         raise InputError(f"de-generation chunk {s['chunk']}: 0 (the kernel's own) or 1 to 16")
     if s["lanes"] and not 1 <= s["lanes"] <= 32:
