@@ -14,9 +14,6 @@ after a header that binds these names (and before the kernels of
 
 ``device``      the decorator: ``numba.cuda.jit(device=True)`` or ``numba.njit``;
 ``sync``        a device function: ``cuda.syncthreads()`` on the GPU, nothing on the CPU;
-``syncwarp``, ``shfl_down``, ``shfl_first``  the warp path of :mod:`.linalg`'s reductions
-                (a block of one warp): ``cuda.syncwarp`` and shuffles on the GPU, a shared-memory
-                stand-in under numba's simulator, the value itself on the CPU (one lane);
 ``OBJECTIVE``   0: the hs45-type product (analytic Hessian), 1: a library function
                 (generated value and gradient, Hessian by central differences of the
                 gradient), 2: a library function with the symbolic Hessian of
@@ -27,8 +24,7 @@ after a header that binds these names (and before the kernels of
 Every function below is cooperative: all ``nt`` threads of one block call it with
 the same arguments and their own ``tid``; vector work is split by ``tid``,
 reductions go through ``red`` (``nt`` doubles of shared memory, any ``nt``, so
-blocks of several warps work: ExaTron's reductions assume one warp; a block of at
-most one warp reduces the same tree by shuffles, no block barrier), and every
+blocks of several warps work: ExaTron's reductions assume one warp), and every
 scalar that steers control flow is the same in every thread.  On the CPU the
 same code runs with ``tid = 0, nt = 1`` and ``sync`` doing nothing: that is the
 CPU twin, one problem per core.

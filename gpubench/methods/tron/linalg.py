@@ -1,39 +1,14 @@
 """TRON's linear algebra (paper 003, Figure 2): block reductions, left- and right-looking
 Cholesky, forward and backward substitution, cooperative over the ``nt`` threads of a block.
 Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods.tron.core`)."""
-# ruff: noqa: F821  (device, sync, syncwarp, shfl_down, shfl_first, OBJECTIVE, point, gradient, hessian and the other parts, _u of core.py among them, are injected)
+# ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts, _u of core.py among them, are injected)
 import math
 
 
 # --------------------------------------------------------------------- reductions
-WARP = 32   # lanes of a warp: a block of at most this many threads reduces by shuffles
-
-
-# Both reductions are one tree, level by level: with s partial sums left, h = (s + 1) // 2 and thread
-# tid < s - h combines its partial with thread tid + h's.  Across warps the partials live in ``red``
-# (shared memory) with a block barrier at every level (about 7 for a dot product of a 32-thread
-# block); a block of one warp (nt <= WARP, its lanes in the order of tid: 1-D blocks and the 2-D
-# tiles of at most 32 threads alike) keeps them in registers and reads lane tid + h's by shuffle, no
-# barrier, the same additions in the same order, so the same bits.  The branch is uniform (nt is the
-# block's).  The warp path starts with a warp barrier (bar.warp.sync, no block barrier) because the
-# callers rely on a reduction being a barrier: shared memory written before it by one thread is read
-# after it by others (and read before it, overwritten after it), which the shared tree's block
-# barriers ordered.  A shuffle waits for the lanes of its mask but orders no memory, so without
-# syncwarp such a read could see an old value on the GPU while numba's simulator (whose stand-in
-# shuffle is a block barrier) would not show it.  On the CPU twin (nt = 1) both paths return v.
 @device
 def reduce_sum(v, red, tid, nt):
-    """Sum of ``v`` over the block: by shuffles within one warp, else a tree in shared memory."""
-    if nt <= WARP:
-        syncwarp(nt)
-        s = nt
-        while s > 1:
-            h = (s + 1) // 2
-            w = shfl_down(v, h, nt, red, tid)   # every lane shuffles (the mask names all nt)
-            if tid < s - h:
-                v += w
-            s = h
-        return shfl_first(v, nt, red, tid)
+    """Sum of ``v`` over the block: a tree in shared memory, across warps."""
     red[_u(tid)] = v
     sync()
     s = nt
@@ -50,18 +25,6 @@ def reduce_sum(v, red, tid, nt):
 
 @device
 def reduce_max(v, red, tid, nt):
-    """Maximum of ``v`` over the block (as :func:`reduce_sum`; a NaN partner is never taken)."""
-    if nt <= WARP:
-        syncwarp(nt)
-        s = nt
-        while s > 1:
-            h = (s + 1) // 2
-            w = shfl_down(v, h, nt, red, tid)
-            if tid < s - h:
-                if w > v:
-                    v = w
-            s = h
-        return shfl_first(v, nt, red, tid)
     red[_u(tid)] = v
     sync()
     s = nt
