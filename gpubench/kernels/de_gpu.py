@@ -246,10 +246,10 @@ _FULL = 0xFFFFFFFF
 CHUNK = 4  # elements of a lane whose loads de_stream issues together
 # de_fast's elements a lane in flight and its cap on registers a thread (0: the compiler's choice).
 # The kernel waits on its loads, so resident warps beat loads in flight: on an H200 at 8418721
-# (results/device_peers_de_evox, one run beside EvoX) 2 elements under 96 registers (21 warps an SM,
+# (results/device_peers_de_evox, one run beside EvoX) 2 elements under 96 registers (20 warps an SM,
 # 20 bytes spilled by ptxas 13 for sm_90 on shifted Rastrigin) took 0.0045 / 0.0265 / 0.2425 / 0.2047
 # ms a generation at (D, NP) = (10, 100), (100, 1e4), (100, 1e5), (1000, 1e4), where 4 elements
-# uncapped (136 registers, 15 warps) took 0.0049 / 0.0327 / 0.3310 / 0.2747 and 4 under 96 took
+# uncapped (136 registers, 12 warps) took 0.0049 / 0.0327 / 0.3310 / 0.2747 and 4 under 96 took
 # 0.0050 / 0.0276 / 0.2578 / 0.2252.  The de-generation procedure compiles others to compare.
 FAST_CHUNK = 2  # (the de-generation procedure compiles others to compare)
 FAST_REGISTERS = 96  # (the de-generation procedure compiles others to compare)
