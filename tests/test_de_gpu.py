@@ -392,8 +392,9 @@ def test_strided_fast_mode_statistically_equivalent_to_the_paper_mode():
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="no ptxas (CUDA toolkit) here")
 def test_fast_kernel_at_d1000_fits_the_registers_ptxas_allocates():
-    """The real compiler: NVVM to PTX, then ptxas to sm_90 code, reports the cooperative kernel's
-    registers; at D = 1000 the group configuration built on them takes one warp per member
+    """The real compiler: NVVM to PTX, then ptxas to sm_90 code under the kernel's own register cap
+    (FAST_REGISTERS, which its jit passes on), reports the cooperative kernel's registers, at most the
+    cap; at D = 1000 the group configuration built on them takes one warp per member
     (32 elements per lane), and a block whose registers (allocated by warps in groups of four)
     and shared memory (kernel(IE)'s, the larger) fit an H200 SM."""
     script = r'''
@@ -410,16 +411,18 @@ sig = (a3, a2, a1, a1, a2, st, i1, li, li, I, I, R, R, I, I, I, I, I, I, R, R, B
 mod = de_gpu._module(F.get("shifted_rastrigin"), "cuda")
 with tempfile.TemporaryDirectory() as d:
     open(d + "/k.ptx", "w").write(compile_ptx(mod.de_fast, sig, device=False))
-    out = subprocess.run(["ptxas", "-arch=sm_90", "-c", "-v", d + "/k.ptx", "-o", d + "/k.o"],
-                         capture_output=True, text=True)
+    cap = int(mod.FAST_REGISTERS)
+    out = subprocess.run(["ptxas", "-arch=sm_90", "-c", "-v"] + ([f"-maxrregcount={cap}"] if cap else [])
+                         + [d + "/k.ptx", "-o", d + "/k.o"], capture_output=True, text=True)
 assert out.returncode == 0, out.stderr[-2000:]
-print(int(re.search(r"Used (\d+) registers", out.stderr).group(1)), int(mod.COOP_SLOTS))
+print(cap, int(re.search(r"Used (\d+) registers", out.stderr).group(1)), int(mod.COOP_SLOTS))
 '''
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
-    regs, slots = map(int, out.stdout.split()[-2:])
+    cap, regs, slots = map(int, out.stdout.split()[-3:])
+    assert cap == 0 or regs <= cap
     h200 = {"max_threads_per_block": 1024, "max_shared_memory_per_block": 49152,
             "max_registers_per_block": 65536, "multiprocessors": 132, "max_threads_per_multiprocessor": 2048}
     T, m, smem = de_launch.group_config(1000, 10_000, slots, regs, h200)
