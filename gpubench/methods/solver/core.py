@@ -301,8 +301,7 @@ class Search(StrongSteps):
         floor = sel_lb if cfg.contract and INHERIT_BOUND and sel_lb > -math.inf else -math.inf
         if cfg.contract and self._contraction_pays():
             t0 = time.perf_counter()
-            box, contracted = self._contract_selected(sel_lo, sel_hi, cyc, floor)
-            floor = max(floor, contracted)
+            box, floor = self._contract_selected(sel_lo, sel_hi, cyc, floor)   # raised from the inherited one
             self.contract_cost[0] += time.perf_counter() - t0
             self.contract_cost[1] += 1
             if box is None:   # the iteration is closed: dropped, or kept whole
