@@ -563,6 +563,33 @@ def test_fast_kernel_populations_as_before_its_unsigned_indices(keep, monkeypatc
         assert _digest(a.history["population"]) == digest, D
 
 
+def test_fast_kernel_folds_its_terms_in_the_crossover_pass_to_the_same_bits(keep, monkeypatch):
+    """Where every term reads its own coordinate only (TERM_WINDOW 1: shifted Rastrigin; Rosenbrock's
+    term reads x_j+1 too: 2), the fast kernel folds a term as its element is made (FAST_FOLD, the
+    default) instead of in a pass of its own: the same terms in the same order, so the same populations
+    bit for bit; groups of 2 lanes taking 5 elements each (FAST_CHUNK 2: three chunks, the last one
+    short), reinit draws (F = 0.9).  Broken variant caught: the fused fold leaving out each chunk's
+    second element."""
+    import gpubench.functions as F
+    assert de_gpu._module(F.get("shifted_rastrigin"), "cuda").TERM_WINDOW == 1
+    assert de_gpu._module(F.get("rosenbrock"), "cuda").TERM_WINDOW == 2
+    kw = dict(np=8, runs=2, seed=3, max_evaluations=8 * 5, F=0.9, CR=0.5, bounds="reinit", **STRIDED)
+    real = de_launch._device_limits   # two members a block: the cooperative kernel, not whole runs a block
+    monkeypatch.setattr(de_cuda, "_device_limits", lambda: dict(real(), max_threads_per_block=4))
+
+    def final(fold):
+        monkeypatch.setattr(de_gpu, "FAST_FOLD", fold)
+        r = _run("shifted_rastrigin", 9, "cuda-fast", **kw)
+        assert r.options["launch"]["schedule"] == "cooperative" and r.options["launch"]["elements_per_thread"] == 5
+        return r.history["population"].tobytes(), r.fun
+
+    fused, second_pass = final(True), final(False)
+    assert fused == second_pass
+    _break(monkeypatch, "FAST_FOLD:\n                                # a term",
+           "FAST_FOLD and c == 0:\n                                # a term", "de_gpu")
+    assert final(True) != second_pass
+
+
 def _stream_rows_straight(NP=8, D=3, F=0.5):
     """Each generation's population (read back after 1, 2, 3 generations) is that generation's
     trials built from the one before, with indices distinct from each other and from i."""

@@ -15,6 +15,8 @@ def term_forms(defn):
     :func:`load`):
 
     - ``COOP_SLOTS``: ``max(N_AGGREGATES, 1)``, the size of a partials array;
+    - ``TERM_WINDOW``: 1 when every term reads its own coordinate only (a kernel may then fold a
+      term as soon as its coordinate is known), 2 when some term reads the next one too;
     - ``agg_identity(a)`` and ``agg_combine(a, u, v)``: 0 and ``+`` for a sum, 1 and ``*``
       for a product;
     - ``term_fold(x, off, p, k, nn, acc)``: ``acc[a]`` combined with aggregate a's term at
@@ -30,7 +32,9 @@ def term_forms(defn):
     names = _names_point(defn)
     pe = PointEmitter(names)
     nparams = len(defn.param_names)
-    out = [f"COOP_SLOTS = {max(len(st.aggs), 1)}", "", "", "@device", "def agg_identity(a):"]
+    window = max([st.window[a] for a in st.aggs], default=1)
+    out = [f"COOP_SLOTS = {max(len(st.aggs), 1)}", f"TERM_WINDOW = {window}", "", "", "@device",
+           "def agg_identity(a):"]
     for k, a in enumerate(st.aggs):
         if st.kind[a] == "prod":
             out.append(f"    if a == {k}:")

@@ -19,8 +19,8 @@ from numba.cuda.random import xoroshiro128p_uniform_float64 as _uniform
 from gpubench.kernels.unsigned import u as _u   # every variable subscript of the kernels (no negative-index wraparound)
 
 if __name__ == "gpubench.kernels.de_gpu":  # imported as itself: stand-in forms, the shared draws
-    from gpubench.kernels.stand_in import (COOP_SLOTS, HAS_SPIKE, SPIKE_VALUE, agg_combine, agg_identity,
-                                           in_spike_at, outer_value, term_fold)
+    from gpubench.kernels.stand_in import (COOP_SLOTS, HAS_SPIKE, SPIKE_VALUE, TERM_WINDOW, agg_combine,
+                                           agg_identity, in_spike_at, outer_value, term_fold)
     from gpubench.kernels.de_random import _TWO_M53, _draw, _folded, _indices
 
 
@@ -253,6 +253,11 @@ CHUNK = 4  # elements of a lane whose loads de_stream issues together
 # 0.0050 / 0.0276 / 0.2578 / 0.2252.  The de-generation procedure compiles others to compare.
 FAST_CHUNK = 2  # (the de-generation procedure compiles others to compare)
 FAST_REGISTERS = 96  # (the de-generation procedure compiles others to compare)
+# Where de_fast folds a trial's terms when each reads its own coordinate only (TERM_WINDOW 1): 1, in the
+# crossover pass as each element is made (no second pass over shared memory, no second loop's
+# subscripts); 0, in a pass of its own after the trial is built (the kernel before; functions whose
+# terms read x_j+1 always take it).  The same terms in the same order either way: the same bits.
+FAST_FOLD = 1  # (the de-generation procedure compiles the other to compare)
 # (the simulator's jit takes no register cap)
 _fast_jit = (_dcuda.jit(cache=True, max_registers=FAST_REGISTERS) if FAST_REGISTERS and not _SIM
              else _dcuda.jit(cache=True))
@@ -363,6 +368,7 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
     ngroups = (total + m - 1) // m
     s0 = states[t]["s0"]
     s1 = states[t]["s1"]
+    acc = _dcuda.local.array(COOP_SLOTS, _df64)
     tv = _dcuda.local.array(FAST_CHUNK, _df64)
     d1 = _dcuda.local.array(FAST_CHUNK, _df64)
     d2 = _dcuda.local.array(FAST_CHUNK, _df64)
@@ -420,9 +426,17 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
             crossed = _dint64(0)
             was_same = False
             old = 0.0
+            for a in range(COOP_SLOTS):
+                acc[a] = agg_identity(a)
             if valid:
                 was_same = same[_u(gi)] != 0
                 old = fits[_u(src), _u(gi)]  # loaded now, used after the evaluation
+                # the member's rows, once: an element's load is then one offset from a row's start
+                # (a 64-bit product of three subscripts an access before)
+                trow = pops[_u(src), _u(gi)]
+                row1 = pops[_u(src), _u(r1)]
+                row2 = pops[_u(src), _u(r2)]
+                row3 = pops[_u(src), _u(r3)]
                 # FAST_CHUNK elements a lane at a time: their crossover draws and all their loads
                 # (target and donors) are issued before any is used, so they are in flight together
                 e0 = 0
@@ -432,12 +446,12 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                         hit[c] = False
                         if j < D:
                             u, s0, s1 = _rng(s0, s1)
-                            tv[c] = pops[_u(src), _u(gi), _u(j)]
+                            tv[c] = trow[_u(j)]
                             if j == jr or u <= CR:  # CROSSOVER (gpubench.methods.de_gpu)
                                 hit[c] = True
-                                d1[c] = pops[_u(src), _u(r1), _u(j)]
-                                d2[c] = pops[_u(src), _u(r2), _u(j)]
-                                d3[c] = pops[_u(src), _u(r3), _u(j)]
+                                d1[c] = row1[_u(j)]
+                                d2[c] = row2[_u(j)]
+                                d3[c] = row3[_u(j)]
                     for c in range(FAST_CHUNK):
                         j = lane + (e0 + c) * T
                         if j < D:
@@ -455,9 +469,16 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                                 if e0 + c < 63:
                                     crossed |= _dint64(1) << (e0 + c)
                             sh[_u(toff + j)] = v
+                            if TERM_WINDOW == 1 and FAST_FOLD:
+                                # a term of x_j alone: folded here, in the order j = lane, lane + T, ...
+                                # that _group_value folds in (the same bits), with no second pass
+                                term_fold(sh, toff, p, j, D, acc)
                     e0 += FAST_CHUNK
             _group_sync(xs)
-            f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
+            if TERM_WINDOW == 1 and FAST_FOLD:
+                f = _group_outer(acc, sh, toff, D, T, lane, valid, xs, tid)
+            else:  # a term of x_j and x_j+1 (or FAST_FOLD 0): after the group's whole trial is in shared memory
+                f = _group_value(sh, toff, p, D, T, lane, valid, xs, tid)
             if valid:
                 take = f <= old
                 if lane == 0:
@@ -470,17 +491,18 @@ def de_fast(pops, fits, lo, hi, p, states, same, stop, evals, g0, g1, F, CR, mod
                     if use_target and new - fstar <= target:
                         stop[_u(run)] = gen
                 if take or not was_same:
+                    drow = pops[_u(dst), _u(gi)]
                     j = lane
                     e = 0
                     while j < D:
                         c = e >= 63 or ((crossed >> e) & 1) != 0
                         if take:
                             if c or not was_same:
-                                pops[_u(dst), _u(gi), _u(j)] = sh[_u(toff + j)]
+                                drow[_u(j)] = sh[_u(toff + j)]
                         elif c:
-                            pops[_u(dst), _u(gi), _u(j)] = pops[_u(src), _u(gi), _u(j)]
+                            drow[_u(j)] = trow[_u(j)]
                         else:
-                            pops[_u(dst), _u(gi), _u(j)] = sh[_u(toff + j)]
+                            drow[_u(j)] = sh[_u(toff + j)]
                         j += T
                         e += 1
             _group_sync(xs)  # the group's trial read before its next member overwrites it

@@ -7,6 +7,7 @@ without a function.  Never used in a run: there the generated forms stand.
 from numba import cuda, njit
 
 COOP_SLOTS = 1
+TERM_WINDOW = 1  # every term reads its own coordinate only (2: x_k and x_k+1)
 HAS_SPIKE = False
 SPIKE_VALUE = 0.0
 

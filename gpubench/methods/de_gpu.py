@@ -125,6 +125,9 @@ FAST_CHUNK = None
 STREAM_REGISTERS = None
 # The same for the fast (cooperative) kernel (None: the kernel module's own, 96; 0: the compiler's choice).
 FAST_REGISTERS = None
+# Whether the fast kernel folds a trial's terms in its crossover pass (True) or in a pass of its own
+# (False), where each term reads its own coordinate only (None: the kernel module's own, True).
+FAST_FOLD = None
 
 
 @dataclass
@@ -170,7 +173,7 @@ def _crossover_edit():
 
 def _cuda_edits():
     """The text edits of the fast (de_gpu) and stream (de_stream) kernel modules: the crossover test,
-    and CHUNK, FAST_CHUNK, FAST_REGISTERS, STREAM_REGISTERS where this module's settings name them
+    and CHUNK, FAST_CHUNK, FAST_REGISTERS, FAST_FOLD, STREAM_REGISTERS where this module's settings name them
     (CHUNK is read by the stream kernel, but defined in de_gpu's text, the module it imports it from)."""
     fast, stream = [_crossover_edit()], [_crossover_edit()]
     if CHUNK is not None:
@@ -179,6 +182,8 @@ def _cuda_edits():
         fast.append(("\nFAST_CHUNK = 2  #", f"\nFAST_CHUNK = {int(FAST_CHUNK)}  #"))
     if FAST_REGISTERS is not None:
         fast.append(("\nFAST_REGISTERS = 96  #", f"\nFAST_REGISTERS = {int(FAST_REGISTERS)}  #"))
+    if FAST_FOLD is not None:
+        fast.append(("\nFAST_FOLD = 1  #", f"\nFAST_FOLD = {int(bool(FAST_FOLD))}  #"))
     if STREAM_REGISTERS is not None:
         stream.append(("\nSTREAM_REGISTERS = 168  #", f"\nSTREAM_REGISTERS = {int(STREAM_REGISTERS)}  #"))
     return fast, stream

@@ -133,7 +133,7 @@ PROCEDURES = {p.name: p for p in (
               "stream) or "
               "EvoX's DE (compiled or eager) timed side by side; FE/s, ms per generation, bytes per generation",
               {"peer": "de-gpu", "np": 100, "F": 0.5, "CR": 0.3, "seconds": 1.0, "max_generations": 2000,
-               "chunk": 0, "mode": "auto", "registers": 0, "lanes": 0, "backend": "auto"},
+               "chunk": 0, "mode": "auto", "registers": 0, "lanes": 0, "fold": "", "backend": "auto"},
               "gpubench.problems.device_rows:de_generation"),
     Procedure("cholesky-torch", "device",
               "Table 1's triangulation (paper 003): left- or right-looking batched Cholesky in PyTorch, vectorised "

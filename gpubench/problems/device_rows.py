@@ -285,7 +285,7 @@ def _l2_bytes():
 def _de_gpu_row(D, NP, s):
     from .. import methods
     from ..methods import de_gpu
-    saved = de_gpu.CHUNK, de_gpu.FAST_CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS
+    saved = de_gpu.CHUNK, de_gpu.FAST_CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS, de_gpu.FAST_FOLD
     # ``chunk`` and ``registers`` are the kernel's that the mode names (auto: each its module's own)
     stream, fast = s["mode"] == "stream", s["mode"] == "fast"
     de_gpu.CHUNK = (s["chunk"] or None) if stream else None
@@ -293,10 +293,11 @@ def _de_gpu_row(D, NP, s):
     cap = 0 if s["registers"] == -1 else (s["registers"] or None)   # -1: no cap, the compiler's choice
     de_gpu.STREAM_REGISTERS = cap if stream else None
     de_gpu.FAST_REGISTERS = cap if fast else None
+    de_gpu.FAST_FOLD = {"fused": True, "pass": False}.get(s["fold"]) if fast else None
     try:
         return _de_gpu_timed(D, NP, s, methods)
     finally:
-        de_gpu.CHUNK, de_gpu.FAST_CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS = saved
+        de_gpu.CHUNK, de_gpu.FAST_CHUNK, de_gpu.STREAM_REGISTERS, de_gpu.FAST_REGISTERS, de_gpu.FAST_FOLD = saved
 
 
 def _de_gpu_timed(D, NP, s, methods):
@@ -313,6 +314,7 @@ def _de_gpu_timed(D, NP, s, methods):
     launch = r.options.get("launch")
     return {"generations": gens, "nfev": r.nfev, "seconds": r.seconds, "warmup_s": warm, "chunk": s["chunk"] or None,
             "registers_cap": s["registers"] or None, "lanes_cap": s.get("lanes") or None, "mode": s["mode"],
+            "fold": s["fold"] or None,
             "schedule": launch["schedule"] if launch else r.options.get("variant"),
             "replacements": r.history.get("replacements"), "stale_copies": r.history.get("stale_copies"),
             "best_error": float(min(r.history["run_error"])), "backend": r.backend,
@@ -387,7 +389,8 @@ def de_generation(problem, n, s):
     fast or stream, with its ``chunk``, ``lanes`` (a cap on a member's group of lanes, de-gpu's
     ``threads_per_member``: fewer lanes a member put more members in a warp, so a member's own steps,
     its key, indices, reduction and selection, take fewer warp instructions) and, for stream or fast, that
-    kernel's ``chunk`` and ``registers`` cap (-1: none; auto: refused); one run; its own clock,
+    kernel's ``chunk`` and ``registers`` cap (-1: none; auto: refused) and, for fast, ``fold`` (``fused``:
+    the terms folded in the crossover pass, ``pass``: in a pass of their own; '' the kernel's own); one run; its own clock,
     after compilation and random-state set-up) or EvoX's DE (compiled or eager,
     warm).  Measured: function evaluations per second and ms per generation; on a GPU also the
     bytes a generation must move (:func:`gpubench.problems.floors.de_bytes`) and the bandwidth that makes, against a
@@ -400,6 +403,12 @@ def de_generation(problem, n, s):
     if s["registers"] and not (s["registers"] == -1 or 16 <= s["registers"] <= 255):
         raise InputError(f"de-generation registers {s['registers']}: 0 (the kernel module's own cap), -1 (no cap: "
                          f"the compiler's choice) or 16 to 255")
+    if s["fold"] not in ("", "fused", "pass"):
+        raise InputError(f"de-generation fold {s['fold']!r}: '' (the kernel's own), fused (the terms folded in the "
+                         f"crossover pass) or pass (in a pass of their own)")
+    if s["fold"] and s["mode"] != "fast":
+        raise InputError(f"de-generation fold {s['fold']}: a setting of the fast kernel (mode fast), "
+                         f"not of mode {s['mode']}")
     for name in ("registers", "chunk"):
         if s[name] and s["mode"] not in ("fast", "stream"):
             raise InputError(f"de-generation {name} {s[name]}: a setting of the fast or the stream kernel "
