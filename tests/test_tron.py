@@ -3,6 +3,8 @@
 The CPU twin runs the same core as the GPU kernels with one thread per problem;
 the kernels run under numba's CUDA simulator here (tiny batches, few threads).
 """
+import math
+
 import numpy as np
 import pytest
 from numba import cuda, float64  # module globals: the simulator swaps ``cuda`` in __globals__
@@ -184,6 +186,48 @@ def test_hs45_cpu_twin_reaches_the_bounds(n):
     check_hs45(res, n)
     res = tron.solve_hs45(2, n, start="mid", backend="cpu", cholesky="right", backsolve="implicit")
     check_hs45(res, n)
+
+
+def _shift_taken(A, gershgorin, core):
+    """The shift alpha of the CPU twin's preconditioner on A (every coordinate free): L L^T - A on
+    the diagonal, where L is the factor it kept (explicit = 0: L itself, lower triangle)."""
+    n = A.shape[0]
+    L = np.zeros(n * n)
+    ok = core.preconditioner(A.ravel(order="F").copy(), L, np.arange(n, dtype=np.float64), n, n, 0, 0,
+                             np.zeros(8), 0, 1, 0, 1, 0, 1, gershgorin)
+    Lm = np.tril(L.reshape((n, n), order="F"))
+    return ok, float((Lm @ Lm.T - A)[0, 0]), Lm
+
+
+def test_preconditioner_shift_jumps_to_what_gershgorin_proves_enough():
+    """hs45's Hessian has a zero diagonal: the paper's shift (ExaTron line 7) starts at 1e-3 max|a_ij|
+    and doubles until the Cholesky succeeds; shift = "gershgorin" takes max_i (off-diagonal row sum
+    less a_ii) + alpha_min at once, with which the factor is exact and A + alpha I positive definite.
+    A matrix positive definite as it is takes no shift under either rule; the hs45 batch solves to the
+    same points.  Broken variant caught: the jump left out (the doubling from alpha_min alone)."""
+    from gpubench.methods.tron.loader import load_core
+    core = load_core("cpu", "hs45")
+    x = np.linspace(1.0, 3.0, 8)
+    A = -np.outer(1 / x, 1 / x) * 5.0
+    np.fill_diagonal(A, 0.0)
+    amax = np.abs(A).max()
+    ok_p, alpha_p, _ = _shift_taken(A, False, core)
+    ok_g, alpha_g, Lg = _shift_taken(A, True, core)
+    gersh = (np.abs(A).sum(axis=1) - np.diag(A) - np.abs(np.diag(A))).max() + 1e-3 * amax
+    assert ok_p and ok_g
+    assert alpha_g == pytest.approx(gersh, rel=1e-12)
+    k = math.log2(alpha_p / (1e-3 * amax))
+    assert k == pytest.approx(round(k), abs=1e-9) and round(k) >= 5      # the doubling took several attempts
+    assert np.linalg.eigvalsh(A + alpha_g * np.eye(8)).min() > 0
+    np.testing.assert_allclose(Lg @ Lg.T, A + alpha_g * np.eye(8), rtol=1e-12, atol=1e-12)
+    spd = np.eye(8) * 4 + 0.1
+    assert _shift_taken(spd, True, core)[1] == pytest.approx(0.0, abs=1e-12)
+    a = tron.solve_hs45(4, 8, start="random", seed=2, backend="cpu")
+    b = tron.solve_hs45(4, 8, start="random", seed=2, backend="cpu", shift="gershgorin")
+    check_hs45(b, 8)
+    np.testing.assert_allclose(a.x, b.x, rtol=0, atol=1e-10)
+    with pytest.raises(InputError, match="shift"):
+        tron.solve_hs45(2, 4, backend="cpu", shift="gersh")
 
 
 def test_hs45_n_over_32_cpu_twin():

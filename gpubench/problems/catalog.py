@@ -158,7 +158,7 @@ PROCEDURES = {p.name: p for p in (
               "registers > 0: the kernel compiled with at most that many registers a thread (0: the compiler's choice); "
               "specialize: compiled for the launch's flags (memory, Cholesky, back substitution, layout) only",
               {"memory": "shared", "batch": 10000, "reps": 3, "backend": "auto", "registers": 0,
-               "specialize": False},
+               "specialize": False, "shift": "paper"},
               "gpubench.problems.device_rows:tron_batch"),
     Procedure("admm-opf", "opf",
               "component-wise ADMM for AC OPF, branch subproblems batched through TRON, n partitions of the "

@@ -246,10 +246,15 @@ def triangular(problem, n, s):
 def tron_batch(problem, n, s):
     """TRON on ``batch`` hs45-type problems of size n, data in shared or global memory (Table 3);
     ``registers`` > 0: the kernel compiled with at most that many registers a thread; ``specialize``:
-    compiled for the launch's flags only (:func:`gpubench.methods.tron.kernels.bind_flags`)."""
+    compiled for the launch's flags only (:func:`gpubench.methods.tron.kernels.bind_flags`); ``shift``: the
+    preconditioner's shift after a failed Cholesky (paper: doubled, as ExaTron; gershgorin: a jump to a shift
+    Gershgorin's theorem proves enough, :func:`gpubench.methods.tron.solve_batch`)."""
     from ..methods import tron
     backend = resolve_backend(s["backend"])
-    kw = {"memory": s["memory"], "registers": s.get("registers", 0), "specialize": s.get("specialize", False)}
+    if s["shift"] not in tron.SHIFTS:
+        raise InputError(f"tron-batch shift {s['shift']!r}: known: {', '.join(tron.SHIFTS)}")
+    kw = {"memory": s["memory"], "registers": s.get("registers", 0), "specialize": s.get("specialize", False),
+          "shift": s["shift"]}
     tron.solve_hs45(2, n, start="mid", backend=backend, **kw)     # compiles
     best = None
     t0 = time.perf_counter()

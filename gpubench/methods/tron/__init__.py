@@ -86,11 +86,17 @@ def hs45_problem(nprob, n, start="mid", seed=0):
 
 # the stop rules of tron_solve (core.py): ours, and ExaTron's driver (tron_kernel.jl, sc2021)
 STOPS = {"relative": 0, "exatron": 1}
+# the preconditioner's shift after a failed Cholesky (subproblem.preconditioner): the paper's (line 7:
+# alpha_min - min diag, then doubled until the factorisation succeeds), or a jump to a shift that
+# Gershgorin's theorem proves enough (max_i of row i's off-diagonal sum less A_ii, plus alpha_min), then
+# doubling as the paper's
+SHIFTS = {"paper": 0, "gershgorin": 1}
 
 
 def config(max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0, cgtol=0.1, stop="relative",
-           max_feval=500):
-    return np.array([max_iter, gtol, gatol, frtol, delta0, cgtol, STOPS[stop], max_feval], dtype=np.float64)
+           max_feval=500, shift="paper"):
+    return np.array([max_iter, gtol, gatol, frtol, delta0, cgtol, STOPS[stop], max_feval, SHIFTS[shift]],
+                    dtype=np.float64)
 
 
 def _check(x0, lo, hi, par):
@@ -154,7 +160,8 @@ def _arg_kinds(args):
 def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu",
                 hessian="differences", cholesky="left", backsolve="explicit", layout="1d",
                 memory="shared", threads=0, max_iter=100, gtol=1e-8, gatol=0.0, frtol=1e-12, delta0=0.0,
-                cgtol=0.1, stop="relative", max_feval=500, timer=None, registers=0, specialize=False):
+                cgtol=0.1, stop="relative", max_feval=500, timer=None, registers=0, specialize=False,
+                shift="paper"):
     """Solve a batch of bound-constrained problems with TRON; see the module docstring.
 
     ``x0, lo, hi``: (batch, n); ``par``: (batch, k, n) per-problem parameters (for hs45
@@ -170,9 +177,15 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
     (the rest spilled to local memory), for more problems resident on an SM; ``specialize`` (GPU):
     the kernel compiled for this call's cholesky, backsolve, layout and memory only (fewer
     registers, W addressed as shared memory where it is; compiled per process, not cached on disk).
+    ``shift``: after a failed Cholesky of the preconditioner, ``"paper"`` doubles the shift from
+    alpha_min - min diag (ExaTron's line 7, the tables' setting); ``"gershgorin"`` jumps to the shift
+    Gershgorin's theorem proves enough (every row's off-diagonal sum less its diagonal, the largest,
+    plus alpha_min), then doubles: one factorisation where hs45's zero diagonal took 13 (not in paper 003).
     """
     if stop not in STOPS:
         raise InputError(f"stop must be one of {', '.join(STOPS)}, got {stop!r}")
+    if shift not in SHIFTS:
+        raise InputError(f"shift must be one of {', '.join(SHIFTS)}, got {shift!r}")
     if not (isinstance(registers, (int, np.integer)) and (registers == 0 or 16 <= registers <= 255)):
         raise InputError(f"registers must be 0 (the compiler's choice) or 16..255 a thread, got {registers!r}")
     if objective == "library":
@@ -189,7 +202,7 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
         raise InputError("cholesky: left|right, backsolve: explicit|implicit, layout: 1d|2d, "
                          "memory: shared|global")
     nb, n = x0.shape
-    cfg = config(max_iter, gtol, gatol, frtol, delta0, cgtol, stop, max_feval)
+    cfg = config(max_iter, gtol, gatol, frtol, delta0, cgtol, stop, max_feval, shift)
     forms = forms_for(fn, backend) if objective == "library" else None
     hess, kind = None, objective
     if objective == "library" and hessian == "symbolic":
@@ -201,7 +214,7 @@ def solve_batch(x0, lo, hi, par=None, *, objective="hs45", fn=None, backend="cpu
                 cholesky=cholesky, backsolve=backsolve, layout=layout,
                 memory=memory, max_iter=max_iter, gtol=gtol, gatol=gatol, frtol=frtol,
                 delta0=delta0, cgtol=cgtol, stop=stop, max_feval=max_feval, registers=int(registers),
-                specialize=bool(specialize))
+                specialize=bool(specialize), shift=shift)
     if backend == "cpu":
         from .cpu import tron_twin
         kern = tron_twin(kind, forms, hess)

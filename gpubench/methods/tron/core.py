@@ -58,7 +58,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
                tid, nt, c0, cs, r0, rs):
     """Algorithm 3.1 for one problem; x0 is overwritten by the solution.
 
-    cfg = (max_iter, gtol, gatol, frtol, delta0, cgtol, stop, max_feval).  Stop 0 (ours): when
+    cfg = (max_iter, gtol, gatol, frtol, delta0, cgtol, stop, max_feval, shift).  Stop 0 (ours): when
     ||pg(x)|| <= gtol ||pg(x0)|| (relative; pg the projected gradient, 2-norm) or <= gatol, or when
     the actual and predicted reductions are both <= frtol |f| after an accepted step; at most
     max_iter steps.  Stop 1, ExaTron's driver (``tron_kernel.jl`` of its ``sc2021`` branch, which ran
@@ -96,6 +96,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
     cgtol = cfg[5]
     exatron = cfg[6] > 0.0
     max_feval = int(cfg[7])
+    gershgorin = cfg[8] > 0.0   # the preconditioner's shift rule (tron.SHIFTS)
     for i in range(tid, n, nt):
         l[_u(i)] = lo[_u(i)]
         u[_u(i)] = hi[_u(i)]
@@ -180,7 +181,7 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             if gfn <= cgtol * gf0 or gfn == 0.0:
                 break
             if not preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt,
-                                  c0, cs, r0, rs):
+                                  c0, cs, r0, rs, gershgorin):
                 fail = True
                 break
             info = trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit,

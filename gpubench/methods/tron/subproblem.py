@@ -138,24 +138,37 @@ def free_set(x, s, l, u, ind, n, red, tid):
 
 
 @device
-def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0, rs):
+def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0, rs, gershgorin):
     """L L^T = A_FF + alpha I (line 7; ccf/ccfs): alpha = 0 when the Cholesky succeeds,
-    else alpha_min - min(diag) and doubled until it does (complete, dense factorisation)."""
+    else alpha_min - min(diag) and doubled until it does (complete, dense factorisation).
+    ``gershgorin``: where alpha = 0 is not tried or fails, the first shift is at least
+    max_i (sum_j!=i |a_ij| - a_ii) + alpha_min, with which A_FF + alpha I is strictly diagonally
+    dominant with a positive diagonal, so positive definite (Gershgorin) up to rounding; doubled after."""
     dmin = math.inf
     amax = 0.0
+    gmax = -math.inf
     for a in range(tid, m, nt):
         ia = int(ind[_u(a)])
         d = A[_u(ia + ia * n)]
         if d < dmin:
             dmin = d
+        rsum = 0.0
         for b in range(m):
             v = abs(A[_u(ia + int(ind[_u(b)]) * n)])
+            rsum += v
             if v > amax:
                 amax = v
+        if rsum - abs(d) - d > gmax:   # row a's off-diagonal sum less its diagonal
+            gmax = rsum - abs(d) - d
     dmin = -reduce_max(-dmin, red, tid, nt)
     amax = reduce_max(amax, red, tid, nt)
     alpha_min = 1e-3 * amax if amax > 0.0 else 1.0
     alpha = 0.0 if dmin > 0.0 else alpha_min - dmin
+    jump = 0.0
+    if gershgorin:
+        jump = reduce_max(gmax, red, tid, nt) + alpha_min
+        if alpha > 0.0:
+            alpha = max(alpha, jump)
     ok = False
     for _ in range(64):
         for b in range(c0, m, cs):
@@ -172,7 +185,7 @@ def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0
             ok = chol_right(L, m, n, tid, nt, c0, cs, r0, rs)
         if ok:
             break
-        alpha = max(2.0 * alpha, alpha_min)
+        alpha = max(2.0 * alpha, alpha_min, jump)
     if ok and explicit:
         store_transpose(L, m, n, c0, cs, r0, rs)
     return ok
