@@ -37,15 +37,19 @@ def cholesky(A, n, variant, layout2d, shared, OK):
     c0, cs, r0, rs = lay(tid, nt, tx, ty, bx, by, layout2d)
     if shared:
         M = cuda.shared.array(0, float64)
-        for k in range(tid, n * n, nt):
+        k = tid
+        while k < n * n:
             M[k] = A[b, k]
+            k += nt
         cuda.syncthreads()
         if variant == 0:
             ok = chol_left(M, n, n, tid, nt)
         else:
             ok = chol_right(M, n, n, tid, nt, c0, cs, r0, rs)
-        for k in range(tid, n * n, nt):
+        k = tid
+        while k < n * n:
             A[b, k] = M[k]
+            k += nt
     else:
         if variant == 0:
             ok = chol_left(A[b], n, n, tid, nt)
@@ -68,19 +72,25 @@ def backsolve(L, B, n, explicit, layout2d):
     dyn = cuda.shared.array(0, float64)
     M = dyn[0:n * n]
     v = dyn[n * n:n * n + n]
-    for k in range(tid, n * n, nt):
+    k = tid
+    while k < n * n:
         M[k] = L[b, k]
+        k += nt
     cuda.syncthreads()
     if explicit:
         store_transpose(M, n, n, c0, cs, r0, rs)
     nrhs = B.shape[1] // n
     for r in range(nrhs):
-        for k in range(tid, n, nt):
+        k = tid
+        while k < n:
             v[k] = B[b, r * n + k]
+            k += nt
         cuda.syncthreads()
         backward(M, v, n, n, explicit, tid, nt)
-        for k in range(tid, n, nt):
+        k = tid
+        while k < n:
             B[b, r * n + k] = v[k]
+            k += nt
         cuda.syncthreads()
 
 
@@ -92,17 +102,23 @@ def forwardsolve(L, B, n):
     dyn = cuda.shared.array(0, float64)
     M = dyn[0:n * n]
     v = dyn[n * n:n * n + n]
-    for k in range(tid, n * n, nt):
+    k = tid
+    while k < n * n:
         M[k] = L[b, k]
+        k += nt
     cuda.syncthreads()
     nrhs = B.shape[1] // n
     for r in range(nrhs):
-        for k in range(tid, n, nt):
+        k = tid
+        while k < n:
             v[k] = B[b, r * n + k]
+            k += nt
         cuda.syncthreads()
         forward(M, v, n, n, tid, nt)
-        for k in range(tid, n, nt):
+        k = tid
+        while k < n:
             B[b, r * n + k] = v[k]
+            k += nt
         cuda.syncthreads()
 
 

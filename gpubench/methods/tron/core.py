@@ -97,10 +97,12 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
     exatron = cfg[6] > 0.0
     max_feval = int(cfg[7])
     gershgorin = cfg[8] > 0.0   # the preconditioner's shift rule (tron.SHIFTS)
-    for i in range(tid, n, nt):
+    i = tid
+    while i < n:
         l[_u(i)] = lo[_u(i)]
         u[_u(i)] = hi[_u(i)]
         x[_u(i)] = project(x0[_u(i)], lo[_u(i)], hi[_u(i)])
+        i += nt
     sync()
     # f, g and H are evaluated at one call site (the loop's head: at x0, then after each accepted
     # step): the compiler inlines the objective at each call, and a symbolic Hessian is most of the
@@ -163,8 +165,10 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         it += 1
         alphac = cauchy(x, l, u, g, A, s, r, n, delta, alphac, red, tid, nt)
         # model gradient at s: r = g + A s
-        for i in range(tid, n, nt):
+        i = tid
+        while i < n:
             r[_u(i)] += g[_u(i)]
+            i += nt
         sync()
         gf0 = 0.0
         fail = False
@@ -172,8 +176,10 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             m = free_set(x, s, l, u, ind, n, red, tid)
             if m == 0:
                 break
-            for a in range(tid, m, nt):
+            a = tid
+            while a < m:
                 rF[_u(a)] = r[_u(int(ind[_u(a)]))]
+                a += nt
             sync()
             gfn = nrm2(rF, m, red, tid, nt)
             if sub == 0:
@@ -186,8 +192,10 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
                 break
             info = trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit,
                          red, tid, nt)
-            for i in range(tid, n, nt):
+            i = tid
+            while i < n:
                 w[_u(i)] = 0.0
+                i += nt
             sync()
             if tid == 0:
                 for a in range(m):
@@ -204,13 +212,17 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         # predicted reduction -q(s) = -(g's + s'As/2), with r - g = A s
         gs = dot(g, s, n, red, tid, nt)
         sAs = 0.0
-        for i in range(tid, n, nt):
+        i = tid
+        while i < n:
             sAs += s[_u(i)] * (r[_u(i)] - g[_u(i)])
+            i += nt
         sAs = reduce_sum(sAs, red, tid, nt)
         prered = -(gs + 0.5 * sAs)
         snorm = nrm2(s, n, red, tid, nt)
-        for i in range(tid, n, nt):
+        i = tid
+        while i < n:
             d[_u(i)] = project(x[_u(i)] + s[_u(i)], l[_u(i)], u[_u(i)])
+            i += nt
         sync()
         fnew = eval_f(d, par, red, n, tid, nt)
         nfev += 1
@@ -233,8 +245,10 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         else:
             delta = max(delta, min(alpha * snorm, SIGMA3 * delta))
         if math.isfinite(actred) and actred > ETA0 * prered:
-            for i in range(tid, n, nt):
+            i = tid
+            while i < n:
                 x[_u(i)] = d[_u(i)]
+                i += nt
             sync()
             f = fnew         # (recomputed with g at the loop's head; kept if a limit ends it first)
             evaluate = True  # f, g, H at the new x, then the checks, at the loop's head
@@ -245,8 +259,10 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
             break
         if exatron and nfev >= max_feval:
             break
-    for i in range(tid, n, nt):
+    i = tid
+    while i < n:
         x0[_u(i)] = x[_u(i)]
+        i += nt
     if tid == 0:
         out[0] = f
         out[1] = it

@@ -43,8 +43,10 @@ def reduce_max(v, red, tid, nt):
 @device
 def dot(a, b, m, red, tid, nt):
     acc = 0.0
-    for i in range(tid, m, nt):
+    i = tid
+    while i < m:
         acc += a[_u(i)] * b[_u(i)]
+        i += nt
     return reduce_sum(acc, red, tid, nt)
 
 
@@ -63,11 +65,13 @@ def _scale_column(M, m, ld, j, tid, nt):
     if not (d > 0.0) or not math.isfinite(d):
         return False
     d = math.sqrt(d)
-    for i in range(j + tid, m, nt):
+    i = j + tid
+    while i < m:
         if i == j:
             M[_u(i + j * ld)] = d
         else:
             M[_u(i + j * ld)] = M[_u(i + j * ld)] / d
+        i += nt
     sync()
     return True
 
@@ -80,11 +84,13 @@ def chol_left(M, m, ld, tid, nt):
     Returns False, in every thread, if a pivot is not positive.
     """
     for j in range(m):
-        for i in range(j + tid, m, nt):
+        i = j + tid
+        while i < m:
             acc = M[_u(i + j * ld)]
             for k in range(j):
                 acc -= M[_u(i + k * ld)] * M[_u(j + k * ld)]
             M[_u(i + j * ld)] = acc
+            i += nt
         sync()
         if not _scale_column(M, m, ld, j, tid, nt):
             return False
@@ -109,10 +115,14 @@ def chol_right(M, m, ld, tid, nt, c0, cs, r0, rs):
     for j in range(m):
         if not _scale_column(M, m, ld, j, tid, nt):
             return False
-        for i in range(j + 1 + r0, m, rs):
+        i = j + 1 + r0
+        while i < m:
             lij = M[_u(i + j * ld)]
-            for k in range(j + 1 + c0, i + 1, cs):
+            k = j + 1 + c0
+            while k < i + 1:
                 M[_u(i + k * ld)] -= lij * M[_u(k + j * ld)]
+                k += cs
+            i += rs
         sync()
     return True
 
@@ -120,9 +130,13 @@ def chol_right(M, m, ld, tid, nt, c0, cs, r0, rs):
 @device
 def store_transpose(M, m, ld, c0, cs, r0, rs):
     """Copy L into the strict upper triangle (U = L^T): the explicit back substitution."""
-    for j in range(c0, m, cs):
-        for i in range(j + 1 + r0, m, rs):
+    j = c0
+    while j < m:
+        i = j + 1 + r0
+        while i < m:
             M[_u(j + i * ld)] = M[_u(i + j * ld)]
+            i += rs
+        j += cs
     sync()
 
 
@@ -133,11 +147,13 @@ def forward(M, b, m, ld, tid, nt):
     for j in range(m):
         yj = b[_u(j)] / M[_u(j + j * ld)]
         sync()
-        for i in range(j + tid, m, nt):
+        i = j + tid
+        while i < m:
             if i == j:
                 b[_u(i)] = yj
             else:
                 b[_u(i)] -= M[_u(i + j * ld)] * yj
+            i += nt
         sync()
 
 
@@ -149,15 +165,19 @@ def backward(M, b, m, ld, explicit, tid, nt):
         zj = b[_u(j)] / M[_u(j + j * ld)]
         sync()
         if explicit:
-            for i in range(tid, j + 1, nt):
+            i = tid
+            while i < j + 1:
                 if i == j:
                     b[_u(i)] = zj
                 else:
                     b[_u(i)] -= M[_u(i + j * ld)] * zj
+                i += nt
         else:
-            for i in range(tid, j + 1, nt):
+            i = tid
+            while i < j + 1:
                 if i == j:
                     b[_u(i)] = zj
                 else:
                     b[_u(i)] -= M[_u(j + i * ld)] * zj
+                i += nt
         sync()

@@ -22,7 +22,8 @@ def lib_fd_hessian(x, par, H, g, scr, n, tid, nt, c0, cs, r0, rs):
     gp = scr[base + n:base + 2 * n]
     gm = scr[base + 2 * n:base + 3 * n]
     wk = scr[base + 3 * n:base + 4 * n]
-    for j in range(tid, n, nt):
+    j = tid
+    while j < n:
         for k in range(n):
             xp[_u(k)] = x[_u(k)]
         h = 6.0554544523933395e-06 * max(1.0, abs(x[_u(j)]))  # eps^(1/3)
@@ -32,12 +33,17 @@ def lib_fd_hessian(x, par, H, g, scr, n, tid, nt, c0, cs, r0, rs):
         gradient(xp, par, gm, wk)
         for i in range(n):
             H[_u(i + j * n)] = (gp[_u(i)] - gm[_u(i)]) / (2.0 * h)
+        j += nt
     sync()
-    for j in range(c0, n, cs):
-        for i in range(j + 1 + r0, n, rs):
+    j = c0
+    while j < n:
+        i = j + 1 + r0
+        while i < n:
             v = 0.5 * (H[_u(i + j * n)] + H[_u(j + i * n)])
             H[_u(i + j * n)] = v
             H[_u(j + i * n)] = v
+            i += rs
+        j += cs
     sync()
 
 
@@ -67,21 +73,31 @@ def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
                 nonzero = False
         if nonzero:
             # g_i = -P / x_i, H_ij = -P / (x_i x_j): O(n^2) in all
-            for i in range(tid, n, nt):
+            i = tid
+            while i < n:
                 g[_u(i)] = -P / x[_u(i)]
-            for j in range(c0, n, cs):
-                for i in range(r0, n, rs):
+                i += nt
+            j = c0
+            while j < n:
+                i = r0
+                while i < n:
                     H[_u(i + j * n)] = 0.0 if i == j else -P / (x[_u(i)] * x[_u(j)])
+                    i += rs
+                j += cs
         else:
             # at x_k = 0 the same products without dividing: O(n^3)
-            for i in range(tid, n, nt):
+            i = tid
+            while i < n:
                 q = 1.0
                 for k in range(n):
                     if k != i:
                         q *= x[_u(k)] / par[0, _u(k)]
                 g[_u(i)] = -q / par[0, _u(i)]
-            for j in range(c0, n, cs):
-                for i in range(r0, n, rs):
+                i += nt
+            j = c0
+            while j < n:
+                i = r0
+                while i < n:
                     if i == j:
                         H[_u(i + j * n)] = 0.0
                     else:
@@ -90,6 +106,8 @@ def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
                             if k != i and k != j:
                                 q *= x[_u(k)] / par[0, _u(k)]
                         H[_u(i + j * n)] = -q / (par[0, _u(i)] * par[0, _u(j)])
+                    i += rs
+                j += cs
         f = eval_f(x, par, red, n, tid, nt)
     elif OBJECTIVE == 1:
         if tid == 0:

@@ -10,11 +10,13 @@ import math
 @device
 def gemv(A, v, out, n, tid, nt):
     """out <- A v (full n x n, column-major): one row per thread."""
-    for i in range(tid, n, nt):
+    i = tid
+    while i < n:
         acc = 0.0
         for j in range(n):
             acc += A[_u(i + j * n)] * v[_u(j)]
         out[_u(i)] = acc
+        i += nt
     sync()
 
 
@@ -31,8 +33,10 @@ def project(t, lo, hi):
 @device
 def gpstep(x, l, u, alpha, w, s, n, tid, nt):
     """s <- P[l,u](x + alpha w) - x (Figure 2's gpstep)."""
-    for i in range(tid, n, nt):
+    i = tid
+    while i < n:
         s[_u(i)] = project(x[_u(i)] + alpha * w[_u(i)], l[_u(i)], u[_u(i)]) - x[_u(i)]
+        i += nt
     sync()
 
 
@@ -53,9 +57,11 @@ def pg_norm(x, l, u, g, n, red, tid, nt):
     pointing into the box at a bound.  Unlike ||P(x - g) - x|| it does not round to 0
     when |g| is far below the ulp of x (the unscaled hs45 product, tiny starts)."""
     acc = 0.0
-    for i in range(tid, n, nt):
+    i = tid
+    while i < n:
         t = _pg_entry(x, l, u, g, i)
         acc += t * t
+        i += nt
     return math.sqrt(reduce_sum(acc, red, tid, nt))
 
 
@@ -64,8 +70,10 @@ def pg_inf(x, l, u, g, n, red, tid, nt):
     """The infinity norm of the projected gradient of :func:`pg_norm`: ExaTron's ``dgpnorm``, whose
     test ends its driver (``tron_kernel``; the ``exatron`` stop of :func:`tron_solve`)."""
     acc = 0.0
-    for i in range(tid, n, nt):
+    i = tid
+    while i < n:
         acc = max(acc, abs(_pg_entry(x, l, u, g, i)))
+        i += nt
     return reduce_max(acc, red, tid, nt)
 
 
@@ -76,7 +84,8 @@ def cauchy(x, l, u, g, A, s, As, n, delta, alpha, red, tid, nt):
     from the previous iteration's value, as TRON's dcauchy does."""
     # largest breakpoint: beyond it the projected path no longer moves
     bmax = 0.0
-    for i in range(tid, n, nt):
+    i = tid
+    while i < n:
         if g[_u(i)] > 0.0:
             b = (x[_u(i)] - l[_u(i)]) / g[_u(i)]
         elif g[_u(i)] < 0.0:
@@ -85,6 +94,7 @@ def cauchy(x, l, u, g, A, s, As, n, delta, alpha, red, tid, nt):
             b = 0.0
         if b > bmax:
             bmax = b
+        i += nt
     bmax = reduce_max(bmax, red, tid, nt)
     gpstep(x, l, u, -alpha, g, s, n, tid, nt)
     gemv(A, s, As, n, tid, nt)
@@ -147,7 +157,8 @@ def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0
     dmin = math.inf
     amax = 0.0
     gmax = -math.inf
-    for a in range(tid, m, nt):
+    a = tid
+    while a < m:
         ia = int(ind[_u(a)])
         d = A[_u(ia + ia * n)]
         if d < dmin:
@@ -160,6 +171,7 @@ def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0
                 amax = v
         if rsum - abs(d) - d > gmax:   # row a's off-diagonal sum less its diagonal
             gmax = rsum - abs(d) - d
+        a += nt
     dmin = -reduce_max(-dmin, red, tid, nt)
     amax = reduce_max(amax, red, tid, nt)
     alpha_min = 1e-3 * amax if amax > 0.0 else 1.0
@@ -171,13 +183,17 @@ def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0
             alpha = max(alpha, jump)
     ok = False
     for _ in range(64):
-        for b in range(c0, m, cs):
+        b = c0
+        while b < m:
             jb = int(ind[_u(b)])
-            for a in range(b + r0, m, rs):
+            a = b + r0
+            while a < m:
                 v = A[_u(int(ind[_u(a)]) + jb * n)]
                 if a == b:
                     v += alpha
                 L[_u(a + b * n)] = v
+                a += rs
+            b += cs
         sync()
         if cholesky == 0:
             ok = chol_left(L, m, n, tid, nt)
@@ -207,8 +223,10 @@ def trqsol(sh, p, m, delta, red, tid, nt):
 
 @device
 def axpy(a, x, y, m, tid, nt):
-    for i in range(tid, m, nt):
+    i = tid
+    while i < m:
         y[_u(i)] += a * x[_u(i)]
+        i += nt
     sync()
 
 
@@ -217,13 +235,17 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
     """Preconditioned CG on A^ s = -L^{-1} r_F, A^ = L^{-1} A_FF L^{-T}, ||s|| <= delta
     (line 8), then w = L^{-T} s (line 9), left in ``sh``.  Stops after m iterations,
     at the trust-region boundary (2) or on negative curvature (3); 1: converged."""
-    for a in range(tid, m, nt):
+    a = tid
+    while a < m:
         sh[_u(a)] = 0.0
         rh[_u(a)] = -rF[_u(a)]
+        a += nt
     sync()
     forward(L, rh, m, n, tid, nt)
-    for a in range(tid, m, nt):
+    a = tid
+    while a < m:
         p[_u(a)] = rh[_u(a)]
+        a += nt
     sync()
     rr = dot(rh, rh, m, red, tid, nt)
     r0 = math.sqrt(rr)
@@ -231,16 +253,20 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
     if r0 > 0.0:
         info = 4
         for _ in range(m):
-            for a in range(tid, m, nt):
+            a = tid
+            while a < m:
                 z[_u(a)] = p[_u(a)]
+                a += nt
             sync()
             backward(L, z, m, n, explicit, tid, nt)
-            for a in range(tid, m, nt):
+            a = tid
+            while a < m:
                 ia = int(ind[_u(a)])
                 acc = 0.0
                 for b in range(m):
                     acc += A[_u(ia + int(ind[_u(b)]) * n)] * z[_u(b)]
                 q[_u(a)] = acc
+                a += nt
             sync()
             forward(L, q, m, n, tid, nt)
             curv = dot(p, q, m, red, tid, nt)
@@ -264,8 +290,10 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
                 break
             beta = rrn / rr
             rr = rrn
-            for a in range(tid, m, nt):
+            a = tid
+            while a < m:
                 p[_u(a)] = rh[_u(a)] + beta * p[_u(a)]
+                a += nt
             sync()
     backward(L, sh, m, n, explicit, tid, nt)
     return info
@@ -278,9 +306,11 @@ def prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt):
     beta = 1.0
     ok = False
     for _ in range(40):
-        for i in range(tid, n, nt):
+        i = tid
+        while i < n:
             c = x[_u(i)] + s[_u(i)]
             d[_u(i)] = project(c + beta * w[_u(i)], l[_u(i)], u[_u(i)]) - c
+            i += nt
         sync()
         gemv(A, d, Ad, n, tid, nt)
         rd = dot(r, d, n, red, tid, nt)
@@ -290,8 +320,10 @@ def prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt):
             break
         beta *= 0.5
     if ok:
-        for i in range(tid, n, nt):
+        i = tid
+        while i < n:
             s[_u(i)] += d[_u(i)]
             r[_u(i)] += Ad[_u(i)]
+            i += nt
         sync()
     return ok
