@@ -1,6 +1,10 @@
 """TRON's linear algebra (paper 003, Figure 2): block reductions, left- and right-looking
 Cholesky, forward and backward substitution, cooperative over the ``nt`` threads of a block.
-Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods.tron.core`)."""
+Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods.tron.core`).
+
+The cooperative loops of the core are ``while`` loops (``i = start; while i < stop: ...; i += nt``): numba
+counts the trips of a ``range`` whose step is known only at run time with a 64-bit division where the loop is
+entered, which was most of the hs45 kernel's instructions (docs/tron.md)."""
 # ruff: noqa: F821  (device, sync, OBJECTIVE, point, gradient, hessian and the other parts, _u of core.py among them, are injected)
 import math
 
