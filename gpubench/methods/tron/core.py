@@ -172,7 +172,8 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
         sync()
         gf0 = 0.0
         fail = False
-        for sub in range(n):
+        sub = 0
+        while sub < n:
             m = free_set(x, s, l, u, ind, n, red, tid)
             if m == 0:
                 break
@@ -198,14 +199,17 @@ def tron_solve(x0, lo, hi, par, W, scr, red, out, cfg, n, cholesky, explicit,
                 i += nt
             sync()
             if tid == 0:
-                for a in range(m):
+                a = 0
+                while a < m:
                     w[_u(int(ind[_u(a)]))] = sh[_u(a)]
+                    a += 1
             sync()
             prsrch(x, l, u, s, w, r, A, d, Ad, n, red, tid, nt)
             if info >= 2:
                 break
             if free_set(x, s, l, u, ind, n, red, tid) == m:
                 break
+            sub += 1
         if fail:
             status = FAILED
             break

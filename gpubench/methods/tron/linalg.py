@@ -87,17 +87,21 @@ def chol_left(M, m, ld, tid, nt):
     Column j receives all earlier updates just before it is scaled (Section 4.3).
     Returns False, in every thread, if a pivot is not positive.
     """
-    for j in range(m):
+    j = 0
+    while j < m:
         i = j + tid
         while i < m:
             acc = M[_u(i + j * ld)]
-            for k in range(j):
+            k = 0
+            while k < j:
                 acc -= M[_u(i + k * ld)] * M[_u(j + k * ld)]
+                k += 1
             M[_u(i + j * ld)] = acc
             i += nt
         sync()
         if not _scale_column(M, m, ld, j, tid, nt):
             return False
+        j += 1
     return True
 
 
@@ -116,7 +120,8 @@ def chol_right(M, m, ld, tid, nt, c0, cs, r0, rs):
     the left-looking time on the H200 against the paper's 1.2.  What remains is the
     algorithm's own cost: each trailing entry is read and written back at every column
     before it (about n^3/6 shared stores, the left-looking n^2/2)."""
-    for j in range(m):
+    j = 0
+    while j < m:
         if not _scale_column(M, m, ld, j, tid, nt):
             return False
         i = j + 1 + r0
@@ -128,6 +133,7 @@ def chol_right(M, m, ld, tid, nt, c0, cs, r0, rs):
                 k += cs
             i += rs
         sync()
+        j += 1
     return True
 
 
@@ -148,7 +154,8 @@ def store_transpose(M, m, ld, c0, cs, r0, rs):
 @device
 def forward(M, b, m, ld, tid, nt):
     """b <- L^{-1} b, column by column (threads over the rows of a column)."""
-    for j in range(m):
+    j = 0
+    while j < m:
         yj = b[_u(j)] / M[_u(j + j * ld)]
         sync()
         i = j + tid
@@ -159,6 +166,7 @@ def forward(M, b, m, ld, tid, nt):
                 b[_u(i)] -= M[_u(i + j * ld)] * yj
             i += nt
         sync()
+        j += 1
 
 
 @device

@@ -9,8 +9,10 @@ Not imported as a module: a part of TRON's core text (see :mod:`gpubench.methods
 def hs45_value(x, par, n):
     """f = -prod x_i / c_i (c_i = par[0, i]); footnote 4's 120 - prod x_i, scaled and shifted."""
     p = 1.0
-    for k in range(n):
+    k = 0
+    while k < n:
         p *= x[_u(k)] / par[0, _u(k)]
+        k += 1
     return -p
 
 
@@ -24,15 +26,19 @@ def lib_fd_hessian(x, par, H, g, scr, n, tid, nt, c0, cs, r0, rs):
     wk = scr[base + 3 * n:base + 4 * n]
     j = tid
     while j < n:
-        for k in range(n):
+        k = 0
+        while k < n:
             xp[_u(k)] = x[_u(k)]
+            k += 1
         h = 6.0554544523933395e-06 * max(1.0, abs(x[_u(j)]))  # eps^(1/3)
         xp[_u(j)] = x[_u(j)] + h
         gradient(xp, par, gp, wk)
         xp[_u(j)] = x[_u(j)] - h
         gradient(xp, par, gm, wk)
-        for i in range(n):
+        i = 0
+        while i < n:
             H[_u(i + j * n)] = (gp[_u(i)] - gm[_u(i)]) / (2.0 * h)
+            i += 1
         j += nt
     sync()
     j = c0
@@ -67,10 +73,12 @@ def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
         # every thread forms P = prod x_k / c_k itself (O(n)), so no barrier is needed
         P = 1.0
         nonzero = True
-        for k in range(n):
+        k = 0
+        while k < n:
             P *= x[_u(k)] / par[0, _u(k)]
             if x[_u(k)] == 0.0:
                 nonzero = False
+            k += 1
         if nonzero:
             # g_i = -P / x_i, H_ij = -P / (x_i x_j): O(n^2) in all
             i = tid
@@ -89,9 +97,11 @@ def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
             i = tid
             while i < n:
                 q = 1.0
-                for k in range(n):
+                k = 0
+                while k < n:
                     if k != i:
                         q *= x[_u(k)] / par[0, _u(k)]
+                    k += 1
                 g[_u(i)] = -q / par[0, _u(i)]
                 i += nt
             j = c0
@@ -102,9 +112,11 @@ def eval_fgh(x, par, g, H, scr, red, n, tid, nt, c0, cs, r0, rs):
                         H[_u(i + j * n)] = 0.0
                     else:
                         q = 1.0
-                        for k in range(n):
+                        k = 0
+                        while k < n:
                             if k != i and k != j:
                                 q *= x[_u(k)] / par[0, _u(k)]
+                            k += 1
                         H[_u(i + j * n)] = -q / (par[0, _u(i)] * par[0, _u(j)])
                     i += rs
                 j += cs

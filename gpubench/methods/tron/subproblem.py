@@ -13,8 +13,10 @@ def gemv(A, v, out, n, tid, nt):
     i = tid
     while i < n:
         acc = 0.0
-        for j in range(n):
+        j = 0
+        while j < n:
             acc += A[_u(i + j * n)] * v[_u(j)]
+            j += 1
         out[_u(i)] = acc
         i += nt
     sync()
@@ -135,11 +137,13 @@ def free_set(x, s, l, u, ind, n, red, tid):
     """Indices i with l_i < x_i + s_i < u_i (line 5), listed by thread 0 (order matters)."""
     if tid == 0:
         m = 0
-        for i in range(n):
+        i = 0
+        while i < n:
             t = x[_u(i)] + s[_u(i)]
             if t > l[_u(i)] and t < u[_u(i)]:
                 ind[_u(m)] = i
                 m += 1
+            i += 1
         red[0] = m
     sync()
     m = int(red[0])
@@ -164,11 +168,13 @@ def preconditioner(A, L, ind, m, n, cholesky, explicit, red, tid, nt, c0, cs, r0
         if d < dmin:
             dmin = d
         rsum = 0.0
-        for b in range(m):
+        b = 0
+        while b < m:
             v = abs(A[_u(ia + int(ind[_u(b)]) * n)])
             rsum += v
             if v > amax:
                 amax = v
+            b += 1
         if rsum - abs(d) - d > gmax:   # row a's off-diagonal sum less its diagonal
             gmax = rsum - abs(d) - d
         a += nt
@@ -252,7 +258,8 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
     info = 1
     if r0 > 0.0:
         info = 4
-        for _ in range(m):
+        _ = 0
+        while _ < m:
             a = tid
             while a < m:
                 z[_u(a)] = p[_u(a)]
@@ -263,8 +270,10 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
             while a < m:
                 ia = int(ind[_u(a)])
                 acc = 0.0
-                for b in range(m):
+                b = 0
+                while b < m:
                     acc += A[_u(ia + int(ind[_u(b)]) * n)] * z[_u(b)]
+                    b += 1
                 q[_u(a)] = acc
                 a += nt
             sync()
@@ -295,6 +304,7 @@ def trpcg(A, L, ind, m, n, rF, sh, rh, p, z, q, delta, cgtol, explicit, red, tid
                 p[_u(a)] = rh[_u(a)] + beta * p[_u(a)]
                 a += nt
             sync()
+            _ += 1
     backward(L, sh, m, n, explicit, tid, nt)
     return info
 
