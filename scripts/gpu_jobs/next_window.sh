@@ -1,22 +1,19 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
 # $W the window's folder, $SOL its loose outputs).  Pack with no records:
 #     bash scripts/gpu_pack.sh
-# About 2 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-fd26777/ (README there).
+# About 4 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-5b16e7d/ (README there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# TRON's counted loops as while loops too (chol_left's inner product: 16 -> 4.5 SASS instructions a multiply-add)
-# 1. issue 43: the hs45 batch (d97f6d9: n = 32 2.78 generic, 2.07 specialized, 1.40 with Gershgorin's shift)
+# 1. paper 003's Table 2 at the current loops (its stored records are fd26777's: the solves' outer column loop
+# became a while loop in 5b16e7d); a fresh folder, then copy to results/ with a NOTES.md bullet
+timeout 120 python3 -m gpubench reproduce kim_exatron_table2 --backend cuda --results $SOL/table2 > $SOL/table2.log 2>&1
+say "table2 rc $?"
+# 2. issue 43: the hs45 batch a fourth time (5785a4c / d97f6d9 / 5b16e7d: shared_flags n = 32 1.95 / 2.07 / 1.86 ms)
 timeout 150 python3 -m gpubench reproduce $R/benchmarks/profiling/hs45_occupancy.toml \
-  --entries shared,shared_flags,shared_flags_gersh --backend cuda --results $SOL/hs45 > $SOL/hs45.log 2>&1
-say "hs45 rc $?"
-# 2. paper 003's Tables 1 and 3 (fd26777: Table 1 right/left 0.899, the paper 1.207; Table 3 global/shared 0.985)
-for t in 1 3; do
-  timeout 120 python3 -m gpubench reproduce kim_exatron_table$t --backend cuda --results $SOL/table$t \
-    > $SOL/table$t.log 2>&1; say "table$t rc $?"
-done
-# 3. issue 42: a cold tron-gpu (5785a4c: 15.7 s)
-timeout 100 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --method tron-gpu \
-  --cold --runs 2 --no-importtime --out $SOL/startup_tron.json > $SOL/startup_tron.log 2>&1; say "startup tron rc $?"
+  --entries shared_flags,shared_flags_gersh --backend cuda --results $SOL/hs45 > $SOL/hs45.log 2>&1; say "hs45 rc $?"
+# 3. issue 42: every method's second process (dfc4222: 0.79-1.59 s beyond the solve; target 1 s)
+timeout 400 python3 $R/benchmarks/profiling/startup_profile.py levy --dim 10 --backend cuda --cold --runs 2 \
+  --no-importtime --out $SOL/startup_methods.json > $SOL/startup_methods.log 2>&1; say "startup rc $?"
 touch $W/all.done
