@@ -25,12 +25,22 @@ import sys
 import time
 
 
+# --drivers' names: (the record's name, sync_every, bound launches, cooperative)
+DRIVERS = {"per-evaluation": ("per-evaluation", 1, True, False), "dispatched": ("batched, dispatched", 16, False, False),
+           "bound": ("batched, bound", 16, True, False), "cooperative": ("batched, cooperative", 16, True, True)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,160000,1000000,4000000")
     ap.add_argument("--iterations", type=int, default=200)
     ap.add_argument("--simulate", action="store_true", help="numba's CUDA simulator on numpy arrays (no GPU)")
+    ap.add_argument("--drivers", default=",".join(DRIVERS),
+                    help="which drivers, comma-separated (default: all): " + ", ".join(DRIVERS))
     a = ap.parse_args()
+    unknown = [k for k in a.drivers.split(",") if k not in DRIVERS]
+    if unknown:
+        ap.error(f"unknown driver {unknown[0]!r}; choose from " + ", ".join(DRIVERS))
     if a.simulate:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"        # before numba is imported
         sys.setswitchinterval(0.001)                    # the simulator's threads take turns sooner
@@ -58,8 +68,8 @@ def main():
             calls[0] += 1
             return p.fg_stencil(v)
         out = {}
-        for name, every, bind, coop in (("per-evaluation", 1, True, False), ("batched, dispatched", 16, False, False),
-                                        ("batched, bound", 16, True, False), ("batched, cooperative", 16, True, True)):
+        for key in a.drivers.split(","):
+            name, every, bind, coop = DRIVERS[key]
             fused.BIND, fused.COOPERATIVE = bind, coop
             args = dict(m=5, pgtol=1e-5 * pg0, factr=0.0, backend=cp, sync_every=every)
             fused.minimize(fg, x0, lo, hi, maxiter=3, **args)
