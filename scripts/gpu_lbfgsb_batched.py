@@ -1,8 +1,10 @@
 """The fused L-BFGS-B driver on the GPU host: ms an iteration and launches an iteration on torsion at
-issue 43's sizes, in one run, for four drivers: per-evaluation (sync_every=1), batched with every
+issue 43's sizes, in one run, for five drivers: per-evaluation (sync_every=1), batched with every
 launch through numba's dispatcher (``fused.BIND = False``: the arguments typed and marshalled at each
-launch, as before issue 43's second round), batched with the launches bound once (the default), and
-batched with a batch's iteration as one cooperative launch (``fused.COOPERATIVE``, bound).
+launch, as before issue 43's second round), batched with the launches bound once, batched with a
+batch's iteration as one cooperative launch (``fused.COOPERATIVE``, bound), and batched with a batch's
+iteration captured once as a CUDA graph and replayed (``fused.GRAPH``, the default for a capturable
+objective such as torsion's stencil); the four before it run with ``fused.GRAPH`` off.
 
     python scripts/gpu_lbfgsb_batched.py [--sizes 10000,160000,1000000,4000000] [--iterations 200]
     python scripts/gpu_lbfgsb_batched.py --simulate --sizes 400 --iterations 30     # no GPU: the counts
@@ -10,8 +12,9 @@ batched with a batch's iteration as one cooperative launch (``fused.COOPERATIVE`
 ``--simulate`` runs the kernels under numba's CUDA simulator on numpy arrays (any machine; the
 launch counts are the GPU's, the times are not).
 
-Prints one JSON line a run: iterations, nfev, the objective's calls (``calls``: the batched driver's
-evaluations after its gate stopped are not in nfev), host reads, ms an iteration and ``launches`` an
+Prints one JSON line a run: iterations, nfev, the objective's evaluations (``calls``, the driver's
+count ``r.evaluations``: the batched driver's evaluations after its gate stopped are not in nfev),
+``graph`` (the result's: "replayed", or why not), host reads, ms an iteration and ``launches`` an
 iteration (``kernels`` numba kernels, ``bound`` those of them bound, ``array_ops`` the driver's own
 CuPy operations; torsion's fg_stencil makes about 6 CuPy launches a call on top: its gradient kernel,
 v.g, sum(v) and three scalar operations).  Then a line a size saying whether the runs took the same
@@ -25,9 +28,12 @@ import sys
 import time
 
 
-# --drivers' names: (the record's name, sync_every, bound launches, cooperative)
-DRIVERS = {"per-evaluation": ("per-evaluation", 1, True, False), "dispatched": ("batched, dispatched", 16, False, False),
-           "bound": ("batched, bound", 16, True, False), "cooperative": ("batched, cooperative", 16, True, True)}
+# --drivers' names: (the record's name, sync_every, bound launches, cooperative, CUDA graph)
+DRIVERS = {"per-evaluation": ("per-evaluation", 1, True, False, False),
+           "dispatched": ("batched, dispatched", 16, False, False, False),
+           "bound": ("batched, bound", 16, True, False, False),
+           "cooperative": ("batched, cooperative", 16, True, True, False),
+           "graph": ("batched, graph", 16, True, False, True)}
 
 
 def main():
@@ -62,30 +68,26 @@ def main():
         lo, hi, x0 = p.on(cp)
         _, g0 = p.fg_stencil(x0)
         pg0 = float(cp.abs(cp.clip(x0 - g0, lo, hi) - x0).max())
-        calls = [0]
-
-        def fg(v):
-            calls[0] += 1
-            return p.fg_stencil(v)
+        fg = p.fg_stencil           # capturable: the evaluations are the driver's own count (r.evaluations)
         out = {}
         for key in a.drivers.split(","):
-            name, every, bind, coop = DRIVERS[key]
-            fused.BIND, fused.COOPERATIVE = bind, coop
+            name, every, bind, coop, graph = DRIVERS[key]
+            fused.BIND, fused.COOPERATIVE, fused.GRAPH = bind, coop, graph
             args = dict(m=5, pgtol=1e-5 * pg0, factr=0.0, backend=cp, sync_every=every)
             fused.minimize(fg, x0, lo, hi, maxiter=3, **args)
             synchronize()
-            s0, l0, calls[0] = shared.SYNC["count"], dict(shared.LAUNCHES), 0
+            s0, l0 = shared.SYNC["count"], dict(shared.LAUNCHES)
             t = time.perf_counter()
             r = fused.minimize(fg, x0, lo, hi, maxiter=a.iterations, **args)
             synchronize()
             dt = time.perf_counter() - t
             out[name] = r
-            print(json.dumps({"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": calls[0],
+            print(json.dumps({"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": r.evaluations, "graph": r.graph,
                               "host_reads": shared.SYNC["count"] - s0,
                               "ms_per_iteration": 1e3 * dt / max(r.iterations, 1),
                               "launches": shared.launches_since(l0, r.iterations),
                               "fun": r.fun, "message": r.message}), flush=True)
-        fused.BIND, fused.COOPERATIVE = True, False
+        fused.BIND, fused.COOPERATIVE, fused.GRAPH = True, False, True
         decided = {k: (r.iterations, r.nfev, r.message) for k, r in out.items()}
         print(json.dumps({"n": n, "same_decisions": len(set(decided.values())) == 1}), flush=True)
 

@@ -239,3 +239,75 @@ def test_the_cooperative_iteration_takes_the_same_steps(monkeypatch, case, kw):
     # a batch's passes: lf_iterate alone (the seven separate kernels only for the host's own steps)
     assert n["kernel:lf_iterate"] > got.iterations >= 3 and "kernel:lf_gate_push" not in n
     assert n.get("kernel:lf_reduced", 0) == 0
+
+
+def _replaying(calls):
+    """A stand-in for gpu.capture_graph under the simulator: each replay runs the captured body's
+    launches again (a real replay runs the same device work with no Python), the gradient it wrote
+    where the real graph keeps it (``keep[-1]``)."""
+    def capture(body):
+        calls.append("capture")
+
+        def replay():
+            replay.keep[-1] = body(0)
+        replay.keep = [None]
+        return replay
+    return capture
+
+
+@pytest.mark.parametrize("case, kw", [("torsion", dict(maxiter=12)), ("rosenbrock", dict(maxfun=9)),
+                                      ("rosenbrock", {})])
+def test_a_graph_replay_takes_the_same_steps(monkeypatch, case, kw):
+    """Issue 43: a batch's iteration captured once as a CUDA graph (after the first batch) and replayed,
+    one launch an iteration: iterates, counts, evaluations and stop bit for bit those of the launches it
+    replaces, hand-overs to the host after a replay (Rosenbrock's zooms: the host's line search takes
+    the gradient the last replay wrote) and limits included."""
+    from gpubench.device import gpu
+    from gpubench.methods.lbfgsb import shared
+    p, m, step = CASES[case]()
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np, sync_every=16, **kw)
+    ref = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, **args)
+    assert ref.graph == "off (numba's CUDA simulator)"
+    captured = []
+    monkeypatch.setattr(gpu, "capture_graph", _replaying(captured))
+    monkeypatch.setattr(fused, "_graph_refusal", lambda *a: "")
+    before = dict(shared.LAUNCHES)
+    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, **args)
+    _same(got, ref)
+    assert got.evaluations == ref.evaluations >= got.nfev and got.graph == "replayed" and captured == ["capture"]
+    assert shared.LAUNCHES.get("graph:iteration", 0) - before.get("graph:iteration", 0) >= 3
+
+
+def test_a_capture_that_fails_leaves_the_launches():
+    """A capture that raises (an objective that reads the device back, say) is not retried: the run
+    goes on with the launches it would have replaced, the same steps, and the result says why."""
+    from gpubench.device import gpu
+    p, m, step = CASES["torsion"]()
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np, sync_every=16, maxiter=10)
+    ref = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, **args)
+    tried = []
+
+    def refuse(body):
+        tried.append(1)
+        raise RuntimeError("operation not permitted when stream is capturing")
+    mp = pytest.MonkeyPatch()
+    mp.setattr(gpu, "capture_graph", refuse)
+    mp.setattr(fused, "_graph_refusal", lambda *a: "")
+    try:
+        got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, **args)
+    finally:
+        mp.undo()
+    _same(got, ref)
+    assert tried == [1] and got.graph.startswith("off (the capture failed: RuntimeError: operation not permitted")
+
+
+def test_only_an_objective_marked_capturable_is_captured():
+    """A replay runs no Python: an objective is captured only where it says so (torsion's stencil does),
+    on a GPU, in batches, not cooperative, and not with fused.GRAPH off."""
+    p = minpack2.make("torsion", 64)
+    assert p.fg_stencil.capturable and not getattr(p.fg, "capturable", False)
+    assert fused._graph_refusal(p.fg_stencil, 16, False, False) == ""
+    assert "not marked capturable" in fused._graph_refusal(p.fg, 16, False, False)
+    assert "simulator" in fused._graph_refusal(p.fg_stencil, 16, False, True)
+    assert "sync_every=1" in fused._graph_refusal(p.fg_stencil, 1, False, False)
+    assert "cooperative" in fused._graph_refusal(p.fg_stencil, 16, True, False)

@@ -240,6 +240,47 @@ def bound_launch(kernel, griddim, blockdim, args, stream=0, sharedmem=0, bind=Tr
     return bound
 
 
+def capture_graph(body):
+    """A function of no argument that replays ``body``'s device work as one CUDA graph launch.
+
+    ``body(stream)`` is called once, while a private non-blocking CuPy stream captures: it must put
+    all its work on that stream (CuPy's operations go there by themselves, the stream being current;
+    numba launches take ``stream``, numba's handle of it) and neither read the device back nor change
+    host state that later code relies on, since a replay runs its device work only.  Its CuPy
+    allocations come from a memory pool of the graph's own, kept with it: a replay writes the
+    addresses the capture saw, and no other array is ever given them.  What ``body`` returns is
+    kept alive with the graph (the arrays the replays write).  Each call of the result launches the
+    graph on the legacy default stream, so it is ordered with every launch made there before and
+    after, as the launches it replaces were.  Raises whatever the capture raised (an operation that
+    cannot be captured, a synchronisation); the stream's capture is ended either way."""
+    import gc
+
+    import cupy
+    from numba import cuda
+    s = cupy.cuda.Stream(non_blocking=True)
+    pool = cupy.cuda.MemoryPool()
+    ns = cuda.external_stream(s.ptr)
+    # a collection during the capture could free a numba array: its cuMemFree would break it
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with cupy.cuda.using_allocator(pool.malloc), s:
+            s.begin_capture()           # relaxed mode (CuPy's default): the pool may grow meanwhile
+            try:
+                kept = body(ns)
+            finally:
+                graph = s.end_capture()     # raises for a capture the body invalidated
+    finally:
+        if collecting:
+            gc.enable()
+    null = cupy.cuda.Stream.null
+
+    def replay():
+        graph.launch(null)
+    replay.keep = (s, pool, graph, ns, kept)
+    return replay
+
+
 # ---------------------------------------------------------------- start-up phases
 # GPUBENCH_PHASES=FILE: phase() records when each named phase of this process began and ended, and
 # the list is written to FILE at exit (benchmarks/profiling/startup_profile.py sets it and reads FILE).  Read

@@ -93,9 +93,13 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
                     evaluations=int(resume["evaluations"]))
 
     def counted(v):
-        """The objective, its calls counted: the line search's evaluations (the memory floor's model)."""
+        """The objective, its calls counted: the line search's evaluations (the memory floor's model).
+        The fused driver counts them itself (``r.evaluations``), a CUDA graph's replays included,
+        which call no Python: so ``counted`` may be captured where ``fg`` may."""
         seen["evaluations"] += 1
         return fg(v)
+    counted.capturable = getattr(fg, "capturable", False)
+    evaluations0 = seen["evaluations"]
     t0 = time.perf_counter()
 
     def spent():
@@ -122,12 +126,16 @@ def _solve(p, xp, cauchy, m, pg_rel, maxiter=100000, cap=None, record=False, ene
                       ftol_abs=ftol_abs, resume=None if resume is None else resume["loop"],
                       checkpoint=None if checkpoint is None else saved)
     capped = r.message == core.STOPPED_UNTIL
+    if r.evaluations is not None:
+        seen["evaluations"] = evaluations0 + r.evaluations
     out = {"iterations": r.iterations, "fun": r.fun, "status": r.status, "message": "capped" if capped else r.message,
            "capped": capped, "cauchy_log": r.cauchy}
     dt = spent()
     out.update(seconds=dt, ms_per_iteration=1e3 * dt / max(out["iterations"], 1), pg0=pg0,
                evaluations=seen["evaluations"], host_reads=core.SYNC["count"] - reads,
                launches=shared.launches_since(launches, out["iterations"]))   # the fused path's, an iteration
+    if r.graph:
+        out["graph"] = r.graph
     return out
 
 

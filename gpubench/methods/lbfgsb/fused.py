@@ -47,6 +47,9 @@ BIND = True             # bound launches (_Kernels.bind); scripts/gpu_lbfgsb_bat
 # a batch's iteration as one cooperative launch (gpubench.kernels.lbfgsb_fused_coop) instead of seven;
 # off by default until an H200 run has timed it (scripts/gpu_lbfgsb_batched.py turns it on to compare)
 COOPERATIVE = False
+# a batch's iteration captured once as a CUDA graph and replayed (one launch an iteration) where
+# ``fun_and_grad.capturable`` is true; scripts/gpu_lbfgsb_batched.py turns it off to compare
+GRAPH = True
 
 
 def kernels():
@@ -124,9 +127,11 @@ class _Kernels:
         self.shape[name] = (blocks, tpb)
         self.conf[name] = k[self.shape[name]]
 
-    def bind(self, name, *args):
+    def bind(self, name, *args, stream=0):
         from ...device.gpu import bound_launch
-        go = bound_launch(self.kernels[name], *self.shape[name], args, bind=BIND)
+        go = bound_launch(self.kernels[name], *self.shape[name], args, stream=stream, bind=BIND)
+        if stream:          # a launch a graph captures: the host launches the graph, not it
+            return go
         kind, path = "kernel:" + name, "path:" + go.path
 
         def launch():
@@ -135,6 +140,43 @@ class _Kernels:
             go()
         launch.path = go.path
         return launch
+
+
+def _graph_refusal(fun_and_grad, batch, coop, sim):
+    """Why a batch's iteration is not captured as a CUDA graph ("" where it will be).  A replay runs
+    the objective's device work only, not its Python: so only an objective that says so
+    (``fun_and_grad.capturable``: its work all on CuPy's current stream, no read back, no host state
+    changed) is captured; the batched driver's iteration is what is captured."""
+    if not GRAPH:
+        return "off (fused.GRAPH)"
+    if sim:
+        return "off (numba's CUDA simulator)"
+    if batch == 1:
+        return "off (one iteration a read: sync_every=1 or a callback)"
+    if coop:
+        return "off (the cooperative launch)"
+    if not getattr(fun_and_grad, "capturable", False):
+        return "off (fun_and_grad is not marked capturable)"
+    return ""
+
+
+def _capture(binds, evaluate_trial):
+    """(replay, "") for a batch's iteration captured as one CUDA graph; (None, why) where the capture
+    failed (the run goes on launching each pass itself)."""
+    from ...device.gpu import capture_graph
+
+    def body(stream):
+        passes, update = binds(stream)
+        for go in passes:
+            go()
+        ga = evaluate_trial()
+        for go in update:
+            go()
+        return ga
+    try:
+        return capture_graph(body), ""
+    except Exception as exc:    # noqa: BLE001 - the launches it would replace still work; the result says why
+        return None, f"off (the capture failed: {type(exc).__name__}: {exc})"[:200]
 
 
 def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15000, maxfun=15000,
@@ -162,7 +204,6 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     boxed = int(bool(xp.all(xp.isfinite(lo) & xp.isfinite(hi))))
     x = xp.clip(x, lo, hi)
     L = _Launcher(xp, n, threads)
-    V, one = L.vec, L.one
     VEC = xp.zeros((K.NVEC, n))
     VEC[K.X], VEC[K.LO], VEC[K.HI] = x, lo, hi
     x, g, D, GN = VEC[K.X], VEC[K.G], VEC[K.D], VEC[K.GN]
@@ -185,13 +226,14 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         "lf_trial")})
 
     f, g0 = fun_and_grad(x)
+    calls = 1               # evaluations of fun_and_grad made (a graph's replays included)
     g[...] = g0
     kz("lf_init", d["st"])
     kz("lf_move", d["VEC"], d["XA"], d["YS"], m, 0, d["st"])
     f, pg = shared.fetch(xp, f, st[K.C_PG])
     nfev, nit = 1, 0
     if pg <= pgtol:
-        return shared.LbfgsbResult(x, f, g, 0, nfev, 0, shared.CONVERGED_PGTOL, pg)
+        return shared.LbfgsbResult(x, f, g, 0, nfev, 0, shared.CONVERGED_PGTOL, pg, evaluations=calls)
     status, message = 1, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT"
     retried = False
     pending = None          # (f before, f after) of an iteration whose stopping test is still to read
@@ -212,17 +254,32 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             return 0, shared.CONVERGED_FACTR
         return None
 
-    # the launches whose arguments are the same all run long: bound once (_Kernels.bind)
-    passes = (kz.bind("lf_reduced", d["VEC"], d["YS"], m, d["st"], d["SMB"]),
-              kz.bind("lf_step", d["VEC"], d["YS"], m, project, d["st"], d["SMB"]),
-              kz.bind("lf_direction", d["VEC"], project, constrained, d["st"]))
-    if batch > 1:
+    def binds(stream=0):
+        """The launches whose arguments are the same all run long, bound once (_Kernels.bind): the
+        passes to the first trial and (a batch's iteration) the update after its evaluation."""
+        passes = (kz.bind("lf_reduced", d["VEC"], d["YS"], m, d["st"], d["SMB"], stream=stream),
+                  kz.bind("lf_step", d["VEC"], d["YS"], m, project, d["st"], d["SMB"], stream=stream),
+                  kz.bind("lf_direction", d["VEC"], project, constrained, d["st"], stream=stream))
+        if batch == 1:
+            return passes, ()
         # a batch's iteration: every launch bound (lf_trial reads the iteration count on the device)
-        passes += (kz.bind("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, -1, d["st"]),)
-        update = (kz.bind("lf_pair", d["VEC"], d["XA"], d["YS"], m, d["st"]),
-                  kz.bind("lf_gate_push", d["st"], float(pgtol), float(factr * shared.EPS), ftol_gate,
-                          float(maxiter), float(maxfun), m, d["SMB"]),
-                  kz.bind("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"]))
+        passes += (kz.bind("lf_trial", d["VEC"], d["XA"], 0.0, 1, constrained, boxed, -1, d["st"], stream=stream),)
+        return passes, (kz.bind("lf_pair", d["VEC"], d["XA"], d["YS"], m, d["st"], stream=stream),
+                        kz.bind("lf_gate_push", d["st"], float(pgtol), float(factr * shared.EPS), ftol_gate,
+                                float(maxiter), float(maxfun), m, d["SMB"], stream=stream),
+                        kz.bind("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"], stream=stream))
+    passes, update = binds()
+
+    def evaluate_trial():
+        """f and g at the first trial XA, into st and GN for the update: the batch's evaluation."""
+        fa, ga = fun_and_grad(XA)
+        st[K.FA] = fa
+        st[K.SLOPE] = ga @ D
+        GN[...] = ga
+        return ga
+    # (CUDA graph) a batch's iteration as one launch: captured after the first batch, which ran
+    # every launch itself (kernels compiled and loaded, the objective's too), replayed from then on
+    graph, graph_note = None, _graph_refusal(fun_and_grad, batch, coop, L.sim)
     prepared = False        # (cooperative) the next iteration's first trial is in XA already
     if coop:
         # the same passes in one launch, grid syncs where the launches ended: ``update`` 0 the first
@@ -259,13 +316,18 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                            float(nit), float(nfev))
             if coop and not prepared:
                 coop_first()
+            if graph is None and not graph_note and nit > 0:
+                graph, graph_note = _capture(binds, evaluate_trial)
             for i in range(min(run, maxiter - nit, maxfun - nfev)):
+                calls += 1
+                if graph is not None:
+                    graph()
+                    shared.launched("graph:iteration")
+                    ga = graph.keep[-1]
+                    continue
                 if not coop:
                     first_trial(nit + i)
-                fa, ga = fun_and_grad(XA)
-                st[K.FA] = fa
-                st[K.SLOPE] = ga @ D
-                GN[...] = ga
+                ga = evaluate_trial()
                 for what in ("set FA", "g.d", "set SLOPE", "copy GN"):
                     shared.launched("array:" + what)
                 # the update's sums, the gate with the update's one-thread part, the move
@@ -300,6 +362,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         else:
             first_trial(nit)
             fa, ga = fun_and_grad(XA)
+            calls += 1
             shared.launched("array:g.d")
             s_, fa, slope = shared.fetch(xp, st, fa, ga @ D)
             if pending is not None:
@@ -328,7 +391,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         first = [(stp, (fa, slope, (d["XA"], ga)))]
 
         def phi(a):
-            nonlocal nfev
+            nonlocal nfev, calls
             if first and a == first[0][0]:
                 return first.pop()[1]          # the trial launched before the read
             first.clear()
@@ -337,6 +400,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             dxa = L.view(xa)
             kz("lf_trial", d["VEC"], dxa, float(a), 0, constrained, boxed, nit, d["st"])
             fa_, ga_ = fun_and_grad(xa)
+            calls += 1
             nfev += 1
             shared.launched("array:g.d")
             fa_, sl_ = shared.fetch(xp, fa_, ga_ @ D)
@@ -363,4 +427,5 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         pending = (f, fnew)
         f = fnew
         nit += 1
-    return shared.LbfgsbResult(x.copy(), f, g.copy(), nit, nfev, status, message, pg)
+    return shared.LbfgsbResult(x.copy(), f, g.copy(), nit, nfev, status, message, pg, evaluations=calls,
+                               graph="replayed" if graph is not None else graph_note)

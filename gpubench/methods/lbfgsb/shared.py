@@ -33,7 +33,8 @@ def decrease_stop(fold, fnew, ftol_abs):
 SYNC = {"count": 0}             # host reads of device values (``fetch`` calls), for tests and benchmarks
 # launches the fused driver makes, by kind: "kernel:NAME" its numba kernels (counted as bound or
 # dispatched in "path:bound" / "path:dispatcher"), "array:WHAT" its own array-library operations
-# between them (each one CuPy kernel or copy); the user's fun_and_grad is not counted here
+# between them (each one CuPy kernel or copy), "graph:iteration" a batch's iteration replayed as one
+# CUDA graph launch (the kernels inside it are not counted); the user's fun_and_grad is not counted here
 LAUNCHES = {}
 
 
@@ -44,13 +45,15 @@ def launched(kind):
 def launches_since(before, iterations):
     """Launches an iteration since ``before`` (a copy of :data:`LAUNCHES`): ``kernels`` the numba
     kernels, ``bound`` those of them launched bound, ``array_ops`` the driver's own array-library
-    operations between them (the user's fun_and_grad makes its own on top)."""
+    operations between them (the user's fun_and_grad makes its own on top), ``graphs`` the CUDA graph
+    launches (each a whole iteration: its kernels, objective and operations, counted in none of the others)."""
     d = {k: v - before.get(k, 0) for k, v in LAUNCHES.items()}
     it = max(int(iterations), 1)
 
     def part(prefix):
         return round(sum(v for k, v in d.items() if k.startswith(prefix)) / it, 3)
-    return {"kernels": part("kernel:"), "bound": part("path:bound"), "array_ops": part("array:")}
+    return {"kernels": part("kernel:"), "bound": part("path:bound"), "array_ops": part("array:"),
+            "graphs": part("graph:")}
 
 
 def fetch(xp, *vals):
@@ -89,6 +92,10 @@ class LbfgsbResult:
     message: str
     pg: float
     cauchy: list = field(default_factory=list)   # (t_c used, t* exact) per iteration when recorded
+    # the fused path: fun_and_grad's evaluations (discarded ones and a CUDA graph's replays included),
+    # and whether a batch's iteration ran as a CUDA graph ("replayed", or "off (why)")
+    evaluations: Any = None
+    graph: str = ""
 
     @property
     def converged(self):
