@@ -30,7 +30,7 @@ from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.meth
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
-    from gpubench.kernels.lbfgsb import _lb_middle, _lb_solve
+    from gpubench.kernels.lbfgsb import _lb_lu, _lb_lu_solve, _lb_middle_row, _lb_solve
 
 
 @cuda.jit(device=True)
@@ -113,11 +113,15 @@ def _pair(VEC, xa, YS, m, st, sh2):
     _sums_into(st, U_SYY, sh2, acc, m)
 
 
+PUSH_THREADS = 32       # one block's threads for _push (lf_push, lf_gate_push): a column of M each (k2 <= M2MAX)
+
+
 @cuda.jit(cache=True)
 def lf_push(st, m, accept, SMB):
     """Append the pair where s.y > ``accept`` (BLNZ's curvature test), dropping the oldest at k = m;
     theta = y.y / s.y and M = [[-D, L^T], [L, theta S^T S]]^{-1} (BLNZ eq. 3.4).  ``accept`` = -1:
-    the test's threshold eps (-g.d) a from the device's g.d and accepted step (the batched driver)."""
+    the test's threshold eps (-g.d) a from the device's g.d and accepted step (the batched driver).
+    One block of PUSH_THREADS threads."""
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     _push(st, m, accept, SMB)
@@ -125,21 +129,59 @@ def lf_push(st, m, accept, SMB):
 
 @cuda.jit(device=True)
 def _push(st, m, accept, SMB):
-    # lf_push's work (one thread), also done by the batched driver's lf_gate_push after its gate:
-    # the small matrices in shared memory (on-chip), written back once
+    # lf_push's work, also done by the batched driver's lf_gate_push after its gate; called by every
+    # thread of one block (PUSH_THREADS): the small matrices staged on chip by all threads, the
+    # append and the factorisation of BLNZ's middle system by thread 0, the k2 columns of its
+    # inverse M by k2 threads (each column solved as _lb_middle solves it: the same bits), M
+    # written back.  One thread did all of it before: its chain of dependent loads was most of the
+    # launch (tens of microseconds).
     M = cuda.shared.array((M2MAX, M2MAX), float64)
     A = cuda.shared.array((M2MAX, M2MAX), float64)
     SS = cuda.shared.array((MMAX, MMAX), float64)
     SY = cuda.shared.array((MMAX, MMAX), float64)
-    col = cuda.shared.array(M2MAX, float64)
+    piv = cuda.shared.array(M2MAX, float64)
+    state = cuda.shared.array(3, float64)       # factorised (1.0), k, theta
+    t = cuda.threadIdx.x
     if accept == -1.0:
         accept = EPS * (-st[V3_GD] * st[A_ACC])     # the host's shared.EPS * (-gd * a), same roundings
+    k = int(st[K])
+    e = t
+    while e < k * k:
+        a = e // k
+        b = e - a * k
+        SS[a, b] = SMB[2, a, b]
+        SY[a, b] = SMB[3, a, b]
+        e += cuda.blockDim.x
+    cuda.syncthreads()
+    if t == 0:
+        state[0] = 0.0
+        _append(st, m, accept, SMB, SS, SY, A, piv, state)
+    cuda.syncthreads()
+    if state[0] == 0.0:
+        return
+    k = int(state[1])
+    k2 = 2 * k
+    j = t
+    while j < k2:
+        col = M[j]                  # column j of M, solved in row j of M's storage
+        for a in range(k2):
+            col[a] = 1.0 if a == j else 0.0
+        _lb_lu_solve(A, k2, piv, col, True)
+        for a in range(k2):
+            SMB[0, a, j] = col[a]
+        j += cuda.blockDim.x
+    if t == 0:
+        st[K] = k
+        st[THETA] = state[2]
+
+
+@cuda.jit(device=True)
+def _append(st, m, accept, SMB, SS, SY, A, piv, state):
+    # _push's one-thread part: BLNZ's curvature test, the pair appended (the oldest dropped at
+    # k = m), S^T S and S^T Y written back, the middle system [[-D, L^T], [L, theta S^T S]] built in
+    # ``A`` and factorised (_lb_lu); ``state`` = (1.0 where factorised, k, theta) for the columns
     order = SMB[4, 0]
     k = int(st[K])
-    for a in range(k):
-        for b in range(k):
-            SS[a, b] = SMB[2, a, b]
-            SY[a, b] = SMB[3, a, b]
     st[ACCEPT] = 0.0
     _clear(st, C_T1, C_P + 2 * MMAX)
     st[C_T1] = math.inf
@@ -173,12 +215,12 @@ def _push(st, m, accept, SMB):
         for b in range(k):
             SMB[2, a, b] = SS[a, b]
             SMB[3, a, b] = SY[a, b]
-    if _lb_middle(SS, SY, k, theta, M, A, col):
-        for a in range(2 * k):
-            for b in range(2 * k):
-                SMB[0, a, b] = M[a, b]
-        st[K] = k
-        st[THETA] = theta
+    for a in range(2 * k):
+        _lb_middle_row(SS, SY, k, theta, A, a)
+    if _lb_lu(A, 2 * k, piv):
+        state[0] = 1.0
+        state[1] = k
+        state[2] = theta
     else:
         st[K] = 0.0
         st[THETA] = 1.0
@@ -242,19 +284,42 @@ def _move(VEC, xa, YS, m, move, st, sh, sh2):
 
 
 @cuda.jit(device=True)
-def _cauchy(st, m, SMB, p, w1):
+def _stage_cauchy(st, m, SMB, sh2):
+    """Every thread of the block: the middle matrix into ``sh2[0]`` (row stride M2MAX), the slots
+    oldest first into ``sh2[1, :MMAX]`` and W^T d's products (st[C_P:]) into ``sh2[1, M2MAX:]``, on
+    chip for _cauchy's one thread (read from global memory one load after another, their latency
+    was most of the pass at small n).  The caller synchronises the block."""
+    k2 = 2 * int(st[K])
+    t = cuda.threadIdx.x
+    e = t
+    while e < k2 * k2:
+        a = e // k2
+        b = e - a * k2
+        sh2[0, a * M2MAX + b] = SMB[0, a, b]
+        e += cuda.blockDim.x
+    e = t
+    while e < 2 * m:                    # (a block may have fewer threads than 2 m: the simulator's)
+        if e < k2 // 2:
+            sh2[1, e] = SMB[4, 0, e]
+        sh2[1, M2MAX + e] = st[C_P + e]
+        e += cuda.blockDim.x
+
+
+@cuda.jit(device=True)
+def _cauchy(st, m, sh2, p, w1):
     """Fei et al.'s t_c = max(0, min(t_1, -f'_1 / f''_1)), c = t_c W^T d, and in ``w1`` the
-    coefficients over the YS rows of W M c (the subspace step's first product); returns t_c."""
-    M = SMB[0]
-    order = SMB[4, 0]
+    coefficients over the YS rows of W M c (the subspace step's first product); returns t_c.
+    M, the slots and W^T d's products are read from ``sh2``, staged by _stage_cauchy."""
+    M = sh2[0]
+    order = sh2[1]
     k = int(st[K])
     theta = st[THETA]
     dd = st[C_DD]
     k2 = 2 * k
     for a in range(k):
         sl = int(order[a])
-        p[a] = st[C_P + sl]
-        p[k + a] = theta * st[C_P + m + sl]
+        p[a] = order[M2MAX + sl]
+        p[k + a] = theta * order[M2MAX + m + sl]
     tc = 0.0
     if dd != 0.0:
         f1 = -dd
@@ -264,7 +329,7 @@ def _cauchy(st, m, SMB, p, w1):
             for a in range(k2):
                 t = 0.0
                 for b in range(k2):
-                    t += M[a, b] * p[b]
+                    t += M[a * M2MAX + b] * p[b]
                 s += p[a] * t
             f2 -= s
         if f2 < EPS * theta * dd:
@@ -279,7 +344,7 @@ def _cauchy(st, m, SMB, p, w1):
     for a in range(k2):
         t = 0.0
         for b in range(k2):
-            t += M[a, b] * (tc * p[b])
+            t += M[a * M2MAX + b] * (tc * p[b])
         if a < k:
             w1[int(order[a])] = t
         else:
@@ -305,8 +370,10 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
         return
     acc = cuda.local.array(NACC, float64)
     w = cuda.local.array(M2MAX, float64)
+    _stage_cauchy(st, m, SMB, sh2)
+    cuda.syncthreads()
     if cuda.threadIdx.x == 0:
-        tcs[0] = _cauchy(st, m, SMB, p, w1)
+        tcs[0] = _cauchy(st, m, sh2, p, w1)
         if cuda.blockIdx.x == 0:
             st[TC] = tcs[0]
     cuda.syncthreads()
@@ -356,53 +423,78 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
 
 
 @cuda.jit(device=True)
-def _subspace(st, m, SMB, A, q, w2, M, vs):
+def _subspace(st, m, SMB, A, q, w2, M, vs, rows, ok):
     """v = N^{-1} M W^T r with N = I - M W^T Z Z^T W / theta (BLNZ eq. 5.11), by Gaussian
-    elimination in ``A``; in ``w2`` the coefficients over the YS rows of W v.  False: no step
-    (k = 0 or N singular), the Cauchy point is the subspace minimiser.  ``M`` and ``vs`` are
-    on-chip copies of the middle matrix and of YS r with the gram (read k^3 times)."""
-    order = SMB[4, 0]
+    elimination in ``A``; in ``w2`` the coefficients over the YS rows of W v; ``ok[0]`` 0.0: no step
+    (k = 0 or N singular), the Cauchy point is the subspace minimiser.  Called by every thread of
+    the block: the middle matrix (``M``), YS r with the gram (``vs``) and the rows of W in slot
+    numbering (``rows``) are staged on chip by all threads, each entry of N and of M W^T r is one
+    thread's sum (the same sum, in the same order, as one thread summing them all), and thread 0
+    solves.  The caller synchronises the block after it."""
+    t = cuda.threadIdx.x
+    nt = cuda.blockDim.x
     k = int(st[K])
     theta = st[THETA]
     k2 = 2 * k
     m2 = 2 * m
-    for j in range(M2MAX):
-        w2[j] = 0.0
     if k == 0:
-        return False
-    for a in range(k2):
-        for b in range(k2):
-            M[a, b] = SMB[0, a, b]
-    for j in range(m2 + m2 * (m2 + 1) // 2):
-        vs[j] = st[V1_R + j]
-    # the rows of W in slot numbering, and their scales (y: 1, s: theta)
-    for a in range(k2):
-        t = 0.0
-        for b in range(k2):
-            rb = int(order[b]) if b < k else m + int(order[b - k])
-            sb = 1.0 if b < k else theta
-            t += M[a, b] * sb * vs[rb]
-        q[a] = t
-    for a in range(k2):
-        for b in range(k2):
+        if t == 0:
+            for j in range(M2MAX):
+                w2[j] = 0.0
+            ok[0] = 0.0
+        return
+    e = t
+    while e < k2 * k2:
+        a = e // k2
+        b = e - a * k2
+        M[a, b] = SMB[0, a, b]
+        e += nt
+    e = t
+    while e < m2 + m2 * (m2 + 1) // 2:
+        vs[e] = st[V1_R + e]
+        e += nt
+    # the rows of W in slot numbering (y: the slot's row, s: m + it)
+    e = t
+    while e < k2:
+        rows[e] = SMB[4, 0, e] if e < k else m + SMB[4, 0, e - k]
+        e += nt
+    cuda.syncthreads()
+    e = t
+    while e < k2 + k2 * k2:
+        if e < k2:
+            a = e
+            s = 0.0
+            for b in range(k2):
+                rb = int(rows[b])
+                sb = 1.0 if b < k else theta
+                s += M[a, b] * sb * vs[rb]
+            q[a] = s
+        else:
+            a = (e - k2) // k2
+            b = (e - k2) - a * k2
+            rb = int(rows[b])
             s = 0.0
             for c in range(k2):
-                ra = int(order[c]) if c < k else m + int(order[c - k])
-                rb = int(order[b]) if b < k else m + int(order[b - k])
+                ra = int(rows[c])
                 lo_, hi_ = (ra, rb) if ra <= rb else (rb, ra)
                 # packed upper triangle of the slot gram: row lo_ starts at lo_ (2 m2 - lo_ + 1) / 2
                 gq = lo_ * (2 * m2 - lo_ + 1) // 2 + (hi_ - lo_)
                 sc = (1.0 if c < k else theta) * (1.0 if b < k else theta)
                 s += M[a, c] * sc * vs[m2 + gq]
             A[a, b] = (1.0 if a == b else 0.0) - s / theta
-    if not _lb_solve(A, k2, q):
-        return False
-    for a in range(k2):
-        if a < k:
-            w2[int(order[a])] = q[a]
-        else:
-            w2[m + int(order[a - k])] = theta * q[a]
-    return True
+        e += nt
+    cuda.syncthreads()
+    if t == 0:
+        for j in range(M2MAX):
+            w2[j] = 0.0
+        good = _lb_solve(A, k2, q)
+        if good:
+            for a in range(k2):
+                if a < k:
+                    w2[int(rows[a])] = q[a]
+                else:
+                    w2[int(rows[a])] = theta * q[a]
+        ok[0] = 1.0 if good else 0.0
 
 
 @cuda.jit(cache=True)
@@ -423,11 +515,10 @@ def lf_step(VEC, YS, m, project, st, SMB):
 def _step(VEC, YS, m, project, st, SMB, sh, A, q, w2, ok, Ms, vs):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    if cuda.threadIdx.x == 0:
-        ok[0] = 1.0 if _subspace(st, m, SMB, A, q, w2, Ms, vs) else 0.0
-        if cuda.blockIdx.x == 0:
-            st[SUBOK] = ok[0]
+    _subspace(st, m, SMB, A, q, w2, Ms, vs, sh, ok)
     cuda.syncthreads()
+    if cuda.grid(1) == 0:
+        st[SUBOK] = ok[0]
     if ok[0] == 0.0:
         return
     theta = st[THETA]

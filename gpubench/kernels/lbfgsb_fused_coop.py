@@ -40,8 +40,10 @@ def lf_iterate(VEC, xa, YS, m, st, SMB, project, constrained, boxed, pgtol, fact
     if update != 0:
         _pair(VEC, xa, YS, m, st, sh2)
         grid.sync()
-        if cuda.grid(1) == 0:
-            _gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun)
+        if cuda.blockIdx.x == 0:      # block 0 alone (TPB >= PUSH_THREADS threads): _push's block
+            if cuda.threadIdx.x == 0:
+                _gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun)
+            cuda.syncthreads()
             if st[RUN] != 0.0:
                 _push(st, m, -1.0, SMB)
         grid.sync()

@@ -2,7 +2,7 @@
 ``sync_every`` > 1): the decisions the host takes after each evaluation, taken on the device, so
 that the host launches many iterations without reading anything back.
 
-``lf_gate_push`` (one thread, after the first trial's f and g.d are in ``st[FA]``, ``st[SLOPE]``) takes the
+``lf_gate_push`` (one block: its thread 0 gates, all of them push; after the first trial's f and g.d are in ``st[FA]``, ``st[SLOPE]``) takes the
 decisions of the per-evaluation driver in its order: the previous step's stopping test, the
 iteration and evaluation limits, the descent test, then the strong Wolfe test of the first trial
 (c1 = 1e-3, c2 = 0.9: :func:`gpubench.methods.lbfgsb.shared._line_search`'s first evaluation).  A
@@ -60,8 +60,11 @@ def lf_gate_push(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun, m, SMB):
     """The gate, then, where it accepted, the memory update's one-thread part (``lf_push`` with the
     device's curvature threshold): two one-thread steps in one launch.  The pass of the update's sums
     (``lf_pair``) runs before it: its sums of a trial the gate does not accept are never used
-    (``lf_enter`` clears them before the host's own update)."""
-    _gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun)
+    (``lf_enter`` clears them before the host's own update).  One block of PUSH_THREADS threads:
+    thread 0 gates, all of them push."""
+    if cuda.threadIdx.x == 0:
+        _gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun)
+    cuda.syncthreads()
     if st[RUN] == 0.0:
         return
     _push(st, m, -1.0, SMB)

@@ -86,6 +86,7 @@ class _Launcher:
         blocks = 1 if self.sim else min(blocks, 4 * cuda.get_current_device().MULTIPROCESSOR_COUNT)
         self.vec = (max(1, blocks), self.tpb)
         self.one = (1, 1)
+        self.push = (1, K.PUSH_THREADS)
 
     def view(self, a):
         if self.sim:
@@ -104,11 +105,13 @@ class _Kernels:
     simulator it is the ordinary launch: the same kernel on the same arguments)."""
 
     VECTOR = ("lf_pair", "lf_move", "lf_reduced", "lf_step", "lf_direction", "lf_trial", "lf_iterate")
+    PUSH = ("lf_push", "lf_gate_push")         # one block of PUSH_THREADS: the memory update's columns
 
     def __init__(self, L, **kernels):
         self.sim = L.sim
         self.kernels = kernels
-        self.shape = {name: (L.vec if name in self.VECTOR else L.one) for name in kernels}
+        self.shape = {name: (L.vec if name in self.VECTOR else L.push if name in self.PUSH else L.one)
+                      for name in kernels}
         self.conf = {name: k[self.shape[name]] for name, k in kernels.items()}
 
     def __call__(self, name, *args):
