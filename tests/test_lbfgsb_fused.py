@@ -32,9 +32,11 @@ def _rosenbrock(x):
 
 
 CASES = {
-    # torsion (quadratic, many bounds active), the history wrapping at the widest m = 8: the memory
-    # update's 16 columns in blocks of fewer threads (the cooperative kernel's 8 under the simulator)
-    "torsion": lambda: (minpack2.make("torsion", 64), 8, "project"),
+    # torsion (quadratic, many bounds active), the history wrapping at m = 3
+    "torsion": lambda: (minpack2.make("torsion", 64), 3, "project"),
+    # the same at the widest history, m = 8: the memory update's 16 columns in blocks of fewer threads
+    # (the cooperative kernel's 8 under the simulator)
+    "torsion8": lambda: (minpack2.make("torsion", 64), 8, "project"),
     # Rosenbrock in a box cutting off its minimiser: line searches of several trials, truncated steps
     "rosenbrock": lambda: (type("P", (), dict(fg_stencil=staticmethod(_rosenbrock), x0=np.linspace(-0.9, 0.5, 5),
                                               lo=np.full(5, -0.8), hi=np.full(5, 0.6)))(), 4, "truncate"),
@@ -56,7 +58,7 @@ def _both(case, batched=True, **kw):
     return ref, got, syncs, core.SYNC["count"] - c0 - syncs
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", ["torsion", "rosenbrock"])
 def test_fused_iterates_equal_the_array_loop(case):
     ref, got, syncs, bat_syncs = _both(case)
     assert ref.iterations > 8 and ref.status == 0
@@ -88,13 +90,13 @@ def _broken_module(tmp_path, old, new):
 
 @pytest.mark.parametrize("old, new", [
     ("        t = (x[i] - hi[i]) / gi", "        t = math.inf"),                       # upper bounds ignored
-    ("gq = lo_ * (2 * m2 - lo_ + 1) // 2 + (hi_ - lo_)", "gq = lo_ * (2 * m2 - lo_ + 1) // 2"),  # gram misread
+    ("s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
     ("sh2[1, M2MAX + e] = st[C_P + e]", "sh2[1, M2MAX + e] = st[C_P]"),     # W^T d misstaged for the Cauchy step
 ])
 def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, old, new):
     bad = _broken_module(tmp_path, old, new)
     monkeypatch.setattr(fused, "kernels", lambda: bad)
-    ref, got, _, _ = _both("torsion", batched=False)
+    ref, got, _, _ = _both("torsion", batched=False, maxiter=12)
     assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
 
 
@@ -223,7 +225,7 @@ def test_a_batched_iteration_is_seven_bound_launches(monkeypatch):
     assert shared.launches_since(before, r.iterations)["kernels"] <= 9
 
 
-@pytest.mark.parametrize("case, kw", [("torsion", dict(maxiter=12)), ("rosenbrock", dict(maxfun=7))])
+@pytest.mark.parametrize("case, kw", [("torsion8", dict(maxiter=12)), ("rosenbrock", dict(maxfun=7))])
 def test_the_cooperative_iteration_takes_the_same_steps(monkeypatch, case, kw):
     """fused.COOPERATIVE: a batch's iteration is one cooperative launch (lf_iterate: the seven
     kernels' device functions with grid syncs between them, the next first trial computed with the
@@ -257,8 +259,7 @@ def _replaying(calls):
     return capture
 
 
-@pytest.mark.parametrize("case, kw", [("torsion", dict(maxiter=12)), ("rosenbrock", dict(maxfun=9)),
-                                      ("rosenbrock", {})])
+@pytest.mark.parametrize("case, kw", [("torsion", dict(maxiter=12)), ("rosenbrock", dict(maxfun=9))])
 def test_a_graph_replay_takes_the_same_steps(monkeypatch, case, kw):
     """Issue 43: a batch's iteration captured once as a CUDA graph (after the first batch) and replayed,
     one launch an iteration: iterates, counts, evaluations and stop bit for bit those of the launches it
@@ -285,7 +286,7 @@ def test_a_capture_that_fails_leaves_the_launches():
     goes on with the launches it would have replaced, the same steps, and the result says why."""
     from gpubench.device import gpu
     p, m, step = CASES["torsion"]()
-    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np, sync_every=16, maxiter=10)
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, backend=np, sync_every=16, maxiter=4)
     ref = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, **args)
     tried = []
 
@@ -313,3 +314,15 @@ def test_only_an_objective_marked_capturable_is_captured():
     assert "simulator" in fused._graph_refusal(p.fg_stencil, 16, False, True)
     assert "sync_every=1" in fused._graph_refusal(p.fg_stencil, 1, False, False)
     assert "cooperative" in fused._graph_refusal(p.fg_stencil, 16, True, False)
+
+
+def test_blocks_of_several_warps_sum_the_gram_as_one_warp_does():
+    """lf_reduced's tile: with blocks of 64 threads (two groups of 32 lanes, each summing every other
+    product over the tile) the iterates are the array loop's, as with the simulator's blocks of 8
+    (one group), to rounding: the sums' order differs, nothing else."""
+    p, m, step = CASES["torsion"]()
+    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, maxiter=6)
+    ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, cauchy="approximate", backend="cpu", **args)
+    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, threads=64, **args)
+    assert (got.iterations, got.nfev) == (ref.iterations, ref.nfev)
+    np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-10)
