@@ -315,14 +315,3 @@ def test_only_an_objective_marked_capturable_is_captured():
     assert "sync_every=1" in fused._graph_refusal(p.fg_stencil, 1, False, False)
     assert "cooperative" in fused._graph_refusal(p.fg_stencil, 16, True, False)
 
-
-def test_blocks_of_several_warps_sum_the_gram_as_one_warp_does():
-    """lf_reduced's tile: with blocks of 64 threads (two groups of 32 lanes, each summing every other
-    product over the tile) the iterates are the array loop's, as with the simulator's blocks of 8
-    (one group), to rounding: the sums' order differs, nothing else."""
-    p, m, step = CASES["torsion"]()
-    args = dict(m=m, step=step, pgtol=1e-8, factr=10.0, maxiter=6)
-    ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, cauchy="approximate", backend="cpu", **args)
-    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, threads=64, **args)
-    assert (got.iterations, got.nfev) == (ref.iterations, ref.nfev)
-    np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-10)

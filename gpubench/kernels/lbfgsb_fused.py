@@ -20,13 +20,13 @@ writes it to ``st``.  Each pass clears the accumulators of passes that come afte
 """
 import math
 
-from numba import cuda, float64, int32
+from numba import cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
     C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
-    _clear, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    _clear, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
@@ -357,7 +357,7 @@ def lf_reduced(VEC, YS, m, st, SMB):
     """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
     the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
     the free rows."""
-    sh2 = cuda.shared.array((NTILE, TPB), float64)
+    sh2 = cuda.shared.array((CH, TPB), float64)
     w1 = cuda.shared.array(M2MAX, float64)
     p = cuda.shared.array(M2MAX, float64)
     tcs = cuda.shared.array(1, float64)
@@ -366,18 +366,10 @@ def lf_reduced(VEC, YS, m, st, SMB):
 
 @cuda.jit(device=True)
 def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
-    # ``sh2``: NTILE x TPB.  The products YS r and the gram are summed a tile of the block's
-    # elements at a time: each thread puts its element's free YS column and r in the tile (zeros where
-    # the coordinate is bound), then each group of lanes (a warp) sums some of the products over the
-    # tile, its lanes taking every G-th element, into a few partial sums of its own.  A thread kept all
-    # m2 + m2 (m2 + 1) / 2 products in a local array before, updated at every element: at 1.6e5 that
-    # array's traffic was most of the pass's DRAM bytes (ncu, results/gpu/solve-f37de06/).
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     acc = cuda.local.array(NACC, float64)
-    part = cuda.local.array(NACC, float64)
-    pa = cuda.local.array(NACC, int32)
-    pb = cuda.local.array(NACC, int32)
+    w = cuda.local.array(M2MAX, float64)
     _stage_cauchy(st, m, SMB, sh2)
     cuda.syncthreads()
     if cuda.threadIdx.x == 0:
@@ -388,86 +380,45 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     k = int(st[K])
     m2 = 2 * m
     nv = m2 + m2 * (m2 + 1) // 2
+    for q in range(nv):
+        acc[q] = 0.0
     tc = tcs[0]
     theta = st[THETA]
-    t = cuda.threadIdx.x
-    nt = cuda.blockDim.x
-    gw = 32 if nt >= 32 else nt         # a group's lanes (a warp; the simulator's small blocks: one group)
-    ng = nt // gw
-    grp = t // gw
-    lane = t - grp * gw
-    # this thread's products: q = grp, grp + ng, ...; q < m2 is (YS r)_q, row m2 of the tile being r;
-    # then the gram's packed upper triangle, row by row (the order of the products in st[V1_R:])
-    npart = 0
-    q = grp
-    while q < nv:
-        if q < m2:
-            pa[npart] = q
-            pb[npart] = m2
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        x = VEC[X, i]
+        gi = VEC[G, i]
+        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
+        if t > 0.0 and t <= tc:
+            xc = VEC[HI, i] if gi < 0.0 else VEC[LO, i]
+        elif t > 0.0:
+            xc = x - tc * gi
         else:
-            a = 0
-            rest = q - m2
-            while rest >= m2 - a:
-                rest -= m2 - a
-                a += 1
-            pa[npart] = a
-            pb[npart] = a + rest
-        part[npart] = 0.0
-        npart += 1
-        q += ng
-    n = VEC.shape[1]
-    base = cuda.blockIdx.x * nt         # the same rounds for every thread of the block (its syncs)
-    while base < n:
-        i = base + t
-        free = False
-        r = 0.0
-        if i < n:
-            x = VEC[X, i]
-            gi = VEC[G, i]
-            tb = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
-            if tb > 0.0 and tb <= tc:
-                xc = VEC[HI, i] if gi < 0.0 else VEC[LO, i]
-            elif tb > 0.0:
-                xc = x - tc * gi
-            else:
-                xc = x
-            VEC[XC, i] = xc
-            if tb > tc:
-                VEC[FR, i] = 1.0
-                if k > 0:
-                    s = 0.0
-                    for j in range(m2):
-                        v = YS[j, i]
-                        sh2[j, t] = v           # the tile's column, read once
-                        s += w1[j] * v
-                    r = gi + theta * (xc - x) - s
-                    free = True
-                VEC[R, i] = r
-            else:
-                VEC[FR, i] = 0.0
-                VEC[R, i] = 0.0
-        if k > 0:
-            if not free:
+            xc = x
+        VEC[XC, i] = xc
+        if t > tc:
+            VEC[FR, i] = 1.0
+            if k > 0:
                 for j in range(m2):
-                    sh2[j, t] = 0.0
-            sh2[m2, t] = r
-            cuda.syncthreads()
-            for c in range(npart):
-                a = pa[c]
-                b = pb[c]
+                    w[j] = YS[j, i]
                 s = 0.0
-                e = lane
-                while e < nt:
-                    s += sh2[a, e] * sh2[b, e]
-                    e += gw
-                part[c] += s
-            cuda.syncthreads()
-        base += cuda.gridsize(1)
+                for j in range(m2):
+                    s += w1[j] * w[j]
+                r = gi + theta * (xc - x) - s
+                VEC[R, i] = r
+                q = m2
+                for a in range(m2):
+                    acc[a] += w[a] * r
+                    for b in range(a, m2):
+                        acc[q] += w[a] * w[b]
+                        q += 1
+            else:
+                VEC[R, i] = 0.0
+        else:
+            VEC[FR, i] = 0.0
+            VEC[R, i] = 0.0
+        i += cuda.gridsize(1)
     if k > 0:
-        for q in range(nv):
-            acc[q] = 0.0
-        for c in range(npart):
-            acc[grp + c * ng] = part[c]
         _sums_into(st, V1_R, sh2, acc, nv)
 
 

@@ -16,7 +16,7 @@ from numba import cuda, float64
 
 from gpubench.kernels.lbfgsb_fused import _pair, _move, _reduced, _step, _direction, _trial, _push
 from gpubench.kernels.lbfgsb_fused_gate import _gate
-from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, M2MAX, NACC, RUN
+from gpubench.kernels.lbfgsb_fused_layout import TPB, CH, M2MAX, NACC, RUN
 
 
 @cuda.jit(cache=True)
@@ -27,7 +27,7 @@ def lf_iterate(VEC, xa, YS, m, st, SMB, project, constrained, boxed, pgtol, fact
     count) for the next iteration's first trial into ``xa``."""
     grid = cuda.cg.this_grid()
     sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((NTILE, TPB), float64)     # lf_reduced's tile (CH rows for the other passes)
+    sh2 = cuda.shared.array((CH, TPB), float64)
     w1 = cuda.shared.array(M2MAX, float64)
     p = cuda.shared.array(M2MAX, float64)
     tcs = cuda.shared.array(1, float64)

@@ -76,7 +76,6 @@ def _into(st, idx, sh, v, op):
 
 
 CH = 8                     # sums reduced together by one tree (shared memory: CH x TPB doubles)
-NTILE = M2MAX + 1          # rows of lf_reduced's tile: a block's free YS columns and r (NTILE x TPB doubles)
 
 
 @cuda.jit(device=True)
