@@ -54,7 +54,8 @@ def lbfgsb_minpack(problem, n, s):
         path = "fused" if fused.supported(s["cauchy"], s["m"]) else "array"
     return (dict(_measured(r, "cuda" if xp is not np else "cpu"), evaluations=r["evaluations"]),
             {"pg0": float(r["pg0"]), "path": path, "host_reads": r["host_reads"],   # device->host reads, timed run
-             "launches": r["launches"],       # an iteration, timed run: numba kernels (bound), array ops
+             "launches": r["launches"],       # an iteration, timed run: numba kernels (bound), array ops, graphs
+             **({"graph": r["graph"]} if "graph" in r else {}),   # the fused path: "replayed", or why not
              **floors.same_run_copy(xp is not np)})
 
 
