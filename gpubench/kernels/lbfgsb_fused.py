@@ -4,7 +4,7 @@ An iteration of :func:`gpubench.methods.lbfgsb.core.minimize` (approximate Cauch
 2014, section 4.1; BLNZ 1995 direct primal subspace step, projected as in Morales & Nocedal 2011)
 as few passes over the n-vectors, each a grid-stride kernel whose dot products, minima and
 maxima are reduced on the device (a block tree, then one atomic per block into ``st``), with
-single-thread kernels between them for the 2m x 2m algebra.  Every scalar of the iteration stays
+one-block kernels between them for the 2m x 2m algebra.  Every scalar of the iteration stays
 in the device array ``st`` (layout below); the host reads it once per line-search evaluation.
 
 Arguments are few (a launch's cost on the host grows with each array passed): ``VEC`` holds
@@ -14,9 +14,10 @@ trial point's row ``XA``, unused, the accepted gradient ``GN``), ``YS`` the hist
 m..2m-1 hold s, slots reused round-robin), ``SMB`` the small matrices (``SMB[0]`` the middle
 matrix M, ``SMB[1]`` work space, ``SMB[2]`` s_i.s_j and ``SMB[3]`` s_i.y_j oldest first,
 ``SMB[4][0]`` the slots oldest first).  The 2m x 2m algebra that a pass needs first (the Cauchy
-step, the subspace system, the step length) is done by thread 0 of every block at the pass's
-start (a few microseconds, the same in every block) rather than by a launch of its own; block 0
-writes it to ``st``.  Each pass clears the accumulators of passes that come after it.
+step, the subspace system, the step length) is done by every block at the pass's start (its
+operands staged in shared memory by all its threads, the sums shared out, the solve by thread 0:
+the same in every block) rather than by a launch of its own; block 0 writes it to ``st``.  The
+memory update's part is :mod:`gpubench.kernels.lbfgsb_fused_push`.  Each pass clears the accumulators of passes that come after it.
 """
 import math
 
@@ -30,7 +31,9 @@ from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.meth
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
-    from gpubench.kernels.lbfgsb import _lb_lu, _lb_lu_solve, _lb_middle_row, _lb_solve
+    from gpubench.kernels.lbfgsb import _lb_solve
+# the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
+from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
 
 
 @cuda.jit(device=True)
@@ -113,9 +116,6 @@ def _pair(VEC, xa, YS, m, st, sh2):
     _sums_into(st, U_SYY, sh2, acc, m)
 
 
-PUSH_THREADS = 32       # one block's threads for _push (lf_push, lf_gate_push): a column of M each (k2 <= M2MAX)
-
-
 @cuda.jit(cache=True)
 def lf_push(st, m, accept, SMB):
     """Append the pair where s.y > ``accept`` (BLNZ's curvature test), dropping the oldest at k = m;
@@ -125,105 +125,6 @@ def lf_push(st, m, accept, SMB):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     _push(st, m, accept, SMB)
-
-
-@cuda.jit(device=True)
-def _push(st, m, accept, SMB):
-    # lf_push's work, also done by the batched driver's lf_gate_push after its gate; called by every
-    # thread of one block (PUSH_THREADS): the small matrices staged on chip by all threads, the
-    # append and the factorisation of BLNZ's middle system by thread 0, the k2 columns of its
-    # inverse M by k2 threads (each column solved as _lb_middle solves it: the same bits), M
-    # written back.  One thread did all of it before: its chain of dependent loads was most of the
-    # launch (tens of microseconds).
-    M = cuda.shared.array((M2MAX, M2MAX), float64)
-    A = cuda.shared.array((M2MAX, M2MAX), float64)
-    SS = cuda.shared.array((MMAX, MMAX), float64)
-    SY = cuda.shared.array((MMAX, MMAX), float64)
-    piv = cuda.shared.array(M2MAX, float64)
-    state = cuda.shared.array(3, float64)       # factorised (1.0), k, theta
-    t = cuda.threadIdx.x
-    if accept == -1.0:
-        accept = EPS * (-st[V3_GD] * st[A_ACC])     # the host's shared.EPS * (-gd * a), same roundings
-    k = int(st[K])
-    e = t
-    while e < k * k:
-        a = e // k
-        b = e - a * k
-        SS[a, b] = SMB[2, a, b]
-        SY[a, b] = SMB[3, a, b]
-        e += cuda.blockDim.x
-    cuda.syncthreads()
-    if t == 0:
-        state[0] = 0.0
-        _append(st, m, accept, SMB, SS, SY, A, piv, state)
-    cuda.syncthreads()
-    if state[0] == 0.0:
-        return
-    k = int(state[1])
-    k2 = 2 * k
-    j = t
-    while j < k2:
-        col = M[j]                  # column j of M, solved in row j of M's storage
-        for a in range(k2):
-            col[a] = 1.0 if a == j else 0.0
-        _lb_lu_solve(A, k2, piv, col, True)
-        for a in range(k2):
-            SMB[0, a, j] = col[a]
-        j += cuda.blockDim.x
-    if t == 0:
-        st[K] = k
-        st[THETA] = state[2]
-
-
-@cuda.jit(device=True)
-def _append(st, m, accept, SMB, SS, SY, A, piv, state):
-    # _push's one-thread part: BLNZ's curvature test, the pair appended (the oldest dropped at
-    # k = m), S^T S and S^T Y written back, the middle system [[-D, L^T], [L, theta S^T S]] built in
-    # ``A`` and factorised (_lb_lu); ``state`` = (1.0 where factorised, k, theta) for the columns
-    order = SMB[4, 0]
-    k = int(st[K])
-    st[ACCEPT] = 0.0
-    _clear(st, C_T1, C_P + 2 * MMAX)
-    st[C_T1] = math.inf
-    sy = st[U_SY]
-    if not (sy > accept):
-        return
-    if k == m:
-        slot = int(order[0])
-        for a in range(m - 1):
-            order[a] = order[a + 1]
-            for b in range(m - 1):
-                SS[a, b] = SS[a + 1, b + 1]
-                SY[a, b] = SY[a + 1, b + 1]
-        k -= 1
-    else:
-        slot = k
-    order[k] = slot
-    k += 1
-    for a in range(k):
-        sl = int(order[a])
-        SS[a, k - 1] = st[U_YSS + m + sl]
-        SS[k - 1, a] = st[U_YSS + m + sl]
-        SY[k - 1, a] = st[U_YSS + sl]
-        SY[a, k - 1] = st[U_SYY + sl]
-    SY[k - 1, k - 1] = sy
-    SS[k - 1, k - 1] = st[U_SS]
-    theta = st[U_YY] / sy
-    st[ACCEPT] = 1.0
-    st[SLOT] = slot
-    for a in range(k):
-        for b in range(k):
-            SMB[2, a, b] = SS[a, b]
-            SMB[3, a, b] = SY[a, b]
-    for a in range(2 * k):
-        _lb_middle_row(SS, SY, k, theta, A, a)
-    if _lb_lu(A, 2 * k, piv):
-        state[0] = 1.0
-        state[1] = k
-        state[2] = theta
-    else:
-        st[K] = 0.0
-        st[THETA] = 1.0
 
 
 @cuda.jit(cache=True)

@@ -14,7 +14,8 @@ the driver caps its blocks by the occupancy query.
 """
 from numba import cuda, float64
 
-from gpubench.kernels.lbfgsb_fused import _pair, _move, _reduced, _step, _direction, _trial, _push
+from gpubench.kernels.lbfgsb_fused import _pair, _move, _reduced, _step, _direction, _trial
+from gpubench.kernels.lbfgsb_fused_push import _push
 from gpubench.kernels.lbfgsb_fused_gate import _gate
 from gpubench.kernels.lbfgsb_fused_layout import TPB, CH, M2MAX, NACC, RUN
 
@@ -40,7 +41,7 @@ def lf_iterate(VEC, xa, YS, m, st, SMB, project, constrained, boxed, pgtol, fact
     if update != 0:
         _pair(VEC, xa, YS, m, st, sh2)
         grid.sync()
-        if cuda.blockIdx.x == 0:      # block 0 alone (TPB >= PUSH_THREADS threads): _push's block
+        if cuda.blockIdx.x == 0:      # block 0 alone: _push's block (its loops stride over any block size)
             if cuda.threadIdx.x == 0:
                 _gate(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun)
             cuda.syncthreads()

@@ -17,7 +17,7 @@ import math
 
 from numba import config, cuda
 
-from gpubench.kernels.lbfgsb_fused import _push
+from gpubench.kernels.lbfgsb_fused_push import _push
 from gpubench.kernels.lbfgsb_fused_layout import (
     V3_GD, V3_DD, STP, STPMAX, C_PG, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE,
     GATE_PGTOL, GATE_FDEC, GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST, U_SY, U_SYY, MMAX, _clear)
@@ -57,7 +57,7 @@ def _stop(st, code):
 
 @cuda.jit(cache=True)
 def lf_gate_push(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun, m, SMB):
-    """The gate, then, where it accepted, the memory update's one-thread part (``lf_push`` with the
+    """The gate, then, where it accepted, the memory update's small part (``lf_push`` with the
     device's curvature threshold): two one-thread steps in one launch.  The pass of the update's sums
     (``lf_pair``) runs before it: its sums of a trial the gate does not accept are never used
     (``lf_enter`` clears them before the host's own update).  One block of PUSH_THREADS threads:
