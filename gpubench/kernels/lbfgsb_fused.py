@@ -21,14 +21,16 @@ memory update's part is :mod:`gpubench.kernels.lbfgsb_fused_push`.  Each pass cl
 """
 import math
 
-from numba import cuda, float64
+from numba import config, cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
     C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
-    _clear, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    _clear, NTILE, TILE_SUMS, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
+
+_SIM = bool(config.ENABLE_CUDASIM)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
     from gpubench.kernels.lbfgsb import _lb_solve
@@ -258,7 +260,7 @@ def lf_reduced(VEC, YS, m, st, SMB):
     """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
     the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
     the free rows."""
-    sh2 = cuda.shared.array((CH, TPB), float64)
+    sh2 = cuda.shared.array((NTILE, TPB), float64)
     w1 = cuda.shared.array(M2MAX, float64)
     p = cuda.shared.array(M2MAX, float64)
     tcs = cuda.shared.array(1, float64)
@@ -266,11 +268,24 @@ def lf_reduced(VEC, YS, m, st, SMB):
 
 
 @cuda.jit(device=True)
+def _lane_swap(v, off):
+    """The value of lane (lane xor off) of the same warp (shfl_xor); never called under the simulator,
+    where a group is one thread (below)."""
+    return cuda.shfl_xor_sync(0xFFFFFFFF, v, off)
+
+
+@cuda.jit(device=True)
 def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
+    # ``sh2``: NTILE x TPB: rows 0..2m the tile, row TILE_SUMS the block's sums (row TILE_SWAP: the
+    # cooperative kernel's other passes' scratch).  YS r and the free rows' gram are summed a tile of the block's elements at a
+    # time: each thread puts its element's free YS column and r in the tile (zeros where the coordinate
+    # is bound); each group of lanes (a warp) takes some of the products, its lanes a part of the
+    # tile's elements each, folds the lanes' sums by a butterfly and adds the result to the block's
+    # sum of that product in shared memory.  A thread kept all m2 + m2 (m2 + 1) / 2 products in a local
+    # array before, updated at every element: at 1.6e5 that array's traffic was most of the pass's
+    # DRAM bytes (ncu, results/gpu/solve-f37de06/).
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    acc = cuda.local.array(NACC, float64)
-    w = cuda.local.array(M2MAX, float64)
     _stage_cauchy(st, m, SMB, sh2)
     cuda.syncthreads()
     if cuda.threadIdx.x == 0:
@@ -281,46 +296,92 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     k = int(st[K])
     m2 = 2 * m
     nv = m2 + m2 * (m2 + 1) // 2
-    for q in range(nv):
-        acc[q] = 0.0
     tc = tcs[0]
     theta = st[THETA]
-    i = cuda.grid(1)
-    while i < VEC.shape[1]:
-        x = VEC[X, i]
-        gi = VEC[G, i]
-        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
-        if t > 0.0 and t <= tc:
-            xc = VEC[HI, i] if gi < 0.0 else VEC[LO, i]
-        elif t > 0.0:
-            xc = x - tc * gi
-        else:
-            xc = x
-        VEC[XC, i] = xc
-        if t > tc:
-            VEC[FR, i] = 1.0
-            if k > 0:
-                for j in range(m2):
-                    w[j] = YS[j, i]
-                s = 0.0
-                for j in range(m2):
-                    s += w1[j] * w[j]
-                r = gi + theta * (xc - x) - s
-                VEC[R, i] = r
-                q = m2
-                for a in range(m2):
-                    acc[a] += w[a] * r
-                    for b in range(a, m2):
-                        acc[q] += w[a] * w[b]
-                        q += 1
+    t = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    # a group's lanes: a warp on the GPU (nt a power of two: fused.minimize checks ``threads``); under
+    # the simulator one thread, which sums its products over the whole tile (no shuffle to emulate:
+    # the simulator's barriers are slow)
+    gw = 1 if _SIM else (32 if nt >= 32 else nt)
+    ng = nt // gw
+    grp = t // gw
+    lane = t - grp * gw
+    rounds = (nv + ng - 1) // ng        # products a group takes, the same count in every group
+    sums = sh2[TILE_SUMS]
+    e = t
+    while e < nv:
+        sums[e] = 0.0
+        e += nt
+    n = VEC.shape[1]
+    base = cuda.blockIdx.x * nt         # the same rounds for every thread of the block (its syncs)
+    while base < n:
+        i = base + t
+        free = False
+        r = 0.0
+        if i < n:
+            x = VEC[X, i]
+            gi = VEC[G, i]
+            tb = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
+            if tb > 0.0 and tb <= tc:
+                xc = VEC[HI, i] if gi < 0.0 else VEC[LO, i]
+            elif tb > 0.0:
+                xc = x - tc * gi
             else:
+                xc = x
+            VEC[XC, i] = xc
+            if tb > tc:
+                VEC[FR, i] = 1.0
+                if k > 0:
+                    s = 0.0
+                    for j in range(m2):
+                        v = YS[j, i]
+                        sh2[j, t] = v           # the tile's column, read once
+                        s += w1[j] * v
+                    r = gi + theta * (xc - x) - s
+                    free = True
+                VEC[R, i] = r
+            else:
+                VEC[FR, i] = 0.0
                 VEC[R, i] = 0.0
-        else:
-            VEC[FR, i] = 0.0
-            VEC[R, i] = 0.0
-        i += cuda.gridsize(1)
+        if k > 0:
+            if not free:
+                for j in range(m2):
+                    sh2[j, t] = 0.0
+            sh2[m2, t] = r
+            cuda.syncthreads()
+            for c in range(rounds):
+                q = grp + c * ng
+                s = 0.0
+                if q < nv:
+                    # product q: (YS r)_q for q < m2 (row m2 of the tile is r), else the gram's packed
+                    # upper triangle row by row (st[V1_R:]'s order)
+                    a = q
+                    b = m2
+                    if q >= m2:
+                        a = 0
+                        rest = q - m2
+                        while rest >= m2 - a:
+                            rest -= m2 - a
+                            a += 1
+                        b = a + rest
+                    e = lane
+                    while e < nt:
+                        s += sh2[a, e] * sh2[b, e]
+                        e += gw
+                off = gw // 2
+                while off > 0:
+                    s += _lane_swap(s, off)
+                    off //= 2
+                if lane == 0 and q < nv:
+                    sums[q] += s
+            cuda.syncthreads()
+        base += cuda.gridsize(1)
     if k > 0:
-        _sums_into(st, V1_R, sh2, acc, nv)
+        e = t
+        while e < nv:
+            cuda.atomic.add(st, V1_R + e, sums[e])
+            e += nt
 
 
 @cuda.jit(device=True)

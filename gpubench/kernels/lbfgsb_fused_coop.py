@@ -17,7 +17,7 @@ from numba import cuda, float64
 from gpubench.kernels.lbfgsb_fused import _pair, _move, _reduced, _step, _direction, _trial
 from gpubench.kernels.lbfgsb_fused_push import _push
 from gpubench.kernels.lbfgsb_fused_gate import _gate
-from gpubench.kernels.lbfgsb_fused_layout import TPB, CH, M2MAX, NACC, RUN
+from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, TILE_SUMS, TILE_SWAP, M2MAX, RUN
 
 
 @cuda.jit(cache=True)
@@ -27,8 +27,12 @@ def lf_iterate(VEC, xa, YS, m, st, SMB, project, constrained, boxed, pgtol, fact
     evaluated; then lf_reduced, lf_step, lf_direction and lf_trial (first, the device's iteration
     count) for the next iteration's first trial into ``xa``."""
     grid = cuda.cg.this_grid()
-    sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((CH, TPB), float64)
+    # lf_reduced's rows; the other passes' arrays are views of rows it uses only inside its own pass, so
+    # that the block's static shared memory stays under 48 KB (_push's arrays come on top)
+    sh2 = cuda.shared.array((NTILE, TPB), float64)
+    sh = sh2[TILE_SWAP]
+    vs = sh2[TILE_SUMS]                 # NACC <= TPB entries
+    Ms = sh2[0:M2MAX, 0:M2MAX]          # rows a pass's sums (CH rows) never reach while _step holds it
     w1 = cuda.shared.array(M2MAX, float64)
     p = cuda.shared.array(M2MAX, float64)
     tcs = cuda.shared.array(1, float64)
@@ -36,8 +40,6 @@ def lf_iterate(VEC, xa, YS, m, st, SMB, project, constrained, boxed, pgtol, fact
     q = cuda.shared.array(M2MAX, float64)
     w2 = cuda.shared.array(M2MAX, float64)
     ok = cuda.shared.array(1, float64)
-    Ms = cuda.shared.array((M2MAX, M2MAX), float64)
-    vs = cuda.shared.array(NACC, float64)
     if update != 0:
         _pair(VEC, xa, YS, m, st, sh2)
         grid.sync()

@@ -76,6 +76,11 @@ def _into(st, idx, sh, v, op):
 
 
 CH = 8                     # sums reduced together by one tree (shared memory: CH x TPB doubles)
+# lf_reduced's shared rows (NTILE x TPB doubles): its tile (a block's free YS columns and r, 2 MMAX + 1 rows),
+# the block's sums of its products (TILE_SUMS), the simulator's lane swaps (TILE_SWAP)
+TILE_SUMS = M2MAX + 1
+TILE_SWAP = M2MAX + 2
+NTILE = M2MAX + 3
 
 
 @cuda.jit(device=True)
