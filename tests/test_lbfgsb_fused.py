@@ -92,6 +92,7 @@ def _broken_module(tmp_path, old, new):
     ("        t = (x[i] - hi[i]) / gi", "        t = math.inf"),                       # upper bounds ignored
     ("s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
     ("sh2[1, M2MAX + e] = st[C_P + e]", "sh2[1, M2MAX + e] = st[C_P]"),     # W^T d misstaged for the Cauchy step
+    ("                    e = lane\n", "                    e = lane + 1\n"),  # a tile's first element left out
 ])
 def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, old, new):
     bad = _broken_module(tmp_path, old, new)
