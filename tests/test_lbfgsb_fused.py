@@ -107,6 +107,9 @@ def test_fused_input_errors():
         core.minimize(_rosenbrock, np.zeros(3), cauchy="exact", fused=True, backend="cpu")
     with pytest.raises(InputError):
         fused.minimize(_rosenbrock, np.zeros(3), None, None, m=20, backend=np)
+    for threads in (48, 512, 0):    # lf_reduced folds a warp's lanes in powers of two; shared arrays hold 256
+        with pytest.raises(InputError, match="power of two"):
+            fused.minimize(_rosenbrock, np.zeros(3), None, None, backend=np, threads=threads)
 
 
 PTX = r'''
