@@ -268,10 +268,12 @@ def lf_reduced(VEC, YS, m, st, SMB):
 
 
 @cuda.jit(device=True)
-def _lane_swap(v, off):
-    """The value of lane (lane xor off) of the same warp (shfl_xor); never called under the simulator,
-    where a group is one thread (below)."""
-    return cuda.shfl_xor_sync(0xFFFFFFFF, v, off)
+def _lane_swap(v, off, gw):
+    """The value of lane (lane xor off) of the same warp (shfl_xor) among its first ``gw`` lanes (a block
+    of fewer than 32 threads fills part of its warp); never called under the simulator, where a group
+    is one thread (below)."""
+    mask = 0xFFFFFFFF if gw >= 32 else (1 << gw) - 1
+    return cuda.shfl_xor_sync(mask, v, off)
 
 
 @cuda.jit(device=True)
@@ -371,7 +373,7 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                         e += gw
                 off = gw // 2
                 while off > 0:
-                    s += _lane_swap(s, off)
+                    s += _lane_swap(s, off, gw)
                     off //= 2
                 if lane == 0 and q < nv:
                     sums[q] += s
