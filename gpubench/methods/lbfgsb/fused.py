@@ -31,6 +31,15 @@ numba kernels, each bound once a run (:class:`_Kernels`: typed and marshalled on
 or with :data:`COOPERATIVE` one cooperative launch (:mod:`gpubench.kernels.lbfgsb_fused_coop`); the
 host's own steps (start, hand-overs, resets) go through numba's dispatcher.
 
+**A CUDA graph** (:data:`GRAPH`, on by default): where ``fun_and_grad.capturable`` is true, a batch's
+iteration (the seven launches, the objective and the driver's array operations) is captured once, after the
+first batch, by :func:`gpubench.device.gpu.capture_graph`, and each later iteration of a batch is one graph
+launch.  A replay runs the objective's device work but none of its Python, so an objective says it may be
+captured only where its work is all on CuPy's current stream, it reads nothing back and it changes no host
+state after its first call (torsion's ``fg_stencil`` says so).  The result counts the evaluations itself
+(``evaluations``, replays included) and says ``graph``: "replayed", or why not; a capture that fails leaves
+the run to its launches.
+
 ``fun_and_grad(x)`` takes and returns arrays of the module of ``x0`` (CuPy; numpy under numba's
 CUDA simulator, where the tests run it); it may return f as a device scalar.
 """
