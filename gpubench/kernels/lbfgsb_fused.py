@@ -53,17 +53,6 @@ def _breakpoint(x, g, lo, hi, i):
     return t
 
 
-@cuda.jit(device=True)
-def _wx(YS, coef, m2, i):
-    # (W a)_i from the slot coefficients of a
-    s = 0.0
-    for j in range(m2):
-        c = coef[j]
-        if c != 0.0:
-            s += c * YS[j, i]
-    return s
-
-
 @cuda.jit(cache=True)
 def lf_init(st):
     """k = 0, theta = 1, every accumulator cleared (the smallest breakpoint at +inf)."""

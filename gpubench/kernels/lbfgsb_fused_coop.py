@@ -3,7 +3,7 @@
 
 Between two evaluations of the user's f and g, the batched driver launches seven kernels
 (:mod:`gpubench.kernels.lbfgsb_fused`, :mod:`gpubench.kernels.lbfgsb_fused_gate`): the memory update's
-sums, the gate with the update's one-thread part, the move, then the next iteration's Cauchy point,
+sums, the gate with the update's one-block part, the move, then the next iteration's Cauchy point,
 subspace step, direction and first trial.  Each waits on the one before through a grid-wide
 reduction (block sums folded into ``st`` by atomics), so fewer separate launches would need a
 grid-wide barrier: here one cooperative launch runs the same device functions, in the same order,

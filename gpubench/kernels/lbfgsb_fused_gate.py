@@ -58,7 +58,7 @@ def _stop(st, code):
 @cuda.jit(cache=True)
 def lf_gate_push(st, pgtol, factr_eps, ftol_abs, maxiter, maxfun, m, SMB):
     """The gate, then, where it accepted, the memory update's small part (``lf_push`` with the
-    device's curvature threshold): two one-thread steps in one launch.  The pass of the update's sums
+    device's curvature threshold) in one launch.  The pass of the update's sums
     (``lf_pair``) runs before it: its sums of a trial the gate does not accept are never used
     (``lf_enter`` clears them before the host's own update).  One block of PUSH_THREADS threads:
     thread 0 gates, all of them push."""

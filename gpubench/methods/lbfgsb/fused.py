@@ -346,7 +346,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 ga = evaluate_trial()
                 for what in ("set FA", "g.d", "set SLOPE", "copy GN"):
                     shared.launched("array:" + what)
-                # the update's sums, the gate with the update's one-thread part, the move
+                # the update's sums, the gate with the update's one-block part, the move
                 if coop:
                     coop_next()
                 else:
