@@ -78,24 +78,38 @@ def test_fused_stops_at_maxiter_like_the_array_loop():
     np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=1e-12)
 
 
-def _broken_module(tmp_path, old, new):
-    path = tmp_path / "lbfgsb_fused_broken.py"
-    text = kernels.splice("lbfgsb_fused", replace=[(old, new)])
-    path.write_text(text.replace('if __name__ == "gpubench.kernels.lbfgsb_fused":', "if True:"))
-    spec = importlib.util.spec_from_file_location("lbfgsb_fused_broken", path)
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
 
 
-@pytest.mark.parametrize("old, new", [
-    ("        t = (x[i] - hi[i]) / gi", "        t = math.inf"),                       # upper bounds ignored
-    ("s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
-    ("sh2[1, M2MAX + e] = st[C_P + e]", "sh2[1, M2MAX + e] = st[C_P]"),     # W^T d misstaged for the Cauchy step
-    ("                    e = lane\n", "                    e = lane + 1\n"),  # a tile's first element left out
+def _broken_module(tmp_path, old, new, module="lbfgsb_fused"):
+    """lbfgsb_fused with (old, new) applied to it, or to the tile module it imports (``module``)."""
+    text = kernels.splice("lbfgsb_fused", replace=[(old, new)] if module == "lbfgsb_fused" else [])
+    if module == "lbfgsb_fused_tile":
+        name = f"lbfgsb_fused_tile_broken_{abs(hash(old))}"
+        (tmp_path / f"{name}.py").write_text(kernels.splice(module, replace=[(old, new)]))
+        _load(tmp_path / f"{name}.py", name)
+        text = text.replace("from gpubench.kernels.lbfgsb_fused_tile import", f"from {name} import")
+    path = tmp_path / "lbfgsb_fused_broken.py"
+    path.write_text(text.replace('if __name__ == "gpubench.kernels.lbfgsb_fused":', "if True:"))
+    return _load(path, f"lbfgsb_fused_broken_{abs(hash(old))}")
+
+
+@pytest.mark.parametrize("module, old, new", [
+    ("lbfgsb_fused", "        t = (x[i] - hi[i]) / gi", "        t = math.inf"),         # upper bounds ignored
+    ("lbfgsb_fused", "s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
+    ("lbfgsb_fused", "sh2[1, M2MAX + e] = st[C_P + e]", "sh2[1, M2MAX + e] = st[C_P]"),  # W^T d misstaged (Cauchy)
+    ("lbfgsb_fused", "ab[c] = (q - 3) * 64 + m2\n", "ab[c] = (q - 3) * 64 + m2 + 1\n"),  # YS s taken as YS y
+    ("lbfgsb_fused", "            ab[c] = q * 64 + m2\n            dst[c] = C_P + q",
+     "            ab[c] = q * 64 + m2\n            dst[c] = C_P + q - q % 2"),                # YS d summed into the wrong slots
+    ("lbfgsb_fused_tile", "            e = lane\n", "            e = lane + 1\n"),     # a tile's first element left out
 ])
-def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, old, new):
-    bad = _broken_module(tmp_path, old, new)
+def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, module, old, new):
+    bad = _broken_module(tmp_path, old, new, module)
     monkeypatch.setattr(fused, "kernels", lambda: bad)
     ref, got, _, _ = _both("torsion", batched=False, maxiter=12)
     assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
@@ -107,7 +121,7 @@ def test_fused_input_errors():
         core.minimize(_rosenbrock, np.zeros(3), cauchy="exact", fused=True, backend="cpu")
     with pytest.raises(InputError):
         fused.minimize(_rosenbrock, np.zeros(3), None, None, m=20, backend=np)
-    for threads in (48, 512, 0):    # lf_reduced folds a warp's lanes in powers of two; shared arrays hold 256
+    for threads in (48, 512, 0, 4):    # the tile passes fold lanes in powers of two, in >= 8 groups; shared arrays hold 256
         with pytest.raises(InputError, match="power of two"):
             fused.minimize(_rosenbrock, np.zeros(3), None, None, backend=np, threads=threads)
 

@@ -21,21 +21,21 @@ memory update's part is :mod:`gpubench.kernels.lbfgsb_fused_push`.  Each pass cl
 """
 import math
 
-from numba import config, cuda, float64
+from numba import cuda, float64, int64
 
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
-    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
-    _clear, NTILE, TILE_SUMS, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
+    _clear, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
-
-_SIM = bool(config.ENABLE_CUDASIM)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
     from gpubench.kernels.lbfgsb import _lb_solve
 # the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
+# many products over the n-vectors a tile at a time (lf_pair, lf_move, lf_reduced)
+from gpubench.kernels.lbfgsb_fused_tile import RMAX, MIN_THREADS, groups, tile_add, tile_fold  # noqa: F401  (fused.py reads MIN_THREADS here)
 
 
 @cuda.jit(device=True)
@@ -74,7 +74,7 @@ def lf_reset(st):
 @cuda.jit(cache=True)
 def lf_pair(VEC, xa, YS, m, st):
     """s = xa - x, y = gn - g: s.y, y.y, s.s, YS s and S y (the memory update's products)."""
-    sh2 = cuda.shared.array((CH, TPB), float64)
+    sh2 = cuda.shared.array((NTILE, TPB), float64)
     _pair(VEC, xa, YS, m, st, sh2)
 
 
@@ -82,29 +82,49 @@ def lf_pair(VEC, xa, YS, m, st):
 # cooperative iteration (gpubench.kernels.lbfgsb_fused_coop) runs the same code between grid syncs.
 @cuda.jit(device=True)
 def _pair(VEC, xa, YS, m, st, sh2):
+    # the tile (gpubench.kernels.lbfgsb_fused_tile): rows 0..2m-1 the YS column, 2m s, 2m+1 y
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    acc = cuda.local.array(NPAIR, float64)
+    m2 = 2 * m
     nv = 3 * m + 3
-    for q in range(nv):
-        acc[q] = 0.0
-    i = cuda.grid(1)
-    while i < VEC.shape[1]:
-        s = xa[i] - VEC[X, i]
-        y = VEC[GN, i] - VEC[G, i]
-        acc[0] += s * y
-        acc[1] += y * y
-        acc[2] += s * s
-        for j in range(2 * m):
-            acc[3 + j] += YS[j, i] * s
-        for j in range(m):
-            acc[3 + 2 * m + j] += YS[m + j, i] * y
-        i += cuda.gridsize(1)
-    # s.y, y.y, s.s and YS s are contiguous in st from U_SY; S y goes to U_SYY
-    _sums_into(st, U_SY, sh2, acc, 3 + 2 * m)
-    for j in range(m):
-        acc[j] = acc[3 + 2 * m + j]
-    _sums_into(st, U_SYY, sh2, acc, m)
+    gw, ng, grp, lane, rounds = groups(nv)
+    acc = cuda.local.array(RMAX, float64)
+    ab = cuda.local.array(RMAX, int64)
+    dst = cuda.local.array(RMAX, int64)
+    for c in range(rounds):
+        q = grp + c * ng
+        acc[c] = 0.0
+        ab[c] = -1
+        dst[c] = -1
+        if q < nv:
+            # s.y, y.y, s.s, YS s (contiguous in st from U_SY), then S y (at U_SYY)
+            if q < 3:
+                ab[c] = (m2 + (q & 1)) * 64 + m2 + (1 if q < 2 else 0)
+                dst[c] = U_SY + q
+            elif q < 3 + m2:
+                ab[c] = (q - 3) * 64 + m2
+                dst[c] = U_SY + q
+            else:
+                ab[c] = (q - 3 - m) * 64 + m2 + 1
+                dst[c] = U_SYY + q - 3 - m2
+    t = cuda.threadIdx.x
+    n = VEC.shape[1]
+    base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
+    while base < n:
+        i = base + t
+        if i < n:
+            sh2[m2, t] = xa[i] - VEC[X, i]
+            sh2[m2 + 1, t] = VEC[GN, i] - VEC[G, i]
+            for j in range(m2):
+                sh2[j, t] = YS[j, i]
+        else:
+            for j in range(m2 + 2):
+                sh2[j, t] = 0.0
+        cuda.syncthreads()
+        tile_add(sh2, acc, ab, rounds, lane, gw)
+        cuda.syncthreads()
+        base += cuda.gridsize(1)
+    tile_fold(st, acc, dst, rounds, gw, lane)
 
 
 @cuda.jit(cache=True)
@@ -124,55 +144,78 @@ def lf_move(VEC, xa, YS, m, move, st):
     positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
     Clears the accumulators of the iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((CH, TPB), float64)
+    sh2 = cuda.shared.array((NTILE, TPB), float64)
     _move(VEC, xa, YS, m, move, st, sh, sh2)
 
 
 @cuda.jit(device=True)
 def _move(VEC, xa, YS, m, move, st, sh, sh2):
+    # the tile (gpubench.kernels.lbfgsb_fused_tile): rows 0..2m-1 the YS column, 2m d (zeros where the
+    # coordinate is on the fixed set, t_i = 0); its products YS d and d.d.  ``sh``: the min and max trees.
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    acc = cuda.local.array(M2MAX, float64)
     if cuda.grid(1) == 0:
         _clear(st, V1_R, V3_RATIO + 1)
         st[V2_AMIN] = math.inf
         st[V3_RATIO] = math.inf
-    for q in range(2 * m):
-        acc[q] = 0.0
+    m2 = 2 * m
+    gw, ng, grp, lane, rounds = groups(m2 + 1)
+    acc = cuda.local.array(RMAX, float64)
+    ab = cuda.local.array(RMAX, int64)
+    dst = cuda.local.array(RMAX, int64)
+    for c in range(rounds):
+        q = grp + c * ng
+        acc[c] = 0.0
+        ab[c] = -1
+        dst[c] = -1
+        if q < m2:
+            ab[c] = q * 64 + m2
+            dst[c] = C_P + q
+        elif q == m2:
+            ab[c] = m2 * 64 + m2
+            dst[c] = C_DD
     put = move != 0 and st[ACCEPT] != 0.0
     slot = int(st[SLOT])
     t1 = math.inf
-    dd = 0.0
     pg = 0.0
-    i = cuda.grid(1)
-    while i < VEC.shape[1]:
-        if move != 0:
-            if put:
-                YS[slot, i] = VEC[GN, i] - VEC[G, i]
-                YS[m + slot, i] = xa[i] - VEC[X, i]
-            VEC[X, i] = xa[i]
-            VEC[G, i] = VEC[GN, i]
-        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
-        if t > 0.0:
-            d = -VEC[G, i]
-            if t < t1:
-                t1 = t
-            dd += d * d
-            for j in range(2 * m):
-                acc[j] += YS[j, i] * d
-        z = VEC[X, i] - VEC[G, i]
-        if z < VEC[LO, i]:
-            z = VEC[LO, i]
-        if z > VEC[HI, i]:
-            z = VEC[HI, i]
-        z = abs(z - VEC[X, i])
-        if z > pg:
-            pg = z
-        i += cuda.gridsize(1)
+    t = cuda.threadIdx.x
+    n = VEC.shape[1]
+    base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
+    while base < n:
+        i = base + t
+        tb = 0.0
+        if i < n:
+            if move != 0:
+                if put:
+                    YS[slot, i] = VEC[GN, i] - VEC[G, i]
+                    YS[m + slot, i] = xa[i] - VEC[X, i]
+                VEC[X, i] = xa[i]
+                VEC[G, i] = VEC[GN, i]
+            tb = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
+            if tb > 0.0:
+                if tb < t1:
+                    t1 = tb
+                sh2[m2, t] = -VEC[G, i]
+                for j in range(m2):
+                    sh2[j, t] = YS[j, i]
+            z = VEC[X, i] - VEC[G, i]
+            if z < VEC[LO, i]:
+                z = VEC[LO, i]
+            if z > VEC[HI, i]:
+                z = VEC[HI, i]
+            z = abs(z - VEC[X, i])
+            if z > pg:
+                pg = z
+        if not (tb > 0.0):
+            for j in range(m2 + 1):
+                sh2[j, t] = 0.0
+        cuda.syncthreads()
+        tile_add(sh2, acc, ab, rounds, lane, gw)
+        cuda.syncthreads()
+        base += cuda.gridsize(1)
+    tile_fold(st, acc, dst, rounds, gw, lane)
     _into(st, C_T1, sh, t1, 1)
     _into(st, C_PG, sh, pg, 2)
-    _into(st, C_DD, sh, dd, 0)
-    _sums_into(st, C_P, sh2, acc, 2 * m)
 
 
 @cuda.jit(device=True)
@@ -257,24 +300,10 @@ def lf_reduced(VEC, YS, m, st, SMB):
 
 
 @cuda.jit(device=True)
-def _lane_swap(v, off, gw):
-    """The value of lane (lane xor off) of the same warp (shfl_xor) among its first ``gw`` lanes (a block
-    of fewer than 32 threads fills part of its warp); never called under the simulator, where a group
-    is one thread (below)."""
-    mask = 0xFFFFFFFF if gw >= 32 else (1 << gw) - 1
-    return cuda.shfl_xor_sync(mask, v, off)
-
-
-@cuda.jit(device=True)
 def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
-    # ``sh2``: NTILE x TPB: rows 0..2m the tile, row TILE_SUMS the block's sums (row TILE_SWAP: the
-    # cooperative kernel's other passes' scratch).  YS r and the free rows' gram are summed a tile of the block's elements at a
-    # time: each thread puts its element's free YS column and r in the tile (zeros where the coordinate
-    # is bound); each group of lanes (a warp) takes some of the products, its lanes a part of the
-    # tile's elements each, folds the lanes' sums by a butterfly and adds the result to the block's
-    # sum of that product in shared memory.  A thread kept all m2 + m2 (m2 + 1) / 2 products in a local
-    # array before, updated at every element: at 1.6e5 that array's traffic was most of the pass's
-    # DRAM bytes (ncu, results/gpu/solve-f37de06/).
+    # ``sh2``: NTILE x TPB, rows 0..2m the tile (gpubench.kernels.lbfgsb_fused_tile): each thread puts
+    # its element's free YS column and r there (zeros where the coordinate is bound); the products are
+    # YS r (row 2m is r), then the free rows' gram, its packed upper triangle row by row (st[V1_R:]'s order)
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     _stage_cauchy(st, m, SMB, sh2)
@@ -290,22 +319,29 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     tc = tcs[0]
     theta = st[THETA]
     t = cuda.threadIdx.x
-    nt = cuda.blockDim.x
-    # a group's lanes: a warp on the GPU (nt a power of two: fused.minimize checks ``threads``); under
-    # the simulator one thread, which sums its products over the whole tile (no shuffle to emulate:
-    # the simulator's barriers are slow)
-    gw = 1 if _SIM else (32 if nt >= 32 else nt)
-    ng = nt // gw
-    grp = t // gw
-    lane = t - grp * gw
-    rounds = (nv + ng - 1) // ng        # products a group takes, the same count in every group
-    sums = sh2[TILE_SUMS]
-    e = t
-    while e < nv:
-        sums[e] = 0.0
-        e += nt
+    gw, ng, grp, lane, rounds = groups(nv)
+    acc = cuda.local.array(RMAX, float64)
+    ab = cuda.local.array(RMAX, int64)
+    dst = cuda.local.array(RMAX, int64)
+    for c in range(rounds):
+        q = grp + c * ng
+        acc[c] = 0.0
+        ab[c] = -1
+        dst[c] = -1
+        if q < nv:
+            a = q
+            b = m2
+            if q >= m2:
+                a = 0
+                rest = q - m2
+                while rest >= m2 - a:
+                    rest -= m2 - a
+                    a += 1
+                b = a + rest
+            ab[c] = a * 64 + b
+            dst[c] = V1_R + q
     n = VEC.shape[1]
-    base = cuda.blockIdx.x * nt         # the same rounds for every thread of the block (its syncs)
+    base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
     while base < n:
         i = base + t
         free = False
@@ -341,38 +377,11 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                     sh2[j, t] = 0.0
             sh2[m2, t] = r
             cuda.syncthreads()
-            for c in range(rounds):
-                q = grp + c * ng
-                s = 0.0
-                if q < nv:
-                    # product q: (YS r)_q for q < m2 (row m2 of the tile is r), else the gram's packed
-                    # upper triangle row by row (st[V1_R:]'s order)
-                    a = q
-                    b = m2
-                    if q >= m2:
-                        a = 0
-                        rest = q - m2
-                        while rest >= m2 - a:
-                            rest -= m2 - a
-                            a += 1
-                        b = a + rest
-                    e = lane
-                    while e < nt:
-                        s += sh2[a, e] * sh2[b, e]
-                        e += gw
-                off = gw // 2
-                while off > 0:
-                    s += _lane_swap(s, off, gw)
-                    off //= 2
-                if lane == 0 and q < nv:
-                    sums[q] += s
+            tile_add(sh2, acc, ab, rounds, lane, gw)
             cuda.syncthreads()
         base += cuda.gridsize(1)
     if k > 0:
-        e = t
-        while e < nv:
-            cuda.atomic.add(st, V1_R + e, sums[e])
-            e += nt
+        tile_fold(st, acc, dst, rounds, gw, lane)
 
 
 @cuda.jit(device=True)

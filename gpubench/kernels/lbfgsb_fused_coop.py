@@ -27,12 +27,12 @@ def lf_iterate(VEC, xa, YS, m, st, SMB, project, constrained, boxed, pgtol, fact
     evaluated; then lf_reduced, lf_step, lf_direction and lf_trial (first, the device's iteration
     count) for the next iteration's first trial into ``xa``."""
     grid = cuda.cg.this_grid()
-    # lf_reduced's rows; the other passes' arrays are views of rows it uses only inside its own pass, so
+    # the tile's rows (lf_pair, lf_move, lf_reduced); the other passes' arrays are views of rows it uses only inside its own pass, so
     # that the block's static shared memory stays under 48 KB (_push's arrays come on top)
     sh2 = cuda.shared.array((NTILE, TPB), float64)
     sh = sh2[TILE_SWAP]
     vs = sh2[TILE_SUMS]                 # NACC <= TPB entries
-    Ms = sh2[0:M2MAX, 0:M2MAX]          # rows a pass's sums (CH rows) never reach while _step holds it
+    Ms = sh2[0:M2MAX, 0:M2MAX]          # the tile's rows, which no other pass uses while _step holds them
     w1 = cuda.shared.array(M2MAX, float64)
     p = cuda.shared.array(M2MAX, float64)
     tcs = cuda.shared.array(1, float64)

@@ -204,10 +204,11 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
         raise InputError(f"lbfgsb: the fused path takes 1 <= m <= {K.MMAX}, got {m}")
     if step not in ("project", "truncate"):
         raise InputError(f"lbfgsb: step must be project or truncate, got {step!r}")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= K.TPB
-                                or threads & (threads - 1)):
-        # the passes' shared arrays hold TPB threads' values, and lf_reduced's lanes fold in powers of two
-        raise InputError(f"lbfgsb: threads must be a power of two from 1 to {K.TPB}, got {threads!r}")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not K.MIN_THREADS <= threads <= K.TPB or threads & (threads - 1)):
+        # the passes' shared arrays hold TPB threads' values; the tile passes' lanes fold in powers of two,
+        # in at least MIN_THREADS groups (gpubench.kernels.lbfgsb_fused_tile)
+        raise InputError(f"lbfgsb: threads must be a power of two from {K.MIN_THREADS} to {K.TPB}, got {threads!r}")
     x = xp.asarray(x0, dtype=xp.float64).ravel().copy()
     n = int(x.shape[0])
     lo = xp.full(n, -xp.inf) if lo is None else xp.ascontiguousarray(xp.asarray(lo, dtype=xp.float64).ravel())
