@@ -26,7 +26,7 @@ from numba import cuda, float64, int64
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
-    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
+    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
     _clear, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
@@ -34,8 +34,8 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
     from gpubench.kernels.lbfgsb import _lb_solve
 # the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
-# many products over the n-vectors a tile at a time (lf_pair, lf_move, lf_reduced)
-from gpubench.kernels.lbfgsb_fused_tile import RMAX, MIN_THREADS, groups, tile_add, tile_fold  # noqa: F401  (fused.py reads MIN_THREADS here)
+# many products over the n-vectors a tile at a time (lf_pair, lf_reduced)
+from gpubench.kernels.lbfgsb_fused_tile import RMAX, MIN_THREADS, own, tile_add, tile_fold  # noqa: F401  (fused.py reads MIN_THREADS here)
 
 
 @cuda.jit(device=True)
@@ -87,12 +87,12 @@ def _pair(VEC, xa, YS, m, st, sh2):
         return
     m2 = 2 * m
     nv = 3 * m + 3
-    gw, ng, grp, lane, rounds = groups(nv)
+    rounds = own(nv)
     acc = cuda.local.array(RMAX, float64)
     ab = cuda.local.array(RMAX, int64)
     dst = cuda.local.array(RMAX, int64)
     for c in range(rounds):
-        q = grp + c * ng
+        q = cuda.threadIdx.x + c * cuda.blockDim.x
         acc[c] = 0.0
         ab[c] = -1
         dst[c] = -1
@@ -107,6 +107,8 @@ def _pair(VEC, xa, YS, m, st, sh2):
             else:
                 ab[c] = (q - 3 - m) * 64 + m2 + 1
                 dst[c] = U_SYY + q - 3 - m2
+    code = ab[0] if rounds > 0 else -1
+    s = 0.0
     t = cuda.threadIdx.x
     n = VEC.shape[1]
     base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
@@ -121,10 +123,10 @@ def _pair(VEC, xa, YS, m, st, sh2):
             for j in range(m2 + 2):
                 sh2[j, t] = 0.0
         cuda.syncthreads()
-        tile_add(sh2, acc, ab, rounds, lane, gw)
+        s = tile_add(sh2, s, code, ab, acc, rounds)
         cuda.syncthreads()
         base += cuda.gridsize(1)
-    tile_fold(st, acc, dst, rounds, gw, lane)
+    tile_fold(st, s, dst, acc, rounds)
 
 
 @cuda.jit(cache=True)
@@ -144,78 +146,55 @@ def lf_move(VEC, xa, YS, m, move, st):
     positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
     Clears the accumulators of the iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((NTILE, TPB), float64)
+    sh2 = cuda.shared.array((CH, TPB), float64)
     _move(VEC, xa, YS, m, move, st, sh, sh2)
 
 
 @cuda.jit(device=True)
 def _move(VEC, xa, YS, m, move, st, sh, sh2):
-    # the tile (gpubench.kernels.lbfgsb_fused_tile): rows 0..2m-1 the YS column, 2m d (zeros where the
-    # coordinate is on the fixed set, t_i = 0); its products YS d and d.d.  ``sh``: the min and max trees.
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
+    acc = cuda.local.array(M2MAX, float64)
     if cuda.grid(1) == 0:
         _clear(st, V1_R, V3_RATIO + 1)
         st[V2_AMIN] = math.inf
         st[V3_RATIO] = math.inf
-    m2 = 2 * m
-    gw, ng, grp, lane, rounds = groups(m2 + 1)
-    acc = cuda.local.array(RMAX, float64)
-    ab = cuda.local.array(RMAX, int64)
-    dst = cuda.local.array(RMAX, int64)
-    for c in range(rounds):
-        q = grp + c * ng
-        acc[c] = 0.0
-        ab[c] = -1
-        dst[c] = -1
-        if q < m2:
-            ab[c] = q * 64 + m2
-            dst[c] = C_P + q
-        elif q == m2:
-            ab[c] = m2 * 64 + m2
-            dst[c] = C_DD
+    for q in range(2 * m):
+        acc[q] = 0.0
     put = move != 0 and st[ACCEPT] != 0.0
     slot = int(st[SLOT])
     t1 = math.inf
+    dd = 0.0
     pg = 0.0
-    t = cuda.threadIdx.x
-    n = VEC.shape[1]
-    base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
-    while base < n:
-        i = base + t
-        tb = 0.0
-        if i < n:
-            if move != 0:
-                if put:
-                    YS[slot, i] = VEC[GN, i] - VEC[G, i]
-                    YS[m + slot, i] = xa[i] - VEC[X, i]
-                VEC[X, i] = xa[i]
-                VEC[G, i] = VEC[GN, i]
-            tb = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
-            if tb > 0.0:
-                if tb < t1:
-                    t1 = tb
-                sh2[m2, t] = -VEC[G, i]
-                for j in range(m2):
-                    sh2[j, t] = YS[j, i]
-            z = VEC[X, i] - VEC[G, i]
-            if z < VEC[LO, i]:
-                z = VEC[LO, i]
-            if z > VEC[HI, i]:
-                z = VEC[HI, i]
-            z = abs(z - VEC[X, i])
-            if z > pg:
-                pg = z
-        if not (tb > 0.0):
-            for j in range(m2 + 1):
-                sh2[j, t] = 0.0
-        cuda.syncthreads()
-        tile_add(sh2, acc, ab, rounds, lane, gw)
-        cuda.syncthreads()
-        base += cuda.gridsize(1)
-    tile_fold(st, acc, dst, rounds, gw, lane)
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        if move != 0:
+            if put:
+                YS[slot, i] = VEC[GN, i] - VEC[G, i]
+                YS[m + slot, i] = xa[i] - VEC[X, i]
+            VEC[X, i] = xa[i]
+            VEC[G, i] = VEC[GN, i]
+        t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
+        if t > 0.0:
+            d = -VEC[G, i]
+            if t < t1:
+                t1 = t
+            dd += d * d
+            for j in range(2 * m):
+                acc[j] += YS[j, i] * d
+        z = VEC[X, i] - VEC[G, i]
+        if z < VEC[LO, i]:
+            z = VEC[LO, i]
+        if z > VEC[HI, i]:
+            z = VEC[HI, i]
+        z = abs(z - VEC[X, i])
+        if z > pg:
+            pg = z
+        i += cuda.gridsize(1)
     _into(st, C_T1, sh, t1, 1)
     _into(st, C_PG, sh, pg, 2)
+    _into(st, C_DD, sh, dd, 0)
+    _sums_into(st, C_P, sh2, acc, 2 * m)
 
 
 @cuda.jit(device=True)
@@ -319,12 +298,12 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     tc = tcs[0]
     theta = st[THETA]
     t = cuda.threadIdx.x
-    gw, ng, grp, lane, rounds = groups(nv)
+    rounds = own(nv)
     acc = cuda.local.array(RMAX, float64)
     ab = cuda.local.array(RMAX, int64)
     dst = cuda.local.array(RMAX, int64)
     for c in range(rounds):
-        q = grp + c * ng
+        q = t + c * cuda.blockDim.x
         acc[c] = 0.0
         ab[c] = -1
         dst[c] = -1
@@ -340,6 +319,8 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                 b = a + rest
             ab[c] = a * 64 + b
             dst[c] = V1_R + q
+    code = ab[0] if rounds > 0 else -1
+    ysum = 0.0
     n = VEC.shape[1]
     base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
     while base < n:
@@ -377,11 +358,11 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                     sh2[j, t] = 0.0
             sh2[m2, t] = r
             cuda.syncthreads()
-            tile_add(sh2, acc, ab, rounds, lane, gw)
+            ysum = tile_add(sh2, ysum, code, ab, acc, rounds)
             cuda.syncthreads()
         base += cuda.gridsize(1)
     if k > 0:
-        tile_fold(st, acc, dst, rounds, gw, lane)
+        tile_fold(st, ysum, dst, acc, rounds)
 
 
 @cuda.jit(device=True)
