@@ -103,8 +103,8 @@ def _broken_module(tmp_path, old, new, module="lbfgsb_fused"):
     ("lbfgsb_fused", "        t = (x[i] - hi[i]) / gi", "        t = math.inf"),         # upper bounds ignored
     ("lbfgsb_fused", "s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
     ("lbfgsb_fused", "sh2[1, M2MAX + e] = st[C_P + e]", "sh2[1, M2MAX + e] = st[C_P]"),  # W^T d misstaged (Cauchy)
-    ("lbfgsb_fused", "ab[c] = (q - 3) * 64 + m2\n", "ab[c] = (q - 3) * 64 + m2 + 1\n"),  # YS s taken as YS y
-    ("lbfgsb_fused_tile", "    return s0 + s1\n", "    return s0\n"),     # every other element of a tile left out
+    ("lbfgsb_fused_tile", "return U_YSS + a ", "return U_YSS + 2 * m - 1 - a "),    # YS s in the wrong slots
+    ("lbfgsb_fused_tile", "for _ in range(nt // gw):", "for _ in range(nt // gw - 1):"),  # a tile's element left out
 ])
 def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, module, old, new):
     bad = _broken_module(tmp_path, old, new, module)

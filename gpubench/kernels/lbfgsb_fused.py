@@ -21,7 +21,7 @@ memory update's part is :mod:`gpubench.kernels.lbfgsb_fused_push`.  Each pass cl
 """
 import math
 
-from numba import cuda, float64, int64
+from numba import cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
@@ -35,7 +35,8 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
 # the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
 # many products over the n-vectors a tile at a time (lf_pair, lf_reduced)
-from gpubench.kernels.lbfgsb_fused_tile import RMAX, MIN_THREADS, own, tile_add, tile_fold  # noqa: F401  (fused.py reads MIN_THREADS here)
+from gpubench.kernels.lbfgsb_fused_tile import (  # noqa: F401  (fused.py reads MIN_THREADS here)
+    MIN_THREADS, PAIR, REDUCED, groups, nblocks, tile_start, tile_pass, tile_fold)
 
 
 @cuda.jit(device=True)
@@ -86,29 +87,9 @@ def _pair(VEC, xa, YS, m, st, sh2):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     m2 = 2 * m
-    nv = 3 * m + 3
-    rounds = own(nv)
-    acc = cuda.local.array(RMAX, float64)
-    ab = cuda.local.array(RMAX, int64)
-    dst = cuda.local.array(RMAX, int64)
-    for c in range(rounds):
-        q = cuda.threadIdx.x + c * cuda.blockDim.x
-        acc[c] = 0.0
-        ab[c] = -1
-        dst[c] = -1
-        if q < nv:
-            # s.y, y.y, s.s, YS s (contiguous in st from U_SY), then S y (at U_SYY)
-            if q < 3:
-                ab[c] = (m2 + (q & 1)) * 64 + m2 + (1 if q < 2 else 0)
-                dst[c] = U_SY + q
-            elif q < 3 + m2:
-                ab[c] = (q - 3) * 64 + m2
-                dst[c] = U_SY + q
-            else:
-                ab[c] = (q - 3 - m) * 64 + m2 + 1
-                dst[c] = U_SYY + q - 3 - m2
-    code = ab[0] if rounds > 0 else -1
-    s = 0.0
+    gw, ng, grp, lane, rounds = groups(nblocks(PAIR, m))
+    acc = cuda.local.array(16, float64)
+    a0, b0 = tile_start(PAIR, m, acc, grp, ng, rounds)
     t = cuda.threadIdx.x
     n = VEC.shape[1]
     base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
@@ -123,10 +104,10 @@ def _pair(VEC, xa, YS, m, st, sh2):
             for j in range(m2 + 2):
                 sh2[j, t] = 0.0
         cuda.syncthreads()
-        s = tile_add(sh2, s, code, ab, acc, rounds)
+        tile_pass(PAIR, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
         cuda.syncthreads()
         base += cuda.gridsize(1)
-    tile_fold(st, s, dst, acc, rounds)
+    tile_fold(PAIR, m, acc, st, lane, gw, rounds, a0, b0)
 
 
 @cuda.jit(cache=True)
@@ -294,33 +275,12 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     cuda.syncthreads()
     k = int(st[K])
     m2 = 2 * m
-    nv = m2 + m2 * (m2 + 1) // 2
     tc = tcs[0]
     theta = st[THETA]
     t = cuda.threadIdx.x
-    rounds = own(nv)
-    acc = cuda.local.array(RMAX, float64)
-    ab = cuda.local.array(RMAX, int64)
-    dst = cuda.local.array(RMAX, int64)
-    for c in range(rounds):
-        q = t + c * cuda.blockDim.x
-        acc[c] = 0.0
-        ab[c] = -1
-        dst[c] = -1
-        if q < nv:
-            a = q
-            b = m2
-            if q >= m2:
-                a = 0
-                rest = q - m2
-                while rest >= m2 - a:
-                    rest -= m2 - a
-                    a += 1
-                b = a + rest
-            ab[c] = a * 64 + b
-            dst[c] = V1_R + q
-    code = ab[0] if rounds > 0 else -1
-    ysum = 0.0
+    gw, ng, grp, lane, rounds = groups(nblocks(REDUCED, m))
+    acc = cuda.local.array(16, float64)
+    a0, b0 = tile_start(REDUCED, m, acc, grp, ng, rounds)
     n = VEC.shape[1]
     base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
     while base < n:
@@ -358,11 +318,11 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                     sh2[j, t] = 0.0
             sh2[m2, t] = r
             cuda.syncthreads()
-            ysum = tile_add(sh2, ysum, code, ab, acc, rounds)
+            tile_pass(REDUCED, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
             cuda.syncthreads()
         base += cuda.gridsize(1)
     if k > 0:
-        tile_fold(st, ysum, dst, acc, rounds)
+        tile_fold(REDUCED, m, acc, st, lane, gw, rounds, a0, b0)
 
 
 @cuda.jit(device=True)

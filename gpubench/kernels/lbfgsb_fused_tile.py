@@ -1,73 +1,178 @@
 """Many dot products over the n-vectors summed a tile at a time (:mod:`gpubench.kernels.lbfgsb_fused`'s
-memory update and Cauchy passes: YS s and S y; YS r with the free rows' gram).
+memory update and Cauchy passes: s.y, y.y, s.s, YS s and S y; YS r with the free rows' gram).
 
 A block puts one element of each of its threads into a tile in shared memory (a row per vector: rows of
-YS, s, y or r; zeros where an element does not count); then thread q of the block sums product q (and
-q + nt, q + 2 nt, ... where a block has fewer threads than products: the simulator's 8) over the whole
-tile, into a partial sum it keeps in a register across the tiles.  At the pass's end each thread adds
-its products to ``st`` (one atomic a product and block).  A thread starts its walk over the tile at its
-own column, so that a warp's threads read 32 consecutive columns at once (no shared-memory bank
-conflicts: the rows are 2 KB apart, the same banks).
+YS, s and y, or of YS and r; zeros where an element does not count).  The products a pass needs are
+entries (a, b) of the tile's rows' gram, and are taken in blocks of 4 x 4 entries: rows a0..a0+3 against
+rows b0..b0+3 (``block``; entries a pass does not need are summed and dropped).  The block's threads form
+groups of ``gw`` lanes (a warp, or half of one; one thread under the simulator), a group a block of
+entries, and each lane sums its share of the tile's elements into 16 partial sums kept in registers
+across the tiles: eight shared-memory loads for 16 products an element.  At the pass's end a group's
+partials are folded by a butterfly of shuffles and lane 0 adds each needed entry to ``st`` (``dst``: one
+atomic an entry and block).  A group's lanes start at their own columns, so that a warp reads 32
+consecutive columns at once (rows are 2 KB apart: the same banks).  Where a block has fewer groups than
+the pass has blocks of entries (fewer than 16 threads: the simulator's 8), a group takes several, one
+lane each, and adds each tile's sums to ``st`` at once.
 
-Why: a thread that kept all of a pass's products in a local array updated at every element made local
-memory traffic a pass's main cost (lf_pair at 4e6: 701 MB moved where its vectors are 448 MB), folding
-every tile's products across a warp's lanes as they came (d0c0fa2's lf_reduced) made that pass wait on
-shuffles (452 us at 4e6 for 175 MB), and lanes keeping partial sums of several products each in local
-arrays moved more than either (9d8f4be; ncu in results/gpu/solve-5956f77/ and solve-9d8f4be/).
-
-A product is coded a * 64 + b (the tile's rows a and b); its place in ``st`` is the pass's own rule.
+Why (ncu at 4e6, results/gpu/solve-5956f77/, solve-9d8f4be/ and solve-d033409/): a thread keeping all
+of a pass's products in a local array updated at every element moved 701 MB in lf_pair where its vectors
+are 448 MB; a warp a product with a shuffle fold every tile made lf_reduced wait (452 us for 175 MB);
+lanes keeping partial sums of single products in local arrays, or a thread a product over the whole
+tile, still loaded two shared operands a product and element (at 4e6 about 140 us of shared-memory
+bandwidth in lf_reduced alone) and took 337-428 us.
 """
-from numba import cuda
+from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import NACC
+from gpubench.kernels.lbfgsb_fused_layout import NTILE, U_SY, U_YY, U_SS, U_YSS, U_SYY, V1_R
 
+_SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
-RMAX = -(-NACC // MIN_THREADS)   # products a thread takes at most (the widest pass in 8 threads)
+PAIR, REDUCED = 0, 1             # the passes (their blocks of entries and where each entry goes)
 
 
 @cuda.jit(device=True)
-def own(nv):
-    """How many of ``nv`` products this block's threads take each: thread t those numbered t + c nt."""
+def nblocks(kind, m):
+    """How many 4 x 4 blocks of entries the pass needs: lf_pair rows 0..2m+1 (YS, s, y) against the
+    columns from 2m (s, y); lf_reduced the upper triangle of rows 0..2m (YS, r)."""
+    if kind == PAIR:
+        return (2 * m + 2 + 3) // 4
+    p = (2 * m + 1 + 3) // 4
+    return p * (p + 1) // 2
+
+
+@cuda.jit(device=True)
+def block(kind, m, blk):
+    """``(a0, b0)``: the first rows of block ``blk``."""
+    if kind == PAIR:
+        return 4 * blk, 2 * m
+    p = (2 * m + 1 + 3) // 4
+    i = 0
+    while blk >= p - i:            # row i of the upper triangle holds p - i blocks
+        blk -= p - i
+        i += 1
+    return 4 * i, 4 * (i + blk)
+
+
+@cuda.jit(device=True)
+def dst(kind, m, a, b):
+    """Where entry (a, b) goes in ``st``, -1 where the pass does not need it."""
+    m2 = 2 * m
+    if kind == PAIR:               # rows: YS 0..2m-1, s 2m, y 2m+1
+        if b == m2 and a < m2:
+            return U_YSS + a       # YS s
+        if b == m2 + 1 and a >= m and a < m2:
+            return U_SYY + a - m   # S y
+        if a == m2 and b == m2 + 1:
+            return U_SY
+        if a == m2 + 1 and b == m2 + 1:
+            return U_YY
+        if a == m2 and b == m2:
+            return U_SS
+        return -1
+    # rows: YS 0..2m-1, r 2m: YS r, then the gram's packed upper triangle row by row
+    if b == m2 and a < m2:
+        return V1_R + a
+    if a <= b and b < m2:
+        return V1_R + m2 + a * (2 * m2 - a + 1) // 2 + (b - a)
+    return -1
+
+
+@cuda.jit(device=True)
+def groups(nb):
+    """``(gw, ng, grp, lane, rounds)`` of this thread for ``nb`` blocks: a warp a group where a block
+    has 8 warps for them, else groups of half a warp (16 groups at 256 threads: the widest pass has 15
+    blocks); under the simulator, or with fewer threads than that, one thread a group."""
     nt = cuda.blockDim.x
-    return (nv + nt - 1) // nt
-
-
-@cuda.jit(device=True)
-def _dot(sh2, code, t, nt):
-    a = code // 64
-    b = code - 64 * a
-    s0 = 0.0
-    s1 = 0.0                    # two chains of additions: fewer waits on the previous one
-    j = 0
-    while j < nt:               # nt: a power of two, at least 8
-        e = (t + j) & (nt - 1)
-        s0 += sh2[a, e] * sh2[b, e]
-        e = (t + j + 1) & (nt - 1)
-        s1 += sh2[a, e] * sh2[b, e]
-        j += 2
-    return s0 + s1
-
-
-@cuda.jit(device=True)
-def tile_add(sh2, s, code, ab, acc, rounds):
-    """The thread's products over the tile: the first (``code``) returned as ``s`` plus its sum (kept in
-    a register), the others (c >= 1, ``ab[c]``) added to ``acc[c]``.  The caller filled the tile and
-    synchronised the block, and synchronises it again before refilling."""
+    ng = 8 if nb <= 8 else 16
+    if _SIM or nt < ng:
+        ng = nt
+    gw = nt // ng
     t = cuda.threadIdx.x
-    nt = cuda.blockDim.x
-    if code >= 0:
-        s += _dot(sh2, code, t, nt)
-    for c in range(1, rounds):
-        if ab[c] >= 0:
-            acc[c] += _dot(sh2, ab[c], t, nt)
-    return s
+    grp = t // gw
+    return gw, ng, grp, t - grp * gw, (nb + ng - 1) // ng
 
 
 @cuda.jit(device=True)
-def tile_fold(st, s, dst, acc, rounds):
-    """The thread's products added to st[dst[c]] (the first is ``s``; dst[c] < 0: no product)."""
-    if rounds > 0 and dst[0] >= 0:
-        cuda.atomic.add(st, dst[0], s)
-    for c in range(1, rounds):
-        if dst[c] >= 0:
-            cuda.atomic.add(st, dst[c], acc[c])
+def _row(r):
+    # a block's rows past the tile's end read the last row (their entries are dropped)
+    return r if r < NTILE else NTILE - 1
+
+
+@cuda.jit(device=True)
+def tile_block(sh2, acc, a0, b0, grp, lane, gw):
+    """acc[4 i + j] += the group's lane's share of sum_e tile[a0 + i, e] tile[b0 + j, e].  The caller
+    filled the tile and synchronised the block, and synchronises it again before refilling."""
+    nt = cuda.blockDim.x
+    x = cuda.local.array(4, float64)
+    y = cuda.local.array(4, float64)
+    e = grp * gw + lane
+    for _ in range(nt // gw):
+        e &= nt - 1
+        for i in range(4):
+            x[i] = sh2[_row(a0 + i), e]
+            y[i] = sh2[_row(b0 + i), e]
+        for i in range(4):
+            for j in range(4):
+                acc[4 * i + j] += x[i] * y[j]
+        e += gw
+
+
+@cuda.jit(device=True)
+def _lane_swap(v, off, wl):
+    """The value of lane (lane xor off) of the same warp (shfl_xor) among its first ``wl`` lanes (a block
+    of fewer than 32 threads fills part of its warp)."""
+    mask = 0xFFFFFFFF if wl >= 32 else (1 << wl) - 1
+    return cuda.shfl_xor_sync(mask, v, off)
+
+
+@cuda.jit(device=True)
+def tile_pass(kind, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0):
+    """One tile's products: with one block of entries a group (``rounds`` 1), into the lanes' partials
+    ``acc``; else (one thread a group) each of the thread's blocks summed over the tile and added to
+    ``st`` at once."""
+    if rounds == 1:
+        if a0 >= 0:
+            tile_block(sh2, acc, a0, b0, grp, lane, gw)
+        return
+    nb = nblocks(kind, m)
+    for c in range(rounds):
+        blk = grp + c * ng
+        if blk < nb:
+            for k in range(16):
+                acc[k] = 0.0
+            a, b = block(kind, m, blk)
+            tile_block(sh2, acc, a, b, grp, lane, gw)
+            for k in range(16):
+                d = dst(kind, m, a + k // 4, b + k % 4)
+                if d >= 0:
+                    cuda.atomic.add(st, d, acc[k])
+
+
+@cuda.jit(device=True)
+def tile_fold(kind, m, acc, st, lane, gw, rounds, a0, b0):
+    """At the pass's end (``rounds`` 1): the group's partials folded across its lanes, and lane 0 adds
+    each needed entry to ``st``."""
+    if rounds != 1:
+        return
+    wl = cuda.blockDim.x if cuda.blockDim.x < 32 else 32
+    for k in range(16):
+        s = acc[k]
+        if not _SIM:
+            off = gw // 2
+            while off > 0:
+                s += _lane_swap(s, off, wl)
+                off //= 2
+        if lane == 0 and a0 >= 0:
+            d = dst(kind, m, a0 + k // 4, b0 + k % 4)
+            if d >= 0:
+                cuda.atomic.add(st, d, s)
+
+
+@cuda.jit(device=True)
+def tile_start(kind, m, acc, grp, ng, rounds):
+    """acc cleared; ``(a0, b0)`` of the group's one block (-1, -1 where it has none, or several)."""
+    for k in range(16):
+        acc[k] = 0.0
+    if rounds == 1 and grp < nblocks(kind, m):
+        return block(kind, m, grp)
+    return -1, -1
