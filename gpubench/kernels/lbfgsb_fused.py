@@ -26,7 +26,7 @@ from numba import cuda, float64
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
-    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
+    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
     _clear, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
@@ -34,9 +34,9 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
     from gpubench.kernels.lbfgsb import _lb_solve
 # the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
-# many products over the n-vectors a tile at a time (lf_pair, lf_reduced)
+# the passes' sums over the n-vectors: in registers (lf_pair, lf_move), a tile at a time (lf_reduced)
 from gpubench.kernels.lbfgsb_fused_tile import (  # noqa: F401  (fused.py reads MIN_THREADS here)
-    MIN_THREADS, PAIR, REDUCED, groups, nblocks, tile_start, tile_pass, tile_fold)
+    MIN_THREADS, PAIR, MOVE, REDUCED, NREG_PAIR, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
 
 
 @cuda.jit(device=True)
@@ -83,31 +83,30 @@ def lf_pair(VEC, xa, YS, m, st):
 # cooperative iteration (gpubench.kernels.lbfgsb_fused_coop) runs the same code between grid syncs.
 @cuda.jit(device=True)
 def _pair(VEC, xa, YS, m, st, sh2):
-    # the tile (gpubench.kernels.lbfgsb_fused_tile): rows 0..2m-1 the YS column, 2m s, 2m+1 y
+    # each thread's sums in registers: the loops over the history run to the constant M2MAX (a slot
+    # past 2m skipped), so they unroll and every index is a constant (a loop to 2m put the sums in local
+    # memory, updated at every element: 701 MB moved at 4e6 where the vectors are 448 MB)
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
+    acc = cuda.local.array(NREG_PAIR, float64)
+    for q in range(NREG_PAIR):
+        acc[q] = 0.0
     m2 = 2 * m
-    gw, ng, grp, lane, rounds = groups(nblocks(PAIR, m))
-    acc = cuda.local.array(16, float64)
-    a0, b0 = tile_start(PAIR, m, acc, grp, ng, rounds)
-    t = cuda.threadIdx.x
-    n = VEC.shape[1]
-    base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
-    while base < n:
-        i = base + t
-        if i < n:
-            sh2[m2, t] = xa[i] - VEC[X, i]
-            sh2[m2 + 1, t] = VEC[GN, i] - VEC[G, i]
-            for j in range(m2):
-                sh2[j, t] = YS[j, i]
-        else:
-            for j in range(m2 + 2):
-                sh2[j, t] = 0.0
-        cuda.syncthreads()
-        tile_pass(PAIR, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
-        cuda.syncthreads()
-        base += cuda.gridsize(1)
-    tile_fold(PAIR, m, acc, st, lane, gw, rounds, a0, b0)
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        s = xa[i] - VEC[X, i]
+        y = VEC[GN, i] - VEC[G, i]
+        acc[0] += s * y
+        acc[1] += y * y
+        acc[2] += s * s
+        for j in range(M2MAX):
+            if j < m2:
+                v = YS[j, i]
+                acc[3 + j] += v * s
+                if j >= m:                          # S y (rows m..2m-1 hold s)
+                    acc[3 + M2MAX + j] += v * y
+        i += cuda.gridsize(1)
+    reg_fold(PAIR, m, acc, NREG_PAIR, sh2, st)
 
 
 @cuda.jit(cache=True)
@@ -127,7 +126,7 @@ def lf_move(VEC, xa, YS, m, move, st):
     positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
     Clears the accumulators of the iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((CH, TPB), float64)
+    sh2 = cuda.shared.array((NTILE, TPB), float64)
     _move(VEC, xa, YS, m, move, st, sh, sh2)
 
 
@@ -135,17 +134,17 @@ def lf_move(VEC, xa, YS, m, move, st):
 def _move(VEC, xa, YS, m, move, st, sh, sh2):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    acc = cuda.local.array(M2MAX, float64)
+    acc = cuda.local.array(NREG_MOVE, float64)      # YS d, then d.d: registers, as _pair's
     if cuda.grid(1) == 0:
         _clear(st, V1_R, V3_RATIO + 1)
         st[V2_AMIN] = math.inf
         st[V3_RATIO] = math.inf
-    for q in range(2 * m):
+    for q in range(NREG_MOVE):
         acc[q] = 0.0
+    m2 = 2 * m
     put = move != 0 and st[ACCEPT] != 0.0
     slot = int(st[SLOT])
     t1 = math.inf
-    dd = 0.0
     pg = 0.0
     i = cuda.grid(1)
     while i < VEC.shape[1]:
@@ -160,9 +159,10 @@ def _move(VEC, xa, YS, m, move, st, sh, sh2):
             d = -VEC[G, i]
             if t < t1:
                 t1 = t
-            dd += d * d
-            for j in range(2 * m):
-                acc[j] += YS[j, i] * d
+            acc[M2MAX] += d * d
+            for j in range(M2MAX):
+                if j < m2:
+                    acc[j] += YS[j, i] * d
         z = VEC[X, i] - VEC[G, i]
         if z < VEC[LO, i]:
             z = VEC[LO, i]
@@ -174,8 +174,7 @@ def _move(VEC, xa, YS, m, move, st, sh, sh2):
         i += cuda.gridsize(1)
     _into(st, C_T1, sh, t1, 1)
     _into(st, C_PG, sh, pg, 2)
-    _into(st, C_DD, sh, dd, 0)
-    _sums_into(st, C_P, sh2, acc, 2 * m)
+    reg_fold(MOVE, m, acc, NREG_MOVE, sh2, st)
 
 
 @cuda.jit(device=True)
@@ -317,9 +316,10 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                 for j in range(m2):
                     sh2[j, t] = 0.0
             sh2[m2, t] = r
-            cuda.syncthreads()
-            tile_pass(REDUCED, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
-            cuda.syncthreads()
+            # a tile with no free coordinate adds nothing (most, where most bounds are active: torsion)
+            if cuda.syncthreads_or(1 if free else 0) != 0:
+                tile_pass(REDUCED, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
+                cuda.syncthreads()
         base += cuda.gridsize(1)
     if k > 0:
         tile_fold(REDUCED, m, acc, st, lane, gw, rounds, a0, b0)

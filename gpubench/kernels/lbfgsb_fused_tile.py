@@ -23,19 +23,18 @@ bandwidth in lf_reduced alone) and took 337-428 us.
 """
 from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import NTILE, U_SY, U_YY, U_SS, U_YSS, U_SYY, V1_R
+from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, M2MAX, U_SY, U_YSS, U_SYY, C_DD, C_P, V1_R
 
 _SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
-PAIR, REDUCED = 0, 1             # the passes (their blocks of entries and where each entry goes)
+PAIR, MOVE, REDUCED = 0, 1, 2    # the passes (where each sum goes)
+NREG_PAIR = 3 + 2 * M2MAX        # lf_pair's register sums (S y at 3 + M2MAX + j: constant indices)
+NREG_MOVE = M2MAX + 1            # lf_move's
 
 
 @cuda.jit(device=True)
 def nblocks(kind, m):
-    """How many 4 x 4 blocks of entries the pass needs: lf_pair rows 0..2m+1 (YS, s, y) against the
-    columns from 2m (s, y); lf_reduced the upper triangle of rows 0..2m (YS, r)."""
-    if kind == PAIR:
-        return (2 * m + 2 + 3) // 4
+    """How many 4 x 4 blocks of entries the pass needs: lf_reduced's upper triangle of rows 0..2m (YS, r)."""
     p = (2 * m + 1 + 3) // 4
     return p * (p + 1) // 2
 
@@ -43,8 +42,6 @@ def nblocks(kind, m):
 @cuda.jit(device=True)
 def block(kind, m, blk):
     """``(a0, b0)``: the first rows of block ``blk``."""
-    if kind == PAIR:
-        return 4 * blk, 2 * m
     p = (2 * m + 1 + 3) // 4
     i = 0
     while blk >= p - i:            # row i of the upper triangle holds p - i blocks
@@ -55,26 +52,80 @@ def block(kind, m, blk):
 
 @cuda.jit(device=True)
 def dst(kind, m, a, b):
-    """Where entry (a, b) goes in ``st``, -1 where the pass does not need it."""
+    """Where entry (a, b) goes in ``st``, -1 where the pass does not need it (lf_reduced's rows: YS
+    0..2m-1, r 2m; YS r, then the gram's packed upper triangle row by row)."""
     m2 = 2 * m
-    if kind == PAIR:               # rows: YS 0..2m-1, s 2m, y 2m+1
-        if b == m2 and a < m2:
-            return U_YSS + a       # YS s
-        if b == m2 + 1 and a >= m and a < m2:
-            return U_SYY + a - m   # S y
-        if a == m2 and b == m2 + 1:
-            return U_SY
-        if a == m2 + 1 and b == m2 + 1:
-            return U_YY
-        if a == m2 and b == m2:
-            return U_SS
-        return -1
-    # rows: YS 0..2m-1, r 2m: YS r, then the gram's packed upper triangle row by row
     if b == m2 and a < m2:
         return V1_R + a
     if a <= b and b < m2:
         return V1_R + m2 + a * (2 * m2 - a + 1) // 2 + (b - a)
     return -1
+
+
+@cuda.jit(device=True)
+def reg_dst(kind, m, q):
+    """Where a register sum q of lf_pair or lf_move goes in ``st``, -1 where none (a slot past the history)."""
+    m2 = 2 * m
+    if kind == PAIR:               # s.y, y.y, s.s; YS s (3 + j); S y (3 + M2MAX + j, m <= j < 2m)
+        if q < 3:
+            return U_SY + q
+        j = q - 3
+        if j < M2MAX:
+            return U_YSS + j if j < m2 else -1
+        j -= M2MAX
+        return U_SYY + j - m if j >= m and j < m2 else -1
+    if q < M2MAX:                  # MOVE: YS d (j), d.d (M2MAX)
+        return C_P + q if q < m2 else -1
+    return C_DD
+
+
+@cuda.jit(device=True)
+def reg_fold(kind, m, acc, nq, sh2, st):
+    """The block's sums of every thread's ``acc[0..nq)`` added to ``st`` (one atomic a sum and block): each
+    warp's folded by shuffles into ``sh2[warp, q]``, then thread q adds the warps' in order; under the
+    simulator (no shuffles) thread q adds every thread's, in order, from ``sh2`` read as one flat array.
+    ``nq`` a constant: the loops unroll and ``acc`` stays in registers."""
+    t = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    if _SIM:
+        for q in range(nq):
+            f = q * nt + t
+            sh2[f // TPB, f % TPB] = acc[q]
+        cuda.syncthreads()
+        q = t
+        while q < nq:
+            d = reg_dst(kind, m, q)
+            if d >= 0:
+                s = 0.0
+                for u in range(nt):
+                    f = q * nt + u
+                    s += sh2[f // TPB, f % TPB]
+                cuda.atomic.add(st, d, s)
+            q += nt
+        cuda.syncthreads()
+        return
+    wl = nt if nt < 32 else 32
+    w = t // 32
+    lane = t - 32 * w
+    for q in range(nq):
+        v = acc[q]
+        off = wl // 2
+        while off > 0:
+            v += _lane_swap(v, off, wl)
+            off //= 2
+        if lane == 0:
+            sh2[w, q] = v
+    cuda.syncthreads()
+    q = t
+    while q < nq:                   # a block of fewer threads than sums: a thread several
+        d = reg_dst(kind, m, q)
+        if d >= 0:
+            s = 0.0
+            for u in range((nt + 31) // 32):
+                s += sh2[u, q]
+            cuda.atomic.add(st, d, s)
+        q += nt
+    cuda.syncthreads()
 
 
 @cuda.jit(device=True)
