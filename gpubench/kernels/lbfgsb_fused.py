@@ -21,12 +21,12 @@ memory update's part is :mod:`gpubench.kernels.lbfgsb_fused_push`.  Each pass cl
 """
 import math
 
-from numba import cuda, float64
+from numba import config, cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
-    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
+    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
     _clear, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
@@ -34,9 +34,9 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
     from gpubench.kernels.lbfgsb import _lb_solve
 # the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
-# the passes' sums over the n-vectors: in registers (lf_pair, lf_move), a tile at a time (lf_reduced)
+# the passes' sums over the n-vectors: in registers (lf_pair), a tile at a time (lf_reduced)
 from gpubench.kernels.lbfgsb_fused_tile import (  # noqa: F401  (fused.py reads MIN_THREADS here)
-    MIN_THREADS, PAIR, MOVE, REDUCED, NREG_PAIR, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
+    MIN_THREADS, PAIR, REDUCED, NREG_PAIR, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
 
 
 @cuda.jit(device=True)
@@ -72,10 +72,18 @@ def lf_reset(st):
     st[C_T1] = math.inf
 
 
-@cuda.jit(cache=True)
+# lf_pair's sums are 19 registers a thread: capped so that four blocks of 256 threads share an SM (left to
+# itself the H200's compiler took 142 registers, one block an SM: 499 us at 4e6 for 448 MB, c14dfab)
+PAIR_REGISTERS = 64
+PAIR_WARPS = TPB // 32
+_pair_jit = (cuda.jit(cache=True, max_registers=PAIR_REGISTERS) if not config.ENABLE_CUDASIM
+             else cuda.jit(cache=True))
+
+
+@_pair_jit
 def lf_pair(VEC, xa, YS, m, st):
-    """s = xa - x, y = gn - g: s.y, y.y, s.s, YS s and S y (the memory update's products)."""
-    sh2 = cuda.shared.array((NTILE, TPB), float64)
+    """s = xa - x, y = gn - g: s.y, y.y, s.s and YS s (the memory update's products)."""
+    sh2 = cuda.shared.array((PAIR_WARPS, TPB), float64)     # a warp's sums a row
     _pair(VEC, xa, YS, m, st, sh2)
 
 
@@ -83,9 +91,11 @@ def lf_pair(VEC, xa, YS, m, st):
 # cooperative iteration (gpubench.kernels.lbfgsb_fused_coop) runs the same code between grid syncs.
 @cuda.jit(device=True)
 def _pair(VEC, xa, YS, m, st, sh2):
-    # each thread's sums in registers: the loops over the history run to the constant M2MAX (a slot
-    # past 2m skipped), so they unroll and every index is a constant (a loop to 2m put the sums in local
-    # memory, updated at every element: 701 MB moved at 4e6 where the vectors are 448 MB)
+    # each thread's sums in registers: the loop over the history runs to the constant M2MAX (a slot
+    # past 2m skipped), so it unrolls and every index is a constant (a loop to 2m put the sums in local
+    # memory, updated at every element: 701 MB moved at 4e6 where the vectors are 448 MB).  S y (the
+    # upper triangle of S^T Y) is not summed: BLNZ's middle matrix reads only its lower triangle L and
+    # diagonal D (gpubench.kernels.lbfgsb._lb_middle_row), so U_SYY stays 0.
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     acc = cuda.local.array(NREG_PAIR, float64)
@@ -101,10 +111,7 @@ def _pair(VEC, xa, YS, m, st, sh2):
         acc[2] += s * s
         for j in range(M2MAX):
             if j < m2:
-                v = YS[j, i]
-                acc[3 + j] += v * s
-                if j >= m:                          # S y (rows m..2m-1 hold s)
-                    acc[3 + M2MAX + j] += v * y
+                acc[3 + j] += YS[j, i] * s
         i += cuda.gridsize(1)
     reg_fold(PAIR, m, acc, NREG_PAIR, sh2, st)
 
@@ -126,7 +133,7 @@ def lf_move(VEC, xa, YS, m, move, st):
     positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
     Clears the accumulators of the iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((NTILE, TPB), float64)
+    sh2 = cuda.shared.array((CH, TPB), float64)
     _move(VEC, xa, YS, m, move, st, sh, sh2)
 
 
@@ -134,17 +141,17 @@ def lf_move(VEC, xa, YS, m, move, st):
 def _move(VEC, xa, YS, m, move, st, sh, sh2):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    acc = cuda.local.array(NREG_MOVE, float64)      # YS d, then d.d: registers, as _pair's
+    acc = cuda.local.array(M2MAX, float64)
     if cuda.grid(1) == 0:
         _clear(st, V1_R, V3_RATIO + 1)
         st[V2_AMIN] = math.inf
         st[V3_RATIO] = math.inf
-    for q in range(NREG_MOVE):
+    for q in range(2 * m):
         acc[q] = 0.0
-    m2 = 2 * m
     put = move != 0 and st[ACCEPT] != 0.0
     slot = int(st[SLOT])
     t1 = math.inf
+    dd = 0.0
     pg = 0.0
     i = cuda.grid(1)
     while i < VEC.shape[1]:
@@ -159,10 +166,9 @@ def _move(VEC, xa, YS, m, move, st, sh, sh2):
             d = -VEC[G, i]
             if t < t1:
                 t1 = t
-            acc[M2MAX] += d * d
-            for j in range(M2MAX):
-                if j < m2:
-                    acc[j] += YS[j, i] * d
+            dd += d * d
+            for j in range(2 * m):
+                acc[j] += YS[j, i] * d
         z = VEC[X, i] - VEC[G, i]
         if z < VEC[LO, i]:
             z = VEC[LO, i]
@@ -174,7 +180,8 @@ def _move(VEC, xa, YS, m, move, st, sh, sh2):
         i += cuda.gridsize(1)
     _into(st, C_T1, sh, t1, 1)
     _into(st, C_PG, sh, pg, 2)
-    reg_fold(MOVE, m, acc, NREG_MOVE, sh2, st)
+    _into(st, C_DD, sh, dd, 0)
+    _sums_into(st, C_P, sh2, acc, 2 * m)
 
 
 @cuda.jit(device=True)

@@ -94,7 +94,7 @@ def _append(st, m, accept, SMB, SS, SY, A, piv, state):
         SS[a, k - 1] = st[U_YSS + m + sl]
         SS[k - 1, a] = st[U_YSS + m + sl]
         SY[k - 1, a] = st[U_YSS + sl]
-        SY[a, k - 1] = st[U_SYY + sl]
+        SY[a, k - 1] = st[U_SYY + sl]      # 0: lf_pair does not sum S y (M reads L and D only)
     SY[k - 1, k - 1] = sy
     SS[k - 1, k - 1] = st[U_SS]
     theta = st[U_YY] / sy

@@ -23,13 +23,12 @@ bandwidth in lf_reduced alone) and took 337-428 us.
 """
 from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, M2MAX, U_SY, U_YSS, U_SYY, C_DD, C_P, V1_R
+from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, M2MAX, U_SY, V1_R
 
 _SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
-PAIR, MOVE, REDUCED = 0, 1, 2    # the passes (where each sum goes)
-NREG_PAIR = 3 + 2 * M2MAX        # lf_pair's register sums (S y at 3 + M2MAX + j: constant indices)
-NREG_MOVE = M2MAX + 1            # lf_move's
+PAIR, REDUCED = 0, 1             # the passes (where each sum goes)
+NREG_PAIR = 3 + M2MAX            # lf_pair's register sums: s.y, y.y, s.s, YS s
 
 
 @cuda.jit(device=True)
@@ -64,19 +63,9 @@ def dst(kind, m, a, b):
 
 @cuda.jit(device=True)
 def reg_dst(kind, m, q):
-    """Where a register sum q of lf_pair or lf_move goes in ``st``, -1 where none (a slot past the history)."""
-    m2 = 2 * m
-    if kind == PAIR:               # s.y, y.y, s.s; YS s (3 + j); S y (3 + M2MAX + j, m <= j < 2m)
-        if q < 3:
-            return U_SY + q
-        j = q - 3
-        if j < M2MAX:
-            return U_YSS + j if j < m2 else -1
-        j -= M2MAX
-        return U_SYY + j - m if j >= m and j < m2 else -1
-    if q < M2MAX:                  # MOVE: YS d (j), d.d (M2MAX)
-        return C_P + q if q < m2 else -1
-    return C_DD
+    """Where lf_pair's register sum q goes in ``st`` (s.y, y.y, s.s, then YS s: contiguous from U_SY), -1
+    for a slot past the history."""
+    return U_SY + q if q < 3 + 2 * m else -1
 
 
 @cuda.jit(device=True)
