@@ -104,6 +104,7 @@ def _broken_module(tmp_path, old, new, module="lbfgsb_fused"):
     ("lbfgsb_fused", "s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
     ("lbfgsb_fused", "sh2[1, M2MAX + e] = st[C_P + e]", "sh2[1, M2MAX + e] = st[C_P]"),  # W^T d misstaged (Cauchy)
     ("lbfgsb_fused_tile", "return U_SY + q if q < 3 + 2 * m else", "return U_SY + q if q < 2 + 2 * m else"),  # YS s's last
+    ("lbfgsb_fused_tile", "return C_P + q if q < 2 * m else", "return C_P + q if q < 2 * m - 1 else"),  # YS d's last
     ("lbfgsb_fused_tile", "for _ in range(nt // gw):", "for _ in range(nt // gw - 1):"),  # a tile's element left out
 ])
 def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, module, old, new):

@@ -26,7 +26,7 @@ from numba import config, cuda, float64
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
-    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, CH, _sums_into,
+    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
     _clear, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
@@ -34,9 +34,9 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
     from gpubench.kernels.lbfgsb import _lb_solve
 # the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
-# the passes' sums over the n-vectors: in registers (lf_pair), a tile at a time (lf_reduced)
+# the passes' sums over the n-vectors: in registers (lf_pair, lf_move), a tile at a time (lf_reduced)
 from gpubench.kernels.lbfgsb_fused_tile import (  # noqa: F401  (fused.py reads MIN_THREADS here)
-    MIN_THREADS, PAIR, REDUCED, NREG_PAIR, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
+    MIN_THREADS, PAIR, MOVE, REDUCED, NREG_PAIR, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
 
 
 @cuda.jit(device=True)
@@ -72,15 +72,20 @@ def lf_reset(st):
     st[C_T1] = math.inf
 
 
-# lf_pair's sums are 19 registers a thread: capped so that four blocks of 256 threads share an SM (left to
-# itself the H200's compiler took 142 registers, one block an SM: 499 us at 4e6 for 448 MB, c14dfab)
-PAIR_REGISTERS = 64
+# lf_pair's and lf_move's sums are 19 and 17 registers a thread: the kernels are capped so that four blocks
+# of 256 threads share an SM (left to itself the H200's compiler took 142 registers for lf_pair, one block
+# an SM: 499 us at 4e6 for 448 MB, c14dfab; capped: 144 us, f6ba30c); lf_reduced (its 4 x 4 blocks' 16
+# partial sums and 8 operands) at 80, three blocks an SM
+CAPPED_REGISTERS = 64
+REDUCED_REGISTERS = 80
 PAIR_WARPS = TPB // 32
-_pair_jit = (cuda.jit(cache=True, max_registers=PAIR_REGISTERS) if not config.ENABLE_CUDASIM
-             else cuda.jit(cache=True))
+_capped_jit = (cuda.jit(cache=True, max_registers=CAPPED_REGISTERS) if not config.ENABLE_CUDASIM
+               else cuda.jit(cache=True))
+_reduced_jit = (cuda.jit(cache=True, max_registers=REDUCED_REGISTERS) if not config.ENABLE_CUDASIM
+                else cuda.jit(cache=True))
 
 
-@_pair_jit
+@_capped_jit
 def lf_pair(VEC, xa, YS, m, st):
     """s = xa - x, y = gn - g: s.y, y.y, s.s and YS s (the memory update's products)."""
     sh2 = cuda.shared.array((PAIR_WARPS, TPB), float64)     # a warp's sums a row
@@ -127,13 +132,13 @@ def lf_push(st, m, accept, SMB):
     _push(st, m, accept, SMB)
 
 
-@cuda.jit(cache=True)
+@_capped_jit
 def lf_move(VEC, xa, YS, m, move, st):
     """With ``move``: the accepted pair into its slot, x = xa, g = gn.  Then at x: the smallest
     positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
     Clears the accumulators of the iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((CH, TPB), float64)
+    sh2 = cuda.shared.array((NTILE, TPB), float64)
     _move(VEC, xa, YS, m, move, st, sh, sh2)
 
 
@@ -141,17 +146,17 @@ def lf_move(VEC, xa, YS, m, move, st):
 def _move(VEC, xa, YS, m, move, st, sh, sh2):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    acc = cuda.local.array(M2MAX, float64)
+    acc = cuda.local.array(NREG_MOVE, float64)      # YS d, then d.d: registers, as _pair's
     if cuda.grid(1) == 0:
         _clear(st, V1_R, V3_RATIO + 1)
         st[V2_AMIN] = math.inf
         st[V3_RATIO] = math.inf
-    for q in range(2 * m):
+    for q in range(NREG_MOVE):
         acc[q] = 0.0
+    m2 = 2 * m
     put = move != 0 and st[ACCEPT] != 0.0
     slot = int(st[SLOT])
     t1 = math.inf
-    dd = 0.0
     pg = 0.0
     i = cuda.grid(1)
     while i < VEC.shape[1]:
@@ -166,9 +171,10 @@ def _move(VEC, xa, YS, m, move, st, sh, sh2):
             d = -VEC[G, i]
             if t < t1:
                 t1 = t
-            dd += d * d
-            for j in range(2 * m):
-                acc[j] += YS[j, i] * d
+            acc[M2MAX] += d * d
+            for j in range(M2MAX):
+                if j < m2:
+                    acc[j] += YS[j, i] * d
         z = VEC[X, i] - VEC[G, i]
         if z < VEC[LO, i]:
             z = VEC[LO, i]
@@ -180,8 +186,7 @@ def _move(VEC, xa, YS, m, move, st, sh, sh2):
         i += cuda.gridsize(1)
     _into(st, C_T1, sh, t1, 1)
     _into(st, C_PG, sh, pg, 2)
-    _into(st, C_DD, sh, dd, 0)
-    _sums_into(st, C_P, sh2, acc, 2 * m)
+    reg_fold(MOVE, m, acc, NREG_MOVE, sh2, st)
 
 
 @cuda.jit(device=True)
@@ -253,7 +258,7 @@ def _cauchy(st, m, sh2, p, w1):
     return tc
 
 
-@cuda.jit(cache=True)
+@_reduced_jit
 def lf_reduced(VEC, YS, m, st, SMB):
     """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
     the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of

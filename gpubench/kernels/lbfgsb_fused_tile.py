@@ -23,12 +23,13 @@ bandwidth in lf_reduced alone) and took 337-428 us.
 """
 from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, M2MAX, U_SY, V1_R
+from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, M2MAX, U_SY, C_DD, C_P, V1_R
 
 _SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
-PAIR, REDUCED = 0, 1             # the passes (where each sum goes)
+PAIR, MOVE, REDUCED = 0, 1, 2    # the passes (where each sum goes)
 NREG_PAIR = 3 + M2MAX            # lf_pair's register sums: s.y, y.y, s.s, YS s
+NREG_MOVE = M2MAX + 1            # lf_move's: YS d, d.d
 
 
 @cuda.jit(device=True)
@@ -63,9 +64,13 @@ def dst(kind, m, a, b):
 
 @cuda.jit(device=True)
 def reg_dst(kind, m, q):
-    """Where lf_pair's register sum q goes in ``st`` (s.y, y.y, s.s, then YS s: contiguous from U_SY), -1
-    for a slot past the history."""
-    return U_SY + q if q < 3 + 2 * m else -1
+    """Where register sum q goes in ``st``, -1 for a slot past the history: lf_pair's s.y, y.y, s.s, then
+    YS s (contiguous from U_SY); lf_move's YS d (C_P + j), then d.d (slot M2MAX)."""
+    if kind == PAIR:
+        return U_SY + q if q < 3 + 2 * m else -1
+    if q < M2MAX:
+        return C_P + q if q < 2 * m else -1
+    return C_DD
 
 
 @cuda.jit(device=True)
