@@ -74,15 +74,12 @@ def lf_reset(st):
 
 # lf_pair's and lf_move's sums are 19 and 17 registers a thread: the kernels are capped so that four blocks
 # of 256 threads share an SM (left to itself the H200's compiler took 142 registers for lf_pair, one block
-# an SM: 499 us at 4e6 for 448 MB, c14dfab; capped: 144 us, f6ba30c); lf_reduced (its 4 x 4 blocks' 16
-# partial sums and 8 operands) at 80, three blocks an SM
+# an SM: 499 us at 4e6 for 448 MB, c14dfab; capped: 138 us, 64a6a25).  lf_reduced is not capped: at 80
+# (spilling its 4 x 4 blocks' partials) it took 246 us at 4e6 against 196 us at its own 114 (64a6a25, f6ba30c).
 CAPPED_REGISTERS = 64
-REDUCED_REGISTERS = 80
 PAIR_WARPS = TPB // 32
 _capped_jit = (cuda.jit(cache=True, max_registers=CAPPED_REGISTERS) if not config.ENABLE_CUDASIM
                else cuda.jit(cache=True))
-_reduced_jit = (cuda.jit(cache=True, max_registers=REDUCED_REGISTERS) if not config.ENABLE_CUDASIM
-                else cuda.jit(cache=True))
 
 
 @_capped_jit
@@ -258,7 +255,7 @@ def _cauchy(st, m, sh2, p, w1):
     return tc
 
 
-@_reduced_jit
+@cuda.jit(cache=True)
 def lf_reduced(VEC, YS, m, st, SMB):
     """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
     the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
