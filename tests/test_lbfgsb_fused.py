@@ -114,6 +114,18 @@ def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, module, old, new):
     assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
 
 
+def test_a_broken_take_is_caught(tmp_path, monkeypatch):
+    """lf_take (the first trial's g into GN and g.d into st[SLOPE], both drivers' slope) with the slope summed
+    against g itself instead of d: the run leaves the array loop's iterates."""
+    name = "lbfgsb_fused_gate_broken"
+    (tmp_path / f"{name}.py").write_text(kernels.splice("lbfgsb_fused_gate", replace=[
+        ("acc += gi * VEC[D, i]", "acc += gi * VEC[GN, i]")]))
+    bad = _load(tmp_path / f"{name}.py", name)
+    monkeypatch.setattr(fused, "gate_kernels", lambda: bad)
+    ref, got, _, _ = _both("torsion", batched=False, maxiter=12)
+    assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
+
+
 def test_fused_input_errors():
     from gpubench.errors import InputError
     with pytest.raises(InputError):
@@ -147,7 +159,8 @@ out = {}
 for name, sig in sigs.items():
     out[name] = ".entry" in compile_ptx(getattr(K, name), sig, device=False)
 from gpubench.kernels import lbfgsb_fused_gate as G
-for name, sig in {"lf_gate_push": (v, R, R, R, R, R, I, M3), "lf_enter": (v, R, R, R, R, R)}.items():
+for name, sig in {"lf_gate_push": (v, R, R, R, R, R, I, M3), "lf_enter": (v, R, R, R, R, R),
+                   "lf_take": (M2, v, v)}.items():
     out[name] = ".entry" in compile_ptx(getattr(G, name), sig, device=False)
 from gpubench.kernels import lbfgsb_fused_coop as C
 out["lf_iterate"] = ".entry" in compile_ptx(C.lf_iterate, (M2, v, M2, I, v, M3, I, I, I, R, R, R, R, R, I),
@@ -163,7 +176,7 @@ def test_every_fused_kernel_compiles_to_ptx(tmp_path):
                          timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert all(got.values()) and len(got) == 12
+    assert all(got.values()) and len(got) == 13
 
 
 def test_fused_takes_the_energy_decrease_rule_like_the_array_loop():
@@ -238,8 +251,9 @@ def test_a_batched_iteration_is_seven_bound_launches(monkeypatch):
         assert n["kernel:" + k] == passes
     assert n["kernel:lf_trial"] >= passes                             # and the host's later trials
     assert n["kernel:lf_pair"] == n["kernel:lf_push"] + passes       # lf_push: the host's updates only
-    assert n["array:set FA"] == n["array:set SLOPE"] == passes
-    assert shared.launches_since(before, r.iterations)["kernels"] <= 9
+    assert n["array:set FA"] == passes and n["kernel:lf_take"] >= passes   # g into GN and g.d: one pass
+    # the seven passes and lf_take an iteration, and the host's own steps now and then
+    assert shared.launches_since(before, r.iterations)["kernels"] <= 10
 
 
 @pytest.mark.parametrize("case, kw", [("torsion8", dict(maxiter=12)), ("rosenbrock", dict(maxfun=7))])

@@ -568,6 +568,7 @@ def _trial(VEC, out, a_host, first, constrained, boxed, nit, st):
             st[DESCENT] = 1.0 if descent else 0.0
             st[STPMAX] = stpmax
             st[STP] = a
+            st[SLOPE] = 0.0           # lf_take's sum of the trial's g.d
             _clear(st, U_SY, U_SYY + MMAX)
     else:
         stpmax = st[STPMAX]

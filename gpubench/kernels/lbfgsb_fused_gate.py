@@ -15,11 +15,11 @@ the GPU would otherwise fuse it into one FMA).
 """
 import math
 
-from numba import config, cuda
+from numba import config, cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_push import _push
 from gpubench.kernels.lbfgsb_fused_layout import (
-    V3_GD, V3_DD, STP, STPMAX, C_PG, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE,
+    TPB, GN, D, _into, V3_GD, V3_DD, STP, STPMAX, C_PG, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE,
     GATE_PGTOL, GATE_FDEC, GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST, U_SY, U_SYY, MMAX, _clear)
 
 FTOL, GTOL = 1e-3, 0.9          # shared.FTOL, shared.GTOL (strong Wolfe, SciPy's)
@@ -47,6 +47,25 @@ def lf_enter(st, f, fold, pend, nit, nfev):
     # the memory update's sums: the batched driver's lf_pair runs before its gate, so a batch that
     # hands an iteration to the host leaves that trial's sums here; the host's own lf_pair adds to 0
     _clear(st, U_SY, U_SYY + MMAX)
+
+
+@cuda.jit(cache=True)
+def lf_take(VEC, ga, st):
+    """A first trial's gradient ``ga`` into GN and g.d into st[SLOPE] (lf_trial cleared it): one pass where
+    a copy, a product and a reduction were three (about 55 us of a 4e6 torsion iteration, c7ece94).  Both
+    drivers take the first trial's slope from here, so that they decide on the same doubles.  A no-op once
+    the gate stopped the batch (the trial, and so its gradient and slope, are those already in place)."""
+    sh = cuda.shared.array(TPB, float64)
+    if st[RUN] == 0.0:
+        return
+    acc = 0.0
+    i = cuda.grid(1)
+    while i < VEC.shape[1]:
+        gi = ga[i]
+        VEC[GN, i] = gi
+        acc += gi * VEC[D, i]
+        i += cuda.gridsize(1)
+    _into(st, SLOPE, sh, acc, 0)
 
 
 @cuda.jit(device=True)

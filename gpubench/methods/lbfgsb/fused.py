@@ -113,7 +113,7 @@ class _Kernels:
     (:func:`gpubench.device.gpu.bound_launch`), each call the driver's launch alone (under the
     simulator it is the ordinary launch: the same kernel on the same arguments)."""
 
-    VECTOR = ("lf_pair", "lf_move", "lf_reduced", "lf_step", "lf_direction", "lf_trial", "lf_iterate")
+    VECTOR = ("lf_pair", "lf_move", "lf_reduced", "lf_step", "lf_direction", "lf_trial", "lf_iterate", "lf_take")
     PUSH = ("lf_push", "lf_gate_push")         # one block of PUSH_THREADS: the memory update's columns
 
     def __init__(self, L, **kernels):
@@ -181,7 +181,7 @@ def _capture(binds, evaluate_trial):
         passes, update = binds(stream)
         for go in passes:
             go()
-        ga = evaluate_trial()
+        ga = evaluate_trial(stream)
         for go in update:
             go()
         return ga
@@ -237,7 +237,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
     coop = batch > 1 and COOPERATIVE
     GATE_STOPS = {K.GATE_PGTOL: shared.CONVERGED_PGTOL, K.GATE_FDEC: shared.CONVERGED_FDEC,
                   K.GATE_FACTR: shared.CONVERGED_FACTR}
-    kz = _Kernels(L, lf_gate_push=G.lf_gate_push, lf_enter=G.lf_enter,
+    kz = _Kernels(L, lf_gate_push=G.lf_gate_push, lf_enter=G.lf_enter, lf_take=G.lf_take,
                   **({"lf_iterate": coop_kernels().lf_iterate} if coop else {}), **{name: getattr(K, name) for name in (
         "lf_init", "lf_reset", "lf_pair", "lf_push", "lf_move", "lf_reduced", "lf_step", "lf_direction",
         "lf_trial")})
@@ -287,12 +287,15 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                         kz.bind("lf_move", d["VEC"], d["XA"], d["YS"], m, 1, d["st"], stream=stream))
     passes, update = binds()
 
-    def evaluate_trial():
-        """f and g at the first trial XA, into st and GN for the update: the batch's evaluation."""
+    def evaluate_trial(stream=0):
+        """f and g at the first trial XA, into st and GN for the update: the batch's evaluation (``stream``:
+        the one a CUDA graph captures it on)."""
         fa, ga = fun_and_grad(XA)
         st[K.FA] = fa
-        st[K.SLOPE] = ga @ D
-        GN[...] = ga
+        if stream:
+            kz.bind("lf_take", d["VEC"], ga, d["st"], stream=stream)()
+        else:
+            kz("lf_take", d["VEC"], ga, d["st"])      # GN = ga, st[SLOPE] = ga @ D
         return ga
     # (CUDA graph) a batch's iteration as one launch: captured after the first batch, which ran
     # every launch itself (kernels compiled and loaded, the objective's too), replayed from then on
@@ -345,8 +348,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 if not coop:
                     first_trial(nit + i)
                 ga = evaluate_trial()
-                for what in ("set FA", "g.d", "set SLOPE", "copy GN"):
-                    shared.launched("array:" + what)
+                shared.launched("array:set FA")
                 # the update's sums, the gate with the update's one-block part, the move
                 if coop:
                     coop_next()
@@ -380,8 +382,9 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             first_trial(nit)
             fa, ga = fun_and_grad(XA)
             calls += 1
-            shared.launched("array:g.d")
-            s_, fa, slope = shared.fetch(xp, st, fa, ga @ D)
+            kz("lf_take", d["VEC"], ga, d["st"])          # the batched driver's g.d, on the same doubles
+            s_, fa = shared.fetch(xp, st, fa)
+            slope = float(s_[K.SLOPE])
             if pending is not None:
                 pg = float(s_[K.C_PG])
                 done = stop_test(pg)
