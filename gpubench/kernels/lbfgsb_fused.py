@@ -27,7 +27,7 @@ from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.meth
     TPB, MMAX, NACC, NPAIR, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
     C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
-    _clear, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    _clear, NTILE, TILE_SWAP, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
@@ -290,11 +290,20 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     acc = cuda.local.array(16, float64)
     a0, b0 = tile_start(REDUCED, m, acc, grp, ng, rounds)
     n = VEC.shape[1]
-    base = cuda.blockIdx.x * cuda.blockDim.x      # the same rounds for every thread of the block (its syncs)
+    nt = cuda.blockDim.x
+    # 1. every element of the block's tiles, streamed with no barrier: x_c, the free set, r = 0 (the free
+    # coordinates' r comes in 2.), and in ``flags`` (row TILE_SWAP: no other pass uses it meanwhile) each
+    # of the block's first TPB - 1 tiles that holds a free coordinate
+    flags = sh2[TILE_SWAP]
+    e = t
+    while e < TPB:
+        flags[e] = 0.0
+        e += nt
+    cuda.syncthreads()
+    tile = 0
+    base = cuda.blockIdx.x * nt
     while base < n:
         i = base + t
-        free = False
-        r = 0.0
         if i < n:
             x = VEC[X, i]
             gi = VEC[G, i]
@@ -306,32 +315,41 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
             else:
                 xc = x
             VEC[XC, i] = xc
-            if tb > tc:
-                VEC[FR, i] = 1.0
-                if k > 0:
-                    s = 0.0
-                    for j in range(m2):
-                        v = YS[j, i]
-                        sh2[j, t] = v           # the tile's column, read once
-                        s += w1[j] * v
-                    r = gi + theta * (xc - x) - s
-                    free = True
+            VEC[FR, i] = 1.0 if tb > tc else 0.0
+            VEC[R, i] = 0.0
+            if tb > tc and k > 0:
+                flags[tile if tile < TPB - 1 else TPB - 1] = 1.0
+        tile += 1
+        base += cuda.gridsize(1)
+    if k == 0:
+        return
+    cuda.syncthreads()
+    # 2. the tiles with a free coordinate (every tile past the first TPB - 1): r on the free set, the
+    # tile, its products.  A thread reads back what it wrote in 1. (the same element: no fence needed).
+    tile = 0
+    base = cuda.blockIdx.x * nt                   # the same rounds for every thread of the block (its syncs)
+    while base < n:
+        if tile >= TPB - 1 or flags[tile] != 0.0:
+            i = base + t
+            r = 0.0
+            if i < n and VEC[FR, i] != 0.0:
+                s = 0.0
+                for j in range(m2):
+                    v = YS[j, i]
+                    sh2[j, t] = v           # the tile's column, read once
+                    s += w1[j] * v
+                r = VEC[G, i] + theta * (VEC[XC, i] - VEC[X, i]) - s
                 VEC[R, i] = r
             else:
-                VEC[FR, i] = 0.0
-                VEC[R, i] = 0.0
-        if k > 0:
-            if not free:
                 for j in range(m2):
                     sh2[j, t] = 0.0
             sh2[m2, t] = r
-            # a tile with no free coordinate adds nothing (most, where most bounds are active: torsion)
-            if cuda.syncthreads_or(1 if free else 0) != 0:
-                tile_pass(REDUCED, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
-                cuda.syncthreads()
+            cuda.syncthreads()
+            tile_pass(REDUCED, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
+            cuda.syncthreads()
+        tile += 1
         base += cuda.gridsize(1)
-    if k > 0:
-        tile_fold(REDUCED, m, acc, st, lane, gw, rounds, a0, b0)
+    tile_fold(REDUCED, m, acc, st, lane, gw, rounds, a0, b0)
 
 
 @cuda.jit(device=True)
