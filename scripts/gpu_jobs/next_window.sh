@@ -1,13 +1,13 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
 # $W the window's folder, $SOL its loose outputs).  Pack with no records:
 #     bash scripts/gpu_pack.sh
-# About 4 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-c7ece94/ (README there).
+# About 4 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-903743a/ (README there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# issue 43: torsion with lf_take (g into GN and g.d in one pass) and torsion's f one sum, on c7ece94's passes
-# (c7ece94: graph 0.22-0.24 / 0.26-0.29 / 0.51-0.53 / 1.04-1.05 ms an iteration; record 0.198 / 0.242 / 0.452 / 1.185)
+# issue 43: torsion with lf_reduced in two phases (streamed x_c, then the flagged tiles' products)
+# (903743a: graph 0.18 / 0.23-0.24 / 0.42 / 0.88 ms an iteration; record 0.180 / 0.203 / 0.413 / 1.066)
 timeout 200 python3 $R/scripts/gpu_lbfgsb_batched.py --sizes 10000,160000,1000000,4000000 --iterations 100 \
   --drivers bound,graph,bound,graph > $SOL/lbfgsb_graph.jsonl 2> $SOL/lbfgsb_graph.err; say "graph rc $?"
 for n in 4000000 1000000; do
