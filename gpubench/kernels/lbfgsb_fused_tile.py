@@ -1,25 +1,31 @@
-"""Many dot products over the n-vectors summed a tile at a time (:mod:`gpubench.kernels.lbfgsb_fused`'s
-memory update and Cauchy passes: s.y, y.y, s.s, YS s and S y; YS r with the free rows' gram).
+"""The sums over the n-vectors of :mod:`gpubench.kernels.lbfgsb_fused`'s passes: a few a thread in registers
+(lf_pair: s.y, y.y, s.s, YS s; lf_move: YS d, d.d), or many a tile at a time (lf_reduced: YS r and the free
+rows' gram).
 
-A block puts one element of each of its threads into a tile in shared memory (a row per vector: rows of
-YS, s and y, or of YS and r; zeros where an element does not count).  The products a pass needs are
-entries (a, b) of the tile's rows' gram, and are taken in blocks of 4 x 4 entries: rows a0..a0+3 against
-rows b0..b0+3 (``block``; entries a pass does not need are summed and dropped).  The block's threads form
-groups of ``gw`` lanes (a warp, or half of one; one thread under the simulator), a group a block of
-entries, and each lane sums its share of the tile's elements into 16 partial sums kept in registers
-across the tiles: eight shared-memory loads for 16 products an element.  At the pass's end a group's
-partials are folded by a butterfly of shuffles and lane 0 adds each needed entry to ``st`` (``dst``: one
-atomic an entry and block).  A group's lanes start at their own columns, so that a warp reads 32
-consecutive columns at once (rows are 2 KB apart: the same banks).  Where a block has fewer groups than
-the pass has blocks of entries (fewer than 16 threads: the simulator's 8), a group takes several, one
-lane each, and adds each tile's sums to ``st`` at once.
+**In registers** (``reg_fold``): each thread sums its elements' products in a local array whose loops run to a
+constant (``NREG_PAIR``, ``NREG_MOVE``: a slot past the history skipped), so they unroll, every index is a
+constant and the array lives in registers; at the pass's end each warp folds them by shuffles, thread q adds the
+warps' sum q to ``st`` (one atomic a sum and block).
 
-Why (ncu at 4e6, results/gpu/solve-5956f77/, solve-9d8f4be/ and solve-d033409/): a thread keeping all
-of a pass's products in a local array updated at every element moved 701 MB in lf_pair where its vectors
-are 448 MB; a warp a product with a shuffle fold every tile made lf_reduced wait (452 us for 175 MB);
-lanes keeping partial sums of single products in local arrays, or a thread a product over the whole
-tile, still loaded two shared operands a product and element (at 4e6 about 140 us of shared-memory
-bandwidth in lf_reduced alone) and took 337-428 us.
+**A tile at a time** (``tile_start``, ``tile_pass``, ``tile_fold``): a block puts one element of each of its
+threads into a tile in shared memory (rows of YS and r; zeros where an element does not count).  The products
+are entries (a, b) of the tile's rows' gram, taken in blocks of 4 x 4 entries: rows a0..a0+3 against rows
+b0..b0+3 (``block``; entries the pass does not need are summed and dropped).  The block's threads form groups
+of ``gw`` lanes (a warp, or half of one; one thread under the simulator), a group a block of entries, and each
+lane sums its share of the tile's elements into 16 partial sums kept in registers across the tiles: eight
+shared-memory loads for 16 products an element.  At the pass's end a group's partials are folded by a
+butterfly of shuffles and lane 0 adds each needed entry to ``st`` (``dst``: one atomic an entry and block).
+A group's lanes start at their own columns, so that a warp reads 32 consecutive columns at once (rows are
+2 KB apart: the same banks).  Where a block has fewer groups than blocks of entries (fewer than 16 threads:
+the simulator's 8), a group takes several, one lane each, and adds each tile's sums to ``st`` at once.
+
+Why (ncu at 4e6, results/gpu/solve-5956f77/ to solve-c7ece94/, docs/lbfgsb.md): a thread keeping a pass's
+products in a local array indexed by the run-time m, updated at every element, moved 701 MB in lf_pair where
+its vectors are 448 MB; a warp a product with a shuffle fold every tile made lf_reduced wait (452 us for
+175 MB); lanes keeping partial sums of single products in local arrays, or a thread a product over the whole
+tile, still loaded two shared operands a product and element and took 337-428 us.  Registers are the right
+place for a pass of few sums (lf_pair 134 us at 3.4 TB/s, capped at 64 registers); lf_reduced's 65 to 152
+sums are too many for one thread.
 """
 from numba import config, cuda, float64
 
