@@ -114,6 +114,22 @@ def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, module, old, new):
     assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
 
 
+@pytest.mark.parametrize("broken", [False, True])
+def test_tiles_past_the_flags_are_summed(tmp_path, monkeypatch, broken):
+    """lf_reduced flags a block's first TPB - 1 tiles that hold a free coordinate and sums every later tile:
+    at n = 2500 in one block of 8 threads (313 tiles) the iterates are the array loop's, and a variant that
+    skips the tiles past the flags leaves them."""
+    if broken:
+        bad = _broken_module(tmp_path, "        if tile >= TPB - 1 or flags[tile] != 0.0:",
+                             "        if tile < TPB - 1 and flags[tile] != 0.0:")
+        monkeypatch.setattr(fused, "kernels", lambda: bad)
+    p = minpack2.make("torsion", 2500)
+    args = dict(m=3, step="project", pgtol=1e-8, factr=10.0, maxiter=2)
+    ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, cauchy="approximate", backend="cpu", **args)
+    got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, **args)
+    assert (np.abs(got.x - ref.x).max() > 1e-8) == broken
+
+
 def test_a_broken_take_is_caught(tmp_path, monkeypatch):
     """lf_take (the first trial's g into GN and g.d into st[SLOPE], both drivers' slope) with the slope summed
     against g itself instead of d: the run leaves the array loop's iterates."""
