@@ -29,7 +29,7 @@ sums are too many for one thread.
 """
 from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import TPB, NTILE, M2MAX, U_SY, C_DD, C_P, V1_R
+from gpubench.kernels.lbfgsb_fused_layout import NTILE, M2MAX, U_SY, C_DD, C_P, V1_R
 
 _SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
@@ -88,21 +88,27 @@ def reg_fold(kind, m, acc, nq, sh2, st):
     t = cuda.threadIdx.x
     nt = cuda.blockDim.x
     if _SIM:
-        for q in range(nq):
-            f = q * nt + t
-            sh2[f // TPB, f % TPB] = acc[q]
-        cuda.syncthreads()
-        q = t
-        while q < nq:
-            d = reg_dst(kind, m, q)
-            if d >= 0:
-                s = 0.0
-                for u in range(nt):
-                    f = q * nt + u
-                    s += sh2[f // TPB, f % TPB]
-                cuda.atomic.add(st, d, s)
-            q += nt
-        cuda.syncthreads()
+        w = sh2.shape[1]
+        cap = sh2.shape[0] * w // nt            # sums a round of the flat array holds
+        q0 = 0
+        while q0 < nq:
+            q1 = min(nq, q0 + cap)
+            for q in range(q0, q1):
+                f = (q - q0) * nt + t
+                sh2[f // w, f % w] = acc[q]
+            cuda.syncthreads()
+            q = q0 + t
+            while q < q1:
+                d = reg_dst(kind, m, q)
+                if d >= 0:
+                    s = 0.0
+                    for u in range(nt):
+                        f = (q - q0) * nt + u
+                        s += sh2[f // w, f % w]
+                    cuda.atomic.add(st, d, s)
+                q += nt
+            cuda.syncthreads()
+            q0 = q1
         return
     wl = nt if nt < 32 else 32
     w = t // 32
