@@ -72,3 +72,37 @@ def _leaves_no_state():
         b, a = changed.pop("environment")
         changed["environment"] = {k: (b.get(k), a.get(k)) for k in set(b) | set(a) if b.get(k) != a.get(k)}
     assert not changed, f"the test left process state changed for the next test: {changed}"
+
+
+# ---------------------------------------------------------------- the longest tests first
+# `make test` runs two xdist workers with --dist load: each worker keeps at least two tests queued,
+# so a test of half a minute or more that the random order puts near the end runs while the other
+# worker has nothing left to do.  These (seconds on 2 cores with a cold cache, the last full runs)
+# go first, in this order; every other test keeps pytest-randomly's order (a stable sort after its
+# shuffle), and no test's outcome depends on its place (the shared set-up of tests/shared.py waits
+# for whichever worker builds it).
+LONG_FIRST = (
+    "tests/test_quick_variants.py::test_quick_variant_end_to_end[tableS12]",    # 13-93
+    "tests/test_compare.py::",                                                   # its quick run, 56
+    "tests/test_certify.py::test_quick_certification_agrees_on_five_functions",  # 17-56
+    "tests/test_compare_command.py::",                                           # its levy run, 43
+    "tests/test_reports.py::test_committed_records_load_and_rebuild_the_committed_reports",  # 28-32
+    "tests/test_tron.py::test_kernels_compile_to_ptx",                           # 18-31
+    "tests/test_devloop.py::test_device_loop_kernel_compiles_for_sm90",          # 25-27
+    "tests/test_quick_variants.py::test_quick_variant_end_to_end[scipy_go_certify]",  # 14-22
+    "tests/test_bad_inputs.py::test_bad_inputs_one_line_exit_2_no_traceback_no_stray_file",  # 17-22
+    "tests/test_bad_inputs2.py::test_readme_python_example_prints_what_it_shows",  # 21
+    "tests/test_wheel_install.py::",                                             # 14-21
+    "tests/test_provenance.py::test_every_stored_commit_is_a_commit_of_this_repository",  # 18
+)
+
+
+def _long_rank(item):
+    for i, prefix in enumerate(LONG_FIRST):
+        if item.nodeid.startswith(prefix):
+            return i
+    return len(LONG_FIRST)
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=_long_rank)

@@ -10,6 +10,8 @@ from gpubench.workflow import runner
 from gpubench.workflow import experiments_loader as loader
 from gpubench.cli import main
 
+import shared
+
 
 # The quick comparison on one of its five functions: every method's code path is the same for each
 # function, and each function costs every compiled method a compile of its own (the fixture took
@@ -23,16 +25,18 @@ QUICK_FUNCTIONS = ["levy"]
 def quick(tmp_path_factory):
     """`gpubench reproduce compare --quick` for real (the shipped file, QUICK_FUNCTIONS only), then
     its report."""
-    root = tmp_path_factory.mktemp("compare")
-    res, rep, exps = root / "res", root / "rep", root / "experiments"
-    exps.mkdir()
-    text = (loader.experiments_dir() / "compare.toml").read_text()
-    shipped = 'functions = ["ackley", "levy", "rastrigin", "rosenbrock", "styblinski"]'
-    assert text.count(shipped) == 1, "the quick variant's functions changed: update QUICK_FUNCTIONS"
-    (exps / "compare.toml").write_text(text.replace(shipped, f"functions = {json.dumps(QUICK_FUNCTIONS)}"))
-    assert main(["reproduce", "compare", "--quick", "--results", str(res), "--experiments", str(exps)]) == 0
-    assert main(["report", "compare", "--results", str(res), "--reports", str(rep), "--experiments", str(exps)]) == 0
-    return res, rep
+    def build(root):
+        res, rep, exps = root / "res", root / "rep", root / "experiments"
+        exps.mkdir()
+        text = (loader.experiments_dir() / "compare.toml").read_text()
+        shipped = 'functions = ["ackley", "levy", "rastrigin", "rosenbrock", "styblinski"]'
+        assert text.count(shipped) == 1, "the quick variant's functions changed: update QUICK_FUNCTIONS"
+        (exps / "compare.toml").write_text(text.replace(shipped, f"functions = {json.dumps(QUICK_FUNCTIONS)}"))
+        assert main(["reproduce", "compare", "--quick", "--results", str(res), "--experiments", str(exps)]) == 0
+        assert main(["report", "compare", "--results", str(res), "--reports", str(rep), "--experiments", str(exps)]) == 0
+    # once a session, not once a worker (tests/shared.py); each worker reads a copy of its own
+    root = shared.folder(tmp_path_factory, "compare-quick", build)
+    return root / "res", root / "rep"
 
 
 def test_report_has_certified_gaps_ecdfs_and_summary(quick):

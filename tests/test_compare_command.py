@@ -12,13 +12,17 @@ from gpubench.reports import coco_data
 from gpubench.workflow import runner
 from gpubench.cli import main
 
+import shared
+
 
 @pytest.fixture(scope="module")
 def levy(tmp_path_factory):
     """`gpubench compare levy --dim 10 --quick` for real, on the CPU."""
-    out = tmp_path_factory.mktemp("cmd") / "levy"
-    assert main(["compare", "levy", "--dim", "10", "--quick", "--out", str(out)]) == 0
-    return out
+    def build(out):
+        assert main(["compare", "levy", "--dim", "10", "--quick", "--out", str(out)]) == 0
+    # once a session, not once a worker (tests/shared.py); each worker gets a copy of its own, which
+    # test_rerun_resumes_and_runs_only_what_is_missing changes
+    return shared.folder(tmp_path_factory, "levy", build)
 
 
 def _table(text):

@@ -17,6 +17,7 @@ from numba import config
 import gpubench.functions as F
 
 import oracles as O
+from constructs import one_per_construct
 
 NAMES = F.names()
 N_ITEMS, DIM = 8, 3
@@ -80,7 +81,11 @@ def boxes(fn, rng):
     return np.clip(lo, lo_d, hi_d), np.clip(hi, lo_d, hi_d)
 
 
-@pytest.mark.parametrize("name", NAMES)
+# one function per construct in `make test`, the repeats in `make test-slow` (tests/constructs.py), as for
+# the device loop's search (tests/test_devloop.py), whose tables are built from these forms: the GPU
+# forms are generated from the same expression tree as the CPU forms, which tests/test_enclosures.py
+# checks for every library function in `make test` (the six repeats: 14 CPU seconds with a cold cache)
+@pytest.mark.parametrize("name", one_per_construct(NAMES))
 def test_gpu_forms_agree_with_cpu(name):
     fn = F.get(name)
     cpu, gpu = fn.module("cpu"), GpuForms(fn)

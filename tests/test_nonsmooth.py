@@ -52,6 +52,7 @@ from gpubench.forms.function import TestFunction
 from gpubench.interval import backends
 
 import oracles as O
+from constructs import one_per_construct
 
 S1, S2 = symbols("S1 S2")
 HALF = Rational(1, 2)
@@ -416,7 +417,11 @@ def test_kinks_from_a_file_through_the_cli(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the mean value form
-@pytest.mark.parametrize("name", F.names())
+# one function per construct in `make test`, the repeats in `make test-slow` (tests/constructs.py): the
+# mean value form is built from the function's point and interval gradient forms, which
+# tests/test_enclosures.py checks for every library function in `make test`; each case compiles the
+# form's drivers for its function (the six repeats: 25 of this test's CPU seconds with a cold cache)
+@pytest.mark.parametrize("name", one_per_construct(F.names()))
 def test_mean_value_form_encloses_every_library_function(name):
     fn = F.get(name)
     module = fn.module("cpu")
