@@ -75,37 +75,14 @@ def _into(st, idx, sh, v, op):
             cuda.atomic.max(st, idx, r)
 
 
-CH = 8                     # sums reduced together by one tree (shared memory: CH x TPB doubles)
-# the shared rows (NTILE x TPB doubles) of the passes that sum many products a tile at a time (lf_pair and
-# lf_reduced, gpubench.kernels.lbfgsb_fused_tile): the tile (at most 2 MMAX + 2 rows: YS, s and y); the
-# cooperative kernel's other passes' arrays are views of the rows after it (TILE_SUMS: _step's staged sums;
-# TILE_SWAP: the trees' row)
+# the vector passes' shared rows (NTILE x TPB doubles): lf_reduced's tile (rows 0..2m: YS and r, 4 x 4 blocks
+# of its gram reading up to row NTILE - 1; gpubench.kernels.lbfgsb_fused_tile), the register sums' warp rows
+# of lf_pair and lf_move; the cooperative kernel's other passes' arrays are views of the rows after the tile
+# (TILE_SUMS: _step's staged sums; TILE_SWAP: the trees' row, and lf_reduced's flags of tiles with a free
+# coordinate while it runs)
 TILE_SUMS = M2MAX + 1
 TILE_SWAP = M2MAX + 2
 NTILE = M2MAX + 3
-
-
-@cuda.jit(device=True)
-def _sums_into(st, idx, sh2, acc, nv):
-    # st[idx + q] += the block's sum of acc[q], q < nv: CH sums per tree, one atomic per sum and block
-    tid = cuda.threadIdx.x
-    for q0 in range(0, nv, CH):
-        cnt = min(CH, nv - q0)
-        for c in range(cnt):
-            sh2[c, tid] = acc[q0 + c]
-        cuda.syncthreads()
-        s = cuda.blockDim.x // 2
-        while s > 0:
-            if tid < s:
-                for c in range(cnt):
-                    sh2[c, tid] += sh2[c, tid + s]
-            cuda.syncthreads()
-            s //= 2
-        c = tid
-        while c < cnt:
-            cuda.atomic.add(st, idx + q0 + c, sh2[c, 0])
-            c += cuda.blockDim.x
-        cuda.syncthreads()
 
 
 @cuda.jit(device=True)
