@@ -6,7 +6,6 @@ from numba import cuda
 TPB = 256                  # threads per block of the vector passes (a power of two)
 MMAX = 8                   # largest history the fused path takes
 NACC = 2 * MMAX + MMAX * (2 * MMAX + 1)     # accumulators of the widest pass (YS r and the gram)
-NPAIR = 3 * MMAX + 3       # accumulators of the memory update's pass
 M2MAX = 2 * MMAX
 EPS = 2.220446049250313e-16
 X, G, LO, HI, XC, FR, R, DU, D, XA, GN = range(11)     # rows of VEC (XA: unused, trial points are arrays of their own)
