@@ -25,9 +25,9 @@ from numba import config, cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
-    STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1,
+    STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_END, C_T1,
     C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
-    _clear, NTILE, TILE_SWAP, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    _clear, packed, NTILE, TILE_SWAP, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
@@ -36,7 +36,7 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
 # the passes' sums over the n-vectors: in registers (lf_pair, lf_move), a tile at a time (lf_reduced)
 from gpubench.kernels.lbfgsb_fused_tile import (  # noqa: F401  (fused.py reads MIN_THREADS here)
-    MIN_THREADS, PAIR, MOVE, REDUCED, NREG_PAIR, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
+    MIN_THREADS, PAIR, MOVE, NREG_PAIR, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
 
 
 @cuda.jit(device=True)
@@ -97,7 +97,7 @@ def _pair(VEC, xa, YS, m, st, sh2):
     # past 2m skipped), so it unrolls and every index is a constant (a loop to 2m put the sums in local
     # memory, updated at every element: 701 MB moved at 4e6 where the vectors are 448 MB).  S y (the
     # upper triangle of S^T Y) is not summed: BLNZ's middle matrix reads only its lower triangle L and
-    # diagonal D (gpubench.kernels.lbfgsb._lb_middle_row), so U_SYY stays 0.
+    # diagonal D (gpubench.kernels.lbfgsb._lb_middle_row).
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
     acc = cuda.local.array(NREG_PAIR, float64)
@@ -286,9 +286,9 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     tc = tcs[0]
     theta = st[THETA]
     t = cuda.threadIdx.x
-    gw, ng, grp, lane, rounds = groups(nblocks(REDUCED, m))
+    gw, ng, grp, lane, rounds = groups(nblocks(m))
     acc = cuda.local.array(16, float64)
-    a0, b0 = tile_start(REDUCED, m, acc, grp, ng, rounds)
+    a0, b0 = tile_start(m, acc, grp, ng, rounds)
     n = VEC.shape[1]
     nt = cuda.blockDim.x
     # 1. every element of the block's tiles, streamed with no barrier: x_c, the free set, r = 0 (the free
@@ -345,11 +345,11 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                     sh2[j, t] = 0.0
             sh2[m2, t] = r
             cuda.syncthreads()
-            tile_pass(REDUCED, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
+            tile_pass(m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
             cuda.syncthreads()
         tile += 1
         base += cuda.gridsize(1)
-    tile_fold(REDUCED, m, acc, st, lane, gw, rounds, a0, b0)
+    tile_fold(m, acc, st, lane, gw, rounds, a0, b0)
 
 
 @cuda.jit(device=True)
@@ -407,8 +407,8 @@ def _subspace(st, m, SMB, A, q, w2, M, vs, rows, ok):
             for c in range(k2):
                 ra = int(rows[c])
                 lo_, hi_ = (ra, rb) if ra <= rb else (rb, ra)
-                # packed upper triangle of the slot gram: row lo_ starts at lo_ (2 m2 - lo_ + 1) / 2
-                gq = lo_ * (2 * m2 - lo_ + 1) // 2 + (hi_ - lo_)
+                # the slot gram's packed upper triangle (the layout's one definition)
+                gq = packed(lo_, hi_, m2)
                 sc = (1.0 if c < k else theta) * (1.0 if b < k else theta)
                 s += M[a, c] * sc * vs[m2 + gq]
             A[a, b] = (1.0 if a == b else 0.0) - s / theta
@@ -587,7 +587,7 @@ def _trial(VEC, out, a_host, first, constrained, boxed, nit, st):
             st[STPMAX] = stpmax
             st[STP] = a
             st[SLOPE] = 0.0           # lf_take's sum of the trial's g.d
-            _clear(st, U_SY, U_SYY + MMAX)
+            _clear(st, U_SY, U_END)
     else:
         stpmax = st[STPMAX]
         a = a_host

@@ -15,8 +15,8 @@ NVEC = 11
 K, THETA, TC, STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT = range(11)
 U_SY, U_YY, U_SS = 12, 13, 14
 U_YSS = 15                       # YS @ s: 2 MMAX
-U_SYY = U_YSS + 2 * MMAX         # S @ y: MMAX
-C_T1 = U_SYY + MMAX              # smallest positive breakpoint (min)
+U_END = U_YSS + 2 * MMAX         # past the update's sums (S y is not summed: M reads only L and D of S^T Y)
+C_T1 = U_END                     # smallest positive breakpoint (min)
 C_DD = C_T1 + 1
 C_PG = C_T1 + 2                  # ||P(x - g) - x||_inf (max)
 C_P = C_T1 + 3                   # YS @ d: 2 MMAX
@@ -82,6 +82,13 @@ def _into(st, idx, sh, v, op):
 TILE_SUMS = M2MAX + 1
 TILE_SWAP = M2MAX + 2
 NTILE = M2MAX + 3
+
+
+@cuda.jit(device=True)
+def packed(a, b, m2):
+    """Entry (a, b), a <= b < m2, of the packed upper triangle of a symmetric m2 x m2 matrix stored row by
+    row (the gram's order in st[V1_R + m2:]): row a starts at a (2 m2 - a + 1) / 2."""
+    return a * (2 * m2 - a + 1) // 2 + (b - a)
 
 
 @cuda.jit(device=True)

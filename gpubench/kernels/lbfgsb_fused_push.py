@@ -11,7 +11,7 @@ from numba import cuda, float64
 
 from gpubench.kernels.lbfgsb import _lb_lu, _lb_lu_solve, _lb_middle_row
 from gpubench.kernels.lbfgsb_fused_layout import (
-    MMAX, M2MAX, EPS, K, THETA, ACCEPT, SLOT, U_SY, U_YY, U_SS, U_YSS, U_SYY, C_T1, C_P, V3_GD, A_ACC, _clear)
+    MMAX, M2MAX, EPS, K, THETA, ACCEPT, SLOT, U_SY, U_YY, U_SS, U_YSS, C_T1, C_P, V3_GD, A_ACC, _clear)
 
 PUSH_THREADS = 32       # one block's threads for _push (lf_push, lf_gate_push): a column of M each (k2 <= M2MAX)
 
@@ -94,7 +94,7 @@ def _append(st, m, accept, SMB, SS, SY, A, piv, state):
         SS[a, k - 1] = st[U_YSS + m + sl]
         SS[k - 1, a] = st[U_YSS + m + sl]
         SY[k - 1, a] = st[U_YSS + sl]
-        SY[a, k - 1] = st[U_SYY + sl]      # 0: lf_pair does not sum S y (M reads L and D only)
+        SY[a, k - 1] = 0.0     # S y: not summed, M reads only L and D of S^T Y (_lb_middle_row)
     SY[k - 1, k - 1] = sy
     SS[k - 1, k - 1] = st[U_SS]
     theta = st[U_YY] / sy

@@ -29,24 +29,24 @@ sums are too many for one thread.
 """
 from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import NTILE, M2MAX, U_SY, C_DD, C_P, V1_R
+from gpubench.kernels.lbfgsb_fused_layout import NTILE, M2MAX, U_SY, C_DD, C_P, V1_R, packed
 
 _SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
-PAIR, MOVE, REDUCED = 0, 1, 2    # the passes (where each sum goes)
+PAIR, MOVE = 0, 1                # the register passes (where each sum goes)
 NREG_PAIR = 3 + M2MAX            # lf_pair's register sums: s.y, y.y, s.s, YS s
 NREG_MOVE = M2MAX + 1            # lf_move's: YS d, d.d
 
 
 @cuda.jit(device=True)
-def nblocks(kind, m):
+def nblocks(m):
     """How many 4 x 4 blocks of entries the pass needs: lf_reduced's upper triangle of rows 0..2m (YS, r)."""
     p = (2 * m + 1 + 3) // 4
     return p * (p + 1) // 2
 
 
 @cuda.jit(device=True)
-def block(kind, m, blk):
+def block(m, blk):
     """``(a0, b0)``: the first rows of block ``blk``."""
     p = (2 * m + 1 + 3) // 4
     i = 0
@@ -57,14 +57,14 @@ def block(kind, m, blk):
 
 
 @cuda.jit(device=True)
-def dst(kind, m, a, b):
+def dst(m, a, b):
     """Where entry (a, b) goes in ``st``, -1 where the pass does not need it (lf_reduced's rows: YS
     0..2m-1, r 2m; YS r, then the gram's packed upper triangle row by row)."""
     m2 = 2 * m
     if b == m2 and a < m2:
         return V1_R + a
     if a <= b and b < m2:
-        return V1_R + m2 + a * (2 * m2 - a + 1) // 2 + (b - a)
+        return V1_R + m2 + packed(a, b, m2)
     return -1
 
 
@@ -77,6 +77,17 @@ def reg_dst(kind, m, q):
     if q < M2MAX:
         return C_P + q if q < 2 * m else -1
     return C_DD
+
+
+@cuda.jit(device=True)
+def _fold(v, width, wl):
+    """v summed over the ``width`` lanes of its group (a butterfly of shuffles; groups aligned to width,
+    a power of two), every lane getting the sum; ``wl`` the lanes the warp has."""
+    off = width // 2
+    while off > 0:
+        v += _lane_swap(v, off, wl)
+        off //= 2
+    return v
 
 
 @cuda.jit(device=True)
@@ -114,11 +125,7 @@ def reg_fold(kind, m, acc, nq, sh2, st):
     w = t // 32
     lane = t - 32 * w
     for q in range(nq):
-        v = acc[q]
-        off = wl // 2
-        while off > 0:
-            v += _lane_swap(v, off, wl)
-            off //= 2
+        v = _fold(acc[q], wl, wl)
         if lane == 0:
             sh2[w, q] = v
     cuda.syncthreads()
@@ -183,7 +190,7 @@ def _lane_swap(v, off, wl):
 
 
 @cuda.jit(device=True)
-def tile_pass(kind, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0):
+def tile_pass(m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0):
     """One tile's products: with one block of entries a group (``rounds`` 1), into the lanes' partials
     ``acc``; else (one thread a group) each of the thread's blocks summed over the tile and added to
     ``st`` at once."""
@@ -191,45 +198,40 @@ def tile_pass(kind, m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0):
         if a0 >= 0:
             tile_block(sh2, acc, a0, b0, grp, lane, gw)
         return
-    nb = nblocks(kind, m)
+    nb = nblocks(m)
     for c in range(rounds):
         blk = grp + c * ng
         if blk < nb:
             for k in range(16):
                 acc[k] = 0.0
-            a, b = block(kind, m, blk)
+            a, b = block(m, blk)
             tile_block(sh2, acc, a, b, grp, lane, gw)
             for k in range(16):
-                d = dst(kind, m, a + k // 4, b + k % 4)
+                d = dst(m, a + k // 4, b + k % 4)
                 if d >= 0:
                     cuda.atomic.add(st, d, acc[k])
 
 
 @cuda.jit(device=True)
-def tile_fold(kind, m, acc, st, lane, gw, rounds, a0, b0):
+def tile_fold(m, acc, st, lane, gw, rounds, a0, b0):
     """At the pass's end (``rounds`` 1): the group's partials folded across its lanes, and lane 0 adds
     each needed entry to ``st``."""
     if rounds != 1:
         return
     wl = cuda.blockDim.x if cuda.blockDim.x < 32 else 32
     for k in range(16):
-        s = acc[k]
-        if not _SIM:
-            off = gw // 2
-            while off > 0:
-                s += _lane_swap(s, off, wl)
-                off //= 2
+        s = acc[k] if _SIM else _fold(acc[k], gw, wl)
         if lane == 0 and a0 >= 0:
-            d = dst(kind, m, a0 + k // 4, b0 + k % 4)
+            d = dst(m, a0 + k // 4, b0 + k % 4)
             if d >= 0:
                 cuda.atomic.add(st, d, s)
 
 
 @cuda.jit(device=True)
-def tile_start(kind, m, acc, grp, ng, rounds):
+def tile_start(m, acc, grp, ng, rounds):
     """acc cleared; ``(a0, b0)`` of the group's one block (-1, -1 where it has none, or several)."""
     for k in range(16):
         acc[k] = 0.0
-    if rounds == 1 and grp < nblocks(kind, m):
-        return block(kind, m, grp)
+    if rounds == 1 and grp < nblocks(m):
+        return block(m, grp)
     return -1, -1
