@@ -43,6 +43,12 @@ def main():
     ap.add_argument("--simulate", action="store_true", help="numba's CUDA simulator on numpy arrays (no GPU)")
     ap.add_argument("--drivers", default=",".join(DRIVERS),
                     help="which drivers, comma-separated (default: all): " + ", ".join(DRIVERS))
+    ap.add_argument("--batch", type=int, default=16, help="the batched drivers' iterations between host reads")
+    ap.add_argument("--shrink", type=float, default=None,
+                    help="fused.SHRINK: the batch after a hand-over to the host is run * SHRINK (0: one iteration)")
+    ap.add_argument("--trace", metavar="FILE",
+                    help="every host read of each run as a JSON line (seconds from the start, iterations, "
+                         "evaluations, what) into FILE, and each run's line gets per-segment figures")
     a = ap.parse_args()
     unknown = [k for k in a.drivers.split(",") if k not in DRIVERS]
     if unknown:
@@ -72,24 +78,56 @@ def main():
         out = {}
         for key in a.drivers.split(","):
             name, every, bind, coop, graph = DRIVERS[key]
+            every = every if every == 1 else a.batch
             fused.BIND, fused.COOPERATIVE, fused.GRAPH = bind, coop, graph
+            if a.shrink is not None:
+                fused.SHRINK = a.shrink
             args = dict(m=5, pgtol=1e-5 * pg0, factr=0.0, backend=cp, sync_every=every)
             fused.minimize(fg, x0, lo, hi, maxiter=3, **args)
             synchronize()
             s0, l0 = shared.SYNC["count"], dict(shared.LAUNCHES)
+            fused.TRACE = [] if a.trace else None
             t = time.perf_counter()
             r = fused.minimize(fg, x0, lo, hi, maxiter=a.iterations, **args)
             synchronize()
             dt = time.perf_counter() - t
             out[name] = r
-            print(json.dumps({"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": r.evaluations, "graph": r.graph,
+            extra = {}
+            if a.trace:
+                events = [(s_ - t, it, ev, what) for s_, it, ev, what in fused.TRACE]
+                fused.TRACE = None
+                with open(a.trace, "a") as fh:
+                    fh.write(json.dumps({"n": n, "driver": name, "batch": every, "shrink": fused.SHRINK,
+                                         "events": events}) + "\n")
+                extra["segments"] = segments(events, r.iterations, dt)
+            print(json.dumps({"batch": every, "shrink": fused.SHRINK, **extra,"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": r.evaluations, "graph": r.graph,
                               "host_reads": shared.SYNC["count"] - s0,
                               "ms_per_iteration": 1e3 * dt / max(r.iterations, 1),
                               "launches": shared.launches_since(l0, r.iterations),
                               "fun": r.fun, "message": r.message}), flush=True)
-        fused.BIND, fused.COOPERATIVE, fused.GRAPH = True, False, True
+        fused.BIND, fused.COOPERATIVE, fused.GRAPH, fused.SHRINK = True, False, True, 0.0
         decided = {k: (r.iterations, r.nfev, r.message) for k, r in out.items()}
         print(json.dumps({"n": n, "same_decisions": len(set(decided.values())) == 1}), flush=True)
+
+
+def segments(events, iterations, seconds, parts=8):
+    """A run cut into ``parts`` spans of iterations: each span's ms an iteration, host reads, trials the
+    host made, hand-overs (a batch whose gate code is 6, GATE_HOST) and evaluations, from the trace's
+    events (seconds, iterations, evaluations, what); the span ends at the first read past its end."""
+    out, start, t0, e0 = [], 0, 0.0, 0
+    step = max(1, -(-iterations // parts))
+    for end in range(step, iterations + step, step):
+        span = [e for e in events if start < e[1] <= end or (e[1] == start and e[0] > t0)]
+        if not span:
+            continue
+        t1, it1, e1, _ = span[-1]
+        out.append({"iterations": [start, it1], "ms_per_iteration": 1e3 * (t1 - t0) / max(it1 - start, 1),
+                    "reads": len(span), "trials": sum(w == "trial" for *_, w in span),
+                    "handovers": sum(w.startswith("batch") and w.endswith(" 6") for *_, w in span),
+                    "evaluations": e1 - e0})
+        start, t0, e0 = it1, t1, e1
+    out.append({"tail_ms": 1e3 * (seconds - t0)})
+    return out
 
 
 if __name__ == "__main__":

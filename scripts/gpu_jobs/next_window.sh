@@ -10,7 +10,14 @@ python3 -c "import json; from gpubench.device.environment import capture; print(
 # record 0.231 / 0.253 / 0.438 / 1.115, and 903743a's 0.180 / 0.203 / 0.413 / 1.066 four minutes before)
 timeout 200 python3 $R/scripts/gpu_lbfgsb_batched.py --sizes 10000,160000,1000000,4000000 --iterations 100 \
   --drivers bound,graph,bound,graph > $SOL/lbfgsb_graph.jsonl 2> $SOL/lbfgsb_graph.err; say "graph rc $?"
-for n in 4000000 1000000; do
+# a whole 4e6 run traced (every host read: where a whole run's time goes, 1.07-1.12 ms against the steady
+# 0.91), as shipped and with the batch after a hand-over halved (fused.SHRINK) and 32 iterations a batch
+for opts in "--shrink 0" "--shrink 0.5" "--shrink 0.5 --batch 32" "--shrink 0 --batch 32"; do
+timeout 60 python3 $R/scripts/gpu_lbfgsb_batched.py --sizes 4000000 --iterations 3600 --drivers graph $opts \
+  --trace $SOL/lbfgsb_trace.jsonl >> $SOL/lbfgsb_whole.jsonl 2>> $SOL/lbfgsb_whole.err; say "whole $opts rc $?"
+done
+gzip -f $SOL/lbfgsb_trace.jsonl
+for n in 4000000; do
 timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size \
   --csv --log-file $SOL/ncu_torsion_$n.csv python3 $R/scripts/gpu_lbfgsb_batched.py --sizes $n --iterations 4 \
   --drivers bound > $SOL/ncu_torsion_$n.log 2>&1; say "ncu torsion $n rc $?"

@@ -44,6 +44,7 @@ the run to its launches.
 CUDA simulator, where the tests run it); it may return f as a device scalar.
 """
 import math
+import time
 
 import numpy as np
 
@@ -59,6 +60,12 @@ COOPERATIVE = False
 # a batch's iteration captured once as a CUDA graph and replayed (one launch an iteration) where
 # ``fun_and_grad.capturable`` is true; scripts/gpu_lbfgsb_batched.py turns it off to compare
 GRAPH = True
+# the next batch after the gate handed an iteration to the host: max(1, int(run * SHRINK)) iterations
+# (0: start again at one); scripts/gpu_lbfgsb_batched.py --shrink compares
+SHRINK = 0.0
+# a list to which every host read appends (seconds, iterations, evaluations, what): what a run's time
+# went to; scripts/gpu_lbfgsb_batched.py --trace sets it
+TRACE = None
 
 
 def kernels():
@@ -357,6 +364,8 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                         go()
             s_, = shared.fetch(xp, st)
             code = int(s_[K.CODE])
+            if TRACE is not None:
+                TRACE.append((time.perf_counter(), int(s_[K.NIT]), calls, f"batch {run} {code}"))
             prepared = coop and code == K.GATE_GOING
             if int(s_[K.NIT]) > nit:
                 retried = False
@@ -375,7 +384,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 break
             # GATE_HOST: this iteration goes on on the host from its descent test (its stopping test
             # passed on the device); the last evaluation of the batch was at its first trial XA
-            run = 1
+            run = max(1, int(run * SHRINK))
             kz("lf_enter", d["st"], f, 0.0, 0.0, float(nit), float(nfev))
             fa, slope = float(s_[K.FA]), float(s_[K.SLOPE])
         else:
@@ -424,6 +433,8 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
             nfev += 1
             shared.launched("array:g.d")
             fa_, sl_ = shared.fetch(xp, fa_, ga_ @ D)
+            if TRACE is not None:
+                TRACE.append((time.perf_counter(), nit, calls, "trial"))
             return fa_, sl_, (dxa, ga_)
 
         a, fnew, _, payload, ok = shared._line_search(phi, f, gd, stp, stpmax)
