@@ -76,10 +76,20 @@ def lf_reset(st):
 # of 256 threads share an SM (left to itself the H200's compiler took 142 registers for lf_pair, one block
 # an SM: 499 us at 4e6 for 448 MB, c14dfab; capped: 138 us, 64a6a25).  lf_reduced is not capped: at 80
 # (spilling its 4 x 4 blocks' partials) it took 246 us at 4e6 against 196 us at its own 114 (64a6a25, f6ba30c).
+# lf_reduced at most 128, so that two blocks share an SM whatever the compiler's choice (its column's loads
+# in registers: ptxas 13 takes 127)
 CAPPED_REGISTERS = 64
+REDUCED_REGISTERS = 128
+HALF = M2MAX // 2
 PAIR_WARPS = TPB // 32
-_capped_jit = (cuda.jit(cache=True, max_registers=CAPPED_REGISTERS) if not config.ENABLE_CUDASIM
-               else cuda.jit(cache=True))
+
+
+def _jit_capped(registers):
+    return (cuda.jit(cache=True, max_registers=registers) if not config.ENABLE_CUDASIM
+            else cuda.jit(cache=True))
+
+
+_capped_jit = _jit_capped(CAPPED_REGISTERS)
 
 
 @_capped_jit
@@ -255,7 +265,7 @@ def _cauchy(st, m, sh2, p, w1):
     return tc
 
 
-@cuda.jit(cache=True)
+@_jit_capped(REDUCED_REGISTERS)
 def lf_reduced(VEC, YS, m, st, SMB):
     """The Cauchy point (at the block's start), x_c (coordinates with t_i <= t_c on their bound),
     the free set, r = g + theta (x_c - x) - W M c on it, and YS r with the gram (YS Z)(YS Z)^T of
@@ -316,9 +326,11 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                 xc = x
             VEC[XC, i] = xc
             VEC[FR, i] = 1.0 if tb > tc else 0.0
-            VEC[R, i] = 0.0
             if tb > tc and k > 0:
+                VEC[R, i] = gi + theta * (xc - x)       # r's first terms: 2. reads one vector, not three
                 flags[tile if tile < TPB - 1 else TPB - 1] = 1.0
+            else:
+                VEC[R, i] = 0.0
         tile += 1
         base += cuda.gridsize(1)
     if k == 0:
@@ -333,12 +345,20 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
             i = base + t
             r = 0.0
             if i < n and VEC[FR, i] != 0.0:
+                # the column's loads all issued before its shared stores: a load after a shared store
+                # waits for it (a generic load may alias it), and one at a time they left lf_reduced
+                # at 1.4 TB/s where every tile is free (ncu at 4e6, results/gpu/solve-7d6007a/)
+                col = cuda.local.array(M2MAX, float64)
+                for j in range(M2MAX):          # to a constant: unrolled, col in registers
+                    if j < m2:
+                        col[j] = YS[j, i]
+                r = VEC[R, i]
                 s = 0.0
-                for j in range(m2):
-                    v = YS[j, i]
-                    sh2[j, t] = v           # the tile's column, read once
-                    s += w1[j] * v
-                r = VEC[G, i] + theta * (VEC[XC, i] - VEC[X, i]) - s
+                for j in range(M2MAX):
+                    if j < m2:
+                        sh2[j, t] = col[j]      # the tile's column, read once
+                        s += w1[j] * col[j]
+                r = r - s                       # g + theta (x_c - x) - s, as one expression before
                 VEC[R, i] = r
             else:
                 for j in range(m2):
@@ -455,26 +475,38 @@ def _step(VEC, YS, m, project, st, SMB, sh, A, q, w2, ok, Ms, vs):
     gd = 0.0
     amin = math.inf
     i = cuda.grid(1)
+    m2 = 2 * m
+    col = cuda.local.array(HALF, float64)
     while i < VEC.shape[1]:
+        # every load of the element issued before its one store (a load after a store waits for it:
+        # the arrays may alias), the free column's into registers (a loop to a constant)
+        xc, lo, hi = VEC[XC, i], VEC[LO, i], VEC[HI, i]
+        if project != 0:
+            gi, x = VEC[G, i], VEC[X, i]
         du = 0.0
         if VEC[FR, i] != 0.0:
+            r = VEC[R, i]
             s = 0.0
-            for j in range(2 * m):
-                s += w2[j] * YS[j, i]
-            du = -VEC[R, i] / theta - s / (theta * theta)
+            for c in range(0, M2MAX, HALF):         # half the column at a time: 8 loads in flight
+                for j in range(HALF):
+                    if c + j < m2:
+                        col[j] = YS[c + j, i]
+                for j in range(HALF):
+                    if c + j < m2:
+                        s += w2[c + j] * col[j]
+            du = -r / theta - s / (theta * theta)
         VEC[DU, i] = du
-        xc = VEC[XC, i]
         if project != 0:
             v = xc + du
-            if v < VEC[LO, i]:
-                v = VEC[LO, i]
-            if v > VEC[HI, i]:
-                v = VEC[HI, i]
-            gd += VEC[G, i] * (v - VEC[X, i])
+            if v < lo:
+                v = lo
+            if v > hi:
+                v = hi
+            gd += gi * (v - x)
         if du < 0.0:
-            a = (VEC[LO, i] - xc) / du
+            a = (lo - xc) / du
         elif du > 0.0:
-            a = (VEC[HI, i] - xc) / du
+            a = (hi - xc) / du
         else:
             a = math.inf
         if a < amin:
