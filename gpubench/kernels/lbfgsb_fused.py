@@ -25,9 +25,10 @@ from numba import config, cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.methods.lbfgsb.fused reads the layout here)
     TPB, MMAX, NACC, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
-    STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_END, C_T1,
+    STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_YSD, U_YD, U_SD,
+    U_DD, U_T1, U_PG, U_END, C_T1,
     C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
-    _clear, packed, NTILE, TILE_SWAP, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    _clear, _clear_update, packed, NTILE, TILE_SWAP, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
@@ -36,17 +37,21 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
 # the passes' sums over the n-vectors: in registers (lf_pair, lf_move), a tile at a time (lf_reduced)
 from gpubench.kernels.lbfgsb_fused_tile import (  # noqa: F401  (fused.py reads MIN_THREADS here)
-    MIN_THREADS, PAIR, MOVE, NREG_PAIR, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
+    MIN_THREADS, PAIR, MOVE, NREG_PAIR, P_YSD, P_YD, P_SD, P_DD, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
 
 
 @cuda.jit(device=True)
 def _breakpoint(x, g, lo, hi, i):
     # t_i of BLNZ eq. 4.1, 0 for a coordinate fixed from the start
-    gi = g[i]
-    if gi < 0.0:
-        t = (x[i] - hi[i]) / gi
-    elif gi > 0.0:
-        t = (x[i] - lo[i]) / gi
+    return _breakpoint_at(x[i], g[i], lo[i], hi[i])
+
+
+@cuda.jit(device=True)
+def _breakpoint_at(x, g, lo, hi):
+    if g < 0.0:
+        t = (x - hi) / g
+    elif g > 0.0:
+        t = (x - lo) / g
     else:
         t = math.inf
     if not (t > 0.0):
@@ -80,7 +85,8 @@ def lf_reset(st):
 # in registers: ptxas 13 takes 127)
 CAPPED_REGISTERS = 64
 REDUCED_REGISTERS = 128
-HALF = M2MAX // 2
+# lf_pair's 38 register sums (the update's and the next Cauchy point's) need more than 64: two blocks an SM
+PAIR_REGISTERS = 128
 PAIR_WARPS = TPB // 32
 
 
@@ -92,9 +98,11 @@ def _jit_capped(registers):
 _capped_jit = _jit_capped(CAPPED_REGISTERS)
 
 
-@_capped_jit
+@_jit_capped(PAIR_REGISTERS)
 def lf_pair(VEC, xa, YS, m, st):
-    """s = xa - x, y = gn - g: s.y, y.y, s.s and YS s (the memory update's products)."""
+    """s = xa - x, y = gn - g: s.y, y.y, s.s and YS s (the memory update's products); and at the trial,
+    for d = -gn off the fixed set, the next Cauchy point's YS d, y.d, s.d, d.d, smallest positive
+    breakpoint and ||P(xa - gn) - xa||_inf, which lf_move takes once the pair is in its slot."""
     sh2 = cuda.shared.array((PAIR_WARPS, TPB), float64)     # a warp's sums a row
     _pair(VEC, xa, YS, m, st, sh2)
 
@@ -110,21 +118,51 @@ def _pair(VEC, xa, YS, m, st, sh2):
     # diagonal D (gpubench.kernels.lbfgsb._lb_middle_row).
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
+    # The next Cauchy point's products are summed here too, at the trial, where they were lf_move's at the
+    # new x: the same products element by element (YS d over the slots as they are, the new pair's row
+    # as y.d and s.d), so that lf_move, once the pair is in its slot, reads no history (320 MB at 4e6).
     acc = cuda.local.array(NREG_PAIR, float64)
     for q in range(NREG_PAIR):
         acc[q] = 0.0
     m2 = 2 * m
+    t1 = math.inf
+    pg = 0.0
     i = cuda.grid(1)
     while i < VEC.shape[1]:
-        s = xa[i] - VEC[X, i]
-        y = VEC[GN, i] - VEC[G, i]
+        xi = xa[i]
+        gi = VEC[GN, i]
+        lo = VEC[LO, i]
+        hi = VEC[HI, i]
+        s = xi - VEC[X, i]
+        y = gi - VEC[G, i]
+        t = _breakpoint_at(xi, gi, lo, hi)
+        # d = 0 on the fixed set adds exact zeros (a sum from +0 never becomes -0): no branch in the loop,
+        # whose loads are then all issued together
+        d = -gi if t > 0.0 else 0.0
+        if t > 0.0 and t < t1:
+            t1 = t
         acc[0] += s * y
         acc[1] += y * y
         acc[2] += s * s
         for j in range(M2MAX):
             if j < m2:
-                acc[3 + j] += YS[j, i] * s
+                v = YS[j, i]
+                acc[3 + j] += v * s
+                acc[P_YSD + j] += v * d
+        acc[P_YD] += y * d
+        acc[P_SD] += s * d
+        acc[P_DD] += d * d
+        z = xi - gi
+        if z < lo:
+            z = lo
+        if z > hi:
+            z = hi
+        z = abs(z - xi)
+        if z > pg:
+            pg = z
         i += cuda.gridsize(1)
+    _into(st, U_T1, sh2[0], t1, 1)
+    _into(st, U_PG, sh2[0], pg, 2)
     reg_fold(PAIR, m, acc, NREG_PAIR, sh2, st)
 
 
@@ -141,11 +179,12 @@ def lf_push(st, m, accept, SMB):
 
 @_capped_jit
 def lf_move(VEC, xa, YS, m, move, st):
-    """With ``move``: the accepted pair into its slot, x = xa, g = gn.  Then at x: the smallest
-    positive breakpoint, d.d and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
-    Clears the accumulators of the iteration's later passes."""
+    """With ``move``: the accepted pair into its slot, x = xa, g = gn, and the next Cauchy point's products
+    at x taken from lf_pair's (summed at the trial).  Without: at x, the smallest positive breakpoint, d.d
+    and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.  Clears the accumulators of the
+    iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
-    sh2 = cuda.shared.array((NTILE, TPB), float64)
+    sh2 = cuda.shared.array((PAIR_WARPS, TPB), float64)     # a warp's sum a row
     _move(VEC, xa, YS, m, move, st, sh, sh2)
 
 
@@ -153,35 +192,47 @@ def lf_move(VEC, xa, YS, m, move, st):
 def _move(VEC, xa, YS, m, move, st, sh, sh2):
     if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
         return
-    acc = cuda.local.array(NREG_MOVE, float64)      # YS d, then d.d: registers, as _pair's
-    if cuda.grid(1) == 0:
+    i = cuda.grid(1)
+    if i == 0:
         _clear(st, V1_R, V3_RATIO + 1)
         st[V2_AMIN] = math.inf
         st[V3_RATIO] = math.inf
-    for q in range(NREG_MOVE):
-        acc[q] = 0.0
-    m2 = 2 * m
-    put = move != 0 and st[ACCEPT] != 0.0
-    slot = int(st[SLOT])
+    if move != 0:
+        # x = xa, g = gn, the pair into its slot; the next Cauchy point's products are lf_pair's at xa
+        put = st[ACCEPT] != 0.0
+        slot = int(st[SLOT])
+        if i == 0:
+            for j in range(2 * m):
+                st[C_P + j] = st[U_YSD + j]
+            if put:
+                st[C_P + slot] = st[U_YD]
+                st[C_P + m + slot] = st[U_SD]
+            st[C_DD] = st[U_DD]
+            st[C_T1] = st[U_T1]
+            st[C_PG] = st[U_PG]
+        while i < VEC.shape[1]:
+            xi = xa[i]
+            gi = VEC[GN, i]
+            if put:
+                YS[slot, i] = gi - VEC[G, i]
+                YS[m + slot, i] = xi - VEC[X, i]
+            VEC[X, i] = xi
+            VEC[G, i] = gi
+            i += cuda.gridsize(1)
+        return
+    # at x with an empty history (lf_init's, lf_reset's: k = 0, so no W^T d): the smallest positive
+    # breakpoint, d.d and the projected gradient's norm
+    acc = cuda.local.array(NREG_MOVE, float64)
+    acc[0] = 0.0
     t1 = math.inf
     pg = 0.0
-    i = cuda.grid(1)
     while i < VEC.shape[1]:
-        if move != 0:
-            if put:
-                YS[slot, i] = VEC[GN, i] - VEC[G, i]
-                YS[m + slot, i] = xa[i] - VEC[X, i]
-            VEC[X, i] = xa[i]
-            VEC[G, i] = VEC[GN, i]
         t = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
         if t > 0.0:
             d = -VEC[G, i]
             if t < t1:
                 t1 = t
-            acc[M2MAX] += d * d
-            for j in range(M2MAX):
-                if j < m2:
-                    acc[j] += YS[j, i] * d
+            acc[0] += d * d
         z = VEC[X, i] - VEC[G, i]
         if z < VEC[LO, i]:
             z = VEC[LO, i]
@@ -475,38 +526,26 @@ def _step(VEC, YS, m, project, st, SMB, sh, A, q, w2, ok, Ms, vs):
     gd = 0.0
     amin = math.inf
     i = cuda.grid(1)
-    m2 = 2 * m
-    col = cuda.local.array(HALF, float64)
     while i < VEC.shape[1]:
-        # every load of the element issued before its one store (a load after a store waits for it:
-        # the arrays may alias), the free column's into registers (a loop to a constant)
-        xc, lo, hi = VEC[XC, i], VEC[LO, i], VEC[HI, i]
-        if project != 0:
-            gi, x = VEC[G, i], VEC[X, i]
         du = 0.0
         if VEC[FR, i] != 0.0:
-            r = VEC[R, i]
             s = 0.0
-            for c in range(0, M2MAX, HALF):         # half the column at a time: 8 loads in flight
-                for j in range(HALF):
-                    if c + j < m2:
-                        col[j] = YS[c + j, i]
-                for j in range(HALF):
-                    if c + j < m2:
-                        s += w2[c + j] * col[j]
-            du = -r / theta - s / (theta * theta)
+            for j in range(2 * m):
+                s += w2[j] * YS[j, i]
+            du = -VEC[R, i] / theta - s / (theta * theta)
         VEC[DU, i] = du
+        xc = VEC[XC, i]
         if project != 0:
             v = xc + du
-            if v < lo:
-                v = lo
-            if v > hi:
-                v = hi
-            gd += gi * (v - x)
+            if v < VEC[LO, i]:
+                v = VEC[LO, i]
+            if v > VEC[HI, i]:
+                v = VEC[HI, i]
+            gd += VEC[G, i] * (v - VEC[X, i])
         if du < 0.0:
-            a = (lo - xc) / du
+            a = (VEC[LO, i] - xc) / du
         elif du > 0.0:
-            a = (hi - xc) / du
+            a = (VEC[HI, i] - xc) / du
         else:
             a = math.inf
         if a < amin:
@@ -619,7 +658,7 @@ def _trial(VEC, out, a_host, first, constrained, boxed, nit, st):
             st[STPMAX] = stpmax
             st[STP] = a
             st[SLOPE] = 0.0           # lf_take's sum of the trial's g.d
-            _clear(st, U_SY, U_END)
+            _clear_update(st)
     else:
         stpmax = st[STPMAX]
         a = a_host

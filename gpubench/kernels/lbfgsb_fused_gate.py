@@ -20,7 +20,7 @@ from numba import config, cuda, float64
 from gpubench.kernels.lbfgsb_fused_push import _push
 from gpubench.kernels.lbfgsb_fused_layout import (
     TPB, GN, D, _into, V3_GD, V3_DD, STP, STPMAX, C_PG, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE,
-    GATE_PGTOL, GATE_FDEC, GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST, U_SY, U_END, _clear)
+    GATE_PGTOL, GATE_FDEC, GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST, _clear_update)
 
 FTOL, GTOL = 1e-3, 0.9          # shared.FTOL, shared.GTOL (strong Wolfe, SciPy's)
 _SIM = bool(config.ENABLE_CUDASIM)
@@ -46,7 +46,7 @@ def lf_enter(st, f, fold, pend, nit, nfev):
     st[RUN] = 1.0
     # the memory update's sums: the batched driver's lf_pair runs before its gate, so a batch that
     # hands an iteration to the host leaves that trial's sums here; the host's own lf_pair adds to 0
-    _clear(st, U_SY, U_END)
+    _clear_update(st)
 
 
 @cuda.jit(cache=True)

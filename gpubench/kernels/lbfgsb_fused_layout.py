@@ -1,6 +1,8 @@
 """The layout of the fused L-BFGS-B kernels' arrays (:mod:`gpubench.kernels.lbfgsb_fused`): the rows of
 ``VEC``, the slots of the device scalars ``st``, and the block reductions that the vector passes
 fold into ``st`` (a block tree, then one atomic per block)."""
+import math
+
 from numba import cuda
 
 TPB = 256                  # threads per block of the vector passes (a power of two)
@@ -15,7 +17,13 @@ NVEC = 11
 K, THETA, TC, STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT = range(11)
 U_SY, U_YY, U_SS = 12, 13, 14
 U_YSS = 15                       # YS @ s: 2 MMAX
-U_END = U_YSS + 2 * MMAX         # past the update's sums (S y is not summed: M reads only L and D of S^T Y)
+# the next Cauchy point's products at the trial (x = xa, g = gn), summed by lf_pair beside the update's so
+# that lf_move reads no history: YS @ d for d = -gn off the fixed set (the slots as they were), y.d, s.d
+# (the new pair's, for its slot), d.d; then the smallest positive breakpoint (min) and ||P(xa - gn) - xa||
+U_YSD = U_YSS + 2 * MMAX
+U_YD, U_SD, U_DD = U_YSD + 2 * MMAX, U_YSD + 2 * MMAX + 1, U_YSD + 2 * MMAX + 2
+U_T1, U_PG = U_DD + 1, U_DD + 2
+U_END = U_PG + 1                 # past the update's sums (S y is not summed: M reads only L and D of S^T Y)
 C_T1 = U_END                     # smallest positive breakpoint (min)
 C_DD = C_T1 + 1
 C_PG = C_T1 + 2                  # ||P(x - g) - x||_inf (max)
@@ -95,3 +103,10 @@ def packed(a, b, m2):
 def _clear(st, lo, hi):
     for q in range(lo, hi):
         st[q] = 0.0
+
+
+@cuda.jit(device=True)
+def _clear_update(st):
+    # lf_pair's sums, its breakpoint minimum at infinity
+    _clear(st, U_SY, U_END)
+    st[U_T1] = math.inf

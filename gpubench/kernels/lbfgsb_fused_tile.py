@@ -1,5 +1,5 @@
 """The sums over the n-vectors of :mod:`gpubench.kernels.lbfgsb_fused`'s passes: a few a thread in registers
-(lf_pair: s.y, y.y, s.s, YS s; lf_move: YS d, d.d), or many a tile at a time (lf_reduced: YS r and the free
+(lf_pair: s.y, y.y, s.s, YS s and the next Cauchy point's YS d, y.d, s.d, d.d; lf_move: d.d), or many a tile at a time (lf_reduced: YS r and the free
 rows' gram).
 
 **In registers** (``reg_fold``): each thread sums its elements' products in a local array whose loops run to a
@@ -29,13 +29,16 @@ sums are too many for one thread.
 """
 from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import NTILE, M2MAX, U_SY, C_DD, C_P, V1_R, packed
+from gpubench.kernels.lbfgsb_fused_layout import NTILE, M2MAX, U_SY, C_DD, V1_R, packed
 
 _SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
 PAIR, MOVE = 0, 1                # the register passes (where each sum goes)
-NREG_PAIR = 3 + M2MAX            # lf_pair's register sums: s.y, y.y, s.s, YS s
-NREG_MOVE = M2MAX + 1            # lf_move's: YS d, d.d
+# lf_pair's register sums: s.y, y.y, s.s, YS s, then at the trial YS d, y.d, s.d, d.d (st's order from U_SY)
+P_YSD = 3 + M2MAX
+P_YD, P_SD, P_DD = P_YSD + M2MAX, P_YSD + M2MAX + 1, P_YSD + M2MAX + 2
+NREG_PAIR = P_DD + 1
+NREG_MOVE = 1                    # lf_move's (an empty history): d.d
 
 
 @cuda.jit(device=True)
@@ -70,12 +73,12 @@ def dst(m, a, b):
 
 @cuda.jit(device=True)
 def reg_dst(kind, m, q):
-    """Where register sum q goes in ``st``, -1 for a slot past the history: lf_pair's s.y, y.y, s.s, then
-    YS s (contiguous from U_SY); lf_move's YS d (C_P + j), then d.d (slot M2MAX)."""
+    """Where register sum q goes in ``st``, -1 for a slot past the history: lf_pair's s.y, y.y, s.s, YS s,
+    YS d, y.d, s.d, d.d (contiguous from U_SY); lf_move's d.d."""
     if kind == PAIR:
-        return U_SY + q if q < 3 + 2 * m else -1
-    if q < M2MAX:
-        return C_P + q if q < 2 * m else -1
+        if (q >= 3 + 2 * m and q < P_YSD) or (q >= P_YSD + 2 * m and q < P_YD):
+            return -1
+        return U_SY + q
     return C_DD
 
 

@@ -1,13 +1,13 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
 # $W the window's folder, $SOL its loose outputs).  Pack with no records:
 #     bash scripts/gpu_pack.sh
-# About 3 minutes.  What ran before: results/gpu/solve-7d6007a/ (README there).
+# About 3 minutes.  What ran before: results/gpu/solve-38ab582/ (README there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# issue 43: lf_reduced's column loads issued together (7d6007a late at 4e6: 380 us at 1.4 TB/s) and lf_step's
-# loads before its store (177 us): ncu of the same late launches, then a whole run traced, then the record
+# issue 43: lf_pair sums the next Cauchy point's products at the trial, so lf_move reads no history (38ab582 late
+# at 4e6: lf_pair 136 us, lf_move 171, lf_reduced 312): ncu of the same late launches, a whole run traced, the record
 timeout 150 ncu --clock-control none --launch-skip 20000 --launch-count 60 \
   --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size \
   --csv --log-file $SOL/ncu_late_4000000.csv python3 $R/scripts/gpu_lbfgsb_batched.py --sizes 4000000 --iterations 2600 \
