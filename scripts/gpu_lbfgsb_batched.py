@@ -49,6 +49,7 @@ def main():
     ap.add_argument("--trace", metavar="FILE",
                     help="every host read of each run as a JSON line (seconds from the start, iterations, "
                          "evaluations, what) into FILE, and each run's line gets per-segment figures")
+    ap.add_argument("--reduced-threads", type=int, default=None, help="fused.REDUCED_THREADS: lf_reduced's block")
     a = ap.parse_args()
     unknown = [k for k in a.drivers.split(",") if k not in DRIVERS]
     if unknown:
@@ -82,6 +83,8 @@ def main():
             fused.BIND, fused.COOPERATIVE, fused.GRAPH = bind, coop, graph
             if a.shrink is not None:
                 fused.SHRINK = a.shrink
+            if a.reduced_threads is not None:
+                fused.REDUCED_THREADS = a.reduced_threads
             args = dict(m=5, pgtol=1e-5 * pg0, factr=0.0, backend=cp, sync_every=every)
             fused.minimize(fg, x0, lo, hi, maxiter=3, **args)
             synchronize()
@@ -100,7 +103,7 @@ def main():
                     fh.write(json.dumps({"n": n, "driver": name, "batch": every, "shrink": fused.SHRINK,
                                          "events": events}) + "\n")
                 extra["segments"] = segments(events, r.iterations, dt)
-            print(json.dumps({"batch": every, "shrink": fused.SHRINK, **extra,"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": r.evaluations, "graph": r.graph,
+            print(json.dumps({"batch": every, "shrink": fused.SHRINK, "reduced_threads": fused.REDUCED_THREADS, **extra,"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": r.evaluations, "graph": r.graph,
                               "host_reads": shared.SYNC["count"] - s0,
                               "ms_per_iteration": 1e3 * dt / max(r.iterations, 1),
                               "launches": shared.launches_since(l0, r.iterations),

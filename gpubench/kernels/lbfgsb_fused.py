@@ -395,22 +395,29 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
         if tile >= TPB - 1 or flags[tile] != 0.0:
             i = base + t
             r = 0.0
-            if i < n and VEC[FR, i] != 0.0:
-                # the column's loads all issued before its shared stores: a load after a shared store
-                # waits for it (a generic load may alias it), and one at a time they left lf_reduced
-                # at 1.4 TB/s where every tile is free (ncu at 4e6, results/gpu/solve-7d6007a/)
+            if i < n:
+                # the column's loads all issued at once, before its shared stores and before the free
+                # flag is known: a load after a shared store waits for it (a generic load may alias it),
+                # and a load after the flag's waits for the flag.  One at a time they left lf_reduced at
+                # 1.4 TB/s where every tile is free (ncu at 4e6, results/gpu/solve-7d6007a/); a bound
+                # coordinate's column, loaded and dropped, costs bytes only in tiles partly free.
                 col = cuda.local.array(M2MAX, float64)
                 for j in range(M2MAX):          # to a constant: unrolled, col in registers
                     if j < m2:
                         col[j] = YS[j, i]
-                r = VEC[R, i]
-                s = 0.0
-                for j in range(M2MAX):
-                    if j < m2:
-                        sh2[j, t] = col[j]      # the tile's column, read once
-                        s += w1[j] * col[j]
-                r = r - s                       # g + theta (x_c - x) - s, as one expression before
-                VEC[R, i] = r
+                fr = VEC[FR, i]
+                r0 = VEC[R, i]
+                if fr != 0.0:
+                    s = 0.0
+                    for j in range(M2MAX):
+                        if j < m2:
+                            sh2[j, t] = col[j]      # the tile's column, read once
+                            s += w1[j] * col[j]
+                    r = r0 - s                      # g + theta (x_c - x) - s, as one expression before
+                    VEC[R, i] = r
+                else:
+                    for j in range(m2):
+                        sh2[j, t] = 0.0
             else:
                 for j in range(m2):
                     sh2[j, t] = 0.0

@@ -63,6 +63,9 @@ GRAPH = True
 # the next batch after the gate handed an iteration to the host: max(1, int(run * SHRINK)) iterations
 # (0: start again at one); scripts/gpu_lbfgsb_batched.py --shrink compares
 SHRINK = 0.0
+# lf_reduced's threads a block on the GPU where ``threads`` is not set (None: the vector passes' TPB);
+# scripts/gpu_lbfgsb_batched.py --reduced-threads compares
+REDUCED_THREADS = None
 # a list to which every host read appends (seconds, iterations, evaluations, what): what a run's time
 # went to; scripts/gpu_lbfgsb_batched.py --trace sets it
 TRACE = None
@@ -101,6 +104,10 @@ class _Launcher:
         # grid-stride passes: a few blocks per SM (one block under the simulator, whose barriers are slow)
         blocks = 1 if self.sim else min(blocks, 4 * cuda.get_current_device().MULTIPROCESSOR_COUNT)
         self.vec = (max(1, blocks), self.tpb)
+        # lf_reduced's own blocks (REDUCED_THREADS): smaller ones, more of them an SM, so that one block's
+        # loads go on while another waits at its tile's barriers
+        tr = self.tpb if (self.sim or threads or not REDUCED_THREADS) else min(REDUCED_THREADS, self.tpb)
+        self.reduced = (max(1, min((n + tr - 1) // tr, blocks * self.tpb // tr)), tr)
         self.one = (1, 1)
         self.push = (1, K.PUSH_THREADS)
 
@@ -126,8 +133,8 @@ class _Kernels:
     def __init__(self, L, **kernels):
         self.sim = L.sim
         self.kernels = kernels
-        self.shape = {name: (L.vec if name in self.VECTOR else L.push if name in self.PUSH else L.one)
-                      for name in kernels}
+        self.shape = {name: (L.reduced if name == "lf_reduced" else L.vec if name in self.VECTOR
+                             else L.push if name in self.PUSH else L.one) for name in kernels}
         self.conf = {name: k[self.shape[name]] for name, k in kernels.items()}
 
     def __call__(self, name, *args):
