@@ -116,20 +116,25 @@ def test_a_broken_kernel_is_caught(tmp_path, monkeypatch, module, old, new):
     assert got.iterations != ref.iterations or np.abs(got.x - ref.x).max() > 1e-8
 
 
-@pytest.mark.parametrize("broken", [False, True])
-def test_tiles_past_the_flags_are_summed(tmp_path, monkeypatch, broken):
-    """lf_reduced flags a block's first TPB - 1 tiles that hold a free coordinate and sums every later tile:
-    at n = 2500 in one block of 8 threads (313 tiles) the iterates are the array loop's, and a variant that
-    skips the tiles past the flags leaves them."""
+@pytest.mark.parametrize("broken", [None, "vote", "late column", "ahead column"])
+def test_reduced_sums_every_tile_with_a_free_coordinate(tmp_path, monkeypatch, broken):
+    """lf_reduced sums a tile where the block's vote finds a free coordinate, its column loaded with the
+    element where the previous tile held one, else after the vote: at n = 2500 in one block of 8 threads
+    (313 tiles, free and bound ones mixed) the iterates are the array loop's, and they leave it where the
+    vote counts one thread's coordinate only, or where a column loaded ahead, or one not loaded ahead, is
+    wrong."""
+    swap = {"vote": ("ahead = cuda.syncthreads_or(1 if free else 0) != 0",
+                     "ahead = cuda.syncthreads_or(1 if free and t == 0 else 0) != 0"),
+            "late column": ("                    if not loaded:\n", "                    if False:\n"),
+            "ahead column": ("col[j] = YS[j, i]\n            tb = _breakpoint_at", "col[j] = 2.0 * YS[j, i]\n            tb = _breakpoint_at")}
     if broken:
-        bad = _broken_module(tmp_path, "        if tile >= TPB - 1 or flags[tile] != 0.0:",
-                             "        if tile < TPB - 1 and flags[tile] != 0.0:")
+        bad = _broken_module(tmp_path, *swap[broken])
         monkeypatch.setattr(fused, "kernels", lambda: bad)
     p = minpack2.make("torsion", 2500)
-    args = dict(m=3, step="project", pgtol=1e-8, factr=10.0, maxiter=2)
+    args = dict(m=3, step="project", pgtol=1e-8, factr=10.0, maxiter=3)
     ref = core.minimize(p.fg_stencil, p.x0, p.lo, p.hi, fused=False, cauchy="approximate", backend="cpu", **args)
     got = fused.minimize(p.fg_stencil, p.x0, p.lo, p.hi, backend=np, sync_every=1, **args)
-    assert (np.abs(got.x - ref.x).max() > 1e-8) == broken
+    assert (np.abs(got.x - ref.x).max() > 1e-8) == bool(broken)
 
 
 def test_a_broken_take_is_caught(tmp_path, monkeypatch):

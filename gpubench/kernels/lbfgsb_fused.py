@@ -28,7 +28,7 @@ from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.meth
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_YSD, U_YD, U_SD,
     U_DD, U_T1, U_PG, U_END, C_T1,
     C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
-    _clear, _clear_update, packed, NTILE, TILE_SWAP, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
+    _clear, _clear_update, packed, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
 if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never spliced
@@ -352,80 +352,68 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
     a0, b0 = tile_start(m, acc, grp, ng, rounds)
     n = VEC.shape[1]
     nt = cuda.blockDim.x
-    # 1. every element of the block's tiles, streamed with no barrier: x_c, the free set, r = 0 (the free
-    # coordinates' r comes in 2.), and in ``flags`` (row TILE_SWAP: no other pass uses it meanwhile) each
-    # of the block's first TPB - 1 tiles that holds a free coordinate
-    flags = sh2[TILE_SWAP]
-    e = t
-    while e < TPB:
-        flags[e] = 0.0
-        e += nt
-    cuda.syncthreads()
-    tile = 0
-    base = cuda.blockIdx.x * nt
+    # One pass, a tile (an element a thread) at a time: x_c and the free set; where the tile holds a free
+    # coordinate (the block's vote), r = g + theta (x_c - x) - W M c on it, its YS column and r into the
+    # tile, the tile's products.  The column is loaded with the element's x, g and bounds (one round trip a
+    # tile) where the block's previous tile held a free coordinate, else only once the vote says so: a
+    # load after the element's stores waits for them (generic loads may alias), and loads one at a time
+    # left lf_reduced at 1.4 TB/s where every tile is free (ncu at 4e6, results/gpu/solve-7d6007a/).  A
+    # column loaded for a bound coordinate is dropped (bytes spent only in tiles partly free).
+    col = cuda.local.array(M2MAX, float64)
+    ahead = False                   # the previous tile held a free coordinate: load the column at once
+    base = cuda.blockIdx.x * nt     # the same rounds for every thread of the block (its votes and syncs)
     while base < n:
         i = base + t
+        loaded = ahead
+        free = False
+        x = 0.0
+        gi = 0.0
+        xc = 0.0
         if i < n:
             x = VEC[X, i]
             gi = VEC[G, i]
-            tb = _breakpoint(VEC[X], VEC[G], VEC[LO], VEC[HI], i)
+            lo = VEC[LO, i]
+            hi = VEC[HI, i]
+            if loaded:
+                for j in range(M2MAX):          # to a constant: unrolled, col in registers
+                    if j < m2:
+                        col[j] = YS[j, i]
+            tb = _breakpoint_at(x, gi, lo, hi)
             if tb > 0.0 and tb <= tc:
-                xc = VEC[HI, i] if gi < 0.0 else VEC[LO, i]
+                xc = hi if gi < 0.0 else lo
             elif tb > 0.0:
                 xc = x - tc * gi
             else:
                 xc = x
+            free = tb > tc
             VEC[XC, i] = xc
-            VEC[FR, i] = 1.0 if tb > tc else 0.0
-            if tb > tc and k > 0:
-                VEC[R, i] = gi + theta * (xc - x)       # r's first terms: 2. reads one vector, not three
-                flags[tile if tile < TPB - 1 else TPB - 1] = 1.0
-            else:
+            VEC[FR, i] = 1.0 if free else 0.0
+            if not free or k == 0:
                 VEC[R, i] = 0.0
-        tile += 1
-        base += cuda.gridsize(1)
-    if k == 0:
-        return
-    cuda.syncthreads()
-    # 2. the tiles with a free coordinate (every tile past the first TPB - 1): r on the free set, the
-    # tile, its products.  A thread reads back what it wrote in 1. (the same element: no fence needed).
-    tile = 0
-    base = cuda.blockIdx.x * nt                   # the same rounds for every thread of the block (its syncs)
-    while base < n:
-        if tile >= TPB - 1 or flags[tile] != 0.0:
-            i = base + t
-            r = 0.0
-            if i < n:
-                # the column's loads all issued at once, before its shared stores and before the free
-                # flag is known: a load after a shared store waits for it (a generic load may alias it),
-                # and a load after the flag's waits for the flag.  One at a time they left lf_reduced at
-                # 1.4 TB/s where every tile is free (ncu at 4e6, results/gpu/solve-7d6007a/); a bound
-                # coordinate's column, loaded and dropped, costs bytes only in tiles partly free.
-                col = cuda.local.array(M2MAX, float64)
-                for j in range(M2MAX):          # to a constant: unrolled, col in registers
-                    if j < m2:
-                        col[j] = YS[j, i]
-                fr = VEC[FR, i]
-                r0 = VEC[R, i]
-                if fr != 0.0:
+        if k > 0:                   # (the same k for the whole block)
+            ahead = cuda.syncthreads_or(1 if free else 0) != 0
+            if ahead:
+                r = 0.0
+                if free:
+                    if not loaded:
+                        for j in range(M2MAX):
+                            if j < m2:
+                                col[j] = YS[j, i]
+                    r = gi + theta * (xc - x)
                     s = 0.0
                     for j in range(M2MAX):
                         if j < m2:
                             sh2[j, t] = col[j]      # the tile's column, read once
                             s += w1[j] * col[j]
-                    r = r0 - s                      # g + theta (x_c - x) - s, as one expression before
+                    r = r - s                       # (g + theta (x_c - x)) - s, as one expression before
                     VEC[R, i] = r
                 else:
                     for j in range(m2):
                         sh2[j, t] = 0.0
-            else:
-                for j in range(m2):
-                    sh2[j, t] = 0.0
-            sh2[m2, t] = r
-            cuda.syncthreads()
-            tile_pass(m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
-            cuda.syncthreads()
-        tile += 1
+                sh2[m2, t] = r
+                cuda.syncthreads()
+                tile_pass(m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
+                cuda.syncthreads()
         base += cuda.gridsize(1)
     tile_fold(m, acc, st, lane, gw, rounds, a0, b0)
 

@@ -63,9 +63,11 @@ GRAPH = True
 # the next batch after the gate handed an iteration to the host: max(1, int(run * SHRINK)) iterations
 # (0: start again at one); scripts/gpu_lbfgsb_batched.py --shrink compares
 SHRINK = 0.0
-# lf_reduced's threads a block on the GPU where ``threads`` is not set (None: the vector passes' TPB);
+# lf_reduced's threads a block on the GPU where ``threads`` is not set (None: the vector passes' TPB).
+# 128 (four blocks an SM where 256 fit two) measured faster at every size: 4e6, late in a run, 271 against
+# 299 us a launch; whole runs 0.974-0.982 against 0.991-1.009 ms an iteration (results/gpu/solve-a48c42e/).
 # scripts/gpu_lbfgsb_batched.py --reduced-threads compares
-REDUCED_THREADS = None
+REDUCED_THREADS = 128
 # a list to which every host read appends (seconds, iterations, evaluations, what): what a run's time
 # went to; scripts/gpu_lbfgsb_batched.py --trace sets it
 TRACE = None
