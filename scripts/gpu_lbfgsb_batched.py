@@ -44,8 +44,6 @@ def main():
     ap.add_argument("--drivers", default=",".join(DRIVERS),
                     help="which drivers, comma-separated (default: all): " + ", ".join(DRIVERS))
     ap.add_argument("--batch", type=int, default=16, help="the batched drivers' iterations between host reads")
-    ap.add_argument("--shrink", type=float, default=None,
-                    help="fused.SHRINK: the batch after a hand-over to the host is run * SHRINK (0: one iteration)")
     ap.add_argument("--trace", metavar="FILE",
                     help="every host read of each run as a JSON line (seconds from the start, iterations, "
                          "evaluations, what) into FILE, and each run's line gets per-segment figures")
@@ -81,8 +79,6 @@ def main():
             name, every, bind, coop, graph = DRIVERS[key]
             every = every if every == 1 else a.batch
             fused.BIND, fused.COOPERATIVE, fused.GRAPH = bind, coop, graph
-            if a.shrink is not None:
-                fused.SHRINK = a.shrink
             if a.reduced_threads is not None:
                 fused.REDUCED_THREADS = a.reduced_threads
             args = dict(m=5, pgtol=1e-5 * pg0, factr=0.0, backend=cp, sync_every=every)
@@ -100,15 +96,15 @@ def main():
                 events = [(s_ - t, it, ev, what) for s_, it, ev, what in fused.TRACE]
                 fused.TRACE = None
                 with open(a.trace, "a") as fh:
-                    fh.write(json.dumps({"n": n, "driver": name, "batch": every, "shrink": fused.SHRINK,
+                    fh.write(json.dumps({"n": n, "driver": name, "batch": every,
                                          "events": events}) + "\n")
                 extra["segments"] = segments(events, r.iterations, dt)
-            print(json.dumps({"batch": every, "shrink": fused.SHRINK, "reduced_threads": fused.REDUCED_THREADS, **extra,"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": r.evaluations, "graph": r.graph,
+            print(json.dumps({"batch": every, "reduced_threads": fused.REDUCED_THREADS, **extra,"n": n, "driver": name, "iterations": r.iterations, "nfev": r.nfev, "calls": r.evaluations, "graph": r.graph,
                               "host_reads": shared.SYNC["count"] - s0,
                               "ms_per_iteration": 1e3 * dt / max(r.iterations, 1),
                               "launches": shared.launches_since(l0, r.iterations),
                               "fun": r.fun, "message": r.message}), flush=True)
-        fused.BIND, fused.COOPERATIVE, fused.GRAPH, fused.SHRINK = True, False, True, 0.0
+        fused.BIND, fused.COOPERATIVE, fused.GRAPH = True, False, True
         decided = {k: (r.iterations, r.nfev, r.message) for k, r in out.items()}
         print(json.dumps({"n": n, "same_decisions": len(set(decided.values())) == 1}), flush=True)
 

@@ -100,7 +100,7 @@ print("{}")
 '''
 
 
-@pytest.mark.parametrize("name", ["stand_in", "de_random", "de_gpu", "de_stream", "de_cpu", "lbfgsb", "lbfgsb_cpu", "lbfgsb_gpu", "lbfgsb_fused", "lbfgsb_fused_layout", "lbfgsb_fused_gate", "lbfgsb_fused_push",
+@pytest.mark.parametrize("name", ["stand_in", "de_random", "de_gpu", "de_stream", "de_cpu", "lbfgsb", "lbfgsb_cpu", "lbfgsb_gpu", "lbfgsb_fused", "lbfgsb_fused_layout", "lbfgsb_fused_gate", "lbfgsb_fused_push", "lbfgsb_fused_trial",
                                   "tron_gpu", "tron_cpu"])
 def test_each_kernel_module_imports_alone(name, tmp_path):
     """A kernel module is an ordinary module: imported as itself it takes the stand-in forms."""

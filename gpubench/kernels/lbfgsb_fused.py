@@ -35,6 +35,8 @@ if __name__ == "gpubench.kernels.lbfgsb_fused":   # always: this module is never
     from gpubench.kernels.lbfgsb import _lb_solve
 # the memory update's one-block part (lf_push here; lf_gate_push and the cooperative iteration import it there)
 from gpubench.kernels.lbfgsb_fused_push import PUSH_THREADS, _push  # noqa: F401  (fused.py reads PUSH_THREADS here)
+# the direction and the trial point (lf_direction, lf_trial: fused.py finds every kernel here)
+from gpubench.kernels.lbfgsb_fused_trial import lf_direction, _direction, lf_trial, _trial  # noqa: F401
 # the passes' sums over the n-vectors: in registers (lf_pair, lf_move), a tile at a time (lf_reduced)
 from gpubench.kernels.lbfgsb_fused_tile import (  # noqa: F401  (fused.py reads MIN_THREADS here)
     MIN_THREADS, PAIR, MOVE, NREG_PAIR, P_YSD, P_YD, P_SD, P_DD, NREG_MOVE, reg_fold, groups, nblocks, tile_start, tile_pass, tile_fold)
@@ -77,15 +79,14 @@ def lf_reset(st):
     st[C_T1] = math.inf
 
 
-# lf_pair's and lf_move's sums are 19 and 17 registers a thread: the kernels are capped so that four blocks
-# of 256 threads share an SM (left to itself the H200's compiler took 142 registers for lf_pair, one block
-# an SM: 499 us at 4e6 for 448 MB, c14dfab; capped: 138 us, 64a6a25).  lf_reduced is not capped: at 80
-# (spilling its 4 x 4 blocks' partials) it took 246 us at 4e6 against 196 us at its own 114 (64a6a25, f6ba30c).
-# lf_reduced at most 128, so that two blocks share an SM whatever the compiler's choice (its column's loads
-# in registers: ptxas 13 takes 127)
+# Register caps, so that the compiler's choice cannot cost occupancy (left to itself the H200's compiler took
+# 142 registers for lf_pair's sums when they were 19, one block an SM: 499 us at 4e6, c14dfab).  lf_move (d.d
+# alone, or the pair's copy) at 64: four blocks of 256 an SM.  lf_pair's 38 sums (the update's and the next
+# Cauchy point's, since b21e9a0) and lf_reduced's tile (its column in registers; ptxas 13 takes 127) at 128:
+# two blocks of 256 an SM, four of lf_reduced's 128 (fused.REDUCED_THREADS).  lf_reduced capped at 80 spilled
+# its 4 x 4 blocks' partials (246 us at 4e6 against 196, 64a6a25).
 CAPPED_REGISTERS = 64
 REDUCED_REGISTERS = 128
-# lf_pair's 38 register sums (the update's and the next Cauchy point's) need more than 64: two blocks an SM
 PAIR_REGISTERS = 128
 PAIR_WARPS = TPB // 32
 
@@ -548,123 +549,3 @@ def _step(VEC, YS, m, project, st, SMB, sh, A, q, w2, ok, Ms, vs):
         i += cuda.gridsize(1)
     _into(st, V2_GD, sh, gd, 0)
     _into(st, V2_AMIN, sh, amin, 1)
-
-
-@cuda.jit(cache=True)
-def lf_direction(VEC, project, constrained, st):
-    """The subspace minimiser x_bar: x_c (no step), the projected step where it descends (SciPy
-    3.0), else the truncated step x_c + min(1, alpha_max) du; d = x_bar - x, with g.d, d.d and the
-    largest step along d in the box."""
-    sh = cuda.shared.array(TPB, float64)
-    _direction(VEC, project, constrained, st, sh)
-
-
-@cuda.jit(device=True)
-def _direction(VEC, project, constrained, st, sh):
-    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
-        return
-    c = 0
-    if st[SUBOK] != 0.0:
-        c = 1 if (project != 0 and st[V2_GD] <= 0.0) else 2
-    alpha = min(1.0, st[V2_AMIN])
-    if cuda.grid(1) == 0:
-        st[CHOICE] = c
-        st[ALPHA] = alpha
-    gd = 0.0
-    dd = 0.0
-    ratio = math.inf
-    i = cuda.grid(1)
-    while i < VEC.shape[1]:
-        v = VEC[XC, i]
-        lo = VEC[LO, i]
-        hi = VEC[HI, i]
-        x = VEC[X, i]
-        if c == 1:
-            v = v + VEC[DU, i]
-            if v < lo:
-                v = lo
-            if v > hi:
-                v = hi
-        elif c == 2 and VEC[FR, i] != 0.0:
-            v = v + alpha * VEC[DU, i]
-        d = v - x
-        VEC[D, i] = d
-        gd += VEC[G, i] * d
-        dd += d * d
-        if constrained != 0:
-            if d < 0.0:
-                a = (lo - x) / d
-            elif d > 0.0:
-                a = (hi - x) / d
-            else:
-                a = math.inf
-            if a < ratio:
-                ratio = a
-        i += cuda.gridsize(1)
-    _into(st, V3_GD, sh, gd, 0)
-    _into(st, V3_DD, sh, dd, 0)
-    _into(st, V3_RATIO, sh, ratio, 1)
-
-
-@cuda.jit(device=True)
-def _steplength(st, constrained, boxed, nit):
-    # (descent?, largest step, first step): SciPy's rules
-    gd = st[V3_GD]
-    dnorm = math.sqrt(st[V3_DD])
-    k = int(st[K])
-    descent = gd < 0.0 and dnorm != 0.0
-    if constrained != 0 and (nit > 0 or k > 0):
-        stpmax = st[V3_RATIO]
-        if stpmax < 0.0:
-            stpmax = 0.0
-    elif constrained != 0:
-        stpmax = 1.0
-    else:
-        stpmax = 1e10
-    if k == 0 and nit == 0 and boxed == 0 and dnorm != 0.0:
-        stp = min(1.0 / dnorm, stpmax)
-    else:
-        stp = min(1.0, stpmax)
-    if not descent:
-        stp = 0.0
-    return descent, stpmax, stp
-
-
-@cuda.jit(cache=True)
-def lf_trial(VEC, out, a_host, first, constrained, boxed, nit, st):
-    """x_a = x + a d into ``out``, clipped to the box at the largest step (rounding must not leave
-    it).  ``first``: the descent test and the first step a are SciPy's rules, computed here from
-    the direction's products (block 0 stores them and clears the memory update's accumulators);
-    otherwise a = ``a_host``.  ``nit`` < 0: the iteration count is the device's ``st[NIT]``, so that
-    the batched driver's launch has the same arguments in every iteration (bound once)."""
-    _trial(VEC, out, a_host, first, constrained, boxed, nit, st)
-
-
-@cuda.jit(device=True)
-def _trial(VEC, out, a_host, first, constrained, boxed, nit, st):
-    if st[RUN] == 0.0:        # the batched driver's gate stopped the iteration
-        return
-    if first != 0:
-        if nit < 0:           # the batched driver: the count on the device (lf_enter's, advanced by its gate)
-            nit = int(st[NIT])
-        descent, stpmax, a = _steplength(st, constrained, boxed, nit)
-        if cuda.grid(1) == 0:
-            st[DESCENT] = 1.0 if descent else 0.0
-            st[STPMAX] = stpmax
-            st[STP] = a
-            st[SLOPE] = 0.0           # lf_take's sum of the trial's g.d
-            _clear_update(st)
-    else:
-        stpmax = st[STPMAX]
-        a = a_host
-    clip = constrained != 0 and a == stpmax
-    i = cuda.grid(1)
-    while i < VEC.shape[1]:
-        v = VEC[X, i] + a * VEC[D, i]
-        if clip:
-            if v < VEC[LO, i]:
-                v = VEC[LO, i]
-            if v > VEC[HI, i]:
-                v = VEC[HI, i]
-        out[i] = v
-        i += cuda.gridsize(1)

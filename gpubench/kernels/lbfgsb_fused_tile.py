@@ -24,7 +24,8 @@ products in a local array indexed by the run-time m, updated at every element, m
 its vectors are 448 MB; a warp a product with a shuffle fold every tile made lf_reduced wait (452 us for
 175 MB); lanes keeping partial sums of single products in local arrays, or a thread a product over the whole
 tile, still loaded two shared operands a product and element and took 337-428 us.  Registers are the right
-place for a pass of few sums (lf_pair 134 us at 3.4 TB/s, capped at 64 registers); lf_reduced's 65 to 152
+place for a pass of few sums (lf_pair's 19: 134 us at 3.4 TB/s, capped at 64 registers; its 38 since b21e9a0
+under 128); lf_reduced's 65 to 152
 sums are too many for one thread.
 """
 from numba import config, cuda, float64

@@ -60,9 +60,6 @@ COOPERATIVE = False
 # a batch's iteration captured once as a CUDA graph and replayed (one launch an iteration) where
 # ``fun_and_grad.capturable`` is true; scripts/gpu_lbfgsb_batched.py turns it off to compare
 GRAPH = True
-# the next batch after the gate handed an iteration to the host: max(1, int(run * SHRINK)) iterations
-# (0: start again at one); scripts/gpu_lbfgsb_batched.py --shrink compares
-SHRINK = 0.0
 # lf_reduced's threads a block on the GPU where ``threads`` is not set (None: the vector passes' TPB).
 # 128 (four blocks an SM where 256 fit two) measured faster at every size: 4e6, late in a run, 271 against
 # 299 us a launch; whole runs 0.974-0.982 against 0.991-1.009 ms an iteration (results/gpu/solve-a48c42e/).
@@ -393,7 +390,7 @@ def minimize(fun_and_grad, x0, lo, hi, *, m=5, pgtol=1e-5, factr=1e7, maxiter=15
                 break
             # GATE_HOST: this iteration goes on on the host from its descent test (its stopping test
             # passed on the device); the last evaluation of the batch was at its first trial XA
-            run = max(1, int(run * SHRINK))
+            run = 1     # (halving it instead cut host reads by a third and no time: results/gpu/solve-7a98771/)
             kz("lf_enter", d["st"], f, 0.0, 0.0, float(nit), float(nfev))
             fa, slope = float(s_[K.FA]), float(s_[K.SLOPE])
         else:
