@@ -140,26 +140,25 @@ def lbfgsb_iteration_vectors(m, free=1.0):
     projected step taken, the pair accepted; ``free`` the fraction of coordinates free at the
     Cauchy point (the reduced gradient and the subspace step read the history only there):
 
-    * ``lf_reduced``: x, g, the bound g points to (lo where g > 0, hi where g < 0: one vector's
-      elements; both bounds' sectors where the sign changes inside a 32-byte sector, left out) and
-      the 2m history rows (free) read; x_c, the free mask, r written;
+    * ``lf_reduced``: x, g, lo and hi and the 2m history rows (free) read; x_c, the free mask, r
+      written (the rows of a bound coordinate in a tile that follows a free one are read and dropped:
+      left out);
     * ``lf_step``: the mask, x_c, lo, hi, g, x, r and the history (both free) read; du written;
     * ``lf_direction``: x_c, du, lo, hi, x, g read; d written;
     * ``GN = g_new``: the accepted gradient copied into its row;
-    * ``lf_pair``: the trial x_a, x, g_new, g and the 2m history rows read (the pair's products);
-    * ``lf_move``: x_a, x, g_new, g, lo, hi read, the new pair's two rows and x, g written, the
-      2m - 2 rows not just written read where the new breakpoint is positive (taken as ``free``
-      too): the next Cauchy point's products."""
+    * ``lf_pair``: the trial x_a, x, g_new, g, lo, hi and the 2m history rows read (the pair's products
+      and the next Cauchy point's, at x_a);
+    * ``lf_move``: x_a, x, g_new, g read, the new pair's two rows and x, g written."""
     h = 2 * m
-    return {"lf_reduced": (3 + h * free, 3), "lf_step": (6 + (1 + h) * free, 1), "lf_direction": (6, 1),
-            "GN copy": (1, 1), "lf_pair": (4 + h, 0), "lf_move": (6 + (h - 2) * free, 4)}
+    return {"lf_reduced": (4 + h * free, 3), "lf_step": (6 + (1 + h) * free, 1), "lf_direction": (6, 1),
+            "GN copy": (1, 1), "lf_pair": (6 + h, 0), "lf_move": (4, 4)}
 
 
 def lbfgsb_bytes(n, m, evaluations=1.0, free=1.0):
     """DRAM bytes of one iteration of lbfgsb-gpu's fused path on torsion at n variables with m
     history pairs and ``evaluations`` line-search evaluations an iteration (the model of
     :func:`lbfgsb_iteration_vectors` and :func:`lbfgsb_evaluation_vectors`):
-    (36 + 2 m + (6 m - 1) free + 10 e) n doubles; every coordinate free, (35 + 8 m + 10 e) n.
+    (37 + 2 m + (4 m + 1) free + 10 e) n doubles; every coordinate free, (38 + 6 m + 10 e) n.
     Left out: the small-matrix kernels and the scalars the host reads (a few kB), lo and hi read by
     a trial clipped at the largest step, the first m iterations (a shorter history), restarts."""
     it = lbfgsb_iteration_vectors(m, free)

@@ -8,7 +8,7 @@ from .document import MISSING
 
 INTRO = {
     "iteration": "Bytes an iteration of lbfgsb-gpu's fused path moves on torsion (gpubench.problems.floors."
-                 "lbfgsb_bytes; docs/peers.md, 'At the memory floor'): (35 + 8 m + 10 e) n doubles with m "
+                 "lbfgsb_bytes; docs/peers.md, 'At the memory floor'): (38 + 6 m + 10 e) n doubles with m "
                  "history pairs and e line-search evaluations an iteration, every coordinate free (the most "
                  "these kernels move: a CPU run of the same problem had 0.67 of them free on average, 11 % "
                  "fewer bytes); e is the record's own count where it holds one, else 1 (the first trial "
