@@ -34,7 +34,8 @@ def test_a_typed_in_run_stops_at_the_interactive_limit_and_says_so(monkeypatch, 
     """subdomain-bnb with tight tolerances would run for its paper's hour; typed in it stops at the
     interactive limit and its result says the time limit stopped it."""
     monkeypatch.setattr(base, "INTERACTIVE_TIME_LIMIT", 0.3)
-    code = cli.main(["minimize", "rastrigin", "--dim", "4", "--method", "subdomain-bnb", "--backend", "cpu",
+    # Levy: the function whose subdomain-bnb kernels tests/test_monitor.py and test_time_limit.py compile
+    code = cli.main(["minimize", "levy", "--dim", "4", "--method", "subdomain-bnb", "--backend", "cpu",
                      "--set", "eps_abs=1e-12", "--set", "eps_rel=1e-12",
                      # the paper's search (typed in, the multistart and propagation prove it at once)
                      "--set", "local_starts=0", "--set", "constraint_propagation=false", "--json"])
