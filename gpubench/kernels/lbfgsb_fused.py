@@ -413,8 +413,9 @@ def _reduced(VEC, YS, m, st, SMB, sh2, w1, p, tcs):
                         sh2[j, t] = 0.0
                 sh2[m2, t] = r
                 cuda.syncthreads()
+                # no barrier after the products: the next tile's vote is one, and every store into the
+                # tile comes after it, so no thread overwrites the tile while another still reads it
                 tile_pass(m, sh2, acc, st, grp, ng, lane, gw, rounds, a0, b0)
-                cuda.syncthreads()
         base += cuda.gridsize(1)
     tile_fold(m, acc, st, lane, gw, rounds, a0, b0)
 
