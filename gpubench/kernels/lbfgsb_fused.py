@@ -27,7 +27,7 @@ from gpubench.kernels.lbfgsb_fused_layout import (  # noqa: F401  (gpubench.meth
     TPB, MMAX, NACC, M2MAX, EPS, X, G, LO, HI, XC, FR, R, DU, D, GN, NVEC, K, THETA, TC,
     STPMAX, STP, ACCEPT, SLOT, SUBOK, CHOICE, ALPHA, DESCENT, U_SY, U_YY, U_SS, U_YSS, U_YSD, U_YD, U_SD,
     U_DD, U_T1, U_PG, U_END, C_T1,
-    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into,
+    C_DD, C_PG, C_P, V1_R, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO, NST, _into, _box_step,
     _clear, _clear_update, packed, NTILE, RUN, CODE, F_CUR, F_OLD, PEND, NIT, NFEV, A_ACC, FA, SLOPE, GATE_GOING, GATE_PGTOL, GATE_FDEC,
     GATE_FACTR, GATE_MAXITER, GATE_MAXFUN, GATE_HOST)
 
@@ -539,12 +539,7 @@ def _step(VEC, YS, m, project, st, SMB, sh, A, q, w2, ok, Ms, vs):
             if v > VEC[HI, i]:
                 v = VEC[HI, i]
             gd += VEC[G, i] * (v - VEC[X, i])
-        if du < 0.0:
-            a = (VEC[LO, i] - xc) / du
-        elif du > 0.0:
-            a = (VEC[HI, i] - xc) / du
-        else:
-            a = math.inf
+        a = _box_step(VEC[LO, i], VEC[HI, i], xc, du)
         if a < amin:
             amin = a
         i += cuda.gridsize(1)

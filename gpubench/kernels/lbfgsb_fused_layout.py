@@ -100,6 +100,16 @@ def packed(a, b, m2):
 
 
 @cuda.jit(device=True)
+def _box_step(lo, hi, x, d):
+    # the largest a with x + a d in [lo, hi] for one coordinate (inf where d = 0): lf_step's and lf_direction's
+    if d < 0.0:
+        return (lo - x) / d
+    if d > 0.0:
+        return (hi - x) / d
+    return math.inf
+
+
+@cuda.jit(device=True)
 def _clear(st, lo, hi):
     for q in range(lo, hi):
         st[q] = 0.0

@@ -8,7 +8,7 @@ from numba import cuda, float64
 
 from gpubench.kernels.lbfgsb_fused_layout import (
     TPB, X, G, LO, HI, XC, FR, DU, D, K, STPMAX, STP, SUBOK, CHOICE, ALPHA, DESCENT, V2_GD, V2_AMIN, V3_GD, V3_DD, V3_RATIO,
-    SLOPE, RUN, NIT, _into, _clear_update)
+    SLOPE, RUN, NIT, _into, _clear_update, _box_step)
 
 
 @cuda.jit(cache=True)
@@ -53,12 +53,7 @@ def _direction(VEC, project, constrained, st, sh):
         gd += VEC[G, i] * d
         dd += d * d
         if constrained != 0:
-            if d < 0.0:
-                a = (lo - x) / d
-            elif d > 0.0:
-                a = (hi - x) / d
-            else:
-                a = math.inf
+            a = _box_step(lo, hi, x, d)
             if a < ratio:
                 ratio = a
         i += cuda.gridsize(1)
