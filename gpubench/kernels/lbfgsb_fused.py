@@ -181,9 +181,9 @@ def lf_push(st, m, accept, SMB):
 @_capped_jit
 def lf_move(VEC, xa, YS, m, move, st):
     """With ``move``: the accepted pair into its slot, x = xa, g = gn, and the next Cauchy point's products
-    at x taken from lf_pair's (summed at the trial).  Without: at x, the smallest positive breakpoint, d.d
-    and YS d for d = -g off the fixed set, and ||P(x - g) - x||_inf.  Clears the accumulators of the
-    iteration's later passes."""
+    at x taken from lf_pair's (summed at the trial).  Without (an empty history: after lf_init or lf_reset):
+    at x, the smallest positive breakpoint, d.d for d = -g off the fixed set, and ||P(x - g) - x||_inf.
+    Clears the accumulators of the iteration's later passes."""
     sh = cuda.shared.array(TPB, float64)
     sh2 = cuda.shared.array((PAIR_WARPS, TPB), float64)     # a warp's sum a row
     _move(VEC, xa, YS, m, move, st, sh, sh2)
