@@ -103,7 +103,7 @@ def _broken_module(tmp_path, old, new, module="lbfgsb_fused"):
     ("lbfgsb_fused", "        t = (x - hi) / g", "        t = math.inf"),         # upper bounds ignored
     ("lbfgsb_fused", "s += M[a, c] * sc * vs[m2 + gq]", "s += M[a, c] * sc * vs[2 * MMAX + gq]"),  # gram misread
     ("lbfgsb_fused", "sh2[1, M2MAX + e] = st[C_P + e]", "sh2[1, M2MAX + e] = st[C_P]"),  # W^T d misstaged (Cauchy)
-    ("lbfgsb_fused_tile", "(q >= 3 + 2 * m and q < P_YSD)", "(q >= 2 + 2 * m and q < P_YSD)"),  # YS s's last
+    ("lbfgsb_fused_tile", "(q >= P_YSS + 2 * m and q < P_YSD)", "(q >= P_YSS - 1 + 2 * m and q < P_YSD)"),  # YS s's last
     ("lbfgsb_fused_tile", "(q >= P_YSD + 2 * m and q < P_YD)", "(q >= P_YSD + 2 * m - 1 and q < P_YD)"),  # YS d's last
     ("lbfgsb_fused", "st[C_P + slot] = st[U_YD]", "st[C_P + slot] = st[U_YSD + slot]"),  # the new pair's y.d left out
     ("lbfgsb_fused", "d = -gi if t > 0.0 else 0.0", "d = -gi"),  # the fixed set's d counted

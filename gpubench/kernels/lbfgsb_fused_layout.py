@@ -85,8 +85,7 @@ def _into(st, idx, sh, v, op):
 # the vector passes' shared rows (NTILE x TPB doubles): lf_reduced's tile (rows 0..2m: YS and r, 4 x 4 blocks
 # of its gram reading up to row NTILE - 1; gpubench.kernels.lbfgsb_fused_tile), the register sums' warp rows
 # of lf_pair and lf_move; the cooperative kernel's other passes' arrays are views of the rows after the tile
-# (TILE_SUMS: _step's staged sums; TILE_SWAP: the trees' row, and lf_reduced's flags of tiles with a free
-# coordinate while it runs)
+# (TILE_SUMS: _step's staged sums; TILE_SWAP: the trees' row)
 TILE_SUMS = M2MAX + 1
 TILE_SWAP = M2MAX + 2
 NTILE = M2MAX + 3

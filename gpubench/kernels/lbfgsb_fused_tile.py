@@ -30,14 +30,15 @@ sums are too many for one thread.
 """
 from numba import config, cuda, float64
 
-from gpubench.kernels.lbfgsb_fused_layout import NTILE, M2MAX, U_SY, C_DD, V1_R, packed
+from gpubench.kernels.lbfgsb_fused_layout import (
+    NTILE, U_SY, U_YSS, U_YSD, U_YD, U_SD, U_DD, C_DD, V1_R, packed)
 
 _SIM = bool(config.ENABLE_CUDASIM)
 MIN_THREADS = 8                  # the fewest threads a block of these passes may have
 PAIR, MOVE = 0, 1                # the register passes (where each sum goes)
-# lf_pair's register sums: s.y, y.y, s.s, YS s, then at the trial YS d, y.d, s.d, d.d (st's order from U_SY)
-P_YSD = 3 + M2MAX
-P_YD, P_SD, P_DD = P_YSD + M2MAX, P_YSD + M2MAX + 1, P_YSD + M2MAX + 2
+# lf_pair's register sums: s.y, y.y, s.s, YS s, then at the trial YS d, y.d, s.d, d.d; sum q goes to st[U_SY + q],
+# so their places are the layout's slots less U_SY
+P_YSS, P_YSD, P_YD, P_SD, P_DD = (u - U_SY for u in (U_YSS, U_YSD, U_YD, U_SD, U_DD))
 NREG_PAIR = P_DD + 1
 NREG_MOVE = 1                    # lf_move's (an empty history): d.d
 
@@ -77,7 +78,7 @@ def reg_dst(kind, m, q):
     """Where register sum q goes in ``st``, -1 for a slot past the history: lf_pair's s.y, y.y, s.s, YS s,
     YS d, y.d, s.d, d.d (contiguous from U_SY); lf_move's d.d."""
     if kind == PAIR:
-        if (q >= 3 + 2 * m and q < P_YSD) or (q >= P_YSD + 2 * m and q < P_YD):
+        if (q >= P_YSS + 2 * m and q < P_YSD) or (q >= P_YSD + 2 * m and q < P_YD):
             return -1
         return U_SY + q
     return C_DD
