@@ -315,12 +315,13 @@ sig = (I1, A1, A2, A2, I1, O8, A1, A1, I1, J1, J1, A1, J1, J1, A1, A1, A1, A2,
        I1, I1, I1, I1, O8, O8, O8, A2, A2, A2, B2, I1, A2, A2, A2, A2, A2, A2, B2, A1, A1, O8, O8,
        A3, A3, A2, A2, A2, A2, A3, A3, I2, I2, I2, A3, A3, A2, A2,
        A1, A1, I1, I1, A2, A2, A2, A2, A2, A2, A2, A2, I1, I1,
-       int64, int64, int64, int64, int64, float64, float64, int64, int64, int64, int64, int64)
+       int64, int64, int64, int64, int64, float64, float64, int64, int64, int64, int64, int64, I1)
 mod = codegen.load(functions.get(sys.argv[1]).definition, "cuda", kernels.extensions("cuda", smax=16, loop=True))
 ptx = compile_ptx(mod.device_loop, sig, device=False)
 # numba's negative-index wraparound of a signed subscript: i + ((i >> 63) & dim)
 wraps = len(re.findall(r"shr\.s64\s+(%rd\d+), %rd\d+, 63;\s*\n\s*and\.b64\s+%rd\d+, \1,", ptx))
-print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]), "bar.sync" in ptx, wraps)
+print(max([int(v) for v in re.findall(r"__local_depot\d+\[(\d+)\]", ptx)] or [0]), "bar.sync" in ptx, wraps,
+      ptx.count("%globaltimer"))
 '''
 
 
@@ -337,8 +338,9 @@ def test_device_loop_kernel_compiles_for_sm90(tmp_path):
     if p.returncode != 0 and "CUDA" in p.stderr and "toolkit" in p.stderr.lower():
         pytest.skip("no CUDA toolkit (NVVM) here")
     assert p.returncode == 0, p.stderr[-2000:]
-    depot, barrier, wraps = p.stdout.split()[-3:]
+    depot, barrier, wraps, clocks = p.stdout.split()[-4:]
     assert int(depot) <= 1024 and barrier == "True"
+    assert clocks == "0", "the phase trace's clock reads are compiled in without GPUBENCH_LOOP_TRACE"
     assert int(wraps) <= 60, f"{wraps} signed subscripts wrapped around (a subscript not through unsigned.u?)"
 
 
@@ -420,6 +422,31 @@ def test_parallel_window_terms_fold_to_the_serial_tables_bit_for_bit(name):
     if search.uncut.nprod:
         for k in ("Rlo", "Rhi"):
             np.testing.assert_array_equal(w[k][:, :special.size], want[k][:, :special.size], err_msg=k)
+
+
+@simulated
+def test_the_phase_trace_times_every_phase_and_changes_no_decision(monkeypatch, tmp_path):
+    """GPUBENCH_LOOP_TRACE: the kernel built with its stamps (TRACE = 1) writes one line a search, the
+    seconds of each of the 13 phases between its grid syncs; the search is the untraced one's."""
+    import json
+    opts = dict(SMALL, max_iterations=4)
+    plain = solve("levy", 3, backend="cuda", loop="device", **opts)
+    out = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GPUBENCH_LOOP_TRACE", str(out))
+    kernels.extensions.cache_clear()
+    try:
+        assert "\nTRACE = 1\n" in kernels.extensions("cuda", smax=16, loop=True)[1]
+        traced = solve("levy", 3, backend="cuda", loop="device", **opts)
+    finally:
+        kernels.extensions.cache_clear()
+    _same_search(plain, traced, exact_bounds=True)
+    (line,) = [json.loads(t) for t in out.read_text().splitlines()]
+    assert (line["function"], line["n"], line["iterations"]) == ("levy", 3, 4)
+    assert list(line["phases"]) == list(devloop.TRACE_PHASES)
+    assert all(v > 0 for v in line["phases"].values()), line["phases"]
+    assert line["total"] == pytest.approx(sum(line["phases"].values()))
+    monkeypatch.delenv("GPUBENCH_LOOP_TRACE")
+    assert "\nTRACE = 0\n" in kernels.extensions("cuda", smax=16, loop=True)[1]
 
 
 def test_the_loop_register_cap_can_be_overridden_and_is_checked(monkeypatch):

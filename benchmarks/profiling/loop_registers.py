@@ -23,7 +23,7 @@ import tempfile
 # the kernel's signature: devloop.DeviceLoop's arguments, in order (as tests/test_devloop.py compiles it)
 _SIG = ("I1 A1 A2 A2 I1 O8 A1 A1 I1 J1 J1 A1 J1 J1 A1 A1 A1 A2 I1 I1 I1 I1 O8 O8 O8 A2 A2 A2 B2 I1 A2 A2 A2 A2 "
         "A2 A2 B2 A1 A1 O8 O8 A3 A3 A2 A2 A2 A2 A3 A3 I2 I2 I2 A3 A3 A2 A2 A1 A1 I1 I1 A2 A2 A2 A2 A2 A2 A2 A2 "
-        "I1 I1 i i i i i f f i i i i i").split()
+        "I1 I1 i i i i i f f i i i i i I1").split()
 TPB = 128  # devloop.TPB
 SM_REGISTERS = 65536
 

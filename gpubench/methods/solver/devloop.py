@@ -68,6 +68,10 @@ MAX_BATCH = 4096  # iterations a launch at most
 # over n as a tree of fixed shape: ceil(n / FOLD_CHUNK) chunks, decided by n alone, so the same bits on
 # every run and grid; at n <= FOLD_CHUNK the host's serial bits)
 FOLD_CHUNK = 64
+# the phases of an iteration as the trace names them (spliced.loop's stamps 0-12, each ended by a grid sync):
+# "history" is the previous iteration's step 7 and the loop's first sync
+TRACE_PHASES = ("history", "select", "select_fold", "box", "terms", "chunks", "tables", "cut_tables", "sweep",
+                "gub", "count", "scan", "compact")
 BATCH_SECONDS = 0.25  # batches grow (x2) while shorter than this: time limit and progress stay timely
 FIRST_BATCH = 1  # iterations of the first launch
 # entries of L copied back once (timed) when L first holds more: the final download's seconds foreseen
@@ -147,6 +151,7 @@ class DeviceLoop:
         self.dom_lo = cuda.to_device(search.dom_lo)
         self.dom_hi = cuda.to_device(search.dom_hi)
         self.params = cuda.to_device(np.ascontiguousarray(search.uncut.params))
+        self.trace = cuda.to_device(np.zeros(len(TRACE_PHASES) + 1, np.int64))  # + the last stamp
         self.ist = cuda.to_device(np.zeros(NIST, np.int64))
         self.fst = cuda.to_device(np.zeros(NFST, np.float64))
         self.ist_host = np.zeros(NIST, np.int64)
@@ -318,7 +323,7 @@ class DeviceLoop:
                 *(w[k] for k in ("GXlo", "GXhi", "GGlo", "GGhi", "GWlo", "GWhi", "Gclo", "Gchi")), self.vcount,
                 self.vstart,
                 self.s, self.parts, self.samples, self.shift, self.den, self.search.settings.tol, self.gap, self.mstar,
-                self.descend, it_end, self.fast, self.w2)
+                self.descend, it_end, self.fast, self.w2, self.trace)
 
     def _grid(self):
         """(blocks, threads): as many blocks as can be resident at once (a cooperative launch needs all
@@ -440,6 +445,20 @@ def run(search, deadline, progress=None, checkpoint=None, checkpoint_every=30.0,
                 last_save = time.perf_counter()
     finally:
         loop.download()
+        if kernels.loop_trace():
+            _write_trace(search, loop, kernels.loop_trace())
+
+
+def _write_trace(search, loop, path):
+    """One line of the phase trace (``GPUBENCH_LOOP_TRACE``) for this search: seconds a phase, summed
+    over every launch (the time between launches, on the host, is in none of them)."""
+    import json
+    ns = loop.trace.copy_to_host()[:len(TRACE_PHASES)]
+    line = dict(function=getattr(search.definition, "name", None), n=loop.n, s=loop.s, parts=loop.parts,
+                iterations=int(search.state.iteration), launches=loop.launches,
+                phases={k: float(v) * 1e-9 for k, v in zip(TRACE_PHASES, ns)}, total=float(ns.sum()) * 1e-9)
+    with open(path, "a") as f:
+        f.write(json.dumps(line) + "\n")
 
 
 def launch_size(batch, per_iteration, left):

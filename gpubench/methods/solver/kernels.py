@@ -93,6 +93,14 @@ def loop_carveout():
     return int(given)
 
 
+def loop_trace():
+    """Where the device loop's phase trace goes (``GPUBENCH_LOOP_TRACE``: a JSON-lines file, one line a
+    search: the nanoseconds of each phase between its grid syncs, ``devloop.TRACE_PHASES``), or None.
+    The kernel is built with ``TRACE = 1`` then (a kernel of its own, cached apart): one thread reads
+    the GPU's clock after every sync; without it the stamps are compiled out."""
+    return os.environ.get("GPUBENCH_LOOP_TRACE") or None
+
+
 @lru_cache(maxsize=None)
 def extensions(backend, nmax=None, smax=None, loop=False):
     """The kernels appended to the generated module: the full sweep (``nmax`` given), the split one,
@@ -102,6 +110,7 @@ def extensions(backend, nmax=None, smax=None, loop=False):
     if loop:
         driver = _sized(GPU_LOOP_DRIVER, "SMAX", smax, 16)
         driver = _sized(driver, "CARVEOUT", loop_carveout(), -1)
+        driver = _sized(driver, "TRACE", 1 if loop_trace() else 0, 0)
         return (SHARED, _sized(driver, "MAX_REGISTERS", loop_registers(), LOOP_REGISTERS))
     if smax is not None:
         return (SHARED, _sized(GPU_SPLIT_DRIVER, "SMAX", smax, 16))

@@ -11,6 +11,7 @@ import math
 from numba import config as _config, cuda as _cuda, float64 as _float64, int32 as _int32, int64 as _int64
 
 from gpubench.methods.solver.reduce import NO_INDEX as _NO_INDEX, TPB as _TPB, _better, _block_reduce, _inclusive_scan
+from gpubench.kernels.timer import globaltimer as _globaltimer
 from gpubench.kernels.unsigned import u as _u
 
 if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: stand-in forms
@@ -25,6 +26,9 @@ if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: st
 SMAX = 16
 MAX_REGISTERS = 128
 CARVEOUT = -1
+# 1: thread 0 of the grid adds each phase's nanoseconds to tr[phase] (devloop.TRACE_PHASES; kernels.loop_trace)
+TRACE = 0
+NSTAMP = 13  # the phases stamped; tr[NSTAMP] holds the last stamp
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
 TCOLS = max(CUT_COLS, DERIV_COLS)
@@ -45,6 +49,14 @@ def _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it):
     return v <= gub and v != math.inf, r, it + 1, v
 
 
+@device
+def _stamp(tr, k):
+    # phase k's nanoseconds since the last stamp (made after the grid sync that ends it) into tr[k]
+    t = _int64(_globaltimer())
+    tr[_u(k)] += t - tr[NSTAMP]
+    tr[NSTAMP] = t
+
+
 @_cuda.jit(**_JIT)
 def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, hist_size,
                 a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
@@ -52,7 +64,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 Rlo, Rhi, Klo, Khi, Kclo, Kchi, cfree, uw_lo, uw_hi, free_lo, free_hi,
                 Tlo, Thi, DXlo, DXhi, DYlo, DYhi, Plo, Phi, cpicks, tab, dtab, VTlo, VThi, DTlo, DThi, out_lb,
                 part_v, part_i, part_n, GXlo, GXhi, GGlo, GGhi, GWlo, GWhi, Gclo, Gchi,
-                vcount, vstart, s, parts, samples, t_shift, t_den, tol, gap, mstar, descend, it_end, fast, w2):
+                vcount, vstart, s, parts, samples, t_shift, t_den, tol, gap, mstar, descend, it_end, fast, w2, tr):
     """Iterations of the search (core.Search._iterate) until ``it_end``, no open region or a stop
     code, with no host in between: one cooperative launch, the phases separated by grid syncs.
     ``gap`` >= 0 (Settings.gap_tol) also stops it once GUB - GLB <= gap, GLB the smallest lower
@@ -60,7 +72,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
     ``mstar`` > 0 (inclusion "best"): the sweep's lower bounds are also the mean value form's, centred
     at sample ``mstar``, from 1 + s parts gradients an iteration (``G*``: loop_tables._box_gradient).
     ``descend`` != 0 (local search or polish): the launch stops after an iteration whose sample lowered
-    GUB (stop code _LOWERED), so that the host descends from it before the next iteration."""
+    GUB (stop code _LOWERED), so that the host descends from it before the next iteration.
+    ``tr``: the phase trace (``TRACE`` = 1: nanoseconds a phase, summed over the launch's iterations)."""
     grid = _cuda.cg.this_grid()
     n = dom_lo.shape[0]
     count = out_lb.shape[0]
@@ -85,8 +98,12 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
     Chi = _cuda.local.array(NAGG1, _float64)
     wsl = _cuda.local.array(SCRATCH, _float64)
     wsh = _cuda.local.array(SCRATCH, _float64)
+    if TRACE and g == 0:
+        tr[NSTAMP] = _int64(_globaltimer())
     while True:
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 0)
         it = ist[_IT]
         if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
             return
@@ -116,6 +133,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             part_v[_u(bid)] = sv[0]
             part_i[_u(bid)] = si[0]
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 1)
         if bid == 0:
             bv = math.inf
             bi = _NO_INDEX
@@ -144,6 +163,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                     uflags[_u(m), 0] = 1
                     uflags[_u(m), 1] = 1
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 2)
         # 2. the selected box (rebuilt from its parent's), its samples, masks and children's widths
         pslot = ist[_SELSLOT]
         psidx = ist[_SELSIDX]
@@ -203,6 +224,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                         uflags[_u(m), 1] = 0
             d += nthreads
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 3)
         # 3. every window's terms, on the box (with their derivatives) and at each sample: one thread
         # a (row, window); then the folds over the coordinates as a tree of fixed shape (chunks of the
         # coordinates folded in index order, one thread a (row, chunk), with the sums' K and the
@@ -229,6 +252,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                              DXlo[:, uk], DXhi[:, uk], DYlo[:, uk], DYhi[:, uk])
             idx += nthreads
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 4)
         nchunks = Plo.shape[2]
         idx = g
         while idx < (rows + 1) * nchunks + (1 if mstar > 0 else 0):
@@ -243,6 +268,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                               cpicks)
             idx += nthreads
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 5)
         roles = rows + 1
         stride = 32 if nthreads >= 32 * roles else 1
         if g % stride == 0 and g // stride < roles:
@@ -258,6 +285,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             else:
                 _fold_row(role - 1, nchunks, Plo, Phi, base_lo, base_hi)
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 6)
         nc = ist[_NCAND]
         nsp = ist[_NSPEC]
         nw2 = ist[_NWIN2]
@@ -269,6 +298,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                             parts, t_shift, t_den, p, tab, vt, dtab, VTlo, VThi, DTlo, DThi)
             j += nthreads
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 7)
         # 4. the sweep, with the best sample and the gradient count folded as it goes
         gub_prev = fst[_GUB]
         u_lo = fst[_ULO]
@@ -300,6 +331,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             part_i[_u(bid)] = si[0]
             part_n[_u(bid)] = sn[0]
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 8)
         # 5. the iteration's GUB (reduce.best_sample's fold)
         if bid == 0:
             bv = math.inf
@@ -328,6 +361,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 ist[_NINF] = 0
                 fst[_GLB] = math.inf
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 9)
         # 6. prune by GUB, drop the selected region, append the survivors: a stable compaction of
         # (list, subregions) into the other buffer, one tpb-wide tile at a time
         gub = fst[_GUB]
@@ -351,6 +386,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             _cuda.syncthreads()
             vb += nblocks
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 10)
         if bid == 0:
             chunk = (ntiles + tpb - 1) // tpb
             lo_t = min(tid * chunk, ntiles)
@@ -368,6 +405,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             if tid == tpb - 1:
                 ist[_NEWSIZE] = si[_u(tid)]
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 11)
         minv = math.inf
         nop = 0
         vb = bid
@@ -400,6 +439,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             _cuda.atomic.min(fst, _GLB, sv[0])
             _cuda.atomic.add(ist, _NEWOPEN, sn[0])
         grid.sync()
+        if TRACE and g == 0:
+            _stamp(tr, 12)
         # 7. the iteration's history and the next one's stop codes
         if g == 0:
             newsize = ist[_NEWSIZE]
