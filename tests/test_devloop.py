@@ -194,6 +194,41 @@ def test_a_broken_device_selection_is_a_different_search(monkeypatch):
 
 
 @simulated
+@pytest.mark.parametrize("break_it", [False, True])
+def test_the_list_appended_in_place_with_removed_entries_is_the_host_loops(monkeypatch, break_it):
+    """Step 6 compacts L whole only when GUB falls (DEAD_SHARE 0 here; by default also once an eighth
+    of it is removed entries), else appends the subregions' survivors in place and removes the selected
+    entry by a NaN bound: the same list sizes, bounds and regions as the host loop's, and the removed
+    entries never come back (a removal left out is caught)."""
+    monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)
+    opts = dict(SMALL, max_iterations=12)
+    cpu = solve("levy", 3, backend="cpu", **opts)
+    dead = []
+    real = devloop.DeviceLoop.advance
+
+    def advance(self, k):
+        done = real(self, k)
+        dead.append(int(self.ist_host[devloop.DEAD]))
+        return done
+    monkeypatch.setattr(devloop.DeviceLoop, "advance", advance)
+    try:
+        _broken(monkeypatch, "\nDEAD_SHARE = 8\n", "\nDEAD_SHARE = 0\n")
+        if break_it:
+            _broken(monkeypatch, "src_lb[_u(selpos)] = math.nan", "src_lb[_u(selpos)] = src_lb[_u(selpos)]")
+        dev = solve("levy", 3, backend="cuda", loop="device", **opts)
+    finally:
+        monkeypatch.undo()
+        kernels.extensions.cache_clear()
+    if break_it:
+        with pytest.raises(AssertionError):
+            _same_search(cpu, dev, exact_bounds=False)
+        return
+    assert max(dead) >= 2   # some launches ended with removed entries in L
+    _same_search(cpu, dev, exact_bounds=False)
+    assert dev.history["glb"] == pytest.approx(cpu.history["glb"], abs=1e-300)
+
+
+@simulated
 def test_a_broken_device_pruning_loses_the_minimiser(monkeypatch):
     """Prune the regions whose bound is below GUB instead of above it: the rigor check fails."""
     monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)

@@ -52,9 +52,13 @@ from .region_list import RegionList
 # ist: the device state's integers; fst: its floats (the kernel names the same positions)
 IT, SIZE, STOP, NOPEN, SELPOS, SELSLOT, SELSIDX, SELCYC = range(8)
 BESTIT, BESTIDX, NJEV, NCAND, NSPEC, NWIN2, NINF, NEWSIZE, NEWOPEN, VTOTAL, DTOTAL = range(8, 19)
-NIST = 19
-GUB, MAXW, GLB, ULO, UHI = range(5)
-NFST = 5
+# BUF: which of the two list buffers holds L; DEAD: its removed entries (lower bound NaN, left in place
+# until L is next compacted whole); WHOLE: whether this iteration compacts L whole (spliced.loop, step 6)
+BUF, DEAD, WHOLE = range(19, 22)
+NIST = 22
+# GUBC: the GUB that L was last compacted (pruned) by
+GUB, MAXW, GLB, ULO, UHI, GUBC = range(6)
+NFST = 6
 # stop codes: the list needs more room, every region was ruled out, a survivor has lower bound -inf, a
 # sample lowered GUB (with local search or polish: the host descends from it before the next iteration)
 FULL, EMPTY, UNDEFINED, LOWERED = 1, 2, 3, 4
@@ -188,15 +192,16 @@ class DeviceLoop:
         new = [cuda.device_array(cap, t) for t in (np.int32, np.int32, np.float64) * 2]
         if self.lcap:
             size = int(self.ist_host[SIZE])
-            src = 0 if int(self.ist_host[IT]) % 2 == 0 else 3
+            src = self._src()
             for j in range(3):
                 if size:
                     new[src + j][:size].copy_to_device(self.lists[src + j][:size])
         self.lists = new
         self.lcap = cap
-        # the compaction's tiles: (list + subregions) / threads a block, at least 16 threads a block
-        self.vcount = cuda.device_array((cap + self.count) // 16 + 2, np.int64)
-        self.vstart = cuda.device_array(self.vcount.shape[0], np.int64)
+
+    def _src(self):
+        """The first of the three arrays (sidx, slot, lb) of the list buffer that holds L."""
+        return 3 * int(self.ist_host[BUF])
 
     # ------------------------------------------------------------ host state <-> device state
     def upload(self):
@@ -209,7 +214,7 @@ class DeviceLoop:
         sidx, itr, cyc, lb, open_ = st.regions.flat()
         it = st.iteration
         self._iterations_room(it + 1)
-        self.ist_host[:] = 0
+        self.ist_host[:] = 0   # BUF 0, DEAD 0
         self.ist_host[IT] = it
         self.ist_host[SIZE] = lb.size
         self.ist_host[NOPEN] = int(open_.sum())
@@ -217,7 +222,7 @@ class DeviceLoop:
         self.ist_host[BESTIDX] = st.best_index
         self.ist_host[NJEV] = st.njev
         self._list_room(lb.size + self.count)
-        src = 0 if it % 2 == 0 else 3
+        src = self._src()   # 0: BUF was just cleared
         for j, a in enumerate((sidx.astype(np.int32), (itr + 1).astype(np.int32), lb.astype(np.float64))):
             if a.size:
                 self.lists[src + j][:a.size].copy_to_device(a)
@@ -239,28 +244,34 @@ class DeviceLoop:
         a["itopen"][:it + 1].copy_to_device(itopen)
         self.ist.copy_to_device(self.ist_host)
         # GLB: the list's smallest lower bound, what the gap stop reads before the first iteration
-        self.fst_host[:] = (st.gub, -math.inf, st.regions.min_lb() if len(st.regions) else math.inf, 0.0, 0.0)
+        # GUBC: none yet, so the first iteration compacts L whole (pruning it by GUB, as the host loop would)
+        self.fst_host[:] = (st.gub, -math.inf, st.regions.min_lb() if len(st.regions) else math.inf, 0.0, 0.0,
+                            math.inf)
         self.fst.copy_to_device(self.fst_host)
         self.hist_from = it
 
     def flat(self):
         """L as (sidx, itr, cyc, lb, open) arrays in list order, from the device."""
         size, it = int(self.ist_host[SIZE]), int(self.ist_host[IT])
-        src = 0 if it % 2 == 0 else 3
-        sidx = self.lists[src][:size].copy_to_host().astype(np.int64) if size else np.zeros(0, np.int64)
-        slot = self.lists[src + 1][:size].copy_to_host().astype(np.int64) if size else np.zeros(0, np.int64)
-        lb = self.lists[src + 2][:size].copy_to_host() if size else np.zeros(0)
+        sidx, slot, lb, _ = self._read(size)
+        sidx, slot = sidx.astype(np.int64), slot.astype(np.int64)
         itcyc = self.it_arrays["itcyc"][:it + 1].copy_to_host()
         itopen = self.it_arrays["itopen"][:it + 1].copy_to_host()
         cyc = np.where(slot == 0, 0, (itcyc[slot] + self.s) % self.n)
         return sidx, slot - 1, cyc, lb, itopen[slot].astype(bool)
 
     def _read(self, size):
-        """The first ``size`` entries of L copied back, and where its runs of equal slots start."""
-        src = 0 if int(self.ist_host[IT]) % 2 == 0 else 3
+        """L's entries among the first ``size`` of its buffer, copied back without the removed ones (lower
+        bound NaN), and where its runs of equal slots start."""
+        src = self._src()
+        if size == 0:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.int64)
         sidx = self.lists[src][:size].copy_to_host()
         slot = self.lists[src + 1][:size].copy_to_host()
         lb = self.lists[src + 2][:size].copy_to_host()
+        if int(self.ist_host[DEAD]):
+            live = ~np.isnan(lb)
+            sidx, slot, lb = sidx[live], slot[live], lb[live]
         return sidx, slot, lb, np.flatnonzero(slot[1:] != slot[:-1]) + 1
 
     def download_seconds(self):
@@ -282,9 +293,10 @@ class DeviceLoop:
         copied arrays: 16 bytes an entry on the host, no per-entry int64 arrays), and its slots."""
         size, it = int(self.ist_host[SIZE]), int(self.ist_host[IT])
         out = RegionList()
+        sidx, slot, lb, starts = self._read(size)
+        size = lb.size
         if size == 0:
             return out, []
-        sidx, slot, lb, starts = self._read(size)
         itcyc = self.it_arrays["itcyc"][:it + 1].copy_to_host()
         itopen = self.it_arrays["itopen"][:it + 1].copy_to_host()
         runs = list(zip(np.r_[0, starts].tolist(), np.r_[starts, size].tolist()))
@@ -347,7 +359,10 @@ class DeviceLoop:
 
     def _alloc_parts(self, blocks):
         cuda = self.cuda
-        self.part_v = cuda.device_array(blocks, np.float64)
+        self.part_v = cuda.device_array(2 * blocks, np.float64)   # and each block's smallest lower bound
+        # the compaction's counts and first ranks, one a block (spliced.loop, step 6)
+        self.vcount = cuda.device_array(blocks, np.int64)
+        self.vstart = cuda.device_array(blocks, np.int64)
         self.part_i = cuda.device_array(blocks, np.int64)
         self.part_n = cuda.device_array(blocks, np.int64)
 
@@ -510,7 +525,7 @@ def _take(search, loop, done, per_iteration_evals):
         st.best_x = None
     st.gub = float(loop.fst_host[GUB])
     st.best_iteration, st.best_index = int(h[BESTIT]), int(h[BESTIDX])
-    st.regions = _Sized(int(h[SIZE]), int(h[NOPEN]), glb[-1] if glb else (st.hist_glb[-1] if st.hist_glb else -math.inf))
+    st.regions = _Sized(int(h[SIZE]) - int(h[DEAD]), int(h[NOPEN]), glb[-1] if glb else (st.hist_glb[-1] if st.hist_glb else -math.inf))
 
 
 def _descend(search, loop):

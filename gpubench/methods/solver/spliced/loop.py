@@ -19,9 +19,9 @@ if __name__ == "gpubench.methods.solver.spliced.loop":  # imported as itself: st
         CUT_COLS, CUT_USES, DERIV_COLS, DERIV_USES, HAS_SPIKE, N_AGGREGATES, N_PRODUCTS, SPIKE_HI, SPIKE_LO,
         _diagonal, _part, add_rn, cut_layout, device, div_rn, evaluate_split_mv, fill_cut_tables, window_terms)
     from gpubench.methods.solver.spliced.loop_tables import (
-        _BESTIDX, _BESTIT, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _IT, _LOWERED, _MAXW, _NEWOPEN, _NEWSIZE, _NINF,
+        _BESTIDX, _BESTIT, _BUF, _DEAD, _DTOTAL, _EMPTY, _FULL, _GLB, _GUB, _GUBC, _IT, _LOWERED, _MAXW, _NEWSIZE, _NINF,
         _NJEV, _NOPEN, _NSPEC, _NCAND, _NWIN2, _SELCYC, _SELPOS, _SELSIDX, _SELSLOT, _SIZE, _STOP, _UHI, _ULO,
-        _UNDEFINED, _VTOTAL, _box_gradient, _chunk_tables, _fold_chunk, _fold_row, _tables, _uncut_slope)
+        _UNDEFINED, _VTOTAL, _WHOLE, _box_gradient, _chunk_tables, _fold_chunk, _fold_row, _tables, _uncut_slope)
 
 SMAX = 16
 MAX_REGISTERS = 128
@@ -29,6 +29,8 @@ CARVEOUT = -1
 # 1: thread 0 of the grid adds each phase's nanoseconds to tr[phase] (devloop.TRACE_PHASES; kernels.loop_trace)
 TRACE = 0
 NSTAMP = 13  # the phases stamped; tr[NSTAMP] holds the last stamp
+# L is compacted whole once its removed entries would be more than 1 / DEAD_SHARE of it (step 6)
+DEAD_SHARE = 8
 NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
 TCOLS = max(CUT_COLS, DERIV_COLS)
@@ -105,21 +107,22 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         if TRACE and g == 0:
             _stamp(tr, 0)
         it = ist[_IT]
-        if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
-            return
-        if gap >= 0.0 and abs(fst[_GUB]) < math.inf and fst[_GUB] - fst[_GLB] <= gap:
-            return
         size = ist[_SIZE]
-        if it % 2 == 0:
+        if ist[_BUF] == 0:
             src_sidx, src_slot, src_lb, dst_sidx, dst_slot, dst_lb = a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb
         else:
             src_sidx, src_slot, src_lb, dst_sidx, dst_slot, dst_lb = b_sidx, b_slot, b_lb, a_sidx, a_slot, a_lb
-        # 1. select the open region with the smallest lower bound, the first in list order on ties
+        # 1. the list as the last iteration left it: its smallest lower bound (GLB, that iteration's
+        # history), and the open region with the smallest lower bound, the first in list order on ties
+        # (the selection).  A removed entry (NaN, step 6) is neither: every comparison with NaN is False
         bv = math.inf
         bi = _NO_INDEX
+        gl = math.inf
         e = g
         while e < size:
             v = src_lb[_u(e)]
+            if v < gl:
+                gl = v
             if v < bv and itopen[_u(src_slot[_u(e)])] != 0:
                 bv = v
                 bi = e
@@ -132,39 +135,62 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
         if tid == 0:
             part_v[_u(bid)] = sv[0]
             part_i[_u(bid)] = si[0]
+        _cuda.syncthreads()
+        sv[_u(tid)] = gl
+        si[_u(tid)] = 0
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            part_v[_u(nblocks + bid)] = sv[0]
         grid.sync()
         if TRACE and g == 0:
             _stamp(tr, 1)
         if bid == 0:
             bv = math.inf
             bi = _NO_INDEX
+            gl = math.inf
             b = tid
             while b < nblocks:
                 if _better(part_v[_u(b)], part_i[_u(b)], bv, bi):
                     bv = part_v[_u(b)]
                     bi = part_i[_u(b)]
+                gl = min(gl, part_v[_u(nblocks + b)])
                 b += tpb
             sv[_u(tid)] = bv
             si[_u(tid)] = bi
             sn[_u(tid)] = 0
             _cuda.syncthreads()
             _block_reduce(sv, si, sn, tid)
+            pos = si[0]
+            _cuda.syncthreads()
+            sv[_u(tid)] = gl
+            si[_u(tid)] = 0
+            _cuda.syncthreads()
+            _block_reduce(sv, si, sn, tid)
             if tid == 0:
-                pos = si[0]
-                ist[_SELPOS] = pos
-                pslot = src_slot[_u(pos)]
-                ist[_SELSLOT] = pslot
-                ist[_SELSIDX] = src_sidx[_u(pos)]
-                cyc = 0 if pslot == 0 else (itcyc[_u(pslot)] + s) % n
-                ist[_SELCYC] = cyc
-                itcyc[_u(it + 1)] = cyc
-                fst[_MAXW] = -math.inf
-                for m in range(samples + 1):
-                    uflags[_u(m), 0] = 1
-                    uflags[_u(m), 1] = 1
+                fst[_GLB] = sv[0]
+                if it > 0:
+                    hist_glb[_u(it - 1)] = sv[0]
+                ist[_NOPEN] = 0 if pos == _NO_INDEX else 1
+                if pos != _NO_INDEX and it < it_end:
+                    ist[_SELPOS] = pos
+                    pslot = src_slot[_u(pos)]
+                    ist[_SELSLOT] = pslot
+                    ist[_SELSIDX] = src_sidx[_u(pos)]
+                    cyc = 0 if pslot == 0 else (itcyc[_u(pslot)] + s) % n
+                    ist[_SELCYC] = cyc
+                    itcyc[_u(it + 1)] = cyc
+                    fst[_MAXW] = -math.inf
+                    for m in range(samples + 1):
+                        uflags[_u(m), 0] = 1
+                        uflags[_u(m), 1] = 1
         grid.sync()
         if TRACE and g == 0:
             _stamp(tr, 2)
+        if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
+            return
+        if gap >= 0.0 and abs(fst[_GUB]) < math.inf and fst[_GUB] - fst[_GLB] <= gap:
+            return
         # 2. the selected box (rebuilt from its parent's), its samples, masks and children's widths
         pslot = ist[_SELSLOT]
         psidx = ist[_SELSIDX]
@@ -357,100 +383,109 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                     ist[_BESTIT] = it
                     ist[_BESTIDX] = 0 if si[0] == _NO_INDEX else si[0]
                 ist[_NJEV] += sn[0]
-                ist[_NEWOPEN] = 0
                 ist[_NINF] = 0
-                fst[_GLB] = math.inf
+                # the whole list is compacted when GUB fell below the one it was last pruned by (this
+                # iteration's sample or the host's descent between launches) or its removed entries
+                # would be too many (DEAD_SHARE); else the old entries all stay (each is <= GUB already) but the
+                # selected one, and step 6 appends this iteration's survivors alone
+                whole = fst[_GUB] < fst[_GUBC] or DEAD_SHARE * (ist[_DEAD] + 1) > size
+                if whole:
+                    fst[_GUBC] = fst[_GUB]
+                ist[_WHOLE] = 1 if whole else 0
         grid.sync()
         if TRACE and g == 0:
             _stamp(tr, 9)
-        # 6. prune by GUB, drop the selected region, append the survivors: a stable compaction of
-        # (list, subregions) into the other buffer, one tpb-wide tile at a time
+        # 6. the survivors in list order, by a stable compaction that each block runs over a contiguous
+        # run of whole tiles: counted (a block's total), the totals scanned (one block), then written at
+        # their ranks, tile by tile.  Whole (ist[_WHOLE]): the list pruned by GUB less the selected
+        # entry, then the subregions, into the other buffer.  Else the subregions alone, appended in
+        # place after the list, and the selected entry removed (its lower bound NaN: step 1 passes it
+        # over, the next whole compaction drops it): O(p^s) an iteration, not O(|L|)
         gub = fst[_GUB]
         selpos = ist[_SELPOS]
+        whole = ist[_WHOLE] != 0
         total = size + count
-        ntiles = (total + tpb - 1) // tpb
-        vb = bid
-        while vb < ntiles:
-            e = vb * tpb + tid
-            k = 0
-            if e < total:
-                keep, _a, _b, _c = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
-                k = 1 if keep else 0
-            sv[_u(tid)] = math.inf
-            si[_u(tid)] = 0
-            sn[_u(tid)] = k
-            _cuda.syncthreads()
-            _block_reduce(sv, si, sn, tid)
-            if tid == 0:
-                vcount[_u(vb)] = sn[0]
-            _cuda.syncthreads()
-            vb += nblocks
+        first = 0 if whole else size
+        run_len = ((total - first + nblocks - 1) // nblocks + tpb - 1) // tpb * tpb
+        r0 = min(first + bid * run_len, total)
+        r1 = min(r0 + run_len, total)
+        k = 0
+        e = r0 + tid
+        while e < r1:
+            keep, _a, _b, _c = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
+            if keep:
+                k += 1
+            e += tpb
+        sv[_u(tid)] = math.inf
+        si[_u(tid)] = 0
+        sn[_u(tid)] = k
+        _cuda.syncthreads()
+        _block_reduce(sv, si, sn, tid)
+        if tid == 0:
+            vcount[_u(bid)] = sn[0]
         grid.sync()
         if TRACE and g == 0:
             _stamp(tr, 10)
         if bid == 0:
-            chunk = (ntiles + tpb - 1) // tpb
-            lo_t = min(tid * chunk, ntiles)
-            hi_t = min(lo_t + chunk, ntiles)
+            chunk = (nblocks + tpb - 1) // tpb
+            lo_t = min(tid * chunk, nblocks)
+            hi_t = min(lo_t + chunk, nblocks)
             tot = 0
             for i in range(lo_t, hi_t):
                 tot += vcount[_u(i)]
             si[_u(tid)] = tot
             _cuda.syncthreads()
             _inclusive_scan(si, tid)
-            run = si[_u(tid)] - tot
+            base = first + si[_u(tid)] - tot
             for i in range(lo_t, hi_t):
-                vstart[_u(i)] = run
-                run += vcount[_u(i)]
+                vstart[_u(i)] = base
+                base += vcount[_u(i)]
             if tid == tpb - 1:
-                ist[_NEWSIZE] = si[_u(tid)]
+                ist[_NEWSIZE] = first + si[_u(tid)]
         grid.sync()
         if TRACE and g == 0:
             _stamp(tr, 11)
-        minv = math.inf
-        nop = 0
-        vb = bid
-        while vb < ntiles:
-            e = vb * tpb + tid
+        if not whole:
+            dst_sidx, dst_slot, dst_lb = src_sidx, src_slot, src_lb
+        base = vstart[_u(bid)]
+        t0 = r0
+        while t0 < r1:   # r0, r1: the block's own, so every thread takes the same turns
+            e = t0 + tid
             keep = False
-            if e < total:
+            if e < r1:
                 keep, es, esl, ev = _kept_entry(e, size, selpos, gub, src_sidx, src_slot, src_lb, out_lb, it)
             si[_u(tid)] = 1 if keep else 0
             _cuda.syncthreads()
             _inclusive_scan(si, tid)
             if keep:
-                pos = vstart[_u(vb)] + si[_u(tid)] - 1  # >= 0: the scan counts this one
+                pos = base + si[_u(tid)] - 1  # >= base: the scan counts this one
                 dst_sidx[_u(pos)] = es
                 dst_slot[_u(pos)] = esl
                 dst_lb[_u(pos)] = ev
-                minv = min(minv, ev)
-                if itopen[_u(esl)] != 0:
-                    nop += 1
                 if esl == it + 1 and ev == -math.inf:
                     _cuda.atomic.add(ist, _NINF, 1)
+            base += si[_u(tpb - 1)]
             _cuda.syncthreads()
-            vb += nblocks
-        sv[_u(tid)] = minv
-        si[_u(tid)] = 0
-        sn[_u(tid)] = nop
-        _cuda.syncthreads()
-        _block_reduce(sv, si, sn, tid)
-        if tid == 0:
-            _cuda.atomic.min(fst, _GLB, sv[0])
-            _cuda.atomic.add(ist, _NEWOPEN, sn[0])
+            t0 += tpb
+        if not whole and g == 0:
+            src_lb[_u(selpos)] = math.nan   # no thread reads the list's entries in this pass
         grid.sync()
         if TRACE and g == 0:
             _stamp(tr, 12)
-        # 7. the iteration's history and the next one's stop codes
+        # 7. the iteration's history (its GLB: step 1 of the next) and the next one's stop codes
         if g == 0:
             newsize = ist[_NEWSIZE]
             ist[_SIZE] = newsize
-            ist[_NOPEN] = ist[_NEWOPEN]
-            hist_glb[_u(it)] = fst[_GLB]
+            if whole:
+                ist[_BUF] = 1 - ist[_BUF]
+                ist[_DEAD] = 0
+            else:
+                ist[_DEAD] += 1
+            live = newsize - ist[_DEAD]
             hist_gub[_u(it)] = fst[_GUB]
-            hist_size[_u(it)] = newsize
+            hist_size[_u(it)] = live
             ist[_IT] = it + 1
-            if newsize == 0:
+            if live == 0:
                 ist[_STOP] = _EMPTY
             elif ist[_NINF] > 0:
                 ist[_STOP] = _UNDEFINED

@@ -16,8 +16,8 @@ if __name__ == "gpubench.methods.solver.spliced.loop_tables":  # imported as its
 # the device state's entries (gpubench/methods/solver/devloop.py names the same numbers)
 _IT, _SIZE, _STOP, _NOPEN, _SELPOS, _SELSLOT, _SELSIDX, _SELCYC = 0, 1, 2, 3, 4, 5, 6, 7
 _BESTIT, _BESTIDX, _NJEV, _NCAND, _NSPEC, _NWIN2, _NINF, _NEWSIZE, _NEWOPEN = 8, 9, 10, 11, 12, 13, 14, 15, 16
-_VTOTAL, _DTOTAL = 17, 18
-_GUB, _MAXW, _GLB, _ULO, _UHI = 0, 1, 2, 3, 4
+_VTOTAL, _DTOTAL, _BUF, _DEAD, _WHOLE = 17, 18, 19, 20, 21
+_GUB, _MAXW, _GLB, _ULO, _UHI, _GUBC = 0, 1, 2, 3, 4, 5
 _FULL, _EMPTY, _UNDEFINED, _LOWERED = 1, 2, 3, 4
 DEDUP = 8  # kept candidate columns a new one is compared with (runs of equal uncut coordinates are caught)
 
