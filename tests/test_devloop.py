@@ -70,7 +70,7 @@ def test_device_loop_makes_the_cpu_twins_search(name, monkeypatch):
 @pytest.mark.parametrize("name, chunk", [("levy", 1), ("rosenbrock", 2), ("griewank", 2), ("ackley", 1)])
 def test_the_tables_folded_in_chunks_make_the_cpu_twins_search(name, chunk, monkeypatch):
     """The folds over the coordinates as a tree of fixed shape: with chunks of 1 or 2 coordinates
-    (n = 7: 7 and 4 chunks, the last one short; the default's 64 make one chunk here) the device loop
+    (n = 7: 7 and 4 chunks, the last one short; the default's 16 make one chunk here) the device loop
     still makes the host loop's search on the CPU, the candidates of one aggregate picked from the
     chunks.  Each function takes one chunk size, each size two functions (a sum and a product of terms
     among them): the simulated search is the cost (about 7 s each on 2 cores)."""

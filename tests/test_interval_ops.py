@@ -580,6 +580,29 @@ def _encloses(r, lo, hi, ulps=2):
             and r[1] <= steps_up(hi, ulps))
 
 
+def test_division_by_one_sign_takes_the_corners_quotients_bit_for_bit(backend):
+    """idiv by a divisor of one sign divides two corners chosen by the signs (two divisions, not eight):
+    the same values as the four corners' min and max (``idiv_corners``) on random boxes and on
+    zeros of both signs, infinities, subnormals and the largest doubles, where inf/inf falls back."""
+    ns = namespace(backend)
+    idiv, corners = ns["idiv"], ns["idiv_corners"]
+    rng = np.random.default_rng(7)
+    special = [0.0, -0.0, INF, -INF, 5e-324, -5e-324, 1.7976931348623157e308, -1.7976931348623157e308,
+               1.0, -1.0, 3.0, -0.1, 2.2250738585072014e-308]
+    pool = special + list(rng.standard_normal(40) * 10.0 ** rng.integers(-8, 9, 40))
+    seen = 0
+    for _ in range(4000):
+        a = sorted(rng.choice(pool, 2))
+        b = sorted(rng.choice(pool, 2))
+        if not (b[0] > 0.0 or b[1] < 0.0):
+            continue
+        seen += 1
+        got, want = idiv(a[0], a[1], b[0], b[1]), corners(a[0], a[1], b[0], b[1])
+        # equal doubles (a zero's sign aside: the corners' min and max of +0 and -0 keep either)
+        assert got == want, (a, b, got, want)
+    assert seen > 1000
+
+
 def test_division_conventions(backend):
     idiv = namespace(backend)["idiv"]
     irecip = namespace(backend)["irecip"]

@@ -1,23 +1,27 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
 # $W the window's folder, $SOL its loose outputs).  Pack with no records:
 #     bash scripts/gpu_pack.sh
-# About 6 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-4519f57/ (README there).
+# About 5 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-9b4a337/ (README there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# issue 42: L appended in place (removed entries NaN, compacted whole when GUB falls); 4519f57's trace put
-# 0.5 ms of Levy n = 1,000's 2.08 ms an iteration and 6.3 of n = 10,000's 8.5 in compacting L.
-# The device loop against the host loop and the CPU twin on a GPU first (many blocks: the simulator runs one)
-(cd $R && timeout 330 python3 -m pytest -q -p no:cacheprovider -n 8 tests/test_devloop.py -k "on_a_gpu" \
-  > $SOL/pytest_devloop_gpu.log 2>&1); say "pytest rc $?"
+# issue 42: the sweep's idiv in two divisions (not eight), r's digits by mask and shift, the tables' folds in
+# chunks of max(16, isqrt(n / 4)); 9b4a337: Levy 1,000 1.54 s (sweep 1,332 us, chunks 81 us an iteration)
 GPUBENCH_LOOP_TRACE=$SOL/loop_trace.jsonl timeout 120 python3 -m gpubench solve levy --dim 1000 --json \
   > $SOL/levy1000_trace.json 2> $SOL/levy1000_trace.err; say "levy1000 trace rc $?"
-for k in 1 2; do
-timeout 90 python3 -m gpubench solve levy --dim 1000 --json > $SOL/levy1000_plain$k.json 2> $SOL/levy1000_plain$k.err; say "levy1000 plain rc $?"
-done
-GPUBENCH_LOOP_TRACE=$SOL/loop_trace.jsonl timeout 130 python3 -m gpubench solve levy --dim 10000 --time-limit 110 \
-  --json > $SOL/levy10000_trace.json 2> $SOL/levy10000_trace.err; say "levy10000 trace rc $?"
-timeout 150 python3 -m gpubench solve rosenbrock --dim 1000 --time-limit 140 --json > $SOL/rosen1000.json \
-  2> $SOL/rosen1000.err; say "rosenbrock rc $?"
+timeout 90 python3 -m gpubench solve levy --dim 1000 --json > $SOL/levy1000_plain.json 2> $SOL/levy1000_plain.err; say "levy1000 plain rc $?"
+GPUBENCH_LOOP_TRACE=$SOL/loop_trace.jsonl timeout 60 python3 -m gpubench solve rosenbrock --dim 1000 \
+  --max-iterations 15000 --json > $SOL/rosen1000_trace.json 2> $SOL/rosen1000_trace.err; say "rosenbrock trace rc $?"
+timeout 90 python3 -m gpubench solve levy --dim 10000 --time-limit 80 --json > $SOL/levy10000.json \
+  2> $SOL/levy10000.err; say "levy10000 rc $?"
+# the sweep alone (the host loop's sweep_split) under Nsight Compute: where its instructions and loads go
+timeout 150 ncu --clock-control none --kernel-name regex:sweep_split --launch-skip 3 --launch-count 1 \
+  --section InstructionStats --section MemoryWorkloadAnalysis_Tables --section SourceCounters --section WarpStateStats \
+  --section SpeedOfLight --print-details all \
+  python3 -m gpubench solve levy --dim 1000 --loop host --max-iterations 6 > $SOL/ncu_sweep_details.txt 2>&1; say "ncu rc $?"
+timeout 150 ncu --clock-control none --kernel-name regex:sweep_split --launch-skip 3 --launch-count 1 \
+  --metrics sass__inst_executed_per_opcode,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum,smsp__sass_inst_executed_op_global_ld.sum,l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct,l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct,smsp__inst_executed.sum \
+  --print-metric-instances values \
+  python3 -m gpubench solve levy --dim 1000 --loop host --max-iterations 6 > $SOL/ncu_sweep_metrics.txt 2>&1; say "ncu metrics rc $?"
 touch $W/all.done

@@ -68,10 +68,19 @@ SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which run
 # grid sync there holds for one block only: the folds across blocks are exercised on a GPU)
 MIN_LIST = 1 << 20  # entries of each list buffer at first (they double when a launch finds them full)
 MAX_BATCH = 4096  # iterations a launch at most
-# coordinates a thread folds in index order before the chunks are folded in order (the tables' folds
-# over n as a tree of fixed shape: ceil(n / FOLD_CHUNK) chunks, decided by n alone, so the same bits on
-# every run and grid; at n <= FOLD_CHUNK the host's serial bits)
-FOLD_CHUNK = 64
+# coordinates a thread folds in index order before the chunks are folded in order, at least (the tables'
+# folds over n as a tree of fixed shape: ceil(n / fold_chunk(n)) chunks, decided by n alone, so the same
+# bits on every run and grid; at n <= FOLD_CHUNK the host's serial bits)
+FOLD_CHUNK = 16
+
+
+def fold_chunk(n):
+    """Coordinates a chunk of the tables' folds: about sqrt(n / 4), at least FOLD_CHUNK.  A chunk is
+    folded by one thread (phase "chunks", about 1.3 us a coordinate with the candidates' picks: 81 us
+    at n = 1,000 in chunks of 64 on the H200, results/gpu/solve-4519f57) and the chunks of a row by
+    one thread after them (about 0.3 us a chunk, beside the one-thread tables), so the two serial
+    lengths balance near there."""
+    return max(FOLD_CHUNK, math.isqrt(n // 4))
 # the phases of an iteration as the trace names them (spliced.loop's stamps 0-12, each ended by a grid sync):
 # "history" is the previous iteration's step 7 and the loop's first sync
 TRACE_PHASES = ("history", "select", "select_fold", "box", "terms", "chunks", "tables", "cut_tables", "sweep",
@@ -123,7 +132,7 @@ class DeviceLoop:
         dev = cuda.device_array
         rows = cfg.samples + 1
         vcap, dcap = kernels.cut_capacity(self.s, n, self.parts, self.count)
-        chunks = -(-n // FOLD_CHUNK)
+        chunks = -(-n // fold_chunk(n))
         cols, dcols = self.module.CUT_COLS, self.module.DERIV_COLS
         self.work = dict(
             dims=dev(self.s, np.int64), slot=dev(n, np.int64), win1=dev(self.s, np.int64),

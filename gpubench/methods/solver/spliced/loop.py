@@ -105,7 +105,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
     while True:
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 0)
+            _stamp(tr, _int64(0))
         it = ist[_IT]
         size = ist[_SIZE]
         if ist[_BUF] == 0:
@@ -144,7 +144,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             part_v[_u(nblocks + bid)] = sv[0]
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 1)
+            _stamp(tr, _int64(1))
         if bid == 0:
             bv = math.inf
             bi = _NO_INDEX
@@ -186,7 +186,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                         uflags[_u(m), 1] = 1
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 2)
+            _stamp(tr, _int64(2))
         if ist[_STOP] != 0 or it >= it_end or ist[_NOPEN] == 0:
             return
         if gap >= 0.0 and abs(fst[_GUB]) < math.inf and fst[_GUB] - fst[_GLB] <= gap:
@@ -251,7 +251,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             d += nthreads
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 3)
+            _stamp(tr, _int64(3))
         # 3. every window's terms, on the box (with their derivatives) and at each sample: one thread
         # a (row, window); then the folds over the coordinates as a tree of fixed shape (chunks of the
         # coordinates folded in index order, one thread a (row, chunk), with the sums' K and the
@@ -279,7 +279,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             idx += nthreads
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 4)
+            _stamp(tr, _int64(4))
         nchunks = Plo.shape[2]
         idx = g
         while idx < (rows + 1) * nchunks + (1 if mstar > 0 else 0):
@@ -295,7 +295,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             idx += nthreads
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 5)
+            _stamp(tr, _int64(5))
         roles = rows + 1
         stride = 32 if nthreads >= 32 * roles else 1
         if g % stride == 0 and g // stride < roles:
@@ -312,7 +312,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 _fold_row(role - 1, nchunks, Plo, Phi, base_lo, base_hi)
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 6)
+            _stamp(tr, _int64(6))
         nc = ist[_NCAND]
         nsp = ist[_NSPEC]
         nw2 = ist[_NWIN2]
@@ -325,7 +325,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             j += nthreads
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 7)
+            _stamp(tr, _int64(7))
         # 4. the sweep, with the best sample and the gradient count folded as it goes
         gub_prev = fst[_GUB]
         u_lo = fst[_ULO]
@@ -358,7 +358,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             part_n[_u(bid)] = sn[0]
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 8)
+            _stamp(tr, _int64(8))
         # 5. the iteration's GUB (reduce.best_sample's fold)
         if bid == 0:
             bv = math.inf
@@ -394,7 +394,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 ist[_WHOLE] = 1 if whole else 0
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 9)
+            _stamp(tr, _int64(9))
         # 6. the survivors in list order, by a stable compaction that each block runs over a contiguous
         # run of whole tiles: counted (a block's total), the totals scanned (one block), then written at
         # their ranks, tile by tile.  Whole (ist[_WHOLE]): the list pruned by GUB less the selected
@@ -425,7 +425,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             vcount[_u(bid)] = sn[0]
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 10)
+            _stamp(tr, _int64(10))
         if bid == 0:
             chunk = (nblocks + tpb - 1) // tpb
             lo_t = min(tid * chunk, nblocks)
@@ -444,7 +444,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 ist[_NEWSIZE] = first + si[_u(tid)]
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 11)
+            _stamp(tr, _int64(11))
         if not whole:
             dst_sidx, dst_slot, dst_lb = src_sidx, src_slot, src_lb
         base = vstart[_u(bid)]
@@ -471,7 +471,7 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
             src_lb[_u(selpos)] = math.nan   # no thread reads the list's entries in this pass
         grid.sync()
         if TRACE and g == 0:
-            _stamp(tr, 12)
+            _stamp(tr, _int64(12))
         # 7. the iteration's history (its GLB: step 1 of the next) and the next one's stop codes
         if g == 0:
             newsize = ist[_NEWSIZE]
