@@ -580,37 +580,6 @@ def _encloses(r, lo, hi, ulps=2):
             and r[1] <= steps_up(hi, ulps))
 
 
-@pytest.mark.skipif(not config.ENABLE_CUDASIM, reason="the simulator runs rounding_gpu's code with an exact fma; "
-                    "on a GPU, gpubench.device.gpucheck compares it with libdevice's div.rm / div.rp")
-@pytest.mark.parametrize("broken", [False, True])
-def test_gpu_directed_division_is_the_exact_rounding(monkeypatch, broken):
-    """rounding_gpu's div_dn / div_up (a quotient rounded to nearest, corrected by its exact remainder from
-    one fma where |b| and |a / b| lie in [2^-450, 2^450], libdevice's directed division elsewhere) are the
-    exactly rounded quotient down and up, on random doubles of every exponent and at the guard's edges,
-    zeros, subnormals and infinities; with the correction's side reversed they are not."""
-    from gpubench.interval import rounding_gpu as g
-    if broken:
-        monkeypatch.setattr(g, "_next_up", g._next_dn)
-    rng = np.random.default_rng(11)
-    edges = [2.0 ** e for e in (-1074, -1022, -451, -450, -449, -1, 0, 1, 449, 450, 451, 1023)]
-    pool = [0.0, -0.0, INF, -INF, 1.7976931348623157e308, 3.0, 10.0, 0.1] + edges + [-v for v in edges]
-    pool += list(rng.uniform(1, 2, 300) * 2.0 ** rng.integers(-1074, 1024, 300) * rng.choice([-1, 1], 300))
-    pool += list(rng.integers(1, 2 ** 20, 100).astype(float))
-    wrong = 0
-    for _ in range(6000):
-        a, b = rng.choice(pool, 2)
-        if b == 0.0 or not (math.isfinite(a) and math.isfinite(b)):
-            continue
-        exact = Fraction(a) / Fraction(b)
-        dn, up = g.div_dn(a, b), g.div_up(a, b)
-        wrong += not ((dn == -INF or Fraction(dn) <= exact) and (up == INF or exact <= Fraction(up)))
-        # tight: the next double inward is past the quotient
-        nd, nu = math.nextafter(dn, INF), math.nextafter(up, -INF)
-        wrong += math.isfinite(dn) and math.isfinite(nd) and Fraction(nd) <= exact
-        wrong += math.isfinite(up) and math.isfinite(nu) and Fraction(nu) >= exact
-    assert (wrong > 0) == broken
-
-
 def test_division_by_one_sign_takes_the_corners_quotients_bit_for_bit(backend):
     """idiv by a divisor of one sign divides two corners chosen by the signs (two divisions, not eight):
     the same values as the four corners' min and max (``idiv_corners``) on random boxes and on
@@ -1165,7 +1134,6 @@ def test_gpucheck_runs_under_the_simulator(tmp_path):
         assert r["elements"] == 96 and r["point_misses"] == 0 and r["exact_misses"] == 0
         assert r["exact_checked"] > 20 and r["point_checked"] > 20, (op, r)
     assert rec["totals"]["misses"] == 0 and rec["totals"]["checked"] > 1000
-    assert rec["directed_division"]["elements"] > 300 and rec["directed_division"]["mismatches"] == 0
     for f in ("sin", "cos", "exp", "log"):
         assert rec["raw_ulp_error"][f]["samples"] > 0 and rec["raw_ulp_error"][f]["max_ulps"] <= 1.0
     env = rec["environment"]

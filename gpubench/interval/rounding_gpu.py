@@ -159,15 +159,6 @@ if config.ENABLE_CUDASIM:
     def _next_dn(x):
         return math.nextafter(x, -math.inf)
 
-    def dfma_rz(a, b, c):
-        # a * b + c rounded once toward zero, as the GPU's fma.rz.f64, for finite arguments (the only ones
-        # _div_directed gives it)
-        exact = Fraction(a) * Fraction(b) + Fraction(c)
-        r = float(exact)
-        if abs(Fraction(r)) > abs(exact):
-            r = math.nextafter(r, 0.0)
-        return r
-
 else:
     from numba.cuda import libdevice
 
@@ -181,7 +172,6 @@ else:
     dadd_rn = libdevice.dadd_rn
     dmul_rn = libdevice.dmul_rn
     ddiv_rn = libdevice.ddiv_rn
-    dfma_rz = libdevice.fma_rz
     dsqrt_ru = libdevice.dsqrt_ru
     _sin = libdevice.sin
     _cos = libdevice.cos
@@ -239,44 +229,14 @@ def mul_up(a, b):
     return dmul_ru(a, b)
 
 
-# |b| and |a / b| within [2^-450, 2^450]: there the residual of a rounded-to-nearest quotient is exact
-_DIV_SMALL = 2.0 ** -450
-_DIV_LARGE = 2.0 ** 450
-
-
-@_device
-def _div_directed(a, b, down):
-    """a / b rounded down (``down``) or up, the same double as ``div.rm`` / ``div.rp``, without their cost.
-
-    On sm_90 a directed division is a call of some 50 instructions, with the caller's registers saved
-    to local memory around it (the split sweep's local-memory traffic went mostly to L2: ncu at ee90294),
-    while ``div.rn`` is inline.  q = RN(a / b) has an exact remainder r = a - q b (Boldo and Daumas, "Representable
-    correcting terms for possibly underflowing floating point operations", 2003) when nothing under- or
-    overflows, which |b| and |q| in [2^-450, 2^450] make sure of (q b's lowest bit is then above 2^-1074
-    and |q b| below 2^901); one fma gives r, and the sign of r / b says on which side of a / b q lies: q
-    is the directed rounding itself, or its neighbour on that side.  Elsewhere (a zero, an infinite or
-    huge or tiny argument, NaN) the libdevice directed division.  The fma rounds toward zero: r is exact,
-    so any mode gives it, and ``fma.rz`` is this correction's alone in the PTX, where tests/test_ptx.py
-    refuses every ``fma.rn`` (numba's contraction of a product and a sum)."""
-    q = ddiv_rn(a, b)
-    if _DIV_SMALL <= abs(b) <= _DIV_LARGE and _DIV_SMALL <= abs(q) <= _DIV_LARGE:
-        r = dfma_rz(-q, b, a)
-        if r == 0.0:
-            return q
-        if (r > 0.0) == (b > 0.0):   # a / b - q = r / b > 0: q lies below a / b
-            return q if down else _next_up(q)
-        return _next_dn(q) if down else q
-    return ddiv_rd(a, b) if down else ddiv_ru(a, b)
-
-
 @_device
 def div_dn(a, b):
-    return _div_directed(a, b, True)
+    return ddiv_rd(a, b)
 
 
 @_device
 def div_up(a, b):
-    return _div_directed(a, b, False)
+    return ddiv_ru(a, b)
 
 
 @_device
