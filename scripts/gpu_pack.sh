@@ -27,7 +27,8 @@ for p in "$@"; do
 done
 rm -rf .gpurun && mkdir -p .gpurun
 # what the host installs and runs (a path HEAD lacks is left out: git archive refuses it)
-have=$(for p in gpubench functions baselines experiments scripts benchmarks pyproject.toml README.md asv.conf.json; do
+# tests/: its GPU-only tests (tests/test_devloop.py -k on_a_gpu ...) run in a window too
+have=$(for p in gpubench functions baselines experiments scripts benchmarks tests pyproject.toml README.md asv.conf.json; do
     if git cat-file -e "HEAD:$p" 2>/dev/null; then echo "$p"; fi; done)
 git archive HEAD $have | tar -x -C .gpurun
 mkdir -p .gpurun/.whl && cp .whl/*.whl .gpurun/.whl/ && git rev-parse HEAD > .gpurun/.whl/COMMIT

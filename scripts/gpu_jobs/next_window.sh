@@ -1,27 +1,18 @@
 # The next GPU window's jobs (scripts/gpu_window.sh runs them one after another; $R the checkout's copy,
 # $W the window's folder, $SOL its loose outputs).  Pack with no records:
 #     bash scripts/gpu_pack.sh
-# About 5 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-9b4a337/ (README there).
+# About 4 minutes (one call of gpu_window.sh).  What ran before: results/gpu/solve-2c5b450/ (README there).
 set -u
 T0=$SECONDS; say() { echo "[$((SECONDS-T0))s] $*"; }
 nvidia-smi > $SOL/nvidia-smi.txt
 python3 -c "import json; from gpubench.device.environment import capture; print(json.dumps(capture(), indent=1))" > $SOL/environment.json
-# issue 42: the sweep's idiv in two divisions (not eight), r's digits by mask and shift, the tables' folds in
-# chunks of max(16, isqrt(n / 4)); 9b4a337: Levy 1,000 1.54 s (sweep 1,332 us, chunks 81 us an iteration)
-GPUBENCH_LOOP_TRACE=$SOL/loop_trace.jsonl timeout 120 python3 -m gpubench solve levy --dim 1000 --json \
-  > $SOL/levy1000_trace.json 2> $SOL/levy1000_trace.err; say "levy1000 trace rc $?"
-timeout 90 python3 -m gpubench solve levy --dim 1000 --json > $SOL/levy1000_plain.json 2> $SOL/levy1000_plain.err; say "levy1000 plain rc $?"
-GPUBENCH_LOOP_TRACE=$SOL/loop_trace.jsonl timeout 60 python3 -m gpubench solve rosenbrock --dim 1000 \
-  --max-iterations 15000 --json > $SOL/rosen1000_trace.json 2> $SOL/rosen1000_trace.err; say "rosenbrock trace rc $?"
-timeout 90 python3 -m gpubench solve levy --dim 10000 --time-limit 80 --json > $SOL/levy10000.json \
-  2> $SOL/levy10000.err; say "levy10000 rc $?"
-# the sweep alone (the host loop's sweep_split) under Nsight Compute: where its instructions and loads go
-timeout 150 ncu --clock-control none --kernel-name regex:sweep_split --launch-skip 3 --launch-count 1 \
-  --section InstructionStats --section MemoryWorkloadAnalysis_Tables --section SourceCounters --section WarpStateStats \
-  --section SpeedOfLight --print-details all \
-  python3 -m gpubench solve levy --dim 1000 --loop host --max-iterations 6 > $SOL/ncu_sweep_details.txt 2>&1; say "ncu rc $?"
-timeout 150 ncu --clock-control none --kernel-name regex:sweep_split --launch-skip 3 --launch-count 1 \
-  --metrics sass__inst_executed_per_opcode,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_local_st.sum,smsp__sass_inst_executed_op_global_ld.sum,l1tex__t_sector_pipe_lsu_mem_local_op_ld_hit_rate.pct,l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct,smsp__inst_executed.sum \
-  --print-metric-instances values \
-  python3 -m gpubench solve levy --dim 1000 --loop host --max-iterations 6 > $SOL/ncu_sweep_metrics.txt 2>&1; say "ncu metrics rc $?"
+# the device loop (L appended in place since 9b4a337, the folds in chunks of max(16, isqrt(n/4))) against the
+# host loop and the CPU twin on every library function, many blocks (the simulator runs one)
+(cd $R && timeout 200 python3 -m pytest -q -p no:cacheprovider -n 8 tests/test_devloop.py \
+  -k "test_device_loop_is_the_host_loop_on_a_gpu" > $SOL/pytest_devloop_gpu.log 2>&1); say "pytest rc $?"
+# issue 42: Rosenbrock n = 1,000 whole at main's head (bbe0a9e 98.1 s, 9b4a337 95.6 s; 80,548 iterations)
+timeout 150 python3 -m gpubench solve rosenbrock --dim 1000 --time-limit 140 --json > $SOL/rosen1000.json \
+  2> $SOL/rosen1000.err; say "rosenbrock rc $?"
+timeout 60 python3 -m gpubench solve levy --dim 50 --json > $SOL/levy50.json 2> $SOL/levy50.err; say "levy50 rc $?"
+timeout 60 python3 -m gpubench solve levy --dim 1000 --json > $SOL/levy1000.json 2> $SOL/levy1000.err; say "levy1000 rc $?"
 touch $W/all.done
