@@ -59,6 +59,26 @@ def _stamp(tr, k):
     tr[NSTAMP] = t
 
 
+@device
+def _block_best_and_min(sv, si, sn, tid, bv, bi, gl):
+    # over the block, in every thread: the first smallest (bv, bi) (reduce._better) and the smallest gl
+    sv[_u(tid)] = bv
+    si[_u(tid)] = bi
+    sn[_u(tid)] = 0
+    _cuda.syncthreads()
+    _block_reduce(sv, si, sn, tid)
+    v = sv[0]
+    i = si[0]
+    _cuda.syncthreads()
+    sv[_u(tid)] = gl
+    si[_u(tid)] = 0
+    _cuda.syncthreads()
+    _block_reduce(sv, si, sn, tid)
+    m = sv[0]
+    _cuda.syncthreads()   # every thread has read sv[0] before the next writes
+    return v, i, m
+
+
 @_cuda.jit(**_JIT)
 def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, hist_size,
                 a_sidx, a_slot, a_lb, b_sidx, b_slot, b_lb, dom_lo, dom_hi, p,
@@ -127,21 +147,11 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                 bv = v
                 bi = e
             e += nthreads
-        sv[_u(tid)] = bv
-        si[_u(tid)] = bi
-        sn[_u(tid)] = 0
-        _cuda.syncthreads()
-        _block_reduce(sv, si, sn, tid)
+        bv, bi, gl = _block_best_and_min(sv, si, sn, tid, bv, bi, gl)
         if tid == 0:
-            part_v[_u(bid)] = sv[0]
-            part_i[_u(bid)] = si[0]
-        _cuda.syncthreads()
-        sv[_u(tid)] = gl
-        si[_u(tid)] = 0
-        _cuda.syncthreads()
-        _block_reduce(sv, si, sn, tid)
-        if tid == 0:
-            part_v[_u(nblocks + bid)] = sv[0]
+            part_v[_u(bid)] = bv
+            part_i[_u(bid)] = bi
+            part_v[_u(nblocks + bid)] = gl
         grid.sync()
         if TRACE and g == 0:
             _stamp(tr, _int64(1))
@@ -156,21 +166,11 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
                     bi = part_i[_u(b)]
                 gl = min(gl, part_v[_u(nblocks + b)])
                 b += tpb
-            sv[_u(tid)] = bv
-            si[_u(tid)] = bi
-            sn[_u(tid)] = 0
-            _cuda.syncthreads()
-            _block_reduce(sv, si, sn, tid)
-            pos = si[0]
-            _cuda.syncthreads()
-            sv[_u(tid)] = gl
-            si[_u(tid)] = 0
-            _cuda.syncthreads()
-            _block_reduce(sv, si, sn, tid)
+            bv, pos, gl = _block_best_and_min(sv, si, sn, tid, bv, bi, gl)
             if tid == 0:
-                fst[_GLB] = sv[0]
+                fst[_GLB] = gl
                 if it > 0:
-                    hist_glb[_u(it - 1)] = sv[0]
+                    hist_glb[_u(it - 1)] = gl
                 ist[_NOPEN] = 0 if pos == _NO_INDEX else 1
                 if pos != _NO_INDEX and it < it_end:
                     ist[_SELPOS] = pos
