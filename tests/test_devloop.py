@@ -459,21 +459,28 @@ def test_parallel_window_terms_fold_to_the_serial_tables_bit_for_bit(name):
             np.testing.assert_array_equal(w[k][:, :special.size], want[k][:, :special.size], err_msg=k)
 
 
+def _searches_with(monkeypatch, var, value, line):
+    """Levy n = 3's device-loop search (4 iterations) as built by default, then with the environment's
+    ``var`` = ``value``, whose kernel text must hold the constant ``line``: (default, switched)."""
+    opts = dict(SMALL, max_iterations=4)
+    plain = solve("levy", 3, backend="cuda", loop="device", **opts)
+    monkeypatch.setenv(var, value)
+    kernels.extensions.cache_clear()
+    try:
+        assert f"\n{line}\n" in kernels.extensions("cuda", smax=16, loop=True)[1]
+        switched = solve("levy", 3, backend="cuda", loop="device", **opts)
+    finally:
+        kernels.extensions.cache_clear()
+    return plain, switched
+
+
 @simulated
 def test_the_phase_trace_times_every_phase_and_changes_no_decision(monkeypatch, tmp_path):
     """GPUBENCH_LOOP_TRACE: the kernel built with its stamps (TRACE = 1) writes one line a search, the
     seconds of each of the 13 phases between its grid syncs; the search is the untraced one's."""
     import json
-    opts = dict(SMALL, max_iterations=4)
-    plain = solve("levy", 3, backend="cuda", loop="device", **opts)
     out = tmp_path / "trace.jsonl"
-    monkeypatch.setenv("GPUBENCH_LOOP_TRACE", str(out))
-    kernels.extensions.cache_clear()
-    try:
-        assert "\nTRACE = 1\n" in kernels.extensions("cuda", smax=16, loop=True)[1]
-        traced = solve("levy", 3, backend="cuda", loop="device", **opts)
-    finally:
-        kernels.extensions.cache_clear()
+    plain, traced = _searches_with(monkeypatch, "GPUBENCH_LOOP_TRACE", str(out), "TRACE = 1")
     _same_search(plain, traced, exact_bounds=True)
     (line,) = [json.loads(t) for t in out.read_text().splitlines()]
     assert (line["function"], line["n"], line["iterations"]) == ("levy", 3, 4)
@@ -490,15 +497,7 @@ def test_the_entry_offsets_in_shared_memory_make_the_same_search(monkeypatch):
     the block (reduce.LOOP_TPB rows, devloop.TPB threads) instead of local memory; the same search."""
     from gpubench.methods.solver import reduce
     assert devloop.TPB == reduce.LOOP_TPB
-    opts = dict(SMALL, max_iterations=4)
-    plain = solve("levy", 3, backend="cuda", loop="device", **opts)
-    monkeypatch.setenv("GPUBENCH_LOOP_SHARED_CC", "1")
-    kernels.extensions.cache_clear()
-    try:
-        assert "\nSHARED_CC = 1\n" in kernels.extensions("cuda", smax=16, loop=True)[1]
-        shared = solve("levy", 3, backend="cuda", loop="device", **opts)
-    finally:
-        kernels.extensions.cache_clear()
+    plain, shared = _searches_with(monkeypatch, "GPUBENCH_LOOP_SHARED_CC", "1", "SHARED_CC = 1")
     _same_search(plain, shared, exact_bounds=True)
 
 
