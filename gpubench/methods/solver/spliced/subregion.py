@@ -6,6 +6,15 @@ written once and shared by the CPU driver (numba ``prange`` over chunks, :mod:`.
 kernels (one thread per subregion, :mod:`.gpu_full`, :mod:`.gpu_split`, :mod:`.loop`): each decodes
 its own subregion from its index and the selected region.  They call the function's generated
 forms directly, spliced after them (:mod:`gpubench.methods.solver.spliced`).
+
+**Samples that cannot matter are not evaluated.**  Both evaluate the subregion's box first; where its
+lower bound exceeds GUB before the iteration (``flo > gub_prev``) they return ``(inf, inf, 0)`` without
+its samples.  Each sample x_m lies in the subregion, so its enclosure's upper bound is >= f(x_m) >= flo
+> gub_prev: it can neither lower GUB (an iteration takes a strict fall: ``outcome.reduce_host``, the
+device loop's step 5) nor keep the subregion (its bound rules it out).  So the search is the paper's bit
+for bit, and ``nfev`` still counts every subregion's box and samples, as the paper does.  Where most
+subregions are ruled out by their bound this is most of the sweep (Rosenbrock n = 1,000 evaluates the
+gradient of 0.04 % of its subregions, Levy 14 %).
 """
 import math
 
@@ -48,6 +57,10 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
         l = q % parts
         q = q // parts
         lo[_u(d)], hi[_u(d)] = _part(sel_lo[_u(d)], sel_hi[_u(d)], l, parts)
+    flo, fhi = interval_partial(lo, hi, p, win1, win2, base_lo[0], base_hi[0])
+    if flo > gub_prev:
+        # the samples cannot matter (the module's note): ruled out, none of them evaluated
+        return math.inf, math.inf, 0
     # samples evenly spaced along the diagonal, t = (m + t_shift)/t_den, as degenerate intervals
     best = math.inf
     for m in range(1, samples + 1):
@@ -57,7 +70,6 @@ def evaluate_subregion(r, sel_lo, sel_hi, dom_lo, dom_hi, dims, parts, samples, 
         slo, shi = interval_partial(x, x, p, win1, win2, base_lo[_u(m)], base_hi[_u(m)])
         if shi < best:
             best = shi
-    flo, fhi = interval_partial(lo, hi, p, win1, win2, base_lo[0], base_hi[0])
     if flo != flo:
         # empty enclosure (f undefined on the whole subregion): keep it undecided, with no
         # gradient test either (a gradient where f has no value proves nothing); the host
@@ -250,6 +262,12 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
         lp[_u(sj)] = l
         clo[_u(sj)], chi[_u(sj)] = _part(sel_lo[_u(d)], sel_hi[_u(d)], l, parts)
     inline = entry_offsets(lp, slot, sel_lo.shape[0], win1, win2, tab, parts, cc)
+    # the box first: where its bound exceeds GUB the samples cannot matter (the module's note)
+    # (the row as an int64, not the literal 0, for which numba would compile _value_split again)
+    flo, fhi = _value_split(np.int64(0), cc, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0],
+                            base_hi[0], tab, VTlo, VThi, tlo, thi, uflags[0, 0], uflags[0, 1])
+    if flo > gub_prev:
+        return math.inf, math.inf, 0
     best = math.inf
     c_lo = math.nan
     c_hi = math.nan
@@ -267,9 +285,6 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
             c_hi = shi
         if shi < best:
             best = shi
-    # the row as an int64 (not the literal 0, for which numba would compile _value_split again)
-    flo, fhi = _value_split(np.int64(0), cc, clo, chi, sel_lo, sel_hi, slot, p, win1, win2, base_lo[0],
-                            base_hi[0], tab, VTlo, VThi, tlo, thi, uflags[0, 0], uflags[0, 1])
     if flo != flo:
         # empty enclosure (f undefined on the whole subregion): kept undecided, with no gradient
         # test (a gradient where f has no value proves nothing); Search._check_defined reports it
