@@ -491,16 +491,6 @@ def test_the_phase_trace_times_every_phase_and_changes_no_decision(monkeypatch, 
     assert "\nTRACE = 0\n" in kernels.extensions("cuda", smax=16, loop=True)[1]
 
 
-@simulated
-def test_the_entry_offsets_in_shared_memory_make_the_same_search(monkeypatch):
-    """GPUBENCH_LOOP_SHARED_CC=1 (for measuring on a GPU): a subregion's entry offsets in a shared row of
-    the block (reduce.LOOP_TPB rows, devloop.TPB threads) instead of local memory; the same search."""
-    from gpubench.methods.solver import reduce
-    assert devloop.TPB == reduce.LOOP_TPB
-    plain, shared = _searches_with(monkeypatch, "GPUBENCH_LOOP_SHARED_CC", "1", "SHARED_CC = 1")
-    _same_search(plain, shared, exact_bounds=True)
-
-
 def test_the_loop_register_cap_can_be_overridden_and_is_checked(monkeypatch):
     """GPUBENCH_LOOP_REGISTERS overrides the cap for measuring; a value that is no count is a
     one-line input error, not a traceback from int()."""

@@ -63,8 +63,8 @@ NFST = 6
 # sample lowered GUB (with local search or polish: the host descends from it before the next iteration)
 FULL, EMPTY, UNDEFINED, LOWERED = 1, 2, 3, 4
 
-# threads a block on a GPU (the simulator: SIM_GRID); reduce.LOOP_TPB, equal (tests/test_devloop.py), sizes the
-# kernel's shared rows: not imported from there, which would load numba.cuda with this module
+# threads a block on a GPU (the simulator: SIM_GRID): a power of two <= reduce.TPB, the size of the kernel's
+# block folds' shared arrays
 TPB = 128
 SIM_GRID = (1, 16)  # blocks and threads under numba's CUDA simulator, which runs blocks one after another (so a
 # grid sync there holds for one block only: the folds across blocks are exercised on a GPU)

@@ -111,7 +111,6 @@ def extensions(backend, nmax=None, smax=None, loop=False):
         driver = _sized(GPU_LOOP_DRIVER, "SMAX", smax, 16)
         driver = _sized(driver, "CARVEOUT", loop_carveout(), -1)
         driver = _sized(driver, "TRACE", 1 if loop_trace() else 0, 0)
-        driver = _sized(driver, "SHARED_CC", 1 if os.environ.get("GPUBENCH_LOOP_SHARED_CC") == "1" else 0, 0)
         return (SHARED, _sized(driver, "MAX_REGISTERS", loop_registers(), LOOP_REGISTERS))
     if smax is not None:
         return (SHARED, _sized(GPU_SPLIT_DRIVER, "SMAX", smax, 16))

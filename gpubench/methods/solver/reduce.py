@@ -25,9 +25,6 @@ from ...kernels.unsigned import u as _u
 
 # threads per block of the reduction kernels: a compile-time size of their shared arrays
 TPB = 256
-# threads per block of the device loop's cooperative grid (devloop.TPB: a power of two <= TPB); also the
-# rows of its per-thread shared arrays (spliced.loop, SHARED_CC)
-LOOP_TPB = 128
 # blocks of the best-sample kernel at most (a grid-stride loop covers the rest); its last block
 # reduces the per-block results, so their number bounds that serial step
 MAX_BLOCKS = 1024

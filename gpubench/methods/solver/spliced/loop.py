@@ -11,7 +11,7 @@ import math
 from numba import config as _config, cuda as _cuda, float64 as _float64, int32 as _int32, int64 as _int64
 
 from gpubench.methods.solver.reduce import (
-    LOOP_TPB as _LOOP_TPB, NO_INDEX as _NO_INDEX, TPB as _TPB, _better, _block_reduce, _inclusive_scan)
+    NO_INDEX as _NO_INDEX, TPB as _TPB, _better, _block_reduce, _inclusive_scan)
 from gpubench.kernels.timer import globaltimer as _globaltimer
 from gpubench.kernels.unsigned import u as _u
 
@@ -36,11 +36,6 @@ NAGG1 = N_AGGREGATES if N_AGGREGATES > 0 else 1
 SCRATCH = SMAX * (N_PRODUCTS if N_PRODUCTS > 0 else 1)
 TCOLS = max(CUT_COLS, DERIV_COLS)
 CSLOTS = 3 * SMAX + 2  # value entries: the one- and two-coordinate windows of s cut ones, x_first, x_last
-# 1: a subregion's entry offsets (``cc``, read 13 times a row) in shared memory, a row of 3 SMAX + 3 (odd: no
-# bank conflict) a thread, instead of local memory (38 % L1 hits in the split sweep under ncu, the misses
-# to L2: docs/solver-scaling.md); ``GPUBENCH_LOOP_SHARED_CC`` sets it for measuring
-SHARED_CC = 0
-CCOLS = CSLOTS + 1  # a global: the shared array's shape must be constants when typed
 # the simulator's jit takes no max_registers; CARVEOUT (the shared memory's percent of the SM's L1 and
 # shared pool; -1: the driver's choice) is a hint the occupancy query, so the cooperative grid, follows
 _JIT = dict(cache=True, **({"max_registers": MAX_REGISTERS} if MAX_REGISTERS and not _config.ENABLE_CUDASIM else {}),
@@ -119,10 +114,8 @@ def device_loop(ist, fst, box_lo, box_hi, itcyc, itopen, hist_glb, hist_gub, his
     chi = _cuda.local.array(SMAX, _float64)
     xs = _cuda.local.array(SMAX, _float64)
     lp = _cuda.local.array(SMAX, _int32)
-    if SHARED_CC:
-        cc = _cuda.shared.array((_LOOP_TPB, CCOLS), _int32)[tid]
-    else:
-        cc = _cuda.local.array(CSLOTS, _int32)
+    # in local memory: a shared row a thread was slower (it takes the L1's room: results/gpu/solve-7f83926)
+    cc = _cuda.local.array(CSLOTS, _int32)
     tlo = _cuda.local.array(TCOLS, _float64)
     thi = _cuda.local.array(TCOLS, _float64)
     Clo = _cuda.local.array(NAGG1, _float64)
