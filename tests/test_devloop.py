@@ -119,6 +119,18 @@ def test_the_device_loops_extras_on_a_gpu(name):
 
 
 @simulated
+def test_a_descent_after_the_last_launch_prunes_as_the_host_loop_does():
+    """Local search lowers GUB after the device loop's last launch (Rosenbrock n = 6 stops on the gap
+    there): L but that iteration's survivors is pruned by it, in the output and in the iteration's list
+    size, as the host loop prunes it (devloop._descend; 42 regions against 11 before)."""
+    opts = dict(split_dims=3, parts=4, tol=1e-3, samples=4, max_iterations=40, local_search=True, polish=True,
+                gap_tol=1e-3)
+    dev = solve("rosenbrock", 6, backend="cuda", **opts)
+    assert dev.options["loop"] == "device" and _rigorous(dev, "rosenbrock", 6)
+    _same_search(solve("rosenbrock", 6, backend="cpu", **opts), dev, exact_bounds=False)
+
+
+@simulated
 def test_device_loop_converges_and_keeps_the_minimiser(monkeypatch):
     """A whole search to convergence, with the list growing past its first capacity on the way."""
     monkeypatch.setattr(devloop, "BATCH_SECONDS", math.inf)

@@ -285,6 +285,18 @@ class DeviceLoop:
             sidx, slot, lb = sidx[live], slot[live], lb[live]
         return sidx, slot, lb, np.flatnonzero(slot[1:] != slot[:-1]) + 1
 
+    def count_at_most(self, gub, spare):
+        """L's live entries whose lower bound is <= ``gub`` or that iteration ``spare`` made (the lower
+        bounds and slots copied back: 12 bytes an entry)."""
+        size = int(self.ist_host[SIZE])
+        if size == 0:
+            return 0
+        src = self._src()
+        lb = self.lists[src + 2][:size].copy_to_host()
+        slot = self.lists[src + 1][:size].copy_to_host()
+        # a removed entry (NaN) counts for none
+        return int(np.count_nonzero((lb <= gub) | ((slot == spare + 1) & ~np.isnan(lb))))
+
     def download_seconds(self):
         """The seconds the final :meth:`download` of L will take, foreseen from one timed copy of its
         first DOWNLOAD_SAMPLE entries (made once, when L first holds more) scaled to its size; 0 while
@@ -322,6 +334,9 @@ class DeviceLoop:
         indices): what the output, a checkpoint and the host loop read."""
         st = self.search.state
         st.regions, slots = self.regions()
+        # a GUB the host's descent lowered after the last launch prunes L but the last iteration's survivors
+        # (_descend); else every entry is <= GUB already
+        st.regions.prune(st.gub, spare=int(self.ist_host[IT]) - 1)
         it = int(self.ist_host[IT])
         live = {int(j) - 1 for j in slots if j != ROOT + 1}
         if st.best_iteration >= 0:
@@ -542,8 +557,10 @@ def _take(search, loop, done, per_iteration_evals):
 def _descend(search, loop):
     """The host loop's local search and polish after a sample lowered GUB (core.Search._iterate), from
     the last iteration's best subregion; a GUB they lower goes to the device before the next iteration.
-    The host loop prunes that iteration's survivors with it; here the next iteration's compaction does
-    (the same regions are kept, one iteration later)."""
+    The host loop prunes L with it in that iteration, all but the iteration's own survivors (pruned by its
+    samples' GUB); here the next iteration's compaction does, so the iteration's list size is counted so
+    (what the host loop records) and :meth:`DeviceLoop.download` prunes what it copies back so (a search
+    that stops here keeps the host loop's regions)."""
     from .partition import child_box
     st = search.state
     it = st.iteration - 1
@@ -554,7 +571,8 @@ def _descend(search, loop):
     if st.gub < float(loop.fst_host[GUB]):
         loop.fst_host[GUB] = st.gub
         loop.fst[GUB:GUB + 1].copy_to_device(np.array([st.gub]))
-        st.hist_gub[-1] = st.gub   # the iteration's GUB, as the host loop records it
+        st.hist_gub[-1] = st.gub   # the iteration's GUB and list size, as the host loop records them
+        st.hist_size[-1] = loop.count_at_most(st.gub, st.iteration - 1)
 
 
 def _check_undefined(search, loop):

@@ -70,9 +70,11 @@ class RegionList:
         self._keep(best, mask)
         return entry
 
-    def prune(self, gub):
-        """Drop every region whose lower bound exceeds ``gub``."""
+    def prune(self, gub, spare=None):
+        """Drop every region whose lower bound exceeds ``gub`` (but those of iteration ``spare``)."""
         for s in list(self.segments):
+            if s.itr == spare:
+                continue
             if s.min_lb > gub:
                 self._keep(s, np.zeros(s.lb.size, dtype=bool))
             elif s.max_lb > gub:
