@@ -93,6 +93,25 @@ def test_subdomains_cover_the_node():
         assert edges_lo.tobytes() == want.tobytes()
 
 
+def test_power_of_two_parts_cut_as_the_host_divides():
+    """Parts a power of two take the cut points by a multiplication by 1 / parts (spliced/cut.py): the
+    host's division's doubles, bit for bit, on boxes of every scale (subnormal widths, huge ones)."""
+    b = sb._Bounder(TRAP, 2, TestFunction(TRAP).params(2), "cpu", False)
+    rng = np.random.default_rng(7)
+    boxes = [(np.array([-0.3, 0.1]), np.array([0.7, 1.0 / 3.0])),
+             (np.array([5e-324, -1e300]), np.array([3e-323, 1.7e308])),
+             (np.array([1.0, -2.0 ** -1060]), np.array([np.nextafter(1.0, 2.0), 2.0 ** -1070]))]
+    boxes += [tuple(np.sort(rng.standard_normal((2, 2)) * 10.0 ** rng.integers(-300, 300, (2, 2)), axis=0))
+              for _ in range(20)]
+    for lo, hi in boxes:
+        for counts in (np.array([4, 8]), np.array([16, 2])):
+            b.bound(lo, hi, counts, 0)
+            blo, _ = b.boxes()
+            for k, m in enumerate(counts):
+                want = np.array([cut(lo[k], hi[k], j, int(m)) for j in range(int(m))])
+                assert np.unique(blo[:, k]).tobytes() == np.unique(want).tobytes(), (lo, hi, counts)
+
+
 @pytest.mark.parametrize("form", ["natural", "mean-value", "best"])
 def test_trap_certified(form):
     fstar = trap_fstar()
