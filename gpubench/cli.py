@@ -108,7 +108,7 @@ def entry():
     rc = main()
     # not under a profiler or tracer (``python -m cProfile -o F -m gpubench ...``, coverage): they
     # write what they gathered at the interpreter's exit, which os._exit would skip
-    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    watched = sys.getprofile() is not None or sys.gettrace() is not None or _monitored()
     if _FAST_EXIT and not watched and threading.active_count() == 1 and not _children_alive():
         from .device.gpu import write_phases_now
         write_phases_now()
@@ -119,6 +119,16 @@ def entry():
                 pass
         os._exit(rc)
     return rc
+
+
+def _monitored():
+    """Whether a tool watches the process through ``sys.monitoring`` (Python >= 3.12): cProfile does so
+    there, not through ``sys.setprofile`` (a GPU window's ``python -m cProfile -o F -m gpubench solve``
+    left no F)."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return False
+    return any(monitoring.get_tool(i) is not None for i in range(6))
 
 
 def _children_alive():

@@ -2,6 +2,7 @@
 import json
 import os
 import sys
+import types
 
 import pytest
 
@@ -135,15 +136,19 @@ def test_solve_leaves_by_os_exit_only_when_nothing_else_runs(monkeypatch, tmp_pa
     monkeypatch.setattr(device, "_WATCHED", set())  # and no atexit writer left in this process:
     monkeypatch.setattr(device, "_write_at_exit", lambda: device._WATCHED.add("atexit"))
     argv = ["solve", "levy", "--dim", "2", "--backend", "cpu", "--json"]
-    # ... nor under a profiler (python -m cProfile -o F -m gpubench solve ...: it writes F at the exit)
+    # ... nor under a profiler (python -m cProfile -o F -m gpubench solve ...: it writes F at the exit),
+    # one through sys.setprofile or, Python >= 3.12's cProfile, through sys.monitoring
     for argv_i, children, expect, profiled in ((argv, False, [0], False),
                                                (["eval", "levy", "--dim", "2", "--x", "1", "1"], False, [], False),
-                                               (argv, True, [], False), (argv, False, [], True)):
+                                               (argv, True, [], False), (argv, False, [], True),
+                                               (argv, False, [], "monitoring")):
         calls.clear()
         cli._FAST_EXIT.clear()
         monkeypatch.setattr(sys, "argv", ["gpubench"] + argv_i)
         monkeypatch.setattr(multiprocessing, "active_children", lambda c=children: [object()] if c else [])
-        monkeypatch.setattr(cli.sys, "getprofile", lambda p=profiled: object() if p else None)
+        monkeypatch.setattr(cli.sys, "getprofile", lambda p=profiled: object() if p is True else None)
+        tool = (lambda i: "cProfile" if i == 2 else None) if profiled == "monitoring" else (lambda i: None)
+        monkeypatch.setattr(cli.sys, "monitoring", types.SimpleNamespace(get_tool=tool), raising=False)
         try:
             rc = cli.entry()
         except Left:
