@@ -140,10 +140,12 @@ def test_evaluation_count_exact(engine):
     G = 36 // NP - 1
     assert r.history["run_nfev"] == [NP * (1 + G)] * 2 and r.nfev == 2 * NP * (1 + G) <= 72
     assert r.history["run_generations"] == [G, G] and list(r.status) == [1, 1]
-    # stopped on the target: the generation that reached it is finished, no more
-    r = _run("shifted_sphere", 4, engine, np=NP, runs=2, max_evaluations=NP * 30, target_error=2e3, seed=1)
+    # stopped on the target: the generation that reached it is finished, no more (a budget of 9
+    # generations, twice the 4 each run takes: the simulated kernels go through the launch's
+    # remaining generations with the runs stopped, 8.7 -> 3.0 s of cuda-paper at 29)
+    r = _run("shifted_sphere", 4, engine, np=NP, runs=2, max_evaluations=NP * 10, target_error=2e3, seed=1)
     for g, n, e, st in zip(r.history["run_generations"], r.history["run_nfev"], r.history["run_error"], r.status):
-        assert st == 0 and e <= 2e3 and n == NP * (1 + g) and g < 29
+        assert st == 0 and e <= 2e3 and n == NP * (1 + g) and g < 9
     if engine == "cuda-stream":
         launch = r.options["launch"]
         assert launch["schedule"] == "stream" and launch["threads_per_member"] == 4
