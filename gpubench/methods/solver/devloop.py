@@ -286,16 +286,9 @@ class DeviceLoop:
         return sidx, slot, lb, np.flatnonzero(slot[1:] != slot[:-1]) + 1
 
     def count_at_most(self, gub, spare):
-        """L's live entries whose lower bound is <= ``gub`` or that iteration ``spare`` made (the lower
-        bounds and slots copied back: 12 bytes an entry)."""
-        size = int(self.ist_host[SIZE])
-        if size == 0:
-            return 0
-        src = self._src()
-        lb = self.lists[src + 2][:size].copy_to_host()
-        slot = self.lists[src + 1][:size].copy_to_host()
-        # a removed entry (NaN) counts for none
-        return int(np.count_nonzero((lb <= gub) | ((slot == spare + 1) & ~np.isnan(lb))))
+        """L's live entries whose lower bound is <= ``gub`` or that iteration ``spare`` made (L copied back)."""
+        _, slot, lb, _ = self._read(int(self.ist_host[SIZE]))
+        return int(np.count_nonzero((lb <= gub) | (slot == spare + 1)))
 
     def download_seconds(self):
         """The seconds the final :meth:`download` of L will take, foreseen from one timed copy of its
@@ -334,10 +327,10 @@ class DeviceLoop:
         indices): what the output, a checkpoint and the host loop read."""
         st = self.search.state
         st.regions, slots = self.regions()
+        it = int(self.ist_host[IT])
         # a GUB the host's descent lowered after the last launch prunes L but the last iteration's survivors
         # (_descend); else every entry is <= GUB already
-        st.regions.prune(st.gub, spare=int(self.ist_host[IT]) - 1)
-        it = int(self.ist_host[IT])
+        st.regions.prune(st.gub, spare=it - 1)
         live = {int(j) - 1 for j in slots if j != ROOT + 1}
         if st.best_iteration >= 0:
             live.add(st.best_iteration)
