@@ -11,21 +11,30 @@ if __name__ == "gpubench.methods.solver.spliced.cut":  # imported as itself: sta
 
 
 @device
+def _log2_exact(parts):
+    # k where parts == 2 ** k, else -1: such parts take shifts and masks for the digits of a subregion's index
+    # and a multiplication for its cut points, where a division is a software call on a GPU
+    k = 0
+    while (1 << k) < parts:
+        k += 1
+    return k if (1 << k) == parts else -1
+
+
+@device
 def _cut(lo, hi, j, parts):
     if j <= 0:
         return lo
     if j >= parts:
         return hi
     w = mul_rn(add_rn(hi, -lo), float(j))
-    if parts & (parts - 1) == 0:
+    k = _log2_exact(parts)
+    if k >= 0:
         # parts a power of two (the paper's 4): w / parts and w * (1 / parts) are one real number, 1 / parts
         # exact, so both round to the same double (the host's division's); a multiplication where a
         # division is a subroutine of some 40 instructions on a GPU, 2 s of them a subregion
         inv = 1.0
-        k = parts
-        while k > 1:
+        for _ in range(k):
             inv = inv * 0.5
-            k = k >> 1
         q = mul_rn(w, inv)
     else:
         q = div_rn(w, float(parts))

@@ -24,9 +24,10 @@ from gpubench.kernels.unsigned import u as _u
 
 if __name__ == "gpubench.methods.solver.spliced.subregion":  # imported as itself: stand-in forms
     from gpubench.methods.solver.spliced.stand_in_cuda import (
-        HAS_SPIKE, N_AGGREGATES, SPLIT_READS_ENDS, SPIKE_HI, SPIKE_LO, SPIKE_VALUE, _deriv_entry, _inner_point, _part,
-        _value_entry, add_rn, deriv_terms, device, div_rn, entry_offsets, entry_terms, gradient_split_raw, iadd, ihull,
-        imul, interval, interval_gradient, interval_partial, isub, mul_rn, value_split_raw)
+        HAS_SPIKE, N_AGGREGATES, SPLIT_READS_ENDS, SPIKE_HI, SPIKE_LO, SPIKE_VALUE, _deriv_entry, _inner_point,
+        _log2_exact, _part, _value_entry, add_rn, deriv_terms, device, div_rn, entry_offsets, entry_terms,
+        gradient_split_raw, iadd, ihull, imul, interval, interval_gradient, interval_partial, isub, mul_rn,
+        value_split_raw)
 
 
 
@@ -245,10 +246,8 @@ def evaluate_split_mv(r, sel_lo, sel_hi, samp, dom_lo, dom_hi, dims, slot, parts
     # r's digits in base parts, the first cut coordinate the fastest.  With parts a power of two (the
     # paper's 4) by mask and shift: a 64-bit division and remainder are software calls on a GPU (some
     # 70 instructions each, 2 s of them a subregion); the same integers either way (r >= 0)
-    shift = 0
-    while (1 << shift) < parts:
-        shift += 1
-    pow2 = (1 << shift) == parts
+    shift = _log2_exact(parts)
+    pow2 = shift >= 0
     q = r
     for j in range(ncut):
         d = dims[_u(j)]
